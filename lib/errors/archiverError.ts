@@ -1,0 +1,51 @@
+/**
+ * Stable error codes. Callers branch on `code`, never on message text.
+ * `retryable` tells a caller whether the same call may succeed later.
+ */
+export const ERROR_CODES = {
+  AUTH_REJECTED: { retryable: false },
+  PLAN_REQUIRED: { retryable: false },
+  OUTSIDE_WINDOW: { retryable: false },
+  NOT_FOUND: { retryable: false },
+  BAD_REQUEST: { retryable: false },
+  UPSTREAM_UNAVAILABLE: { retryable: true },
+  RATE_LIMITED: { retryable: true },
+  SCHEMA_MISMATCH: { retryable: true },
+  CONFIG_INVALID: { retryable: false },
+  LEASE_HELD: { retryable: true },
+  CONFLICT: { retryable: true },
+  STORE_FAILED: { retryable: true },
+  DEADLINE: { retryable: true },
+  INTERNAL: { retryable: false },
+} as const satisfies Record<string, { retryable: boolean }>;
+
+export type ArchiverErrorCode = keyof typeof ERROR_CODES;
+
+export interface ArchiverErrorOptions {
+  cause?: unknown;
+  retryable?: boolean;
+  /** HTTP status that led to the error, when there was one. */
+  status?: number;
+  details?: Record<string, unknown>;
+}
+
+/** The one error type of tunnel-archiver: a stable `code`, a human message, and the `cause`. */
+export class ArchiverError extends Error {
+  override readonly name = 'ArchiverError';
+  readonly code: ArchiverErrorCode;
+  readonly retryable: boolean;
+  readonly status: number | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ArchiverErrorCode, message: string, options: ArchiverErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.retryable = options.retryable ?? ERROR_CODES[code].retryable;
+    this.status = options.status;
+    this.details = options.details;
+  }
+
+  static is(error: unknown, code?: ArchiverErrorCode): error is ArchiverError {
+    return error instanceof ArchiverError && (code === undefined || error.code === code);
+  }
+}

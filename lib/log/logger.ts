@@ -1,0 +1,31 @@
+/** Port: structured logging. Powertools' `Logger` satisfies it; so does `jsonLineLogger`. */
+export interface Logger {
+  debug(message: string, attributes?: Record<string, unknown>): void;
+  info(message: string, attributes?: Record<string, unknown>): void;
+  warn(message: string, attributes?: Record<string, unknown>): void;
+  error(message: string, attributes?: Record<string, unknown>): void;
+}
+
+export const silentLogger: Logger = {
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: () => {},
+};
+
+const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+type Level = (typeof LEVELS)[number];
+
+/** One JSON object per line on `write` (stderr by default), at `minLevel` and above. */
+export function jsonLineLogger(
+  minLevel: Level = 'info',
+  write: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+  now: () => Date = () => new Date(),
+): Logger {
+  const min = LEVELS.indexOf(minLevel);
+  const emit = (level: Level) => (message: string, attributes?: Record<string, unknown>) => {
+    if (LEVELS.indexOf(level) < min) return;
+    write(JSON.stringify({ level, time: now().toISOString(), message, ...attributes }));
+  };
+  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
+}

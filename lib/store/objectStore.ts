@@ -1,0 +1,32 @@
+/** One object in a listing. Keys are relative to the store's root (no leading slash). */
+export interface ObjectInfo {
+  key: string;
+  size: number;
+}
+
+/**
+ * Port: where Parquet and quarantine files go (`file://DIR` or `s3://bucket/prefix`).
+ * Every write is atomic: an object is either absent or complete under its key, never half-written.
+ */
+export interface ObjectStore {
+  /** The destination URL this store was built from, for messages. */
+  readonly url: string;
+  /** Uploads a local file under `key` (streamed, not read into memory). Returns the bytes written. */
+  putFile(key: string, localPath: string): Promise<number>;
+  /** Writes a small body under `key`. */
+  put(key: string, body: Uint8Array | string): Promise<number>;
+  /** Whole object, or `undefined` when absent. */
+  get(key: string): Promise<Uint8Array | undefined>;
+  /** Size of the object, or `undefined` when absent. */
+  head(key: string): Promise<ObjectInfo | undefined>;
+  /** All objects whose key starts with `prefix`, across every listing page. */
+  list(prefix: string): AsyncIterable<ObjectInfo>;
+  /**
+   * Makes `fromKey` visible as `toKey` atomically, then removes `fromKey`. Idempotent: when
+   * `fromKey` is gone and `toKey` exists, it is a no-op; it never overwrites an existing `toKey`.
+   */
+  publish(fromKey: string, toKey: string): Promise<void>;
+  /** Removes a staging object (only ever called on keys under `_staging/`). Absent is fine. */
+  deleteStaging(key: string): Promise<void>;
+  close?(): Promise<void>;
+}
