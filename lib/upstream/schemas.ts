@@ -5,7 +5,9 @@ import { z } from 'zod';
  * Objects are loose: fields the seed does not name are kept, never dropped, never fatal.
  */
 
-const isoDateTime = z.string().refine((s) => !Number.isNaN(Date.parse(s)), { message: 'not an ISO 8601 date-time' });
+const isoDateTime = z
+  .string()
+  .refine((s) => !Number.isNaN(Date.parse(s)), { message: 'not an ISO 8601 date-time' });
 
 export const activeSessionSchema = z.looseObject({
   id: z.string(),
@@ -55,7 +57,7 @@ export const pageableSchema = z.looseObject({
 });
 
 /** Page envelope; `content` items are validated one by one so one bad record cannot hide a page. */
-export const pageEnvelopeSchema = z.looseObject({
+const pageEnvelopeShape = {
   totalElements: z.number().int().nonnegative(),
   totalPages: z.number().int().nonnegative(),
   size: z.number().int().nonnegative(),
@@ -67,8 +69,11 @@ export const pageEnvelopeSchema = z.looseObject({
   first: z.boolean(),
   last: z.boolean(),
   empty: z.boolean(),
-});
-export type PageEnvelope = z.infer<typeof pageEnvelopeSchema>;
+};
+export const pageEnvelopeSchema = z.looseObject(pageEnvelopeShape);
+const pageFieldsSchema = z.object(pageEnvelopeShape);
+/** The envelope's named fields (extra fields are kept at run time but not typed). */
+export type PageEnvelope = z.infer<typeof pageFieldsSchema>;
 
 /** A content item that did not match the history record schema: kept raw, with the reason. */
 export interface RejectedRecord {
@@ -78,6 +83,7 @@ export interface RejectedRecord {
 
 /** A validated history page: the envelope, its valid records, and the items that failed validation. */
 export type HistoryPage = Omit<PageEnvelope, 'content'> & {
+  [extra: string]: unknown;
   content: HistoryRecord[];
   rejected: RejectedRecord[];
 };

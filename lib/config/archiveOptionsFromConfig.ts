@@ -1,0 +1,19 @@
+import type { ArchiveOptions } from '../engine/runTypes.ts';
+import type { Config } from './loadConfig.ts';
+
+/** The engine's options from resolved config; `extra` (deadline, onlyDays, tmpDir) comes from the caller. */
+export function archiveOptionsFromConfig(config: Config, extra: Partial<ArchiveOptions> = {}): ArchiveOptions {
+  return {
+    tokenPolicy: config.tokenValues,
+    pageSize: config.pageSize,
+    pageConcurrency: config.pageConcurrency,
+    maxPasses: config.maxPasses,
+    rescanAges: config.rescanAges,
+    finalSweepAge: config.finalSweepAge,
+    windowDays: config.windowDays,
+    deadlineReserveMs: config.deadlineReserveMs,
+    rowGroupSize: config.rowGroupSize,
+    leaseTtlMs: config.leaseTtlMs,
+    ...extra,
+  };
+}

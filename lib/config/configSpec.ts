@@ -1,0 +1,33 @@
+/**
+ * Every setting, once: its env variable, CLI flag, default and meaning. The README's configuration
+ * table is generated from (and tested against) this list.
+ */
+export interface SettingSpec {
+  key: string;
+  env: string;
+  flag?: string;
+  default: string | undefined;
+  description: string;
+}
+
+export const SETTINGS = [
+  { key: 'apiKey', env: 'TUNNEL_API_KEY', default: undefined, description: 'API key (Bearer). Unset in local mode: the embedded emulator is used. Never passed as a flag, never logged.' },
+  { key: 'apiKeySecretId', env: 'TUNNEL_API_KEY_SECRET_ID', default: undefined, description: 'Lambda only: Secrets Manager secret (name or ARN) holding the API key.' },
+  { key: 'baseUrl', env: 'TUNNEL_API_BASE_URL', flag: 'base-url', default: 'https://dashboard.pinggy.io', description: 'Base URL of the tunnel session API.' },
+  { key: 'dest', env: 'ARCHIVE_DEST', flag: 'dest', default: 'file://./archive', description: 'Where Parquet goes: file://DIR or s3://bucket/prefix (endpoint: AWS_ENDPOINT_URL_S3).' },
+  { key: 'state', env: 'ARCHIVE_STATE', flag: 'state', default: undefined, description: 'State store: dynamodb://table (endpoint: AWS_ENDPOINT_URL_DYNAMODB). Default for file:// destinations: an embedded DynamoDB-compatible server persisted in DIR/.state.' },
+  { key: 'tokenValues', env: 'TOKEN_VALUES', flag: 'token-values', default: 'hash', description: 'keep | hash | drop: raw token columns kept, replaced by SHA-256 only, or both dropped.' },
+  { key: 'pageSize', env: 'PAGE_SIZE', flag: 'page-size', default: '1000', description: 'Page size asked of the API (the size it echoes is the one used).' },
+  { key: 'pageConcurrency', env: 'PAGE_CONCURRENCY', flag: 'page-concurrency', default: '2', description: 'Pages of one day fetched at once.' },
+  { key: 'maxPasses', env: 'MAX_PASSES', flag: 'max-passes', default: '4', description: 'Walks of a day before a shortfall against totalElements is recorded.' },
+  { key: 'rescanAges', env: 'RESCAN_AGES', flag: 'rescan-ages', default: '1,2,3,7,14,30,45', description: 'Ages in days at which a day is scanned again for late records.' },
+  { key: 'finalSweepAge', env: 'FINAL_SWEEP_AGE', flag: 'final-sweep-age', default: '58', description: 'Age at which the final sweep runs and the day is sealed.' },
+  { key: 'windowDays', env: 'WINDOW_DAYS', flag: 'window-days', default: '60', description: 'Days of history the API keeps.' },
+  { key: 'rowGroupSize', env: 'ROW_GROUP_SIZE', flag: 'row-group-size', default: '100000', description: 'Rows per Parquet row group.' },
+  { key: 'leaseTtlMs', env: 'LEASE_TTL_MS', flag: 'lease-ttl-ms', default: '600000', description: 'Single-writer lease time-to-live (renewed after every day).' },
+  { key: 'deadlineReserveMs', env: 'DEADLINE_RESERVE_MS', flag: 'deadline-reserve-ms', default: '60000', description: 'Time kept before a deadline: no new day starts inside it.' },
+  { key: 'maxRunMs', env: 'MAX_RUN_MS', flag: 'max-run-ms', default: undefined, description: 'Optional deadline for a CLI run, in ms from its start.' },
+  { key: 'logLevel', env: 'LOG_LEVEL', flag: 'log-level', default: 'info', description: 'debug | info | warn | error.' },
+] as const satisfies readonly SettingSpec[];
+
+export type SettingKey = (typeof SETTINGS)[number]['key'];
