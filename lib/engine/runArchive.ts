@@ -77,7 +77,7 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
       results.push(result);
       held = await state.renewLease(held, clock.now(), options.leaseTtlMs);
       deps.onProgress?.({ done: results.length, total: due.length, day: planned.day, newRecords: result.newRecords });
-      logger.info('day archived', { ...result });
+      logger.debug('day archived', { ...result });
     }
 
     const finished = clock.now();

@@ -1,0 +1,169 @@
+import { parseArgs } from 'node:util';
+import { toDay } from '../clock/day.ts';
+import { acceleratedClock, type EmulatorClock, fixedClock, realClock } from '../emulator/emulatorClock.ts';
+import { type FaultConfig, outageFor, resolveFaults } from '../emulator/faults.ts';
+import { EMULATOR_FREE_KEY, EMULATOR_PAID_KEY, startEmulator } from '../emulator/startEmulator.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
+
+export interface CommandIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  /** Stops the server like SIGINT would (tests); SIGINT/SIGTERM always work too. */
+  signal?: AbortSignal;
+}
+
+const USAGE = `Usage: tunnel-archiver emulator [options]
+
+Serves a faithful emulator of the tunnel session API (active + paged history) with deterministic data.
+
+Options:
+  --port N             port to listen on (default 8080; 0 = any free port)
+  --host H             address to bind (default 127.0.0.1)
+  --seed S             data seed (default 1)
+  --window-days N      queryable history window in days (default 60)
+  --max-page-size N    cap on ?size= (default 2000)
+  --now ISO            freeze the emulated clock at this instant
+  --rate R             run the emulated clock R times faster than real time (from --now or now)
+Faults (all off by default):
+  --rate-429 P         probability of 429 Too Many Requests
+  --retry-after S      Retry-After style on 429: seconds | http-date | none (default seconds)
+  --rate-5xx P         probability of 500/502/503 with an HTML body
+  --outage-ms N        answer 503 to everything for the first N real milliseconds
+  --rate-reset P       probability of closing the socket without a response
+  --rate-truncate P    probability of spoiling a 200 body (cut mid-JSON or invalid JSON)
+  --delay-ms N         delay every response by N milliseconds
+  --stable-order       keep one fixed order instead of a new permutation per request
+  --drift N            each history request makes N late-ingested rows visible
+  --help               print this help
+`;
+
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  seed: { type: 'string' },
+  'window-days': { type: 'string' },
+  'max-page-size': { type: 'string' },
+  now: { type: 'string' },
+  rate: { type: 'string' },
+  'rate-429': { type: 'string' },
+  'retry-after': { type: 'string' },
+  'rate-5xx': { type: 'string' },
+  'outage-ms': { type: 'string' },
+  'rate-reset': { type: 'string' },
+  'rate-truncate': { type: 'string' },
+  'delay-ms': { type: 'string' },
+  'stable-order': { type: 'boolean' },
+  drift: { type: 'string' },
+  help: { type: 'boolean' },
+} as const;
+
+/**
+ * `tunnel-archiver emulator`: runs the emulator until SIGINT/SIGTERM (or `io.signal`) and resolves 0;
+ * invalid flags print one line and resolve 2, so scripts can tell misuse from failure.
+ */
+export async function runEmulatorCommand(argv: string[], io: CommandIo = process): Promise<number> {
+  let parsed: ReturnType<typeof parseFlags>;
+  try {
+    parsed = parseFlags(argv);
+  } catch (error) {
+    io.stderr.write(`emulator: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`);
+    return 2;
+  }
+  if (parsed === 'help') {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  let emulator: Awaited<ReturnType<typeof startEmulator>>;
+  try {
+    emulator = await startEmulator(parsed);
+  } catch (error) {
+    io.stderr.write(
+      `emulator: cannot listen on ${parsed.host}:${parsed.port}: ${(error as Error).message}\n`,
+    );
+    return 1;
+  }
+  const day = toDay(emulator.clock.now());
+  io.stdout.write(
+    [
+      `Tunnel session API emulator listening on ${emulator.url}`,
+      `  paid key: ${EMULATOR_PAID_KEY}   (200)`,
+      `  free key: ${EMULATOR_FREE_KEY}   (403)`,
+      `  try: curl -H 'Authorization: Bearer ${EMULATOR_PAID_KEY}' '${emulator.url}/backend/api/v1/session/history/${day}/${day}?page=0&size=20'`,
+      '',
+    ].join('\n'),
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      io.signal?.removeEventListener('abort', stop);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    if (io.signal?.aborted) stop();
+    else io.signal?.addEventListener('abort', stop, { once: true });
+  });
+  await emulator.close();
+  io.stdout.write('emulator stopped\n');
+  return 0;
+}
+
+function parseFlags(argv: string[]) {
+  const { values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
+  if (values.help) return 'help' as const;
+  const faults: Partial<FaultConfig> = {};
+  if (values['rate-429'] !== undefined) faults.rate429 = num('--rate-429', values['rate-429']);
+  if (values['retry-after'] !== undefined)
+    faults.retryAfter = values['retry-after'] as FaultConfig['retryAfter'];
+  if (values['rate-5xx'] !== undefined) faults.rate5xx = num('--rate-5xx', values['rate-5xx']);
+  if (values['outage-ms'] !== undefined)
+    faults.outage = outageFor(num('--outage-ms', values['outage-ms'])).outage;
+  if (values['rate-reset'] !== undefined) faults.rateReset = num('--rate-reset', values['rate-reset']);
+  if (values['rate-truncate'] !== undefined)
+    faults.rateTruncate = num('--rate-truncate', values['rate-truncate']);
+  if (values['delay-ms'] !== undefined) faults.delayMs = num('--delay-ms', values['delay-ms']);
+  if (values['stable-order']) faults.stableOrder = true;
+  if (values.drift !== undefined) faults.driftInsertPerRequest = num('--drift', values.drift);
+  resolveFaults(faults);
+  return {
+    port: values.port === undefined ? 8080 : int('--port', values.port, 0, 65_535),
+    host: values.host ?? '127.0.0.1',
+    seed: values.seed ?? 1,
+    windowDays:
+      values['window-days'] === undefined ? 60 : int('--window-days', values['window-days'], 1, 3650),
+    maxPageSize:
+      values['max-page-size'] === undefined ? 2000 : int('--max-page-size', values['max-page-size'], 1, 1e6),
+    clock: clockFrom(values.now, values.rate),
+    faults,
+  };
+}
+
+function clockFrom(now: string | undefined, rate: string | undefined): EmulatorClock {
+  const start = now === undefined ? undefined : Date.parse(now);
+  if (start !== undefined && Number.isNaN(start))
+    throw invalid(`--now must be an ISO 8601 instant, got '${now}'`);
+  if (rate !== undefined) {
+    const r = num('--rate', rate);
+    if (r <= 0) throw invalid(`--rate must be a positive number, got '${rate}'`);
+    return acceleratedClock({ start: start ?? Date.now(), rate: r });
+  }
+  return start === undefined ? realClock() : fixedClock(start);
+}
+
+function num(flag: string, raw: string): number {
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n)) throw invalid(`${flag} must be a number, got '${raw}'`);
+  return n;
+}
+
+function int(flag: string, raw: string, min: number, max: number): number {
+  const n = num(flag, raw);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw invalid(`${flag} must be an integer in ${min}..${max}, got '${raw}'`);
+  return n;
+}
+
+function invalid(message: string): ArchiverError {
+  return new ArchiverError('CONFIG_INVALID', message);
+}

@@ -1,0 +1,184 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  type ListObjectsV2CommandOutput,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { ArchiverError } from '../errors/archiverError.ts';
+import { assertObjectKey, storeFailed } from './objectKey.ts';
+import type { ObjectInfo, ObjectStore } from './objectStore.ts';
+
+export interface S3ObjectStoreOptions {
+  client: S3Client;
+  bucket: string;
+  /** Folder inside the bucket; keys are stored as `<prefix>/<key>`. */
+  prefix?: string;
+}
+
+function isNotFound(error: unknown): boolean {
+  const e = error as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } } | undefined;
+  return (
+    e?.name === 'NoSuchKey' ||
+    e?.name === 'NotFound' ||
+    e?.Code === 'NoSuchKey' ||
+    e?.$metadata?.httpStatusCode === 404
+  );
+}
+
+/** `CopySource` is `bucket/key` URL-encoded per segment (keys carry `=` from Hive partitions). */
+function copySource(bucket: string, key: string): string {
+  // '=' (Hive partitions) is kept literal: S3 accepts it, and s3rver does not decode '%3D'.
+  return `${bucket}/${key.split('/').map((s) => encodeURIComponent(s).replace(/%3D/g, '=')).join('/')}`;
+}
+
+/**
+ * ObjectStore over one S3 bucket and prefix. S3 PUTs are atomic already; `publish` is
+ * Head → Copy → Delete, which never replaces an existing target and is safe to repeat after a crash.
+ */
+export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
+  const { client, bucket } = opts;
+  const root = (opts.prefix ?? '').replace(/^\/+|\/+$/g, '');
+  const rootSlash = root === '' ? '' : `${root}/`;
+  const url = `s3://${bucket}/${root}`;
+  const where = (key: string): string => `s3://${bucket}/${rootSlash}${key}`;
+
+  const fullKey = (key: string): string => {
+    assertObjectKey(key);
+    return `${rootSlash}${key}`;
+  };
+
+  const headSize = async (key: string): Promise<number | undefined> => {
+    try {
+      const out = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: fullKey(key) }));
+      return out.ContentLength ?? 0;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  };
+
+  const deleteKey = async (key: string): Promise<void> => {
+    await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: fullKey(key) }));
+  };
+
+  return {
+    url,
+
+    async putFile(key, localPath) {
+      try {
+        const { size } = await stat(localPath);
+        const body = createReadStream(localPath);
+        try {
+          await client.send(
+            new PutObjectCommand({ Bucket: bucket, Key: fullKey(key), Body: body, ContentLength: size }),
+          );
+        } finally {
+          body.destroy();
+        }
+        return size;
+      } catch (error) {
+        throw storeFailed(`cannot upload '${localPath}' to ${where(key)}`, error);
+      }
+    },
+
+    async put(key, body) {
+      const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+      try {
+        await client.send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: fullKey(key),
+            Body: bytes,
+            ContentLength: bytes.byteLength,
+          }),
+        );
+        return bytes.byteLength;
+      } catch (error) {
+        throw storeFailed(`cannot write ${where(key)}`, error);
+      }
+    },
+
+    async get(key) {
+      try {
+        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: fullKey(key) }));
+        return out.Body === undefined ? new Uint8Array() : await out.Body.transformToByteArray();
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw storeFailed(`cannot read ${where(key)}`, error);
+      }
+    },
+
+    async head(key) {
+      try {
+        const size = await headSize(key);
+        return size === undefined ? undefined : { key, size };
+      } catch (error) {
+        throw storeFailed(`cannot stat ${where(key)}`, error);
+      }
+    },
+
+    async *list(prefix): AsyncGenerator<ObjectInfo> {
+      let token: string | undefined;
+      do {
+        let page: ListObjectsV2CommandOutput;
+        try {
+          page = await client.send(
+            new ListObjectsV2Command({
+              Bucket: bucket,
+              Prefix: `${rootSlash}${prefix}`,
+              ...(token === undefined ? {} : { ContinuationToken: token }),
+            }),
+          );
+        } catch (error) {
+          throw storeFailed(`cannot list ${where(prefix)}`, error);
+        }
+        for (const obj of page.Contents ?? []) {
+          if (obj.Key === undefined || !obj.Key.startsWith(rootSlash)) continue;
+          yield { key: obj.Key.slice(rootSlash.length), size: obj.Size ?? 0 };
+        }
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token !== undefined);
+    },
+
+    async publish(fromKey, toKey) {
+      try {
+        if ((await headSize(toKey)) === undefined) {
+          try {
+            await client.send(
+              new CopyObjectCommand({
+                Bucket: bucket,
+                Key: fullKey(toKey),
+                CopySource: copySource(bucket, fullKey(fromKey)),
+              }),
+            );
+          } catch (error) {
+            if (!isNotFound(error)) throw error;
+            throw new ArchiverError('STORE_FAILED', `cannot publish ${where(fromKey)}: it does not exist`, {
+              cause: error,
+              retryable: false,
+            });
+          }
+        }
+        // Target present (now or from an earlier attempt): dropping the source finishes the publish.
+        await deleteKey(fromKey);
+      } catch (error) {
+        throw storeFailed(`cannot publish ${where(fromKey)} as ${toKey}`, error);
+      }
+    },
+
+    async deleteStaging(key) {
+      try {
+        await deleteKey(key);
+      } catch (error) {
+        if (isNotFound(error)) return;
+        throw storeFailed(`cannot delete ${where(key)}`, error);
+      }
+    },
+  };
+}

@@ -1,0 +1,153 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { type Clock, ManualClock } from '../../lib/clock/clock.ts';
+import { type Day, dayRange } from '../../lib/clock/day.ts';
+import type { DatasetOptions } from '../../lib/emulator/dataset.ts';
+import type { FaultConfig } from '../../lib/emulator/faults.ts';
+import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
+import type { ArchiveOptions } from '../../lib/engine/runTypes.ts';
+import { silentLogger } from '../../lib/log/logger.ts';
+import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
+import { recordId } from '../../lib/records/recordId.ts';
+import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
+import type { StateStore } from '../../lib/state/stateStore.ts';
+import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import type { ObjectStore } from '../../lib/store/objectStore.ts';
+import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
+import { createTunnelApiClient, type TunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
+import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
+import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
+
+/** A small dataset so a simulated timeline of weeks runs in seconds; still multi-page with a 100-row cap. */
+export const SMALL_DATASET: Partial<DatasetOptions> = { normalMin: 5, normalMax: 60, heavyMin: 300, heavyMax: 450 };
+
+export const TEST_OPTIONS: ArchiveOptions = {
+  tokenPolicy: 'hash',
+  pageSize: 2000,
+  pageConcurrency: 2,
+  maxPasses: 30,
+  rescanAges: [1, 2, 3, 7, 14, 30, 45],
+  finalSweepAge: 58,
+  windowDays: 60,
+  deadlineReserveMs: 0,
+  rowGroupSize: 1000,
+  leaseTtlMs: 60_000,
+};
+
+export interface World {
+  emulator: EmulatorHandle;
+  clock: ManualClock;
+  api: TunnelApiClient;
+  objects: ObjectStore;
+  state: StateStore;
+  s3?: S3rverHandle;
+  dynamo: DynaliteHandle;
+  dir: string;
+  deps(): { api: TunnelApiClient; objects: ObjectStore; state: StateStore; clock: Clock; logger: typeof silentLogger };
+  close(): Promise<void>;
+}
+
+/** Emulator + DynamoDB-compatible server + (file or S3-compatible) object store, all on 127.0.0.1. */
+export async function startWorld(opts: {
+  start: string;
+  store: 'file' | 's3';
+  faults?: Partial<FaultConfig>;
+  dataset?: Partial<DatasetOptions>;
+  maxPageSize?: number;
+  seed?: number;
+}): Promise<World> {
+  const clock = new ManualClock(opts.start);
+  const emulator = await startEmulator({
+    seed: opts.seed ?? 7,
+    clock,
+    maxPageSize: opts.maxPageSize ?? 100,
+    dataset: opts.dataset ?? SMALL_DATASET,
+    faults: opts.faults ?? {},
+  });
+  const dir = await mkdtemp(join(tmpdir(), 'ta-engine-'));
+  const dynamo = await startDynalite();
+  const s3 = opts.store === 's3' ? await startS3rver() : undefined;
+  const objects = s3
+    ? createS3ObjectStore({ client: s3.client, bucket: s3.bucket, prefix: 'archive' })
+    : createFileObjectStore(join(dir, 'archive'));
+  const state = createDynamoStateStore({ client: dynamo.client, table: dynamo.table });
+  const api = createTunnelApiClient({
+    baseUrl: emulator.url,
+    apiKey: EMULATOR_PAID_KEY,
+    retry: { baseDelayMs: 1, maxDelayMs: 20, maxAttempts: 12, budgetMs: 30_000 },
+  });
+  return {
+    emulator,
+    clock,
+    api,
+    objects,
+    state,
+    ...(s3 ? { s3 } : {}),
+    dynamo,
+    dir,
+    deps: () => ({ api, objects, state, clock, logger: silentLogger }),
+    close: async () => {
+      await api.close();
+      await emulator.close();
+      await s3?.close();
+      await dynamo.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Record ids the upstream exposes for each day at `at`. */
+export function truthIds(world: World, days: Day[], at?: Date): Map<Day, Set<string>> {
+  return new Map(days.map((d) => [d, new Set(world.emulator.truth(d, at).map((r) => recordId(r)))]));
+}
+
+/** Every record id in `history/`, per partition, read back from the Parquet files; duplicates counted. */
+export async function archivedIds(objects: ObjectStore): Promise<{ byDt: Map<Day, string[]>; total: number; distinct: number }> {
+  const byDt = new Map<Day, string[]>();
+  const all = new Set<string>();
+  let total = 0;
+  for await (const o of objects.list('history/')) {
+    const dt = /dt=(\d{4}-\d{2}-\d{2})\//.exec(o.key)?.[1];
+    if (!dt || !o.key.endsWith('.parquet')) continue;
+    const ids = await readRecordIds((await objects.get(o.key)) as Uint8Array);
+    byDt.set(dt, [...(byDt.get(dt) ?? []), ...ids]);
+    for (const id of ids) all.add(id);
+    total += ids.length;
+  }
+  return { byDt, total, distinct: all.size };
+}
+
+/** Asserts partition by partition that the archive holds exactly `expected`, no more, no less, no doubles. */
+export function diffArchive(byDt: Map<Day, string[]>, expected: Map<Day, Set<string>>): string[] {
+  const problems: string[] = [];
+  for (const [day, want] of expected) {
+    const got = byDt.get(day) ?? [];
+    const gotSet = new Set(got);
+    if (gotSet.size !== got.length) problems.push(`${day}: ${got.length - gotSet.size} duplicates`);
+    const missing = [...want].filter((id) => !gotSet.has(id)).length;
+    const extra = [...gotSet].filter((id) => !want.has(id)).length;
+    if (missing) problems.push(`${day}: ${missing} missing`);
+    if (extra) problems.push(`${day}: ${extra} unexpected`);
+  }
+  return problems;
+}
+
+export function windowDays(today: Day, n = 60): Day[] {
+  const start = new Date(Date.parse(`${today}T00:00:00Z`) - (n - 1) * 86_400_000).toISOString().slice(0, 10);
+  return dayRange(start, today);
+}
+
+/** Runs SQL over a local archive folder with DuckDB (an independent Parquet reader). */
+export async function duckdb(sql: string): Promise<Record<string, unknown>[]> {
+  const instance = await DuckDBInstance.create();
+  const conn = await instance.connect();
+  try {
+    const reader = await conn.runAndReadAll(sql);
+    return reader.getRowObjectsJS() as Record<string, unknown>[];
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}

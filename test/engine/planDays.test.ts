@@ -1,0 +1,98 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { addDays, type Day, dayRange } from '../../lib/clock/day.ts';
+import { daysAtRisk, planDays } from '../../lib/engine/planDays.ts';
+import type { DayState } from '../../lib/state/stateStore.ts';
+
+const TODAY = '2026-11-21';
+const base = { windowDays: 60, rescanAges: [1, 2, 3, 7, 14, 30, 45], finalSweepAge: 58 };
+const state = (day: Day, scannedAges: number[], extra: Partial<DayState> = {}): DayState => ({
+  day,
+  scannedAges,
+  sealed: false,
+  version: 1,
+  ...extra,
+});
+const plan = (days: DayState[], today = TODAY, firstWindowStart = addDays(TODAY, -59)) =>
+  planDays({ ...base, today, days: new Map(days.map((d) => [d.day, d])), firstWindowStart });
+
+describe('planDays', () => {
+  it('backfills the whole window oldest first on the first run', () => {
+    const p = plan([]);
+    expect(p.due).toHaveLength(60);
+    expect(p.due[0]).toEqual({ day: '2026-09-23', age: 59, reason: 'final' });
+    expect(p.due[2]).toEqual({ day: '2026-09-25', age: 57, reason: 'backfill' });
+    expect(p.due.at(-1)).toEqual({ day: TODAY, age: 0, reason: 'backfill' });
+    expect(p.due.map((d) => d.day)).toEqual([...p.due.map((d) => d.day)].sort());
+    expect(p.newGaps).toEqual([]);
+  });
+
+  it.each([
+    { age: 1, scanned: [0], due: 'rescan' },
+    { age: 1, scanned: [1], due: undefined },
+    { age: 5, scanned: [3], due: undefined },
+    { age: 7, scanned: [3], due: 'rescan' },
+    { age: 10, scanned: [3], due: 'rescan' }, // missed the age-7 run: caught up
+    { age: 44, scanned: [30], due: undefined },
+    { age: 45, scanned: [30], due: 'rescan' },
+    { age: 57, scanned: [45], due: undefined },
+    { age: 58, scanned: [45], due: 'final' },
+    { age: 59, scanned: [45, 58], due: 'final' }, // final sweep fell short: tried again
+  ])('a day of age $age scanned at $scanned is due: $due', ({ age, scanned, due }) => {
+    const day = addDays(TODAY, -age);
+    const p = plan([state(day, scanned)]);
+    expect(p.due.find((d) => d.day === day)?.reason).toBe(due);
+  });
+
+  it('never plans a sealed day', () => {
+    const day = addDays(TODAY, -59);
+    expect(plan([state(day, [58], { sealed: true })]).due.find((d) => d.day === day)).toBeUndefined();
+  });
+
+  it('reports days that left the window unsealed as new gaps, once', () => {
+    const first = addDays(TODAY, -70);
+    const gone = addDays(TODAY, -61);
+    const p = plan([state(addDays(TODAY, -60), [58], { sealed: true }), state(gone, [45])], TODAY, first);
+    expect(p.newGaps).toContain(gone);
+    expect(p.newGaps).not.toContain(addDays(TODAY, -60));
+    expect(p.newGaps).toHaveLength(10); // 70..61 minus the sealed one at 60 (not gone) -> ages 61..70
+    const again = plan([state(gone, [45], { gap: true })], TODAY, first);
+    expect(again.newGaps).not.toContain(gone);
+  });
+
+  it('daysAtRisk lists unsealed days at or beyond the final sweep age', () => {
+    const days = new Map([[addDays(TODAY, -58), state(addDays(TODAY, -58), [58], { sealed: true })]]);
+    expect(daysAtRisk(TODAY, 60, 58, days)).toEqual([addDays(TODAY, -59)]);
+  });
+
+  it('property: a daily schedule scans every day at every checkpoint and seals it before it leaves', () => {
+    fc.assert(
+      fc.property(fc.array(fc.boolean(), { minLength: 120, maxLength: 120 }), (skips) => {
+        // Runs on 120 consecutive days; some are missed (but never two weeks in a row).
+        const days = new Map<Day, DayState>();
+        const start = '2026-01-01';
+        let missedInRow = 0;
+        let firstWindowStart: Day | undefined;
+        for (let i = 0; i < 120; i++) {
+          const today = addDays(start, i);
+          const skip = skips[i] && missedInRow < 1;
+          missedInRow = skip ? missedInRow + 1 : 0;
+          if (skip) continue;
+          firstWindowStart ??= addDays(today, -59);
+          const p = planDays({ ...base, today, days, firstWindowStart });
+          for (const d of p.due) {
+            const s = days.get(d.day) ?? state(d.day, [], { version: 0 });
+            days.set(d.day, { ...s, scannedAges: [...s.scannedAges, d.age], sealed: d.age >= 58 });
+          }
+        }
+        // Every day that has left the window by the end was sealed, and none was scanned twice at one age.
+        for (const d of dayRange(firstWindowStart ?? start, addDays(start, 119 - 60))) {
+          const s = days.get(d);
+          expect(s?.sealed, d).toBe(true);
+          expect(new Set(s?.scannedAges).size).toBe(s?.scannedAges.length);
+        }
+      }),
+      { numRuns: 30 },
+    );
+  });
+});

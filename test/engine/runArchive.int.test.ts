@@ -1,0 +1,155 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { addDays, toDay } from '../../lib/clock/day.ts';
+import { runArchive } from '../../lib/engine/runArchive.ts';
+import type { RunSummary } from '../../lib/engine/runTypes.ts';
+import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import type { ObjectStore } from '../../lib/store/objectStore.ts';
+import { archivedIds, diffArchive, duckdb, startWorld, TEST_OPTIONS, truthIds, type World, windowDays } from './engineKit.ts';
+
+const START = '2026-10-01T06:00:00.000Z';
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+describe('runArchive', () => {
+  it('archives the whole window exactly once, and a second run adds nothing', async () => {
+    world = await startWorld({ start: START, store: 'file' });
+    const first = await runArchive(world.deps(), TEST_OPTIONS);
+    const days = windowDays(toDay(world.clock.now()));
+    expect(first.daysScanned).toBe(60);
+    expect(first.shortfalls).toEqual([]);
+    const truth = truthIds(world, days);
+    const expectedTotal = [...truth.values()].reduce((a, s) => a + s.size, 0);
+    expect(first.recordsNew).toBe(expectedTotal);
+    const archive = await archivedIds(world.objects);
+    expect(diffArchive(archive.byDt, truth)).toEqual([]);
+    expect(archive.total).toBe(expectedTotal);
+
+    const second = await runArchive(world.deps(), TEST_OPTIONS);
+    expect(second.daysPlanned).toBe(0);
+    expect(second.recordsNew).toBe(0);
+
+    // An independent reader agrees: DuckDB counts every row once, typed as the public contract says.
+    const glob = join(world.dir, 'archive', 'history', '*', '*.parquet');
+    const [counts] = await duckdb(`SELECT count(*)::INT AS n, count(DISTINCT record_id)::INT AS d FROM read_parquet('${glob}', hive_partitioning = true)`);
+    expect(counts).toEqual({ n: expectedTotal, d: expectedTotal });
+    const types = Object.fromEntries(
+      (await duckdb(`DESCRIBE SELECT * FROM read_parquet('${glob}', hive_partitioning = true)`)).map((r) => [r.column_name, r.column_type]),
+    );
+    expect(types).toMatchObject({ record_id: 'VARCHAR', domains: 'VARCHAR[]', port: 'INTEGER', client_port: 'INTEGER' });
+    expect(String(types.start_time)).toMatch(/^TIMESTAMP/);
+    const [tokens] = await duckdb(
+      `SELECT count(token_value)::INT AS raw, count(token_sha256)::INT AS hashed FROM read_parquet('${glob}', hive_partitioning = true)`,
+    );
+    expect(tokens?.raw).toBe(0);
+    expect(Number(tokens?.hashed)).toBeGreaterThan(0);
+    // Partition value = UTC day of start_time, for every row.
+    const [mismatch] = await duckdb(
+      `SELECT count(*)::INT AS n FROM read_parquet('${glob}', hive_partitioning = true) WHERE strftime(start_time AT TIME ZONE 'UTC', '%Y-%m-%d') <> CAST(dt AS VARCHAR)`,
+    );
+    expect(mismatch?.n).toBe(0);
+  });
+
+  it('stays exact over 75 daily runs with late arrivals, missed runs, 429s, 5xx, resets and truncated bodies', async () => {
+    world = await startWorld({
+      start: START,
+      store: 'file',
+      faults: { rate429: 0.03, retryAfter: 'none', rate5xx: 0.03, rateReset: 0.02, rateTruncate: 0.02, truncateVariant: 'mixed' },
+    });
+    const sealedAt = new Map<string, Set<string>>();
+    let totalNew = 0;
+    for (let i = 0; i < 75; i++) {
+      world.clock.set(new Date(Date.parse(START) + i * 86_400_000));
+      if (i % 11 === 5) continue; // a missed run: the next one catches up
+      const summary: RunSummary = await runArchive(world.deps(), TEST_OPTIONS);
+      totalNew += summary.recordsNew;
+      expect(summary.shortfalls).toEqual([]);
+      expect(summary.gaps).toEqual([]);
+      const scanned = summary.days.map((d) => d.day);
+      const archive = await archivedIds(world.objects);
+      // Every day scanned now holds exactly what the API exposes now: late arrivals included, nothing twice.
+      expect(diffArchive(archive.byDt, truthIds(world, scanned)), `run ${i}`).toEqual([]);
+      for (const d of summary.days.filter((x) => x.sealed)) sealedAt.set(d.day, new Set(archive.byDt.get(d.day)));
+      expect(archive.total).toBe(archive.distinct);
+    }
+    // Days that left the window were sealed and never changed afterwards.
+    const final = await archivedIds(world.objects);
+    expect(sealedAt.size).toBeGreaterThan(10);
+    for (const [day, ids] of sealedAt) expect(new Set(final.byDt.get(day)), day).toEqual(ids);
+    expect(final.total).toBe(totalNew);
+    const stats = world.emulator.stats();
+    expect(Object.values(stats.faultsInjected).reduce((a, b) => a + b, 0)).toBeGreaterThan(20);
+  });
+
+  it('lets only one of two overlapping runs write; the other fails with LEASE_HELD', async () => {
+    world = await startWorld({ start: START, store: 'file' });
+    const results = await Promise.allSettled([runArchive(world.deps(), TEST_OPTIONS), runArchive(world.deps(), TEST_OPTIONS)]);
+    const rejected = results.filter((r) => r.status === 'rejected');
+    expect(rejected).toHaveLength(1);
+    expect(ArchiverError.is((rejected[0] as PromiseRejectedResult).reason, 'LEASE_HELD')).toBe(true);
+    const archive = await archivedIds(world.objects);
+    expect(diffArchive(archive.byDt, truthIds(world, windowDays(toDay(world.clock.now()))))).toEqual([]);
+  });
+
+  it('never doubles a record even when leases expire under concurrent writers', async () => {
+    world = await startWorld({ start: START, store: 'file' });
+    const w = world;
+    const zombie = { ...TEST_OPTIONS, leaseTtlMs: 1_000 };
+    w.clock.advance(0);
+    // Every writer finds the previous lease expired (the clock jumps), so all three write at once.
+    const deps = () => ({ ...w.deps(), clock: { now: () => new Date(w.clock.now().getTime() + Math.random() * 5_000), sleep: w.clock.sleep.bind(w.clock) } });
+    const results = await Promise.allSettled([runArchive(deps(), zombie), runArchive(deps(), zombie), runArchive(deps(), zombie)]);
+    for (const r of results) if (r.status === 'rejected') expect(ArchiverError.is(r.reason) && ['CONFLICT', 'LEASE_HELD'].includes(r.reason.code)).toBe(true);
+    await runArchive(w.deps(), { ...TEST_OPTIONS, onlyDays: windowDays(toDay(w.clock.now())) });
+    const archive = await archivedIds(w.objects);
+    expect(archive.total).toBe(archive.distinct);
+    expect(diffArchive(archive.byDt, truthIds(w, windowDays(toDay(w.clock.now()))))).toEqual([]);
+  });
+
+  it('stops starting days at the deadline and the next run finishes the rest', async () => {
+    world = await startWorld({ start: START, store: 'file', faults: { delayMs: 20 } });
+    const w = world;
+    const realNowClock = { now: () => new Date(Date.parse(START) + (Date.now() - t0)), sleep: w.clock.sleep.bind(w.clock) };
+    const t0 = Date.now();
+    const first = await runArchive({ ...w.deps(), clock: realNowClock }, { ...TEST_OPTIONS, deadline: new Date(Date.parse(START) + 1_500), deadlineReserveMs: 200 });
+    expect(first.stoppedByDeadline).toBe(true);
+    expect(first.daysDeferred).toBeGreaterThan(0);
+    expect(first.daysScanned).toBeGreaterThan(0);
+    w.emulator.setFaults({});
+    const second = await runArchive(w.deps(), TEST_OPTIONS);
+    expect(second.daysScanned).toBe(60 - first.daysScanned);
+    const archive = await archivedIds(w.objects);
+    expect(diffArchive(archive.byDt, truthIds(w, windowDays(toDay(w.clock.now()))))).toEqual([]);
+  });
+
+  it('on S3: a file committed but not yet published is published by the next run, not written again', async () => {
+    world = await startWorld({ start: START, store: 's3' });
+    const w = world;
+    let publishes = 0;
+    const failing: ObjectStore = Object.assign(Object.create(w.objects) as ObjectStore, {
+      publish: async (from: string, to: string) => {
+        if (++publishes === 3) throw new ArchiverError('STORE_FAILED', 'simulated crash after commit');
+        return w.objects.publish(from, to);
+      },
+    });
+    await expect(runArchive({ ...w.deps(), objects: failing }, TEST_OPTIONS)).rejects.toThrow('simulated crash');
+    const resumed = await runArchive(w.deps(), TEST_OPTIONS);
+    expect(resumed.daysScanned).toBeGreaterThan(50);
+    const archive = await archivedIds(w.objects);
+    expect(archive.total).toBe(archive.distinct);
+    expect(diffArchive(archive.byDt, truthIds(w, windowDays(toDay(w.clock.now()))))).toEqual([]);
+    const staged: string[] = [];
+    for await (const o of w.objects.list('_staging/')) staged.push(o.key);
+    expect(staged).toEqual([]);
+  });
+
+  it('rejects a backfill day outside the window before writing anything', async () => {
+    world = await startWorld({ start: START, store: 'file' });
+    const old = addDays(toDay(world.clock.now()), -60);
+    await expect(runArchive(world.deps(), { ...TEST_OPTIONS, onlyDays: [old] })).rejects.toMatchObject({ code: 'OUTSIDE_WINDOW' });
+    expect(await world.state.getMeta()).toBeUndefined();
+  });
+});
