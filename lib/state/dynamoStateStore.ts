@@ -1,0 +1,257 @@
+import {
+  type AttributeValue,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  ScanCommand,
+  type ScanCommandOutput,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import type { z } from 'zod';
+import type { Day } from '../clock/day.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
+import { archiveMetaSchema, dayStateSchema, partitionManifestSchema } from './stateSchemas.ts';
+import type { Lease, StateStore } from './stateStore.ts';
+
+export { ensureStateTable } from './ensureStateTable.ts';
+
+export interface DynamoStateStoreOptions {
+  client: DynamoDBClient;
+  table: string;
+  /** Items evaluated per Scan page (DynamoDB's `Limit`). Default: DynamoDB's own 1 MB pages. */
+  scanLimit?: number;
+}
+
+type Item = Record<string, AttributeValue>;
+
+const LEASE_PK = 'LEASE';
+const META_PK = 'META';
+const DAY_PREFIX = 'DAY#';
+const PART_PREFIX = 'PART#';
+
+function isConditionalFailure(error: unknown): boolean {
+  return (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
+}
+
+function num(item: Item, name: string): number | undefined {
+  const n = item[name]?.N;
+  return n === undefined ? undefined : Number(n);
+}
+
+/**
+ * StateStore on one DynamoDB table keyed by `pk` only: `LEASE`, `META`, `DAY#<day>`, `PART#<dt>`.
+ * Entities are a `data` JSON attribute plus a numeric `version`; every write is a conditional put, so
+ * two runs that both think they hold the lease cannot both commit (the loser gets `CONFLICT`).
+ * Uses only PutItem/UpdateItem/GetItem/Scan so it also runs on dynalite (local mode, tests).
+ */
+export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStore {
+  const { client, table } = opts;
+
+  const failed = (what: string, cause: unknown): ArchiverError =>
+    cause instanceof ArchiverError
+      ? cause
+      : new ArchiverError(
+          'STORE_FAILED',
+          `${what} in DynamoDB table '${table}': ${(cause as Error)?.message}`,
+          {
+            cause,
+          },
+        );
+
+  const getItem = async (pk: string): Promise<Item | undefined> => {
+    try {
+      const out = await client.send(
+        new GetItemCommand({ TableName: table, Key: { pk: { S: pk } }, ConsistentRead: true }),
+      );
+      return out.Item;
+    } catch (error) {
+      throw failed(`cannot read '${pk}'`, error);
+    }
+  };
+
+  const decode = <T>(pk: string, item: Item, schema: z.ZodType<T>): T => {
+    let data: unknown;
+    try {
+      data = JSON.parse(item.data?.S ?? 'null');
+    } catch (cause) {
+      throw new ArchiverError('INTERNAL', `state item '${pk}' in table '${table}' holds invalid JSON`, {
+        cause,
+      });
+    }
+    const parsed = schema.safeParse({ ...(data as object), version: num(item, 'version') });
+    if (!parsed.success) {
+      throw new ArchiverError('INTERNAL', `state item '${pk}' in table '${table}' is malformed`, {
+        cause: parsed.error,
+      });
+    }
+    return parsed.data;
+  };
+
+  const getVersioned = async <T>(pk: string, schema: z.ZodType<T>): Promise<T | undefined> => {
+    const item = await getItem(pk);
+    return item === undefined ? undefined : decode(pk, item, schema);
+  };
+
+  /** Stores `entity` as `version + 1` if the stored version is still `entity.version` (0 = absent). */
+  const putVersioned = async <T extends { version: number }>(pk: string, entity: T): Promise<T> => {
+    const { version, ...data } = entity;
+    const expected = version === 0 ? {} : { ':expected': { N: String(version) } };
+    try {
+      await client.send(
+        new PutItemCommand({
+          TableName: table,
+          Item: { pk: { S: pk }, version: { N: String(version + 1) }, data: { S: JSON.stringify(data) } },
+          ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : '#version = :expected',
+          ...(version === 0
+            ? {}
+            : { ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: expected }),
+        }),
+      );
+    } catch (error) {
+      if (isConditionalFailure(error)) {
+        throw new ArchiverError('CONFLICT', `state item '${pk}' changed since version ${version} was read`, {
+          cause: error,
+          details: { pk, expectedVersion: version },
+        });
+      }
+      throw failed(`cannot write '${pk}'`, error);
+    }
+    return { ...entity, version: version + 1 };
+  };
+
+  const scanPrefix = async <T>(prefix: string, schema: z.ZodType<T>): Promise<T[]> => {
+    const out: T[] = [];
+    let start: Item | undefined;
+    do {
+      let page: ScanCommandOutput;
+      try {
+        page = await client.send(
+          new ScanCommand({
+            TableName: table,
+            ConsistentRead: true,
+            FilterExpression: 'begins_with(pk, :prefix)',
+            ExpressionAttributeValues: { ':prefix': { S: prefix } },
+            ...(opts.scanLimit === undefined ? {} : { Limit: opts.scanLimit }),
+            ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+          }),
+        );
+      } catch (error) {
+        throw failed(`cannot scan '${prefix}*'`, error);
+      }
+      for (const item of page.Items ?? []) out.push(decode(item.pk?.S ?? prefix, item, schema));
+      start = page.LastEvaluatedKey;
+    } while (start !== undefined);
+    return out;
+  };
+
+  const leaseKey = { pk: { S: LEASE_PK } };
+  const leaseNames = { '#owner': 'owner', '#fence': 'fence', '#expiresAt': 'expiresAt' };
+
+  return {
+    async acquireLease(owner, now, ttlMs) {
+      const t = now.getTime();
+      const item = await getItem(LEASE_PK);
+      const held = item === undefined ? undefined : { owner: item.owner?.S, fence: num(item, 'fence') ?? 0 };
+      if (item !== undefined && held?.owner !== owner && (num(item, 'expiresAt') ?? 0) >= t) return undefined;
+      const lease: Lease = { owner, fence: (held?.fence ?? 0) + 1, expiresAt: t + ttlMs };
+      try {
+        await client.send(
+          new PutItemCommand({
+            TableName: table,
+            Item: {
+              ...leaseKey,
+              owner: { S: owner },
+              fence: { N: String(lease.fence) },
+              expiresAt: { N: String(lease.expiresAt) },
+            },
+            // Conditioned on the fence we read too: of two racing acquirers, only one can move it.
+            ...(held === undefined
+              ? { ConditionExpression: 'attribute_not_exists(pk)' }
+              : {
+                  ConditionExpression: '#fence = :fence AND (#expiresAt < :now OR #owner = :owner)',
+                  ExpressionAttributeNames: leaseNames,
+                  ExpressionAttributeValues: {
+                    ':fence': { N: String(held.fence) },
+                    ':now': { N: String(t) },
+                    ':owner': { S: owner },
+                  },
+                }),
+          }),
+        );
+      } catch (error) {
+        if (isConditionalFailure(error)) return undefined;
+        throw failed('cannot take the lease', error);
+      }
+      return lease;
+    },
+
+    async renewLease(lease, now, ttlMs) {
+      const renewed: Lease = { ...lease, expiresAt: now.getTime() + ttlMs };
+      try {
+        await client.send(
+          new UpdateItemCommand({
+            TableName: table,
+            Key: leaseKey,
+            UpdateExpression: 'SET #expiresAt = :expiresAt',
+            ConditionExpression: '#owner = :owner AND #fence = :fence',
+            ExpressionAttributeNames: leaseNames,
+            ExpressionAttributeValues: {
+              ':expiresAt': { N: String(renewed.expiresAt) },
+              ':owner': { S: lease.owner },
+              ':fence': { N: String(lease.fence) },
+            },
+          }),
+        );
+      } catch (error) {
+        if (isConditionalFailure(error)) {
+          throw new ArchiverError(
+            'LEASE_HELD',
+            `lease ${lease.fence} of '${lease.owner}' was lost to another run`,
+            {
+              cause: error,
+              details: { owner: lease.owner, fence: lease.fence },
+            },
+          );
+        }
+        throw failed('cannot renew the lease', error);
+      }
+      return renewed;
+    },
+
+    async releaseLease(lease) {
+      // Expire rather than delete: the fence must keep growing across holders.
+      try {
+        await client.send(
+          new UpdateItemCommand({
+            TableName: table,
+            Key: leaseKey,
+            UpdateExpression: 'SET #expiresAt = :zero',
+            ConditionExpression: '#owner = :owner AND #fence = :fence',
+            ExpressionAttributeNames: leaseNames,
+            ExpressionAttributeValues: {
+              ':zero': { N: '0' },
+              ':owner': { S: lease.owner },
+              ':fence': { N: String(lease.fence) },
+            },
+          }),
+        );
+      } catch (error) {
+        if (isConditionalFailure(error)) return; // no longer ours: nothing to give up
+        throw failed('cannot release the lease', error);
+      }
+    },
+
+    getMeta: () => getVersioned(META_PK, archiveMetaSchema),
+    putMeta: (meta) => putVersioned(META_PK, meta),
+
+    getDay: (day: Day) => getVersioned(`${DAY_PREFIX}${day}`, dayStateSchema),
+    listDays: async () =>
+      (await scanPrefix(DAY_PREFIX, dayStateSchema)).sort((a, b) => a.day.localeCompare(b.day)),
+    putDay: (state) => putVersioned(`${DAY_PREFIX}${state.day}`, state),
+
+    getPartition: (dt: Day) => getVersioned(`${PART_PREFIX}${dt}`, partitionManifestSchema),
+    listPartitions: async () =>
+      (await scanPrefix(PART_PREFIX, partitionManifestSchema)).sort((a, b) => a.dt.localeCompare(b.dt)),
+    putPartition: (manifest) => putVersioned(`${PART_PREFIX}${manifest.dt}`, manifest),
+  };
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { isDay } from '../clock/day.ts';
+import type { ArchiveMeta, DayState, PartitionManifest } from './stateStore.ts';
+
+/**
+ * Shapes of the state items as stored (the `data` JSON plus the `version` attribute). State is read back
+ * by a later run, possibly of another release, so it is validated like any other boundary; fields a newer
+ * release added are kept (loose objects) so an older one writing the item back does not drop them.
+ */
+
+const day = z.string().refine(isDay, { message: 'not a YYYY-MM-DD day' });
+const version = z.number().int().nonnegative();
+
+export const dayStateSchema = z.looseObject({
+  day,
+  scannedAges: z.array(z.number().int()),
+  firstScannedAt: z.string().exactOptional(),
+  lastScannedAt: z.string().exactOptional(),
+  totalElements: z.number().int().exactOptional(),
+  distinctSeen: z.number().int().exactOptional(),
+  shortfall: z.number().int().exactOptional(),
+  quarantined: z.number().int().exactOptional(),
+  sealed: z.boolean(),
+  sealedAt: z.string().exactOptional(),
+  gap: z.boolean().exactOptional(),
+  version,
+}) satisfies z.ZodType<DayState>;
+
+export const manifestFileSchema = z.looseObject({
+  name: z.string(),
+  stagingKey: z.string(),
+  rows: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  runId: z.string(),
+  fence: z.number().int(),
+  committedAt: z.string(),
+  published: z.boolean(),
+});
+
+export const partitionManifestSchema = z.looseObject({
+  dt: day,
+  files: z.array(manifestFileSchema),
+  version,
+}) satisfies z.ZodType<PartitionManifest>;
+
+export const archiveMetaSchema = z.looseObject({
+  firstRunAt: z.string(),
+  firstWindowStart: day,
+  lastRunAt: z.string().exactOptional(),
+  lastSuccessAt: z.string().exactOptional(),
+  version,
+}) satisfies z.ZodType<ArchiveMeta>;

@@ -1,0 +1,217 @@
+import { randomUUID } from 'node:crypto';
+import type { Dirent } from 'node:fs';
+import { copyFile, link, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ArchiverError } from '../errors/archiverError.ts';
+import { assertObjectKey, storeFailed } from './objectKey.ts';
+import type { ObjectInfo, ObjectStore } from './objectStore.ts';
+
+/**
+ * Scratch folder for in-flight writes. Like every root entry whose name starts with '.' (local mode
+ * keeps its state in `.state`), it is never listed and cannot be a key.
+ */
+const TMP_DIR = '.tmp';
+
+function errno(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+function isMissing(error: unknown): boolean {
+  const code = errno(error);
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** Makes a rename/link/unlink in `dir` durable. Some platforms cannot fsync a directory: best effort. */
+async function fsyncDir(dir: string): Promise<void> {
+  try {
+    const fh = await open(dir, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    // Directory fsync is unsupported on some file systems; the data itself was already synced.
+  }
+}
+
+async function fsyncFile(file: string): Promise<void> {
+  const fh = await open(file, 'r+');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * ObjectStore over plain files under `rootDir` (local mode). Writes go to `<root>/.tmp/<random>`,
+ * are fsynced, then renamed into place, so a reader never sees a half-written object; `publish`
+ * hard-links so an existing target is never replaced.
+ */
+export function createFileObjectStore(rootDir: string): ObjectStore {
+  const root = path.resolve(rootDir);
+  const tmpRoot = path.join(root, TMP_DIR);
+
+  const pathOf = (key: string): string => {
+    assertObjectKey(key);
+    if (key.startsWith('.')) {
+      throw new ArchiverError(
+        'INTERNAL',
+        `object key '${key}' is reserved: root entries starting with '.' are not objects`,
+      );
+    }
+    return path.join(root, ...key.split('/'));
+  };
+
+  const statFile = async (file: string): Promise<number | undefined> => {
+    try {
+      const s = await stat(file);
+      return s.isFile() ? s.size : undefined;
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  };
+
+  /** Runs `fill(tmp)` then moves the synced result under `key`; removes the scratch file on failure. */
+  const writeAtomically = async (key: string, fill: (tmp: string) => Promise<void>): Promise<number> => {
+    const target = pathOf(key);
+    await mkdir(tmpRoot, { recursive: true });
+    const tmp = path.join(tmpRoot, randomUUID());
+    try {
+      await fill(tmp);
+      await fsyncFile(tmp);
+      const { size } = await stat(tmp);
+      await mkdir(path.dirname(target), { recursive: true });
+      await rename(tmp, target);
+      await fsyncDir(path.dirname(target));
+      return size;
+    } catch (error) {
+      await rm(tmp, { force: true });
+      throw storeFailed(`cannot write '${key}' under ${root}`, error);
+    }
+  };
+
+  async function* walk(dir: string, relative: string): AsyncGenerator<ObjectInfo> {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      if (isMissing(error)) return;
+      throw error;
+    }
+    for (const entry of entries) {
+      if (relative === '' && entry.name.startsWith('.')) continue;
+      const key = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        yield* walk(full, key);
+      } else if (entry.isFile()) {
+        const size = await statFile(full);
+        if (size !== undefined) yield { key, size };
+      }
+    }
+  }
+
+  return {
+    url: pathToFileURL(root).href,
+
+    putFile: (key, localPath) => writeAtomically(key, (tmp) => copyFile(localPath, tmp)),
+
+    put: (key, body) =>
+      writeAtomically(key, async (tmp) => {
+        const fh = await open(tmp, 'wx');
+        try {
+          await fh.writeFile(body);
+        } finally {
+          await fh.close();
+        }
+      }),
+
+    async get(key) {
+      try {
+        const buf = await readFile(pathOf(key));
+        return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+      } catch (error) {
+        if (isMissing(error) || errno(error) === 'EISDIR') return undefined;
+        throw storeFailed(`cannot read '${key}' under ${root}`, error);
+      }
+    },
+
+    async head(key) {
+      try {
+        const size = await statFile(pathOf(key));
+        return size === undefined ? undefined : { key, size };
+      } catch (error) {
+        throw storeFailed(`cannot stat '${key}' under ${root}`, error);
+      }
+    },
+
+    async *list(prefix) {
+      // Walk only the deepest folder the prefix names fully, then filter on the full key.
+      const slash = prefix.lastIndexOf('/');
+      const baseKey = slash < 0 ? '' : prefix.slice(0, slash);
+      if (baseKey !== '') assertObjectKey(baseKey);
+      const baseDir = baseKey === '' ? root : path.join(root, ...baseKey.split('/'));
+      const found: ObjectInfo[] = [];
+      try {
+        for await (const info of walk(baseDir, baseKey)) {
+          if (info.key.startsWith(prefix)) found.push(info);
+        }
+      } catch (error) {
+        throw storeFailed(`cannot list '${prefix}' under ${root}`, error);
+      }
+      // Same order as an S3 listing, whatever order the directory entries came in.
+      found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      yield* found;
+    },
+
+    async publish(fromKey, toKey) {
+      const from = pathOf(fromKey);
+      const to = pathOf(toKey);
+      try {
+        await mkdir(path.dirname(to), { recursive: true });
+        try {
+          // link() fails with EEXIST instead of replacing: the never-overwrite guarantee.
+          await link(from, to);
+        } catch (error) {
+          const code = errno(error);
+          if (code === 'EEXIST') {
+            // Already published (by us before a crash, or earlier): only the staging copy is left to drop.
+          } else if (code === 'ENOENT') {
+            if ((await statFile(to)) !== undefined) return; // from is gone and to exists: a repeated publish.
+            throw new ArchiverError('STORE_FAILED', `cannot publish '${fromKey}': it does not exist`, {
+              retryable: false,
+            });
+          } else if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EXDEV') {
+            // File system without hard links: check then rename (single writer holds the lease).
+            if ((await statFile(to)) === undefined) {
+              await rename(from, to);
+              await fsyncDir(path.dirname(to));
+              return;
+            }
+          } else {
+            throw error;
+          }
+        }
+        await fsyncDir(path.dirname(to));
+        await unlink(from).catch((error: unknown) => {
+          if (!isMissing(error)) throw error;
+        });
+      } catch (error) {
+        throw storeFailed(`cannot publish '${fromKey}' as '${toKey}' under ${root}`, error);
+      }
+    },
+
+    async deleteStaging(key) {
+      try {
+        await unlink(pathOf(key));
+      } catch (error) {
+        if (isMissing(error)) return;
+        throw storeFailed(`cannot delete '${key}' under ${root}`, error);
+      }
+    },
+  };
+}

@@ -1,0 +1,202 @@
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays } from '../../lib/clock/day.ts';
+import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
+import type { DayState, PartitionManifest, StateStore } from '../../lib/state/stateStore.ts';
+import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
+
+const T0 = new Date('2024-06-01T00:00:00Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+const TTL = 60_000;
+
+const dayState = (day: string, extra: Partial<DayState> = {}): DayState => ({
+  day,
+  scannedAges: [],
+  sealed: false,
+  version: 0,
+  ...extra,
+});
+
+const manifest = (dt: string, version = 0): PartitionManifest => ({
+  dt,
+  version,
+  files: [
+    {
+      name: `part-${dt}.parquet`,
+      stagingKey: `_staging/r1/part-${dt}.parquet`,
+      rows: 10,
+      bytes: 2048,
+      runId: 'r1',
+      fence: 1,
+      committedAt: '2024-06-01T00:00:00.000Z',
+      published: false,
+    },
+  ],
+});
+
+describe('createDynamoStateStore', () => {
+  let dynamo: DynaliteHandle;
+  // A fresh table per concern keeps the lease and listing tests independent.
+  const storeOn = async (table: string, scanLimit?: number): Promise<StateStore> => {
+    await ensureStateTable(dynamo.client, table);
+    return createDynamoStateStore({
+      client: dynamo.client,
+      table,
+      ...(scanLimit === undefined ? {} : { scanLimit }),
+    });
+  };
+
+  beforeAll(async () => {
+    dynamo = await startDynalite();
+  });
+  afterAll(async () => {
+    await dynamo?.close();
+  });
+
+  describe('versioned items', () => {
+    it('creates at version 0 → 1 and updates at the stored version', async () => {
+      const store = await storeOn('versioned');
+      expect(await store.getDay('2024-05-01')).toBeUndefined();
+      const v1 = await store.putDay(dayState('2024-05-01', { scannedAges: [1], totalElements: 5 }));
+      expect(v1.version).toBe(1);
+      const v2 = await store.putDay({ ...v1, sealed: true, sealedAt: '2024-06-01T00:00:00Z' });
+      expect(v2.version).toBe(2);
+      expect(await store.getDay('2024-05-01')).toEqual(v2);
+    });
+
+    it.each([
+      ['creating an item that exists', 0],
+      ['updating from a stale version', 1],
+      ['updating from a future version', 7],
+    ])('fails with CONFLICT when %s', async (_label, expected) => {
+      const store = await storeOn('conflicts');
+      const dt = `2024-05-0${expected + 2}`;
+      const v1 = await store.putPartition(manifest(dt));
+      await store.putPartition(v1);
+      await expect(store.putPartition(manifest(dt, expected))).rejects.toMatchObject({
+        code: 'CONFLICT',
+        retryable: true,
+        details: { pk: `PART#${dt}`, expectedVersion: expected },
+      });
+      expect((await store.getPartition(dt))?.version).toBe(2);
+    });
+
+    it('lets exactly one of many concurrent writers of the same version win', async () => {
+      const store = await storeOn('racing-writers');
+      const results = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) =>
+          store.putMeta({ firstRunAt: `run-${i}`, firstWindowStart: '2024-04-01', version: 0 }),
+        ),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const winner = results.find((r) => r.status === 'fulfilled');
+      expect(await store.getMeta()).toEqual(winner?.status === 'fulfilled' ? winner.value : undefined);
+    });
+
+    it('round-trips meta with optional fields absent and present', async () => {
+      const store = await storeOn('meta');
+      const v1 = await store.putMeta({
+        firstRunAt: '2024-06-01T00:00:00Z',
+        firstWindowStart: '2024-04-02',
+        version: 0,
+      });
+      expect(await store.getMeta()).toEqual(v1);
+      expect(v1).not.toHaveProperty('lastRunAt');
+      const v2 = await store.putMeta({ ...v1, lastRunAt: 'a', lastSuccessAt: 'b' });
+      expect(await store.getMeta()).toEqual(v2);
+    });
+
+    it('reports a malformed stored item as INTERNAL instead of returning it', async () => {
+      const store = await storeOn('malformed');
+      await dynamo.client.send(
+        new PutItemCommand({
+          TableName: 'malformed',
+          Item: { pk: { S: 'DAY#2024-05-01' }, version: { N: '1' }, data: { S: '{"day":"yesterday"}' } },
+        }),
+      );
+      await expect(store.getDay('2024-05-01')).rejects.toMatchObject({ code: 'INTERNAL' });
+    });
+  });
+
+  describe('listing', () => {
+    it('lists every day and partition across many small scan pages, in order, and nothing else', async () => {
+      const store = await storeOn('listing', 3);
+      const days = Array.from({ length: 25 }, (_, i) => addDays('2024-03-01', i));
+      await Promise.all(days.map((d) => store.putDay(dayState(d))));
+      await Promise.all(days.slice(0, 17).map((d) => store.putPartition(manifest(d))));
+      await store.putMeta({ firstRunAt: 'x', firstWindowStart: '2024-03-01', version: 0 });
+      await store.acquireLease('owner', T0, TTL);
+      expect((await store.listDays()).map((d) => d.day)).toEqual(days);
+      expect((await store.listPartitions()).map((p) => p.dt)).toEqual(days.slice(0, 17));
+      expect((await store.listPartitions())[0]).toEqual({ ...manifest(days[0] ?? ''), version: 1 });
+    });
+
+    it('lists nothing from an empty table', async () => {
+      const store = await storeOn('empty');
+      expect(await store.listDays()).toEqual([]);
+      expect(await store.listPartitions()).toEqual([]);
+    });
+  });
+
+  describe('lease', () => {
+    it('is taken when free, refused to others while held, and stolen once expired with a higher fence', async () => {
+      const store = await storeOn('lease-steal');
+      const a = await store.acquireLease('a', T0, TTL);
+      expect(a).toEqual({ owner: 'a', fence: 1, expiresAt: T0.getTime() + TTL });
+      expect(await store.acquireLease('b', at(TTL - 1), TTL)).toBeUndefined();
+      expect(await store.acquireLease('b', at(TTL), TTL)).toBeUndefined();
+      const b = await store.acquireLease('b', at(TTL + 1), TTL);
+      expect(b).toEqual({ owner: 'b', fence: 2, expiresAt: T0.getTime() + 2 * TTL + 1 });
+    });
+
+    it('is re-acquired by its own owner with the next fence', async () => {
+      const store = await storeOn('lease-reacquire');
+      await store.acquireLease('a', T0, TTL);
+      expect((await store.acquireLease('a', at(1), TTL))?.fence).toBe(2);
+    });
+
+    it('is renewed by its holder, which keeps others out past the first expiry', async () => {
+      const store = await storeOn('lease-renew');
+      const a = await store.acquireLease('a', T0, TTL);
+      if (a === undefined) throw new Error('lease not taken');
+      const renewed = await store.renewLease(a, at(TTL - 10), TTL);
+      expect(renewed).toEqual({ ...a, expiresAt: T0.getTime() + 2 * TTL - 10 });
+      expect(await store.acquireLease('b', at(TTL + 1), TTL)).toBeUndefined();
+    });
+
+    it('cannot be renewed after it was stolen: LEASE_HELD', async () => {
+      const store = await storeOn('lease-lost');
+      const a = await store.acquireLease('a', T0, TTL);
+      if (a === undefined) throw new Error('lease not taken');
+      await store.acquireLease('b', at(TTL + 1), TTL);
+      await expect(store.renewLease(a, at(TTL + 2), TTL)).rejects.toMatchObject({ code: 'LEASE_HELD' });
+    });
+
+    it('is free at once after release, and the fence keeps growing', async () => {
+      const store = await storeOn('lease-release');
+      const a = await store.acquireLease('a', T0, TTL);
+      if (a === undefined) throw new Error('lease not taken');
+      await store.releaseLease(a);
+      const b = await store.acquireLease('b', at(1), TTL);
+      expect(b?.fence).toBe(2);
+      // A stale holder's release does not free the new holder's lease.
+      await store.releaseLease(a);
+      expect(await store.acquireLease('c', at(2), TTL)).toBeUndefined();
+    });
+
+    it.each([
+      ['a free lease', false],
+      ['an expired lease', true],
+    ])('goes to exactly one of many concurrent acquirers of %s', async (_label, preTaken) => {
+      const store = await storeOn(preTaken ? 'lease-race-expired' : 'lease-race-free');
+      if (preTaken) await store.acquireLease('old', T0, TTL);
+      const now = at(preTaken ? TTL + 1 : 0);
+      const results = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => store.acquireLease(`runner-${i}`, now, TTL)),
+      );
+      const winners = results.filter((l) => l !== undefined);
+      expect(winners).toHaveLength(1);
+      expect(winners[0]?.fence).toBe(preTaken ? 2 : 1);
+    });
+  });
+});

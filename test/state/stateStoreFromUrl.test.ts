@@ -1,0 +1,43 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, describe, expect, it } from 'vitest';
+import { stateStoreFromUrl } from '../../lib/state/stateStoreFromUrl.ts';
+
+describe('stateStoreFromUrl', () => {
+  const dynamoClient = new DynamoDBClient({
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'x', secretAccessKey: 'y' },
+  });
+  afterAll(() => dynamoClient.destroy());
+
+  it.each(['dynamodb://archive-state', 'dynamodb://my_table.v2/'])(
+    'builds a DynamoDB store for %j',
+    (url) => {
+      const store = stateStoreFromUrl(url, { dynamoClient });
+      expect(store.acquireLease).toBeTypeOf('function');
+      expect(store.close).toBeUndefined();
+    },
+  );
+
+  it('builds and later closes its own client when none is injected', async () => {
+    const store = stateStoreFromUrl('dynamodb://archive-state');
+    expect(store.close).toBeTypeOf('function');
+    await store.close?.();
+  });
+
+  it.each([
+    '',
+    'archive-state',
+    'dynamodb://',
+    'dynamodb://ab',
+    'dynamodb://bad name',
+    'dynamodb://t/x',
+    's3://bucket',
+  ])('rejects %j with CONFIG_INVALID naming the expected form', (url) => {
+    expect(() => stateStoreFromUrl(url, { dynamoClient })).toThrowError(
+      expect.objectContaining({
+        code: 'CONFIG_INVALID',
+        message: expect.stringContaining(`dynamodb://TABLE`),
+      }),
+    );
+  });
+});

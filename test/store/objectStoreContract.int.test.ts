@@ -1,0 +1,190 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import type { ObjectInfo, ObjectStore } from '../../lib/store/objectStore.ts';
+import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
+import { startS3rver } from '../support/startS3rver.ts';
+
+/** The same behaviour is required of every ObjectStore adapter: one table of cases, run for each. */
+interface Subject {
+  store: ObjectStore;
+  close(): Promise<void>;
+}
+
+const adapters: { name: string; start: () => Promise<Subject> }[] = [
+  {
+    name: 'createFileObjectStore',
+    start: async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'file-store-'));
+      return { store: createFileObjectStore(dir), close: () => rm(dir, { recursive: true, force: true }) };
+    },
+  },
+  {
+    name: 'createS3ObjectStore',
+    start: async () => {
+      const s3 = await startS3rver();
+      return {
+        store: createS3ObjectStore({ client: s3.client, bucket: s3.bucket, prefix: 'tenant/archive' }),
+        close: s3.close,
+      };
+    },
+  },
+];
+
+async function collect(iterable: AsyncIterable<ObjectInfo>): Promise<ObjectInfo[]> {
+  const out: ObjectInfo[] = [];
+  for await (const info of iterable) out.push(info);
+  return out;
+}
+
+async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(fn));
+}
+
+const text = (bytes: Uint8Array | undefined): string | undefined =>
+  bytes === undefined ? undefined : new TextDecoder().decode(bytes);
+
+describe.each(adapters)('$name (ObjectStore contract)', ({ start }) => {
+  let subject: Subject;
+  let store: ObjectStore;
+  let scratch: string;
+
+  beforeAll(async () => {
+    subject = await start();
+    store = subject.store;
+    scratch = await mkdtemp(path.join(tmpdir(), 'store-src-'));
+  });
+  afterAll(async () => {
+    await subject?.close();
+    if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['a string', 'hello, archive', 14],
+    ['bytes', new Uint8Array([0, 1, 2, 255]), 4],
+    ['an empty body', '', 0],
+  ])('puts and gets back %s', async (_label, body, size) => {
+    const key = `roundtrip/${size}.bin`;
+    expect(await store.put(key, body)).toBe(size);
+    const expected = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+    expect(await store.get(key)).toEqual(expected);
+    expect(await store.head(key)).toEqual({ key, size });
+  });
+
+  it('answers undefined for an absent key on get and head', async () => {
+    expect(await store.get('absent/nothing.parquet')).toBeUndefined();
+    expect(await store.head('absent/nothing.parquet')).toBeUndefined();
+  });
+
+  it.each(['../escape', '/absolute', 'a//b', 'a/./b', ''])('rejects the invalid key %j', async (key) => {
+    await expect(store.put(key, 'x')).rejects.toMatchObject({ code: 'INTERNAL' });
+  });
+
+  it('lists more than one listing page (1005 keys) in key order', async () => {
+    const keys = Array.from(
+      { length: 1005 },
+      (_, i) => `many/dt=2024-01-01/part-${String(i).padStart(5, '0')}.parquet`,
+    );
+    await inBatches(keys, 32, (key) => store.put(key, 'x'));
+    const listed = await collect(store.list('many/'));
+    expect(listed.map((o) => o.key)).toEqual(keys);
+    expect(listed.every((o) => o.size === 1)).toBe(true);
+  });
+
+  it('lists by Hive partition prefix, including partial prefixes', async () => {
+    const keys = [
+      'hive/dt=2024-05-01/a.parquet',
+      'hive/dt=2024-05-02/b.parquet',
+      'hive/dt=2024-06-01/c.parquet',
+    ];
+    await inBatches(keys, 8, (key) => store.put(key, key));
+    const keysOf = async (prefix: string) => (await collect(store.list(prefix))).map((o) => o.key);
+    expect(await keysOf('hive/dt=2024-05-02/')).toEqual(['hive/dt=2024-05-02/b.parquet']);
+    expect(await keysOf('hive/dt=2024-05-')).toEqual(keys.slice(0, 2));
+    expect(await keysOf('hive/')).toEqual(keys);
+    expect(await keysOf('hive/dt=2023-')).toEqual([]);
+    expect(await keysOf('nowhere/')).toEqual([]);
+  });
+
+  it('lists exactly the keys written under a prefix (property)', async () => {
+    let run = 0;
+    const segment = fc.constantFrom('a', 'b', 'dt=2024-01-01', 'dt=2024-01-02', 'x.parquet');
+    const key = fc.array(segment, { minLength: 1, maxLength: 3 }).map((s) => s.join('/'));
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(key, { minLength: 1, maxLength: 8 }), segment, async (keys, probe) => {
+        // A key must not also be a "folder" of another key on a file system: keep only leaves.
+        const leaves = keys.filter((k) => !keys.some((other) => other.startsWith(`${k}/`)));
+        const root = `prop/${run++}/`;
+        await Promise.all(leaves.map((k) => store.put(`${root}${k}`, k)));
+        const listed = (await collect(store.list(`${root}${probe}`))).map((o) => o.key.slice(root.length));
+        expect(listed).toEqual(leaves.filter((k) => k.startsWith(probe)).sort());
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('uploads a large file byte for byte', async () => {
+    const source = path.join(scratch, 'big.parquet');
+    const content = randomBytes(12 * 1024 * 1024);
+    await writeFile(source, content);
+    const key = 'upload/dt=2024-02-02/big.parquet';
+    expect(await store.putFile(key, source)).toBe(content.length);
+    expect(await store.head(key)).toEqual({ key, size: content.length });
+    const back = await store.get(key);
+    expect(
+      createHash('sha256')
+        .update(back ?? new Uint8Array())
+        .digest('hex'),
+    ).toBe(createHash('sha256').update(content).digest('hex'));
+  });
+
+  it('fails putFile of a missing source with STORE_FAILED and leaves the key absent', async () => {
+    const key = 'atomic/missing.parquet';
+    await expect(store.putFile(key, path.join(scratch, 'no-such-file'))).rejects.toMatchObject({
+      code: 'STORE_FAILED',
+    });
+    expect(await store.head(key)).toBeUndefined();
+  });
+
+  it('publishes a staged object under its final key and removes the staged copy', async () => {
+    await store.put('_staging/run1/p.parquet', 'payload');
+    await store.publish('_staging/run1/p.parquet', 'history/dt=2024-03-03/p.parquet');
+    expect(text(await store.get('history/dt=2024-03-03/p.parquet'))).toBe('payload');
+    expect(await store.head('_staging/run1/p.parquet')).toBeUndefined();
+  });
+
+  it('treats a repeated publish (source gone, target present) as done', async () => {
+    await store.put('_staging/run2/p.parquet', 'once');
+    await store.publish('_staging/run2/p.parquet', 'history/dt=2024-03-04/p.parquet');
+    await store.publish('_staging/run2/p.parquet', 'history/dt=2024-03-04/p.parquet');
+    expect(text(await store.get('history/dt=2024-03-04/p.parquet'))).toBe('once');
+  });
+
+  it('never overwrites an existing target, and still drops the staged copy', async () => {
+    await store.put('history/dt=2024-03-05/p.parquet', 'first');
+    await store.put('_staging/run3/p.parquet', 'second');
+    await store.publish('_staging/run3/p.parquet', 'history/dt=2024-03-05/p.parquet');
+    expect(text(await store.get('history/dt=2024-03-05/p.parquet'))).toBe('first');
+    expect(await store.head('_staging/run3/p.parquet')).toBeUndefined();
+  });
+
+  it('fails to publish when neither source nor target exists', async () => {
+    await expect(
+      store.publish('_staging/none/p.parquet', 'history/dt=2024-03-06/p.parquet'),
+    ).rejects.toMatchObject({
+      code: 'STORE_FAILED',
+      retryable: false,
+    });
+  });
+
+  it('deletes staging objects and accepts absent ones', async () => {
+    await store.put('_staging/run4/p.parquet', 'x');
+    await store.deleteStaging('_staging/run4/p.parquet');
+    await store.deleteStaging('_staging/run4/p.parquet');
+    expect(await store.head('_staging/run4/p.parquet')).toBeUndefined();
+  });
+});
