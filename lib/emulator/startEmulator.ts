@@ -1,0 +1,198 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { ArchiverError } from '../errors/archiverError.ts';
+import type { ActiveSession, HistoryRecord } from '../upstream/schemas.ts';
+import { type DatasetOptions, DEFAULT_DATASET } from './dataset.ts';
+import { type EmulatorClock, realClock } from './emulatorClock.ts';
+import { type EmulatorResponse, htmlError, tooManyRequests } from './errorBodies.ts';
+import { type FaultConfig, FaultInjector } from './faults.ts';
+import { route } from './routes.ts';
+import { SessionArchive } from './sessionArchive.ts';
+import { truthFor } from './truth.ts';
+
+export const EMULATOR_PAID_KEY = 'emulator-paid-key';
+export const EMULATOR_FREE_KEY = 'emulator-free-key';
+
+export interface EmulatorOptions {
+  seed?: string | number;
+  host?: string;
+  port?: number;
+  clock?: EmulatorClock;
+  windowDays?: number;
+  defaultPageSize?: number;
+  maxPageSize?: number;
+  paidKeys?: string[];
+  freeKeys?: string[];
+  faults?: Partial<FaultConfig>;
+  dataset?: Partial<DatasetOptions>;
+  /** Real time for outages and Retry-After dates; defaults to `Date.now`. */
+  wallNow?: () => number;
+}
+
+export interface EmulatorStats {
+  requests: number;
+  byStatus: Record<string, number>;
+  faultsInjected: Record<string, number>;
+}
+
+export interface EmulatorHandle {
+  /** `http://host:port`, no trailing slash. */
+  url: string;
+  port: number;
+  /** Stops listening and destroys open keep-alive sockets. */
+  close(): Promise<void>;
+  /** Replaces the fault config; `{}` turns every fault off. */
+  setFaults(faults: Partial<FaultConfig>): void;
+  clock: EmulatorClock;
+  /** Exactly the records `history/<day>/<day>` exposes at `at` (default: now), in stable order. */
+  truth(day: string, at?: Date): HistoryRecord[];
+  active(at?: Date): ActiveSession[];
+  stats(): EmulatorStats;
+}
+
+/**
+ * Starts a faithful stand-in for the tunnel session API on a real HTTP port, with deterministic data and
+ * opt-in faults, so clients are tested against the wire behaviour rather than against mocks.
+ */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
+  const seed = options.seed ?? 1;
+  const clock = options.clock ?? realClock();
+  const wallNow = options.wallNow ?? Date.now;
+  const windowDays = options.windowDays ?? 60;
+  const defaultPageSize = options.defaultPageSize ?? 20;
+  const maxPageSize = options.maxPageSize ?? 2000;
+  for (const [name, value] of Object.entries({ windowDays, defaultPageSize, maxPageSize })) {
+    if (!Number.isInteger(value) || value < 1) {
+      throw new ArchiverError('CONFIG_INVALID', `emulator ${name} must be a positive integer, got ${value}`);
+    }
+  }
+  const archive = new SessionArchive(seed, { ...DEFAULT_DATASET, ...options.dataset });
+  const faults = new FaultInjector(seed, options.faults);
+  const paidKeys = new Set(options.paidKeys ?? [EMULATOR_PAID_KEY]);
+  const freeKeys = new Set(options.freeKeys ?? [EMULATOR_FREE_KEY]);
+  const stats: EmulatorStats = { requests: 0, byStatus: {}, faultsInjected: {} };
+  const count = (bucket: Record<string, number>, key: string, n = 1) => {
+    bucket[key] = (bucket[key] ?? 0) + n;
+  };
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+
+  const respond = (req: IncomingMessage, res: ServerResponse): void => {
+    stats.requests++;
+    const decision = faults.decide(wallNow());
+    if (decision.kind === 'reset') {
+      count(stats.faultsInjected, 'reset');
+      req.socket.destroy();
+      return;
+    }
+    let response: EmulatorResponse;
+    let spoil: 'cut' | 'invalid-json' | null = null;
+    if (decision.kind === 'outage') {
+      count(stats.faultsInjected, 'outage');
+      response = htmlError(503, decision.retryAfterSeconds);
+    } else if (decision.kind === '429') {
+      count(stats.faultsInjected, '429');
+      response = tooManyRequests(retryAfterValue(faults.config, wallNow()));
+    } else if (decision.kind === '5xx') {
+      count(stats.faultsInjected, '5xx');
+      response = htmlError(decision.status);
+    } else {
+      response = route(req.method ?? 'GET', req.url ?? '/', req.headers.authorization, {
+        archive,
+        now: clock.now(),
+        windowDays,
+        defaultPageSize: Math.min(defaultPageSize, maxPageSize),
+        maxPageSize,
+        paidKeys,
+        freeKeys,
+        stableOrder: faults.config.stableOrder,
+        driftInsertPerRequest: faults.config.driftInsertPerRequest,
+        shuffleSeed: () => faults.shuffleSeed(),
+        onDrift: (n) => count(stats.faultsInjected, 'drift', n),
+      });
+      if (response.status === 200) spoil = faults.truncate();
+    }
+    count(stats.byStatus, String(response.status));
+    if (spoil) count(stats.faultsInjected, spoil === 'cut' ? 'truncate' : 'invalid-json');
+    write(req, res, response, spoil);
+  };
+
+  const server = createServer((req, res) => {
+    const delay = faults.config.delayMs;
+    const run = () => {
+      try {
+        respond(req, res);
+      } catch {
+        // A bug in the emulator itself: answer like a crashed backend rather than hanging the client.
+        count(stats.byStatus, '500');
+        write(req, res, htmlError(500), null);
+      }
+    };
+    if (delay <= 0) return run();
+    count(stats.faultsInjected, 'delay');
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      run();
+    }, delay);
+    timers.add(timer);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('emulator did not bind a TCP port');
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    clock,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const t of timers) clearTimeout(t);
+        timers.clear();
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      }),
+    setFaults: (f) => faults.set(f),
+    truth: (day, at) => truthFor(archive, day, at ?? clock.now(), windowDays),
+    active: (at) => archive.active((at ?? clock.now()).getTime()).map((s) => s.active),
+    stats: () => ({
+      requests: stats.requests,
+      byStatus: { ...stats.byStatus },
+      faultsInjected: { ...stats.faultsInjected },
+    }),
+  };
+}
+
+function retryAfterValue(config: FaultConfig, wallNowMs: number): string | null {
+  if (config.retryAfter === 'none') return null;
+  if (config.retryAfter === 'seconds') return String(config.retryAfterSeconds);
+  return new Date(wallNowMs + config.retryAfterSeconds * 1000).toUTCString();
+}
+
+/** Writes the response, or deliberately spoils a 200: cut mid-body (then kill the socket) or invalid JSON. */
+function write(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: EmulatorResponse,
+  spoil: 'cut' | 'invalid-json' | null,
+): void {
+  let body = Buffer.from(response.body, 'utf8');
+  if (spoil === 'invalid-json') body = Buffer.from(`${response.body.slice(0, -1)},}`, 'utf8');
+  res.writeHead(response.status, { ...response.headers, 'content-length': String(body.length) });
+  if (spoil === 'cut') {
+    res.write(body.subarray(0, Math.floor(body.length / 2)), () => req.socket.destroy());
+    return;
+  }
+  res.end(body);
+}

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
+import {
+  DEFAULT_DATASET,
+  dayProfile,
+  type EmulatedSession,
+  sessionsStartingOn,
+} from '../../lib/emulator/dataset.ts';
+import { historyRecordSchema } from '../../lib/upstream/schemas.ts';
+
+const DAYS = dayRange('2025-01-01', '2025-03-01');
+const byDay = new Map(DAYS.map((day) => [day, sessionsStartingOn(1, day)]));
+const all = [...byDay.values()].flat();
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
+
+describe('sessionsStartingOn', () => {
+  it('is deterministic in the seed', () => {
+    expect(sessionsStartingOn(1, '2025-02-10')).toEqual(sessionsStartingOn(1, '2025-02-10'));
+    expect(sessionsStartingOn(2, '2025-02-10')).not.toEqual(sessionsStartingOn(1, '2025-02-10'));
+  });
+
+  it('generates a cold 60-day window well under a second', () => {
+    // Best of two fresh seeds, so one scheduler hiccup on a shared machine does not decide the result.
+    const timings = [98, 99].map((seed) => {
+      const t0 = performance.now();
+      const n = dayRange('2024-05-01', '2024-06-29').reduce(
+        (sum, day) => sum + sessionsStartingOn(seed, day).length,
+        0,
+      );
+      expect(n).toBeGreaterThan(5_000);
+      return performance.now() - t0;
+    });
+    expect(Math.min(...timings)).toBeLessThan(1_000);
+  });
+
+  it('only returns sessions that start on the given UTC day', () => {
+    for (const day of DAYS.slice(0, 10)) {
+      for (const s of sessionsStartingOn(1, day)) expect(toDay(new Date(s.startMs))).toBe(day);
+    }
+  });
+
+  it('never repeats a record within a day', () => {
+    for (const day of DAYS) {
+      const texts = byDay.get(day)!.map((s) => JSON.stringify(s.history));
+      expect(new Set(texts).size).toBe(texts.length);
+    }
+  });
+
+  it('writes every record in the wire format of the seed', () => {
+    const problems: string[] = [];
+    const check = (ok: boolean, what: string, s: EmulatedSession) => {
+      if (!ok) problems.push(`${s.id}: ${what}`);
+    };
+    for (const s of all) {
+      const h = s.history;
+      check(historyRecordSchema.safeParse(h).success, 'schema', s);
+      check(TIMESTAMP.test(h.start_time) && TIMESTAMP.test(h.end_time), 'timestamp format', s);
+      check(Date.parse(h.end_time) > Date.parse(h.start_time), 'ends after it starts', s);
+      check(/^\[[0-9a-f.:]+\]:\d{1,5}$/.test(h.client_ip), 'client_ip', s);
+      check((h.port === null) === (h.mode === 'http'), 'port null exactly for http', s);
+      check(
+        h.virtual_token_value === null || /^[A-Za-z]+-\d+$/.test(h.virtual_token_value),
+        'virtual token',
+        s,
+      );
+      check(s.active.virtualToken.endsWith(`-${s.active.port}`), 'active virtualToken', s);
+      check(s.active.creationTimestamp === h.start_time, 'active creationTimestamp', s);
+    }
+    expect(problems.slice(0, 5)).toEqual([]);
+  });
+
+  it('covers every mode, both IP families, nulls, empty domains and non-ASCII e-mail', () => {
+    const records = all.map((s) => s.history);
+    expect(new Set(records.map((r) => r.mode))).toEqual(new Set(['http', 'tcp', 'tls', 'tlstcp']));
+    expect(new Set(records.map((r) => r.mode_udp))).toEqual(new Set(['', 'udp']));
+    expect(records.some((r) => r.client_ip.includes('.'))).toBe(true);
+    expect(records.some((r) => /^\[[0-9a-f:]+\]/.test(r.client_ip))).toBe(true);
+    expect(records.some((r) => r.token_value === null)).toBe(true);
+    expect(records.some((r) => r.virtual_token_value !== null)).toBe(true);
+    expect(records.some((r) => r.domains.length === 0)).toBe(true);
+    expect(records.some((r) => r.domains.length === 2)).toBe(true);
+    expect(records.some((r) => r.user_email === 'jürgen@exämple.de')).toBe(true);
+    expect(new Set(records.map((r) => r.user_email)).size).toBeGreaterThan(10);
+  });
+
+  it('spreads session lengths from a minute to weeks', () => {
+    const lengths = all.map((s) => s.endMs - s.startMs);
+    expect(Math.min(...lengths)).toBeLessThan(2 * 60_000);
+    expect(Math.max(...lengths)).toBeGreaterThan(14 * 86_400_000);
+    const overDay = lengths.filter((ms) => ms > 86_400_000).length / lengths.length;
+    expect(overDay).toBeGreaterThan(0.02);
+    expect(overDay).toBeLessThan(0.3);
+  });
+
+  it('holds some rows back by an ingestion lag', () => {
+    const late = all.filter((s) => s.lagMs > 0).length / all.length;
+    expect(late).toBeGreaterThan(0.05);
+    expect(late).toBeLessThan(0.2);
+  });
+});
+
+describe('dayProfile', () => {
+  const year = dayRange('2024-01-01', '2024-12-31').map((day) => ({
+    day,
+    ...dayProfile(1, day, DEFAULT_DATASET),
+  }));
+
+  it('has quiet days, normal days of tens to hundreds, and a heavy day about every two weeks', () => {
+    const heavy = year.filter((d) => d.kind === 'heavy');
+    expect(heavy.length).toBeGreaterThanOrEqual(24);
+    expect(heavy.length).toBeLessThanOrEqual(28);
+    for (const d of heavy) expect(d.count).toBeGreaterThanOrEqual(2000);
+    expect(year.filter((d) => d.kind === 'quiet' && d.count === 0).length).toBeGreaterThan(10);
+    const normal = year.filter((d) => d.kind === 'normal').map((d) => d.count);
+    expect(Math.min(...normal)).toBeGreaterThanOrEqual(10);
+    expect(Math.max(...normal)).toBeLessThanOrEqual(400);
+    expect(normal.filter((n) => n >= 100).length).toBeGreaterThan(50);
+  });
+
+  it('matches the number of generated sessions', () => {
+    const day = addDays('2025-02-01', 3);
+    expect(sessionsStartingOn(1, day)).toHaveLength(dayProfile(1, day, DEFAULT_DATASET).count);
+  });
+});

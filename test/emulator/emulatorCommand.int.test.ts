@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { runEmulatorCommand } from '../../lib/cli/emulatorCommand.ts';
+import { get, historyPath } from './emulatorKit.ts';
+
+/** Captures output; `waitFor` resolves when the captured stdout matches. */
+function captureIo(signal?: AbortSignal) {
+  const out: string[] = [];
+  const err: string[] = [];
+  let onOut = () => {};
+  return {
+    io: {
+      stdout: {
+        write: (s: string) => {
+          out.push(s);
+          onOut();
+        },
+      },
+      stderr: { write: (s: string) => err.push(s) },
+      ...(signal ? { signal } : {}),
+    },
+    out: () => out.join(''),
+    err: () => err.join(''),
+    waitFor: (re: RegExp) =>
+      new Promise<RegExpExecArray>((resolve) => {
+        onOut = () => {
+          const m = re.exec(out.join(''));
+          if (m) resolve(m);
+        };
+        onOut();
+      }),
+  };
+}
+
+describe('runEmulatorCommand', () => {
+  it('prints usage for --help and exits 0', async () => {
+    const c = captureIo();
+    expect(await runEmulatorCommand(['--help'], c.io)).toBe(0);
+    expect(c.out()).toMatch(/^Usage: tunnel-archiver emulator/);
+    expect(c.out()).toContain('--rate-429');
+  });
+
+  it.each([
+    [['--port', 'abc']],
+    [['--port', '70000']],
+    [['--bogus']],
+    [['--rate-429', '2']],
+    [['--retry-after', 'tomorrow']],
+    [['--now', 'not-a-date']],
+    [['--rate', '0']],
+    [['stray-positional']],
+  ])('rejects %j with one line on stderr and exit code 2', async (argv) => {
+    const c = captureIo();
+    expect(await runEmulatorCommand(argv, c.io)).toBe(2);
+    expect(c.err()).toMatch(/^emulator: [^\n]+\n$/);
+    expect(c.out()).toBe('');
+  });
+
+  it('serves on the printed URL with a fixed clock and faults until stopped, then exits 0', async () => {
+    const stop = new AbortController();
+    const c = captureIo(stop.signal);
+    const running = runEmulatorCommand(
+      [
+        '--port',
+        '0',
+        '--now',
+        '2025-03-01T12:00:00Z',
+        '--seed',
+        '3',
+        '--stable-order',
+        '--max-page-size',
+        '30',
+      ],
+      c.io,
+    );
+    const [, url] = await c.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)\n/);
+    expect(c.out()).toContain('emulator-paid-key');
+    expect(c.out()).toContain('emulator-free-key');
+    expect(c.out()).toContain(
+      `curl -H 'Authorization: Bearer emulator-paid-key' '${url}/backend/api/v1/session/history/2025-03-01/2025-03-01`,
+    );
+    const res = await get(url!, historyPath('2025-02-27', '2025-02-27', { size: 100 }));
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text)).toMatchObject({ size: 30 });
+    expect((await get(url!, historyPath('2024-12-31', '2025-01-01'))).status).toBe(400);
+    stop.abort();
+    expect(await running).toBe(0);
+  });
+
+  it('turns fault flags into faults', async () => {
+    const stop = new AbortController();
+    const c = captureIo(stop.signal);
+    const running = runEmulatorCommand(['--port', '0', '--rate-429', '1', '--retry-after', 'none'], c.io);
+    const [, url] = await c.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)\n/);
+    const res = await get(url!, '/backend/api/v1/session/active');
+    expect(res.status).toBe(429);
+    expect(res.headers['retry-after']).toBeUndefined();
+    stop.abort();
+    expect(await running).toBe(0);
+  });
+});
