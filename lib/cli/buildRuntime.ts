@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { fileURLToPath } from 'node:url';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '../clock/clock.ts';
 import type { Config } from '../config/loadConfig.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
@@ -9,8 +9,8 @@ import { createDynamoStateStore, ensureStateTable } from '../state/dynamoStateSt
 import { startLocalDynamo } from '../state/localDynamo.ts';
 import type { StateStore } from '../state/stateStore.ts';
 import { stateStoreFromUrl } from '../state/stateStoreFromUrl.ts';
-import { objectStoreFromUrl } from '../store/objectStoreFromUrl.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
+import { objectStoreFromUrl } from '../store/objectStoreFromUrl.ts';
 import { createTunnelApiClient, type TunnelApiClient } from '../upstream/createTunnelApiClient.ts';
 
 export const LOCAL_STATE_TABLE = 'tunnel-archiver-state';
@@ -45,18 +45,32 @@ export async function buildStores(config: Config, logger: Logger): Promise<Omit<
   const objects = objectStoreFromUrl(config.dest);
   if (config.state) {
     const state = stateStoreFromUrl(config.state);
-    return { objects, state, close: async () => { await state.close?.(); await objects.close?.(); } };
+    return {
+      objects,
+      state,
+      close: async () => {
+        await state.close?.();
+        await objects.close?.();
+      },
+    };
   }
   const dir = localDestDir(config.dest);
   if (!dir) {
-    throw new ArchiverError('CONFIG_INVALID', 'ARCHIVE_STATE (dynamodb://table) is required when ARCHIVE_DEST is s3://');
+    throw new ArchiverError(
+      'CONFIG_INVALID',
+      'ARCHIVE_STATE (dynamodb://table) is required when ARCHIVE_DEST is s3://',
+    );
   }
   const localStateDir = resolve(dir, '.state');
   let local: Awaited<ReturnType<typeof startLocalDynamo>>;
   try {
     local = await startLocalDynamo({ dir: localStateDir });
   } catch (cause) {
-    throw new ArchiverError('LEASE_HELD', `Cannot open the local state in ${localStateDir}: is another run using this folder?`, { cause });
+    throw new ArchiverError(
+      'LEASE_HELD',
+      `Cannot open the local state in ${localStateDir}: is another run using this folder?`,
+      { cause },
+    );
   }
   const client = new DynamoDBClient({
     endpoint: local.endpoint,

@@ -44,7 +44,9 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       io.stderr.write(`error [${error.code}]: ${error.message}\n`);
       return exitCodeFor(error.code);
     }
-    io.stderr.write(`error [INTERNAL]: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr.write(
+      `error [INTERNAL]: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return 1;
   }
 }

@@ -24,7 +24,12 @@ export interface CliFlags {
 /** Parses a subcommand's flags; unknown flags are a CONFIG_INVALID error with the flag named. */
 export function parseCliFlags(argv: string[]): CliFlags {
   try {
-    const { values, positionals } = parseArgs({ args: argv, options: COMMON_FLAGS, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options: COMMON_FLAGS,
+      allowPositionals: true,
+      strict: true,
+    });
     return { values: values as CliFlags['values'], positionals };
   } catch (cause) {
     throw new ArchiverError('CONFIG_INVALID', (cause as Error).message, { cause });
@@ -35,6 +40,7 @@ export function parseCliFlags(argv: string[]): CliFlags {
 export function parseNow(value: unknown): Date | undefined {
   if (value === undefined) return undefined;
   const t = typeof value === 'string' ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(t)) throw new ArchiverError('CONFIG_INVALID', `--now must be an ISO 8601 date-time, got '${String(value)}'`);
+  if (Number.isNaN(t))
+    throw new ArchiverError('CONFIG_INVALID', `--now must be an ISO 8601 date-time, got '${String(value)}'`);
   return new Date(t);
 }

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../clock/clock.ts';
+import { type Clock, systemClock } from '../clock/clock.ts';
 import { isDay, toDay } from '../clock/day.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
 import { archiveOptionsFromConfig } from '../config/archiveOptionsFromConfig.ts';
@@ -23,17 +23,30 @@ export interface RunContext {
 }
 
 /** Resolves config, clock and logger for `run`-like commands. The key comes only from the environment. */
-export function runContext(flags: CliFlags, io: CliIo, overrides: { baseUrl?: string; apiKey?: string } = {}): RunContext {
-  const config = loadConfig({ flags: { ...flags.values, ...(overrides.baseUrl ? { baseUrl: overrides.baseUrl } : {}) }, env: io.env });
+export function runContext(
+  flags: CliFlags,
+  io: CliIo,
+  overrides: { baseUrl?: string; apiKey?: string } = {},
+): RunContext {
+  const config = loadConfig({
+    flags: { ...flags.values, ...(overrides.baseUrl ? { baseUrl: overrides.baseUrl } : {}) },
+    env: io.env,
+  });
   const now = parseNow(flags.values.now);
   const clock = now ? offsetClock(now) : systemClock;
   const logger = jsonLineLogger(config.logLevel, (l) => io.stderr.write(`${l}\n`));
   const apiKey = overrides.apiKey ?? config.apiKey;
   if (!apiKey) {
-    throw new ArchiverError('CONFIG_INVALID', 'TUNNEL_API_KEY is not set: create an API key in the dashboard (paid plan) and export TUNNEL_API_KEY, or use `npm start` for the local emulator');
+    throw new ArchiverError(
+      'CONFIG_INVALID',
+      'TUNNEL_API_KEY is not set: create an API key in the dashboard (paid plan) and export TUNNEL_API_KEY, or use `npm start` for the local emulator',
+    );
   }
-  const days = typeof flags.values.days === 'string' ? flags.values.days.split(',').map((d) => d.trim()) : undefined;
-  for (const d of days ?? []) if (!isDay(d)) throw new ArchiverError('CONFIG_INVALID', `--days must be YYYY-MM-DD[,YYYY-MM-DD...], got '${d}'`);
+  const days =
+    typeof flags.values.days === 'string' ? flags.values.days.split(',').map((d) => d.trim()) : undefined;
+  for (const d of days ?? [])
+    if (!isDay(d))
+      throw new ArchiverError('CONFIG_INVALID', `--days must be YYYY-MM-DD[,YYYY-MM-DD...], got '${d}'`);
   return { config, clock, logger, apiKey, ...(days ? { onlyDays: days } : {}) };
 }
 
@@ -48,8 +61,18 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
       const progress = progressReporter(io);
       const deadline = config.maxRunMs ? new Date(clock.now().getTime() + config.maxRunMs) : undefined;
       const summary = await runArchive(
-        { api, objects: stores.objects, state: stores.state, clock, logger, ...(json ? {} : { onProgress: progress.onProgress }) },
-        archiveOptionsFromConfig(config, { ...(deadline ? { deadline } : {}), ...(ctx.onlyDays ? { onlyDays: ctx.onlyDays } : {}) }),
+        {
+          api,
+          objects: stores.objects,
+          state: stores.state,
+          clock,
+          logger,
+          ...(json ? {} : { onProgress: progress.onProgress }),
+        },
+        archiveOptionsFromConfig(config, {
+          ...(deadline ? { deadline } : {}),
+          ...(ctx.onlyDays ? { onlyDays: ctx.onlyDays } : {}),
+        }),
       );
       progress.finish();
       io.stdout.write(json ? `${JSON.stringify(summary)}\n` : formatSummary(summary));
@@ -65,7 +88,8 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
 /** Where the archive is and a query to try on it. */
 export function whereToLook(config: Config): string {
   const dir = localDestDir(config.dest);
-  if (!dir) return `Parquet files are under ${config.dest.replace(/\/?$/, '/')}history/ (query them with Athena).\n`;
+  if (!dir)
+    return `Parquet files are under ${config.dest.replace(/\/?$/, '/')}history/ (query them with Athena).\n`;
   return [
     `Archive: ${dir}/history/dt=YYYY-MM-DD/*.parquet`,
     'Try it with DuckDB:',

@@ -1,5 +1,5 @@
-import { offsetClock } from '../clock/offsetClock.ts';
 import { systemClock } from '../clock/clock.ts';
+import { offsetClock } from '../clock/offsetClock.ts';
 import { EMULATOR_PAID_KEY, startEmulator } from '../emulator/startEmulator.ts';
 import type { CliIo } from './cliIo.ts';
 import type { CliFlags } from './parseCliFlags.ts';

@@ -13,7 +13,10 @@ export async function statusCommand(flags: CliFlags, io: CliIo): Promise<number>
   const config = loadConfig({ flags: flags.values, env: io.env });
   const now = parseNow(flags.values.now);
   const today = toDay((now ? offsetClock(now) : systemClock).now());
-  const stores = await buildStores(config, jsonLineLogger(config.logLevel, (l) => io.stderr.write(`${l}\n`)));
+  const stores = await buildStores(
+    config,
+    jsonLineLogger(config.logLevel, (l) => io.stderr.write(`${l}\n`)),
+  );
   try {
     const days = new Map((await stores.state.listDays()).map((d) => [d.day, d] as const));
     const meta = await stores.state.getMeta();
@@ -32,18 +35,25 @@ export async function statusCommand(flags: CliFlags, io: CliIo): Promise<number>
         atRisk: age >= config.finalSweepAge && !s?.sealed,
       };
     });
-    const gaps = [...days.values()].filter((d) => d.gap).map((d) => d.day).sort();
+    const gaps = [...days.values()]
+      .filter((d) => d.gap)
+      .map((d) => d.day)
+      .sort();
     if (flags.values.json) {
       io.stdout.write(`${JSON.stringify({ today, meta, days: rows, gaps })}\n`);
       return 0;
     }
-    io.stdout.write(`${'day'.padEnd(11)} ${'age'.padStart(3)}  ${'scanned at ages'.padEnd(22)} sealed  records  total  short  at-risk\n`);
+    io.stdout.write(
+      `${'day'.padEnd(11)} ${'age'.padStart(3)}  ${'scanned at ages'.padEnd(22)} sealed  records  total  short  at-risk\n`,
+    );
     for (const r of rows.reverse()) {
       io.stdout.write(
         `${r.day} ${String(r.age).padStart(3)}  ${r.scanned.padEnd(22)} ${(r.sealed ? 'yes' : 'no').padEnd(6)} ${String(r.records).padStart(8)} ${String(r.total).padStart(6)} ${String(r.shortfall).padStart(6)}  ${r.atRisk ? 'AT RISK' : ''}\n`,
       );
     }
-    io.stdout.write(`last run: ${meta?.lastRunAt ?? 'never'}; last success: ${meta?.lastSuccessAt ?? 'never'}; gaps: ${gaps.length ? gaps.join(', ') : 'none'}\n`);
+    io.stdout.write(
+      `last run: ${meta?.lastRunAt ?? 'never'}; last success: ${meta?.lastSuccessAt ?? 'never'}; gaps: ${gaps.length ? gaps.join(', ') : 'none'}\n`,
+    );
     return 0;
   } finally {
     await stores.close();

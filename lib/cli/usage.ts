@@ -1,7 +1,10 @@
 import { SETTINGS } from '../config/configSpec.ts';
 
 const flagLines = SETTINGS.filter((s) => 'flag' in s)
-  .map((s) => `  --${(s as { flag: string }).flag.padEnd(22)} ${s.env}${s.default !== undefined ? ` (default ${s.default})` : ''}`)
+  .map(
+    (s) =>
+      `  --${(s as { flag: string }).flag.padEnd(22)} ${s.env}${s.default !== undefined ? ` (default ${s.default})` : ''}`,
+  )
   .join('\n');
 
 export const USAGE = `tunnel-archiver: keep every tunnel session of your account as Athena-ready Parquet.

@@ -45,24 +45,35 @@ export async function verifyCommand(flags: CliFlags, io: CliIo): Promise<number>
           }
           try {
             const fileIds = await readRecordIds(bytes);
-            if (fileIds.length !== f.rows) problems.push(`${key} has ${fileIds.length} rows, manifest says ${f.rows}`);
+            if (fileIds.length !== f.rows)
+              problems.push(`${key} has ${fileIds.length} rows, manifest says ${f.rows}`);
             for (const id of fileIds) ids.add(id);
           } catch (e) {
             problems.push(`unreadable file ${key}: ${(e as Error).message}`);
           }
         }
         const page = await api.historyPage(day, day, 0, 1);
-        checks.push({ day, apiTotal: page.totalElements, archived: ids.size, missing: Math.max(0, page.totalElements - ids.size) });
+        checks.push({
+          day,
+          apiTotal: page.totalElements,
+          archived: ids.size,
+          missing: Math.max(0, page.totalElements - ids.size),
+        });
       }
       for await (const o of stores.objects.list(archiveKeys.historyPrefix)) {
         const dt = /dt=(\d{4}-\d{2}-\d{2})\//.exec(o.key)?.[1];
-        if (dt && dt >= windowStartOf(today, ctx.config.windowDays) && !listed.has(o.key)) problems.push(`file not in any manifest: ${o.key}`);
+        if (dt && dt >= windowStartOf(today, ctx.config.windowDays) && !listed.has(o.key))
+          problems.push(`file not in any manifest: ${o.key}`);
       }
       const gaps = checks.filter((c) => c.missing > 0);
-      for (const g of gaps) problems.push(`${g.day}: API has ${g.apiTotal}, archive has ${g.archived} (${g.missing} missing)`);
-      if (flags.values.json) io.stdout.write(`${JSON.stringify({ ok: problems.length === 0, checks, problems })}\n`);
+      for (const g of gaps)
+        problems.push(`${g.day}: API has ${g.apiTotal}, archive has ${g.archived} (${g.missing} missing)`);
+      if (flags.values.json)
+        io.stdout.write(`${JSON.stringify({ ok: problems.length === 0, checks, problems })}\n`);
       else {
-        io.stdout.write(`verified ${checks.length} days: ${checks.reduce((a, c) => a + c.archived, 0)} records archived, ${checks.reduce((a, c) => a + c.apiTotal, 0)} reported by the API\n`);
+        io.stdout.write(
+          `verified ${checks.length} days: ${checks.reduce((a, c) => a + c.archived, 0)} records archived, ${checks.reduce((a, c) => a + c.apiTotal, 0)} reported by the API\n`,
+        );
         for (const p of problems) io.stdout.write(`  PROBLEM ${p}\n`);
         io.stdout.write(problems.length ? `verify FAILED: ${problems.length} problem(s)\n` : 'verify OK\n');
       }

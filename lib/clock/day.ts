@@ -5,7 +5,9 @@ const DAY_MS = 86_400_000;
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 
 export function isDay(s: string): s is Day {
-  return DAY_RE.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && toDay(new Date(`${s}T00:00:00Z`)) === s;
+  return (
+    DAY_RE.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && toDay(new Date(`${s}T00:00:00Z`)) === s
+  );
 }
 
 /** UTC calendar day of an instant. */

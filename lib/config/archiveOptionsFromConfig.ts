@@ -2,7 +2,10 @@ import type { ArchiveOptions } from '../engine/runTypes.ts';
 import type { Config } from './loadConfig.ts';
 
 /** The engine's options from resolved config; `extra` (deadline, onlyDays, tmpDir) comes from the caller. */
-export function archiveOptionsFromConfig(config: Config, extra: Partial<ArchiveOptions> = {}): ArchiveOptions {
+export function archiveOptionsFromConfig(
+  config: Config,
+  extra: Partial<ArchiveOptions> = {},
+): ArchiveOptions {
   return {
     tokenPolicy: config.tokenValues,
     pageSize: config.pageSize,

@@ -11,11 +11,9 @@ const intIn = (name: string, min: number, max: number) =>
     .max(max, `${name} must be at most ${max}`);
 
 const httpUrl = (name: string) =>
-  z
-    .string()
-    .refine((s) => /^https?:\/\/[^\s/]+/.test(s) && URL.canParse(s), {
-      error: (i) => `${name} must be an http(s) URL, got '${String(i.input)}'`,
-    });
+  z.string().refine((s) => /^https?:\/\/[^\s/]+/.test(s) && URL.canParse(s), {
+    error: (i) => `${name} must be an http(s) URL, got '${String(i.input)}'`,
+  });
 
 export const configSchema = z
   .object({
@@ -31,27 +29,36 @@ export const configSchema = z
         error: (i) => `ARCHIVE_STATE must be dynamodb://table, got '${String(i.input)}'`,
       })
       .optional(),
-    tokenValues: z.enum(TOKEN_POLICIES, { error: (i) => `TOKEN_VALUES must be keep, hash or drop, got '${String(i.input)}'` }),
+    tokenValues: z.enum(TOKEN_POLICIES, {
+      error: (i) => `TOKEN_VALUES must be keep, hash or drop, got '${String(i.input)}'`,
+    }),
     pageSize: intIn('PAGE_SIZE', 1, 10_000),
     pageConcurrency: intIn('PAGE_CONCURRENCY', 1, 16),
     maxPasses: intIn('MAX_PASSES', 1, 50),
-    rescanAges: z
-      .string()
-      .transform((s, ctx) => {
-        const ages = s.split(',').map((p) => p.trim()).filter(Boolean).map(Number);
-        if (ages.some((a) => !Number.isInteger(a) || a < 1)) {
-          ctx.addIssue({ code: 'custom', message: `RESCAN_AGES must be comma-separated whole days >= 1, got '${s}'` });
-          return z.NEVER;
-        }
-        return [...new Set(ages)].sort((a, b) => a - b);
-      }),
+    rescanAges: z.string().transform((s, ctx) => {
+      const ages = s
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean)
+        .map(Number);
+      if (ages.some((a) => !Number.isInteger(a) || a < 1)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `RESCAN_AGES must be comma-separated whole days >= 1, got '${s}'`,
+        });
+        return z.NEVER;
+      }
+      return [...new Set(ages)].sort((a, b) => a - b);
+    }),
     finalSweepAge: intIn('FINAL_SWEEP_AGE', 1, 365),
     windowDays: intIn('WINDOW_DAYS', 2, 366),
     rowGroupSize: intIn('ROW_GROUP_SIZE', 100, 10_000_000),
     leaseTtlMs: intIn('LEASE_TTL_MS', 1_000, 86_400_000),
     deadlineReserveMs: intIn('DEADLINE_RESERVE_MS', 0, 3_600_000),
     maxRunMs: intIn('MAX_RUN_MS', 1, 86_400_000).optional(),
-    logLevel: z.enum(['debug', 'info', 'warn', 'error'], { error: (i) => `LOG_LEVEL must be debug, info, warn or error, got '${String(i.input)}'` }),
+    logLevel: z.enum(['debug', 'info', 'warn', 'error'], {
+      error: (i) => `LOG_LEVEL must be debug, info, warn or error, got '${String(i.input)}'`,
+    }),
   })
   .superRefine((c, ctx) => {
     if (c.finalSweepAge > c.windowDays - 1) {

@@ -127,11 +127,16 @@ export class PartitionCommitter {
   async #stage(dt: Day, fresh: [string, HistoryRecord][]): Promise<ManifestFile> {
     const { clock, runId, fence, tmpDir, objects } = this.#deps;
     const now = clock.now();
-    const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+    const stamp = now
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z');
     const name = `${stamp}-${runId}-${String(++this.#seq).padStart(4, '0')}.parquet`;
     const rows = fresh
       .map(([, r]) => toArchiveRow(r, { tokenPolicy: this.#deps.tokenPolicy, archivedAt: now }))
-      .sort((a, b) => a.start_time.getTime() - b.start_time.getTime() || (a.record_id < b.record_id ? -1 : 1));
+      .sort(
+        (a, b) => a.start_time.getTime() - b.start_time.getTime() || (a.record_id < b.record_id ? -1 : 1),
+      );
     await mkdir(tmpDir, { recursive: true });
     const localPath = join(tmpDir, name);
     try {

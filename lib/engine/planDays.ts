@@ -1,4 +1,4 @@
-import { addDays, type Day, daysBetween, dayRange } from '../clock/day.ts';
+import { addDays, type Day, dayRange, daysBetween } from '../clock/day.ts';
 import type { DayState } from '../state/stateStore.ts';
 import type { DayResult } from './runTypes.ts';
 

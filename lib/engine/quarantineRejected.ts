@@ -17,7 +17,10 @@ export async function quarantineRejected(
   for (const [id, r] of rejected) {
     const key = archiveKeys.quarantine(day, id);
     if (await objects.head(key)) continue;
-    await objects.put(key, `${JSON.stringify({ day, reason: r.reason, quarantinedAt: now.toISOString(), raw: r.raw })}\n`);
+    await objects.put(
+      key,
+      `${JSON.stringify({ day, reason: r.reason, quarantinedAt: now.toISOString(), raw: r.raw })}\n`,
+    );
     written++;
   }
   return written;

@@ -27,31 +27,58 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
   const windowStart = windowStartOf(today, options.windowDays);
   for (const d of options.onlyDays ?? []) {
     if (d < windowStart || d > today) {
-      throw new ArchiverError('OUTSIDE_WINDOW', `Backfill day ${d} is outside the ${options.windowDays}-day window ${windowStart}..${today}`);
+      throw new ArchiverError(
+        'OUTSIDE_WINDOW',
+        `Backfill day ${d} is outside the ${options.windowDays}-day window ${windowStart}..${today}`,
+      );
     }
   }
   await preflight(api, today, deadlineSignal(deps, options));
 
   const lease = await state.acquireLease(runId, started, options.leaseTtlMs);
   if (!lease) {
-    throw new ArchiverError('LEASE_HELD', 'Another archiver run holds the lease; this run did nothing and exits. It resumes on the next schedule.');
+    throw new ArchiverError(
+      'LEASE_HELD',
+      'Another archiver run holds the lease; this run did nothing and exits. It resumes on the next schedule.',
+    );
   }
   const tmpDir = options.tmpDir ?? join(tmpdir(), `tunnel-archiver-${runId}`);
   let held: Lease = lease;
   try {
-    const meta = (await state.getMeta()) ?? (await state.putMeta({ firstRunAt: started.toISOString(), firstWindowStart: windowStart, version: 0 }));
+    const meta =
+      (await state.getMeta()) ??
+      (await state.putMeta({ firstRunAt: started.toISOString(), firstWindowStart: windowStart, version: 0 }));
     const days = new Map((await state.listDays()).map((d) => [d.day, d] as const));
-    const plan = planDays({ today, windowDays: options.windowDays, rescanAges: options.rescanAges, finalSweepAge: options.finalSweepAge, days, firstWindowStart: meta.firstWindowStart });
+    const plan = planDays({
+      today,
+      windowDays: options.windowDays,
+      rescanAges: options.rescanAges,
+      finalSweepAge: options.finalSweepAge,
+      days,
+      firstWindowStart: meta.firstWindowStart,
+    });
     for (const day of plan.newGaps) {
       const s = await state.putDay({ ...(days.get(day) ?? blankDay(day)), gap: true });
       days.set(day, s);
-      logger.error('day left the window before it was sealed: late records may be lost', { day, code: 'GAP' });
+      logger.error('day left the window before it was sealed: late records may be lost', {
+        day,
+        code: 'GAP',
+      });
     }
     const due: PlannedDay[] = options.onlyDays
-      ? [...new Set(options.onlyDays)].sort().map((day) => ({ day, age: daysBetween(day, today), reason: 'requested' as const }))
+      ? [...new Set(options.onlyDays)]
+          .sort()
+          .map((day) => ({ day, age: daysBetween(day, today), reason: 'requested' as const }))
       : plan.due;
 
-    const committer = new PartitionCommitter({ ...deps, runId, fence: lease.fence, tmpDir, rowGroupSize: options.rowGroupSize, tokenPolicy: options.tokenPolicy });
+    const committer = new PartitionCommitter({
+      ...deps,
+      runId,
+      fence: lease.fence,
+      tmpDir,
+      rowGroupSize: options.rowGroupSize,
+      tokenPolicy: options.tokenPolicy,
+    });
     for (const dt of dayRange(addDays(windowStart, -1), addDays(today, 1))) {
       const m = await state.getPartition(dt);
       if (m?.files.some((f) => !f.published)) await committer.publishPending(m);
@@ -60,7 +87,10 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
     const results: DayResult[] = [];
     let stoppedByDeadline = false;
     for (const planned of due) {
-      if (options.deadline && clock.now().getTime() + options.deadlineReserveMs >= options.deadline.getTime()) {
+      if (
+        options.deadline &&
+        clock.now().getTime() + options.deadlineReserveMs >= options.deadline.getTime()
+      ) {
         stoppedByDeadline = true;
         break;
       }
@@ -76,7 +106,12 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
       }
       results.push(result);
       held = await state.renewLease(held, clock.now(), options.leaseTtlMs);
-      deps.onProgress?.({ done: results.length, total: due.length, day: planned.day, newRecords: result.newRecords });
+      deps.onProgress?.({
+        done: results.length,
+        total: due.length,
+        day: planned.day,
+        newRecords: result.newRecords,
+      });
       logger.debug('day archived', { ...result });
     }
 
@@ -105,7 +140,9 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
     logger.info('run finished', { ...summary, days: undefined });
     return summary;
   } finally {
-    await state.releaseLease(held).catch((e: unknown) => logger.warn('could not release the lease', { error: String(e) }));
+    await state
+      .releaseLease(held)
+      .catch((e: unknown) => logger.warn('could not release the lease', { error: String(e) }));
     await rm(tmpDir, { recursive: true, force: true });
   }
 }
@@ -159,7 +196,11 @@ async function archiveDay(
   };
   days.set(planned.day, await putDayMerging(deps, next));
   if (walk.shortfall > 0) {
-    deps.logger.warn('day walk fell short of totalElements', { day: planned.day, shortfall: walk.shortfall, passes: walk.passes });
+    deps.logger.warn('day walk fell short of totalElements', {
+      day: planned.day,
+      shortfall: walk.shortfall,
+      passes: walk.passes,
+    });
   }
   return {
     day: planned.day,
@@ -194,10 +235,19 @@ async function putDayMerging(deps: ArchiveDeps, next: DayState): Promise<DayStat
   }
 }
 
-async function putMetaSafely(deps: ArchiveDeps, meta: ArchiveMeta, at: Date, success: boolean): Promise<void> {
+async function putMetaSafely(
+  deps: ArchiveDeps,
+  meta: ArchiveMeta,
+  at: Date,
+  success: boolean,
+): Promise<void> {
   const fresh = (await deps.state.getMeta()) ?? meta;
   await deps.state
-    .putMeta({ ...fresh, lastRunAt: at.toISOString(), ...(success ? { lastSuccessAt: at.toISOString() } : {}) })
+    .putMeta({
+      ...fresh,
+      lastRunAt: at.toISOString(),
+      ...(success ? { lastSuccessAt: at.toISOString() } : {}),
+    })
     .catch((e: unknown) => deps.logger.warn('could not record the run in META', { error: String(e) }));
 }
 

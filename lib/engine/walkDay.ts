@@ -54,11 +54,21 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
     const size = first.size > 0 ? first.size : Math.max(first.content.length + first.rejected.length, 1);
     const pageCount = Math.max(first.totalPages, Math.ceil(total / size));
     const rest = Array.from({ length: Math.max(0, pageCount - 1) }, (_, i) => i + 1);
-    await mapLimit(rest, options.concurrency, async (n) => absorb(await api.historyPage(day, day, n, size, opts)));
+    await mapLimit(rest, options.concurrency, async (n) =>
+      absorb(await api.historyPage(day, day, n, size, opts)),
+    );
     // Rows inserted mid-walk grow the total: one more page may hold them.
     const grown = Math.ceil(total / size);
     for (let n = pageCount; n < grown; n++) absorb(await api.historyPage(day, day, n, size, opts));
     if (collected() >= total) break;
   }
-  return { day, records, rejected, totalElements: total, passes, pages, shortfall: Math.max(0, total - collected()) };
+  return {
+    day,
+    records,
+    rejected,
+    totalElements: total,
+    passes,
+    pages,
+    shortfall: Math.max(0, total - collected()),
+  };
 }

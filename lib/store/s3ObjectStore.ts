@@ -34,7 +34,10 @@ function isNotFound(error: unknown): boolean {
 /** `CopySource` is `bucket/key` URL-encoded per segment (keys carry `=` from Hive partitions). */
 function copySource(bucket: string, key: string): string {
   // '=' (Hive partitions) is kept literal: S3 accepts it, and s3rver does not decode '%3D'.
-  return `${bucket}/${key.split('/').map((s) => encodeURIComponent(s).replace(/%3D/g, '=')).join('/')}`;
+  return `${bucket}/${key
+    .split('/')
+    .map((s) => encodeURIComponent(s).replace(/%3D/g, '='))
+    .join('/')}`;
 }
 
 /**

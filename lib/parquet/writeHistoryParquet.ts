@@ -1,0 +1,107 @@
+import { open, rm } from 'node:fs/promises';
+import { ParquetWriter } from 'hyparquet-writer';
+import { ArchiverError } from '../errors/archiverError.ts';
+import type { ArchiveRow } from '../records/archiveRow.ts';
+import { FileSinkWriter } from './fileSinkWriter.ts';
+import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from './historySchema.ts';
+import {
+  DEFAULT_PARQUET_COMPRESSION,
+  type ParquetCompression,
+  parquetCompressors,
+} from './parquetCompression.ts';
+
+export interface WriteHistoryParquetOptions {
+  /** Rows per row group, and the most rows held in memory at once (default 100 000). */
+  rowGroupSize?: number | undefined;
+  /** Default SNAPPY; see `DEFAULT_PARQUET_COMPRESSION` for why. */
+  compression?: ParquetCompression | undefined;
+}
+
+export interface WriteHistoryParquetResult {
+  rows: number;
+  /** Size of the finished file in bytes. */
+  bytes: number;
+}
+
+export const DEFAULT_ROW_GROUP_SIZE = 100_000;
+
+/**
+ * Streams archive rows into one Parquet file at `localPath` with the explicit history schema. Rows are
+ * pulled one row group at a time and that group is encoded and written before the next is pulled, so
+ * memory is bounded by `rowGroupSize`, not by the input. Dictionary encoding is chosen per column chunk
+ * by hyparquet-writer. On failure the partial file is removed and the error rethrown (write failures as
+ * `STORE_FAILED`); errors thrown by the `rows` source pass through unchanged.
+ */
+export async function writeHistoryParquet(
+  rows: Iterable<ArchiveRow> | AsyncIterable<ArchiveRow>,
+  localPath: string,
+  opts: WriteHistoryParquetOptions = {},
+): Promise<WriteHistoryParquetResult> {
+  const rowGroupSize = opts.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE;
+  if (!Number.isSafeInteger(rowGroupSize) || rowGroupSize < 1) {
+    throw new ArchiverError('CONFIG_INVALID', `rowGroupSize must be a positive integer, got ${rowGroupSize}`);
+  }
+  const compression = opts.compression ?? DEFAULT_PARQUET_COMPRESSION;
+  const compressors = parquetCompressors(compression);
+
+  const handle = await wrapWrite(localPath, () => open(localPath, 'w'));
+  let closed = false;
+  try {
+    const writer = new FileSinkWriter(handle);
+    const parquet = new ParquetWriter({
+      writer,
+      schema: HISTORY_PARQUET_SCHEMA,
+      codec: compression,
+      compressors,
+      statistics: true,
+      createdBy: 'tunnel-archiver (hyparquet-writer 0.17.0)',
+    });
+    let count = 0;
+    let batch: ArchiveRow[] = [];
+    const flushBatch = async (): Promise<void> => {
+      const group = batch;
+      batch = [];
+      await wrapWrite(localPath, () => writeRowGroup(parquet, group));
+      count += group.length;
+    };
+    // A sync source is read with a plain for-of: `for await` would cost a promise per row.
+    if (isAsyncIterable(rows)) {
+      for await (const row of rows) if (batch.push(row) >= rowGroupSize) await flushBatch();
+    } else {
+      for (const row of rows) if (batch.push(row) >= rowGroupSize) await flushBatch();
+    }
+    if (batch.length > 0) await flushBatch();
+    await wrapWrite(localPath, async () => {
+      await parquet.finish();
+      await handle.close();
+    });
+    closed = true;
+    return { rows: count, bytes: writer.offset };
+  } catch (error) {
+    if (!closed) await handle.close().catch(() => undefined);
+    await rm(localPath, { force: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
+function isAsyncIterable<T>(value: Iterable<T> | AsyncIterable<T>): value is AsyncIterable<T> {
+  return typeof (value as Partial<AsyncIterable<T>>)[Symbol.asyncIterator] === 'function';
+}
+
+/** Writes `batch` as exactly one row group (the library would split it again at its own default size). */
+async function writeRowGroup(parquet: ParquetWriter, batch: readonly ArchiveRow[]): Promise<void> {
+  const columnData = HISTORY_COLUMN_NAMES.map((name) => ({ name, data: batch.map((row) => row[name]) }));
+  await parquet.write({ columnData, rowGroupSize: batch.length });
+}
+
+async function wrapWrite<T>(localPath: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (ArchiverError.is(error)) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ArchiverError('STORE_FAILED', `writing Parquet file ${localPath} failed: ${message}`, {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,6 @@
+import { createHash } from 'node:crypto';
+
+/** Lower-case hex SHA-256 of a UTF-8 string. */
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}

@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { SETTINGS } from '../../lib/config/configSpec.ts';
+import { loadConfig } from '../../lib/config/loadConfig.ts';
+import { ArchiverError } from '../../lib/errors/archiverError.ts';
+
+describe('loadConfig', () => {
+  it('applies defaults, then environment, then flags (flags win)', () => {
+    expect(loadConfig({ env: {} }).pageSize).toBe(2000);
+    expect(loadConfig({ env: { PAGE_SIZE: '500' } }).pageSize).toBe(500);
+    expect(loadConfig({ env: { PAGE_SIZE: '500' }, flags: { 'page-size': '50' } }).pageSize).toBe(50);
+    expect(loadConfig({ env: { RESCAN_AGES: '7, 1,3,3' } }).rescanAges).toEqual([1, 3, 7]);
+  });
+
+  it.each([
+    [{ TOKEN_VALUES: 'x' }, "TOKEN_VALUES must be keep, hash or drop, got 'x'"],
+    [{ TUNNEL_API_BASE_URL: 'foo' }, "TUNNEL_API_BASE_URL must be an http(s) URL, got 'foo'"],
+    [{ ARCHIVE_DEST: 'ftp://x' }, "ARCHIVE_DEST must be file://DIR or s3://bucket/prefix, got 'ftp://x'"],
+    [{ ARCHIVE_STATE: 'redis://x' }, "ARCHIVE_STATE must be dynamodb://table, got 'redis://x'"],
+    [{ PAGE_SIZE: '0' }, 'PAGE_SIZE must be at least 1'],
+    [{ RESCAN_AGES: '1,x' }, 'RESCAN_AGES must be comma-separated whole days >= 1'],
+    [
+      { FINAL_SWEEP_AGE: '59', WINDOW_DAYS: '59' },
+      'FINAL_SWEEP_AGE (59) must be at most WINDOW_DAYS - 1 (58)',
+    ],
+  ])('rejects %o with an actionable CONFIG_INVALID', (env, message) => {
+    let caught: unknown;
+    try {
+      loadConfig({ env });
+    } catch (e) {
+      caught = e;
+    }
+    expect(ArchiverError.is(caught, 'CONFIG_INVALID')).toBe(true);
+    expect((caught as Error).message).toContain(message);
+  });
+
+  it('is documented: the README configuration table lists every setting with its default', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const rows = new Map(
+      [...readme.matchAll(/^\| `([A-Z0-9_]+)` \| [^|]+ \| ([^|]+) \|/gm)].map((m) => [
+        m[1],
+        (m[2] ?? '').trim(),
+      ]),
+    );
+    for (const s of SETTINGS) {
+      expect(rows.has(s.env), `${s.env} missing from README`).toBe(true);
+      expect(rows.get(s.env)).toBe(s.default === undefined ? '—' : `\`${s.default}\``);
+    }
+    expect(rows.size).toBe(SETTINGS.length);
+  });
+});

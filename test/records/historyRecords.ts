@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { type HistoryRecord, historyRecordSchema, pageEnvelopeSchema } from '../../lib/upstream/schemas.ts';
+
+/** The one record of the documented history response (copy of /work/shared/fixtures/history-documented.json). */
+export function documentedRecord(): HistoryRecord {
+  const text = readFileSync(new URL('./fixtures/history-documented.json', import.meta.url), 'utf8');
+  const page = pageEnvelopeSchema.parse(JSON.parse(text));
+  return historyRecordSchema.parse(page.content[0]);
+}
+
+/** A plain, valid record to vary in table-driven tests. */
+export function baseRecord(overrides: Partial<HistoryRecord> & Record<string, unknown> = {}): HistoryRecord {
+  return {
+    start_time: '2025-02-06T16:16:44.571+00:00',
+    end_time: '2025-02-07T06:15:26.294+00:00',
+    user_email: 'someone@example.com',
+    token_value: 'AAXXYY99F',
+    virtual_token_value: null,
+    domains: ['test.example.com', 'test.a.pinggy.link'],
+    mode: 'http',
+    mode_udp: '',
+    client_ip: '[5.7.152.215]:48696',
+    port: null,
+    ...overrides,
+  };
+}
+
+/** The same instant written with an arbitrary UTC offset, e.g. "2025-02-06T21:46:44.571+05:30". */
+export function isoWithOffset(ms: number, offsetMinutes: number): string {
+  if (offsetMinutes === 0) return new Date(ms).toISOString();
+  const local = new Date(ms + offsetMinutes * 60_000).toISOString().slice(0, -1);
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const abs = Math.abs(offsetMinutes);
+  const hh = String(Math.floor(abs / 60)).padStart(2, '0');
+  const mm = String(abs % 60).padStart(2, '0');
+  return `${local}${sign}${hh}:${mm}`;
+}
+
+const MIN_MS = Date.UTC(2000, 0, 1);
+const MAX_MS = Date.UTC(2100, 0, 1);
+
+/** An instant (epoch ms) and an offset to spell it with. */
+export const instantArb = fc.record({
+  ms: fc.integer({ min: MIN_MS, max: MAX_MS }),
+  offset: fc.integer({ min: -12 * 60, max: 14 * 60 }),
+});
+
+/** Any valid history record, times as epoch ms plus spelling offsets so tests can re-spell them. */
+export const recordPartsArb = fc.record({
+  start: instantArb,
+  end: fc.option(instantArb, { nil: null }),
+  user_email: fc.string(),
+  token_value: fc.option(fc.string(), { nil: null }),
+  virtual_token_value: fc.option(fc.string(), { nil: null }),
+  domains: fc.array(fc.string(), { maxLength: 4 }),
+  mode: fc.constantFrom('http', 'tcp', 'tls', 'udp', ''),
+  mode_udp: fc.constantFrom('', 'udp'),
+  client_ip: fc.string(),
+  port: fc.option(fc.integer({ min: 0, max: 65_535 }), { nil: null }),
+});
+export type RecordParts = typeof recordPartsArb extends fc.Arbitrary<infer T> ? T : never;
+
+/** Builds the record, spelling its times with the given offsets (or the parts' own). */
+export function recordFrom(
+  parts: RecordParts,
+  startOffset = parts.start.offset,
+  endOffset = parts.end?.offset ?? 0,
+) {
+  const { start, end, ...rest } = parts;
+  return {
+    ...rest,
+    start_time: isoWithOffset(start.ms, startOffset),
+    end_time: end === null ? null : isoWithOffset(end.ms, endOffset),
+  } satisfies HistoryRecord;
+}

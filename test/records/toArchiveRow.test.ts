@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import type { ArchiveRow, TokenPolicy } from '../../lib/records/archiveRow.ts';
+import { recordId } from '../../lib/records/recordId.ts';
+import { sha256Hex } from '../../lib/records/sha256Hex.ts';
+import { partitionOf, toArchiveRow } from '../../lib/records/toArchiveRow.ts';
+import { baseRecord, documentedRecord } from './historyRecords.ts';
+
+const archivedAt = new Date('2025-03-01T00:00:00.000Z');
+const hash = { tokenPolicy: 'hash', archivedAt } as const;
+
+describe('toArchiveRow', () => {
+  it('maps the documented fixture record to the full row', () => {
+    const record = documentedRecord();
+    expect(toArchiveRow(record, hash)).toEqual<ArchiveRow>({
+      record_id: recordId(record),
+      start_time: new Date('2025-02-06T16:16:44.571Z'),
+      end_time: new Date('2025-02-07T06:15:26.294Z'),
+      user_email: 'youremail@example.com',
+      token_value: null,
+      virtual_token_value: null,
+      token_sha256: sha256Hex('AAXXYY99F'),
+      virtual_token_sha256: null,
+      domains: ['test.example.com', 'test.a.pinggy.link'],
+      mode: 'http',
+      mode_udp: '',
+      client_ip: '[5.7.152.215]:48696',
+      client_address: '5.7.152.215',
+      client_port: 48696,
+      port: null,
+      extra_json: null,
+      archived_at: archivedAt,
+    });
+  });
+
+  it.each<{ policy: TokenPolicy; raw: boolean; hashed: boolean }>([
+    { policy: 'keep', raw: true, hashed: true },
+    { policy: 'hash', raw: false, hashed: true },
+    { policy: 'drop', raw: false, hashed: false },
+  ])('applies token policy $policy', ({ policy, raw, hashed }) => {
+    const row = toArchiveRow(baseRecord({ token_value: 'tok-1', virtual_token_value: 'vt-2' }), {
+      tokenPolicy: policy,
+      archivedAt,
+    });
+    expect(row.token_value).toBe(raw ? 'tok-1' : null);
+    expect(row.virtual_token_value).toBe(raw ? 'vt-2' : null);
+    expect(row.token_sha256).toBe(hashed ? sha256Hex('tok-1') : null);
+    expect(row.virtual_token_sha256).toBe(hashed ? sha256Hex('vt-2') : null);
+  });
+
+  it.each<TokenPolicy>(['keep', 'hash', 'drop'])('keeps null tokens null under policy %s', (policy) => {
+    const row = toArchiveRow(baseRecord({ token_value: null, virtual_token_value: null }), {
+      tokenPolicy: policy,
+      archivedAt,
+    });
+    expect([row.token_value, row.virtual_token_value, row.token_sha256, row.virtual_token_sha256]).toEqual([
+      null,
+      null,
+      null,
+      null,
+    ]);
+  });
+
+  it.each([
+    { client_ip: '[2001:db8::1]:443', address: '2001:db8::1', port: 443 },
+    { client_ip: '2001:db8::42', address: '2001:db8::42', port: null },
+    { client_ip: '1.2.3.4:80', address: '1.2.3.4', port: 80 },
+    { client_ip: 'garbage', address: null, port: null },
+  ])('splits client_ip $client_ip and keeps the raw text', ({ client_ip, address, port }) => {
+    const row = toArchiveRow(baseRecord({ client_ip }), hash);
+    expect(row).toMatchObject({ client_ip, client_address: address, client_port: port });
+  });
+
+  it.each([
+    { name: 'no extra fields', extra: {}, json: null },
+    { name: 'one extra field', extra: { region: 'eu' }, json: '{"region":"eu"}' },
+    {
+      name: 'nested extras, sorted',
+      extra: { zeta: { b: 2, a: 1 }, alpha: [3, 1] },
+      json: '{"alpha":[3,1],"zeta":{"a":1,"b":2}}',
+    },
+    { name: 'an extra null', extra: { gone: null }, json: '{"gone":null}' },
+  ])('writes $name to extra_json', ({ extra, json }) => {
+    const row = toArchiveRow(baseRecord(extra), hash);
+    expect(row.extra_json).toBe(json);
+    expect(row.record_id).toBe(recordId(baseRecord()));
+  });
+
+  it.each([
+    { start: '2025-02-06T16:16:44.571+00:00', ms: Date.UTC(2025, 1, 6, 16, 16, 44, 571) },
+    { start: '2025-02-06T16:16:44Z', ms: Date.UTC(2025, 1, 6, 16, 16, 44) },
+    { start: '2025-02-06T23:30:00.000-02:00', ms: Date.UTC(2025, 1, 7, 1, 30) },
+    { start: '2025-02-06T16:16:44.571987+00:00', ms: Date.UTC(2025, 1, 6, 16, 16, 44, 571) },
+  ])('converts start_time $start to a UTC Date with ms precision', ({ start, ms }) => {
+    expect(toArchiveRow(baseRecord({ start_time: start }), hash).start_time.getTime()).toBe(ms);
+  });
+
+  it('keeps a null end_time and a numeric port', () => {
+    const row = toArchiveRow(baseRecord({ end_time: null, port: 10003, mode: 'tcp' }), hash);
+    expect(row).toMatchObject({ end_time: null, port: 10003, mode: 'tcp' });
+  });
+
+  it('copies domains and archivedAt so later mutation of the inputs cannot change the row', () => {
+    const record = baseRecord({ domains: ['a.example'] });
+    const at = new Date(archivedAt);
+    const row = toArchiveRow(record, { tokenPolicy: 'hash', archivedAt: at });
+    record.domains.push('b.example');
+    at.setTime(0);
+    expect(row.domains).toEqual(['a.example']);
+    expect(row.archived_at).toEqual(archivedAt);
+  });
+
+  it('rejects a time it cannot read with SCHEMA_MISMATCH', () => {
+    expect(() => toArchiveRow(baseRecord({ start_time: 'yesterday' }), hash)).toThrow(
+      expect.objectContaining({ code: 'SCHEMA_MISMATCH' }),
+    );
+  });
+});
+
+describe('partitionOf', () => {
+  it.each([
+    { start: '2025-02-06T16:16:44.571+00:00', day: '2025-02-06' },
+    { start: '2025-02-06T23:59:59.999Z', day: '2025-02-06' },
+    { start: '2025-02-07T00:00:00.000Z', day: '2025-02-07' },
+    { start: '2025-02-06T23:30:00.000-02:00', day: '2025-02-07' },
+    { start: '2025-02-07T01:00:00.000+05:00', day: '2025-02-06' },
+  ])('puts a session starting $start in dt=$day, from a record or its row', ({ start, day }) => {
+    const record = baseRecord({ start_time: start });
+    expect(partitionOf(record)).toBe(day);
+    expect(partitionOf(toArchiveRow(record, hash))).toBe(day);
+  });
+});
