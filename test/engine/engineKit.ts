@@ -21,7 +21,12 @@ import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts'
 import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
 
 /** A small dataset so a simulated timeline of weeks runs in seconds; still multi-page with a 100-row cap. */
-export const SMALL_DATASET: Partial<DatasetOptions> = { normalMin: 5, normalMax: 60, heavyMin: 300, heavyMax: 450 };
+export const SMALL_DATASET: Partial<DatasetOptions> = {
+  normalMin: 5,
+  normalMax: 60,
+  heavyMin: 300,
+  heavyMax: 450,
+};
 
 export const TEST_OPTIONS: ArchiveOptions = {
   tokenPolicy: 'hash',
@@ -45,7 +50,13 @@ export interface World {
   s3?: S3rverHandle;
   dynamo: DynaliteHandle;
   dir: string;
-  deps(): { api: TunnelApiClient; objects: ObjectStore; state: StateStore; clock: Clock; logger: typeof silentLogger };
+  deps(): {
+    api: TunnelApiClient;
+    objects: ObjectStore;
+    state: StateStore;
+    clock: Clock;
+    logger: typeof silentLogger;
+  };
   close(): Promise<void>;
 }
 
@@ -104,7 +115,9 @@ export function truthIds(world: World, days: Day[], at?: Date): Map<Day, Set<str
 }
 
 /** Every record id in `history/`, per partition, read back from the Parquet files; duplicates counted. */
-export async function archivedIds(objects: ObjectStore): Promise<{ byDt: Map<Day, string[]>; total: number; distinct: number }> {
+export async function archivedIds(
+  objects: ObjectStore,
+): Promise<{ byDt: Map<Day, string[]>; total: number; distinct: number }> {
   const byDt = new Map<Day, string[]>();
   const all = new Set<string>();
   let total = 0;

@@ -9,7 +9,19 @@ let world: World;
 let env: Record<string, string>;
 let step = 0;
 // Each child acts a minute later than the last (same day), so a killed child's lease has expired by then.
-const args = () => ['run', '--now', new Date(Date.parse(NOW) + ++step * 60_000).toISOString(), '--base-url', world.emulator.url, '--dest', `s3://${world.s3?.bucket}/archive`, '--state', `dynamodb://${world.dynamo.table}`, '--max-passes', '30'];
+const args = () => [
+  'run',
+  '--now',
+  new Date(Date.parse(NOW) + ++step * 60_000).toISOString(),
+  '--base-url',
+  world.emulator.url,
+  '--dest',
+  `s3://${world.s3?.bucket}/archive`,
+  '--state',
+  `dynamodb://${world.dynamo.table}`,
+  '--max-passes',
+  '30',
+];
 
 beforeAll(async () => {
   // Slow responses stretch a run over seconds, so kills land in walks, uploads, commits and publishes.
@@ -48,6 +60,10 @@ describe('a run killed with SIGKILL at any instant', () => {
     const staged: string[] = [];
     for await (const o of world.objects.list('_staging/')) staged.push(o.key);
     // Staged files may remain only as unlisted leftovers of a killed upload; none may be listed and unpublished.
-    for (const p of await world.state.listPartitions()) expect(p.files.every((f) => f.published), p.dt).toBe(true);
+    for (const p of await world.state.listPartitions())
+      expect(
+        p.files.every((f) => f.published),
+        p.dt,
+      ).toBe(true);
   }, 240_000);
 });

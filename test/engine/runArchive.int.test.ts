@@ -5,7 +5,16 @@ import { runArchive } from '../../lib/engine/runArchive.ts';
 import type { RunSummary } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
-import { archivedIds, diffArchive, duckdb, startWorld, TEST_OPTIONS, truthIds, type World, windowDays } from './engineKit.ts';
+import {
+  archivedIds,
+  diffArchive,
+  duckdb,
+  startWorld,
+  TEST_OPTIONS,
+  truthIds,
+  type World,
+  windowDays,
+} from './engineKit.ts';
 
 const START = '2026-10-01T06:00:00.000Z';
 let world: World | undefined;
@@ -34,12 +43,22 @@ describe('runArchive', () => {
 
     // An independent reader agrees: DuckDB counts every row once, typed as the public contract says.
     const glob = join(world.dir, 'archive', 'history', '*', '*.parquet');
-    const [counts] = await duckdb(`SELECT count(*)::INT AS n, count(DISTINCT record_id)::INT AS d FROM read_parquet('${glob}', hive_partitioning = true)`);
+    const [counts] = await duckdb(
+      `SELECT count(*)::INT AS n, count(DISTINCT record_id)::INT AS d FROM read_parquet('${glob}', hive_partitioning = true)`,
+    );
     expect(counts).toEqual({ n: expectedTotal, d: expectedTotal });
     const types = Object.fromEntries(
-      (await duckdb(`DESCRIBE SELECT * FROM read_parquet('${glob}', hive_partitioning = true)`)).map((r) => [r.column_name, r.column_type]),
+      (await duckdb(`DESCRIBE SELECT * FROM read_parquet('${glob}', hive_partitioning = true)`)).map((r) => [
+        r.column_name,
+        r.column_type,
+      ]),
     );
-    expect(types).toMatchObject({ record_id: 'VARCHAR', domains: 'VARCHAR[]', port: 'INTEGER', client_port: 'INTEGER' });
+    expect(types).toMatchObject({
+      record_id: 'VARCHAR',
+      domains: 'VARCHAR[]',
+      port: 'INTEGER',
+      client_port: 'INTEGER',
+    });
     expect(String(types.start_time)).toMatch(/^TIMESTAMP/);
     const [tokens] = await duckdb(
       `SELECT count(token_value)::INT AS raw, count(token_sha256)::INT AS hashed FROM read_parquet('${glob}', hive_partitioning = true)`,
@@ -57,7 +76,14 @@ describe('runArchive', () => {
     world = await startWorld({
       start: START,
       store: 'file',
-      faults: { rate429: 0.03, retryAfter: 'none', rate5xx: 0.03, rateReset: 0.02, rateTruncate: 0.02, truncateVariant: 'mixed' },
+      faults: {
+        rate429: 0.03,
+        retryAfter: 'none',
+        rate5xx: 0.03,
+        rateReset: 0.02,
+        rateTruncate: 0.02,
+        truncateVariant: 'mixed',
+      },
     });
     const sealedAt = new Map<string, Set<string>>();
     let totalNew = 0;
@@ -72,7 +98,8 @@ describe('runArchive', () => {
       const archive = await archivedIds(world.objects);
       // Every day scanned now holds exactly what the API exposes now: late arrivals included, nothing twice.
       expect(diffArchive(archive.byDt, truthIds(world, scanned)), `run ${i}`).toEqual([]);
-      for (const d of summary.days.filter((x) => x.sealed)) sealedAt.set(d.day, new Set(archive.byDt.get(d.day)));
+      for (const d of summary.days.filter((x) => x.sealed))
+        sealedAt.set(d.day, new Set(archive.byDt.get(d.day)));
       expect(archive.total).toBe(archive.distinct);
     }
     // Days that left the window were sealed and never changed afterwards.
@@ -86,7 +113,10 @@ describe('runArchive', () => {
 
   it('lets only one of two overlapping runs write; the other fails with LEASE_HELD', async () => {
     world = await startWorld({ start: START, store: 'file' });
-    const results = await Promise.allSettled([runArchive(world.deps(), TEST_OPTIONS), runArchive(world.deps(), TEST_OPTIONS)]);
+    const results = await Promise.allSettled([
+      runArchive(world.deps(), TEST_OPTIONS),
+      runArchive(world.deps(), TEST_OPTIONS),
+    ]);
     const rejected = results.filter((r) => r.status === 'rejected');
     expect(rejected).toHaveLength(1);
     expect(ArchiverError.is((rejected[0] as PromiseRejectedResult).reason, 'LEASE_HELD')).toBe(true);
@@ -100,9 +130,21 @@ describe('runArchive', () => {
     const zombie = { ...TEST_OPTIONS, leaseTtlMs: 1_000 };
     w.clock.advance(0);
     // Every writer finds the previous lease expired (the clock jumps), so all three write at once.
-    const deps = () => ({ ...w.deps(), clock: { now: () => new Date(w.clock.now().getTime() + Math.random() * 5_000), sleep: w.clock.sleep.bind(w.clock) } });
-    const results = await Promise.allSettled([runArchive(deps(), zombie), runArchive(deps(), zombie), runArchive(deps(), zombie)]);
-    for (const r of results) if (r.status === 'rejected') expect(ArchiverError.is(r.reason) && ['CONFLICT', 'LEASE_HELD'].includes(r.reason.code)).toBe(true);
+    const deps = () => ({
+      ...w.deps(),
+      clock: {
+        now: () => new Date(w.clock.now().getTime() + Math.random() * 5_000),
+        sleep: w.clock.sleep.bind(w.clock),
+      },
+    });
+    const results = await Promise.allSettled([
+      runArchive(deps(), zombie),
+      runArchive(deps(), zombie),
+      runArchive(deps(), zombie),
+    ]);
+    for (const r of results)
+      if (r.status === 'rejected')
+        expect(ArchiverError.is(r.reason) && ['CONFLICT', 'LEASE_HELD'].includes(r.reason.code)).toBe(true);
     await runArchive(w.deps(), { ...TEST_OPTIONS, onlyDays: windowDays(toDay(w.clock.now())) });
     const archive = await archivedIds(w.objects);
     expect(archive.total).toBe(archive.distinct);
@@ -112,9 +154,15 @@ describe('runArchive', () => {
   it('stops starting days at the deadline and the next run finishes the rest', async () => {
     world = await startWorld({ start: START, store: 'file', faults: { delayMs: 20 } });
     const w = world;
-    const realNowClock = { now: () => new Date(Date.parse(START) + (Date.now() - t0)), sleep: w.clock.sleep.bind(w.clock) };
+    const realNowClock = {
+      now: () => new Date(Date.parse(START) + (Date.now() - t0)),
+      sleep: w.clock.sleep.bind(w.clock),
+    };
     const t0 = Date.now();
-    const first = await runArchive({ ...w.deps(), clock: realNowClock }, { ...TEST_OPTIONS, deadline: new Date(Date.parse(START) + 1_500), deadlineReserveMs: 200 });
+    const first = await runArchive(
+      { ...w.deps(), clock: realNowClock },
+      { ...TEST_OPTIONS, deadline: new Date(Date.parse(START) + 1_500), deadlineReserveMs: 200 },
+    );
     expect(first.stoppedByDeadline).toBe(true);
     expect(first.daysDeferred).toBeGreaterThan(0);
     expect(first.daysScanned).toBeGreaterThan(0);
@@ -135,7 +183,9 @@ describe('runArchive', () => {
         return w.objects.publish(from, to);
       },
     });
-    await expect(runArchive({ ...w.deps(), objects: failing }, TEST_OPTIONS)).rejects.toThrow('simulated crash');
+    await expect(runArchive({ ...w.deps(), objects: failing }, TEST_OPTIONS)).rejects.toThrow(
+      'simulated crash',
+    );
     const resumed = await runArchive(w.deps(), TEST_OPTIONS);
     expect(resumed.daysScanned).toBeGreaterThan(50);
     const archive = await archivedIds(w.objects);
@@ -149,7 +199,28 @@ describe('runArchive', () => {
   it('rejects a backfill day outside the window before writing anything', async () => {
     world = await startWorld({ start: START, store: 'file' });
     const old = addDays(toDay(world.clock.now()), -60);
-    await expect(runArchive(world.deps(), { ...TEST_OPTIONS, onlyDays: [old] })).rejects.toMatchObject({ code: 'OUTSIDE_WINDOW' });
+    await expect(runArchive(world.deps(), { ...TEST_OPTIONS, onlyDays: [old] })).rejects.toMatchObject({
+      code: 'OUTSIDE_WINDOW',
+    });
     expect(await world.state.getMeta()).toBeUndefined();
+  });
+});
+
+describe('runArchive under offset drift', () => {
+  it('never archives a phantom or a double while rows are inserted mid-walk, and rescans catch up', async () => {
+    world = await startWorld({ start: START, store: 'file', faults: { driftInsertPerRequest: 3 } });
+    const w = world;
+    const days = windowDays(toDay(w.clock.now()));
+    await runArchive(w.deps(), TEST_OPTIONS);
+    let archive = await archivedIds(w.objects);
+    expect(archive.total).toBe(archive.distinct);
+    const truthNow = truthIds(w, days);
+    for (const [day, ids] of archive.byDt)
+      for (const id of ids) expect(truthNow.get(day)?.has(id), day).toBe(true);
+    // With drift off, one more pass over every day brings the archive to exactly what the API shows.
+    w.emulator.setFaults({});
+    await runArchive(w.deps(), { ...TEST_OPTIONS, onlyDays: days });
+    archive = await archivedIds(w.objects);
+    expect(diffArchive(archive.byDt, truthIds(w, days))).toEqual([]);
   });
 });
