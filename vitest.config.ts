@@ -6,8 +6,18 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/**/*.int.test.ts', 'test/infra/**'] } },
-      { extends: true, test: { name: 'integration', include: ['test/**/*.int.test.ts'], exclude: ['test/infra/**'] } },
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*.int.test.ts', 'test/infra/**'],
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/**/*.int.test.ts'], exclude: ['test/infra/**'] },
+      },
       { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
     ],
   },

@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
-import { EMULATOR_FREE_KEY, EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
+import {
+  EMULATOR_FREE_KEY,
+  EMULATOR_PAID_KEY,
+  type EmulatorHandle,
+  startEmulator,
+} from '../../lib/emulator/startEmulator.ts';
 import { SMALL_DATASET } from '../engine/engineKit.ts';
 import { runCli } from '../support/runCli.ts';
 
@@ -31,7 +36,10 @@ describe('tunnel-archiver CLI', () => {
     const dest = join(dir, `bad-${code}`);
     const r = await runCli(['run', ...baseArgs(dest)], { TUNNEL_API_KEY: key });
     expect(r.code).toBe(code);
-    const line = r.stderr.trim().split('\n').filter((l) => l.startsWith('error'));
+    const line = r.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('error'));
     expect(line).toHaveLength(1);
     for (const re of says) expect(line[0]).toMatch(re);
     expect(line[0]).not.toContain(key === 'not-a-key' ? 'not-a-key' : EMULATOR_FREE_KEY);
@@ -41,10 +49,17 @@ describe('tunnel-archiver CLI', () => {
   it.each([
     { env: { TOKEN_VALUES: 'maybe' }, says: /TOKEN_VALUES must be keep, hash or drop, got 'maybe'/ },
     { env: { PAGE_SIZE: 'lots' }, says: /PAGE_SIZE must be a number/ },
-    { env: { TUNNEL_API_BASE_URL: 'foo' }, args: [], says: /TUNNEL_API_BASE_URL must be an http\(s\) URL, got 'foo'/ },
+    {
+      env: { TUNNEL_API_BASE_URL: 'foo' },
+      args: [],
+      says: /TUNNEL_API_BASE_URL must be an http\(s\) URL, got 'foo'/,
+    },
   ])('exits 2 on bad configuration: $says', async ({ env, says, args }) => {
     const dest = join(dir, 'bad-config');
-    const r = await runCli(['run', ...(args ?? baseArgs(dest))], { TUNNEL_API_KEY: EMULATOR_PAID_KEY, ...env });
+    const r = await runCli(['run', ...(args ?? baseArgs(dest))], {
+      TUNNEL_API_KEY: EMULATOR_PAID_KEY,
+      ...env,
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(says);
     expect(existsSync(dest)).toBe(false);

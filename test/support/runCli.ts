@@ -11,7 +11,11 @@ export interface CliResult {
 }
 
 /** Runs the real CLI in a child Node process (as a user would), optionally SIGKILLing it after `killAfterMs`. */
-export function runCli(args: string[], env: Record<string, string>, opts: { killAfterMs?: number } = {}): Promise<CliResult> & { child: ChildProcess } {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  opts: { killAfterMs?: number } = {},
+): Promise<CliResult> & { child: ChildProcess } {
   const child = spawn(process.execPath, [CLI, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -24,7 +28,8 @@ export function runCli(args: string[], env: Record<string, string>, opts: { kill
   child.stderr?.on('data', (d) => {
     stderr += d;
   });
-  const timer = opts.killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), opts.killAfterMs);
+  const timer =
+    opts.killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), opts.killAfterMs);
   const done = new Promise<CliResult>((resolve) => {
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);

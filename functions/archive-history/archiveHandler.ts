@@ -1,0 +1,87 @@
+import type { Clock } from '../../lib/clock/clock.ts';
+import { archiveOptionsFromConfig } from '../../lib/config/archiveOptionsFromConfig.ts';
+import type { Config } from '../../lib/config/loadConfig.ts';
+import { runArchive } from '../../lib/engine/runArchive.ts';
+import type { ArchiveDeps, ArchiveOptions, RunSummary } from '../../lib/engine/runTypes.ts';
+import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import type { Logger } from '../../lib/log/logger.ts';
+import type { StateStore } from '../../lib/state/stateStore.ts';
+import type { ObjectStore } from '../../lib/store/objectStore.ts';
+import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
+import { lambdaDeadline } from './lambdaDeadline.ts';
+import { parseArchiveEvent } from './parseArchiveEvent.ts';
+import { failureMetrics, type MetricPoint, summaryMetrics } from './runMetrics.ts';
+
+/** Port: where counts go. Powertools `Metrics` satisfies it. */
+export interface MetricsSink {
+  addMetric(name: string, unit: 'Count', value: number): unknown;
+  publishStoredMetrics(): unknown;
+}
+
+/** The part of Lambda's context the handler uses. */
+export interface InvocationContext {
+  getRemainingTimeInMillis(): number;
+}
+
+export interface ArchiveHandlerDeps {
+  config: Config;
+  objects: ObjectStore;
+  state: StateStore;
+  clock: Clock;
+  logger: Logger;
+  metrics: MetricsSink;
+  /** The API key, read per invocation (cached with a short TTL by the caller). */
+  getApiKey(): Promise<string>;
+  createApi(apiKey: string): UpstreamApi & { close(): Promise<void> };
+  /** The engine; injectable so the handler's own behaviour is testable without it. */
+  run?: (deps: ArchiveDeps, options: ArchiveOptions) => Promise<RunSummary>;
+}
+
+/**
+ * The Lambda's behaviour without AWS: validate the event, run the engine against a deadline from the
+ * remaining time, and always publish metrics. A failed run is re-thrown (after the metrics) so Lambda's
+ * Errors metric, retries and failure destination see it.
+ */
+export function createArchiveHandler(deps: ArchiveHandlerDeps) {
+  const run = deps.run ?? runArchive;
+  const { logger, metrics, clock } = deps;
+  const record = (points: MetricPoint[]) => {
+    for (const p of points) metrics.addMetric(p.name, 'Count', p.value);
+  };
+
+  return async (event: unknown, context: InvocationContext): Promise<RunSummary> => {
+    try {
+      const request = parseArchiveEvent(event);
+      const deadline = lambdaDeadline(clock.now(), context.getRemainingTimeInMillis());
+      const options = archiveOptionsFromConfig(deps.config, {
+        deadline,
+        ...(request.kind === 'backfill' ? { onlyDays: request.days } : {}),
+      });
+      logger.info('run starting', { request, deadline: deadline.toISOString() });
+      const api = deps.createApi(await deps.getApiKey());
+      let summary: RunSummary;
+      try {
+        summary = await run({ api, objects: deps.objects, state: deps.state, clock, logger }, options);
+      } finally {
+        await api.close();
+      }
+      record(summaryMetrics(summary));
+      const { days, ...totals } = summary;
+      logger.info('run finished', { ...totals, daysReported: days.length });
+      return summary;
+    } catch (error) {
+      record(failureMetrics(error));
+      logger.error('run failed', describeError(error));
+      throw error;
+    } finally {
+      metrics.publishStoredMetrics();
+    }
+  };
+}
+
+function describeError(error: unknown): Record<string, unknown> {
+  if (error instanceof ArchiverError) {
+    return { code: error.code, retryable: error.retryable, status: error.status, error: error.message };
+  }
+  return { code: 'INTERNAL', error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+}

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { type Day, isDay } from '../../lib/clock/day.ts';
+import { ArchiverError } from '../../lib/errors/archiverError.ts';
+
+/** What an invocation asks for: the planned run, or a rescan of named days. */
+export type ArchiveRequest = { kind: 'scheduled' } | { kind: 'backfill'; days: Day[] };
+
+const dayString = z
+  .string()
+  .refine(isDay, { error: (issue) => `'${String(issue.input)}' is not a calendar day YYYY-MM-DD` });
+
+/** EventBridge's scheduled event; only `detail-type` matters, the rest is passed through. */
+const scheduledEvent = z.looseObject({ 'detail-type': z.literal('Scheduled Event') });
+const backfillEvent = z.strictObject({
+  backfillDays: z.array(dayString).min(1, 'backfillDays is empty').max(366),
+});
+/** `{}`: what `aws lambda invoke` and the console's test button send for "run now". */
+const emptyEvent = z.strictObject({});
+
+export const EXPECTED_EVENT =
+  'an EventBridge scheduled event, {} to run now, or {"backfillDays": ["YYYY-MM-DD", ...]} to rescan days';
+
+/**
+ * Parses the invocation payload at the boundary. Anything else is `BAD_REQUEST` with the zod issues as
+ * `cause`, so a mistyped manual backfill fails loudly instead of silently running the plan.
+ */
+export function parseArchiveEvent(event: unknown): ArchiveRequest {
+  if (scheduledEvent.safeParse(event).success || emptyEvent.safeParse(event).success)
+    return { kind: 'scheduled' };
+  const backfill = backfillEvent.safeParse(event);
+  if (backfill.success) return { kind: 'backfill', days: [...new Set(backfill.data.backfillDays)].sort() };
+  const looksLikeBackfill = typeof event === 'object' && event !== null && 'backfillDays' in event;
+  const detail = looksLikeBackfill ? `: ${backfill.error.issues.map((i) => i.message).join('; ')}` : '';
+  throw new ArchiverError('BAD_REQUEST', `Invalid event: expected ${EXPECTED_EVENT}${detail}`, {
+    cause: backfill.error,
+  });
+}

@@ -1,0 +1,31 @@
+/**
+ * Names shared by the Lambda (which emits) and the CDK stack (whose alarms watch): one place, so an
+ * alarm can never watch a metric nobody writes. Powertools adds the `service` dimension itself.
+ */
+export const METRICS_NAMESPACE = 'TunnelArchiver';
+export const SERVICE_NAME = 'tunnel-archiver';
+
+export const METRIC = {
+  /** New rows written to `history/` by the run. */
+  RecordsArchived: 'RecordsArchived',
+  /** Days whose last scan could not reach the API's `totalElements`. */
+  Shortfalls: 'Shortfalls',
+  /** Unsealed days within 2 days of leaving the API's window. */
+  DaysAtRisk: 'DaysAtRisk',
+  /** Days that left the window unsealed (late records may be lost). */
+  Gaps: 'Gaps',
+  /** 1 when the run failed because the API rejected the key or the plan. */
+  AuthFailures: 'AuthFailures',
+  /** 1 for a run that finished (even if stopped by its deadline), 0 for a failed one. */
+  RunSucceeded: 'RunSucceeded',
+  /** Planned days left for a later run because the deadline came. */
+  DaysDeferred: 'DaysDeferred',
+} as const;
+
+export type MetricName = (typeof METRIC)[keyof typeof METRIC];
+
+/**
+ * The value the stack stores in a secret it creates. Secrets Manager cannot hold an empty string, so
+ * the handler recognises this one and says how to set the real key instead of calling the API with it.
+ */
+export const API_KEY_PLACEHOLDER = 'REPLACE_WITH_YOUR_PINGGY_API_KEY';

@@ -1,0 +1,50 @@
+import { SecretValue, Validations } from 'aws-cdk-lib';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { API_KEY_PLACEHOLDER } from '../../functions/archive-history/telemetryNames.ts';
+import { asISecret } from '../cdkTypes.ts';
+
+export interface ApiKeySecretProps {
+  /** Name or ARN of an existing secret; unset = create one holding a placeholder. */
+  existing?: string;
+}
+
+/** A complete secret ARN ends in `-` plus the 6 characters Secrets Manager appends to the name. */
+const COMPLETE_ARN = /^arn:[^:]+:secretsmanager:[^:]*:[^:]*:secret:.+-[A-Za-z0-9]{6}$/;
+
+/**
+ * The API key's secret: created with a placeholder the handler recognises (Secrets Manager cannot
+ * store an empty value, and a generated random one would look like a real key), or imported.
+ * `secretId` is what the function passes to GetSecretValue: the ARN, or the name as given.
+ */
+export class ApiKeySecret extends Construct {
+  readonly secret: ISecret;
+  readonly secretId: string;
+
+  constructor(scope: Construct, id: string, props: ApiKeySecretProps) {
+    super(scope, id);
+    const existing = props.existing;
+    if (existing === undefined) {
+      const secret = new Secret(this, 'Secret', {
+        description: 'Pinggy API key for tunnel-archiver. Set it with put-secret-value (see stack outputs).',
+        secretStringValue: SecretValue.unsafePlainText(API_KEY_PLACEHOLDER),
+      });
+      Validations.of(secret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'The Pinggy API key is issued in the Pinggy dashboard; Secrets Manager cannot rotate it. Rotate it there and put-secret-value; the function re-reads it within 5 minutes.',
+      });
+      this.secret = asISecret(secret);
+      this.secretId = secret.secretArn;
+    } else if (COMPLETE_ARN.test(existing)) {
+      this.secret = Secret.fromSecretCompleteArn(this, 'Secret', existing);
+      this.secretId = existing;
+    } else if (existing.startsWith('arn:')) {
+      this.secret = Secret.fromSecretPartialArn(this, 'Secret', existing);
+      this.secretId = existing;
+    } else {
+      this.secret = Secret.fromSecretNameV2(this, 'Secret', existing);
+      this.secretId = existing;
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import { Duration } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  Metric,
+  type MetricProps,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import {
+  METRIC,
+  METRICS_NAMESPACE,
+  type MetricName,
+  SERVICE_NAME,
+} from '../../functions/archive-history/telemetryNames.ts';
+
+export interface ArchiveAlarmsProps {
+  fn: IFunction;
+  alarmEmail?: string;
+}
+
+/** A metric the handler emits through Powertools (which adds the `service` dimension). */
+function archiverMetric(name: MetricName, props: Omit<MetricProps, 'namespace' | 'metricName'>): Metric {
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: name,
+    dimensionsMap: { service: SERVICE_NAME },
+    ...props,
+  });
+}
+
+/**
+ * The alarm topic (KMS-encrypted, TLS-only; CloudWatch may use the key) and the five alarms that
+ * tell an unattended deployment's owner something needs a person before data is lost.
+ */
+export class ArchiveAlarms extends Construct {
+  readonly topic: Topic;
+  readonly alarms: Record<'errors' | 'authFailures' | 'noSuccess' | 'daysAtRisk' | 'gaps', Alarm>;
+
+  constructor(scope: Construct, id: string, props: ArchiveAlarmsProps) {
+    super(scope, id);
+    const key = new Key(this, 'TopicKey', {
+      enableKeyRotation: true,
+      description: 'Encrypts the tunnel-archiver alarm topic',
+    });
+    // CloudWatch alarms publish to an encrypted topic only if they may use its key.
+    key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    this.topic = new Topic(this, 'Topic', {
+      masterKey: key,
+      enforceSSL: true,
+      displayName: 'tunnel-archiver alarms',
+    });
+    if (props.alarmEmail !== undefined) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+
+    const hour = Duration.hours(1);
+    const alarm = (id: string, description: string, spec: ConstructorParameters<typeof Alarm>[2]) => {
+      const a = new Alarm(this, id, { ...spec, alarmDescription: description });
+      a.addAlarmAction(new SnsAction(this.topic));
+      return a;
+    };
+
+    this.alarms = {
+      errors: alarm(
+        'FunctionErrors',
+        'The archiver run failed (see its logs and the failure queue). Runs resume on the next schedule.',
+        {
+          metric: props.fn.metricErrors({ period: hour, statistic: 'Sum' }),
+          threshold: 1,
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        },
+      ),
+      authFailures: alarm(
+        'AuthFailures',
+        'The API rejected the key or the plan: set a valid key in the secret (put-secret-value) or renew the paid plan. Nothing is archived until then.',
+        {
+          metric: archiverMetric(METRIC.AuthFailures, { period: hour, statistic: 'Sum' }),
+          threshold: 1,
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        },
+      ),
+      noSuccess: alarm(
+        'NoSuccessfulRun',
+        'No archiver run succeeded in 24 hours (failing, throttled, or not scheduled). Days leave the 60-day API window for good if this lasts.',
+        {
+          metric: archiverMetric(METRIC.RunSucceeded, { period: Duration.days(1), statistic: 'Sum' }),
+          threshold: 1,
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+          treatMissingData: TreatMissingData.BREACHING,
+        },
+      ),
+      daysAtRisk: alarm(
+        'DaysAtRisk',
+        'Unsealed days are within 2 days of leaving the API window: make sure runs succeed now, or late records of those days are lost.',
+        {
+          metric: archiverMetric(METRIC.DaysAtRisk, { period: hour, statistic: 'Maximum' }),
+          threshold: 0,
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          treatMissingData: TreatMissingData.IGNORE,
+        },
+      ),
+      gaps: alarm(
+        'Gaps',
+        'A day left the API window before it was sealed: records that arrived late for it may be missing from the archive.',
+        {
+          metric: archiverMetric(METRIC.Gaps, { period: hour, statistic: 'Maximum' }),
+          threshold: 0,
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          treatMissingData: TreatMissingData.IGNORE,
+        },
+      ),
+    };
+  }
+}

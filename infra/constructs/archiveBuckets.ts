@@ -1,0 +1,95 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  ObjectLockRetention,
+  ObjectOwnership,
+  StorageClass,
+} from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { asIBucket } from '../cdkTypes.ts';
+
+export interface ArchiveBucketsProps {
+  /** Object Lock default retention; unset = no Object Lock. */
+  objectLockDays?: number;
+  objectLockMode: 'GOVERNANCE' | 'COMPLIANCE';
+}
+
+/** Key prefixes the archiver writes; `history/` is the Athena table location. */
+export const PREFIX = { history: 'history/', quarantine: 'quarantine/', staging: '_staging/' } as const;
+
+/** Days after which an abandoned staged upload (a run killed mid-commit) is removed. */
+export const STAGING_EXPIRY_DAYS = 3;
+
+/**
+ * The archive bucket (versioned, TLS-only, private, optionally Object-Locked), its server access log
+ * bucket, and a separate Athena results bucket, so query results are never under the archive's lock.
+ */
+export class ArchiveBuckets extends Construct {
+  readonly archive: Bucket;
+  readonly logs: Bucket;
+  readonly athenaResults: Bucket;
+
+  constructor(scope: Construct, id: string, props: ArchiveBucketsProps) {
+    super(scope, id);
+    const common = {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      encryption: BucketEncryption.S3_MANAGED,
+      removalPolicy: RemovalPolicy.RETAIN,
+    };
+
+    this.logs = new Bucket(this, 'AccessLogs', {
+      ...common,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(365) }],
+    });
+
+    const lock = props.objectLockDays;
+    this.archive = new Bucket(this, 'Archive', {
+      ...common,
+      versioned: true,
+      serverAccessLogsBucket: asIBucket(this.logs),
+      serverAccessLogsPrefix: 'archive/',
+      ...(lock === undefined
+        ? {}
+        : {
+            objectLockEnabled: true,
+            objectLockDefaultRetention:
+              props.objectLockMode === 'COMPLIANCE'
+                ? ObjectLockRetention.compliance(Duration.days(lock))
+                : ObjectLockRetention.governance(Duration.days(lock)),
+          }),
+      lifecycleRules: [
+        {
+          id: 'history-to-intelligent-tiering',
+          prefix: PREFIX.history,
+          transitions: [
+            { storageClass: StorageClass.INTELLIGENT_TIERING, transitionAfter: Duration.days(30) },
+          ],
+        },
+        {
+          id: 'expire-abandoned-staging',
+          prefix: PREFIX.staging,
+          expiration: Duration.days(STAGING_EXPIRY_DAYS),
+          noncurrentVersionExpiration: Duration.days(1),
+        },
+        {
+          id: 'expire-noncurrent-versions',
+          noncurrentVersionExpiration: Duration.days(30),
+          abortIncompleteMultipartUploadAfter: Duration.days(7),
+          expiredObjectDeleteMarker: true,
+        },
+      ],
+    });
+
+    this.athenaResults = new Bucket(this, 'AthenaResults', {
+      ...common,
+      serverAccessLogsBucket: asIBucket(this.logs),
+      serverAccessLogsPrefix: 'athena-results/',
+      lifecycleRules: [{ id: 'expire-query-results', expiration: Duration.days(30) }],
+    });
+  }
+}

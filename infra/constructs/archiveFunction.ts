@@ -1,0 +1,202 @@
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { PREFIX } from './archiveBuckets.ts';
+
+export interface ArchiveFunctionProps {
+  bucket: Bucket;
+  table: ITable;
+  secret: ISecret;
+  /** Value of TUNNEL_API_KEY_SECRET_ID: the secret's ARN or the name it was imported by. */
+  secretId: string;
+  schedule: string;
+  tracing: boolean;
+  tokenValues: 'keep' | 'hash' | 'drop';
+}
+
+/** Repository root (this file is infra/constructs/archiveFunction.ts). */
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const HANDLER_ENTRY = fileURLToPath(
+  new URL('../../functions/archive-history/handler.ts', import.meta.url),
+);
+
+/** ESM bundles still meet CommonJS dependencies that call `require`; this gives them one. */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/**
+ * The archiver Lambda with its own role (no managed policies), log group, failure queue and schedule.
+ * One writer only (reserved concurrency 1); failed async invocations land in the failure queue.
+ */
+export class ArchiveFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly failures: Queue;
+  readonly rule: Rule;
+
+  constructor(scope: Construct, id: string, props: ArchiveFunctionProps) {
+    super(scope, id);
+    this.failures = new Queue(this, 'Failures', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.failures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is itself the dead-letter/failure destination of the function and its schedule; a DLQ of a DLQ adds nothing.',
+    });
+
+    const logGroup = new LogGroup(this, 'Logs', {
+      retention: RetentionDays.ONE_YEAR,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: 'tunnel-archiver function: write-not-delete on history/, its table, its secret, its logs',
+    });
+
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: HANDLER_ENTRY,
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 1024,
+      timeout: Duration.minutes(15),
+      reservedConcurrentExecutions: 1,
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(6),
+      onFailure: new SqsDestination(this.failures),
+      role,
+      logGroup,
+      tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
+      description: 'Archives Pinggy tunnel-session history to Parquet on S3, exactly once',
+      environment: {
+        ARCHIVE_DEST: `s3://${props.bucket.bucketName}/`,
+        ARCHIVE_STATE: `dynamodb://${props.table.tableName}`,
+        TUNNEL_API_KEY_SECRET_ID: props.secretId,
+        TOKEN_VALUES: props.tokenValues,
+        LOG_LEVEL: 'info',
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        platform: 'node',
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        minify: true,
+        sourceMap: true,
+        // Bundle the AWS SDK too: the code runs against the exact versions it was tested with.
+        externalModules: [],
+        forceDockerBundling: false,
+      },
+    });
+
+    Validations.of(this.fn).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'Node.js 22 is the runtime this release is built and tested for (bundle target node22); moving to a newer runtime is a tested change, not a silent one.',
+    });
+    this.grantLeastPrivilege(role, logGroup, props);
+
+    this.rule = new Rule(this, 'Schedule', {
+      schedule: Schedule.expression(props.schedule),
+      description: 'Runs the tunnel archiver',
+    });
+    this.rule.addTarget(
+      new LambdaFunction(this.fn, {
+        retryAttempts: 4,
+        maxEventAge: Duration.hours(2),
+        deadLetterQueue: this.failures,
+      }),
+    );
+  }
+
+  private grantLeastPrivilege(role: Role, logGroup: LogGroup, props: ArchiveFunctionProps): void {
+    const { bucket, table, secret } = props;
+    logGroup.grantWrite(role);
+    const objects = (prefix: string) => bucket.arnForObjects(`${prefix}*`);
+    // Data and quarantine objects: written and read back, never deleted (no s3:DeleteObject here).
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'WriteDataNoDelete',
+        effect: Effect.ALLOW,
+        actions: ['s3:GetObject', 's3:PutObject'],
+        resources: [objects(PREFIX.history), objects(PREFIX.quarantine)],
+      }),
+    );
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'StagingReadWriteDelete',
+        effect: Effect.ALLOW,
+        actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+        resources: [objects(PREFIX.staging)],
+      }),
+    );
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'ListArchive',
+        effect: Effect.ALLOW,
+        actions: ['s3:ListBucket'],
+        resources: [bucket.bucketArn],
+      }),
+    );
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'StateTable',
+        effect: Effect.ALLOW,
+        actions: [
+          'dynamodb:GetItem',
+          'dynamodb:PutItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:DeleteItem',
+          'dynamodb:Query',
+          'dynamodb:Scan',
+          'dynamodb:DescribeTable',
+        ],
+        resources: [table.tableArn],
+      }),
+    );
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'ReadApiKey',
+        effect: Effect.ALLOW,
+        actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+        resources: [secretResourceArn(secret)],
+      }),
+    );
+
+    // cdk-nag names a wildcard finding after the resolved resource: `<BucketLogicalId.Arn>/prefix/*`.
+    const bucketArn = `<${Stack.of(this).getLogicalId(bucket.node.defaultChild as CfnBucket)}.Arn>`;
+    for (const prefix of Object.values(PREFIX)) {
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${bucketArn}/${prefix}*]`,
+        reason: `Object keys under ${prefix} are generated per run and day; the grant is scoped to that one prefix of the archive bucket.`,
+      });
+    }
+    if (props.tracing) {
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions.',
+      });
+    }
+  }
+}
+
+/** Imported-by-name secrets have no suffix; GetSecretValue needs the `-??????` wildcard to match them. */
+function secretResourceArn(secret: ISecret): string {
+  return secret.secretFullArn ?? `${secret.secretArn}-??????`;
+}

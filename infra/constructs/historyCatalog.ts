@@ -1,0 +1,127 @@
+import { Aws } from 'aws-cdk-lib';
+import { CfnNamedQuery, CfnWorkGroup } from 'aws-cdk-lib/aws-athena';
+import { CfnDatabase, CfnTable } from 'aws-cdk-lib/aws-glue';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
+import { PREFIX } from './archiveBuckets.ts';
+
+export interface HistoryCatalogProps {
+  archive: IBucket;
+  athenaResults: IBucket;
+}
+
+export const DATABASE_NAME = 'tunnel_archive';
+export const TABLE_NAME = 'tunnel_sessions';
+export const WORKGROUP_NAME = 'tunnel-archiver';
+
+/**
+ * Table parameters: Parquet, and `dt` projected (no crawler, no MSCK REPAIR) so a partition written
+ * this morning is queryable at once. The range reaches ten years back; Athena skips absent days.
+ */
+export function historyTableParameters(location: string): Record<string, string> {
+  return {
+    EXTERNAL: 'TRUE',
+    classification: 'parquet',
+    'projection.enabled': 'true',
+    'projection.dt.type': 'date',
+    'projection.dt.format': 'yyyy-MM-dd',
+    'projection.dt.range': 'NOW-3650DAYS,NOW',
+    'projection.dt.interval': '1',
+    'projection.dt.interval.unit': 'DAYS',
+    'storage.location.template': `${location}dt=\${dt}/`,
+  };
+}
+
+/** The saved example queries, by name; `${db}.${table}` is the archive table. */
+export function exampleQueries(table: string): { name: string; description: string; query: string }[] {
+  return [
+    {
+      name: 'Sessions per day',
+      description: 'Tunnel sessions started per day, newest first',
+      query: `SELECT dt, count(*) AS sessions, count(DISTINCT user_email) AS users\nFROM ${table}\nGROUP BY dt\nORDER BY dt DESC\nLIMIT 100;`,
+    },
+    {
+      name: 'Sessions by mode',
+      description: 'Sessions and total hours per tunnel mode over the last 30 days',
+      query: `SELECT mode, count(*) AS sessions,\n  round(sum(date_diff('second', start_time, coalesce(end_time, start_time))) / 3600.0, 1) AS hours\nFROM ${table}\nWHERE dt >= date_format(current_date - interval '30' day, '%Y-%m-%d')\nGROUP BY mode\nORDER BY sessions DESC;`,
+    },
+    {
+      name: "A token's sessions",
+      description: 'Every session of one token, found by its SHA-256 (lower-case hex of the token value)',
+      query: `SELECT start_time, end_time, mode, domains, client_ip\nFROM ${table}\nWHERE token_sha256 = lower(to_hex(sha256(to_utf8('YOUR-TOKEN'))))\nORDER BY start_time DESC;`,
+    },
+    {
+      name: 'Last 7 days',
+      description: 'Every session of the last 7 days',
+      query: `SELECT *\nFROM ${table}\nWHERE dt >= date_format(current_date - interval '7' day, '%Y-%m-%d')\nORDER BY start_time DESC\nLIMIT 1000;`,
+    },
+  ];
+}
+
+/** Glue database and table over `history/` (columns from the Parquet contract), an Athena workgroup and saved queries. */
+export class HistoryCatalog extends Construct {
+  readonly database: CfnDatabase;
+  readonly table: CfnTable;
+  readonly workgroup: CfnWorkGroup;
+
+  constructor(scope: Construct, id: string, props: HistoryCatalogProps) {
+    super(scope, id);
+    const location = `s3://${props.archive.bucketName}/${PREFIX.history}`;
+
+    this.database = new CfnDatabase(this, 'Database', {
+      catalogId: Aws.ACCOUNT_ID,
+      databaseInput: { name: DATABASE_NAME, description: 'Pinggy tunnel-session archive (tunnel-archiver)' },
+    });
+
+    this.table = new CfnTable(this, 'Table', {
+      catalogId: Aws.ACCOUNT_ID,
+      databaseName: DATABASE_NAME,
+      tableInput: {
+        name: TABLE_NAME,
+        description: 'One row per tunnel session; partitioned by dt = UTC start day (YYYY-MM-DD)',
+        tableType: 'EXTERNAL_TABLE',
+        parameters: historyTableParameters(location),
+        partitionKeys: [{ name: 'dt', type: 'string', comment: 'UTC day the session started, YYYY-MM-DD' }],
+        storageDescriptor: {
+          location,
+          columns: HISTORY_COLUMNS.map((c) => ({ name: c.name, type: c.athenaType })),
+          inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
+          outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
+          serdeInfo: {
+            serializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
+            parameters: { 'serialization.format': '1' },
+          },
+        },
+      },
+    });
+    this.table.node.addDependency(this.database);
+
+    this.workgroup = new CfnWorkGroup(this, 'WorkGroup', {
+      name: WORKGROUP_NAME,
+      description: 'Queries over the tunnel-session archive',
+      state: 'ENABLED',
+      recursiveDeleteOption: true,
+      workGroupConfiguration: {
+        enforceWorkGroupConfiguration: true,
+        publishCloudWatchMetricsEnabled: true,
+        resultConfiguration: {
+          outputLocation: `s3://${props.athenaResults.bucketName}/results/`,
+          encryptionConfiguration: { encryptionOption: 'SSE_S3' },
+        },
+        engineVersion: { selectedEngineVersion: 'AUTO' },
+      },
+    });
+
+    for (const [i, q] of exampleQueries(`${DATABASE_NAME}.${TABLE_NAME}`).entries()) {
+      const named = new CfnNamedQuery(this, `Query${i}`, {
+        name: q.name,
+        description: q.description,
+        database: DATABASE_NAME,
+        workGroup: WORKGROUP_NAME,
+        queryString: q.query,
+      });
+      named.node.addDependency(this.workgroup, this.database);
+    }
+  }
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { ArchiverError } from '../lib/errors/archiverError.ts';
+
+/** Deploy-time choices, read from CDK context (`cdk.json` or `-c key=value`). */
+export interface StackSettings {
+  /** EventBridge schedule expression. Default `rate(6 hours)`: a missed run is retried within hours. */
+  schedule: string;
+  /** Existing secret (name or ARN) holding the API key; default: the stack creates one. */
+  apiKeySecret?: string;
+  /** E-mail address subscribed to the alarm topic (the recipient must confirm it). */
+  alarmEmail?: string;
+  /** Object Lock default retention in days; unset = no Object Lock. Can only be enabled on a new bucket. */
+  objectLockDays?: number;
+  objectLockMode: 'GOVERNANCE' | 'COMPLIANCE';
+  /** X-Ray active tracing for the function. */
+  tracing: boolean;
+  /** TOKEN_VALUES for the function: keep | hash | drop. */
+  tokenValues: 'keep' | 'hash' | 'drop';
+}
+
+/** `-c key=value` arrives as a string, cdk.json values as JSON: accept both, reject the rest loudly. */
+const boolish = z.union([z.boolean(), z.enum(['true', 'false']).transform((s) => s === 'true')]);
+const optionalText = z
+  .string()
+  .trim()
+  .transform((s) => (s === '' ? undefined : s))
+  .optional();
+
+const settingsSchema = z.object({
+  schedule: z
+    .string()
+    .trim()
+    .regex(
+      /^(rate|cron)\(.+\)$/,
+      'schedule must be an EventBridge expression like rate(6 hours) or cron(0 */6 * * ? *)',
+    )
+    .default('rate(6 hours)'),
+  apiKeySecret: optionalText,
+  alarmEmail: optionalText.refine(
+    (s) => s === undefined || /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(s),
+    'alarmEmail must be an e-mail address',
+  ),
+  objectLockDays: z.coerce.number().int().min(1).max(36_500).optional(),
+  objectLockMode: z.enum(['GOVERNANCE', 'COMPLIANCE']).default('GOVERNANCE'),
+  tracing: boolish.default(false),
+  tokenValues: z.enum(['keep', 'hash', 'drop']).default('hash'),
+});
+
+export const SETTING_KEYS = Object.keys(settingsSchema.shape) as (keyof StackSettings)[];
+
+/**
+ * Reads and validates every context key at once, so a typo in `-c objectLockDays=3O` fails the synth
+ * with a message instead of silently deploying without Object Lock.
+ */
+export function readStackSettings(tryGetContext: (key: string) => unknown): StackSettings {
+  const raw: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) {
+    const value = tryGetContext(key);
+    if (value !== undefined && value !== null && value !== '') raw[key] = value;
+  }
+  const parsed = settingsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.') || 'context'}: ${i.message}`);
+    throw new ArchiverError('CONFIG_INVALID', `Invalid CDK context: ${lines.join('; ')}`, {
+      cause: parsed.error,
+    });
+  }
+  const { apiKeySecret, alarmEmail, objectLockDays, ...rest } = parsed.data;
+  return {
+    ...rest,
+    ...(apiKeySecret === undefined ? {} : { apiKeySecret }),
+    ...(alarmEmail === undefined ? {} : { alarmEmail }),
+    ...(objectLockDays === undefined ? {} : { objectLockDays }),
+  };
+}

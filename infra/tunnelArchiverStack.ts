@@ -1,0 +1,102 @@
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { Construct } from 'constructs';
+import { asIBucket, asITable } from './cdkTypes.ts';
+import { ApiKeySecret } from './constructs/apiKeySecret.ts';
+import { ArchiveAlarms } from './constructs/archiveAlarms.ts';
+import { ArchiveBuckets } from './constructs/archiveBuckets.ts';
+import { ArchiveFunction } from './constructs/archiveFunction.ts';
+import { HistoryCatalog } from './constructs/historyCatalog.ts';
+import type { StackSettings } from './stackSettings.ts';
+
+export interface TunnelArchiverStackProps extends StackProps {
+  settings: StackSettings;
+}
+
+/**
+ * Everything a user deploys: archive bucket, state table, key secret, scheduled function, alarms and
+ * an Athena-ready catalog. Environment-agnostic (no lookups), so `cdk synth` works offline.
+ */
+export class TunnelArchiverStack extends Stack {
+  readonly buckets: ArchiveBuckets;
+  readonly table: TableV2;
+  readonly apiKey: ApiKeySecret;
+  readonly archiver: ArchiveFunction;
+  readonly alarms: ArchiveAlarms;
+  readonly catalog: HistoryCatalog;
+
+  constructor(scope: Construct, id: string, props: TunnelArchiverStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+
+    this.buckets = new ArchiveBuckets(this, 'Buckets', {
+      objectLockMode: settings.objectLockMode,
+      ...(settings.objectLockDays === undefined ? {} : { objectLockDays: settings.objectLockDays }),
+    });
+
+    this.table = new TableV2(this, 'State', {
+      partitionKey: { name: 'pk', type: AttributeType.STRING },
+      billing: Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.apiKey = new ApiKeySecret(
+      this,
+      'ApiKey',
+      settings.apiKeySecret === undefined ? {} : { existing: settings.apiKeySecret },
+    );
+
+    this.archiver = new ArchiveFunction(this, 'Archiver', {
+      bucket: this.buckets.archive,
+      table: asITable(this.table),
+      secret: this.apiKey.secret,
+      secretId: this.apiKey.secretId,
+      schedule: settings.schedule,
+      tracing: settings.tracing,
+      tokenValues: settings.tokenValues,
+    });
+
+    this.alarms = new ArchiveAlarms(this, 'Alarms', {
+      fn: this.archiver.fn,
+      ...(settings.alarmEmail === undefined ? {} : { alarmEmail: settings.alarmEmail }),
+    });
+
+    this.catalog = new HistoryCatalog(this, 'Catalog', {
+      archive: asIBucket(this.buckets.archive),
+      athenaResults: asIBucket(this.buckets.athenaResults),
+    });
+
+    const fnName = this.archiver.fn.functionName;
+    new CfnOutput(this, 'ArchiveBucketName', {
+      value: this.buckets.archive.bucketName,
+      description: 'Parquet archive (history/dt=YYYY-MM-DD/)',
+    });
+    new CfnOutput(this, 'StateTableName', {
+      value: this.table.tableName,
+      description: 'DynamoDB state table',
+    });
+    new CfnOutput(this, 'ApiKeySecretArn', {
+      value: this.apiKey.secret.secretArn,
+      description: 'Secret holding the Pinggy API key',
+    });
+    new CfnOutput(this, 'FunctionName', { value: fnName, description: 'Archiver Lambda' });
+    new CfnOutput(this, 'AthenaWorkGroup', {
+      value: this.catalog.workgroup.name,
+      description: 'Athena workgroup (database tunnel_archive)',
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.alarms.topic.topicArn,
+      description: 'SNS topic the alarms publish to',
+    });
+    new CfnOutput(this, 'SetApiKeyCommand', {
+      value: `aws secretsmanager put-secret-value --secret-id ${this.apiKey.secretId} --secret-string "$PINGGY_API_KEY"`,
+      description: 'Run once after deploy (with PINGGY_API_KEY set in your shell)',
+    });
+    new CfnOutput(this, 'RunNowCommand', {
+      value: `aws lambda invoke --function-name ${fnName} --invocation-type Event --payload '{}' --cli-binary-format raw-in-base64-out /dev/stdout`,
+      description: 'Start a run now instead of waiting for the schedule',
+    });
+  }
+}

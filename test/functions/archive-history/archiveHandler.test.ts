@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ArchiveHandlerDeps,
+  createArchiveHandler,
+} from '../../../functions/archive-history/archiveHandler.ts';
+import { ManualClock } from '../../../lib/clock/clock.ts';
+import { loadConfig } from '../../../lib/config/loadConfig.ts';
+import type { ArchiveDeps, ArchiveOptions, RunSummary } from '../../../lib/engine/runTypes.ts';
+import { ArchiverError } from '../../../lib/errors/archiverError.ts';
+import type { StateStore } from '../../../lib/state/stateStore.ts';
+import type { ObjectStore } from '../../../lib/store/objectStore.ts';
+import { runSummary } from './runSummaryFixture.ts';
+
+const API_KEY = 'key-that-must-never-be-logged';
+const NOW = '2025-02-06T12:00:00.000Z';
+
+/** The handler with recording fakes around it; `outcome` is what the engine does. */
+function harness(outcome: () => Promise<RunSummary>, overrides: Partial<ArchiveHandlerDeps> = {}) {
+  const calls = {
+    runs: [] as { deps: ArchiveDeps; options: ArchiveOptions }[],
+    keys: [] as string[],
+    closed: 0,
+    published: 0,
+  };
+  const metrics: Record<string, number> = {};
+  const logs: { level: string; message: string; attributes?: Record<string, unknown> }[] = [];
+  const log = (level: string) => (message: string, attributes?: Record<string, unknown>) =>
+    logs.push({ level, message, ...(attributes === undefined ? {} : { attributes }) });
+  const handler = createArchiveHandler({
+    config: loadConfig({
+      env: { ARCHIVE_DEST: 's3://archive-bucket/', ARCHIVE_STATE: 'dynamodb://state', PAGE_SIZE: '500' },
+    }),
+    objects: { url: 's3://archive-bucket/' } as ObjectStore,
+    state: {} as StateStore,
+    clock: new ManualClock(NOW),
+    logger: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
+    metrics: {
+      addMetric: (name, _unit, value) => {
+        metrics[name] = value;
+      },
+      publishStoredMetrics: () => {
+        calls.published += 1;
+      },
+    },
+    getApiKey: async () => API_KEY,
+    createApi: (key) => {
+      calls.keys.push(key);
+      return {
+        listActive: async () => [],
+        historyPage: async () => ({}) as never,
+        close: async () => void calls.closed++,
+      };
+    },
+    run: async (deps, options) => {
+      calls.runs.push({ deps, options });
+      return outcome();
+    },
+    ...overrides,
+  });
+  const context = { getRemainingTimeInMillis: () => 900_000 };
+  return { handler, context, calls, metrics, logs };
+}
+
+describe('createArchiveHandler', () => {
+  it('runs the plan with a deadline inside the remaining time and reports success', async () => {
+    const summary = runSummary({ recordsNew: 7 });
+    const h = harness(async () => summary);
+    await expect(h.handler({ 'detail-type': 'Scheduled Event' }, h.context)).resolves.toBe(summary);
+    expect(h.calls.runs).toHaveLength(1);
+    const { options } = h.calls.runs[0]!;
+    expect(options.deadline?.toISOString()).toBe('2025-02-06T12:14:40.000Z');
+    expect(options.pageSize).toBe(500);
+    expect(options.onlyDays).toBeUndefined();
+    expect(h.calls.keys).toEqual([API_KEY]);
+    expect(h.calls.closed).toBe(1);
+    expect(h.metrics).toMatchObject({ RecordsArchived: 7, RunSucceeded: 1, AuthFailures: 0 });
+    expect(h.calls.published).toBe(1);
+  });
+
+  it('passes backfillDays to the engine as onlyDays', async () => {
+    const h = harness(async () => runSummary());
+    await h.handler({ backfillDays: ['2025-02-03', '2025-02-01'] }, h.context);
+    expect(h.calls.runs[0]?.options.onlyDays).toEqual(['2025-02-01', '2025-02-03']);
+  });
+
+  it.each([
+    ['AUTH_REJECTED', 1],
+    ['PLAN_REQUIRED', 1],
+    ['UPSTREAM_UNAVAILABLE', 0],
+  ] as const)(
+    're-throws a %s failure after publishing AuthFailures=%i and closing the client',
+    async (code, auth) => {
+      const failure = new ArchiverError(code, `failed with ${code}`);
+      const h = harness(async () => {
+        throw failure;
+      });
+      await expect(h.handler({}, h.context)).rejects.toBe(failure);
+      expect(h.metrics).toEqual({ AuthFailures: auth, RunSucceeded: 0 });
+      expect(h.calls.published).toBe(1);
+      expect(h.calls.closed).toBe(1);
+      expect(h.logs.at(-1)).toMatchObject({ level: 'error', message: 'run failed', attributes: { code } });
+    },
+  );
+
+  it('rejects an invalid event before reading the key, and still publishes metrics', async () => {
+    const h = harness(async () => runSummary());
+    await expect(h.handler({ backfillDays: ['yesterday'] }, h.context)).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    });
+    expect(h.calls.keys).toEqual([]);
+    expect(h.calls.runs).toEqual([]);
+    expect(h.metrics).toEqual({ AuthFailures: 0, RunSucceeded: 0 });
+    expect(h.calls.published).toBe(1);
+  });
+
+  it('fails without calling the API when the key cannot be read', async () => {
+    const h = harness(async () => runSummary(), {
+      getApiKey: async () => {
+        throw new ArchiverError('CONFIG_INVALID', 'secret not set');
+      },
+    });
+    await expect(h.handler({}, h.context)).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+    expect(h.calls.runs).toEqual([]);
+    expect(h.calls.published).toBe(1);
+  });
+
+  it('never logs the API key', async () => {
+    const ok = harness(async () => runSummary());
+    await ok.handler({}, ok.context);
+    const failed = harness(async () => {
+      throw new Error('boom');
+    });
+    await expect(failed.handler({}, failed.context)).rejects.toThrow('boom');
+    expect(JSON.stringify([...ok.logs, ...failed.logs])).not.toContain(API_KEY);
+  });
+});

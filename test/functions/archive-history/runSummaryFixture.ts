@@ -1,0 +1,26 @@
+import type { RunSummary } from '../../../lib/engine/runTypes.ts';
+
+/** A finished, empty run; override what a test is about. */
+export function runSummary(overrides: Partial<RunSummary> = {}): RunSummary {
+  return {
+    runId: 'run-1',
+    startedAt: '2025-02-06T12:00:00.000Z',
+    finishedAt: '2025-02-06T12:01:00.000Z',
+    durationMs: 60_000,
+    today: '2025-02-06',
+    daysPlanned: 0,
+    daysScanned: 0,
+    daysDeferred: 0,
+    recordsNew: 0,
+    recordsSeen: 0,
+    quarantined: 0,
+    files: 0,
+    bytes: 0,
+    shortfalls: [],
+    gaps: [],
+    atRisk: [],
+    stoppedByDeadline: false,
+    days: [],
+    ...overrides,
+  };
+}

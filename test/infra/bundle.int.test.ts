@@ -1,0 +1,177 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
+import {
+  EMULATOR_FREE_KEY,
+  EMULATOR_PAID_KEY,
+  type EmulatorHandle,
+  startEmulator,
+} from '../../lib/emulator/startEmulator.ts';
+import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
+import { recordId } from '../../lib/records/recordId.ts';
+import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
+import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
+import { type SecretsStubHandle, startSecretsStub } from './startSecretsStub.ts';
+import { synthApp } from './testApp.ts';
+
+const SECRET_ID = 'tunnel-archiver/api-key';
+const FREE_SECRET_ID = 'tunnel-archiver/free-plan-key';
+
+// The bundle exactly as `cdk synth` produces it, outside the repo so it cannot lean on node_modules.
+const outdir = mkdtempSync(join(tmpdir(), 'tunnel-archiver-bundle-'));
+const { template } = synthApp({ bundle: true, outdir });
+const code = Object.values(template.findResources('AWS::Lambda::Function'))[0]?.Properties.Code;
+const bundle = join(outdir, `asset.${String(code.S3Key).replace(/\.zip$/, '')}`, 'index.mjs');
+
+let emulator: EmulatorHandle;
+let s3: S3rverHandle;
+let dynamo: DynaliteHandle;
+let secrets: SecretsStubHandle;
+
+beforeAll(async () => {
+  emulator = await startEmulator({
+    seed: 11,
+    maxPageSize: 100,
+    dataset: { normalMin: 5, normalMax: 40, heavyMin: 150, heavyMax: 250 },
+  });
+  s3 = await startS3rver('lambda-archive');
+  dynamo = await startDynalite();
+  secrets = await startSecretsStub({
+    [SECRET_ID]: JSON.stringify({ apiKey: EMULATOR_PAID_KEY }),
+    [FREE_SECRET_ID]: EMULATOR_FREE_KEY,
+  });
+});
+
+afterAll(async () => {
+  await Promise.allSettled([emulator?.close(), s3?.close(), dynamo?.close(), secrets?.close()]);
+  rmSync(outdir, { recursive: true, force: true });
+});
+
+/** Invokes the bundled handler once per event, in one child process (one warm container), as Lambda would. */
+async function invokeBundle(
+  events: unknown[],
+  env: Record<string, string> = {},
+): Promise<{ results: { ok: boolean; value: unknown }[]; stdout: string }> {
+  const script = `
+    const { handler } = await import(${JSON.stringify(bundle)});
+    const context = {
+      functionName: 'tunnel-archiver', functionVersion: '$LATEST', memoryLimitInMB: '1024', awsRequestId: 'req-1',
+      invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:tunnel-archiver',
+      getRemainingTimeInMillis: () => 300000,
+    };
+    for (const event of ${JSON.stringify(events)}) {
+      try { console.log('RESULT ' + JSON.stringify({ ok: true, value: await handler(event, context) })); }
+      catch (e) { console.log('RESULT ' + JSON.stringify({ ok: false, value: { code: e.code, message: e.message } })); }
+    }`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: outdir,
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 120_000,
+    env: {
+      PATH: process.env.PATH ?? '',
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      AWS_ENDPOINT_URL_S3: s3.endpoint,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+      TUNNEL_API_BASE_URL: emulator.url,
+      TUNNEL_API_KEY_SECRET_ID: SECRET_ID,
+      ARCHIVE_DEST: `s3://${s3.bucket}/`,
+      ARCHIVE_STATE: `dynamodb://${dynamo.table}`,
+      LOG_LEVEL: 'warn',
+      NODE_OPTIONS: '--enable-source-maps',
+      ...env,
+    },
+  });
+  const results = stdout
+    .split('\n')
+    .filter((l) => l.startsWith('RESULT '))
+    .map((l) => JSON.parse(l.slice('RESULT '.length)) as { ok: boolean; value: unknown });
+  return { results, stdout };
+}
+
+/** Every record id in the archive's Parquet files, duplicates kept. */
+async function archivedIds(): Promise<string[]> {
+  const ids: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await s3.client.send(
+      new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'history/', ContinuationToken: token }),
+    );
+    for (const o of page.Contents ?? []) {
+      const body = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: o.Key }));
+      ids.push(...(await readRecordIds(await body.Body!.transformToByteArray())));
+    }
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token !== undefined);
+  return ids;
+}
+
+const truthIds = (days: string[], at: Date) =>
+  new Set(days.flatMap((d) => emulator.truth(d, at).map((r) => recordId(r))));
+
+describe('the CDK-bundled handler', () => {
+  it('is one ESM file with the require shim and no node_modules beside it', () => {
+    const source = readFileSync(bundle, 'utf8');
+    expect(
+      source.startsWith(
+        "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+      ),
+    ).toBe(true);
+    expect(existsSync(join(dirname(bundle), 'node_modules'))).toBe(false);
+  });
+
+  it('archives the window to S3 with state in DynamoDB and the key from Secrets Manager, exactly once', async () => {
+    const before = new Date();
+    const today = toDay(before);
+    const window = dayRange(addDays(today, -59), today);
+    const { results, stdout } = await invokeBundle([{}, { backfillDays: [addDays(today, -1)] }]);
+    const after = new Date();
+
+    expect(
+      results.map((r) => r.ok),
+      stdout.slice(-2000),
+    ).toEqual([true, true]);
+    const first = results[0]?.value as { daysScanned: number; recordsNew: number; shortfalls: unknown[] };
+    expect(first.daysScanned).toBe(60);
+    expect(first.shortfalls).toEqual([]);
+
+    // Exactly once: no id twice, nothing that did not exist, everything that existed when the run began.
+    const ids = await archivedIds();
+    expect(new Set(ids).size).toBe(ids.length);
+    const upper = truthIds(window, after);
+    expect(ids.filter((id) => !upper.has(id))).toEqual([]);
+    const archived = new Set(ids);
+    expect([...truthIds(window, before)].filter((id) => !archived.has(id))).toEqual([]);
+    expect(ids.length).toBeGreaterThan(100);
+
+    // The warm container read the key once (Powertools cache) and published success metrics each run.
+    expect(secrets.requests).toEqual([SECRET_ID]);
+    const emf = stdout
+      .split('\n')
+      .filter((l) => l.includes('"CloudWatchMetrics"'))
+      .map((l) => JSON.parse(l));
+    expect(emf).toHaveLength(2);
+    for (const m of emf)
+      expect(m).toMatchObject({ service: 'tunnel-archiver', RunSucceeded: 1, AuthFailures: 0 });
+    expect(emf[0].RecordsArchived).toBe(first.recordsNew);
+    expect(stdout).not.toContain(EMULATOR_PAID_KEY);
+  });
+
+  it('fails a run on a key without a paid plan, after publishing AuthFailures', async () => {
+    const { results, stdout } = await invokeBundle([{}], { TUNNEL_API_KEY_SECRET_ID: FREE_SECRET_ID });
+    expect(results).toEqual([{ ok: false, value: expect.objectContaining({ code: 'PLAN_REQUIRED' }) }]);
+    const emf = stdout
+      .split('\n')
+      .filter((l) => l.includes('"CloudWatchMetrics"'))
+      .map((l) => JSON.parse(l));
+    expect(emf).toEqual([expect.objectContaining({ AuthFailures: 1, RunSucceeded: 0 })]);
+    expect(stdout).not.toContain(EMULATOR_FREE_KEY);
+  });
+});

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { acknowledgements, nagViolations, staleAcknowledgements, synthApp } from './testApp.ts';
+
+const { app } = synthApp();
+
+describe('AwsSolutionsChecks on the TunnelArchiver app', () => {
+  it('leaves no unacknowledged error or warning', () => {
+    expect(nagViolations(app)).toEqual([]);
+  });
+
+  it('passes the policy validation CDK runs during synth (it throws on any finding)', () => {
+    expect(() => app.synth({ force: true })).not.toThrow();
+  });
+
+  it('gives every acknowledgement a reason a reviewer can check', () => {
+    const acks = acknowledgements(app);
+    expect(acks.length).toBeGreaterThan(0);
+    for (const a of acks) expect(a.reason.length, `${a.path} ${a.id}`).toBeGreaterThan(40);
+  });
+
+  it('acknowledges only findings that really occur (no stale suppressions)', () => {
+    expect(staleAcknowledgements(app)).toEqual([]);
+  });
+
+  it('acknowledges exactly the expected rules', () => {
+    expect(
+      acknowledgements(app)
+        .map((a) => a.id)
+        .sort(),
+    ).toEqual([
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/*]',
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/history/*]',
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/quarantine/*]',
+      'AwsSolutions-L1',
+      'AwsSolutions-SMG4',
+      'AwsSolutions-SQS3',
+    ]);
+  });
+});

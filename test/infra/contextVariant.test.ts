@@ -1,0 +1,60 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { iamStatements, nagViolations, staleAcknowledgements, synthApp } from './testApp.ts';
+
+// Every optional context key at once, as strings, the way `cdk deploy -c key=value` passes them.
+const { app, template } = synthApp({
+  context: {
+    objectLockDays: '365',
+    objectLockMode: 'COMPLIANCE',
+    apiKeySecret: 'pinggy/api-key',
+    alarmEmail: 'ops@example.com',
+    schedule: 'cron(15 */4 * * ? *)',
+    tracing: 'true',
+    tokenValues: 'drop',
+  },
+});
+
+describe('TunnelArchiverStack with every context option set', () => {
+  it('turns on Object Lock with the requested mode and retention', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      ObjectLockEnabled: true,
+      ObjectLockConfiguration: {
+        ObjectLockEnabled: 'Enabled',
+        Rule: { DefaultRetention: { Mode: 'COMPLIANCE', Days: 365 } },
+      },
+      VersioningConfiguration: { Status: 'Enabled' },
+    });
+    // Only the archive is locked: query results and access logs must stay deletable.
+    expect(
+      Object.values(template.findResources('AWS::S3::Bucket')).filter((b) => b.Properties.ObjectLockEnabled),
+    ).toHaveLength(1);
+  });
+
+  it('imports the named secret instead of creating one, and reads only it', () => {
+    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({ TUNNEL_API_KEY_SECRET_ID: 'pinggy/api-key', TOKEN_VALUES: 'drop' }),
+      },
+      TracingConfig: { Mode: 'Active' },
+    });
+    const secret = iamStatements(template).filter((s) => s.actions.includes('secretsmanager:GetSecretValue'));
+    expect(JSON.stringify(secret.flatMap((s) => s.resources))).toMatch(
+      /:secret:pinggy\/api-key-\?\?\?\?\?\?"/,
+    );
+  });
+
+  it('subscribes the alarm e-mail and uses the given schedule', () => {
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(15 */4 * * ? *)' });
+  });
+
+  it('still leaves no unacknowledged cdk-nag finding, and no stale acknowledgement', () => {
+    expect(nagViolations(app)).toEqual([]);
+    expect(staleAcknowledgements(app)).toEqual([]);
+  });
+});

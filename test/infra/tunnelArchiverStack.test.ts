@@ -1,0 +1,274 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/archive-history/telemetryNames.ts';
+import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
+import { iamStatements, resourceSuffix, synthApp } from './testApp.ts';
+
+const { stack, template } = synthApp();
+const ref = (construct: { node: { defaultChild?: unknown } }) => ({
+  Ref: stack.getLogicalId(construct.node.defaultChild as never),
+});
+const archiveBucket = ref(stack.buckets.archive);
+
+describe('TunnelArchiverStack', () => {
+  describe('buckets', () => {
+    it('blocks public access, encrypts and enforces TLS on every bucket', () => {
+      const buckets = template.findResources('AWS::S3::Bucket');
+      expect(Object.keys(buckets)).toHaveLength(3);
+      for (const b of Object.values(buckets)) {
+        expect(b.Properties.PublicAccessBlockConfiguration).toEqual({
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        });
+        expect(
+          b.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault,
+        ).toEqual({
+          SSEAlgorithm: 'AES256',
+        });
+      }
+      const policies = Object.values(template.findResources('AWS::S3::BucketPolicy'));
+      expect(policies).toHaveLength(3);
+      for (const p of policies) {
+        expect(p.Properties.PolicyDocument.Statement).toContainEqual(
+          expect.objectContaining({
+            Effect: 'Deny',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        );
+      }
+    });
+
+    it('versions the archive, logs its access and has no Object Lock unless asked', () => {
+      template.hasResourceProperties('AWS::S3::Bucket', {
+        VersioningConfiguration: { Status: 'Enabled' },
+        LoggingConfiguration: { DestinationBucketName: ref(stack.buckets.logs), LogFilePrefix: 'archive/' },
+        ObjectLockEnabled: Match.absent(),
+      });
+    });
+
+    it('tiers history/, expires abandoned _staging/ objects and old noncurrent versions', () => {
+      const rules = template.toJSON().Resources[archiveBucket.Ref].Properties.LifecycleConfiguration.Rules;
+      expect(rules).toContainEqual(
+        expect.objectContaining({
+          Prefix: 'history/',
+          Transitions: [{ StorageClass: 'INTELLIGENT_TIERING', TransitionInDays: 30 }],
+        }),
+      );
+      expect(rules).toContainEqual(expect.objectContaining({ Prefix: '_staging/', ExpirationInDays: 3 }));
+      expect(rules).toContainEqual(
+        expect.objectContaining({ NoncurrentVersionExpiration: { NoncurrentDays: 30 }, Status: 'Enabled' }),
+      );
+    });
+  });
+
+  it('keeps state in an on-demand table keyed by pk with PITR and deletion protection', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      Replicas: [
+        Match.objectLike({
+          DeletionProtectionEnabled: true,
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        }),
+      ],
+    });
+  });
+
+  describe('function', () => {
+    it('runs Node 22 on arm64, one at a time, with a failure destination', () => {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        ReservedConcurrentExecutions: 1,
+        Timeout: 900,
+        MemorySize: 1024,
+      });
+      template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+        DestinationConfig: {
+          OnFailure: { Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('Failures'), 'Arn'] } },
+        },
+      });
+    });
+
+    it('is configured for S3, DynamoDB and the secret through its environment', () => {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: {
+          Variables: Match.objectLike({
+            ARCHIVE_DEST: { 'Fn::Join': ['', ['s3://', archiveBucket, '/']] },
+            ARCHIVE_STATE: { 'Fn::Join': ['', ['dynamodb://', ref(stack.table)]] },
+            TUNNEL_API_KEY_SECRET_ID: ref(stack.apiKey.secret),
+            TOKEN_VALUES: 'hash',
+          }),
+        },
+      });
+    });
+
+    it('is started by the default schedule with retries and a dead-letter queue', () => {
+      template.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: 'rate(6 hours)',
+        Targets: [
+          Match.objectLike({
+            RetryPolicy: Match.objectLike({ MaximumRetryAttempts: 4 }),
+            DeadLetterConfig: Match.objectLike({ Arn: Match.anyValue() }),
+          }),
+        ],
+      });
+    });
+  });
+
+  describe('IAM', () => {
+    const statements = iamStatements(template);
+    const s3 = statements.filter((s) => s.actions.some((a) => a.startsWith('s3:')));
+
+    it('never allows deleting anything but _staging/ objects', () => {
+      const deleting = s3.filter((s) => s.actions.some((a) => /^s3:(Delete|\*)/.test(a)));
+      expect(deleting.length).toBeGreaterThan(0);
+      for (const s of deleting) expect(s.resources.map(resourceSuffix)).toEqual(['/_staging/*']);
+    });
+
+    it('grants only object reads and writes on history/ and quarantine/', () => {
+      const data = s3.filter((s) =>
+        s.resources.some((r) => /\/(history|quarantine)\/\*$/.test(resourceSuffix(r))),
+      );
+      expect(data.flatMap((s) => s.actions).sort()).toEqual(['s3:GetObject', 's3:PutObject']);
+    });
+
+    it('uses no wildcard actions and no managed policies', () => {
+      expect(statements.flatMap((s) => s.actions).filter((a) => a.includes('*'))).toEqual([]);
+      for (const role of Object.values(template.findResources('AWS::IAM::Role'))) {
+        expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+      }
+    });
+
+    it('reads only its own secret and uses only its own table', () => {
+      const secret = statements.filter((s) => s.actions.some((a) => a.startsWith('secretsmanager:')));
+      expect(secret).toHaveLength(1);
+      expect(secret[0]?.actions.sort()).toEqual([
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:GetSecretValue',
+      ]);
+      expect(secret[0]?.resources).toEqual([ref(stack.apiKey.secret)]);
+      const dynamo = statements.filter((s) => s.actions.some((a) => a.startsWith('dynamodb:')));
+      expect(dynamo.flatMap((s) => s.resources)).toEqual([{ 'Fn::GetAtt': [ref(stack.table).Ref, 'Arn'] }]);
+    });
+  });
+
+  describe('alarms', () => {
+    const custom = (name: string) => ({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: name,
+      Dimensions: [{ Name: 'service', Value: SERVICE_NAME }],
+    });
+    it.each([
+      [
+        'function errors',
+        {
+          Namespace: 'AWS/Lambda',
+          MetricName: 'Errors',
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          Threshold: 1,
+        },
+      ],
+      [
+        'auth failures',
+        { ...custom(METRIC.AuthFailures), ComparisonOperator: 'GreaterThanOrEqualToThreshold', Threshold: 1 },
+      ],
+      [
+        'no successful run in a day',
+        {
+          ...custom(METRIC.RunSucceeded),
+          ComparisonOperator: 'LessThanThreshold',
+          Threshold: 1,
+          Period: 86_400,
+          TreatMissingData: 'breaching',
+        },
+      ],
+      [
+        'days at risk',
+        { ...custom(METRIC.DaysAtRisk), ComparisonOperator: 'GreaterThanThreshold', Threshold: 0 },
+      ],
+      ['gaps', { ...custom(METRIC.Gaps), ComparisonOperator: 'GreaterThanThreshold', Threshold: 0 }],
+    ])('alarms on %s to the topic', (_name, props) => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        ...props,
+        AlarmActions: [ref(stack.alarms.topic)],
+      });
+    });
+
+    it('publishes to a KMS-encrypted, TLS-only topic', () => {
+      template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+      template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+      template.resourceCountIs('AWS::SNS::Subscription', 0);
+    });
+  });
+
+  describe('catalog', () => {
+    const table = Object.values(template.findResources('AWS::Glue::Table'))[0]?.Properties.TableInput;
+
+    it('has exactly the Parquet columns, in file order', () => {
+      expect(table.StorageDescriptor.Columns).toEqual(
+        HISTORY_COLUMNS.map((c) => ({ Name: c.name, Type: c.athenaType })),
+      );
+      expect(table.PartitionKeys).toEqual([expect.objectContaining({ Name: 'dt', Type: 'string' })]);
+      expect(table.StorageDescriptor.SerdeInfo.SerializationLibrary).toBe(
+        'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
+      );
+      expect(table.StorageDescriptor.Location).toEqual({
+        'Fn::Join': ['', ['s3://', archiveBucket, '/history/']],
+      });
+    });
+
+    it('projects dt as a yyyy-MM-dd date over ten years', () => {
+      expect(table.Parameters).toMatchObject({
+        'projection.enabled': 'true',
+        'projection.dt.type': 'date',
+        'projection.dt.format': 'yyyy-MM-dd',
+        'projection.dt.range': 'NOW-3650DAYS,NOW',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: Athena's own ${dt} placeholder, not JS.
+        'storage.location.template': { 'Fn::Join': ['', ['s3://', archiveBucket, '/history/dt=${dt}/']] },
+      });
+    });
+
+    it('has an enforced, encrypted Athena workgroup and saved queries', () => {
+      template.hasResourceProperties('AWS::Athena::WorkGroup', {
+        WorkGroupConfiguration: Match.objectLike({
+          EnforceWorkGroupConfiguration: true,
+          ResultConfiguration: {
+            EncryptionConfiguration: { EncryptionOption: 'SSE_S3' },
+            OutputLocation: { 'Fn::Join': ['', ['s3://', ref(stack.buckets.athenaResults), '/results/']] },
+          },
+        }),
+      });
+      const queries = Object.values(template.findResources('AWS::Athena::NamedQuery'));
+      expect(queries.map((q) => q.Properties.Name)).toEqual([
+        'Sessions per day',
+        'Sessions by mode',
+        "A token's sessions",
+        'Last 7 days',
+      ]);
+      for (const q of queries) expect(q.Properties.QueryString).toContain('tunnel_archive.tunnel_sessions');
+    });
+  });
+
+  it('outputs what a user needs after deploy', () => {
+    const outputs = Object.keys(template.toJSON().Outputs);
+    expect(outputs).toEqual(
+      expect.arrayContaining([
+        'ArchiveBucketName',
+        'StateTableName',
+        'ApiKeySecretArn',
+        'FunctionName',
+        'AthenaWorkGroup',
+        'SetApiKeyCommand',
+      ]),
+    );
+  });
+});
