@@ -7,7 +7,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 const lock = JSON.parse(readFileSync('package-lock.json', 'utf8'));
 const target = (name) => {
   const m = /-(android|darwin|linux|win32)-(arm64|x64)(-musl)?$/.exec(name);
-  return m ? { os: [m[1]], cpu: [m[2]], ...(m[1] === 'linux' ? { libc: [m[3] ? 'musl' : 'glibc'] } : {}) } : undefined;
+  return m
+    ? { os: [m[1]], cpu: [m[2]], ...(m[1] === 'linux' ? { libc: [m[3] ? 'musl' : 'glibc'] } : {}) }
+    : undefined;
 };
 let added = 0;
 for (const [path, entry] of Object.entries(lock.packages)) {
@@ -20,6 +22,8 @@ for (const [path, entry] of Object.entries(lock.packages)) {
     void path;
   }
 }
-lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)));
+lock.packages = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)),
+);
 writeFileSync('package-lock.json', `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`added ${added} platform entries`);
