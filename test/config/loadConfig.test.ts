@@ -37,10 +37,11 @@ describe('loadConfig', () => {
   it('is documented: the README configuration table lists every setting with its default', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const rows = new Map(
-      [...readme.matchAll(/^\| `([A-Z0-9_]+)` \| [^|]+ \| ([^|]+) \|/gm)].map((m) => [
-        m[1],
-        (m[2] ?? '').trim(),
-      ]),
+      readme
+        .split('\n')
+        .map((line) => line.split('|').map((cell) => cell.trim()))
+        .filter((cells) => /^`[A-Z0-9_]+`$/.test(cells[1] ?? ''))
+        .map((cells) => [(cells[1] ?? '').slice(1, -1), cells[3] ?? ''] as const),
     );
     for (const s of SETTINGS) {
       expect(rows.has(s.env), `${s.env} missing from README`).toBe(true);
