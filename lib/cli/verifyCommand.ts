@@ -1,4 +1,7 @@
+import { systemClock } from '../clock/clock.ts';
 import { dayRange, toDay } from '../clock/day.ts';
+import { offsetClock } from '../clock/offsetClock.ts';
+import { EMULATOR_PAID_KEY, startEmulator } from '../emulator/startEmulator.ts';
 import { archiveKeys } from '../engine/archiveKeys.ts';
 import { windowStartOf } from '../engine/planDays.ts';
 import { preflight } from '../engine/preflight.ts';
@@ -6,8 +9,8 @@ import { readRecordIds } from '../parquet/readHistoryParquet.ts';
 import { buildApi, buildStores } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { EXIT_VERIFY_GAP } from './exitCodes.ts';
-import type { CliFlags } from './parseCliFlags.ts';
-import { runContext } from './runCommand.ts';
+import { type CliFlags, parseNow } from './parseCliFlags.ts';
+import { type RunContext, runContext } from './runCommand.ts';
 
 interface DayCheck {
   day: string;
@@ -22,7 +25,23 @@ interface DayCheck {
  * Exits 5 when anything is missing or unreadable.
  */
 export async function verifyCommand(flags: CliFlags, io: CliIo): Promise<number> {
-  const ctx = runContext(flags, io);
+  if (io.env.TUNNEL_API_KEY) return verifyWith(runContext(flags, io), flags, io);
+  // Local mode: no key means the archive came from the embedded emulator (`npm start`); verify against it.
+  const now = parseNow(flags.values.now);
+  const emulator = await startEmulator({ seed: 1, clock: now ? offsetClock(now) : systemClock });
+  try {
+    io.stderr.write(`No TUNNEL_API_KEY: verifying against the embedded emulator at ${emulator.url}\n`);
+    return await verifyWith(
+      runContext(flags, io, { baseUrl: emulator.url, apiKey: EMULATOR_PAID_KEY }),
+      flags,
+      io,
+    );
+  } finally {
+    await emulator.close();
+  }
+}
+
+async function verifyWith(ctx: RunContext, flags: CliFlags, io: CliIo): Promise<number> {
   const api = buildApi(ctx.config, ctx.apiKey, ctx.clock, ctx.logger);
   try {
     const today = toDay(ctx.clock.now());

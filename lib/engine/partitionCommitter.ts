@@ -6,12 +6,12 @@ import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
 import { readRecordIds } from '../parquet/readHistoryParquet.ts';
 import { writeHistoryParquet } from '../parquet/writeHistoryParquet.ts';
-import type { TokenPolicy } from '../records/archiveRow.ts';
+import type { ArchiveRow, TokenPolicy } from '../records/archiveRow.ts';
 import { toArchiveRow } from '../records/toArchiveRow.ts';
 import type { ManifestFile, PartitionManifest, StateStore } from '../state/stateStore.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
-import type { HistoryRecord } from '../upstream/schemas.ts';
 import { archiveKeys } from './archiveKeys.ts';
+import type { RecordSpill } from './recordSpill.ts';
 
 export interface CommitterDeps {
   objects: ObjectStore;
@@ -74,18 +74,18 @@ export class PartitionCommitter {
     return ids;
   }
 
-  /** Writes the records of `dt` that are not archived yet; returns what was added. */
-  async commit(dt: Day, records: ReadonlyMap<string, HistoryRecord>): Promise<CommitResult> {
+  /** Writes the records of `dt` (ids in `ids`, bodies in `spill`) that are not archived yet; returns what was added. */
+  async commit(dt: Day, ids: ReadonlySet<string>, spill: RecordSpill): Promise<CommitResult> {
     const { state, objects, logger } = this.#deps;
     for (let attempt = 1; attempt <= MAX_CONFLICTS; attempt++) {
       const manifest = (await state.getPartition(dt)) ?? { dt, files: [], version: 0 };
       const known = await this.knownIds(manifest);
-      const fresh = [...records].filter(([id]) => !known.has(id));
-      if (fresh.length === 0) {
+      const fresh = new Set([...ids].filter((id) => !known.has(id)));
+      if (fresh.size === 0) {
         await this.publishPending(manifest);
         return { newRecords: 0, files: 0, bytes: 0 };
       }
-      const file = await this.#stage(dt, fresh);
+      const file = await this.#stage(dt, fresh, spill);
       let committed: PartitionManifest;
       try {
         committed = await state.putPartition({ ...manifest, files: [...manifest.files, file] });
@@ -97,10 +97,10 @@ export class PartitionCommitter {
         }
         throw error;
       }
-      for (const [id] of fresh) known.add(id);
+      for (const id of fresh) known.add(id);
       this.#loaded.get(dt)?.add(file.name);
       await this.publishPending(committed);
-      return { newRecords: fresh.length, files: 1, bytes: file.bytes };
+      return { newRecords: fresh.size, files: 1, bytes: file.bytes };
     }
     throw new ArchiverError('CONFLICT', `Partition dt=${dt} kept changing during commit`);
   }
@@ -124,7 +124,7 @@ export class PartitionCommitter {
     }
   }
 
-  async #stage(dt: Day, fresh: [string, HistoryRecord][]): Promise<ManifestFile> {
+  async #stage(dt: Day, fresh: ReadonlySet<string>, spill: RecordSpill): Promise<ManifestFile> {
     const { clock, runId, fence, tmpDir, objects } = this.#deps;
     const now = clock.now();
     const stamp = now
@@ -132,15 +132,23 @@ export class PartitionCommitter {
       .replace(/[-:]/g, '')
       .replace(/\.\d+Z$/, 'Z');
     const name = `${stamp}-${runId}-${String(++this.#seq).padStart(4, '0')}.parquet`;
-    const rows = fresh
-      .map(([, r]) => toArchiveRow(r, { tokenPolicy: this.#deps.tokenPolicy, archivedAt: now }))
-      .sort(
-        (a, b) => a.start_time.getTime() - b.start_time.getTime() || (a.record_id < b.record_id ? -1 : 1),
-      );
+    const tokenPolicy = this.#deps.tokenPolicy;
+    // Streamed from the spill file: memory holds one row group, not the day.
+    async function* rows(): AsyncGenerator<ArchiveRow> {
+      for await (const [id, r] of spill.read()) {
+        if (fresh.has(id)) yield toArchiveRow(r, { tokenPolicy, archivedAt: now });
+      }
+    }
     await mkdir(tmpDir, { recursive: true });
     const localPath = join(tmpDir, name);
     try {
-      const written = await writeHistoryParquet(rows, localPath, { rowGroupSize: this.#deps.rowGroupSize });
+      const written = await writeHistoryParquet(rows(), localPath, { rowGroupSize: this.#deps.rowGroupSize });
+      if (written.rows !== fresh.size) {
+        throw new ArchiverError(
+          'INTERNAL',
+          `dt=${dt}: wrote ${written.rows} rows for ${fresh.size} new records`,
+        );
+      }
       const stagingKey = archiveKeys.staging(runId, dt, name);
       const bytes = await objects.putFile(stagingKey, localPath);
       return {

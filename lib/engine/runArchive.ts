@@ -4,13 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addDays, type Day, dayRange, daysBetween, toDay } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import { partitionOf } from '../records/toArchiveRow.ts';
 import type { ArchiveMeta, DayState, Lease } from '../state/stateStore.ts';
-import type { HistoryRecord } from '../upstream/schemas.ts';
 import { PartitionCommitter } from './partitionCommitter.ts';
 import { daysAtRisk, type PlannedDay, planDays, windowStartOf } from './planDays.ts';
 import { preflight } from './preflight.ts';
 import { quarantineRejected } from './quarantineRejected.ts';
+import { RecordSpill } from './recordSpill.ts';
 import type { ArchiveDeps, ArchiveOptions, DayResult, RunSummary } from './runTypes.ts';
 import { walkDay } from './walkDay.ts';
 
@@ -96,7 +95,7 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
       }
       let result: DayResult;
       try {
-        result = await archiveDay(planned, committer, days, deps, options);
+        result = await archiveDay(planned, committer, days, deps, options, tmpDir);
       } catch (error) {
         if (ArchiverError.is(error, 'DEADLINE')) {
           stoppedByDeadline = true;
@@ -153,30 +152,37 @@ async function archiveDay(
   days: Map<Day, DayState>,
   deps: ArchiveDeps,
   options: ArchiveOptions,
+  tmpDir: string,
 ): Promise<DayResult> {
   const { api, state, objects, clock } = deps;
   const signal = deadlineSignal(deps, options);
-  const walk = await walkDay(api, planned.day, {
-    pageSize: options.pageSize,
-    concurrency: options.pageConcurrency,
-    maxPasses: options.maxPasses,
-    ...(signal ? { signal } : {}),
-  });
-  const byPartition = new Map<Day, Map<string, HistoryRecord>>();
-  for (const [id, r] of walk.records) {
-    const dt = partitionOf(r);
-    const m = byPartition.get(dt) ?? new Map<string, HistoryRecord>();
-    m.set(id, r);
-    byPartition.set(dt, m);
-  }
+  const spill = new RecordSpill(join(tmpDir, `walk-${planned.day}.jsonl`));
   let newRecords = 0;
   let files = 0;
   let bytes = 0;
-  for (const [dt, records] of [...byPartition].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const c = await committer.commit(dt, records);
-    newRecords += c.newRecords;
-    files += c.files;
-    bytes += c.bytes;
+  let walk: Awaited<ReturnType<typeof walkDay>>;
+  try {
+    walk = await walkDay(api, planned.day, {
+      pageSize: options.pageSize,
+      concurrency: options.pageConcurrency,
+      maxPasses: options.maxPasses,
+      spill,
+      ...(signal ? { signal } : {}),
+    });
+    const byPartition = new Map<Day, Set<string>>();
+    for (const [id, dt] of walk.records) {
+      const ids = byPartition.get(dt) ?? new Set<string>();
+      ids.add(id);
+      byPartition.set(dt, ids);
+    }
+    for (const [dt, ids] of [...byPartition].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const c = await committer.commit(dt, ids, spill);
+      newRecords += c.newRecords;
+      files += c.files;
+      bytes += c.bytes;
+    }
+  } finally {
+    await spill.remove();
   }
   const now = clock.now();
   const newlyQuarantined = await quarantineRejected(objects, planned.day, walk.rejected, now);
