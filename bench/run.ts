@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 const runTs = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));
 const benches: string[][] = [
   ['bench/archiveRun.ts', '1'],
+  ['bench/heavyDay.ts', process.env.BENCH_HEAVY_DAY ?? '20000,100000'],
   ['bench/parquetWrite.ts', process.env.BENCH_ROWS ?? '1000000', '100000'],
 ];
 let failed = 0;
