@@ -1,0 +1,75 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { systemClock } from '../lib/clock/clock.ts';
+import { archiveOptionsFromConfig } from '../lib/config/archiveOptionsFromConfig.ts';
+import { loadConfig } from '../lib/config/loadConfig.ts';
+import { EMULATOR_PAID_KEY } from '../lib/emulator/startEmulator.ts';
+import { runArchive } from '../lib/engine/runArchive.ts';
+import type { ArchiveOptions, RunSummary } from '../lib/engine/runTypes.ts';
+import { silentLogger } from '../lib/log/logger.ts';
+import { createDynamoStateStore, ensureStateTable } from '../lib/state/dynamoStateStore.ts';
+import { startLocalDynamo } from '../lib/state/localDynamo.ts';
+import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
+import { createTunnelApiClient } from '../lib/upstream/createTunnelApiClient.ts';
+
+export interface MeasuredRun {
+  summary: RunSummary;
+  seconds: number;
+  baselineRssMiB: number;
+  peakRssMiB: number;
+}
+
+/**
+ * One archiving run as local mode does it (temp folder, embedded DynamoDB-compatible state), against
+ * `baseUrl`, with config from `env`; measures wall time and peak RSS (sampled every 20 ms).
+ */
+export async function measuredLocalRun(
+  baseUrl: string,
+  env: Record<string, string | undefined>,
+  extra: Partial<ArchiveOptions> = {},
+): Promise<MeasuredRun> {
+  const dir = await mkdtemp(join(tmpdir(), 'ta-bench-'));
+  const local = await startLocalDynamo({ dir: join(dir, '.state') });
+  const client = new DynamoDBClient({
+    endpoint: local.endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+  });
+  const api = createTunnelApiClient({ baseUrl, apiKey: EMULATOR_PAID_KEY });
+  try {
+    await ensureStateTable(client, 'bench');
+    const baseline = process.memoryUsage().rss;
+    let peak = baseline;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 20);
+    const t0 = performance.now();
+    try {
+      const summary = await runArchive(
+        {
+          api,
+          objects: createFileObjectStore(join(dir, 'archive')),
+          state: createDynamoStateStore({ client, table: 'bench' }),
+          clock: systemClock,
+          logger: silentLogger,
+        },
+        archiveOptionsFromConfig(loadConfig({ env }), extra),
+      );
+      return {
+        summary,
+        seconds: (performance.now() - t0) / 1000,
+        baselineRssMiB: Math.round(baseline / 1_048_576),
+        peakRssMiB: Math.round(peak / 1_048_576),
+      };
+    } finally {
+      clearInterval(sampler);
+    }
+  } finally {
+    await api.close();
+    client.destroy();
+    await local.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
