@@ -2,7 +2,7 @@ import { systemClock } from '../clock/clock.ts';
 import { dayRange, daysBetween, toDay } from '../clock/day.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
 import { loadConfig } from '../config/loadConfig.ts';
-import { windowStartOf } from '../engine/planDays.ts';
+import { windowStartOf, isFinalAge } from '../engine/planDays.ts';
 import { jsonLineLogger } from '../log/logger.ts';
 import { buildStores } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
@@ -32,7 +32,7 @@ export async function statusCommand(flags: CliFlags, io: CliIo): Promise<number>
         records: s?.distinctSeen ?? 0,
         total: s?.totalElements ?? 0,
         shortfall: s?.shortfall ?? 0,
-        atRisk: age >= config.finalSweepAge && !s?.sealed,
+        atRisk: isFinalAge(age, config.windowDays) && !s?.sealed,
       };
     });
     const gaps = [...days.values()]

@@ -12,7 +12,7 @@ export function archiveOptionsFromConfig(
     pageConcurrency: config.pageConcurrency,
     maxPasses: config.maxPasses,
     rescanAges: config.rescanAges,
-    finalSweepAge: config.finalSweepAge,
+    maxPagesPerDay: config.maxPagesPerDay,
     windowDays: config.windowDays,
     deadlineReserveMs: config.deadlineReserveMs,
     rowGroupSize: config.rowGroupSize,

@@ -50,7 +50,7 @@ export const configSchema = z
       }
       return [...new Set(ages)].sort((a, b) => a - b);
     }),
-    finalSweepAge: intIn('FINAL_SWEEP_AGE', 1, 365),
+    maxPagesPerDay: intIn('MAX_PAGES_PER_DAY', 1, 1_000_000),
     windowDays: intIn('WINDOW_DAYS', 2, 366),
     rowGroupSize: intIn('ROW_GROUP_SIZE', 100, 10_000_000),
     leaseTtlMs: intIn('LEASE_TTL_MS', 1_000, 86_400_000),
@@ -59,15 +59,6 @@ export const configSchema = z
     logLevel: z.enum(['debug', 'info', 'warn', 'error'], {
       error: (i) => `LOG_LEVEL must be debug, info, warn or error, got '${String(i.input)}'`,
     }),
-  })
-  .superRefine((c, ctx) => {
-    if (c.finalSweepAge > c.windowDays - 1) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['finalSweepAge'],
-        message: `FINAL_SWEEP_AGE (${c.finalSweepAge}) must be at most WINDOW_DAYS - 1 (${c.windowDays - 1}): the oldest queryable day`,
-      });
-    }
   });
 
 export type Config = z.infer<typeof configSchema>;

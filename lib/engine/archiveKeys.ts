@@ -1,9 +1,32 @@
 import type { Day } from '../clock/day.ts';
+import type { Dataset } from '../state/stateStore.ts';
 
-/** Object key layout under the destination root. `history/` is the Athena table location. */
+const STAMP = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z-/;
+
+/**
+ * Object key layout under the destination root: the one source for `lib/`, `functions/` and `infra/`.
+ * `history/` and `active/` are the Athena table locations; `_staging/` holds files not yet published.
+ */
 export const archiveKeys = {
   historyPrefix: 'history/',
+  activePrefix: 'active/',
+  stagingPrefix: '_staging/',
+  quarantinePrefix: 'quarantine/',
   data: (dt: Day, name: string) => `history/dt=${dt}/${name}`,
+  dataOf: (dataset: Dataset, dt: Day, name: string) => `${dataset}/dt=${dt}/${name}`,
   staging: (runId: string, dt: Day, name: string) => `_staging/${runId}/dt=${dt}/${name}`,
+  stagingOf: (dataset: Dataset, runId: string, dt: Day, name: string) =>
+    dataset === 'history' ? `_staging/${runId}/dt=${dt}/${name}` : `_staging/${runId}/${dataset}/dt=${dt}/${name}`,
   quarantine: (day: Day, id: string) => `quarantine/day=${day}/${id}.json`,
+  /** `20261122T101500Z`: the sortable UTC stamp that starts every data file name. */
+  stamp: (at: Date) =>
+    at
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z'),
+  /** When a data or staged file was written, from the stamp its name starts with; undefined if it has none. */
+  stampedAt: (key: string): Date | undefined => {
+    const m = STAMP.exec(key.slice(key.lastIndexOf('/') + 1));
+    return m ? new Date(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`) : undefined;
+  },
 };

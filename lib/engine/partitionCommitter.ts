@@ -4,14 +4,21 @@ import type { Clock } from '../clock/clock.ts';
 import type { Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
-import { readRecordIds } from '../parquet/readHistoryParquet.ts';
-import { writeHistoryParquet } from '../parquet/writeHistoryParquet.ts';
-import type { ArchiveRow, TokenPolicy } from '../records/archiveRow.ts';
-import { toArchiveRow } from '../records/toArchiveRow.ts';
-import type { ManifestFile, PartitionManifest, StateStore } from '../state/stateStore.ts';
+import type { Dataset, ManifestFile, PartitionManifest, StateStore } from '../state/stateStore.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { archiveKeys } from './archiveKeys.ts';
-import type { RecordSpill } from './recordSpill.ts';
+import { brokenPartition } from './brokenPartition.ts';
+import { publishPending } from './publishPending.ts';
+import { putManifestOnce } from './putManifestOnce.ts';
+
+/** How one dataset's rows become a Parquet file, and how the dedupe ids come back out of one. */
+export interface DatasetWriter<Row> {
+  dataset: Dataset;
+  /** Writes `rows` to a local Parquet file; returns how many rows it wrote. */
+  write(rows: AsyncIterable<Row>, localPath: string): Promise<{ rows: number }>;
+  /** The dedupe ids (`record_id`, `row_id`) stored in a published file. */
+  readIds(bytes: Uint8Array): Promise<Iterable<string>>;
+}
 
 export interface CommitterDeps {
   objects: ObjectStore;
@@ -21,8 +28,6 @@ export interface CommitterDeps {
   runId: string;
   fence: number;
   tmpDir: string;
-  rowGroupSize: number;
-  tokenPolicy: TokenPolicy;
 }
 
 export interface CommitResult {
@@ -31,125 +36,109 @@ export interface CommitResult {
   bytes: number;
 }
 
+/** Re-reads and restagings before a partition that keeps changing under us is given up (for this run). */
 const MAX_CONFLICTS = 5;
 
 /**
- * Appends records to a Hive partition exactly once. The partition manifest in the state store is
- * the commit log: a Parquet file is first staged under `_staging/`, then listed in the manifest by
- * a conditional write, and only then published under `history/` (by a move that never overwrites).
- * A run killed at any instant leaves either an unlisted staged file (ignored) or a listed one that
- * the next run publishes; the ids already archived are read back from the listed files.
+ * Appends rows to a Hive partition exactly once. The partition manifest in the state store is the commit
+ * log: a Parquet file is first staged under `_staging/`, then listed in the manifest by a conditional write,
+ * and only then published (by a move that never overwrites). A write whose outcome is unknown (a lost
+ * response, a retried conditional put answered CONFLICT, a timeout) is settled by re-reading the manifest:
+ * if our file is listed, the commit happened. A staged file is deleted only when it is certainly unlisted
+ * (the manifest moved past the version our conditional put required); otherwise it is left for the orphan
+ * sweep. The ids already archived are read back from the listed files, so a retry never writes a row twice.
  */
 export class PartitionCommitter {
   readonly #deps: CommitterDeps;
-  readonly #ids = new Map<Day, Set<string>>();
-  readonly #loaded = new Map<Day, Set<string>>();
+  readonly #ids = new Map<string, Set<string>>();
+  readonly #loaded = new Map<string, Set<string>>();
   #seq = 0;
 
   constructor(deps: CommitterDeps) {
     this.#deps = deps;
   }
 
-  /** Record ids archived in `dt`, read from the files its manifest lists (cached per run). */
-  async knownIds(manifest: PartitionManifest): Promise<Set<string>> {
-    const ids = this.#ids.get(manifest.dt) ?? new Set<string>();
-    const loaded = this.#loaded.get(manifest.dt) ?? new Set<string>();
-    this.#ids.set(manifest.dt, ids);
-    this.#loaded.set(manifest.dt, loaded);
+  /** Ids archived in a partition, read from the files its manifest lists (cached per run). */
+  async knownIds<Row>(writer: DatasetWriter<Row>, manifest: PartitionManifest): Promise<Set<string>> {
+    const cacheKey = `${writer.dataset}#${manifest.dt}`;
+    const ids = this.#ids.get(cacheKey) ?? new Set<string>();
+    const loaded = this.#loaded.get(cacheKey) ?? new Set<string>();
+    this.#ids.set(cacheKey, ids);
+    this.#loaded.set(cacheKey, loaded);
     for (const file of manifest.files) {
       if (loaded.has(file.name)) continue;
-      const finalKey = archiveKeys.data(manifest.dt, file.name);
+      const finalKey = archiveKeys.dataOf(writer.dataset, manifest.dt, file.name);
       const bytes = file.published
         ? ((await this.#deps.objects.get(finalKey)) ?? (await this.#deps.objects.get(file.stagingKey)))
         : ((await this.#deps.objects.get(file.stagingKey)) ?? (await this.#deps.objects.get(finalKey)));
-      if (!bytes) {
-        throw new ArchiverError(
-          'STORE_FAILED',
-          `Partition dt=${manifest.dt} lists ${file.name}, but it is neither at ${finalKey} nor at ${file.stagingKey}; refusing to write until it is restored`,
-        );
-      }
-      for (const id of await readRecordIds(bytes)) ids.add(id);
+      if (!bytes) throw brokenPartition(writer.dataset, manifest.dt, file, finalKey);
+      for (const id of await writer.readIds(bytes)) ids.add(id);
       loaded.add(file.name);
     }
     return ids;
   }
 
-  /** Writes the records of `dt` (ids in `ids`, bodies in `spill`) that are not archived yet; returns what was added. */
-  async commit(dt: Day, ids: ReadonlySet<string>, spill: RecordSpill): Promise<CommitResult> {
+  /**
+   * Writes the rows of partition `dt` whose id is in `ids` and not archived yet (`rows` yields
+   * `[id, row]`, each id once); returns what was added.
+   */
+  async commit<Row>(
+    writer: DatasetWriter<Row>,
+    dt: Day,
+    ids: ReadonlySet<string>,
+    rows: () => AsyncIterable<readonly [string, Row]>,
+  ): Promise<CommitResult> {
     const { state, objects, logger } = this.#deps;
+    const dataset = writer.dataset;
     for (let attempt = 1; attempt <= MAX_CONFLICTS; attempt++) {
-      const manifest = (await state.getPartition(dt)) ?? { dt, files: [], version: 0 };
-      const known = await this.knownIds(manifest);
-      const fresh = new Set([...ids].filter((id) => !known.has(id)));
+      const manifest = (await state.getPartition(dt, dataset)) ?? emptyManifest(dataset, dt);
+      const known = await this.knownIds(writer, manifest);
+      const fresh = new Set<string>();
+      for (const id of ids) if (!known.has(id)) fresh.add(id);
       if (fresh.size === 0) {
-        await this.publishPending(manifest);
+        await publishPending(this.#deps, manifest);
         return { newRecords: 0, files: 0, bytes: 0 };
       }
-      const file = await this.#stage(dt, fresh, spill);
-      let committed: PartitionManifest;
-      try {
-        committed = await state.putPartition({ ...manifest, files: [...manifest.files, file] });
-      } catch (error) {
+      const file = await this.#stage(writer, dt, fresh, rows);
+      const outcome = await putManifestOnce(this.#deps, manifest, file);
+      if (outcome === 'moved-on') {
+        // Certainly unlisted: our conditional put required a version the manifest has left behind.
         await objects.deleteStaging(file.stagingKey).catch(() => {});
-        if (ArchiverError.is(error, 'CONFLICT') && attempt < MAX_CONFLICTS) {
-          logger.warn('partition changed under us; re-reading it', { dt, attempt });
-          continue;
-        }
-        throw error;
+        logger.warn('partition changed under us; re-reading it', { dataset, dt, attempt });
+        continue;
       }
       for (const id of fresh) known.add(id);
-      this.#loaded.get(dt)?.add(file.name);
-      await this.publishPending(committed);
+      this.#loaded.get(`${dataset}#${dt}`)?.add(file.name);
+      await publishPending(this.#deps, outcome);
       return { newRecords: fresh.size, files: 1, bytes: file.bytes };
     }
-    throw new ArchiverError('CONFLICT', `Partition dt=${dt} kept changing during commit`);
+    throw new ArchiverError('CONFLICT', `Partition ${dataset}/dt=${dt} kept changing during commit`);
   }
 
-  /** Moves committed-but-unpublished files of a partition under `history/` and records that. */
-  async publishPending(manifest: PartitionManifest): Promise<void> {
-    let current = manifest;
-    for (let attempt = 1; current.files.some((f) => !f.published); attempt++) {
-      for (const f of current.files.filter((x) => !x.published)) {
-        await this.#deps.objects.publish(f.stagingKey, archiveKeys.data(current.dt, f.name));
-      }
-      try {
-        current = await this.#deps.state.putPartition({
-          ...current,
-          files: current.files.map((f) => ({ ...f, published: true })),
-        });
-      } catch (error) {
-        if (!ArchiverError.is(error, 'CONFLICT') || attempt >= MAX_CONFLICTS) throw error;
-        current = (await this.#deps.state.getPartition(current.dt)) ?? current;
-      }
-    }
-  }
-
-  async #stage(dt: Day, fresh: ReadonlySet<string>, spill: RecordSpill): Promise<ManifestFile> {
+  async #stage<Row>(
+    writer: DatasetWriter<Row>,
+    dt: Day,
+    fresh: ReadonlySet<string>,
+    rows: () => AsyncIterable<readonly [string, Row]>,
+  ): Promise<ManifestFile> {
     const { clock, runId, fence, tmpDir, objects } = this.#deps;
     const now = clock.now();
-    const stamp = now
-      .toISOString()
-      .replace(/[-:]/g, '')
-      .replace(/\.\d+Z$/, 'Z');
-    const name = `${stamp}-${runId}-${String(++this.#seq).padStart(4, '0')}.parquet`;
-    const tokenPolicy = this.#deps.tokenPolicy;
+    const name = `${archiveKeys.stamp(now)}-${runId}-${String(++this.#seq).padStart(4, '0')}.parquet`;
     // Streamed from the spill file: memory holds one row group, not the day.
-    async function* rows(): AsyncGenerator<ArchiveRow> {
-      for await (const [id, r] of spill.read()) {
-        if (fresh.has(id)) yield toArchiveRow(r, { tokenPolicy, archivedAt: now });
-      }
+    async function* freshRows(): AsyncGenerator<Row> {
+      for await (const [id, row] of rows()) if (fresh.has(id)) yield row;
     }
-    await mkdir(tmpDir, { recursive: true });
+    await mkdir(tmpDir, { recursive: true, mode: 0o700 });
     const localPath = join(tmpDir, name);
     try {
-      const written = await writeHistoryParquet(rows(), localPath, { rowGroupSize: this.#deps.rowGroupSize });
+      const written = await writer.write(freshRows(), localPath);
       if (written.rows !== fresh.size) {
         throw new ArchiverError(
           'INTERNAL',
-          `dt=${dt}: wrote ${written.rows} rows for ${fresh.size} new records`,
+          `${writer.dataset}/dt=${dt}: wrote ${written.rows} rows for ${fresh.size} new records`,
         );
       }
-      const stagingKey = archiveKeys.staging(runId, dt, name);
+      const stagingKey = archiveKeys.stagingOf(writer.dataset, runId, dt, name);
       const bytes = await objects.putFile(stagingKey, localPath);
       return {
         name,
@@ -165,4 +154,8 @@ export class PartitionCommitter {
       await rm(localPath, { force: true });
     }
   }
+}
+
+export function emptyManifest(dataset: Dataset, dt: Day): PartitionManifest {
+  return dataset === 'history' ? { dt, files: [], version: 0 } : { dt, dataset, files: [], version: 0 };
 }

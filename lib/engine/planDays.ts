@@ -4,9 +4,9 @@ import type { DayResult } from './runTypes.ts';
 
 export interface PlanInput {
   today: Day;
+  /** Days the server keeps: the configured window, or less once the server showed it keeps less. */
   windowDays: number;
   rescanAges: number[];
-  finalSweepAge: number;
   /** Known day states by day. */
   days: ReadonlyMap<Day, DayState>;
   /** Oldest window day of the first run; days before it were never ours to keep. */
@@ -20,7 +20,7 @@ export interface PlannedDay {
 }
 
 export interface Plan {
-  /** Oldest first: the days closest to leaving the window go first. */
+  /** Oldest first (the days closest to leaving the window), except that days the deadline cut short go last. */
   due: PlannedDay[];
   /** Days that left the window unsealed and are not yet marked as gaps. */
   newGaps: Day[];
@@ -32,11 +32,23 @@ export function windowStartOf(today: Day, windowDays: number): Day {
   return addDays(today, -(windowDays - 1));
 }
 
+/** The oldest age the server still answers for: the last chance to sweep a day. */
+export function lastSweepAge(windowDays: number): number {
+  return windowDays - 1;
+}
+
+/** The final sweeps run at the last two ages the server can still be queried for. */
+export function isFinalAge(age: number, windowDays: number): boolean {
+  return age >= lastSweepAge(windowDays) - 1;
+}
+
 /**
- * Decides which days a run scans. Never-scanned days are backfilled; a scanned day is due again
- * when it has passed a rescan age since its last scan; from `finalSweepAge` on, an unsealed day
- * gets its final sweep each run until it is sealed. Because the rule compares the last scan's age
- * with the checkpoints passed, a missed run is caught up by the next one.
+ * Decides which days a run scans. Never-scanned days are backfilled; a scanned day is due again when it has
+ * passed a rescan age since its last scan; on each of the last two queryable days (ages window-2 and
+ * window-1) an unsealed day gets a final sweep, repeated until it completes. Only a complete sweep at the
+ * last age seals the day (`nextDayState`). Because the rule compares the last scan's age with the
+ * checkpoints passed, a missed run is caught up by the next one; a failed or cut-short scan records no age,
+ * so the day is simply due again.
  */
 export function planDays(input: PlanInput): Plan {
   const windowStart = windowStartOf(input.today, input.windowDays);
@@ -44,17 +56,21 @@ export function planDays(input: PlanInput): Plan {
   for (const day of dayRange(windowStart, input.today)) {
     const age = daysBetween(day, input.today);
     const state = input.days.get(day);
-    if (state?.sealed) continue;
+    if (state?.sealed || state?.gap) continue;
     const lastAge = state && state.scannedAges.length > 0 ? Math.max(...state.scannedAges) : undefined;
+    const final = isFinalAge(age, input.windowDays);
     if (lastAge === undefined) {
-      due.push({ day, age, reason: age >= input.finalSweepAge ? 'final' : 'backfill' });
-    } else if (age >= input.finalSweepAge) {
-      due.push({ day, age, reason: 'final' });
+      due.push({ day, age, reason: final ? 'final' : 'backfill' });
+    } else if (final) {
+      // Each final age once (complete), and the last age until the day is sealed.
+      if (lastAge < age || age === lastSweepAge(input.windowDays)) due.push({ day, age, reason: 'final' });
     } else {
       const checkpoint = Math.max(0, ...input.rescanAges.filter((a) => a <= age));
       if (checkpoint > 0 && lastAge < checkpoint) due.push({ day, age, reason: 'rescan' });
     }
   }
+  const cutShort = (p: PlannedDay) => p.reason !== 'final' && (input.days.get(p.day)?.deferredRuns ?? 0) > 0;
+  const ordered = [...due.filter((p) => !cutShort(p)), ...due.filter(cutShort)];
   const newGaps: Day[] = [];
   const lastGone = addDays(windowStart, -1);
   if (input.firstWindowStart <= lastGone) {
@@ -63,17 +79,12 @@ export function planDays(input: PlanInput): Plan {
       if (!state?.sealed && !state?.gap) newGaps.push(day);
     }
   }
-  return { due, newGaps, windowStart };
+  return { due: ordered, newGaps, windowStart };
 }
 
-/** Unsealed window days at or past the final-sweep age: they leave the window soon. */
-export function daysAtRisk(
-  today: Day,
-  windowDays: number,
-  finalSweepAge: number,
-  days: ReadonlyMap<Day, DayState>,
-): Day[] {
+/** Unsealed window days in their final sweeps: they leave the window within two days. */
+export function daysAtRisk(today: Day, windowDays: number, days: ReadonlyMap<Day, DayState>): Day[] {
   return dayRange(windowStartOf(today, windowDays), today).filter(
-    (d) => daysBetween(d, today) >= finalSweepAge && !days.get(d)?.sealed,
+    (d) => isFinalAge(daysBetween(d, today), windowDays) && !days.get(d)?.sealed,
   );
 }

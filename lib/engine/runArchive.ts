@@ -2,120 +2,164 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addDays, type Day, dayRange, daysBetween, toDay } from '../clock/day.ts';
+import { type Day, daysBetween, toDay } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveMeta, DayState, Lease } from '../state/stateStore.ts';
+import { archiveDay } from './archiveDay.ts';
+import { failedDayState, gapDayState } from './nextDayState.ts';
 import { PartitionCommitter } from './partitionCommitter.ts';
 import { daysAtRisk, type PlannedDay, planDays, windowStartOf } from './planDays.ts';
 import { preflight } from './preflight.ts';
-import { quarantineRejected } from './quarantineRejected.ts';
-import { RecordSpill } from './recordSpill.ts';
-import type { ArchiveDeps, ArchiveOptions, DayResult, RunSummary } from './runTypes.ts';
-import { walkDay } from './walkDay.ts';
+import { publishAllPending } from './publishAllPending.ts';
+import { putDayMerging } from './putDayMerging.ts';
+import { makeRunTmpDir } from './runTmpDir.ts';
+import type { ArchiveDeps, ArchiveOptions, DayResult, FailedDay, RunSummary } from './runTypes.ts';
+import { sweepStaging } from './sweepStaging.ts';
+
+/** Errors that no other day could escape: the run stops, with that error's own exit code. */
+const RUN_FATAL = new Set(['AUTH_REJECTED', 'PLAN_REQUIRED', 'LEASE_HELD', 'CONFIG_INVALID']);
 
 /**
- * One archiving run: plan the due days, walk each completely, append what is new exactly once,
- * and record progress after every day so a killed run loses nothing and a later run resumes.
- * One writer at a time (lease); stops starting new days before `options.deadline`.
+ * One archiving run: publish what earlier runs committed, plan the due days, walk each, append what is new
+ * exactly once, and record progress after every day so a killed run loses nothing and a later run resumes.
+ * A day that fails is recorded in its own state and the run goes on; a day the server no longer answers
+ * for becomes a gap and teaches the planner the real window; a walk the deadline cuts short commits what it
+ * has. One writer at a time (lease); stops starting new days before `options.deadline`.
  */
 export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Promise<RunSummary> {
   const { api, state, clock, logger } = deps;
   const runId = deps.runId ?? randomUUID().slice(0, 8);
   const started = clock.now();
   const today = toDay(started);
-  const windowStart = windowStartOf(today, options.windowDays);
+  const configuredStart = windowStartOf(today, options.windowDays);
   for (const d of options.onlyDays ?? []) {
-    if (d < windowStart || d > today) {
+    if (d < configuredStart || d > today) {
       throw new ArchiverError(
         'OUTSIDE_WINDOW',
-        `Backfill day ${d} is outside the ${options.windowDays}-day window ${windowStart}..${today}`,
+        `Backfill day ${d} is outside the ${options.windowDays}-day window ${configuredStart}..${today}`,
       );
     }
   }
+  // Committed files are published first: this needs no API, so no upstream trouble can hold them back.
+  const pending = await publishAllPending(deps);
   await preflight(api, today, deadlineSignal(deps, options));
 
-  const lease = await state.acquireLease(runId, started, options.leaseTtlMs);
+  const lease = await state.acquireLease(
+    leaseOwner(runId),
+    started,
+    options.leaseTtlMs,
+    deps.isLeaseHolderDead,
+  );
   if (!lease) {
     throw new ArchiverError(
       'LEASE_HELD',
       'Another archiver run holds the lease; this run did nothing and exits. It resumes on the next schedule.',
     );
   }
-  const tmpDir = options.tmpDir ?? join(tmpdir(), `tunnel-archiver-${runId}`);
+  let tmpDir: string | undefined;
   let held: Lease = lease;
   try {
-    const meta =
+    tmpDir = (await makeRunTmpDir(options.tmpDir ?? tmpdir(), runId)).dir;
+    let meta =
       (await state.getMeta()) ??
-      (await state.putMeta({ firstRunAt: started.toISOString(), firstWindowStart: windowStart, version: 0 }));
+      (await state.putMeta({ firstRunAt: started.toISOString(), firstWindowStart: configuredStart, version: 0 }));
+    const windowDays = Math.min(options.windowDays, meta.learnedWindowDays ?? options.windowDays);
     const days = new Map((await state.listDays()).map((d) => [d.day, d] as const));
     const plan = planDays({
       today,
-      windowDays: options.windowDays,
+      windowDays,
       rescanAges: options.rescanAges,
-      finalSweepAge: options.finalSweepAge,
       days,
       firstWindowStart: meta.firstWindowStart,
     });
     for (const day of plan.newGaps) {
-      const s = await state.putDay({ ...(days.get(day) ?? blankDay(day)), gap: true });
+      const s = await putDayMerging(deps, gapDayState(days.get(day) ?? blankDay(day), 'left the window unsealed'));
       days.set(day, s);
-      logger.error('day left the window before it was sealed: late records may be lost', {
-        day,
-        code: 'GAP',
-      });
+      logger.error('day left the window before it was sealed: late records may be lost', { day, code: 'GAP' });
     }
+    const gaps = [...plan.newGaps];
     const due: PlannedDay[] = options.onlyDays
       ? [...new Set(options.onlyDays)]
           .sort()
           .map((day) => ({ day, age: daysBetween(day, today), reason: 'requested' as const }))
       : plan.due;
+    await sweepStaging(deps, started);
 
-    const committer = new PartitionCommitter({
-      ...deps,
-      runId,
-      fence: lease.fence,
-      tmpDir,
-      rowGroupSize: options.rowGroupSize,
-      tokenPolicy: options.tokenPolicy,
-    });
-    for (const dt of dayRange(addDays(windowStart, -1), addDays(today, 1))) {
-      const m = await state.getPartition(dt);
-      if (m?.files.some((f) => !f.published)) await committer.publishPending(m);
-    }
-
+    const committer = new PartitionCommitter({ ...deps, runId, fence: lease.fence, tmpDir });
     const results: DayResult[] = [];
+    const failedDays: FailedDay[] = [];
+    const deferredDays: Day[] = [];
     let stoppedByDeadline = false;
+    let done = 0;
     for (const planned of due) {
       if (
         options.deadline &&
         clock.now().getTime() + options.deadlineReserveMs >= options.deadline.getTime()
       ) {
         stoppedByDeadline = true;
+        deferredDays.push(...due.slice(done).map((p) => p.day));
         break;
       }
-      let result: DayResult;
+      done++;
+      const previous = days.get(planned.day) ?? blankDay(planned.day);
       try {
-        result = await archiveDay(planned, committer, days, deps, options, tmpDir);
-      } catch (error) {
-        if (ArchiverError.is(error, 'DEADLINE')) {
+        const { result, next } = await archiveDay(planned, previous, committer, deps, options, {
+          tmpDir,
+          windowDays,
+          signal: deadlineSignal(deps, options),
+        });
+        days.set(planned.day, next);
+        results.push(result);
+        if (result.interrupted) {
           stoppedByDeadline = true;
+          deferredDays.push(planned.day, ...due.slice(done).map((p) => p.day));
+          const limit = options.deferralsBeforeFailure ?? 3;
+          if ((next.deferredRuns ?? 0) >= limit) {
+            failedDays.push(failedOf(planned.day, 'DEADLINE', `the deadline cut this day short on ${next.deferredRuns} runs in a row`, next.deferredRuns ?? 0));
+          }
+          deps.onProgress?.({ done, total: due.length, day: planned.day, newRecords: result.newRecords });
           break;
         }
-        throw error;
+      } catch (error) {
+        if (ArchiverError.is(error) && RUN_FATAL.has(error.code)) throw error;
+        if (ArchiverError.is(error, 'OUTSIDE_WINDOW') && planned.age >= windowDays - 3) {
+          // The server keeps fewer days than we thought (or its calendar runs ahead of UTC): learn it.
+          const reason = `the server answered 400 for age ${planned.age}: ${error.message}`;
+          days.set(planned.day, await putDayMerging(deps, gapDayState(previous, reason)));
+          gaps.push(planned.day);
+          meta = await learnWindow(deps, meta, planned.age);
+          logger.error('day left the server before its final sweep: recorded as a gap', {
+            day: planned.day,
+            age: planned.age,
+            code: 'GAP',
+            learnedWindowDays: planned.age,
+          });
+        } else {
+          const failed = failedDayState(previous, error, clock.now());
+          days.set(planned.day, await putDayMerging(deps, failed).catch(() => failed));
+          const f = failed.failure;
+          failedDays.push(failedOf(planned.day, f?.code ?? 'INTERNAL', f?.message ?? String(error), f?.attempts ?? 1));
+          logger.error('day failed; the run goes on with the other days', {
+            day: planned.day,
+            code: f?.code,
+            error: f?.message,
+            attempts: f?.attempts,
+          });
+        }
       }
-      results.push(result);
       held = await state.renewLease(held, clock.now(), options.leaseTtlMs);
+      const last = results.at(-1);
       deps.onProgress?.({
-        done: results.length,
+        done,
         total: due.length,
         day: planned.day,
-        newRecords: result.newRecords,
+        newRecords: last?.day === planned.day ? last.newRecords : 0,
       });
-      logger.debug('day archived', { ...result });
     }
 
     const finished = clock.now();
-    await putMetaSafely(deps, meta, finished, !stoppedByDeadline);
+    const ok = !stoppedByDeadline && failedDays.length === 0;
+    await putMetaSafely(deps, finished, ok);
     const summary: RunSummary = {
       runId,
       startedAt: started.toISOString(),
@@ -123,138 +167,60 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
       durationMs: finished.getTime() - started.getTime(),
       today,
       daysPlanned: due.length,
-      daysScanned: results.length,
-      daysDeferred: due.length - results.length,
+      daysScanned: results.filter((r) => !r.interrupted).length,
+      daysDeferred: deferredDays.length,
       recordsNew: sum(results, (r) => r.newRecords),
       recordsSeen: sum(results, (r) => r.distinctSeen),
       quarantined: sum(results, (r) => r.quarantined),
       files: sum(results, (r) => r.files),
       bytes: sum(results, (r) => r.bytes),
       shortfalls: results.filter((r) => r.shortfall > 0).map((r) => ({ day: r.day, shortfall: r.shortfall })),
-      gaps: plan.newGaps,
-      atRisk: daysAtRisk(today, options.windowDays, options.finalSweepAge, days),
+      gaps,
+      failedDays,
+      deferredDays,
+      brokenPartitions: pending.broken,
+      oldestUnpublishedHours: pending.oldestUnpublishedHours,
+      ...(windowDays < options.windowDays ? { learnedWindowDays: windowDays } : {}),
+      atRisk: daysAtRisk(today, windowDays, days),
       stoppedByDeadline,
       days: results,
     };
-    logger.info('run finished', { ...summary, days: undefined });
     return summary;
   } finally {
     await state
       .releaseLease(held)
       .catch((e: unknown) => logger.warn('could not release the lease', { error: String(e) }));
-    await rm(tmpDir, { recursive: true, force: true });
+    if (tmpDir) await rm(tmpDir, { recursive: true, force: true });
   }
 }
 
-async function archiveDay(
-  planned: PlannedDay,
-  committer: PartitionCommitter,
-  days: Map<Day, DayState>,
-  deps: ArchiveDeps,
-  options: ArchiveOptions,
-  tmpDir: string,
-): Promise<DayResult> {
-  const { api, state, objects, clock } = deps;
-  const signal = deadlineSignal(deps, options);
-  const spill = new RecordSpill(join(tmpDir, `walk-${planned.day}.jsonl`));
-  let newRecords = 0;
-  let files = 0;
-  let bytes = 0;
-  let walk: Awaited<ReturnType<typeof walkDay>>;
-  try {
-    walk = await walkDay(api, planned.day, {
-      pageSize: options.pageSize,
-      concurrency: options.pageConcurrency,
-      maxPasses: options.maxPasses,
-      spill,
-      ...(signal ? { signal } : {}),
-    });
-    const byPartition = new Map<Day, Set<string>>();
-    for (const [id, dt] of walk.records) {
-      const ids = byPartition.get(dt) ?? new Set<string>();
-      ids.add(id);
-      byPartition.set(dt, ids);
-    }
-    for (const [dt, ids] of [...byPartition].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      const c = await committer.commit(dt, ids, spill);
-      newRecords += c.newRecords;
-      files += c.files;
-      bytes += c.bytes;
-    }
-  } finally {
-    await spill.remove();
-  }
-  const now = clock.now();
-  const newlyQuarantined = await quarantineRejected(objects, planned.day, walk.rejected, now);
-  const previous = days.get(planned.day) ?? (await state.getDay(planned.day)) ?? blankDay(planned.day);
-  const sealed = previous.sealed || (planned.age >= options.finalSweepAge && walk.shortfall === 0);
-  const next: DayState = {
-    ...previous,
-    scannedAges: [...new Set([...previous.scannedAges, planned.age])].sort((a, b) => a - b),
-    firstScannedAt: previous.firstScannedAt ?? now.toISOString(),
-    lastScannedAt: now.toISOString(),
-    totalElements: walk.totalElements,
-    distinctSeen: walk.records.size,
-    shortfall: walk.shortfall,
-    quarantined: walk.rejected.size,
-    sealed,
-    ...(sealed && !previous.sealed ? { sealedAt: now.toISOString() } : {}),
-  };
-  days.set(planned.day, await putDayMerging(deps, next));
-  if (walk.shortfall > 0) {
-    deps.logger.warn('day walk fell short of totalElements', {
-      day: planned.day,
-      shortfall: walk.shortfall,
-      passes: walk.passes,
-    });
-  }
-  return {
-    day: planned.day,
-    reason: planned.reason,
-    totalElements: walk.totalElements,
-    distinctSeen: walk.records.size,
-    newRecords,
-    quarantined: newlyQuarantined,
-    shortfall: walk.shortfall,
-    passes: walk.passes,
-    pages: walk.pages,
-    files,
-    bytes,
-    sealed,
-  };
+/** `<runId>@<host>:<pid>`: lets a later local run tell a dead holder from a live one. */
+export function leaseOwner(runId: string): string {
+  return `${runId}@${process.env.HOSTNAME ?? 'localhost'}:${process.pid}`;
 }
 
-/** Day states are written by one lease holder; on a rare conflict, the newer scan wins. */
-async function putDayMerging(deps: ArchiveDeps, next: DayState): Promise<DayState> {
-  try {
-    return await deps.state.putDay(next);
-  } catch (error) {
-    if (!ArchiverError.is(error, 'CONFLICT')) throw error;
-    const stored = await deps.state.getDay(next.day);
-    const merged: DayState = {
-      ...next,
-      scannedAges: [...new Set([...(stored?.scannedAges ?? []), ...next.scannedAges])].sort((a, b) => a - b),
-      sealed: next.sealed || (stored?.sealed ?? false),
-      version: stored?.version ?? 0,
-    };
-    return deps.state.putDay(merged);
-  }
+function failedOf(day: Day, code: string, message: string, attempts: number): FailedDay {
+  return { day, code, message, attempts };
 }
 
-async function putMetaSafely(
-  deps: ArchiveDeps,
-  meta: ArchiveMeta,
-  at: Date,
-  success: boolean,
-): Promise<void> {
+async function learnWindow(deps: ArchiveDeps, meta: ArchiveMeta, days: number): Promise<ArchiveMeta> {
   const fresh = (await deps.state.getMeta()) ?? meta;
-  await deps.state
-    .putMeta({
+  const learnedWindowDays = Math.min(days, fresh.learnedWindowDays ?? days);
+  return deps.state.putMeta({ ...fresh, learnedWindowDays }).catch(() => ({ ...fresh, learnedWindowDays }));
+}
+
+async function putMetaSafely(deps: ArchiveDeps, at: Date, success: boolean): Promise<void> {
+  try {
+    const fresh = await deps.state.getMeta();
+    if (!fresh) return;
+    await deps.state.putMeta({
       ...fresh,
       lastRunAt: at.toISOString(),
       ...(success ? { lastSuccessAt: at.toISOString() } : {}),
-    })
-    .catch((e: unknown) => deps.logger.warn('could not record the run in META', { error: String(e) }));
+    });
+  } catch (e) {
+    deps.logger.warn('could not record the run in META', { error: String(e) });
+  }
 }
 
 function deadlineSignal(deps: ArchiveDeps, options: ArchiveOptions): AbortSignal | undefined {

@@ -2,7 +2,7 @@ import type { Clock } from '../clock/clock.ts';
 import type { Day } from '../clock/day.ts';
 import type { Logger } from '../log/logger.ts';
 import type { TokenPolicy } from '../records/archiveRow.ts';
-import type { StateStore } from '../state/stateStore.ts';
+import type { Lease, StateStore } from '../state/stateStore.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
 
@@ -15,6 +15,8 @@ export interface ArchiveDeps {
   logger: Logger;
   /** Unique id of this run (random by default). */
   runId?: string;
+  /** Decides whether a lease holder is certainly dead (local mode: a pid on this host that no longer exists). */
+  isLeaseHolderDead?: (holder: Lease) => boolean;
   /** Progress callback (CLI progress bar); called after each day. */
   onProgress?: (event: ProgressEvent) => void;
 }
@@ -34,11 +36,14 @@ export interface ArchiveOptions {
   pageConcurrency: number;
   /** Walks of one day before a shortfall against `totalElements` is accepted and recorded. */
   maxPasses: number;
+  /** Hard cap on the pages of one day's pass: beyond it the day fails with `PAGE_LIMIT`. */
+  maxPagesPerDay: number;
   /** Ages (in days) at which a scanned day is scanned again. */
   rescanAges: number[];
-  /** Age at which the final sweep runs and the day is sealed. */
-  finalSweepAge: number;
-  /** Days the API keeps (60): ages 0 .. windowDays-1 are queryable. */
+  /**
+   * Days the API keeps (60): ages 0 .. windowDays-1 are queryable. The final sweeps run at ages windowDays-2
+   * and windowDays-1; a server that keeps fewer days is learned from its 400s.
+   */
   windowDays: number;
   /** Absolute time by which the run must have stopped starting new work. */
   deadline?: Date;
@@ -50,8 +55,10 @@ export interface ArchiveOptions {
   leaseTtlMs: number;
   /** Scan exactly these days (on-demand backfill) instead of the planned ones; each must be in the window. */
   onlyDays?: Day[];
-  /** Local directory for Parquet files being written before upload. */
+  /** Root of the per-run private temp folders (spills, Parquet before upload); default the OS temp dir. */
   tmpDir?: string;
+  /** Runs the deadline cut a day short in a row before that day is reported as failed. */
+  deferralsBeforeFailure?: number;
 }
 
 export interface DayResult {
@@ -67,6 +74,21 @@ export interface DayResult {
   files: number;
   bytes: number;
   sealed: boolean;
+  /** The walk proved the day complete. */
+  complete: boolean;
+  /** The Page numbers were caught lying on this walk (rows beyond the total, or a moving total). */
+  unreliableTotals: boolean;
+  /** The deadline cut the walk short; what it had was committed. */
+  interrupted: boolean;
+}
+
+/** A day whose walk or commit failed on this run. */
+export interface FailedDay {
+  day: Day;
+  code: string;
+  message: string;
+  /** Failed runs in a row for this day, this one included. */
+  attempts: number;
 }
 
 export interface RunSummary {
@@ -88,6 +110,16 @@ export interface RunSummary {
   shortfalls: { day: Day; shortfall: number }[];
   /** Days that left the window unsealed: late records may be lost. */
   gaps: Day[];
+  /** Days whose walk or commit failed on this run; the run went on with the others (exit code 7). */
+  failedDays: FailedDay[];
+  /** Days the deadline cut short or kept from starting; they resume on the next run. */
+  deferredDays: Day[];
+  /** Partitions whose manifest lists a missing file: only they are blocked (`tunnel-archiver repair`). */
+  brokenPartitions: string[];
+  /** Age in hours of the oldest listed-but-unpublished file found at the start of the run (0: none). */
+  oldestUnpublishedHours: number;
+  /** Days the server showed it keeps, when fewer than configured. */
+  learnedWindowDays?: number;
   /** Unsealed days within 2 days of leaving the window. */
   atRisk: Day[];
   stoppedByDeadline: boolean;

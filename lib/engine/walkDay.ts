@@ -1,23 +1,29 @@
 import type { Day } from '../clock/day.ts';
-import { rawRecordId, recordId } from '../records/recordId.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
+import type { ArchiveRow } from '../records/archiveRow.ts';
+import { rawRecordId } from '../records/recordId.ts';
 import { partitionOf } from '../records/toArchiveRow.ts';
-import type { HistoryPage, RejectedRecord } from '../upstream/schemas.ts';
+import type { HistoryPage, HistoryRecord, RejectedRecord } from '../upstream/schemas.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
 import { mapLimit } from './mapLimit.ts';
-import type { RecordSpill } from './recordSpill.ts';
+import type { RowSpill } from './rowSpill.ts';
 
 export interface WalkOptions {
   pageSize: number;
   concurrency: number;
   maxPasses: number;
+  /** Hard cap on pages fetched in one pass: an absurd `totalPages` or a server that never ends fails the day. */
+  maxPagesPerDay: number;
   signal?: AbortSignal;
-  /** Where distinct records go (local disk); the walk keeps only their ids. */
-  spill: RecordSpill;
+  /** Where distinct rows go (local disk); the walk keeps only their ids. */
+  spill: RowSpill<ArchiveRow>;
+  /** The record's archive row (under the token policy); its `record_id` is the dedupe key. */
+  toRow: (record: HistoryRecord) => ArchiveRow;
 }
 
 export interface WalkResult {
   day: Day;
-  /** Distinct valid records: record id -> partition (UTC day of start_time). The records are in the spill. */
+  /** Distinct valid records: record id -> partition (UTC day of start_time). The rows are in the spill. */
   records: Map<string, Day>;
   /** Distinct invalid items by raw id. */
   rejected: Map<string, RejectedRecord>;
@@ -25,52 +31,111 @@ export interface WalkResult {
   totalElements: number;
   passes: number;
   pages: number;
-  /** `totalElements` minus distinct items collected; 0 when the walk is complete. */
+  /** `totalElements` minus distinct items collected, when positive. */
   shortfall: number;
+  /** The walk proved the day complete (see `walkDay`). */
+  complete: boolean;
+  /** The Page numbers were caught lying: rows beyond the reported total, or a total that moved. */
+  unreliableTotals: boolean;
+  /** The deadline cut the walk short; what it holds is still worth committing. */
+  interrupted: boolean;
 }
 
 /**
- * Collects every record of one history day. Pages are unsorted offset pages whose order may change
- * between requests, so one walk can skip or repeat rows: the walk unions pages by record id and
- * walks again until the union reaches `totalElements` or `maxPasses` is spent.
+ * Collects every record of one history day. Pages are unsorted offset pages whose order may change between
+ * requests, and `totalElements` is a separate, possibly stale COUNT; so the Page numbers are only hints:
+ * - a pass ends only at a page shorter than the echoed `size`, or empty (the one end signal the API gives);
+ * - the day is complete when a pass ended so and the union reached the total, and, once the numbers were
+ *   caught lying (rows beyond the total, a total that changed), only when a whole pass added nothing new.
+ * Passes repeat until complete or `maxPasses` is spent. The deadline's abort ends the walk with what it has.
  */
 export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions): Promise<WalkResult> {
   const records = new Map<string, Day>();
   const rejected = new Map<string, RejectedRecord>();
+  const totals = new Set<number>();
   let total = 0;
   let pages = 0;
   let passes = 0;
+  let complete = false;
+  let interrupted = false;
   const opts = options.signal ? { signal: options.signal } : {};
-
-  const absorb = async (page: HistoryPage) => {
-    pages++;
-    total = Math.max(total, page.totalElements);
-    for (const r of page.content) {
-      const id = recordId(r);
-      if (records.has(id)) continue;
-      records.set(id, partitionOf(r));
-      await options.spill.add(id, r);
-    }
-    for (const r of page.rejected) rejected.set(rawRecordId(r.raw), r);
-  };
   const collected = () => records.size + rejected.size;
 
-  while (passes < options.maxPasses) {
-    passes++;
-    const first = await api.historyPage(day, day, 0, options.pageSize, opts);
-    await absorb(first);
-    // The server may cap the page size silently: the size it echoes is the truth.
-    const size = first.size > 0 ? first.size : Math.max(first.content.length + first.rejected.length, 1);
-    const pageCount = Math.max(first.totalPages, Math.ceil(total / size));
-    const rest = Array.from({ length: Math.max(0, pageCount - 1) }, (_, i) => i + 1);
-    await mapLimit(rest, options.concurrency, async (n) =>
-      absorb(await api.historyPage(day, day, n, size, opts)),
-    );
-    // Rows inserted mid-walk grow the total: one more page may hold them.
-    const grown = Math.ceil(total / size);
-    for (let n = pageCount; n < grown; n++) await absorb(await api.historyPage(day, day, n, size, opts));
-    if (collected() >= total) break;
+  const absorb = async (page: HistoryPage): Promise<number> => {
+    pages++;
+    totals.add(page.totalElements);
+    total = Math.max(total, page.totalElements);
+    let added = 0;
+    for (const r of page.content) {
+      let row: ArchiveRow;
+      try {
+        row = options.toRow(r);
+      } catch (error) {
+        // Valid by the schema but not mappable to a row: quarantined like any other bad record.
+        const id = rawRecordId(r);
+        if (!rejected.has(id)) added++;
+        rejected.set(id, { raw: r, reason: `cannot map to an archive row: ${(error as Error).message}` });
+        continue;
+      }
+      const id = row.record_id;
+      if (records.has(id)) continue;
+      records.set(id, partitionOf(row));
+      added++;
+      await options.spill.add(id, row);
+    }
+    for (const r of page.rejected) {
+      const id = rawRecordId(r.raw);
+      if (rejected.has(id)) continue;
+      rejected.set(id, r);
+      added++;
+    }
+    return added;
+  };
+  const itemsOf = (page: HistoryPage) => page.content.length + page.rejected.length;
+
+  try {
+    while (passes < options.maxPasses && !complete) {
+      passes++;
+      const before = collected();
+      const first = await api.historyPage(day, day, 0, options.pageSize, opts);
+      if (first.totalPages > options.maxPagesPerDay) throw pageLimit(day, first.totalPages, options);
+      await absorb(first);
+      // The server may cap the page size silently: the size it echoes is the truth.
+      const size = first.size > 0 ? first.size : Math.max(itemsOf(first), 1);
+      const planned = Math.max(1, first.totalPages, Math.ceil(first.totalElements / size));
+      const lengths = new Map<number, number>([[0, itemsOf(first)]]);
+      await mapLimit(
+        Array.from({ length: Math.min(planned, options.maxPagesPerDay) - 1 }, (_, i) => i + 1),
+        options.concurrency,
+        async (n) => {
+          const page = await api.historyPage(day, day, n, size, opts);
+          lengths.set(n, itemsOf(page));
+          await absorb(page);
+        },
+      );
+      // Past the planned pages, go on until a short or empty page: a stale total must not end the walk.
+      let last = planned - 1;
+      while ((lengths.get(last) ?? 0) >= size) {
+        last++;
+        if (last >= options.maxPagesPerDay) throw pageLimit(day, last + 1, options);
+        const page = await api.historyPage(day, day, last, size, opts);
+        lengths.set(last, itemsOf(page));
+        await absorb(page);
+      }
+      const addedThisPass = collected() - before;
+      const unreliable = unreliableTotals();
+      complete = collected() >= total && (!unreliable || (passes > 1 && addedThisPass === 0));
+    }
+  } catch (error) {
+    if (!ArchiverError.is(error, 'DEADLINE')) throw error;
+    interrupted = true;
+    complete = false;
   }
+
+  function unreliableTotals(): boolean {
+    return totals.size > 1 || collected() > total;
+  }
+
   return {
     day,
     records,
@@ -79,5 +144,17 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
     passes,
     pages,
     shortfall: Math.max(0, total - collected()),
+    complete,
+    unreliableTotals: unreliableTotals(),
+    interrupted,
   };
+}
+
+function pageLimit(day: Day, pages: number, options: WalkOptions): ArchiverError {
+  return new ArchiverError(
+    'PAGE_LIMIT',
+    `history day ${day} needs ${pages} pages of ${options.pageSize}, more than MAX_PAGES_PER_DAY=${options.maxPagesPerDay}; ` +
+      'raise the setting if the day is really that large',
+    { details: { day, pages, maxPagesPerDay: options.maxPagesPerDay } },
+  );
 }

@@ -16,6 +16,10 @@ export const ERROR_CODES = {
   CONFLICT: { retryable: true },
   STORE_FAILED: { retryable: true },
   DEADLINE: { retryable: true },
+  /** A partition's manifest lists a file that is in neither its staging nor its final place. */
+  PARTITION_BROKEN: { retryable: false },
+  /** A day's paging exceeded the pages-per-day cap (an absurd `totalPages`, or a server that never ends). */
+  PAGE_LIMIT: { retryable: false },
   INTERNAL: { retryable: false },
 } as const satisfies Record<string, { retryable: boolean }>;
 

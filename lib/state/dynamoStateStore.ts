@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import type { Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { archiveMetaSchema, dayStateSchema, partitionManifestSchema } from './stateSchemas.ts';
-import type { Lease, StateStore } from './stateStore.ts';
+import type { Dataset, Lease, StateStore } from './stateStore.ts';
 
 export { ensureStateTable } from './ensureStateTable.ts';
 
@@ -28,6 +28,11 @@ const LEASE_PK = 'LEASE';
 const META_PK = 'META';
 const DAY_PREFIX = 'DAY#';
 const PART_PREFIX = 'PART#';
+
+/** `PART#<dt>` for history (the key older releases wrote), `PART#active#<dt>` for the active snapshots. */
+function partitionKey(dt: Day, dataset: Dataset): string {
+  return dataset === 'history' ? `${PART_PREFIX}${dt}` : `${PART_PREFIX}${dataset}#${dt}`;
+}
 
 function isConditionalFailure(error: unknown): boolean {
   return (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
@@ -148,11 +153,15 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
   const leaseNames = { '#owner': 'owner', '#fence': 'fence', '#expiresAt': 'expiresAt' };
 
   return {
-    async acquireLease(owner, now, ttlMs) {
+    async acquireLease(owner, now, ttlMs, breakIf) {
       const t = now.getTime();
       const item = await getItem(LEASE_PK);
-      const held = item === undefined ? undefined : { owner: item.owner?.S, fence: num(item, 'fence') ?? 0 };
-      if (item !== undefined && held?.owner !== owner && (num(item, 'expiresAt') ?? 0) >= t) return undefined;
+      const held =
+        item === undefined
+          ? undefined
+          : { owner: item.owner?.S ?? '', fence: num(item, 'fence') ?? 0, expiresAt: num(item, 'expiresAt') ?? 0 };
+      const broken = held !== undefined && breakIf !== undefined && breakIf(held);
+      if (held !== undefined && held.owner !== owner && held.expiresAt >= t && !broken) return undefined;
       const lease: Lease = { owner, fence: (held?.fence ?? 0) + 1, expiresAt: t + ttlMs };
       try {
         await client.send(
@@ -168,13 +177,19 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
             ...(held === undefined
               ? { ConditionExpression: 'attribute_not_exists(pk)' }
               : {
-                  ConditionExpression: '#fence = :fence AND (#expiresAt < :now OR #owner = :owner)',
-                  ExpressionAttributeNames: leaseNames,
-                  ExpressionAttributeValues: {
-                    ':fence': { N: String(held.fence) },
-                    ':now': { N: String(t) },
-                    ':owner': { S: owner },
-                  },
+                  // A broken lease is taken on the fence alone: the holder is dead, and the fence still
+                  // guarantees that of two racing takers only one wins.
+                  ConditionExpression: broken
+                    ? '#fence = :fence'
+                    : '#fence = :fence AND (#expiresAt < :now OR #owner = :owner)',
+                  ExpressionAttributeNames: broken ? { '#fence': 'fence' } : leaseNames,
+                  ExpressionAttributeValues: broken
+                    ? { ':fence': { N: String(held.fence) } }
+                    : {
+                        ':fence': { N: String(held.fence) },
+                        ':now': { N: String(t) },
+                        ':owner': { S: owner },
+                      },
                 }),
           }),
         );
@@ -249,9 +264,12 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
       (await scanPrefix(DAY_PREFIX, dayStateSchema)).sort((a, b) => a.day.localeCompare(b.day)),
     putDay: (state) => putVersioned(`${DAY_PREFIX}${state.day}`, state),
 
-    getPartition: (dt: Day) => getVersioned(`${PART_PREFIX}${dt}`, partitionManifestSchema),
+    getPartition: (dt: Day, dataset: Dataset = 'history') =>
+      getVersioned(partitionKey(dt, dataset), partitionManifestSchema),
     listPartitions: async () =>
-      (await scanPrefix(PART_PREFIX, partitionManifestSchema)).sort((a, b) => a.dt.localeCompare(b.dt)),
-    putPartition: (manifest) => putVersioned(`${PART_PREFIX}${manifest.dt}`, manifest),
+      (await scanPrefix(PART_PREFIX, partitionManifestSchema)).sort(
+        (a, b) => (a.dataset ?? 'history').localeCompare(b.dataset ?? 'history') || a.dt.localeCompare(b.dt),
+      ),
+    putPartition: (manifest) => putVersioned(partitionKey(manifest.dt, manifest.dataset ?? 'history'), manifest),
   };
 }

@@ -23,6 +23,18 @@ export const dayStateSchema = z.looseObject({
   sealed: z.boolean(),
   sealedAt: z.string().exactOptional(),
   gap: z.boolean().exactOptional(),
+  complete: z.boolean().exactOptional(),
+  gapReason: z.string().exactOptional(),
+  failure: z
+    .looseObject({
+      code: z.string(),
+      message: z.string(),
+      attempts: z.number().int().nonnegative(),
+      firstFailedAt: z.string(),
+      lastFailedAt: z.string(),
+    })
+    .exactOptional(),
+  deferredRuns: z.number().int().nonnegative().exactOptional(),
   version,
 }) satisfies z.ZodType<DayState>;
 
@@ -39,6 +51,7 @@ export const manifestFileSchema = z.looseObject({
 
 export const partitionManifestSchema = z.looseObject({
   dt: day,
+  dataset: z.enum(['history', 'active']).exactOptional(),
   files: z.array(manifestFileSchema),
   version,
 }) satisfies z.ZodType<PartitionManifest>;
@@ -48,5 +61,6 @@ export const archiveMetaSchema = z.looseObject({
   firstWindowStart: day,
   lastRunAt: z.string().exactOptional(),
   lastSuccessAt: z.string().exactOptional(),
+  learnedWindowDays: z.number().int().positive().exactOptional(),
   version,
 }) satisfies z.ZodType<ArchiveMeta>;

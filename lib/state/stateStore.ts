@@ -26,9 +26,30 @@ export interface DayState {
   sealedAt?: string;
   /** Set when the day left the 60-day window before it was sealed: its late records may be lost. */
   gap?: boolean;
+  /** Whether the last scan proved the day complete (a short last page and, when the totals lied, a pass adding nothing). */
+  complete?: boolean;
+  /** Why the day is a gap, when it is one: what was observed (e.g. the server answered 400 at age 59). */
+  gapReason?: string;
+  /** The last failed walk or commit of this day; cleared by the next success. */
+  failure?: DayFailure;
+  /** Consecutive runs whose deadline cut this day's walk short (its records so far were committed). */
+  deferredRuns?: number;
   /** Optimistic concurrency: incremented by every write. 0 = never stored. */
   version: number;
 }
+
+/** A failed day: recorded, logged and counted, and the run goes on with the other days. */
+export interface DayFailure {
+  code: string;
+  message: string;
+  /** Failed attempts since the last success. */
+  attempts: number;
+  firstFailedAt: string;
+  lastFailedAt: string;
+}
+
+/** The datasets of the archive: `history/` (the API's history) and `active/` (snapshots of the active list). */
+export type Dataset = 'history' | 'active';
 
 /** One committed Parquet file of a partition. */
 export interface ManifestFile {
@@ -47,6 +68,8 @@ export interface ManifestFile {
 /** The commit log of one Hive partition `dt=<dt>`: the only source of truth of what is archived. */
 export interface PartitionManifest {
   dt: Day;
+  /** Absent = `history`. */
+  dataset?: Dataset;
   files: ManifestFile[];
   /** Optimistic concurrency: incremented by every write. 0 = never stored. */
   version: number;
@@ -58,6 +81,11 @@ export interface ArchiveMeta {
   firstWindowStart: Day;
   lastRunAt?: string;
   lastSuccessAt?: string;
+  /**
+   * Days the server really keeps, learned when it answered 400 for a day inside the configured window
+   * (a 59-day server, or a server calendar ahead of UTC). The planner never trusts more than this.
+   */
+  learnedWindowDays?: number;
   version: number;
 }
 
@@ -66,8 +94,16 @@ export interface ArchiveMeta {
  * `ArchiverError('CONFLICT')` when the stored `version` is not `expectedVersion`, and stores `version + 1`.
  */
 export interface StateStore {
-  /** Takes the lease when it is free or expired; returns `undefined` when another owner holds it. */
-  acquireLease(owner: string, now: Date, ttlMs: number): Promise<Lease | undefined>;
+  /**
+   * Takes the lease when it is free or expired, or when `breakIf(holder)` says its holder is certainly dead
+   * (e.g. a local process that no longer exists); returns `undefined` when another owner holds it.
+   */
+  acquireLease(
+    owner: string,
+    now: Date,
+    ttlMs: number,
+    breakIf?: (holder: Lease) => boolean,
+  ): Promise<Lease | undefined>;
   /** Extends a held lease; throws `LEASE_HELD` when it was lost (expired and taken). */
   renewLease(lease: Lease, now: Date, ttlMs: number): Promise<Lease>;
   /** Gives the lease up if still ours. */
@@ -80,7 +116,7 @@ export interface StateStore {
   listDays(): Promise<DayState[]>;
   putDay(state: DayState): Promise<DayState>;
 
-  getPartition(dt: Day): Promise<PartitionManifest | undefined>;
+  getPartition(dt: Day, dataset?: Dataset): Promise<PartitionManifest | undefined>;
   listPartitions(): Promise<PartitionManifest[]>;
   putPartition(manifest: PartitionManifest): Promise<PartitionManifest>;
 

@@ -20,8 +20,8 @@ describe('loadConfig', () => {
     [{ PAGE_SIZE: '0' }, 'PAGE_SIZE must be at least 1'],
     [{ RESCAN_AGES: '1,x' }, 'RESCAN_AGES must be comma-separated whole days >= 1'],
     [
-      { FINAL_SWEEP_AGE: '59', WINDOW_DAYS: '59' },
-      'FINAL_SWEEP_AGE (59) must be at most WINDOW_DAYS - 1 (58)',
+      { MAX_PAGES_PER_DAY: '0' },
+      'MAX_PAGES_PER_DAY',
     ],
   ])('rejects %o with an actionable CONFIG_INVALID', (env, message) => {
     let caught: unknown;

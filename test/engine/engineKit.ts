@@ -34,7 +34,7 @@ export const TEST_OPTIONS: ArchiveOptions = {
   pageConcurrency: 2,
   maxPasses: 30,
   rescanAges: [1, 2, 3, 7, 14, 30, 45],
-  finalSweepAge: 58,
+  maxPagesPerDay: 1000,
   windowDays: 60,
   deadlineReserveMs: 0,
   rowGroupSize: 1000,

@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addDays, type Day, dayRange } from '../../lib/clock/day.ts';
+import { nextDayState } from '../../lib/engine/nextDayState.ts';
 import { daysAtRisk, planDays } from '../../lib/engine/planDays.ts';
 import type { DayState } from '../../lib/state/stateStore.ts';
 
 const TODAY = '2026-11-21';
-const base = { windowDays: 60, rescanAges: [1, 2, 3, 7, 14, 30, 45], finalSweepAge: 58 };
+const base = { windowDays: 60, rescanAges: [1, 2, 3, 7, 14, 30, 45] };
 const state = (day: Day, scannedAges: number[], extra: Partial<DayState> = {}): DayState => ({
   day,
   scannedAges,
@@ -15,6 +16,15 @@ const state = (day: Day, scannedAges: number[], extra: Partial<DayState> = {}): 
 });
 const plan = (days: DayState[], today = TODAY, firstWindowStart = addDays(TODAY, -59)) =>
   planDays({ ...base, today, days: new Map(days.map((d) => [d.day, d])), firstWindowStart });
+
+const complete = {
+  complete: true,
+  interrupted: false,
+  totalElements: 1,
+  distinctSeen: 1,
+  shortfall: 0,
+  quarantined: 0,
+};
 
 describe('planDays', () => {
   it('backfills the whole window oldest first on the first run', () => {
@@ -37,7 +47,10 @@ describe('planDays', () => {
     { age: 45, scanned: [30], due: 'rescan' },
     { age: 57, scanned: [45], due: undefined },
     { age: 58, scanned: [45], due: 'final' },
-    { age: 59, scanned: [45, 58], due: 'final' }, // final sweep fell short: tried again
+    { age: 58, scanned: [45, 58], due: undefined }, // the first final sweep ran today
+    { age: 59, scanned: [45, 58], due: 'final' }, // the second, on the last queryable day
+    { age: 59, scanned: [45, 58, 59], due: 'final' }, // not sealed yet (incomplete): tried again
+    { age: 59, scanned: [45], due: 'final' }, // missed the age-58 sweep: caught up
   ])('a day of age $age scanned at $scanned is due: $due', ({ age, scanned, due }) => {
     const day = addDays(TODAY, -age);
     const p = plan([state(day, scanned)]);
@@ -60,9 +73,30 @@ describe('planDays', () => {
     expect(again.newGaps).not.toContain(gone);
   });
 
-  it('daysAtRisk lists unsealed days at or beyond the final sweep age', () => {
+  it('daysAtRisk lists unsealed days in their final sweeps', () => {
     const days = new Map([[addDays(TODAY, -58), state(addDays(TODAY, -58), [58], { sealed: true })]]);
-    expect(daysAtRisk(TODAY, 60, 58, days)).toEqual([addDays(TODAY, -59)]);
+    expect(daysAtRisk(TODAY, 60, days)).toEqual([addDays(TODAY, -59)]);
+    expect(daysAtRisk(TODAY, 59, days)).toEqual([addDays(TODAY, -57)]);
+  });
+
+  it('a learned shorter window moves the final sweeps and never plans the day the server refused', () => {
+    const p = planDays({ ...base, windowDays: 59, today: TODAY, days: new Map(), firstWindowStart: addDays(TODAY, -59) });
+    expect(p.due[0]).toEqual({ day: addDays(TODAY, -58), age: 58, reason: 'final' });
+    expect(p.due.find((d) => d.day === addDays(TODAY, -59))).toBeUndefined();
+    expect(p.newGaps).toEqual([addDays(TODAY, -59)]);
+  });
+
+  it('puts days the deadline cut short after the others, except final sweeps', () => {
+    const cut = addDays(TODAY, -40);
+    const edge = addDays(TODAY, -59);
+    const p = plan([state(cut, [], { deferredRuns: 1 }), state(edge, [], { deferredRuns: 2 })]);
+    expect(p.due.at(-1)?.day).toBe(cut);
+    expect(p.due[0]?.day).toBe(edge);
+  });
+
+  it('never plans a gap day', () => {
+    const day = addDays(TODAY, -59);
+    expect(plan([state(day, [], { gap: true })]).due.find((d) => d.day === day)).toBeUndefined();
   });
 
   it('property: a daily schedule scans every day at every checkpoint and seals it before it leaves', () => {
@@ -72,24 +106,33 @@ describe('planDays', () => {
         const days = new Map<Day, DayState>();
         const start = '2026-01-01';
         let missedInRow = 0;
+        const skipped = new Set<Day>();
         let firstWindowStart: Day | undefined;
         for (let i = 0; i < 120; i++) {
           const today = addDays(start, i);
           const skip = skips[i] && missedInRow < 1;
           missedInRow = skip ? missedInRow + 1 : 0;
-          if (skip) continue;
+          if (skip) {
+            skipped.add(today);
+            continue;
+          }
           firstWindowStart ??= addDays(today, -59);
           const p = planDays({ ...base, today, days, firstWindowStart });
+          for (const g of p.newGaps) days.set(g, { ...(days.get(g) ?? state(g, [])), gap: true });
           for (const d of p.due) {
             const s = days.get(d.day) ?? state(d.day, [], { version: 0 });
-            days.set(d.day, { ...s, scannedAges: [...s.scannedAges, d.age], sealed: d.age >= 58 });
+            days.set(d.day, nextDayState(s, { ...complete, age: d.age }, new Date(`${today}T06:00:00Z`), 60));
           }
         }
-        // Every day that has left the window by the end was sealed, and none was scanned twice at one age.
+        // Every day that has left the window by the end was sealed by a sweep at age 59, or (only when the
+        // run on its last queryable day was missed) recorded as a gap; none was scanned twice at one age.
         for (const d of dayRange(firstWindowStart ?? start, addDays(start, 119 - 60))) {
           const s = days.get(d);
-          expect(s?.sealed, d).toBe(true);
+          const lastDayRan = !skipped.has(addDays(d, 59));
+          expect(s?.sealed ?? false, d).toBe(lastDayRan);
+          if (!lastDayRan) expect(s?.gap ?? false, d).toBe(true);
           expect(new Set(s?.scannedAges).size).toBe(s?.scannedAges.length);
+          if (s?.sealed) expect(s.scannedAges.at(-1)).toBe(59);
         }
       }),
       { numRuns: 30 },

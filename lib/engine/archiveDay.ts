@@ -1,0 +1,114 @@
+import { join } from 'node:path';
+import type { Day } from '../clock/day.ts';
+import type { ArchiveRow } from '../records/archiveRow.ts';
+import { toArchiveRow } from '../records/toArchiveRow.ts';
+import type { DayState } from '../state/stateStore.ts';
+import { historyWriter } from './historyWriter.ts';
+import { nextDayState } from './nextDayState.ts';
+import type { PartitionCommitter } from './partitionCommitter.ts';
+import type { PlannedDay } from './planDays.ts';
+import { putDayMerging } from './putDayMerging.ts';
+import { quarantineRejected } from './quarantineRejected.ts';
+import { RowSpill } from './rowSpill.ts';
+import type { ArchiveDeps, ArchiveOptions, DayResult } from './runTypes.ts';
+import { walkDay } from './walkDay.ts';
+
+export interface DayContext {
+  tmpDir: string;
+  /** The effective window (configured, or learned from the server). */
+  windowDays: number;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * Walks one day, commits its new rows partition by partition, quarantines its bad records and stores the
+ * day's next state. A walk the deadline cut short still commits what it holds. Errors propagate: the run
+ * records them in the day's state and goes on.
+ */
+export async function archiveDay(
+  planned: PlannedDay,
+  previous: DayState,
+  committer: PartitionCommitter,
+  deps: ArchiveDeps,
+  options: ArchiveOptions,
+  ctx: DayContext,
+): Promise<{ result: DayResult; next: DayState }> {
+  const { api, objects, clock } = deps;
+  const spill = new RowSpill<ArchiveRow>(join(ctx.tmpDir, `walk-${planned.day}.jsonl`));
+  const archivedAt = clock.now();
+  const writer = historyWriter(options.rowGroupSize);
+  let newRecords = 0;
+  let files = 0;
+  let bytes = 0;
+  try {
+    const walk = await walkDay(api, planned.day, {
+      pageSize: options.pageSize,
+      concurrency: options.pageConcurrency,
+      maxPasses: options.maxPasses,
+      maxPagesPerDay: options.maxPagesPerDay,
+      spill,
+      toRow: (record) => toArchiveRow(record, { tokenPolicy: options.tokenPolicy, archivedAt }),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
+    const byPartition = new Map<Day, Set<string>>();
+    for (const [id, dt] of walk.records) {
+      const ids = byPartition.get(dt) ?? new Set<string>();
+      ids.add(id);
+      byPartition.set(dt, ids);
+    }
+    for (const [dt, ids] of [...byPartition].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const c = await committer.commit(writer, dt, ids, () => spill.read());
+      newRecords += c.newRecords;
+      files += c.files;
+      bytes += c.bytes;
+    }
+    const quarantined = await quarantineRejected(objects, planned.day, walk.rejected, clock.now());
+    const next = await putDayMerging(
+      deps,
+      nextDayState(
+        previous,
+        {
+          age: planned.age,
+          complete: walk.complete,
+          interrupted: walk.interrupted,
+          totalElements: walk.totalElements,
+          distinctSeen: walk.records.size,
+          shortfall: walk.shortfall,
+          quarantined: walk.rejected.size,
+        },
+        clock.now(),
+        ctx.windowDays,
+      ),
+    );
+    if (!walk.complete && !walk.interrupted) {
+      deps.logger.warn('day walk could not prove the day complete', {
+        day: planned.day,
+        shortfall: walk.shortfall,
+        passes: walk.passes,
+        unreliableTotals: walk.unreliableTotals,
+      });
+    }
+    return {
+      next,
+      result: {
+        day: planned.day,
+        reason: planned.reason,
+        totalElements: walk.totalElements,
+        distinctSeen: walk.records.size,
+        newRecords,
+        quarantined,
+        shortfall: walk.shortfall,
+        passes: walk.passes,
+        pages: walk.pages,
+        files,
+        bytes,
+        sealed: next.sealed,
+        complete: walk.complete,
+        unreliableTotals: walk.unreliableTotals,
+        interrupted: walk.interrupted,
+      },
+    };
+  } finally {
+    await spill.remove();
+  }
+}

@@ -1,0 +1,60 @@
+import { ArchiverError } from '../errors/archiverError.ts';
+import type { DayState } from '../state/stateStore.ts';
+import { lastSweepAge } from './planDays.ts';
+
+export interface ScanOutcome {
+  age: number;
+  complete: boolean;
+  interrupted: boolean;
+  totalElements: number;
+  distinctSeen: number;
+  shortfall: number;
+  quarantined: number;
+}
+
+/**
+ * The day's state after a scan that ran (whether or not the deadline cut it short). A cut-short scan records
+ * no age, so the day stays due, and counts `deferredRuns`; a scan that ran to its end records its age and
+ * clears any failure. Only a complete scan at the last queryable age seals the day.
+ */
+export function nextDayState(previous: DayState, scan: ScanOutcome, now: Date, windowDays: number): DayState {
+  const at = now.toISOString();
+  const { failure: _failure, deferredRuns: _deferred, ...rest } = previous;
+  if (scan.interrupted) {
+    return { ...previous, complete: false, deferredRuns: (previous.deferredRuns ?? 0) + 1 };
+  }
+  const sealed = previous.sealed || (scan.complete && scan.age >= lastSweepAge(windowDays));
+  return {
+    ...rest,
+    scannedAges: [...new Set([...previous.scannedAges, scan.age])].sort((a, b) => a - b),
+    firstScannedAt: previous.firstScannedAt ?? at,
+    lastScannedAt: at,
+    totalElements: scan.totalElements,
+    distinctSeen: scan.distinctSeen,
+    shortfall: scan.shortfall,
+    quarantined: scan.quarantined,
+    complete: scan.complete,
+    sealed,
+    ...(sealed && !previous.sealed ? { sealedAt: at } : {}),
+  };
+}
+
+/** The day's state after its walk or commit failed: the failure is kept, with attempts and first/last time. */
+export function failedDayState(previous: DayState, error: unknown, now: Date): DayState {
+  const at = now.toISOString();
+  return {
+    ...previous,
+    failure: {
+      code: ArchiverError.is(error) ? error.code : 'INTERNAL',
+      message: error instanceof Error ? error.message : String(error),
+      attempts: (previous.failure?.attempts ?? 0) + 1,
+      firstFailedAt: previous.failure?.firstFailedAt ?? at,
+      lastFailedAt: at,
+    },
+  };
+}
+
+/** A day the server no longer answers for: a gap, with what was observed. */
+export function gapDayState(previous: DayState, reason: string): DayState {
+  return { ...previous, gap: true, gapReason: reason };
+}

@@ -1,0 +1,53 @@
+import type { Clock } from '../clock/clock.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
+import type { Logger } from '../log/logger.ts';
+import type { StateStore } from '../state/stateStore.ts';
+import type { ObjectStore } from '../store/objectStore.ts';
+import { publishPending } from './publishPending.ts';
+
+export interface PublishAllResult {
+  /** Files moved to their final keys. */
+  published: number;
+  /** `<dataset>/dt=<dt>` of partitions whose manifest lists a missing file. */
+  broken: string[];
+  /** Age of the oldest listed-but-unpublished file found, in hours (0 when none). */
+  oldestUnpublishedHours: number;
+}
+
+/**
+ * Publishes every listed-but-unpublished file of every partition. It needs no API, so a run does it first,
+ * before its preflight: days of auth failures cannot hold a committed file in `_staging/`. A broken
+ * partition is reported and skipped; the others are published.
+ */
+export async function publishAllPending(deps: {
+  objects: ObjectStore;
+  state: StateStore;
+  clock: Clock;
+  logger: Logger;
+}): Promise<PublishAllResult> {
+  const result: PublishAllResult = { published: 0, broken: [], oldestUnpublishedHours: 0 };
+  const now = deps.clock.now().getTime();
+  for (const manifest of await deps.state.listPartitions()) {
+    const pending = manifest.files.filter((f) => !f.published);
+    if (pending.length === 0) continue;
+    const where = `${manifest.dataset ?? 'history'}/dt=${manifest.dt}`;
+    for (const f of pending) {
+      const hours = (now - Date.parse(f.committedAt)) / 3_600_000;
+      if (Number.isFinite(hours)) result.oldestUnpublishedHours = Math.max(result.oldestUnpublishedHours, hours);
+    }
+    try {
+      await publishPending(deps, manifest);
+      result.published += pending.length;
+    } catch (error) {
+      if (!ArchiverError.is(error, 'PARTITION_BROKEN')) throw error;
+      result.broken.push(where);
+      deps.logger.error('partition blocked: its manifest lists a missing file', {
+        partition: where,
+        code: error.code,
+        error: error.message,
+      });
+    }
+  }
+  result.oldestUnpublishedHours = Math.round(result.oldestUnpublishedHours * 10) / 10;
+  return result;
+}
