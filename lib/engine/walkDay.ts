@@ -31,7 +31,7 @@ export interface WalkResult {
   totalElements: number;
   passes: number;
   pages: number;
-  /** `totalElements` minus distinct items collected, when positive. */
+  /** The larger of `totalElements` and the rows the short last page implied, minus items collected, when positive. */
   shortfall: number;
   /** The walk proved the day complete (see `walkDay`). */
   complete: boolean;
@@ -45,8 +45,9 @@ export interface WalkResult {
  * Collects every record of one history day. Pages are unsorted offset pages whose order may change between
  * requests, and `totalElements` is a separate, possibly stale COUNT; so the Page numbers are only hints:
  * - a pass ends only at a page shorter than the echoed `size`, or empty (the one end signal the API gives);
- * - the day is complete when a pass ended so and the union reached the total, and, once the numbers were
- *   caught lying (rows beyond the total, a total that changed), only when a whole pass added nothing new.
+ * - the day is complete when a pass ended so and the union reached both the total and the row count the
+ *   short page implies (`last page * size + its length`), and, once the numbers were caught lying (rows
+ *   beyond the total, a total that changed), only when a whole pass then added nothing new.
  * Passes repeat until complete or `maxPasses` is spent. The deadline's abort ends the walk with what it has.
  */
 export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions): Promise<WalkResult> {
@@ -54,6 +55,8 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
   const rejected = new Map<string, RejectedRecord>();
   const totals = new Set<number>();
   let total = 0;
+  /** Rows the server really had, by offset arithmetic on a pass's short last page: `last * size + length`. */
+  let observed = 0;
   let pages = 0;
   let passes = 0;
   let complete = false;
@@ -122,9 +125,11 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
         lengths.set(last, itemsOf(page));
         await absorb(page);
       }
+      observed = Math.max(observed, last * size + (lengths.get(last) ?? 0));
       const addedThisPass = collected() - before;
       const unreliable = unreliableTotals();
-      complete = collected() >= total && (!unreliable || (passes > 1 && addedThisPass === 0));
+      complete =
+        collected() >= Math.max(total, observed) && (!unreliable || (passes > 1 && addedThisPass === 0));
     }
   } catch (error) {
     if (!ArchiverError.is(error, 'DEADLINE')) throw error;
@@ -143,7 +148,7 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
     totalElements: total,
     passes,
     pages,
-    shortfall: Math.max(0, total - collected()),
+    shortfall: Math.max(0, Math.max(total, observed) - collected()),
     complete,
     unreliableTotals: unreliableTotals(),
     interrupted,

@@ -1,0 +1,148 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { RowSpill } from '../../lib/engine/rowSpill.ts';
+import { type WalkOptions, walkDay } from '../../lib/engine/walkDay.ts';
+import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
+import { dayOfRecords, ScriptedUpstream, type ScriptedUpstreamOptions } from '../support/scriptedUpstream.ts';
+
+const DAY = '2026-11-10';
+const clock = new ManualClock('2026-11-20T12:00:00Z');
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ta-walk-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function options(extra: Partial<WalkOptions> = {}): WalkOptions {
+  return {
+    pageSize: 2000,
+    concurrency: 2,
+    maxPasses: 10,
+    maxPagesPerDay: 50,
+    spill: new RowSpill<ArchiveRow>(join(dir, `spill-${Math.random()}.jsonl`)),
+    toRow: (r) => toArchiveRow(r, { tokenPolicy: 'hash', archivedAt: clock.now() }),
+    ...extra,
+  };
+}
+
+function server(count: number, extra: Partial<ScriptedUpstreamOptions> = {}): ScriptedUpstream {
+  return new ScriptedUpstream({ clock, days: new Map([[DAY, dayOfRecords(DAY, count)]]), ...extra });
+}
+
+describe('walkDay', () => {
+  it.each([
+    { name: 'totals rounded down to whole pages (a cached COUNT)', count: 2050, cap: 1000, stale: 'floor-pages' as const },
+    { name: 'a count that lags by 30 rows', count: 1530, cap: 500, stale: 30 },
+    { name: 'a count that lags by less than a page', count: 999, cap: 100, stale: 99 },
+    { name: 'an exact multiple of the page size', count: 1000, cap: 500, stale: 0 },
+  ])('collects every row despite $name', async ({ count, cap, stale }) => {
+    const api = server(count, { maxPageSize: cap, staleTotals: stale });
+    const walk = await walkDay(api, DAY, options());
+    expect(walk.records.size).toBe(count);
+    expect(walk.complete).toBe(true);
+    expect(walk.unreliableTotals).toBe(stale !== 0);
+    // Lying totals are only trusted once a whole pass added nothing.
+    if (stale !== 0) expect(walk.passes).toBeGreaterThanOrEqual(2);
+  });
+
+  it('ends a pass only at a short page: the last page it fetched was short or empty', async () => {
+    const api = server(2000, { maxPageSize: 500, reshuffle: false });
+    const walk = await walkDay(api, DAY, options());
+    expect(walk.complete).toBe(true);
+    expect(walk.passes).toBe(1);
+    // Four full pages of 500, then page 4 comes back empty: only then is the day done.
+    expect(api.requests.map((r) => r.page).sort()).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('turns an absurd totalPages into PAGE_LIMIT for that day', async () => {
+    const api = server(10, { totalPagesOverride: 1_000_000 });
+    await expect(walkDay(api, DAY, options({ maxPagesPerDay: 100 }))).rejects.toMatchObject({ code: 'PAGE_LIMIT' });
+  });
+
+  it('turns a server that never returns a short page into PAGE_LIMIT', async () => {
+    const endless: ScriptedUpstream = server(0);
+    const full = dayOfRecords(DAY, 10);
+    endless.historyPage = async (_f, _t, page) => ({
+      totalElements: 10,
+      totalPages: 1,
+      size: 10,
+      content: full.map((r) => ({ ...r, client_ip: `[10.1.1.1]:${page}` })) as never,
+      rejected: [],
+      number: page,
+      sort: { empty: true, sorted: false, unsorted: true },
+      pageable: {
+        pageNumber: page,
+        pageSize: 10,
+        sort: { empty: true, sorted: false, unsorted: true },
+        offset: page * 10,
+        paged: true,
+        unpaged: false,
+      },
+      numberOfElements: 10,
+      first: page === 0,
+      last: false,
+      empty: false,
+    });
+    await expect(walkDay(endless, DAY, options({ maxPagesPerDay: 20 }))).rejects.toMatchObject({
+      code: 'PAGE_LIMIT',
+    });
+  });
+
+  it('returns what it holds, marked interrupted, when the deadline aborts it', async () => {
+    const controller = new AbortController();
+    const api = server(3000, {
+      maxPageSize: 500,
+      reshuffle: false,
+      beforeRequest: (_d, page) => {
+        if (page === 3) controller.abort();
+      },
+    });
+    const walk = await walkDay(api, DAY, options({ signal: controller.signal, concurrency: 1 }));
+    expect(walk.interrupted).toBe(true);
+    expect(walk.complete).toBe(false);
+    expect(walk.records.size).toBe(1500);
+  });
+
+  it('quarantines an item that passes the schema but cannot become a row, and goes on', async () => {
+    const api = server(30, { maxPageSize: 10, reshuffle: false });
+    let n = 0;
+    const walk = await walkDay(
+      api,
+      DAY,
+      options({
+        toRow: (r) => {
+          if (n++ === 3) throw new Error('cannot map');
+          return toArchiveRow(r, { tokenPolicy: 'hash', archivedAt: clock.now() });
+        },
+      }),
+    );
+    expect(walk.records.size).toBe(29);
+    expect(walk.rejected.size).toBe(1);
+    expect([...walk.rejected.values()][0]?.reason).toContain('cannot map');
+  });
+
+  it('property: any row count, page cap and stale total yields exactly the day, reshuffled between requests', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 400 }),
+        fc.integer({ min: 7, max: 120 }),
+        fc.oneof(fc.constant<'floor-pages'>('floor-pages'), fc.integer({ min: 0, max: 150 })),
+        fc.integer({ min: 1, max: 1000 }),
+        async (count, cap, stale, seed) => {
+          const api = server(count, { maxPageSize: cap, staleTotals: stale, seed });
+          const walk = await walkDay(api, DAY, options({ maxPasses: 60, maxPagesPerDay: 1000 }));
+          expect(walk.records.size).toBe(count);
+          expect(walk.complete).toBe(true);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
