@@ -157,6 +157,7 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
       });
     }
 
+    const learned = Math.min(windowDays, meta.learnedWindowDays ?? windowDays);
     const finished = clock.now();
     const ok = !stoppedByDeadline && failedDays.length === 0;
     await putMetaSafely(deps, finished, ok);
@@ -180,8 +181,8 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
       deferredDays,
       brokenPartitions: pending.broken,
       oldestUnpublishedHours: pending.oldestUnpublishedHours,
-      ...(windowDays < options.windowDays ? { learnedWindowDays: windowDays } : {}),
-      atRisk: daysAtRisk(today, windowDays, days),
+      ...(learned < options.windowDays ? { learnedWindowDays: learned } : {}),
+      atRisk: daysAtRisk(today, learned, days),
       stoppedByDeadline,
       days: results,
     };

@@ -1,0 +1,302 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { addDays, type Day, dayRange, toDay } from '../../lib/clock/day.ts';
+import { runArchive } from '../../lib/engine/runArchive.ts';
+import type { ArchiveDeps } from '../../lib/engine/runTypes.ts';
+import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { silentLogger } from '../../lib/log/logger.ts';
+import { recordId } from '../../lib/records/recordId.ts';
+import { historyRecordSchema } from '../../lib/upstream/schemas.ts';
+import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
+import type { StateStore } from '../../lib/state/stateStore.ts';
+import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import type { ObjectStore } from '../../lib/store/objectStore.ts';
+import { dayOfRecords, ScriptedUpstream, type ScriptedUpstreamOptions, sessionRecord } from '../support/scriptedUpstream.ts';
+import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
+import { archivedIds, TEST_OPTIONS } from './engineKit.ts';
+
+const START = '2026-11-20T06:00:00.000Z';
+
+interface Rig {
+  clock: ManualClock;
+  days: Map<Day, unknown[]>;
+  api: ScriptedUpstream;
+  objects: ObjectStore;
+  state: StateStore;
+  dynamo: DynaliteHandle;
+  dir: string;
+  deps(extra?: Partial<ArchiveDeps>): ArchiveDeps;
+}
+let rig: Rig | undefined;
+afterEach(async () => {
+  await rig?.dynamo.close();
+  if (rig) await rm(rig.dir, { recursive: true, force: true });
+  rig = undefined;
+});
+
+/** A scripted 60-day window of small days, a file store and a DynamoDB-compatible state store. */
+async function startRig(opts: Partial<ScriptedUpstreamOptions> = {}, perDay = 12): Promise<Rig> {
+  const clock = new ManualClock(START);
+  const today = toDay(clock.now());
+  const days = new Map<Day, unknown[]>();
+  let n = 0;
+  for (const d of dayRange(addDays(today, -59), today)) {
+    days.set(d, dayOfRecords(d, perDay, n));
+    n += perDay;
+  }
+  const api = new ScriptedUpstream({ clock, days, maxPageSize: 5, ...opts });
+  const dir = await mkdtemp(join(tmpdir(), 'ta-recovery-'));
+  const dynamo = await startDynalite();
+  const objects = createFileObjectStore(join(dir, 'archive'));
+  const state = createDynamoStateStore({ client: dynamo.client, table: dynamo.table });
+  const r: Rig = {
+    clock,
+    days,
+    api,
+    objects,
+    state,
+    dynamo,
+    dir,
+    deps: (extra = {}) => ({ api, objects, state, clock, logger: silentLogger, ...extra }),
+  };
+  return r;
+}
+
+/** Record ids the scripted server holds now, over every day. */
+function truth(r: Rig, days?: Day[]): Set<string> {
+  const ids = new Set<string>();
+  for (const [d, items] of r.days) {
+    if (days && !days.includes(d)) continue;
+    for (const item of items) {
+      const parsed = historyRecordSchema.safeParse(item);
+      if (parsed.success) ids.add(recordId(parsed.data));
+    }
+  }
+  return ids;
+}
+
+async function archivedSet(objects: ObjectStore): Promise<{ ids: Set<string>; total: number }> {
+  const a = await archivedIds(objects);
+  return { ids: new Set([...a.byDt.values()].flat()), total: a.total };
+}
+
+/** The state store, with the response of chosen writes lost after they were applied (the SDK then retries). */
+function losingResponses(state: StateStore, lose: (op: string, n: number) => boolean): StateStore {
+  const counts = new Map<string, number>();
+  const wrap =
+    <A extends unknown[], R>(op: string, f: (...a: A) => Promise<R>) =>
+    async (...a: A): Promise<R> => {
+      const n = (counts.get(op) ?? 0) + 1;
+      counts.set(op, n);
+      const result = await f(...a);
+      if (lose(op, n)) {
+        // Applied; the response is lost and the SDK's retry of the conditional put is refused.
+        throw new ArchiverError('CONFLICT', `${op}: conditional check failed (on a retry)`);
+      }
+      return result;
+    };
+  return {
+    ...state,
+    acquireLease: state.acquireLease.bind(state),
+    renewLease: state.renewLease.bind(state),
+    releaseLease: state.releaseLease.bind(state),
+    getMeta: state.getMeta.bind(state),
+    putMeta: wrap('putMeta', state.putMeta.bind(state)),
+    getDay: state.getDay.bind(state),
+    listDays: state.listDays.bind(state),
+    putDay: wrap('putDay', state.putDay.bind(state)),
+    getPartition: state.getPartition.bind(state),
+    listPartitions: state.listPartitions.bind(state),
+    putPartition: wrap('putPartition', state.putPartition.bind(state)),
+  };
+}
+
+describe('runArchive recovery', () => {
+  it('survives manifest and day writes whose response was lost: exact archive, no broken partition, next run green', async () => {
+    rig = await startRig();
+    const r = rig;
+    const lossy = losingResponses(r.state, (op, n) => op !== 'putMeta' && n % 3 === 1);
+    const first = await runArchive(r.deps({ state: lossy }), TEST_OPTIONS);
+    expect(first.failedDays).toEqual([]);
+    expect(first.brokenPartitions).toEqual([]);
+    const archived = await archivedSet(r.objects);
+    expect(archived.ids).toEqual(truth(r));
+    expect(archived.total).toBe(archived.ids.size);
+    const second = await runArchive(r.deps(), TEST_OPTIONS);
+    expect(second.failedDays).toEqual([]);
+    expect(second.brokenPartitions).toEqual([]);
+    expect(second.recordsNew).toBe(0);
+    const staged: string[] = [];
+    for await (const o of r.objects.list('_staging/')) staged.push(o.key);
+    expect(staged).toEqual([]);
+  });
+
+  it('archives rows beyond a stale total: a server whose COUNT is rounded down to whole pages', async () => {
+    rig = await startRig({ staleTotals: 'floor-pages' }, 13);
+    const r = rig;
+    const summary = await runArchive(r.deps(), TEST_OPTIONS);
+    expect(summary.failedDays).toEqual([]);
+    expect((await archivedSet(r.objects)).ids).toEqual(truth(r));
+    expect(summary.days.every((d) => d.complete && d.unreliableTotals)).toBe(true);
+  });
+
+  it('sweeps a day on each of its last two queryable days and seals it only after the last', async () => {
+    rig = await startRig();
+    const r = rig;
+    await runArchive(r.deps(), TEST_OPTIONS);
+    const day = addDays(toDay(r.clock.now()), -58);
+    expect((await r.state.getDay(day))?.sealed).toBe(false);
+    // A session of that day that ends between the two sweeps.
+    r.days.get(day)?.push(sessionRecord(`${day}T23:00:00Z`, 99_999));
+    r.clock.advance(86_400_000);
+    const last = await runArchive(r.deps(), TEST_OPTIONS);
+    expect(last.days.find((d) => d.day === day)).toMatchObject({ reason: 'final', sealed: true, newRecords: 1 });
+    expect((await archivedSet(r.objects)).ids).toEqual(truth(r));
+  });
+
+  it('turns a 400 for the oldest day into a gap, learns the server window, and goes on', async () => {
+    rig = await startRig({ windowDays: 59 });
+    const r = rig;
+    const oldest = addDays(toDay(r.clock.now()), -59);
+    const first = await runArchive(r.deps(), TEST_OPTIONS);
+    expect(first.gaps).toEqual([oldest]);
+    expect(first.failedDays).toEqual([]);
+    expect(first.learnedWindowDays).toBe(59);
+    expect(first.daysScanned).toBe(59);
+    expect((await r.state.getDay(oldest))?.gapReason).toContain('400');
+    const archived = await archivedSet(r.objects);
+    expect(archived.ids).toEqual(truth(r, [...r.days.keys()].filter((d) => d !== oldest)));
+    // The next day, the planner already knows: the day now at age 58 is swept, age 59 is never asked.
+    r.clock.advance(86_400_000);
+    r.api.requests.length = 0;
+    const second = await runArchive(r.deps(), TEST_OPTIONS);
+    expect(second.failedDays).toEqual([]);
+    expect(r.api.requests.some((q) => q.day === addDays(toDay(r.clock.now()), -59))).toBe(false);
+    expect(second.days.find((d) => d.day === addDays(toDay(r.clock.now()), -58))).toMatchObject({ sealed: true });
+  });
+
+  it('isolates a failing day: recorded with code and attempts, other days archived, every run', async () => {
+    const bad = addDays(toDay(new Date(START)), -20);
+    rig = await startRig({
+      beforeRequest: (day) => {
+        if (day === bad) throw new ArchiverError('SCHEMA_MISMATCH', 'undocumented body');
+      },
+    });
+    const r = rig;
+    for (let run = 1; run <= 3; run++) {
+      const s = await runArchive(r.deps(), TEST_OPTIONS);
+      expect(s.failedDays).toEqual([expect.objectContaining({ day: bad, code: 'SCHEMA_MISMATCH', attempts: run })]);
+    }
+    const state = await r.state.getDay(bad);
+    expect(state?.failure).toMatchObject({ code: 'SCHEMA_MISMATCH', attempts: 3 });
+    expect(state?.failure?.firstFailedAt).toBeDefined();
+    expect((await archivedSet(r.objects)).ids).toEqual(truth(r, [...r.days.keys()].filter((d) => d !== bad)));
+  });
+
+  it('commits what a walk held when the deadline cut it short, resumes it next run, and reports it after 3 runs', async () => {
+    const heavy = addDays(toDay(new Date(START)), -59);
+    let clockRef: ManualClock | undefined;
+    rig = await startRig({
+      beforeRequest: (day, page) => {
+        // The oldest day is slow: each of its pages costs 10 simulated seconds.
+        if (day === heavy && page > 0) clockRef?.advance(10_000);
+      },
+    });
+    const r = rig;
+    r.days.set(heavy, dayOfRecords(heavy, 40, 500_000));
+    clockRef = r.clock;
+    const withDeadline = () => ({
+      ...TEST_OPTIONS,
+      deadline: new Date(r.clock.now().getTime() + 25_000),
+      deadlineReserveMs: 2_000,
+    });
+    // AbortSignal.timeout runs on real time, so the scripted server aborts by the simulated clock instead.
+    const deadlineApi = new Proxy(r.api, {
+      get(target, prop, receiver) {
+        if (prop !== 'historyPage') return Reflect.get(target, prop, receiver);
+        return async (...args: Parameters<ScriptedUpstream['historyPage']>) => {
+          const limit = current?.deadline?.getTime() ?? Number.POSITIVE_INFINITY;
+          if (r.clock.now().getTime() >= limit - 1_000) throw new ArchiverError('DEADLINE', 'aborted (deadline)');
+          return target.historyPage(...args);
+        };
+      },
+    });
+    let current: ReturnType<typeof withDeadline> | undefined;
+    for (let run = 1; run <= 3; run++) {
+      current = withDeadline();
+      const s = await runArchive(r.deps({ api: deadlineApi }), current);
+      expect(s.stoppedByDeadline).toBe(true);
+      expect(s.days[0]).toMatchObject({ day: heavy, interrupted: true });
+      expect(s.days[0]?.newRecords ?? 0).toBeGreaterThan(0);
+      expect(s.deferredDays[0]).toBe(heavy);
+      if (run < 3) expect(s.failedDays).toEqual([]);
+      else expect(s.failedDays).toEqual([expect.objectContaining({ day: heavy, code: 'DEADLINE' })]);
+      r.clock.advance(60_000);
+    }
+    // Without a deadline the day completes, and nothing it committed before is written twice.
+    const done = await runArchive(r.deps(), TEST_OPTIONS);
+    expect(done.failedDays).toEqual([]);
+    const archived = await archivedSet(r.objects);
+    expect(archived.ids).toEqual(truth(r));
+    expect(archived.total).toBe(archived.ids.size);
+    expect((await r.state.getDay(heavy))?.deferredRuns).toBeUndefined();
+  });
+
+  it('publishes committed files before its preflight, so an API outage or a revoked key cannot hold them', async () => {
+    rig = await startRig();
+    const r = rig;
+    let publishes = 0;
+    const crashing: ObjectStore = Object.assign(Object.create(r.objects) as ObjectStore, {
+      publish: async () => {
+        publishes++;
+        throw new ArchiverError('STORE_FAILED', 'simulated crash before publish');
+      },
+    });
+    const first = await runArchive(r.deps({ objects: crashing }), TEST_OPTIONS);
+    expect(first.failedDays.length).toBe(60);
+    expect(publishes).toBe(60);
+    const pendingBefore = (await r.state.listPartitions()).flatMap((m) => m.files).filter((f) => !f.published);
+    expect(pendingBefore.length).toBeGreaterThan(0);
+    const revoked = new ScriptedUpstream({ clock: r.clock, days: r.days });
+    revoked.historyPage = async () => {
+      throw new ArchiverError('AUTH_REJECTED', '401');
+    };
+    await expect(runArchive(r.deps({ api: revoked }), TEST_OPTIONS)).rejects.toMatchObject({ code: 'AUTH_REJECTED' });
+    const pendingAfter = (await r.state.listPartitions()).flatMap((m) => m.files).filter((f) => !f.published);
+    expect(pendingAfter).toEqual([]);
+    expect((await archivedSet(r.objects)).ids).toEqual(truth(r));
+  });
+
+  it('blocks only the partition whose manifest lists a missing file, with a clear error', async () => {
+    rig = await startRig();
+    const r = rig;
+    await runArchive(r.deps(), TEST_OPTIONS);
+    const victim = (await r.state.listPartitions())[10];
+    const file = victim?.files[0];
+    if (!victim || !file) throw new Error('no partition');
+    await rm(join(r.dir, 'archive', 'history', `dt=${victim.dt}`, file.name));
+    await r.state.putPartition({ ...victim, files: victim.files.map((f) => ({ ...f, published: false })) });
+    r.clock.advance(86_400_000);
+    const s = await runArchive(r.deps(), { ...TEST_OPTIONS, onlyDays: [victim.dt, addDays(victim.dt, 1)] });
+    expect(s.brokenPartitions).toEqual([`history/dt=${victim.dt}`]);
+    expect(s.failedDays).toEqual([expect.objectContaining({ day: victim.dt, code: 'PARTITION_BROKEN' })]);
+    expect(s.failedDays[0]?.message).toContain('tunnel-archiver repair');
+    expect(s.days.map((d) => d.day)).toEqual([addDays(victim.dt, 1)]);
+  });
+
+  it('takes over a lease whose holder is certainly dead instead of waiting for it to expire', async () => {
+    rig = await startRig();
+    const r = rig;
+    const held = await r.state.acquireLease('crashed@host:999999', r.clock.now(), 600_000);
+    expect(held).toBeDefined();
+    await expect(runArchive(r.deps(), TEST_OPTIONS)).rejects.toMatchObject({ code: 'LEASE_HELD' });
+    const s = await runArchive(
+      r.deps({ isLeaseHolderDead: (holder) => holder.owner === 'crashed@host:999999' }),
+      TEST_OPTIONS,
+    );
+    expect(s.daysScanned).toBe(60);
+  });
+});
