@@ -67,7 +67,14 @@ export function createArchiveHandler(deps: ArchiveHandlerDeps) {
       }
       record(summaryMetrics(summary));
       const { days, ...totals } = summary;
-      logger.info('run finished', { ...totals, daysReported: days.length });
+      for (const f of summary.failedDays) logger.error('day failed', { ...f });
+      if (summary.failedDays.length > 0) {
+        // Partial: reported (logs, DayFailures, DayFailureStreak alarm), not thrown, so Lambda's own retries
+        // do not re-run the days that succeeded; the failed days are due again on the next schedule.
+        logger.error('run finished with failed days', { ...totals, daysReported: days.length });
+      } else {
+        logger.info('run finished', { ...totals, daysReported: days.length });
+      }
       return summary;
     } catch (error) {
       record(failureMetrics(error));

@@ -16,6 +16,10 @@ export function summaryMetrics(summary: RunSummary): MetricPoint[] {
     { name: METRIC.DaysAtRisk, value: summary.atRisk.length },
     { name: METRIC.Gaps, value: summary.gaps.length },
     { name: METRIC.DaysDeferred, value: summary.daysDeferred },
+    { name: METRIC.DayFailures, value: summary.failedDays.length },
+    { name: METRIC.DayFailureStreak, value: Math.max(0, ...summary.failedDays.map((d) => d.attempts)) },
+    { name: METRIC.BrokenPartitions, value: summary.brokenPartitions.length },
+    { name: METRIC.UnpublishedFileAgeHours, value: summary.oldestUnpublishedHours },
     { name: METRIC.AuthFailures, value: 0 },
     { name: METRIC.RunSucceeded, value: 1 },
   ];

@@ -20,6 +20,14 @@ export const METRIC = {
   RunSucceeded: 'RunSucceeded',
   /** Planned days left for a later run because the deadline came. */
   DaysDeferred: 'DaysDeferred',
+  /** Days whose walk or commit failed on this run (the run went on with the others). */
+  DayFailures: 'DayFailures',
+  /** The most runs in a row that one day has failed on (its `failure.attempts`). */
+  DayFailureStreak: 'DayFailureStreak',
+  /** Partitions whose manifest lists a missing file (blocked until repaired). */
+  BrokenPartitions: 'BrokenPartitions',
+  /** Age in hours of the oldest committed file still waiting in `_staging/` at the start of the run. */
+  UnpublishedFileAgeHours: 'UnpublishedFileAgeHours',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];

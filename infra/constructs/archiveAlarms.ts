@@ -41,7 +41,17 @@ function archiverMetric(name: MetricName, props: Omit<MetricProps, 'namespace' |
  */
 export class ArchiveAlarms extends Construct {
   readonly topic: Topic;
-  readonly alarms: Record<'errors' | 'authFailures' | 'noSuccess' | 'daysAtRisk' | 'gaps', Alarm>;
+  readonly alarms: Record<
+    | 'errors'
+    | 'authFailures'
+    | 'noSuccess'
+    | 'daysAtRisk'
+    | 'gaps'
+    | 'dayFailing'
+    | 'brokenPartitions'
+    | 'unpublishedFiles',
+    Alarm
+  >;
 
   constructor(scope: Construct, id: string, props: ArchiveAlarmsProps) {
     super(scope, id);
@@ -116,6 +126,39 @@ export class ArchiveAlarms extends Construct {
         {
           metric: archiverMetric(METRIC.Gaps, { period: hour, statistic: 'Maximum' }),
           threshold: 0,
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          treatMissingData: TreatMissingData.IGNORE,
+        },
+      ),
+      dayFailing: alarm(
+        'DayFailingRepeatedly',
+        'The same history day has failed on 3 runs in a row (see the "day failed" log lines: day, code, message). The other days are archived; this one is retried every run.',
+        {
+          metric: archiverMetric(METRIC.DayFailureStreak, { period: hour, statistic: 'Maximum' }),
+          threshold: 3,
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: TreatMissingData.IGNORE,
+        },
+      ),
+      brokenPartitions: alarm(
+        'BrokenPartitions',
+        "A partition's manifest lists a file that is gone: that partition is blocked. Restore the object, or run 'tunnel-archiver repair --dt DAY'.",
+        {
+          metric: archiverMetric(METRIC.BrokenPartitions, { period: hour, statistic: 'Maximum' }),
+          threshold: 0,
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          treatMissingData: TreatMissingData.IGNORE,
+        },
+      ),
+      unpublishedFiles: alarm(
+        'UnpublishedFiles',
+        'A committed file has waited in _staging/ for more than a day: runs are failing before they can publish it (see FunctionErrors).',
+        {
+          metric: archiverMetric(METRIC.UnpublishedFileAgeHours, { period: hour, statistic: 'Maximum' }),
+          threshold: 24,
           evaluationPeriods: 1,
           comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
           treatMissingData: TreatMissingData.IGNORE,

@@ -19,8 +19,13 @@ export interface ArchiveBucketsProps {
 /** Key prefixes the archiver writes; `history/` is the Athena table location. */
 export const PREFIX = { history: 'history/', quarantine: 'quarantine/', staging: '_staging/' } as const;
 
-/** Days after which an abandoned staged upload (a run killed mid-commit) is removed. */
-export const STAGING_EXPIRY_DAYS = 3;
+/**
+ * No rule expires current objects under `_staging/`: a file there may be committed (listed in its manifest)
+ * and waiting to be published, and nothing may remove a committed file. The archiver itself deletes staged
+ * files that no manifest lists once they are a day old (`lib/engine/sweepStaging.ts`); only the noncurrent
+ * versions those deletes leave behind expire here.
+ */
+export const STAGING_NONCURRENT_DAYS = 1;
 
 /**
  * The archive bucket (versioned, TLS-only, private, optionally Object-Locked), its server access log
@@ -71,10 +76,9 @@ export class ArchiveBuckets extends Construct {
           ],
         },
         {
-          id: 'expire-abandoned-staging',
+          id: 'expire-deleted-staging-versions',
           prefix: PREFIX.staging,
-          expiration: Duration.days(STAGING_EXPIRY_DAYS),
-          noncurrentVersionExpiration: Duration.days(1),
+          noncurrentVersionExpiration: Duration.days(STAGING_NONCURRENT_DAYS),
         },
         {
           id: 'expire-noncurrent-versions',

@@ -48,7 +48,7 @@ describe('TunnelArchiverStack', () => {
       });
     });
 
-    it('tiers history/, expires abandoned _staging/ objects and old noncurrent versions', () => {
+    it('tiers history/, never expires a current object (a committed file may wait in _staging/), expires old noncurrent versions', () => {
       const rules = template.toJSON().Resources[archiveBucket.Ref].Properties.LifecycleConfiguration.Rules;
       expect(rules).toContainEqual(
         expect.objectContaining({
@@ -56,7 +56,10 @@ describe('TunnelArchiverStack', () => {
           Transitions: [{ StorageClass: 'INTELLIGENT_TIERING', TransitionInDays: 30 }],
         }),
       );
-      expect(rules).toContainEqual(expect.objectContaining({ Prefix: '_staging/', ExpirationInDays: 3 }));
+      for (const rule of rules) expect(rule.ExpirationInDays, rule.Id).toBeUndefined();
+      expect(rules).toContainEqual(
+        expect.objectContaining({ Prefix: '_staging/', NoncurrentVersionExpiration: { NoncurrentDays: 1 } }),
+      );
       expect(rules).toContainEqual(
         expect.objectContaining({ NoncurrentVersionExpiration: { NoncurrentDays: 30 }, Status: 'Enabled' }),
       );
@@ -190,6 +193,28 @@ describe('TunnelArchiverStack', () => {
         { ...custom(METRIC.DaysAtRisk), ComparisonOperator: 'GreaterThanThreshold', Threshold: 0 },
       ],
       ['gaps', { ...custom(METRIC.Gaps), ComparisonOperator: 'GreaterThanThreshold', Threshold: 0 }],
+      [
+        'the same day failing on 3 runs in a row',
+        {
+          ...custom(METRIC.DayFailureStreak),
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          Threshold: 3,
+          Statistic: 'Maximum',
+        },
+      ],
+      [
+        'a blocked partition',
+        { ...custom(METRIC.BrokenPartitions), ComparisonOperator: 'GreaterThanThreshold', Threshold: 0 },
+      ],
+      [
+        'a committed file unpublished for more than a day',
+        {
+          ...custom(METRIC.UnpublishedFileAgeHours),
+          ComparisonOperator: 'GreaterThanThreshold',
+          Threshold: 24,
+          Statistic: 'Maximum',
+        },
+      ],
     ])('alarms on %s to the topic', (_name, props) => {
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         ...props,

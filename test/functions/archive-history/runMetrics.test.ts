@@ -17,6 +17,12 @@ describe('summaryMetrics', () => {
       atRisk: ['2024-12-10'],
       gaps: ['2024-12-08', '2024-12-09', '2024-12-07'],
       daysDeferred: 5,
+      failedDays: [
+        { day: '2025-01-20', code: 'PAGE_LIMIT', message: 'x', attempts: 3 },
+        { day: '2025-01-21', code: 'SCHEMA_MISMATCH', message: 'y', attempts: 1 },
+      ],
+      brokenPartitions: ['history/dt=2025-01-02'],
+      oldestUnpublishedHours: 30.5,
     });
     expect(byName(summaryMetrics(summary))).toEqual({
       RecordsArchived: 42,
@@ -24,6 +30,10 @@ describe('summaryMetrics', () => {
       DaysAtRisk: 1,
       Gaps: 3,
       DaysDeferred: 5,
+      DayFailures: 2,
+      DayFailureStreak: 3,
+      BrokenPartitions: 1,
+      UnpublishedFileAgeHours: 30.5,
       AuthFailures: 0,
       RunSucceeded: 1,
     });
@@ -34,6 +44,10 @@ describe('summaryMetrics', () => {
       RecordsArchived: 0,
       DaysAtRisk: 0,
       Gaps: 0,
+      DayFailures: 0,
+      DayFailureStreak: 0,
+      BrokenPartitions: 0,
+      UnpublishedFileAgeHours: 0,
       RunSucceeded: 1,
     });
   });
