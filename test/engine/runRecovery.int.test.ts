@@ -300,3 +300,28 @@ describe('runArchive recovery', () => {
     expect(s.daysScanned).toBe(60);
   });
 });
+
+describe('repairPartition', () => {
+  it('drops only the missing file from a broken manifest; the next scan re-archives its rows exactly once', async () => {
+    const { repairPartition } = await import('../../lib/engine/repairPartition.ts');
+    rig = await startRig();
+    const r = rig;
+    await runArchive(r.deps(), TEST_OPTIONS);
+    const victim = (await r.state.listPartitions())[20];
+    const file = victim?.files[0];
+    if (!victim || !file) throw new Error('no partition');
+    await rm(join(r.dir, 'archive', 'history', `dt=${victim.dt}`, file.name));
+    const dry = await repairPartition(r.deps(), victim.dt, { apply: false });
+    expect(dry.dropped.map((f) => f.name)).toEqual([file.name]);
+    expect((await r.state.getPartition(victim.dt))?.files).toHaveLength(victim.files.length);
+    const applied = await repairPartition(r.deps(), victim.dt, { apply: true });
+    expect(applied.rowsLost).toBe(file.rows);
+    expect((await r.state.getPartition(victim.dt))?.files.map((f) => f.name)).not.toContain(file.name);
+    const rescan = await runArchive(r.deps(), { ...TEST_OPTIONS, onlyDays: [victim.dt] });
+    expect(rescan.failedDays).toEqual([]);
+    expect(rescan.recordsNew).toBe(file.rows);
+    const archived = await archivedSet(r.objects);
+    expect(archived.ids).toEqual(truth(r));
+    expect(archived.total).toBe(archived.ids.size);
+  });
+});
