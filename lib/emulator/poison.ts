@@ -120,7 +120,7 @@ function spoil(kind: PoisonKind, record: WireHistoryRecord, i: number): unknown 
     case 'domains-not-strings':
       return { ...record, domains: i % 2 === 0 ? [42, null] : 'not-a-list.example' };
     case 'non-object':
-      return [42, 'a string', null, [record.start_time]][i % 4];
+      return [Date.parse(record.start_time), record.start_time, null, [record.start_time]][i % 4];
     case 'token-in-unknown-field': {
       const token = record.token_value ?? record.virtual_token_value ?? 'Q7PZ3K9XA';
       return { ...record, auth_token: token, details: { note: `token=${token}`, tokens: [token] } };
