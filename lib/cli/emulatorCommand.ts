@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { toDay } from '../clock/day.ts';
 import { acceleratedClock, type EmulatorClock, fixedClock, realClock } from '../emulator/emulatorClock.ts';
 import { type FaultConfig, outageFor, resolveFaults } from '../emulator/faults.ts';
+import type { PoisonConfig } from '../emulator/poison.ts';
 import { EMULATOR_FREE_KEY, EMULATOR_PAID_KEY, startEmulator } from '../emulator/startEmulator.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 
@@ -24,6 +25,13 @@ Options:
   --max-page-size N    cap on ?size= (default 2000)
   --now ISO            freeze the emulated clock at this instant
   --rate R             run the emulated clock R times faster than real time (from --now or now)
+  --scale N            multiply every day's volume by N (deterministic; default 1)
+Upstream flaws (all off by default):
+  --stale-totals MODE  stale totalElements/totalPages: floor-pages (a cached COUNT rounded down to
+                       whole pages) | lag (counted on an older snapshot) | off
+  --stale-lag-ms N     age of the lag snapshot in milliseconds (default 21600000 = 6 h)
+  --poison-count N     inject N invalid records into every day's history (same items on every request)
+  --poison-rate P      inject invalid records at P times each day's volume (at least 1 per day)
 Faults (all off by default):
   --rate-429 P         probability of 429 Too Many Requests
   --retry-after S      Retry-After style on 429: seconds | http-date | none (default seconds)
@@ -45,6 +53,11 @@ const OPTIONS = {
   'max-page-size': { type: 'string' },
   now: { type: 'string' },
   rate: { type: 'string' },
+  scale: { type: 'string' },
+  'stale-totals': { type: 'string' },
+  'stale-lag-ms': { type: 'string' },
+  'poison-count': { type: 'string' },
+  'poison-rate': { type: 'string' },
   'rate-429': { type: 'string' },
   'retry-after': { type: 'string' },
   'rate-5xx': { type: 'string' },
@@ -126,7 +139,29 @@ function parseFlags(argv: string[]) {
   if (values['stable-order']) faults.stableOrder = true;
   if (values.drift !== undefined) faults.driftInsertPerRequest = num('--drift', values.drift);
   resolveFaults(faults);
+  const stale = values['stale-totals'];
+  if (stale !== undefined && !['floor-pages', 'lag', 'off'].includes(stale))
+    throw invalid(`--stale-totals must be floor-pages, lag or off, got '${stale}'`);
+  const poisonRecords: PoisonConfig = {};
+  if (values['poison-count'] !== undefined)
+    poisonRecords.count = int('--poison-count', values['poison-count'], 0, 1e6);
+  if (values['poison-rate'] !== undefined) {
+    poisonRecords.rate = num('--poison-rate', values['poison-rate']);
+    if (poisonRecords.rate < 0 || poisonRecords.rate > 10)
+      throw invalid(`--poison-rate must be a number in 0..10, got '${values['poison-rate']}'`);
+  }
+  let scale: number | undefined;
+  if (values.scale !== undefined) {
+    scale = num('--scale', values.scale);
+    if (scale <= 0) throw invalid(`--scale must be a positive number, got '${values.scale}'`);
+  }
   return {
+    ...(scale === undefined ? {} : { scale }),
+    ...(stale === undefined ? {} : { staleTotals: stale as 'floor-pages' | 'lag' | 'off' }),
+    ...(values['stale-lag-ms'] === undefined
+      ? {}
+      : { staleLagMs: int('--stale-lag-ms', values['stale-lag-ms'], 0, 1e12) }),
+    ...(Object.keys(poisonRecords).length === 0 ? {} : { poisonRecords }),
     port: values.port === undefined ? 8080 : int('--port', values.port, 0, 65_535),
     host: values.host ?? '127.0.0.1',
     seed: values.seed ?? 1,

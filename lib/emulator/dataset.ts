@@ -34,18 +34,24 @@ export type WireActiveSession = {
   lastUpdateTimestamp: string;
 };
 
-/** One emulated tunnel session: both wire views plus what decides when it becomes visible. */
+/**
+ * One emulated tunnel session: what decides when it becomes visible, plus both wire views. The wire
+ * objects are built on demand (replayed from the saved random state), so a day of a million sessions
+ * costs a few numbers per session until a page actually shows them.
+ */
 export interface EmulatedSession {
   /** `<day>#<index>`: unique, stable across runs. */
-  id: string;
-  startMs: number;
-  endMs: number;
+  readonly id: string;
+  readonly startMs: number;
+  readonly endMs: number;
   /** Ingestion lag: the history row is hidden until `endMs + lagMs` (unless released early by drift). */
-  lagMs: number;
+  readonly lagMs: number;
   /** Stable pseudo-random sort key: the "unsorted but stable" order. */
-  orderKey: number;
-  history: WireHistoryRecord;
-  active: WireActiveSession;
+  readonly orderKey: number;
+  /** The history record (a fresh object on every read). */
+  readonly history: WireHistoryRecord;
+  /** The active-list entry (a fresh object on every read). */
+  readonly active: WireActiveSession;
 }
 
 export interface DatasetOptions {
@@ -63,6 +69,16 @@ export interface DatasetOptions {
   /** Share of rows that arrive late (after an ingestion lag). */
   lateRate: number;
   maxLagMs: number;
+  /** Multiplies every day's volume (issue 10's `--scale`); the first sessions of a day stay the same. */
+  scale: number;
+  /**
+   * One long-lived tunnel (open `longMinMs..longMaxMs`) starts in every block of this many days, on the
+   * block's first non-quiet day; 0 turns them off. Longer than the window, they never reach history
+   * while they run: only the active list shows them.
+   */
+  longEveryDays: number;
+  longMinMs: number;
+  longMaxMs: number;
 }
 
 const MINUTE = 60_000;
@@ -81,6 +97,10 @@ export const DEFAULT_DATASET: DatasetOptions = {
   maxSessionMs: 21 * DAY_MS,
   lateRate: 0.12,
   maxLagMs: 48 * HOUR,
+  scale: 1,
+  longEveryDays: 5,
+  longMinMs: 70 * DAY_MS,
+  longMaxMs: 90 * DAY_MS,
 };
 
 export type DayKind = 'quiet' | 'normal' | 'heavy';
@@ -95,13 +115,14 @@ export function dayProfile(
   const block = Math.floor(dayIndex / options.heavyEveryDays);
   const heavyAt = new Rng(seedFrom(seed, 'heavy', block)).int(0, options.heavyEveryDays - 1);
   const rng = new Rng(seedFrom(seed, 'profile', day));
+  const scale = options.scale ?? 1;
   if (dayIndex - block * options.heavyEveryDays === heavyAt) {
-    return { kind: 'heavy', count: rng.int(options.heavyMin, options.heavyMax) };
+    return { kind: 'heavy', count: Math.round(rng.int(options.heavyMin, options.heavyMax) * scale) };
   }
   if (rng.chance(options.quietDayRate)) return { kind: 'quiet', count: 0 };
   const u = rng.next();
   const count = Math.round(options.normalMin * (options.normalMax / options.normalMin) ** u);
-  return { kind: 'normal', count };
+  return { kind: 'normal', count: Math.round(count * scale) };
 }
 
 const usersCache = new Map<string, EmulatedUser[]>();
@@ -119,11 +140,13 @@ function usersFor(seed: string | number, count: number): EmulatedUser[] {
 /**
  * The sessions that START on UTC `day`, deterministic in (seed, day, options). Pure: visibility (ended,
  * ingestion lag, window) is decided by the caller with the clock, so old days can gain rows later.
+ * `limit` generates only the first sessions (the same ones a full call returns first).
  */
 export function sessionsStartingOn(
   seed: string | number,
   day: string,
   options: DatasetOptions = DEFAULT_DATASET,
+  limit = Number.POSITIVE_INFINITY,
 ): EmulatedSession[] {
   const dayStart = Date.parse(`${day}T00:00:00Z`);
   if (Number.isNaN(dayStart)) throw new RangeError(`not a day: ${day}`);
@@ -131,15 +154,75 @@ export function sessionsStartingOn(
   const users = usersFor(seed, options.users);
   const rng = new Rng(seedFrom(seed, 'sessions', day));
   const usedStarts = new Set<number>();
-  const out: EmulatedSession[] = [];
-  for (let i = 0; i < count; i++) {
+  const out: LazySession[] = [];
+  const n = Math.min(count, limit);
+  for (let i = 0; i < n; i++) {
     let offset = rng.int(0, DAY_MS - 1);
     while (usedStarts.has(offset)) offset = rng.int(0, DAY_MS - 1);
     usedStarts.add(offset);
-    out.push(makeSession(rng, users, `${day}#${i}`, dayStart + offset, options));
+    out.push(new LazySession(rng, users, `${day}#${i}`, dayStart + offset, options));
+  }
+  const first = out[0];
+  if (first !== undefined && isLongDay(seed, day, options)) {
+    const long = new Rng(seedFrom(seed, 'long', day));
+    first.endMs = first.startMs + long.int(options.longMinMs, options.longMaxMs);
+    first.lagMs = 0;
   }
   return out;
 }
+
+/** Whether `day` is its block's long-session day: the first day of the block with any sessions. */
+export function isLongDay(seed: string | number, day: string, options: DatasetOptions): boolean {
+  const every = options.longEveryDays ?? 0;
+  if (every <= 0) return false;
+  const dayIndex = Math.floor(Date.parse(`${day}T00:00:00Z`) / DAY_MS);
+  const blockStart = dayIndex - (((dayIndex % every) + every) % every);
+  for (let i = blockStart; i < blockStart + every; i++) {
+    const d = new Date(i * DAY_MS).toISOString().slice(0, 10);
+    if (dayProfile(seed, d, options).count > 0) return i === dayIndex;
+  }
+  return false;
+}
+
+/** Keeps the numbers that decide visibility and replays the random stream to build the wire views. */
+class LazySession implements EmulatedSession {
+  readonly id: string;
+  readonly startMs: number;
+  endMs: number;
+  lagMs: number;
+  readonly orderKey: number;
+  readonly #state: number;
+  readonly #users: EmulatedUser[];
+  readonly #options: DatasetOptions;
+
+  constructor(rng: Rng, users: EmulatedUser[], id: string, startMs: number, options: DatasetOptions) {
+    this.#state = rng.state;
+    this.#users = users;
+    this.#options = options;
+    const drawn = drawSession(rng, users, startMs, options, null);
+    this.id = id;
+    this.startMs = startMs;
+    this.endMs = drawn.endMs;
+    this.lagMs = drawn.lagMs;
+    this.orderKey = drawn.orderKey;
+  }
+
+  get history(): WireHistoryRecord {
+    return this.#wire().history;
+  }
+
+  get active(): WireActiveSession {
+    return this.#wire().active;
+  }
+
+  #wire(): Wire {
+    const wire = drawSession(new Rng(this.#state), this.#users, this.startMs, this.#options, this.endMs).wire;
+    if (wire === undefined) throw new Error('unreachable: replay builds the wire views');
+    return wire;
+  }
+}
+
+type Wire = { history: WireHistoryRecord; active: WireActiveSession };
 
 const MODES = [
   ['http', 45],
@@ -149,13 +232,18 @@ const MODES = [
   ['udp', 15],
 ] as const;
 
-function makeSession(
+/**
+ * Draws one session from `rng`. With `endMs === null` only the numbers are computed (strings are
+ * skipped draw for draw, so the stream stays aligned); with the final `endMs` the wire views are built.
+ */
+function drawSession(
   rng: Rng,
   users: EmulatedUser[],
-  id: string,
   startMs: number,
   options: DatasetOptions,
-): EmulatedSession {
+  endMsFinal: number | null,
+): { endMs: number; lagMs: number; orderKey: number; wire?: Wire } {
+  const full = endMsFinal !== null;
   const user = rng.pick(users);
   const token = rng.pick(user.tokens);
   const kind = rng.weighted(MODES);
@@ -166,54 +254,65 @@ function makeSession(
   const virtual = user.virtualTokens.length > 0 && rng.chance(0.35) ? rng.pick(user.virtualTokens) : null;
   const tokenValue = (virtual && rng.chance(0.5)) || rng.chance(0.04) ? null : token.value;
   const virtualValue = virtual ? `${virtual.base}-${activePort}` : null;
-  const host = rng.chars('abcdefghijklmnopqrstuvwxyz0123456789', 8);
+  const host = full ? rng.chars('abcdefghijklmnopqrstuvwxyz0123456789', 8) : skip(rng, 8);
   const subdomain = virtual ? `${virtual.host}.a.pinggy.link` : `${host}.a.pinggy.link`;
   const webLike = kind === 'http' || kind === 'tls';
   const customdomain =
     webLike && user.customDomains.length > 0 && rng.chance(0.4) ? rng.pick(user.customDomains) : null;
   const domains = rng.chance(0.06) ? [] : customdomain ? [customdomain, subdomain] : [subdomain];
-  const clientIp = rng.chance(0.7) ? ipv4(rng) : ipv6(rng);
+  const v4 = rng.chance(0.7);
+  let clientIp = '';
+  if (full) clientIp = v4 ? ipv4(rng) : ipv6(rng);
+  else if (v4) rng.skip(4);
+  else rng.skip(rng.chance(0.5) ? 1 : 7);
   // Log-spread durations skewed towards short: most last minutes, a few last weeks.
   const span = Math.log(options.maxSessionMs / options.minSessionMs);
   const durationMs = Math.round(options.minSessionMs * Math.exp(rng.next() ** 2.5 * span)) + rng.int(0, 999);
   const endMs = startMs + durationMs;
   const lagMs = rng.chance(options.lateRate) ? rng.int(MINUTE, options.maxLagMs) : 0;
+  const orderKey = rng.next();
+  if (!full) {
+    rng.skip(TRAILING_DRAWS);
+    return { endMs, lagMs, orderKey };
+  }
   const start = formatTimestamp(startMs);
-  return {
-    id,
-    startMs,
-    endMs,
-    lagMs,
-    orderKey: rng.next(),
-    history: {
-      start_time: start,
-      end_time: formatTimestamp(endMs),
-      user_email: user.email,
-      token_value: tokenValue,
-      virtual_token_value: virtualValue,
-      domains,
-      mode,
-      mode_udp: modeUdp,
-      client_ip: `[${clientIp}]:${rng.int(1024, 65_535)}`,
-      port,
-    },
-    active: {
-      id: uuid(rng),
-      userId: user.userId,
-      tokenId: token.tokenId,
-      token: virtual ? null : tokenValue,
-      tokenName: virtual ? null : token.name,
-      virtualToken: virtualValue ?? `${token.value}-${activePort}`,
-      virtualTokenName: virtual ? virtual.name : null,
-      subdomain,
-      customdomain,
-      mode,
-      modeUdp,
-      port: activePort,
-      creationTimestamp: start,
-      lastUpdateTimestamp: formatTimestamp(startMs + rng.int(200, 3000)),
-    },
+  const history: WireHistoryRecord = {
+    start_time: start,
+    end_time: formatTimestamp(endMsFinal),
+    user_email: user.email,
+    token_value: tokenValue,
+    virtual_token_value: virtualValue,
+    domains,
+    mode,
+    mode_udp: modeUdp,
+    client_ip: `[${clientIp}]:${rng.int(1024, 65_535)}`,
+    port,
   };
+  const active: WireActiveSession = {
+    id: uuid(rng),
+    userId: user.userId,
+    tokenId: token.tokenId,
+    token: virtual ? null : tokenValue,
+    tokenName: virtual ? null : token.name,
+    virtualToken: virtualValue ?? `${token.value}-${activePort}`,
+    virtualTokenName: virtual ? virtual.name : null,
+    subdomain,
+    customdomain,
+    mode,
+    modeUdp,
+    port: activePort,
+    creationTimestamp: start,
+    lastUpdateTimestamp: formatTimestamp(startMs + rng.int(200, 3000)),
+  };
+  return { endMs, lagMs, orderKey, wire: { history, active } };
+}
+
+/** Draws the wire views take after `orderKey`: the client port, the uuid (32 + 1) and the update delay. */
+const TRAILING_DRAWS = 1 + 33 + 1;
+
+function skip(rng: Rng, n: number): string {
+  rng.skip(n);
+  return '';
 }
 
 function uuid(rng: Rng): string {

@@ -28,11 +28,21 @@ const UNSORTED: SpringSort = { empty: true, sorted: false, unsorted: true };
 /**
  * Slices page `page` of `size` out of `all` (already in response order) and computes the envelope the
  * way Spring's `PageImpl` does: a page past the end is empty but keeps the true totals.
+ *
+ * `countedTotal` is what the separate COUNT query said (default: the true count). When it is stale,
+ * `PageImpl` still corrects it on a page whose content reaches past it (total = offset + content), so
+ * only a client that asks for that page learns the real number.
  */
-export function buildPage<T>(all: readonly T[], page: number, size: number): SpringPage<T> {
+export function buildPage<T>(
+  all: readonly T[],
+  page: number,
+  size: number,
+  countedTotal: number = all.length,
+): SpringPage<T> {
   const offset = page * size;
   const content = all.slice(offset, offset + size);
-  const totalElements = all.length;
+  const totalElements =
+    content.length > 0 && offset + size > countedTotal ? offset + content.length : countedTotal;
   const totalPages = Math.ceil(totalElements / size);
   return {
     totalElements,

@@ -27,6 +27,16 @@ export class Rng {
     this.#state = seed >>> 0;
   }
 
+  /** The whole generator state: `new Rng(rng.state)` replays the same stream from here. */
+  get state(): number {
+    return this.#state;
+  }
+
+  /** Advances the stream by `n` draws without computing them (the state only grows by a constant). */
+  skip(n: number): void {
+    this.#state = (this.#state + ((n * 0x6d2b79f5) % 4_294_967_296)) >>> 0;
+  }
+
   /** Uniform in [0, 1). */
   next(): number {
     this.#state = (this.#state + 0x6d2b79f5) >>> 0;

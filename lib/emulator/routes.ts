@@ -9,8 +9,10 @@ import {
   unauthorized,
 } from './errorBodies.ts';
 import { buildPage, parsePaging } from './pageBuilder.ts';
+import type { PoisonItem } from './poison.ts';
 import { Rng } from './prng.ts';
 import type { SessionArchive } from './sessionArchive.ts';
+import { type StaleTotals, staleCount } from './staleTotals.ts';
 
 export const ACTIVE_PATH = '/backend/api/v1/session/active';
 const HISTORY_RE = /^\/backend\/api\/v1\/session\/history\/([^/]+)\/([^/]+)\/?$/;
@@ -25,6 +27,8 @@ export interface RouteContext {
   paidKeys: ReadonlySet<string>;
   freeKeys: ReadonlySet<string>;
   stableOrder: boolean;
+  /** How `totalElements` is counted (default: exactly). */
+  staleTotals?: StaleTotals;
   driftInsertPerRequest: number;
   shuffleSeed: () => number;
   onDrift: (released: number) => void;
@@ -81,15 +85,39 @@ function historyRoute(from: string, to: string, url: URL, ctx: RouteContext): Em
   if (ctx.driftInsertPerRequest > 0)
     ctx.onDrift(ctx.archive.release(from, to, ctx.driftInsertPerRequest, atMs));
   const { page, size } = parsePaging(url.searchParams, ctx.defaultPageSize, ctx.maxPageSize);
-  const rows = orderRows(ctx.archive.visible(from, to, atMs), ctx);
-  return json(200, buildPage(rows, page, size));
+  const sessions = ctx.archive.visible(from, to, atMs);
+  const poison = ctx.archive.poisonIn(from, to, atMs);
+  const rows = orderRows(sessions, poison, from === to, ctx);
+  const counted = staleCount(
+    ctx.staleTotals,
+    size,
+    rows.length,
+    (lagMs) => ctx.archive.visible(from, to, atMs - lagMs).length + poison.length,
+  );
+  const built = buildPage(rows, page, size, counted);
+  // Only the page's own rows are turned into wire objects.
+  return json(200, { ...built, content: built.content.map(wireOf) });
 }
 
-/** UNSORTED, like the real service: a fresh permutation per request unless `stableOrder`. */
-function orderRows(rows: EmulatedSession[], ctx: RouteContext): unknown[] {
-  if (ctx.stableOrder) rows.sort((a, b) => a.orderKey - b.orderKey);
-  else new Rng(ctx.shuffleSeed()).shuffle(rows);
-  return rows.map((s) => s.history);
+type Row = EmulatedSession | PoisonItem;
+
+const wireOf = (row: Row): unknown => ('kind' in row ? row.item : row.history);
+
+/**
+ * UNSORTED, like the real service: a fresh permutation per request unless `stableOrder`. The archive
+ * keeps each day in stable order already, so one clean day needs no sort.
+ */
+function orderRows(
+  sessions: EmulatedSession[],
+  poison: PoisonItem[],
+  oneDay: boolean,
+  ctx: RouteContext,
+): Row[] {
+  const rows: Row[] = poison.length === 0 ? sessions : [...sessions, ...poison];
+  if (ctx.stableOrder) {
+    if (!oneDay || poison.length > 0) rows.sort((a, b) => a.orderKey - b.orderKey);
+  } else new Rng(ctx.shuffleSeed()).shuffle(rows);
+  return rows;
 }
 
 /** A malformed escape is just a malformed date (400), not a crash. */

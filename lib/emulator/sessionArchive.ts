@@ -1,33 +1,57 @@
 import { addDays, dayRange, toDay } from '../clock/day.ts';
-import { type DatasetOptions, type EmulatedSession, sessionsStartingOn } from './dataset.ts';
+import { type DatasetOptions, type EmulatedSession, isLongDay, sessionsStartingOn } from './dataset.ts';
+import { type PoisonConfig, type PoisonItem, poisonFor } from './poison.ts';
 
 const DAY_MS = 86_400_000;
-const CACHE_DAYS = 400;
+/** Sessions kept generated at once (they are a few numbers each; the wire views are built on demand). */
+const CACHE_SESSIONS = 2_000_000;
 
 /**
- * The emulated service's stored sessions: generated per day on demand (cached), plus the mutable
- * bit of state the dataset cannot derive — which late rows drift has already released.
+ * The emulated service's stored sessions: generated per day on demand (cached, bounded by session
+ * count), plus the mutable bit of state the dataset cannot derive — which late rows drift has released.
  */
 export class SessionArchive {
   readonly #seed: string | number;
   readonly #options: DatasetOptions;
+  readonly #poison: PoisonConfig | undefined;
+  /** Per day: the sessions in stable (orderKey) order. */
   readonly #days = new Map<string, EmulatedSession[]>();
+  #cached = 0;
+  readonly #poisonDays = new Map<string, PoisonItem[]>();
   readonly #released = new Set<string>();
 
-  constructor(seed: string | number, options: DatasetOptions) {
+  constructor(seed: string | number, options: DatasetOptions, poison?: PoisonConfig) {
     this.#seed = seed;
     this.#options = options;
+    this.#poison = poison;
   }
 
-  /** All sessions that start on `day`, visible or not. */
+  /** All sessions that start on `day`, visible or not, in stable order. */
   sessions(day: string): EmulatedSession[] {
     let sessions = this.#days.get(day);
     if (!sessions) {
-      sessions = sessionsStartingOn(this.#seed, day, this.#options);
-      if (this.#days.size >= CACHE_DAYS) this.#days.delete(this.#days.keys().next().value!);
+      sessions = sessionsStartingOn(this.#seed, day, this.#options).sort((a, b) => a.orderKey - b.orderKey);
+      while (this.#days.size > 0 && this.#cached + sessions.length > CACHE_SESSIONS) {
+        const oldest = this.#days.keys().next().value!;
+        this.#cached -= this.#days.get(oldest)!.length;
+        this.#days.delete(oldest);
+      }
       this.#days.set(day, sessions);
+      this.#cached += sessions.length;
     }
     return sessions;
+  }
+
+  /** The poison items injected into `day`'s history (none unless configured). */
+  poison(day: string): PoisonItem[] {
+    if (this.#poison === undefined) return [];
+    let items = this.#poisonDays.get(day);
+    if (!items) {
+      items = poisonFor(this.#seed, day, sessionsStartingOn(this.#seed, day, this.#options), this.#poison);
+      if (this.#poisonDays.size > 1000) this.#poisonDays.clear();
+      this.#poisonDays.set(day, items);
+    }
+    return items;
   }
 
   /** A history row is visible once its session ended and its ingestion lag passed (or drift released it). */
@@ -36,16 +60,19 @@ export class SessionArchive {
     return session.endMs + session.lagMs <= atMs || this.#released.has(session.id);
   }
 
-  /** Visible rows of the days `from..to`, never past the day of `atMs` (later days have nothing ended). */
+  /** Visible rows of the days `from..to` in stable order per day, never past the day of `atMs`. */
   visible(from: string, to: string, atMs: number): EmulatedSession[] {
-    const today = toDay(new Date(atMs));
-    const last = to < today ? to : today;
     const out: EmulatedSession[] = [];
-    if (from > last) return out;
-    for (const day of dayRange(from, last)) {
+    for (const day of this.#queryDays(from, to, atMs)) {
       for (const s of this.sessions(day)) if (this.isVisible(s, atMs)) out.push(s);
     }
     return out;
+  }
+
+  /** Poison items of the days `from..to` (a day shows its poison once it has begun). */
+  poisonIn(from: string, to: string, atMs: number): PoisonItem[] {
+    if (this.#poison === undefined) return [];
+    return this.#queryDays(from, to, atMs).flatMap((day) => this.poison(day));
   }
 
   /**
@@ -54,11 +81,8 @@ export class SessionArchive {
    */
   release(from: string, to: string, n: number, atMs: number): number {
     if (n <= 0) return 0;
-    const today = toDay(new Date(atMs));
-    const last = to < today ? to : today;
-    if (from > last) return 0;
     const pending: EmulatedSession[] = [];
-    for (const day of dayRange(from, last)) {
+    for (const day of this.#queryDays(from, to, atMs)) {
       for (const s of this.sessions(day)) if (s.endMs <= atMs && !this.isVisible(s, atMs)) pending.push(s);
     }
     pending.sort((a, b) => a.orderKey - b.orderKey);
@@ -67,14 +91,31 @@ export class SessionArchive {
     return chosen.length;
   }
 
-  /** Sessions running at `atMs`: started at or before it and not yet ended. */
+  /**
+   * Sessions running at `atMs`: started at or before it and not yet ended, ordered by start. Ordinary
+   * sessions are looked up as far back as they can last; older days only for their long-lived tunnel.
+   */
   active(atMs: number): EmulatedSession[] {
     const today = toDay(new Date(atMs));
     const back = Math.ceil(this.#options.maxSessionMs / DAY_MS) + 1;
+    const longBack = Math.ceil(this.#options.longMaxMs / DAY_MS) + 1;
     const out: EmulatedSession[] = [];
-    for (const day of dayRange(addDays(today, -back), today)) {
-      for (const s of this.sessions(day)) if (s.startMs <= atMs && s.endMs > atMs) out.push(s);
+    const running = (s: EmulatedSession) => s.startMs <= atMs && s.endMs > atMs;
+    if (this.#options.longEveryDays > 0) {
+      for (const day of dayRange(addDays(today, -longBack), addDays(today, -back - 1))) {
+        if (!isLongDay(this.#seed, day, this.#options)) continue;
+        for (const s of sessionsStartingOn(this.#seed, day, this.#options, 1)) if (running(s)) out.push(s);
+      }
     }
-    return out;
+    for (const day of dayRange(addDays(today, -back), today)) {
+      for (const s of this.sessions(day)) if (running(s)) out.push(s);
+    }
+    return out.sort((a, b) => a.startMs - b.startMs);
+  }
+
+  #queryDays(from: string, to: string, atMs: number): string[] {
+    const today = toDay(new Date(atMs));
+    const last = to < today ? to : today;
+    return from > last ? [] : dayRange(from, last);
   }
 }

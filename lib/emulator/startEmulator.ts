@@ -6,8 +6,10 @@ import { type DatasetOptions, DEFAULT_DATASET } from './dataset.ts';
 import { type EmulatorClock, realClock } from './emulatorClock.ts';
 import { type EmulatorResponse, htmlError, tooManyRequests } from './errorBodies.ts';
 import { type FaultConfig, FaultInjector } from './faults.ts';
+import { type PoisonConfig, type PoisonItem, resolvePoison } from './poison.ts';
 import { route } from './routes.ts';
 import { SessionArchive } from './sessionArchive.ts';
+import { DEFAULT_STALE_LAG_MS, type StaleTotals } from './staleTotals.ts';
 import { truthFor } from './truth.ts';
 
 export const EMULATOR_PAID_KEY = 'emulator-paid-key';
@@ -25,6 +27,16 @@ export interface EmulatorOptions {
   freeKeys?: string[];
   faults?: Partial<FaultConfig>;
   dataset?: Partial<DatasetOptions>;
+  /** Multiplies every day's volume by N (deterministic; the same as `dataset.scale`). */
+  scale?: number;
+  /**
+   * Stale `totalElements`/`totalPages`: `floor-pages` rounds the count down to whole pages of the
+   * echoed size; `lag` counts an older snapshot (`staleLagMs` ago, default 6 h). Default `off`.
+   */
+  staleTotals?: 'floor-pages' | 'lag' | 'off';
+  staleLagMs?: number;
+  /** Invalid (and token-bearing) items injected into history pages, deterministic by seed. */
+  poisonRecords?: PoisonConfig;
   /** Real time for outages and Retry-After dates; defaults to `Date.now`. */
   wallNow?: () => number;
 }
@@ -47,6 +59,8 @@ export interface EmulatorHandle {
   /** Exactly the records `history/<day>/<day>` exposes at `at` (default: now), in stable order. */
   truth(day: string, at?: Date): HistoryRecord[];
   active(at?: Date): ActiveSession[];
+  /** The poison items `history/<day>/<day>` serves besides the records of `truth` (empty when off). */
+  poison(day: string): PoisonItem[];
   stats(): EmulatorStats;
 }
 
@@ -66,7 +80,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       throw new ArchiverError('CONFIG_INVALID', `emulator ${name} must be a positive integer, got ${value}`);
     }
   }
-  const archive = new SessionArchive(seed, { ...DEFAULT_DATASET, ...options.dataset });
+  const scale = options.scale ?? options.dataset?.scale ?? 1;
+  if (!(scale > 0) || !Number.isFinite(scale)) {
+    throw new ArchiverError('CONFIG_INVALID', `emulator scale must be a positive number, got ${scale}`);
+  }
+  const staleTotals = resolveStale(options.staleTotals, options.staleLagMs);
+  const poison = resolvePoison(options.poisonRecords);
+  const archive = new SessionArchive(seed, { ...DEFAULT_DATASET, ...options.dataset, scale }, poison);
   const faults = new FaultInjector(seed, options.faults);
   const paidKeys = new Set(options.paidKeys ?? [EMULATOR_PAID_KEY]);
   const freeKeys = new Set(options.freeKeys ?? [EMULATOR_FREE_KEY]);
@@ -106,6 +126,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         paidKeys,
         freeKeys,
         stableOrder: faults.config.stableOrder,
+        ...(staleTotals === undefined ? {} : { staleTotals }),
         driftInsertPerRequest: faults.config.driftInsertPerRequest,
         shuffleSeed: () => faults.shuffleSeed(),
         onDrift: (n) => count(stats.faultsInjected, 'drift', n),
@@ -166,12 +187,35 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     setFaults: (f) => faults.set(f),
     truth: (day, at) => truthFor(archive, day, at ?? clock.now(), windowDays),
     active: (at) => archive.active((at ?? clock.now()).getTime()).map((s) => s.active),
+    poison: (day) => structuredClone(archive.poison(day)),
     stats: () => ({
       requests: stats.requests,
       byStatus: { ...stats.byStatus },
       faultsInjected: { ...stats.faultsInjected },
     }),
   };
+}
+
+function resolveStale(
+  mode: EmulatorOptions['staleTotals'],
+  lagMs: number | undefined,
+): StaleTotals | undefined {
+  if (mode === undefined || mode === 'off') return undefined;
+  if (mode === 'floor-pages') return { mode };
+  if (mode === 'lag') {
+    const ms = lagMs ?? DEFAULT_STALE_LAG_MS;
+    if (!Number.isInteger(ms) || ms < 0) {
+      throw new ArchiverError(
+        'CONFIG_INVALID',
+        `emulator staleLagMs must be a non-negative integer, got ${ms}`,
+      );
+    }
+    return { mode, lagMs: ms };
+  }
+  throw new ArchiverError(
+    'CONFIG_INVALID',
+    `emulator staleTotals must be floor-pages, lag or off, got '${String(mode)}'`,
+  );
 }
 
 function retryAfterValue(config: FaultConfig, wallNowMs: number): string | null {

@@ -4,6 +4,7 @@ import {
   DEFAULT_DATASET,
   dayProfile,
   type EmulatedSession,
+  isLongDay,
   sessionsStartingOn,
 } from '../../lib/emulator/dataset.ts';
 import { historyRecordSchema } from '../../lib/upstream/schemas.ts';
@@ -120,5 +121,49 @@ describe('dayProfile', () => {
   it('matches the number of generated sessions', () => {
     const day = addDays('2025-02-01', 3);
     expect(sessionsStartingOn(1, day)).toHaveLength(dayProfile(1, day, DEFAULT_DATASET).count);
+  });
+});
+
+describe('DatasetOptions.scale', () => {
+  const scaled = { ...DEFAULT_DATASET, scale: 20 };
+
+  it('multiplies every day by N, keeping the unscaled sessions first', () => {
+    for (const day of DAYS.slice(0, 20)) {
+      const base = sessionsStartingOn(1, day);
+      const big = sessionsStartingOn(1, day, scaled);
+      expect(big).toHaveLength(base.length * 20);
+      expect(big.slice(0, base.length).map((s) => s.history)).toEqual(base.map((s) => s.history));
+    }
+  });
+
+  it('is deterministic', () => {
+    const day = DAYS[30]!;
+    const a = sessionsStartingOn(1, day, scaled).map((s) => s.history);
+    expect(sessionsStartingOn(1, day, scaled).map((s) => s.history)).toEqual(a);
+  });
+
+  it('generates 60 days at scale 20 (hundreds of thousands of sessions) in a few seconds', () => {
+    const t0 = performance.now();
+    let n = 0;
+    for (const day of dayRange('2024-05-01', '2024-06-29')) n += sessionsStartingOn(5, day, scaled).length;
+    const ms = performance.now() - t0;
+    expect(n).toBeGreaterThan(300_000);
+    expect(ms).toBeLessThan(4_000);
+  });
+});
+
+describe('long-lived tunnels', () => {
+  it('start on the first busy day of every 5-day block and outlive the window', () => {
+    const long = all.filter((s) => s.endMs - s.startMs > 60 * 86_400_000);
+    expect(long.length).toBeGreaterThanOrEqual(10);
+    for (const s of long) {
+      expect(isLongDay(1, toDay(new Date(s.startMs)), DEFAULT_DATASET)).toBe(true);
+      expect(s.endMs - s.startMs).toBeLessThanOrEqual(DEFAULT_DATASET.longMaxMs);
+    }
+  });
+
+  it('can be turned off', () => {
+    const none = DAYS.flatMap((d) => sessionsStartingOn(1, d, { ...DEFAULT_DATASET, longEveryDays: 0 }));
+    expect(none.every((s) => s.endMs - s.startMs <= DEFAULT_DATASET.maxSessionMs + 1000)).toBe(true);
   });
 });

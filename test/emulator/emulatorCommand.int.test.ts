@@ -37,6 +37,16 @@ describe('runEmulatorCommand', () => {
     expect(await runEmulatorCommand(['--help'], c.io)).toBe(0);
     expect(c.out()).toMatch(/^Usage: tunnel-archiver emulator/);
     expect(c.out()).toContain('--rate-429');
+    for (const flag of [
+      '--scale',
+      '--stable-order',
+      '--stale-totals',
+      '--stale-lag-ms',
+      '--poison-count',
+      '--poison-rate',
+      '--window-days',
+    ])
+      expect(c.out()).toContain(flag);
   });
 
   it.each([
@@ -48,6 +58,12 @@ describe('runEmulatorCommand', () => {
     [['--now', 'not-a-date']],
     [['--rate', '0']],
     [['stray-positional']],
+    [['--scale', '0']],
+    [['--scale', 'big']],
+    [['--stale-totals', 'sometimes']],
+    [['--stale-lag-ms', '-5']],
+    [['--poison-count', '1.5']],
+    [['--poison-rate', '11']],
   ])('rejects %j with one line on stderr and exit code 2', async (argv) => {
     const c = captureIo();
     expect(await runEmulatorCommand(argv, c.io)).toBe(2);
@@ -96,5 +112,38 @@ describe('runEmulatorCommand', () => {
     expect(res.headers['retry-after']).toBeUndefined();
     stop.abort();
     expect(await running).toBe(0);
+  });
+
+  it('turns --scale, --stale-totals, --poison-count and --window-days into emulator behaviour', async () => {
+    const stop = new AbortController();
+    const c = captureIo(stop.signal);
+    const args = ['--port', '0', '--now', '2025-03-01T12:00:00Z', '--stable-order', '--window-days', '59'];
+    const running = runEmulatorCommand(
+      [...args, '--scale', '3', '--stale-totals', 'floor-pages', '--poison-count', '2'],
+      c.io,
+    );
+    const [, url] = await c.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)\n/);
+    const plain = new AbortController();
+    const p = captureIo(plain.signal);
+    const baseline = runEmulatorCommand(args, p.io);
+    const [, plainUrl] = await p.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)\n/);
+    const day = '2025-02-10';
+    const count = async (u: string) =>
+      (JSON.parse((await get(u, historyPath(day, day, { size: 2000 }))).text) as { content: unknown[] })
+        .content.length;
+    const base = await count(plainUrl!);
+    expect(base).toBeGreaterThan(0);
+    // Scale multiplies the day (the visible share stays close), plus the two poison items.
+    const scaled = await count(url!);
+    expect(scaled).toBeGreaterThan(2 * base);
+    const first = JSON.parse((await get(url!, historyPath(day, day, { size: 7 }))).text) as {
+      totalElements: number;
+    };
+    expect(first.totalElements % 7).toBe(0);
+    expect((await get(url!, historyPath('2025-01-01', '2025-01-01'))).status).toBe(400);
+    stop.abort();
+    plain.abort();
+    expect(await running).toBe(0);
+    expect(await baseline).toBe(0);
   });
 });

@@ -5,6 +5,22 @@ const items = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 describe('buildPage', () => {
   it.each([
+    // true rows, counted total, page, size -> totalElements, totalPages, last
+    [45, 40, 0, 20, 40, 2, false],
+    [45, 40, 1, 20, 40, 2, true],
+    [45, 40, 2, 20, 45, 3, true],
+    [45, 30, 1, 20, 40, 2, true],
+    [45, 30, 3, 20, 30, 2, true],
+  ] as const)(
+    'with %i rows counted as %i, page %i of size %i reports %i elements in %i pages (last %s)',
+    (rows, counted, page, size, total, pages, last) => {
+      const p = buildPage(items(rows), page, size, counted);
+      expect(p).toMatchObject({ totalElements: total, totalPages: pages, last });
+      expect(p.content).toEqual(items(rows).slice(page * size, page * size + size));
+    },
+  );
+
+  it.each([
     // total, page, size, numberOfElements, totalPages, first, last, empty
     [0, 0, 20, 0, 0, true, true, true],
     [1, 0, 10, 1, 1, true, true, false],

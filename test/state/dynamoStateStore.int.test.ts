@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../lib/clock/day.ts';
 import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
 import type { DayState, PartitionManifest, StateStore } from '../../lib/state/stateStore.ts';
+import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
 
 const T0 = new Date('2024-06-01T00:00:00Z');
@@ -34,23 +35,76 @@ const manifest = (dt: string, version = 0): PartitionManifest => ({
   ],
 });
 
-describe('createDynamoStateStore', () => {
+/** What the contract needs of an adapter: a fresh store per concern, and a way to plant a raw item. */
+interface StateSubject {
+  name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** A store on its own table (`scanLimit`: items per listing page, where the adapter pages). */
+  storeOn(table: string, scanLimit?: number): Promise<StateStore>;
+  /** Writes `data` JSON under `pk` at version 1, bypassing the store (a malformed item). */
+  putRaw(table: string, pk: string, data: string): Promise<void>;
+}
+
+function dynamoSubject(): StateSubject {
   let dynamo: DynaliteHandle;
-  // A fresh table per concern keeps the lease and listing tests independent.
-  const storeOn = async (table: string, scanLimit?: number): Promise<StateStore> => {
-    await ensureStateTable(dynamo.client, table);
-    return createDynamoStateStore({
-      client: dynamo.client,
-      table,
-      ...(scanLimit === undefined ? {} : { scanLimit }),
-    });
+  return {
+    name: 'createDynamoStateStore',
+    start: async () => {
+      dynamo = await startDynalite();
+    },
+    stop: async () => {
+      await dynamo?.close();
+    },
+    // A fresh table per concern keeps the lease and listing tests independent.
+    storeOn: async (table, scanLimit) => {
+      await ensureStateTable(dynamo.client, table);
+      return createDynamoStateStore({
+        client: dynamo.client,
+        table,
+        ...(scanLimit === undefined ? {} : { scanLimit }),
+      });
+    },
+    putRaw: async (table, pk, data) => {
+      await dynamo.client.send(
+        new PutItemCommand({
+          TableName: table,
+          Item: { pk: { S: pk }, version: { N: '1' }, data: { S: data } },
+        }),
+      );
+    },
   };
+}
+
+function memorySubject(): StateSubject {
+  const tables = new Map<string, MemoryStateStore>();
+  const tableOf = (table: string): MemoryStateStore => {
+    let store = tables.get(table);
+    if (store === undefined) {
+      store = new MemoryStateStore();
+      tables.set(table, store);
+    }
+    return store;
+  };
+  return {
+    name: 'MemoryStateStore',
+    start: async () => {},
+    stop: async () => {
+      tables.clear();
+    },
+    storeOn: async (table) => tableOf(table),
+    putRaw: async (table, pk, data) => tableOf(table).setRaw(pk, JSON.parse(data)),
+  };
+}
+
+describe.each([dynamoSubject(), memorySubject()])('$name (StateStore contract)', (subject) => {
+  const storeOn = subject.storeOn;
 
   beforeAll(async () => {
-    dynamo = await startDynalite();
+    await subject.start();
   });
   afterAll(async () => {
-    await dynamo?.close();
+    await subject.stop();
   });
 
   describe('versioned items', () => {
@@ -108,12 +162,7 @@ describe('createDynamoStateStore', () => {
 
     it('reports a malformed stored item as INTERNAL instead of returning it', async () => {
       const store = await storeOn('malformed');
-      await dynamo.client.send(
-        new PutItemCommand({
-          TableName: 'malformed',
-          Item: { pk: { S: 'DAY#2024-05-01' }, version: { N: '1' }, data: { S: '{"day":"yesterday"}' } },
-        }),
-      );
+      await subject.putRaw('malformed', 'DAY#2024-05-01', '{"day":"yesterday"}');
       await expect(store.getDay('2024-05-01')).rejects.toMatchObject({ code: 'INTERNAL' });
     });
   });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { ObjectInfo, ObjectStore } from '../../lib/store/objectStore.ts';
 import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
+import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { startS3rver } from '../support/startS3rver.ts';
 
 /** The same behaviour is required of every ObjectStore adapter: one table of cases, run for each. */
@@ -32,6 +33,11 @@ const adapters: { name: string; start: () => Promise<Subject> }[] = [
         close: s3.close,
       };
     },
+  },
+  {
+    // The in-memory fake the recovery tests use must keep the same contract (small pages: paging is exercised).
+    name: 'MemoryObjectStore',
+    start: async () => ({ store: new MemoryObjectStore({ pageSize: 100 }), close: async () => {} }),
   },
 ];
 
