@@ -62,7 +62,12 @@ export class MemoryStateStore implements StateStore {
 
   // ---- StateStore ----
 
-  acquireLease(owner: string, now: Date, ttlMs: number): Promise<Lease | undefined> {
+  acquireLease(
+    owner: string,
+    now: Date,
+    ttlMs: number,
+    breakIf?: (holder: Lease) => boolean,
+  ): Promise<Lease | undefined> {
     // Like the adapter: read, then a write conditioned on the fence read. A replayed call (an SDK retry
     // after a lost response) re-sends the same conditional write, so it reuses the first read.
     let read: { held: StoredLease | undefined } | undefined;
@@ -70,14 +75,15 @@ export class MemoryStateStore implements StateStore {
       const t = now.getTime();
       read ??= { held: this.#lease === undefined ? undefined : { ...this.#lease } };
       const { held } = read;
-      if (held !== undefined && held.owner !== owner && held.expiresAt >= t) return undefined;
+      const broken = held !== undefined && breakIf !== undefined && breakIf({ ...held });
+      if (held !== undefined && held.owner !== owner && held.expiresAt >= t && !broken) return undefined;
       const current = this.#lease;
       const conditionHolds =
         held === undefined
           ? current === undefined
           : current !== undefined &&
             current.fence === held.fence &&
-            (current.expiresAt < t || current.owner === owner);
+            (broken || current.expiresAt < t || current.owner === owner);
       if (!conditionHolds) return undefined;
       const lease: Lease = { owner, fence: (held?.fence ?? 0) + 1, expiresAt: t + ttlMs };
       this.#lease = { ...lease };
