@@ -4,7 +4,8 @@ import { ArchiverError } from '../errors/archiverError.ts';
  * `YYYY-MM-DDThh:mm[:ss[.fraction]]` followed by `Z` or `±hh:mm`. Nothing else: no space separator,
  * no bare dates, no expanded (signed) years, no offset-less local times, no `±hhmm`.
  */
-const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):(\d{2}))$/;
+const ISO_INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):(\d{2}))$/;
 
 /** Largest offset Java's `ZoneOffset` (the upstream is a Spring service) can write. */
 const MAX_OFFSET_MINUTES = 18 * 60;
@@ -20,7 +21,8 @@ export type ParsedInstant = { ok: true; ms: number } | { ok: false; reason: stri
  * on the host's time zone. Range checks (e.g. not before 2000) belong to the caller, which knows `now`.
  */
 export function parseInstant(text: unknown): ParsedInstant {
-  if (typeof text !== 'string') return { ok: false, reason: `expected an ISO 8601 date-time string, got ${typeof text}` };
+  if (typeof text !== 'string')
+    return { ok: false, reason: `expected an ISO 8601 date-time string, got ${typeof text}` };
   const m = ISO_INSTANT.exec(text);
   if (m === null) {
     return { ok: false, reason: `'${clip(text)}' is not an ISO 8601 date-time with an offset (Z or ±hh:mm)` };

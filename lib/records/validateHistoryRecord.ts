@@ -1,5 +1,5 @@
-import { type HistoryRecord, historyRecordSchema } from '../upstream/schemas.ts';
 import { formatIssues } from '../upstream/formatIssues.ts';
+import { type HistoryRecord, historyRecordSchema } from '../upstream/schemas.ts';
 import { clientPortProblem } from './parseClientAddress.ts';
 import { toEpochMs } from './toEpochMs.ts';
 
