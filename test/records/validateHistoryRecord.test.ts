@@ -105,7 +105,10 @@ describe('validateHistoryRecord', () => {
   });
 
   it('never echoes a token value in its reason', () => {
-    const result = validateHistoryRecord(baseRecord({ token_value: ['RAW-TOKEN-1'], port: 'x' }), now);
+    const result = validateHistoryRecord(
+      baseRecord({ token_value: ['RAW-TOKEN-1'], port: 'x' } as never),
+      now,
+    );
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.reason).not.toContain('RAW-TOKEN-1');
   });
