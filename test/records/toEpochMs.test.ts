@@ -64,6 +64,42 @@ describe('toEpochMs', () => {
     );
   });
 
+  it('accepts exactly the field values a Date.UTC round trip accepts, at the same instant (property)', () => {
+    const pad = (v: number, w: number) => String(v).padStart(w, '0');
+    fc.assert(
+      fc.property(
+        fc.record({
+          year: fc.integer({ min: 0, max: 9999 }),
+          month: fc.integer({ min: 0, max: 13 }),
+          day: fc.integer({ min: 0, max: 32 }),
+          hour: fc.integer({ min: 0, max: 25 }),
+          minute: fc.integer({ min: 0, max: 61 }),
+          second: fc.integer({ min: 0, max: 61 }),
+          milli: fc.integer({ min: 0, max: 999 }),
+          offset: fc.integer({ min: -18 * 60, max: 18 * 60 }),
+        }),
+        ({ year, month, day, hour, minute, second, milli, offset }) => {
+          const sign = offset < 0 ? '-' : '+';
+          const abs = Math.abs(offset);
+          const text = `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(hour, 2)}:${pad(minute, 2)}:${pad(second, 2)}.${pad(milli, 3)}${sign}${pad(Math.floor(abs / 60), 2)}:${pad(abs % 60, 2)}`;
+          const reference = new Date(Date.UTC(2000, month - 1, day, hour, minute, second, milli));
+          reference.setUTCFullYear(year, month - 1, day);
+          const real =
+            reference.getUTCFullYear() === year &&
+            reference.getUTCMonth() === month - 1 &&
+            reference.getUTCDate() === day &&
+            reference.getUTCHours() === hour &&
+            reference.getUTCMinutes() === minute &&
+            reference.getUTCSeconds() === second;
+          const parsed = parseInstant(text);
+          expect(parsed.ok).toBe(real);
+          if (parsed.ok) expect(parsed.ms).toBe(reference.getTime() - offset * 60_000);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('never throws anything but SCHEMA_MISMATCH and never returns NaN (property)', () => {
     fc.assert(
       fc.property(
