@@ -1,3 +1,4 @@
+import * as nodeCrypto from 'node:crypto';
 import { createHash, createHmac } from 'node:crypto';
 import type { HistoryRecord } from '../upstream/schemas.ts';
 import { canonicalJson } from './canonicalJson.ts';
@@ -135,6 +136,13 @@ export function rawRecordId(raw: unknown, tokenKey: Uint8Array): string {
     .slice(0, ID_HEX_LENGTH);
 }
 
+/** `crypto.hash` (one-shot, about twice as fast) from Node 20.12; `createHash` before that. */
+const oneShot: ((algorithm: string, data: string, encoding: 'hex') => string) | undefined =
+  typeof nodeCrypto.hash === 'function' ? nodeCrypto.hash : undefined;
+
 function id128(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, ID_HEX_LENGTH);
+  const hex = oneShot
+    ? oneShot('sha256', text, 'hex')
+    : createHash('sha256').update(text, 'utf8').digest('hex');
+  return hex.slice(0, ID_HEX_LENGTH);
 }

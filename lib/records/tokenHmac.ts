@@ -5,6 +5,9 @@ import { ArchiverError } from '../errors/archiverError.ts';
 export const TOKEN_KEY_BYTES = 32;
 
 const keyObjects = new WeakMap<Uint8Array, KeyObject>();
+/** Recent token → HMAC per key: a day holds few distinct tokens, so most records skip the HMAC. */
+const recent = new WeakMap<Uint8Array, Map<string, string>>();
+const RECENT_MAX = 4_096;
 
 /**
  * The key as a `KeyObject`, checked once per key: a key shorter than {@link TOKEN_KEY_BYTES} is a
@@ -31,5 +34,24 @@ export function tokenKeyObject(tokenKey: Uint8Array): KeyObject {
  * `WHERE token_hmac = lower(to_hex(hmac_sha256(to_utf8('<token>'), from_hex('<key as hex>'))))`.
  */
 export function tokenHmac(tokenKey: Uint8Array, value: string): string {
-  return createHmac('sha256', tokenKeyObject(tokenKey)).update(value, 'utf8').digest('hex');
+  let cache = recent.get(tokenKey);
+  if (cache === undefined) {
+    const key = tokenKeyObject(tokenKey);
+    cache = new Map();
+    recent.set(tokenKey, cache);
+    return remember(cache, value, createHmac('sha256', key).update(value, 'utf8').digest('hex'));
+  }
+  const known = cache.get(value);
+  if (known !== undefined) return known;
+  return remember(
+    cache,
+    value,
+    createHmac('sha256', tokenKeyObject(tokenKey)).update(value, 'utf8').digest('hex'),
+  );
+}
+
+function remember(cache: Map<string, string>, value: string, digest: string): string {
+  if (cache.size >= RECENT_MAX) cache.clear();
+  cache.set(value, digest);
+  return digest;
 }
