@@ -20,6 +20,21 @@ export function parseInstant(text: unknown): ParsedInstant {
   if (typeof text !== 'string') {
     return { ok: false, reason: `expected an ISO 8601 date-time string, got ${typeof text}` };
   }
+  // Validation and then normalisation read a record's two times back to back: remember the last two.
+  if (text === lastText[0]) return lastResult[0] as ParsedInstant;
+  if (text === lastText[1]) return lastResult[1] as ParsedInstant;
+  const result = parseUncached(text);
+  lastText[slot] = text;
+  lastResult[slot] = result;
+  slot ^= 1;
+  return result;
+}
+
+const lastText: [string | undefined, string | undefined] = [undefined, undefined];
+const lastResult: [ParsedInstant | undefined, ParsedInstant | undefined] = [undefined, undefined];
+let slot = 0;
+
+function parseUncached(text: string): ParsedInstant {
   const ms = instantMs(text);
   if (Number.isNaN(ms)) {
     return { ok: false, reason: `'${clip(text)}' is not an ISO 8601 date-time with an offset (Z or ±hh:mm)` };

@@ -22,20 +22,25 @@ export function validateHistoryRecord(raw: unknown, now: Date): ValidatedRecord 
   const parsed = historyRecordSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, reason: formatIssues(parsed.error) };
   const record = parsed.data;
-  const problems: string[] = [];
   const latest = now.getTime() + FUTURE_SLACK_MS;
   const start = toEpochMs(record.start_time);
   const end = record.end_time === null ? null : toEpochMs(record.end_time);
-  for (const [field, ms] of [
-    ['start_time', start],
-    ['end_time', end],
-  ] as const) {
-    if (ms === null) continue;
-    if (ms < EARLIEST_INSTANT_MS) problems.push(`${field}: before 2000-01-01T00:00:00Z`);
-    else if (ms > latest) problems.push(`${field}: more than 2 days after now (${now.toISOString()})`);
-  }
-  if (end !== null && end < start) problems.push('end_time: before start_time');
   const portProblem = clientPortProblem(record.client_ip);
+  const fine =
+    start >= EARLIEST_INSTANT_MS &&
+    start <= latest &&
+    (end === null || (end >= start && end <= latest)) &&
+    portProblem === undefined;
+  if (fine) return { ok: true, record };
+  const problems: string[] = [];
+  rangeProblem(problems, 'start_time', start, latest, now);
+  if (end !== null) rangeProblem(problems, 'end_time', end, latest, now);
+  if (end !== null && end < start) problems.push('end_time: before start_time');
   if (portProblem !== undefined) problems.push(`client_ip: ${portProblem}`);
   return problems.length === 0 ? { ok: true, record } : { ok: false, reason: problems.join('; ') };
+}
+
+function rangeProblem(problems: string[], field: string, ms: number, latest: number, now: Date): void {
+  if (ms < EARLIEST_INSTANT_MS) problems.push(`${field}: before 2000-01-01T00:00:00Z`);
+  else if (ms > latest) problems.push(`${field}: more than 2 days after now (${now.toISOString()})`);
 }

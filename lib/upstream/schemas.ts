@@ -7,9 +7,11 @@ import { parseInstant } from '../records/toEpochMs.ts';
  */
 
 /** A strict ISO 8601 instant with an explicit offset (see `parseInstant`, the one date-time parser). */
-const isoDateTime = z.string().superRefine((text, ctx) => {
-  const parsed = parseInstant(text);
-  if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.reason });
+const isoDateTime = z.string().refine((text) => parseInstant(text).ok, {
+  error: (issue) => {
+    const parsed = parseInstant(issue.input);
+    return parsed.ok ? 'not an ISO 8601 date-time' : parsed.reason;
+  },
 });
 
 /** A TCP/UDP port: an integer in 0..65535 (it is stored as Parquet INT32). */
