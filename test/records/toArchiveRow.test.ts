@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ArchiveRow, TokenPolicy } from '../../lib/records/archiveRow.ts';
 import { recordId, sessionId } from '../../lib/records/recordId.ts';
@@ -169,6 +170,44 @@ describe('toArchiveRow', () => {
       expect.objectContaining({ code: 'SCHEMA_MISMATCH' }),
     );
   });
+});
+
+describe('toArchiveRow (property)', () => {
+  const rawToken = fc.nat().map((n) => `RAW-TOKEN-${n}`);
+  const tokenName = fc.constantFrom(
+    'token',
+    'authToken',
+    'client_secret',
+    'password',
+    'apiKey',
+    'Authorization',
+  );
+  const extras = fc.dictionary(
+    fc.constantFrom('meta', 'region', 'nested'),
+    fc.oneof(
+      fc.dictionary(tokenName, rawToken, { minKeys: 1 }),
+      fc.array(fc.dictionary(tokenName, rawToken)),
+    ),
+  );
+
+  it.each<TokenPolicy>(['hash', 'drop'])(
+    'leaves no raw token anywhere in the row under %s, from the token columns or extra fields (property)',
+    (tokenPolicy) => {
+      fc.assert(
+        fc.property(
+          rawToken,
+          fc.option(rawToken, { nil: null }),
+          extras,
+          fc.dictionary(tokenName, rawToken),
+          (token_value, virtual_token_value, nested, topLevel) => {
+            const record = baseRecord({ token_value, virtual_token_value, ...nested, ...topLevel });
+            const row = toArchiveRow(record, { tokenPolicy, tokenKey, archivedAt });
+            expect(JSON.stringify(row)).not.toContain('RAW-TOKEN-');
+          },
+        ),
+      );
+    },
+  );
 });
 
 describe('partitionOf', () => {
