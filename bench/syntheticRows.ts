@@ -29,15 +29,17 @@ export function* syntheticRows(count: number, seed = 1): Generator<ArchiveRow> {
     const tcp = next() % 4 === 0;
     const a = next();
     const clientPort = 1024 + (next() % 64_000);
+    const recordId = hex64();
     yield {
-      record_id: hex64(),
+      record_id: recordId,
+      session_id: recordId.slice(32),
       start_time: new Date(start),
       end_time: next() % 20 === 0 ? null : new Date(start + (next() % 7_200_000)),
       user_email: users[next() % users.length] ?? '',
       token_value: null,
       virtual_token_value: null,
-      token_sha256: tokenHashes[next() % tokenHashes.length] ?? null,
-      virtual_token_sha256: tcp ? (tokenHashes[next() % tokenHashes.length] ?? null) : null,
+      token_hmac: tokenHashes[next() % tokenHashes.length] ?? null,
+      virtual_token_hmac: tcp ? (tokenHashes[next() % tokenHashes.length] ?? null) : null,
       domains: tcp ? [] : [domains[next() % domains.length] ?? '', 'example.com'],
       mode: tcp ? 'tcp' : 'http',
       mode_udp: '',

@@ -48,8 +48,9 @@ export function exampleQueries(table: string): { name: string; description: stri
     },
     {
       name: "A token's sessions",
-      description: 'Every session of one token, found by its SHA-256 (lower-case hex of the token value)',
-      query: `SELECT start_time, end_time, mode, domains, client_ip\nFROM ${table}\nWHERE token_sha256 = lower(to_hex(sha256(to_utf8('YOUR-TOKEN'))))\nORDER BY start_time DESC;`,
+      description:
+        "Every session of one token, found by its keyed HMAC-SHA256 (needs the archive's token key, as 64 hex characters)",
+      query: `SELECT start_time, end_time, mode, domains, client_ip, session_id\nFROM ${table}\nWHERE token_hmac = lower(to_hex(hmac_sha256(to_utf8('YOUR-TOKEN'), from_hex('YOUR-TOKEN-KEY-HEX'))))\n   OR virtual_token_hmac = lower(to_hex(hmac_sha256(to_utf8('YOUR-TOKEN'), from_hex('YOUR-TOKEN-KEY-HEX'))))\nORDER BY start_time DESC;`,
     },
     {
       name: 'Last 7 days',

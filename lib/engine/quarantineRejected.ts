@@ -1,25 +1,39 @@
 import type { Day } from '../clock/day.ts';
+import type { TokenPolicy } from '../records/archiveRow.ts';
+import { redactTokens } from '../records/redactTokens.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import type { RejectedRecord } from '../upstream/schemas.ts';
 import { archiveKeys } from './archiveKeys.ts';
 
+/** The token policy and key that quarantined raw items are redacted with (the run's own). */
+export interface QuarantineRedaction {
+  tokenPolicy: TokenPolicy;
+  tokenKey: Uint8Array;
+}
+
 /**
  * Keeps every record that failed validation under `quarantine/day=<day>/<raw id>.json`, with the
- * reason. The key is the content hash, so a record seen again is not written twice.
+ * reason. The key is the keyed `rawRecordId`, so a record seen again is not written twice and a file
+ * name is never an unkeyed hash of a token. The raw item is stored through `redactTokens` under the
+ * run's token policy: token-bearing fields (`token_value`, `virtual_token_value`, and any name matching
+ * token/secret/password/api key/authorization/credential at any depth) are HMACed (`hash`) or removed
+ * (`drop`), exactly as in `extra_json`.
  */
 export async function quarantineRejected(
   objects: ObjectStore,
   day: Day,
   rejected: ReadonlyMap<string, RejectedRecord>,
   now: Date,
+  redaction: QuarantineRedaction,
 ): Promise<number> {
   let written = 0;
   for (const [id, r] of rejected) {
     const key = archiveKeys.quarantine(day, id);
     if (await objects.head(key)) continue;
+    const raw = redactTokens(r.raw, redaction.tokenPolicy, redaction.tokenKey);
     await objects.put(
       key,
-      `${JSON.stringify({ day, reason: r.reason, quarantinedAt: now.toISOString(), raw: r.raw })}\n`,
+      `${JSON.stringify({ day, reason: r.reason, quarantinedAt: now.toISOString(), raw })}\n`,
     );
     written++;
   }

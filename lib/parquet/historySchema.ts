@@ -13,13 +13,14 @@ interface ColumnSpec {
 /** The one source of truth: the Parquet schema and the Glue column list are both derived from it. */
 const COLUMNS = [
   { name: 'record_id', kind: 'string', nullable: false },
+  { name: 'session_id', kind: 'string', nullable: false },
   { name: 'start_time', kind: 'timestamp', nullable: false },
   { name: 'end_time', kind: 'timestamp', nullable: true },
   { name: 'user_email', kind: 'string', nullable: false },
   { name: 'token_value', kind: 'string', nullable: true },
   { name: 'virtual_token_value', kind: 'string', nullable: true },
-  { name: 'token_sha256', kind: 'string', nullable: true },
-  { name: 'virtual_token_sha256', kind: 'string', nullable: true },
+  { name: 'token_hmac', kind: 'string', nullable: true },
+  { name: 'virtual_token_hmac', kind: 'string', nullable: true },
   { name: 'domains', kind: 'string_list', nullable: false },
   { name: 'mode', kind: 'string', nullable: false },
   { name: 'mode_udp', kind: 'string', nullable: false },

@@ -1,21 +1,32 @@
-/** How raw token values are kept: `hash` (default) keeps only SHA-256 digests, as audit logs do. */
-export type TokenPolicy = 'keep' | 'hash' | 'drop';
+/**
+ * How raw token values are kept: `hash` (default) keeps only keyed HMAC-SHA256 digests, so sessions of
+ * one token can be grouped but a guessed token cannot be tested without the key; `keep` also keeps the
+ * raw values; `drop` keeps neither. The one list of policy names (config, CLI, stack import it).
+ */
 export const TOKEN_POLICIES = ['keep', 'hash', 'drop'] as const;
+export type TokenPolicy = (typeof TOKEN_POLICIES)[number];
 
 /**
  * One row of `history/dt=YYYY-MM-DD/*.parquet`. This column contract is public (Athena/Glue table);
  * change it only with a migration.
  */
 export interface ArchiveRow {
-  /** SHA-256 (hex) of the canonical record: the dedupe key. */
+  /** 128-bit hex id of the normalised record (see `recordIdOf`): the dedupe key. */
   record_id: string;
+  /** 128-bit hex id of the session's identity fields (see `sessionIdOf`): equal across revisions. */
+  session_id: string;
   start_time: Date;
   end_time: Date | null;
   user_email: string;
+  /** Raw token, under policy `keep` only. */
   token_value: string | null;
+  /** Raw virtual token, under policy `keep` only. */
   virtual_token_value: string | null;
-  token_sha256: string | null;
-  virtual_token_sha256: string | null;
+  /** `tokenHmac(tokenKey, token_value)` under `keep` and `hash`; null under `drop`. */
+  token_hmac: string | null;
+  /** `tokenHmac(tokenKey, virtual_token_value)` under `keep` and `hash`; null under `drop`. */
+  virtual_token_hmac: string | null;
+  /** Host names as a sorted, de-duplicated set (the form `record_id` hashes). */
   domains: string[];
   mode: string;
   mode_udp: string;
@@ -23,7 +34,7 @@ export interface ArchiveRow {
   client_address: string | null;
   client_port: number | null;
   port: number | null;
-  /** JSON of the fields the seed does not name, or null when there are none. */
+  /** JSON of the fields the seed does not name (tokens redacted by policy), or null when there are none. */
   extra_json: string | null;
   archived_at: Date;
 }

@@ -31,3 +31,19 @@ function build(address: string | undefined, portText: string | undefined): Clien
   const port = Number(portText);
   return port <= 65_535 ? { address, port } : NONE;
 }
+
+/** `[<anything>]:<digits>` or `<IPv4>:<digits>`, with the port digits unbounded so overflows are seen. */
+const ANY_PORT = /^(?:\[[^\]]+\]|\d{1,3}(?:\.\d{1,3}){3}):(\d+)$/;
+
+/**
+ * Why `client_ip` carries an impossible port (outside 0..65535, e.g. `[1.2.3.4]:3000000000`), or
+ * undefined. Text that is not an address with a port at all is not judged here: it is kept raw.
+ */
+export function clientPortProblem(clientIp: string): string | undefined {
+  const match = ANY_PORT.exec(clientIp.trim());
+  if (match === null) return undefined;
+  const digits = match[1] ?? '';
+  return digits.length > 5 || Number(digits) > 65_535
+    ? `client_ip port ${digits.length > 12 ? `${digits.slice(0, 12)}…` : digits} is outside 0..65535`
+    : undefined;
+}

@@ -1,28 +1,148 @@
-import { HISTORY_RECORD_FIELDS, type HistoryRecord } from '../upstream/schemas.ts';
+import * as nodeCrypto from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
+import type { HistoryRecord } from '../upstream/schemas.ts';
 import { canonicalJson } from './canonicalJson.ts';
-import { sha256Hex } from './sha256Hex.ts';
 import { toEpochMs } from './toEpochMs.ts';
+import { tokenHmac, tokenKeyObject } from './tokenHmac.ts';
 
-const TIME_FIELDS: ReadonlySet<string> = new Set(['start_time', 'end_time']);
+/** Every id of the archive is 128 bits, written as 32 lower-case hex characters. */
+export const ID_HEX_LENGTH = 32;
 
 /**
- * The dedupe key of a history record: SHA-256 (hex) of the canonical JSON of the seed-named fields only.
- * Unknown extra fields are left out so that a new upstream field never changes every id (and re-archives
- * everything); times are compared as epoch ms so `+00:00` and `Z` spellings of one instant agree.
+ * A history record as the archive sees it, before any token policy: instants as epoch ms, `domains`
+ * as a sorted (UTF-16 code unit order) de-duplicated set, tokens replaced by their keyed HMAC.
+ * Both ids are computed from these fields, so neither is an unkeyed function of a raw token.
  */
-export function recordId(record: HistoryRecord): string {
-  const named: Record<string, unknown> = {};
-  for (const field of HISTORY_RECORD_FIELDS) {
-    const value: unknown = record[field];
-    named[field] = TIME_FIELDS.has(field) && typeof value === 'string' ? toEpochMs(value) : value;
-  }
-  return sha256Hex(canonicalJson(named));
+export interface NormalisedRecord {
+  start_ms: number;
+  end_ms: number | null;
+  user_email: string;
+  /** `tokenHmac(tokenKey, token_value)`, or null when the token is null. */
+  token_hmac: string | null;
+  /** `tokenHmac(tokenKey, virtual_token_value)`, or null. */
+  virtual_token_hmac: string | null;
+  domains: string[];
+  mode: string;
+  mode_udp: string;
+  client_ip: string;
+  port: number | null;
+}
+
+/** Both ids of a record plus the normalised fields they were computed from (so callers hash once). */
+export interface RecordIdentity {
+  record_id: string;
+  session_id: string;
+  normalised: NormalisedRecord;
+}
+
+/** Normalises the seed-named fields of a validated record (see {@link NormalisedRecord}). */
+export function normaliseRecord(record: HistoryRecord, tokenKey: Uint8Array): NormalisedRecord {
+  return {
+    start_ms: toEpochMs(record.start_time),
+    end_ms: record.end_time === null ? null : toEpochMs(record.end_time),
+    user_email: record.user_email,
+    token_hmac: record.token_value === null ? null : tokenHmac(tokenKey, record.token_value),
+    virtual_token_hmac:
+      record.virtual_token_value === null ? null : tokenHmac(tokenKey, record.virtual_token_value),
+    domains: [...new Set(record.domains)].sort(),
+    mode: record.mode,
+    mode_udp: record.mode_udp,
+    client_ip: record.client_ip,
+    port: record.port,
+  };
 }
 
 /**
- * SHA-256 (hex) of any JSON value with keys sorted: an id for quarantined items that failed validation,
- * so the same bad item seen twice is stored once.
+ * `record_id`, the dedupe key: the first 128 bits (32 hex) of
+ * SHA-256(`"tunnel-archiver/record/v2\n"` + canonical JSON of the object below, keys sorted):
+ *
+ * | key | value |
+ * |---|---|
+ * | `client_ip` | as received |
+ * | `domains` | sorted, de-duplicated |
+ * | `end_time` | epoch ms, or null |
+ * | `mode`, `mode_udp` | as received |
+ * | `port` | integer or null |
+ * | `start_time` | epoch ms (so `Z`, `+00:00` and `+02:00` spellings of one instant agree) |
+ * | `token_hmac`, `virtual_token_hmac` | HMAC-SHA256 hex of the token under the token key, or null |
+ * | `user_email` | as received |
+ *
+ * Fields the seed does not name are left out, so a new upstream field never changes every id. The id
+ * does not depend on the token policy: switching policy never re-archives anything.
  */
-export function rawRecordId(raw: unknown): string {
-  return sha256Hex(canonicalJson(raw));
+export function recordIdOf(n: NormalisedRecord): string {
+  // Keys written in sorted order, so this is the canonical JSON without a generic sort per record.
+  const canonical = JSON.stringify({
+    client_ip: n.client_ip,
+    domains: n.domains,
+    end_time: n.end_ms,
+    mode: n.mode,
+    mode_udp: n.mode_udp,
+    port: n.port,
+    start_time: n.start_ms,
+    token_hmac: n.token_hmac,
+    user_email: n.user_email,
+    virtual_token_hmac: n.virtual_token_hmac,
+  });
+  return id128(`tunnel-archiver/record/v2\n${canonical}`);
+}
+
+/**
+ * `session_id`, the identity of one tunnel session across revisions: the first 128 bits of
+ * SHA-256(`"tunnel-archiver/session/v1\n"` + canonical JSON of `client_ip`, `mode`, `start_time`
+ * (epoch ms), `token_hmac`, `user_email`, `virtual_token_hmac`). These are fixed when the tunnel
+ * opens; `end_time`, `domains`, `port` and `mode_udp` are left out because they may change while the
+ * session lives, so a session seen again with a later `end_time` is a new row (new `record_id`)
+ * with the same `session_id`: a revision, not an unexplained duplicate.
+ */
+export function sessionIdOf(n: NormalisedRecord): string {
+  const canonical = JSON.stringify({
+    client_ip: n.client_ip,
+    mode: n.mode,
+    start_time: n.start_ms,
+    token_hmac: n.token_hmac,
+    user_email: n.user_email,
+    virtual_token_hmac: n.virtual_token_hmac,
+  });
+  return id128(`tunnel-archiver/session/v1\n${canonical}`);
+}
+
+/** Both ids of a validated record, hashing each token once. */
+export function recordIdentity(record: HistoryRecord, tokenKey: Uint8Array): RecordIdentity {
+  const normalised = normaliseRecord(record, tokenKey);
+  return { record_id: recordIdOf(normalised), session_id: sessionIdOf(normalised), normalised };
+}
+
+/** The `record_id` of a validated record (see {@link recordIdOf}). */
+export function recordId(record: HistoryRecord, tokenKey: Uint8Array): string {
+  return recordIdOf(normaliseRecord(record, tokenKey));
+}
+
+/** The `session_id` of a validated record (see {@link sessionIdOf}). */
+export function sessionId(record: HistoryRecord, tokenKey: Uint8Array): string {
+  return sessionIdOf(normaliseRecord(record, tokenKey));
+}
+
+/**
+ * The id of an item that failed validation (its quarantine file name): the first 128 bits of
+ * HMAC-SHA256 under the token key of `"tunnel-archiver/raw/v1\n"` + the canonical JSON of the raw
+ * item. Keyed, because the raw item may hold a token: an unkeyed hash in a file name would let anyone
+ * test a guessed token. The same bad item seen twice gets the same id, so it is stored once.
+ */
+export function rawRecordId(raw: unknown, tokenKey: Uint8Array): string {
+  return createHmac('sha256', tokenKeyObject(tokenKey))
+    .update(`tunnel-archiver/raw/v1\n${canonicalJson(raw)}`, 'utf8')
+    .digest('hex')
+    .slice(0, ID_HEX_LENGTH);
+}
+
+/** `crypto.hash` (one-shot, about twice as fast) from Node 20.12; `createHash` before that. */
+const oneShot: ((algorithm: string, data: string, encoding: 'hex') => string) | undefined =
+  typeof nodeCrypto.hash === 'function' ? nodeCrypto.hash : undefined;
+
+function id128(text: string): string {
+  const hex = oneShot
+    ? oneShot('sha256', text, 'hex')
+    : createHash('sha256').update(text, 'utf8').digest('hex');
+  return hex.slice(0, ID_HEX_LENGTH);
 }

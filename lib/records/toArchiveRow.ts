@@ -1,14 +1,16 @@
 import { type Day, toDay } from '../clock/day.ts';
 import { HISTORY_RECORD_FIELDS, type HistoryRecord } from '../upstream/schemas.ts';
 import type { ArchiveRow, TokenPolicy } from './archiveRow.ts';
-import { canonicalJson } from './canonicalJson.ts';
+import { canonicalJson, setOwn } from './canonicalJson.ts';
 import { parseClientAddress } from './parseClientAddress.ts';
-import { recordId } from './recordId.ts';
-import { sha256Hex } from './sha256Hex.ts';
+import { recordIdentity } from './recordId.ts';
+import { redactTokens } from './redactTokens.ts';
 import { toEpochMs } from './toEpochMs.ts';
 
 export interface ToArchiveRowOptions {
   tokenPolicy: TokenPolicy;
+  /** The archive's 32-byte secret: keys the token HMAC columns and both ids. */
+  tokenKey: Uint8Array;
   /** When this run archived the row; injected so output is reproducible. */
   archivedAt: Date;
 }
@@ -17,30 +19,33 @@ const NAMED: ReadonlySet<string> = new Set(HISTORY_RECORD_FIELDS);
 
 /**
  * Maps a validated history record to its Parquet row. Raw tokens are kept only under `keep`; `hash`
- * keeps a SHA-256 so sessions of one token can still be grouped; `drop` keeps neither. Fields the seed
- * does not name are preserved verbatim in `extra_json` rather than lost.
+ * (and `keep`) keep a keyed HMAC so sessions of one token can still be grouped; `drop` keeps neither.
+ * Fields the seed does not name are preserved in `extra_json`, with token-bearing names redacted by the
+ * same policy. The ids are computed over the normalised record with tokens as HMACs, whatever the policy.
  */
 export function toArchiveRow(record: HistoryRecord, opts: ToArchiveRowOptions): ArchiveRow {
   const { address, port: clientPort } = parseClientAddress(record.client_ip);
+  const { record_id, session_id, normalised: n } = recordIdentity(record, opts.tokenKey);
   const keepRaw = opts.tokenPolicy === 'keep';
-  const keepHash = opts.tokenPolicy !== 'drop';
+  const keepHmac = opts.tokenPolicy !== 'drop';
   return {
-    record_id: recordId(record),
-    start_time: new Date(toEpochMs(record.start_time)),
-    end_time: record.end_time === null ? null : new Date(toEpochMs(record.end_time)),
+    record_id,
+    session_id,
+    start_time: new Date(n.start_ms),
+    end_time: n.end_ms === null ? null : new Date(n.end_ms),
     user_email: record.user_email,
     token_value: keepRaw ? record.token_value : null,
     virtual_token_value: keepRaw ? record.virtual_token_value : null,
-    token_sha256: keepHash ? hashOrNull(record.token_value) : null,
-    virtual_token_sha256: keepHash ? hashOrNull(record.virtual_token_value) : null,
-    domains: [...record.domains],
+    token_hmac: keepHmac ? n.token_hmac : null,
+    virtual_token_hmac: keepHmac ? n.virtual_token_hmac : null,
+    domains: n.domains,
     mode: record.mode,
     mode_udp: record.mode_udp,
     client_ip: record.client_ip,
     client_address: address,
     client_port: clientPort,
     port: record.port,
-    extra_json: extraJson(record),
+    extra_json: extraJson(record, opts),
     archived_at: new Date(opts.archivedAt.getTime()),
   };
 }
@@ -53,17 +58,15 @@ export function partitionOf(
   return toDay(start instanceof Date ? start : new Date(toEpochMs(start)));
 }
 
-function hashOrNull(token: string | null): string | null {
-  return token === null ? null : sha256Hex(token);
-}
-
-function extraJson(record: HistoryRecord): string | null {
+function extraJson(record: HistoryRecord, opts: ToArchiveRowOptions): string | null {
   const extra: Record<string, unknown> = {};
   let any = false;
   for (const [key, value] of Object.entries(record)) {
     if (NAMED.has(key)) continue;
-    extra[key] = value;
+    setOwn(extra, key, value);
     any = true;
   }
-  return any ? canonicalJson(extra) : null;
+  if (!any) return null;
+  const redacted = redactTokens(extra, opts.tokenPolicy, opts.tokenKey) as Record<string, unknown>;
+  return Object.keys(redacted).length === 0 ? null : canonicalJson(redacted);
 }

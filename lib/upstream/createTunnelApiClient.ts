@@ -175,7 +175,7 @@ export function createTunnelApiClient(options: TunnelApiClientOptions): TunnelAp
         );
       }
       const path = `${HISTORY_PATH}/${from}/${to}?page=${page}&size=${size}`;
-      return get(path, parseHistoryPage, opts.signal, { from, to });
+      return get(path, (json) => parseHistoryPage(json, clock.now()), opts.signal, { from, to });
     },
     async close() {
       if (closed) return;

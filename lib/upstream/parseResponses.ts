@@ -1,13 +1,16 @@
 import type { z } from 'zod';
+import { validateHistoryRecord } from '../records/validateHistoryRecord.ts';
+import { formatIssues } from './formatIssues.ts';
 import {
   type ActiveSession,
   activeListSchema,
   type HistoryPage,
   type HistoryRecord,
-  historyRecordSchema,
   pageEnvelopeSchema,
   type RejectedRecord,
 } from './schemas.ts';
+
+export { formatIssues };
 
 /** Result of validating one response body. */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: z.ZodError; summary: string };
@@ -20,28 +23,20 @@ export function parseActiveList(json: unknown): Parsed<ActiveSession[]> {
 
 /**
  * A history page: the envelope must match (else the whole response is suspect and retried), but
- * each record is judged alone; a bad record lands in `rejected` with a reason and never fails the page.
+ * each record is judged alone by `validateHistoryRecord` against `now` (the run clock's now); a bad
+ * record lands in `rejected` with a reason and never fails the page. Never throws, whatever the JSON.
  */
-export function parseHistoryPage(json: unknown): Parsed<HistoryPage> {
+export function parseHistoryPage(json: unknown, now: Date): Parsed<HistoryPage> {
   const envelope = pageEnvelopeSchema.safeParse(json);
   if (!envelope.success) return invalid(envelope.error);
   const content: HistoryRecord[] = [];
   const rejected: RejectedRecord[] = [];
   envelope.data.content.forEach((raw, index) => {
-    const record = historyRecordSchema.safeParse(raw);
-    if (record.success) content.push(record.data);
-    else rejected.push({ raw, reason: `content[${index}]: ${formatIssues(record.error)}` });
+    const result = validateHistoryRecord(raw, now);
+    if (result.ok) content.push(result.record);
+    else rejected.push({ raw, reason: `content[${index}]: ${result.reason}` });
   });
   return { ok: true, value: { ...envelope.data, content, rejected } };
-}
-
-/** zod issues as one readable line: `path: message; path: message`. */
-export function formatIssues(error: z.ZodError, max = 5): string {
-  const lines = error.issues
-    .slice(0, max)
-    .map((issue) => `${issue.path.length === 0 ? '(root)' : issue.path.join('.')}: ${issue.message}`);
-  const more = error.issues.length > max ? `; and ${error.issues.length - max} more` : '';
-  return `${lines.join('; ')}${more}`;
 }
 
 function invalid(error: z.ZodError): Parsed<never> {

@@ -1,13 +1,21 @@
 import { z } from 'zod';
+import { parseInstant } from '../records/toEpochMs.ts';
 
 /**
  * Wire schemas of the tunnel session API (`shared/seed/tunnel-session-api.md` §2).
  * Objects are loose: fields the seed does not name are kept, never dropped, never fatal.
  */
 
-const isoDateTime = z
-  .string()
-  .refine((s) => !Number.isNaN(Date.parse(s)), { message: 'not an ISO 8601 date-time' });
+/** A strict ISO 8601 instant with an explicit offset (see `parseInstant`, the one date-time parser). */
+const isoDateTime = z.string().refine((text) => parseInstant(text).ok, {
+  error: (issue) => {
+    const parsed = parseInstant(issue.input);
+    return parsed.ok ? 'not an ISO 8601 date-time' : parsed.reason;
+  },
+});
+
+/** A TCP/UDP port: an integer in 0..65535 (it is stored as Parquet INT32). */
+export const portSchema = z.number().int().min(0).max(65_535);
 
 export const activeSessionSchema = z.looseObject({
   id: z.string(),
@@ -38,8 +46,12 @@ export const historyRecordSchema = z.looseObject({
   mode: z.string(),
   mode_udp: z.string(),
   client_ip: z.string(),
-  port: z.number().int().nullable(),
+  port: portSchema.nullable(),
 });
+/**
+ * A history record that passed the wire schema. The checks that need the clock (time range, end after
+ * start) and the `client_ip` port are applied on top by `validateHistoryRecord`.
+ */
 export type HistoryRecord = z.infer<typeof historyRecordSchema>;
 
 /** The history record fields the seed names; anything else goes to `extra_json`. */

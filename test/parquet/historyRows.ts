@@ -1,13 +1,13 @@
 import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
 import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
-import { baseRecord, documentedRecord } from '../records/historyRecords.ts';
+import { baseRecord, documentedRecord, TEST_TOKEN_KEY } from '../records/historyRecords.ts';
 
 const archivedAt = new Date('2025-02-08T03:04:05.678Z');
 
 /** Rows covering the awkward cases: nulls, empty lists, non-ASCII, IPv6, extras, odd times. */
 export function edgeCaseRows(): ArchiveRow[] {
-  const keep = { tokenPolicy: 'keep', archivedAt } as const;
-  const hash = { tokenPolicy: 'hash', archivedAt } as const;
+  const keep = { tokenPolicy: 'keep', tokenKey: TEST_TOKEN_KEY, archivedAt } as const;
+  const hash = { tokenPolicy: 'hash', tokenKey: TEST_TOKEN_KEY, archivedAt } as const;
   return [
     toArchiveRow(documentedRecord(), hash),
     toArchiveRow(
@@ -38,6 +38,7 @@ export function edgeCaseRows(): ArchiveRow[] {
     toArchiveRow(baseRecord({ client_ip: 'garbage', domains: [''] }), hash),
     toArchiveRow(baseRecord({ client_ip: '2001:db8::42', mode_udp: 'udp', port: 0 }), {
       tokenPolicy: 'drop',
+      tokenKey: TEST_TOKEN_KEY,
       archivedAt,
     }),
     toArchiveRow(

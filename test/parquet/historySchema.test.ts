@@ -6,24 +6,29 @@ import {
   HISTORY_PARQUET_SCHEMA,
 } from '../../lib/parquet/historySchema.ts';
 import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
-import { baseRecord } from '../records/historyRecords.ts';
+import { baseRecord, TEST_TOKEN_KEY } from '../records/historyRecords.ts';
 
 describe('HISTORY_COLUMNS', () => {
   it('lists every ArchiveRow field in row order', () => {
-    const row = toArchiveRow(baseRecord(), { tokenPolicy: 'keep', archivedAt: new Date(0) });
+    const row = toArchiveRow(baseRecord(), {
+      tokenPolicy: 'keep',
+      tokenKey: TEST_TOKEN_KEY,
+      archivedAt: new Date(0),
+    });
     expect(HISTORY_COLUMNS.map((c) => c.name)).toEqual(Object.keys(row));
     expect(HISTORY_COLUMN_NAMES).toEqual(Object.keys(row));
   });
 
   it.each([
     ['record_id', 'string'],
+    ['session_id', 'string'],
     ['start_time', 'timestamp'],
     ['end_time', 'timestamp'],
     ['user_email', 'string'],
     ['token_value', 'string'],
     ['virtual_token_value', 'string'],
-    ['token_sha256', 'string'],
-    ['virtual_token_sha256', 'string'],
+    ['token_hmac', 'string'],
+    ['virtual_token_hmac', 'string'],
     ['domains', 'array<string>'],
     ['mode', 'string'],
     ['mode_udp', 'string'],
@@ -47,6 +52,8 @@ describe('HISTORY_PARQUET_SCHEMA', () => {
 
   it.each([
     { name: 'record_id', repetition: 'REQUIRED' },
+    { name: 'session_id', repetition: 'REQUIRED' },
+    { name: 'token_hmac', repetition: 'OPTIONAL' },
     { name: 'end_time', repetition: 'OPTIONAL' },
     { name: 'token_value', repetition: 'OPTIONAL' },
     { name: 'client_port', repetition: 'OPTIONAL' },

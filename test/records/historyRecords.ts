@@ -2,6 +2,11 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { type HistoryRecord, historyRecordSchema, pageEnvelopeSchema } from '../../lib/upstream/schemas.ts';
 
+/** A fixed 32-byte token key for tests (never a real one). */
+export const TEST_TOKEN_KEY: Uint8Array = Uint8Array.from({ length: 32 }, (_, i) => i + 1);
+/** Another key, to show that ids and HMACs depend on the key. */
+export const OTHER_TOKEN_KEY: Uint8Array = Uint8Array.from({ length: 32 }, (_, i) => 255 - i);
+
 /** The one record of the documented history response (copy of /work/shared/fixtures/history-documented.json). */
 export function documentedRecord(): HistoryRecord {
   const text = readFileSync(new URL('./fixtures/history-documented.json', import.meta.url), 'utf8');

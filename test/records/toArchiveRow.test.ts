@@ -1,26 +1,30 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ArchiveRow, TokenPolicy } from '../../lib/records/archiveRow.ts';
-import { recordId } from '../../lib/records/recordId.ts';
-import { sha256Hex } from '../../lib/records/sha256Hex.ts';
+import { recordId, sessionId } from '../../lib/records/recordId.ts';
 import { partitionOf, toArchiveRow } from '../../lib/records/toArchiveRow.ts';
-import { baseRecord, documentedRecord } from './historyRecords.ts';
+import { tokenHmac } from '../../lib/records/tokenHmac.ts';
+import { baseRecord, documentedRecord, TEST_TOKEN_KEY } from './historyRecords.ts';
 
 const archivedAt = new Date('2025-03-01T00:00:00.000Z');
-const hash = { tokenPolicy: 'hash', archivedAt } as const;
+const tokenKey = TEST_TOKEN_KEY;
+const hash = { tokenPolicy: 'hash', tokenKey, archivedAt } as const;
+const hmac = (value: string) => tokenHmac(tokenKey, value);
 
 describe('toArchiveRow', () => {
   it('maps the documented fixture record to the full row', () => {
     const record = documentedRecord();
     expect(toArchiveRow(record, hash)).toEqual<ArchiveRow>({
-      record_id: recordId(record),
+      record_id: recordId(record, tokenKey),
+      session_id: sessionId(record, tokenKey),
       start_time: new Date('2025-02-06T16:16:44.571Z'),
       end_time: new Date('2025-02-07T06:15:26.294Z'),
       user_email: 'youremail@example.com',
       token_value: null,
       virtual_token_value: null,
-      token_sha256: sha256Hex('AAXXYY99F'),
-      virtual_token_sha256: null,
-      domains: ['test.example.com', 'test.a.pinggy.link'],
+      token_hmac: hmac('AAXXYY99F'),
+      virtual_token_hmac: null,
+      domains: ['test.a.pinggy.link', 'test.example.com'],
       mode: 'http',
       mode_udp: '',
       client_ip: '[5.7.152.215]:48696',
@@ -39,20 +43,22 @@ describe('toArchiveRow', () => {
   ])('applies token policy $policy', ({ policy, raw, hashed }) => {
     const row = toArchiveRow(baseRecord({ token_value: 'tok-1', virtual_token_value: 'vt-2' }), {
       tokenPolicy: policy,
+      tokenKey,
       archivedAt,
     });
     expect(row.token_value).toBe(raw ? 'tok-1' : null);
     expect(row.virtual_token_value).toBe(raw ? 'vt-2' : null);
-    expect(row.token_sha256).toBe(hashed ? sha256Hex('tok-1') : null);
-    expect(row.virtual_token_sha256).toBe(hashed ? sha256Hex('vt-2') : null);
+    expect(row.token_hmac).toBe(hashed ? hmac('tok-1') : null);
+    expect(row.virtual_token_hmac).toBe(hashed ? hmac('vt-2') : null);
   });
 
   it.each<TokenPolicy>(['keep', 'hash', 'drop'])('keeps null tokens null under policy %s', (policy) => {
     const row = toArchiveRow(baseRecord({ token_value: null, virtual_token_value: null }), {
       tokenPolicy: policy,
+      tokenKey,
       archivedAt,
     });
-    expect([row.token_value, row.virtual_token_value, row.token_sha256, row.virtual_token_sha256]).toEqual([
+    expect([row.token_value, row.virtual_token_value, row.token_hmac, row.virtual_token_hmac]).toEqual([
       null,
       null,
       null,
@@ -82,7 +88,7 @@ describe('toArchiveRow', () => {
   ])('writes $name to extra_json', ({ extra, json }) => {
     const row = toArchiveRow(baseRecord(extra), hash);
     expect(row.extra_json).toBe(json);
-    expect(row.record_id).toBe(recordId(baseRecord()));
+    expect(row.record_id).toBe(recordId(baseRecord(), tokenKey));
   });
 
   it.each([
@@ -102,18 +108,106 @@ describe('toArchiveRow', () => {
   it('copies domains and archivedAt so later mutation of the inputs cannot change the row', () => {
     const record = baseRecord({ domains: ['a.example'] });
     const at = new Date(archivedAt);
-    const row = toArchiveRow(record, { tokenPolicy: 'hash', archivedAt: at });
+    const row = toArchiveRow(record, { tokenPolicy: 'hash', tokenKey, archivedAt: at });
     record.domains.push('b.example');
     at.setTime(0);
     expect(row.domains).toEqual(['a.example']);
     expect(row.archived_at).toEqual(archivedAt);
   });
 
+  it('stores domains as the sorted, de-duplicated set that record_id hashes', () => {
+    const row = toArchiveRow(baseRecord({ domains: ['b.example', 'a.example', 'b.example'] }), hash);
+    expect(row.domains).toEqual(['a.example', 'b.example']);
+  });
+
+  it('writes 128-bit hex ids', () => {
+    const row = toArchiveRow(baseRecord(), hash);
+    expect(row.record_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(row.session_id).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  const secrets = {
+    api_key: 'RAW-API-KEY',
+    nested: { Authorization: 'Bearer RAW-BEARER', list: [{ clientSecret: 'RAW-SECRET', ok: 'kept' }] },
+    region: 'eu',
+  };
+
+  it.each<{ policy: TokenPolicy; json: string | null }>([
+    {
+      policy: 'keep',
+      json: '{"api_key":"RAW-API-KEY","nested":{"Authorization":"Bearer RAW-BEARER","list":[{"clientSecret":"RAW-SECRET","ok":"kept"}]},"region":"eu"}',
+    },
+    {
+      policy: 'hash',
+      json: `{"api_key":"${hmac('RAW-API-KEY')}","nested":{"Authorization":"${hmac('Bearer RAW-BEARER')}","list":[{"clientSecret":"${hmac('RAW-SECRET')}","ok":"kept"}]},"region":"eu"}`,
+    },
+    { policy: 'drop', json: '{"nested":{"list":[{"ok":"kept"}]},"region":"eu"}' },
+  ])('redacts token-bearing extra fields at any depth under policy $policy', ({ policy, json }) => {
+    const row = toArchiveRow(baseRecord(secrets), { tokenPolicy: policy, tokenKey, archivedAt });
+    expect(row.extra_json).toBe(json);
+  });
+
+  it('writes a null extra_json when drop removes every extra field', () => {
+    const row = toArchiveRow(baseRecord({ session_token: 'RAW' }), {
+      tokenPolicy: 'drop',
+      tokenKey,
+      archivedAt,
+    });
+    expect(row.extra_json).toBeNull();
+  });
+
+  it.each(['2025-02-06 16:16:44Z', '2025-02-06T16:16:44', '2025-02-30T00:00:00Z'])(
+    'rejects the start_time %s with SCHEMA_MISMATCH instead of guessing',
+    (start_time) => {
+      expect(() => toArchiveRow(baseRecord({ start_time }), hash)).toThrow(
+        expect.objectContaining({ code: 'SCHEMA_MISMATCH' }),
+      );
+    },
+  );
+
   it('rejects a time it cannot read with SCHEMA_MISMATCH', () => {
     expect(() => toArchiveRow(baseRecord({ start_time: 'yesterday' }), hash)).toThrow(
       expect.objectContaining({ code: 'SCHEMA_MISMATCH' }),
     );
   });
+});
+
+describe('toArchiveRow (property)', () => {
+  const rawToken = fc.nat().map((n) => `RAW-TOKEN-${n}`);
+  const tokenName = fc.constantFrom(
+    'token',
+    'authToken',
+    'client_secret',
+    'password',
+    'apiKey',
+    'Authorization',
+  );
+  const extras = fc.dictionary(
+    fc.constantFrom('meta', 'region', 'nested'),
+    fc.oneof(
+      fc.dictionary(tokenName, rawToken, { minKeys: 1 }),
+      fc.array(fc.dictionary(tokenName, rawToken)),
+    ),
+  );
+
+  it.each<TokenPolicy>(['hash', 'drop'])(
+    'leaves no raw token anywhere in the row under %s, from the token columns or extra fields (property)',
+    (tokenPolicy) => {
+      fc.assert(
+        fc.property(
+          rawToken,
+          fc.option(rawToken, { nil: null }),
+          extras,
+          fc.dictionary(tokenName, rawToken),
+          (token_value, virtual_token_value, nested, topLevel) => {
+            const record = baseRecord({ token_value, virtual_token_value, ...nested, ...topLevel });
+            const row = toArchiveRow(record, { tokenPolicy, tokenKey, archivedAt });
+            expect(JSON.stringify(row)).not.toContain('RAW-TOKEN-');
+          },
+        ),
+      );
+    },
+  );
 });
 
 describe('partitionOf', () => {

@@ -141,7 +141,7 @@ describe('createTunnelApiClient', () => {
     expect(result.rejected).toHaveLength(1);
     expect(result.rejected[0]?.raw).toStrictEqual(bad);
     expect(result.rejected[0]?.reason).toMatch(/^content\[1\]: /);
-    expect(result.rejected[0]?.reason).toContain('start_time: not an ISO 8601 date-time');
+    expect(result.rejected[0]?.reason).toContain("start_time: 'yesterday' is not an ISO 8601 date-time");
     expect(result.rejected[0]?.reason).toContain('port:');
     expect(result).toMatchObject({
       serverVersion: 'v9',
