@@ -2,7 +2,7 @@ import { systemClock } from '../clock/clock.ts';
 import { dayRange, daysBetween, toDay } from '../clock/day.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
 import { loadConfig } from '../config/loadConfig.ts';
-import { windowStartOf, isFinalAge } from '../engine/planDays.ts';
+import { isFinalAge, windowStartOf } from '../engine/planDays.ts';
 import { jsonLineLogger } from '../log/logger.ts';
 import { buildStores } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';

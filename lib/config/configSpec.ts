@@ -86,14 +86,16 @@ export const SETTINGS = [
     env: 'MAX_PAGES_PER_DAY',
     flag: 'max-pages-per-day',
     default: '1000',
-    description: 'Hard cap on the pages of one day: beyond it that day fails with PAGE_LIMIT and the run goes on.',
+    description:
+      'Hard cap on the pages of one day: beyond it that day fails with PAGE_LIMIT and the run goes on.',
   },
   {
     key: 'windowDays',
     env: 'WINDOW_DAYS',
     flag: 'window-days',
     default: '60',
-    description: 'Days of history the API keeps. Final sweeps run at ages WINDOW_DAYS-2 and WINDOW_DAYS-1; a server that keeps fewer days is learned from its 400s.',
+    description:
+      'Days of history the API keeps. Final sweeps run at ages WINDOW_DAYS-2 and WINDOW_DAYS-1; a server that keeps fewer days is learned from its 400s.',
   },
   {
     key: 'rowGroupSize',

@@ -47,7 +47,9 @@ export async function archiveDay(
       maxPasses: options.maxPasses,
       maxPagesPerDay: options.maxPagesPerDay,
       spill,
-      toRow: (record) => toArchiveRow(record, { tokenPolicy: options.tokenPolicy, archivedAt }),
+      toRow: (record) =>
+        toArchiveRow(record, { tokenPolicy: options.tokenPolicy, tokenKey: deps.tokenKey, archivedAt }),
+      tokenKey: deps.tokenKey,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
     const byPartition = new Map<Day, Set<string>>();
@@ -62,7 +64,10 @@ export async function archiveDay(
       files += c.files;
       bytes += c.bytes;
     }
-    const quarantined = await quarantineRejected(objects, planned.day, walk.rejected, clock.now());
+    const quarantined = await quarantineRejected(objects, planned.day, walk.rejected, clock.now(), {
+      tokenPolicy: options.tokenPolicy,
+      tokenKey: deps.tokenKey,
+    });
     const next = await putDayMerging(
       deps,
       nextDayState(

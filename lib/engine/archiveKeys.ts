@@ -16,7 +16,9 @@ export const archiveKeys = {
   dataOf: (dataset: Dataset, dt: Day, name: string) => `${dataset}/dt=${dt}/${name}`,
   staging: (runId: string, dt: Day, name: string) => `_staging/${runId}/dt=${dt}/${name}`,
   stagingOf: (dataset: Dataset, runId: string, dt: Day, name: string) =>
-    dataset === 'history' ? `_staging/${runId}/dt=${dt}/${name}` : `_staging/${runId}/${dataset}/dt=${dt}/${name}`,
+    dataset === 'history'
+      ? `_staging/${runId}/dt=${dt}/${name}`
+      : `_staging/${runId}/${dataset}/dt=${dt}/${name}`,
   quarantine: (day: Day, id: string) => `quarantine/day=${day}/${id}.json`,
   /** `20261122T101500Z`: the sortable UTC stamp that starts every data file name. */
   stamp: (at: Date) =>

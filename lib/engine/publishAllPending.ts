@@ -33,7 +33,8 @@ export async function publishAllPending(deps: {
     const where = `${manifest.dataset ?? 'history'}/dt=${manifest.dt}`;
     for (const f of pending) {
       const hours = (now - Date.parse(f.committedAt)) / 3_600_000;
-      if (Number.isFinite(hours)) result.oldestUnpublishedHours = Math.max(result.oldestUnpublishedHours, hours);
+      if (Number.isFinite(hours))
+        result.oldestUnpublishedHours = Math.max(result.oldestUnpublishedHours, hours);
     }
     try {
       await publishPending(deps, manifest);

@@ -19,7 +19,9 @@ export async function putDayMerging(deps: { state: StateStore }, next: DayState)
       if (i >= MAX_TRIES || !(ArchiverError.is(error) && error.retryable)) throw error;
       attempt = {
         ...attempt,
-        scannedAges: [...new Set([...(stored?.scannedAges ?? []), ...attempt.scannedAges])].sort((a, b) => a - b),
+        scannedAges: [...new Set([...(stored?.scannedAges ?? []), ...attempt.scannedAges])].sort(
+          (a, b) => a - b,
+        ),
         sealed: attempt.sealed || (stored?.sealed ?? false),
         version: stored?.version ?? 0,
       };

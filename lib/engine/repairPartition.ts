@@ -31,7 +31,8 @@ export async function repairPartition(
     const missing: ManifestFile[] = [];
     for (const f of manifest.files) {
       const there =
-        (await deps.objects.head(archiveKeys.dataOf(dataset, dt, f.name))) ?? (await deps.objects.head(f.stagingKey));
+        (await deps.objects.head(archiveKeys.dataOf(dataset, dt, f.name))) ??
+        (await deps.objects.head(f.stagingKey));
       if (!there) missing.push(f);
     }
     const result: RepairResult = {

@@ -62,7 +62,11 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
     tmpDir = (await makeRunTmpDir(options.tmpDir ?? tmpdir(), runId)).dir;
     let meta =
       (await state.getMeta()) ??
-      (await state.putMeta({ firstRunAt: started.toISOString(), firstWindowStart: configuredStart, version: 0 }));
+      (await state.putMeta({
+        firstRunAt: started.toISOString(),
+        firstWindowStart: configuredStart,
+        version: 0,
+      }));
     const windowDays = Math.min(options.windowDays, meta.learnedWindowDays ?? options.windowDays);
     const days = new Map((await state.listDays()).map((d) => [d.day, d] as const));
     const plan = planDays({
@@ -73,9 +77,15 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
       firstWindowStart: meta.firstWindowStart,
     });
     for (const day of plan.newGaps) {
-      const s = await putDayMerging(deps, gapDayState(days.get(day) ?? blankDay(day), 'left the window unsealed'));
+      const s = await putDayMerging(
+        deps,
+        gapDayState(days.get(day) ?? blankDay(day), 'left the window unsealed'),
+      );
       days.set(day, s);
-      logger.error('day left the window before it was sealed: late records may be lost', { day, code: 'GAP' });
+      logger.error('day left the window before it was sealed: late records may be lost', {
+        day,
+        code: 'GAP',
+      });
     }
     const gaps = [...plan.newGaps];
     const due: PlannedDay[] = options.onlyDays
@@ -115,7 +125,14 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
           deferredDays.push(planned.day, ...due.slice(done).map((p) => p.day));
           const limit = options.deferralsBeforeFailure ?? 3;
           if ((next.deferredRuns ?? 0) >= limit) {
-            failedDays.push(failedOf(planned.day, 'DEADLINE', `the deadline cut this day short on ${next.deferredRuns} runs in a row`, next.deferredRuns ?? 0));
+            failedDays.push(
+              failedOf(
+                planned.day,
+                'DEADLINE',
+                `the deadline cut this day short on ${next.deferredRuns} runs in a row`,
+                next.deferredRuns ?? 0,
+              ),
+            );
           }
           deps.onProgress?.({ done, total: due.length, day: planned.day, newRecords: result.newRecords });
           break;
@@ -138,7 +155,9 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
           const failed = failedDayState(previous, error, clock.now());
           days.set(planned.day, await putDayMerging(deps, failed).catch(() => failed));
           const f = failed.failure;
-          failedDays.push(failedOf(planned.day, f?.code ?? 'INTERNAL', f?.message ?? String(error), f?.attempts ?? 1));
+          failedDays.push(
+            failedOf(planned.day, f?.code ?? 'INTERNAL', f?.message ?? String(error), f?.attempts ?? 1),
+          );
           logger.error('day failed; the run goes on with the other days', {
             day: planned.day,
             code: f?.code,

@@ -13,6 +13,8 @@ export interface ArchiveDeps {
   state: StateStore;
   clock: Clock;
   logger: Logger;
+  /** The 32-byte key of the token HMACs and ids: nothing archived is an unkeyed function of a raw token. */
+  tokenKey: Uint8Array;
   /** Unique id of this run (random by default). */
   runId?: string;
   /** Decides whether a lease holder is certainly dead (local mode: a pid on this host that no longer exists). */

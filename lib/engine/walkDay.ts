@@ -17,6 +17,8 @@ export interface WalkOptions {
   signal?: AbortSignal;
   /** Where distinct rows go (local disk); the walk keeps only their ids. */
   spill: RowSpill<ArchiveRow>;
+  /** Key of the quarantine ids (keyed, so a quarantine file name is never an unkeyed hash of a token). */
+  tokenKey: Uint8Array;
   /** The record's archive row (under the token policy); its `record_id` is the dedupe key. */
   toRow: (record: HistoryRecord) => ArchiveRow;
 }
@@ -75,7 +77,7 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
         row = options.toRow(r);
       } catch (error) {
         // Valid by the schema but not mappable to a row: quarantined like any other bad record.
-        const id = rawRecordId(r);
+        const id = rawRecordId(r, options.tokenKey);
         if (!rejected.has(id)) added++;
         rejected.set(id, { raw: r, reason: `cannot map to an archive row: ${(error as Error).message}` });
         continue;
@@ -87,7 +89,7 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
       await options.spill.add(id, row);
     }
     for (const r of page.rejected) {
-      const id = rawRecordId(r.raw);
+      const id = rawRecordId(r.raw, options.tokenKey);
       if (rejected.has(id)) continue;
       rejected.set(id, r);
       added++;

@@ -159,7 +159,11 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
       const held =
         item === undefined
           ? undefined
-          : { owner: item.owner?.S ?? '', fence: num(item, 'fence') ?? 0, expiresAt: num(item, 'expiresAt') ?? 0 };
+          : {
+              owner: item.owner?.S ?? '',
+              fence: num(item, 'fence') ?? 0,
+              expiresAt: num(item, 'expiresAt') ?? 0,
+            };
       const broken = held !== undefined && breakIf !== undefined && breakIf(held);
       if (held !== undefined && held.owner !== owner && held.expiresAt >= t && !broken) return undefined;
       const lease: Lease = { owner, fence: (held?.fence ?? 0) + 1, expiresAt: t + ttlMs };
@@ -270,6 +274,7 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
       (await scanPrefix(PART_PREFIX, partitionManifestSchema)).sort(
         (a, b) => (a.dataset ?? 'history').localeCompare(b.dataset ?? 'history') || a.dt.localeCompare(b.dt),
       ),
-    putPartition: (manifest) => putVersioned(partitionKey(manifest.dt, manifest.dataset ?? 'history'), manifest),
+    putPartition: (manifest) =>
+      putVersioned(partitionKey(manifest.dt, manifest.dataset ?? 'history'), manifest),
   };
 }

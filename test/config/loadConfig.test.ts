@@ -19,10 +19,7 @@ describe('loadConfig', () => {
     [{ ARCHIVE_STATE: 'redis://x' }, "ARCHIVE_STATE must be dynamodb://table, got 'redis://x'"],
     [{ PAGE_SIZE: '0' }, 'PAGE_SIZE must be at least 1'],
     [{ RESCAN_AGES: '1,x' }, 'RESCAN_AGES must be comma-separated whole days >= 1'],
-    [
-      { MAX_PAGES_PER_DAY: '0' },
-      'MAX_PAGES_PER_DAY',
-    ],
+    [{ MAX_PAGES_PER_DAY: '0' }, 'MAX_PAGES_PER_DAY'],
   ])('rejects %o with an actionable CONFIG_INVALID', (env, message) => {
     let caught: unknown;
     try {

@@ -28,6 +28,9 @@ export const SMALL_DATASET: Partial<DatasetOptions> = {
   heavyMax: 450,
 };
 
+/** The token key of every test run: ids in the archive are computed under it. */
+export const TEST_TOKEN_KEY: Uint8Array = new Uint8Array(32).fill(7);
+
 export const TEST_OPTIONS: ArchiveOptions = {
   tokenPolicy: 'hash',
   pageSize: 2000,
@@ -56,6 +59,7 @@ export interface World {
     state: StateStore;
     clock: Clock;
     logger: typeof silentLogger;
+    tokenKey: Uint8Array;
   };
   close(): Promise<void>;
 }
@@ -87,6 +91,8 @@ export async function startWorld(opts: {
   const api = createTunnelApiClient({
     baseUrl: emulator.url,
     apiKey: EMULATOR_PAID_KEY,
+    // The run's clock: records are validated against its "now" (no start later than now + 2 days).
+    clock,
     retry: { baseDelayMs: 1, maxDelayMs: 20, maxAttempts: 12, budgetMs: 30_000 },
   });
   return {
@@ -98,7 +104,7 @@ export async function startWorld(opts: {
     ...(s3 ? { s3 } : {}),
     dynamo,
     dir,
-    deps: () => ({ api, objects, state, clock, logger: silentLogger }),
+    deps: () => ({ api, objects, state, clock, logger: silentLogger, tokenKey: TEST_TOKEN_KEY }),
     close: async () => {
       await api.close();
       await emulator.close();
@@ -111,7 +117,9 @@ export async function startWorld(opts: {
 
 /** Record ids the upstream exposes for each day at `at`. */
 export function truthIds(world: World, days: Day[], at?: Date): Map<Day, Set<string>> {
-  return new Map(days.map((d) => [d, new Set(world.emulator.truth(d, at).map((r) => recordId(r)))]));
+  return new Map(
+    days.map((d) => [d, new Set(world.emulator.truth(d, at).map((r) => recordId(r, TEST_TOKEN_KEY)))]),
+  );
 }
 
 /** Every record id in `history/`, per partition, read back from the Parquet files; duplicates counted. */

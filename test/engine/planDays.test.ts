@@ -80,7 +80,13 @@ describe('planDays', () => {
   });
 
   it('a learned shorter window moves the final sweeps and never plans the day the server refused', () => {
-    const p = planDays({ ...base, windowDays: 59, today: TODAY, days: new Map(), firstWindowStart: addDays(TODAY, -59) });
+    const p = planDays({
+      ...base,
+      windowDays: 59,
+      today: TODAY,
+      days: new Map(),
+      firstWindowStart: addDays(TODAY, -59),
+    });
     expect(p.due[0]).toEqual({ day: addDays(TODAY, -58), age: 58, reason: 'final' });
     expect(p.due.find((d) => d.day === addDays(TODAY, -59))).toBeUndefined();
     expect(p.newGaps).toEqual([addDays(TODAY, -59)]);

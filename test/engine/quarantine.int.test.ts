@@ -11,7 +11,7 @@ import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { HistoryPage, HistoryRecord } from '../../lib/upstream/schemas.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
-import { TEST_OPTIONS } from './engineKit.ts';
+import { TEST_OPTIONS, TEST_TOKEN_KEY } from './engineKit.ts';
 
 const good: HistoryRecord = {
   start_time: '2026-09-30T10:00:00.000+00:00',
@@ -74,6 +74,7 @@ describe('runArchive quarantine', () => {
       state: createDynamoStateStore({ client: dynamo.client, table: dynamo.table }),
       clock: new ManualClock('2026-10-01T06:00:00Z'),
       logger: silentLogger,
+      tokenKey: TEST_TOKEN_KEY,
     };
     const first = await runArchive(deps, TEST_OPTIONS);
     expect(first.quarantined).toBe(1);

@@ -13,7 +13,7 @@ import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { historyRecordSchema } from '../../lib/upstream/schemas.ts';
 import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
-import { archivedIds, TEST_OPTIONS } from './engineKit.ts';
+import { archivedIds, TEST_OPTIONS, TEST_TOKEN_KEY } from './engineKit.ts';
 
 let dynamo: DynaliteHandle;
 beforeAll(async () => {
@@ -31,7 +31,11 @@ describe('runArchive on arbitrary JSON', () => {
         fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 12 }),
         fc.array(
           fc.record({
-            start_time: fc.oneof(fc.string(), fc.constant('-000001-06-01T00:00:00Z'), fc.constant('2026/11/20 10:00:00')),
+            start_time: fc.oneof(
+              fc.string(),
+              fc.constant('-000001-06-01T00:00:00Z'),
+              fc.constant('2026/11/20 10:00:00'),
+            ),
             port: fc.oneof(fc.integer(), fc.constant(3_000_000_000), fc.constant(null)),
           }),
           { maxLength: 5 },
@@ -49,17 +53,20 @@ describe('runArchive on arbitrary JSON', () => {
             const table = `arbitrary-${runNo++}`;
             await ensureStateTable(dynamo.client, table);
             const state = createDynamoStateStore({ client: dynamo.client, table });
-            const summary = await runArchive({ api, objects, state, clock, logger: silentLogger }, {
-              ...TEST_OPTIONS,
-              onlyDays: [day],
-            });
+            const summary = await runArchive(
+              { api, objects, state, clock, logger: silentLogger, tokenKey: TEST_TOKEN_KEY },
+              {
+                ...TEST_OPTIONS,
+                onlyDays: [day],
+              },
+            );
             expect(summary.failedDays).toEqual([]);
             const valid = new Set<string>();
             const invalid = new Set<string>();
             for (const item of items) {
               const parsed = historyRecordSchema.safeParse(item);
-              if (parsed.success) valid.add(recordId(parsed.data));
-              else invalid.add(rawRecordId(item));
+              if (parsed.success) valid.add(recordId(parsed.data, TEST_TOKEN_KEY));
+              else invalid.add(rawRecordId(item, TEST_TOKEN_KEY));
             }
             const archived = await archivedIds(objects);
             expect(archived.total).toBe(archived.distinct);

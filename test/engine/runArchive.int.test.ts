@@ -61,7 +61,7 @@ describe('runArchive', () => {
     });
     expect(String(types.start_time)).toMatch(/^TIMESTAMP/);
     const [tokens] = await duckdb(
-      `SELECT count(token_value)::INT AS raw, count(token_sha256)::INT AS hashed FROM read_parquet('${glob}', hive_partitioning = true)`,
+      `SELECT count(token_value)::INT AS raw, count(token_hmac)::INT AS hashed FROM read_parquet('${glob}', hive_partitioning = true)`,
     );
     expect(tokens?.raw).toBe(0);
     expect(Number(tokens?.hashed)).toBeGreaterThan(0);
@@ -112,7 +112,9 @@ describe('runArchive', () => {
     }
     // Days that left the window were sealed and never changed afterwards; the only gaps are the days whose
     // last queryable day fell on a missed run (their age-58 sweep is archived, but it was not the last).
-    expect(gaps.sort()).toEqual(missedLastChance.filter((d) => d < addDays(toDay(world?.clock.now() ?? new Date()), -59)).sort());
+    expect(gaps.sort()).toEqual(
+      missedLastChance.filter((d) => d < addDays(toDay(world?.clock.now() ?? new Date()), -59)).sort(),
+    );
     const final = await archivedIds(world.objects);
     expect(sealedAt.size).toBeGreaterThan(10);
     for (const [day, ids] of sealedAt) expect(new Set(final.byDt.get(day)), day).toEqual(ids);

@@ -9,14 +9,19 @@ import type { ArchiveDeps } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { recordId } from '../../lib/records/recordId.ts';
-import { historyRecordSchema } from '../../lib/upstream/schemas.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import type { StateStore } from '../../lib/state/stateStore.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
-import { dayOfRecords, ScriptedUpstream, type ScriptedUpstreamOptions, sessionRecord } from '../support/scriptedUpstream.ts';
+import { historyRecordSchema } from '../../lib/upstream/schemas.ts';
+import {
+  dayOfRecords,
+  ScriptedUpstream,
+  type ScriptedUpstreamOptions,
+  sessionRecord,
+} from '../support/scriptedUpstream.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
-import { archivedIds, TEST_OPTIONS } from './engineKit.ts';
+import { archivedIds, TEST_OPTIONS, TEST_TOKEN_KEY } from './engineKit.ts';
 
 const START = '2026-11-20T06:00:00.000Z';
 
@@ -60,7 +65,15 @@ async function startRig(opts: Partial<ScriptedUpstreamOptions> = {}, perDay = 12
     state,
     dynamo,
     dir,
-    deps: (extra = {}) => ({ api, objects, state, clock, logger: silentLogger, ...extra }),
+    deps: (extra = {}) => ({
+      api,
+      objects,
+      state,
+      clock,
+      logger: silentLogger,
+      tokenKey: TEST_TOKEN_KEY,
+      ...extra,
+    }),
   };
   return r;
 }
@@ -72,7 +85,7 @@ function truth(r: Rig, days?: Day[]): Set<string> {
     if (days && !days.includes(d)) continue;
     for (const item of items) {
       const parsed = historyRecordSchema.safeParse(item);
-      if (parsed.success) ids.add(recordId(parsed.data));
+      if (parsed.success) ids.add(recordId(parsed.data, TEST_TOKEN_KEY));
     }
   }
   return ids;
@@ -153,7 +166,11 @@ describe('runArchive recovery', () => {
     r.days.get(day)?.push(sessionRecord(`${day}T23:00:00Z`, 99_999));
     r.clock.advance(86_400_000);
     const last = await runArchive(r.deps(), TEST_OPTIONS);
-    expect(last.days.find((d) => d.day === day)).toMatchObject({ reason: 'final', sealed: true, newRecords: 1 });
+    expect(last.days.find((d) => d.day === day)).toMatchObject({
+      reason: 'final',
+      sealed: true,
+      newRecords: 1,
+    });
     expect((await archivedSet(r.objects)).ids).toEqual(truth(r));
   });
 
@@ -168,14 +185,21 @@ describe('runArchive recovery', () => {
     expect(first.daysScanned).toBe(59);
     expect((await r.state.getDay(oldest))?.gapReason).toContain('400');
     const archived = await archivedSet(r.objects);
-    expect(archived.ids).toEqual(truth(r, [...r.days.keys()].filter((d) => d !== oldest)));
+    expect(archived.ids).toEqual(
+      truth(
+        r,
+        [...r.days.keys()].filter((d) => d !== oldest),
+      ),
+    );
     // The next day, the planner already knows: the day now at age 58 is swept, age 59 is never asked.
     r.clock.advance(86_400_000);
     r.api.requests.length = 0;
     const second = await runArchive(r.deps(), TEST_OPTIONS);
     expect(second.failedDays).toEqual([]);
     expect(r.api.requests.some((q) => q.day === addDays(toDay(r.clock.now()), -59))).toBe(false);
-    expect(second.days.find((d) => d.day === addDays(toDay(r.clock.now()), -58))).toMatchObject({ sealed: true });
+    expect(second.days.find((d) => d.day === addDays(toDay(r.clock.now()), -58))).toMatchObject({
+      sealed: true,
+    });
   });
 
   it('isolates a failing day: recorded with code and attempts, other days archived, every run', async () => {
@@ -188,12 +212,19 @@ describe('runArchive recovery', () => {
     const r = rig;
     for (let run = 1; run <= 3; run++) {
       const s = await runArchive(r.deps(), TEST_OPTIONS);
-      expect(s.failedDays).toEqual([expect.objectContaining({ day: bad, code: 'SCHEMA_MISMATCH', attempts: run })]);
+      expect(s.failedDays).toEqual([
+        expect.objectContaining({ day: bad, code: 'SCHEMA_MISMATCH', attempts: run }),
+      ]);
     }
     const state = await r.state.getDay(bad);
     expect(state?.failure).toMatchObject({ code: 'SCHEMA_MISMATCH', attempts: 3 });
     expect(state?.failure?.firstFailedAt).toBeDefined();
-    expect((await archivedSet(r.objects)).ids).toEqual(truth(r, [...r.days.keys()].filter((d) => d !== bad)));
+    expect((await archivedSet(r.objects)).ids).toEqual(
+      truth(
+        r,
+        [...r.days.keys()].filter((d) => d !== bad),
+      ),
+    );
   });
 
   it('commits what a walk held when the deadline cut it short, resumes it next run, and reports it after 3 runs', async () => {
@@ -219,7 +250,8 @@ describe('runArchive recovery', () => {
         if (prop !== 'historyPage') return Reflect.get(target, prop, receiver);
         return async (...args: Parameters<ScriptedUpstream['historyPage']>) => {
           const limit = current?.deadline?.getTime() ?? Number.POSITIVE_INFINITY;
-          if (r.clock.now().getTime() >= limit - 1_000) throw new ArchiverError('DEADLINE', 'aborted (deadline)');
+          if (r.clock.now().getTime() >= limit - 1_000)
+            throw new ArchiverError('DEADLINE', 'aborted (deadline)');
           return target.historyPage(...args);
         };
       },
@@ -258,13 +290,17 @@ describe('runArchive recovery', () => {
     const first = await runArchive(r.deps({ objects: crashing }), TEST_OPTIONS);
     expect(first.failedDays.length).toBe(60);
     expect(publishes).toBe(60);
-    const pendingBefore = (await r.state.listPartitions()).flatMap((m) => m.files).filter((f) => !f.published);
+    const pendingBefore = (await r.state.listPartitions())
+      .flatMap((m) => m.files)
+      .filter((f) => !f.published);
     expect(pendingBefore.length).toBeGreaterThan(0);
     const revoked = new ScriptedUpstream({ clock: r.clock, days: r.days });
     revoked.historyPage = async () => {
       throw new ArchiverError('AUTH_REJECTED', '401');
     };
-    await expect(runArchive(r.deps({ api: revoked }), TEST_OPTIONS)).rejects.toMatchObject({ code: 'AUTH_REJECTED' });
+    await expect(runArchive(r.deps({ api: revoked }), TEST_OPTIONS)).rejects.toMatchObject({
+      code: 'AUTH_REJECTED',
+    });
     const pendingAfter = (await r.state.listPartitions()).flatMap((m) => m.files).filter((f) => !f.published);
     expect(pendingAfter).toEqual([]);
     expect((await archivedSet(r.objects)).ids).toEqual(truth(r));

@@ -11,6 +11,7 @@ import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
 import { dayOfRecords, ScriptedUpstream, type ScriptedUpstreamOptions } from '../support/scriptedUpstream.ts';
 
 const DAY = '2026-11-10';
+const KEY = new Uint8Array(32).fill(3);
 const clock = new ManualClock('2026-11-20T12:00:00Z');
 let dir: string;
 beforeEach(async () => {
@@ -27,7 +28,8 @@ function options(extra: Partial<WalkOptions> = {}): WalkOptions {
     maxPasses: 10,
     maxPagesPerDay: 50,
     spill: new RowSpill<ArchiveRow>(join(dir, `spill-${Math.random()}.jsonl`)),
-    toRow: (r) => toArchiveRow(r, { tokenPolicy: 'hash', archivedAt: clock.now() }),
+    tokenKey: KEY,
+    toRow: (r) => toArchiveRow(r, { tokenPolicy: 'hash', tokenKey: KEY, archivedAt: clock.now() }),
     ...extra,
   };
 }
@@ -38,7 +40,12 @@ function server(count: number, extra: Partial<ScriptedUpstreamOptions> = {}): Sc
 
 describe('walkDay', () => {
   it.each([
-    { name: 'totals rounded down to whole pages (a cached COUNT)', count: 2050, cap: 1000, stale: 'floor-pages' as const },
+    {
+      name: 'totals rounded down to whole pages (a cached COUNT)',
+      count: 2050,
+      cap: 1000,
+      stale: 'floor-pages' as const,
+    },
     { name: 'a count that lags by 30 rows', count: 1530, cap: 500, stale: 30 },
     { name: 'a count that lags by less than a page', count: 999, cap: 100, stale: 99 },
     { name: 'an exact multiple of the page size', count: 1000, cap: 500, stale: 0 },
@@ -63,7 +70,9 @@ describe('walkDay', () => {
 
   it('turns an absurd totalPages into PAGE_LIMIT for that day', async () => {
     const api = server(10, { totalPagesOverride: 1_000_000 });
-    await expect(walkDay(api, DAY, options({ maxPagesPerDay: 100 }))).rejects.toMatchObject({ code: 'PAGE_LIMIT' });
+    await expect(walkDay(api, DAY, options({ maxPagesPerDay: 100 }))).rejects.toMatchObject({
+      code: 'PAGE_LIMIT',
+    });
   });
 
   it('turns a server that never returns a short page into PAGE_LIMIT', async () => {
@@ -117,9 +126,10 @@ describe('walkDay', () => {
       api,
       DAY,
       options({
+        tokenKey: KEY,
         toRow: (r) => {
           if (n++ === 3) throw new Error('cannot map');
-          return toArchiveRow(r, { tokenPolicy: 'hash', archivedAt: clock.now() });
+          return toArchiveRow(r, { tokenPolicy: 'hash', tokenKey: KEY, archivedAt: clock.now() });
         },
       }),
     );

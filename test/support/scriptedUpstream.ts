@@ -45,7 +45,13 @@ export class ScriptedUpstream implements UpstreamApi {
     return [];
   }
 
-  async historyPage(from: Day, to: Day, page: number, size: number, options?: RequestOptions): Promise<HistoryPage> {
+  async historyPage(
+    from: Day,
+    to: Day,
+    page: number,
+    size: number,
+    options?: RequestOptions,
+  ): Promise<HistoryPage> {
     if (options?.signal?.aborted) throw new ArchiverError('DEADLINE', 'aborted (deadline)');
     if (from !== to) throw new Error('the scripted upstream serves one day at a time');
     this.requests.push({ day: from, page, size });
@@ -54,9 +60,13 @@ export class ScriptedUpstream implements UpstreamApi {
     const serverToday = addDays(toDay(this.#o.clock.now()), this.#o.serverDayOffset ?? 0);
     const oldest = addDays(serverToday, -((this.#o.windowDays ?? 60) - 1));
     if (from < oldest) {
-      throw new ArchiverError('OUTSIDE_WINDOW', `400: ${from} is older than the server's window (${oldest})`, {
-        status: 400,
-      });
+      throw new ArchiverError(
+        'OUTSIDE_WINDOW',
+        `400: ${from} is older than the server's window (${oldest})`,
+        {
+          status: 400,
+        },
+      );
     }
     const echoed = Math.min(size, this.#o.maxPageSize ?? 2000);
     const all = [...(this.#o.days.get(from) ?? [])];
@@ -68,26 +78,29 @@ export class ScriptedUpstream implements UpstreamApi {
         : Math.max(0, all.length - (typeof stale === 'number' ? stale : 0));
     const content = all.slice(page * echoed, (page + 1) * echoed);
     const totalPages = this.#o.totalPagesOverride ?? Math.ceil(total / echoed);
-    const parsed = parseHistoryPage({
-      totalElements: total,
-      totalPages,
-      size: echoed,
-      content,
-      number: page,
-      sort: { empty: true, sorted: false, unsorted: true },
-      pageable: {
-        pageNumber: page,
-        pageSize: echoed,
+    const parsed = parseHistoryPage(
+      {
+        totalElements: total,
+        totalPages,
+        size: echoed,
+        content,
+        number: page,
         sort: { empty: true, sorted: false, unsorted: true },
-        offset: page * echoed,
-        paged: true,
-        unpaged: false,
+        pageable: {
+          pageNumber: page,
+          pageSize: echoed,
+          sort: { empty: true, sorted: false, unsorted: true },
+          offset: page * echoed,
+          paged: true,
+          unpaged: false,
+        },
+        numberOfElements: content.length,
+        first: page === 0,
+        last: page >= totalPages - 1,
+        empty: content.length === 0,
       },
-      numberOfElements: content.length,
-      first: page === 0,
-      last: page >= totalPages - 1,
-      empty: content.length === 0,
-    });
+      this.#o.clock.now(),
+    );
     if (!parsed.ok) throw new Error(`scripted page is malformed: ${parsed.summary}`);
     return parsed.value;
   }
@@ -121,6 +134,9 @@ export function sessionRecord(start: string, n: number, minutes = 30): Record<st
 /** `count` records starting on `day`, spread over the day. */
 export function dayOfRecords(day: Day, count: number, offset = 0): Record<string, unknown>[] {
   return Array.from({ length: count }, (_, i) =>
-    sessionRecord(new Date(Date.parse(`${day}T00:00:00Z`) + ((i * 37_000) % 86_000_000)).toISOString(), offset + i),
+    sessionRecord(
+      new Date(Date.parse(`${day}T00:00:00Z`) + ((i * 37_000) % 86_000_000)).toISOString(),
+      offset + i,
+    ),
   );
 }
