@@ -20,7 +20,7 @@ export class SessionArchive {
   readonly #poisonDays = new Map<string, PoisonItem[]>();
   readonly #released = new Set<string>();
   /** The last few `visible` answers: a page walk asks the same question once per page. */
-  readonly #recentVisible = new Map<string, EmulatedSession[]>();
+  readonly #recentVisible: { key: string; fromMs: number; untilMs: number; rows: EmulatedSession[] }[] = [];
 
   constructor(seed: string | number, options: DatasetOptions, poison?: PoisonConfig) {
     this.#seed = seed;
@@ -64,21 +64,32 @@ export class SessionArchive {
 
   /**
    * Visible rows of the days `from..to` in stable order per day, never past the day of `atMs`. The
-   * answer is shared with the next identical call (same days, instant and releases): do not mutate it.
+   * answer is reused while it cannot change (until the next session of those days ends or clears its
+   * lag, with no new release), so a walk of a huge settled day scans it once, even on a real clock.
+   * The returned array is shared: do not mutate it.
    */
   visible(from: string, to: string, atMs: number): readonly EmulatedSession[] {
-    const key = `${from}|${to}|${atMs}|${this.#released.size}`;
-    const recent = this.#recentVisible.get(key);
-    if (recent !== undefined) return recent;
+    const days = this.#queryDays(from, to, atMs);
+    const key = `${days[0] ?? ''}|${days.at(-1) ?? ''}|${this.#released.size}`;
+    const hit = this.#recentVisible.find((e) => e.key === key && atMs >= e.fromMs && atMs < e.untilMs);
+    if (hit !== undefined) return hit.rows;
     const out: EmulatedSession[] = [];
     const released = this.#released;
-    for (const day of this.#queryDays(from, to, atMs)) {
+    let untilMs = Number.POSITIVE_INFINITY;
+    for (const day of days) {
       for (const s of this.sessions(day)) {
         if (s.endMs <= atMs && (s.endMs + s.lagMs <= atMs || released.has(s.id))) out.push(s);
+        else {
+          const next = s.endMs > atMs ? s.endMs : s.endMs + s.lagMs;
+          if (next < untilMs) untilMs = next;
+        }
       }
     }
-    if (this.#recentVisible.size >= 4) this.#recentVisible.delete(this.#recentVisible.keys().next().value!);
-    this.#recentVisible.set(key, out);
+    // A later instant may also reach a new day (today moves on): the answer holds until midnight at most.
+    const midnight = (Math.floor(atMs / DAY_MS) + 1) * DAY_MS;
+    if (midnight < untilMs) untilMs = midnight;
+    if (this.#recentVisible.length >= 4) this.#recentVisible.shift();
+    this.#recentVisible.push({ key, fromMs: atMs, untilMs, rows: out });
     return out;
   }
 
