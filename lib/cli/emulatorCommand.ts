@@ -101,6 +101,7 @@ export async function runEmulatorCommand(argv: string[], io: CommandIo = process
       `Tunnel session API emulator listening on ${emulator.url}`,
       `  paid key: ${EMULATOR_PAID_KEY}   (200)`,
       `  free key: ${EMULATOR_FREE_KEY}   (403)`,
+      `  data: ${describeData(parsed)}`,
       `  try: curl -H 'Authorization: Bearer ${EMULATOR_PAID_KEY}' '${emulator.url}/backend/api/v1/session/history/${day}/${day}?page=0&size=20'`,
       '',
     ].join('\n'),
@@ -201,4 +202,17 @@ function int(flag: string, raw: string, min: number, max: number): number {
 
 function invalid(message: string): ArchiverError {
   return new ArchiverError('CONFIG_INVALID', message);
+}
+
+/** One line saying which data and upstream flaws are in effect, so a reproduction is self-describing. */
+function describeData(options: Exclude<ReturnType<typeof parseFlags>, 'help'>): string {
+  const parts = [`seed ${options.seed}`, `window ${options.windowDays} days`, `scale ${options.scale ?? 1}`];
+  if (options.staleTotals !== undefined && options.staleTotals !== 'off') {
+    parts.push(`stale totals: ${options.staleTotals}`);
+  }
+  const poison = options.poisonRecords;
+  if (poison?.count !== undefined) parts.push(`poison: ${poison.count} per day`);
+  else if (poison?.rate !== undefined) parts.push(`poison: ${poison.rate} x volume per day`);
+  if (options.faults.stableOrder) parts.push('stable order');
+  return parts.join(', ');
 }

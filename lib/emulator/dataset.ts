@@ -208,21 +208,25 @@ class LazySession implements EmulatedSession {
   }
 
   get history(): WireHistoryRecord {
-    return this.#wire().history;
+    return this.#wire(false).history;
   }
 
   get active(): WireActiveSession {
-    return this.#wire().active;
+    const { active } = this.#wire(true);
+    if (active === undefined) throw new Error('unreachable: replay builds the active view when asked');
+    return active;
   }
 
-  #wire(): Wire {
-    const wire = drawSession(new Rng(this.#state), this.#users, this.startMs, this.#options, this.endMs).wire;
+  #wire(withActive: boolean): Wire {
+    const replay = new Rng(this.#state);
+    const { wire } = drawSession(replay, this.#users, this.startMs, this.#options, this.endMs, withActive);
     if (wire === undefined) throw new Error('unreachable: replay builds the wire views');
     return wire;
   }
 }
 
-type Wire = { history: WireHistoryRecord; active: WireActiveSession };
+/** The wire views; `active` only when asked for (a history page needs none). */
+type Wire = { history: WireHistoryRecord; active?: WireActiveSession };
 
 const MODES = [
   ['http', 45],
@@ -242,6 +246,7 @@ function drawSession(
   startMs: number,
   options: DatasetOptions,
   endMsFinal: number | null,
+  withActive = true,
 ): { endMs: number; lagMs: number; orderKey: number; wire?: Wire } {
   const full = endMsFinal !== null;
   const user = rng.pick(users);
@@ -253,13 +258,11 @@ function drawSession(
   const activePort = port ?? 443;
   const virtual = user.virtualTokens.length > 0 && rng.chance(0.35) ? rng.pick(user.virtualTokens) : null;
   const tokenValue = (virtual && rng.chance(0.5)) || rng.chance(0.04) ? null : token.value;
-  const virtualValue = virtual ? `${virtual.base}-${activePort}` : null;
   const host = full ? rng.chars('abcdefghijklmnopqrstuvwxyz0123456789', 8) : skip(rng, 8);
-  const subdomain = virtual ? `${virtual.host}.a.pinggy.link` : `${host}.a.pinggy.link`;
   const webLike = kind === 'http' || kind === 'tls';
   const customdomain =
     webLike && user.customDomains.length > 0 && rng.chance(0.4) ? rng.pick(user.customDomains) : null;
-  const domains = rng.chance(0.06) ? [] : customdomain ? [customdomain, subdomain] : [subdomain];
+  const noDomains = rng.chance(0.06);
   const v4 = rng.chance(0.7);
   let clientIp = '';
   if (full) clientIp = v4 ? ipv4(rng) : ipv6(rng);
@@ -275,6 +278,9 @@ function drawSession(
     rng.skip(TRAILING_DRAWS);
     return { endMs, lagMs, orderKey };
   }
+  const virtualValue = virtual ? `${virtual.base}-${activePort}` : null;
+  const subdomain = virtual ? `${virtual.host}.a.pinggy.link` : `${host}.a.pinggy.link`;
+  const domains = noDomains ? [] : customdomain ? [customdomain, subdomain] : [subdomain];
   const start = formatTimestamp(startMs);
   const history: WireHistoryRecord = {
     start_time: start,
@@ -288,6 +294,7 @@ function drawSession(
     client_ip: `[${clientIp}]:${rng.int(1024, 65_535)}`,
     port,
   };
+  if (!withActive) return { endMs, lagMs, orderKey, wire: { history } };
   const active: WireActiveSession = {
     id: uuid(rng),
     userId: user.userId,

@@ -64,7 +64,8 @@ export class Rng {
 
   /** Weighted pick from `[item, weight]` pairs. */
   weighted<T>(table: readonly (readonly [T, number])[]): T {
-    const total = table.reduce((sum, [, w]) => sum + w, 0);
+    let total = 0;
+    for (const entry of table) total += entry[1];
     let x = this.next() * total;
     for (const [item, w] of table) {
       x -= w;

@@ -108,15 +108,15 @@ const wireOf = (row: Row): unknown => ('kind' in row ? row.item : row.history);
  * keeps each day in stable order already, so one clean day needs no sort.
  */
 function orderRows(
-  sessions: EmulatedSession[],
+  sessions: readonly EmulatedSession[],
   poison: PoisonItem[],
   oneDay: boolean,
   ctx: RouteContext,
-): Row[] {
-  const rows: Row[] = poison.length === 0 ? sessions : [...sessions, ...poison];
-  if (ctx.stableOrder) {
-    if (!oneDay || poison.length > 0) rows.sort((a, b) => a.orderKey - b.orderKey);
-  } else new Rng(ctx.shuffleSeed()).shuffle(rows);
+): readonly Row[] {
+  if (ctx.stableOrder && oneDay && poison.length === 0) return sessions;
+  const rows: Row[] = [...sessions, ...poison];
+  if (ctx.stableOrder) rows.sort((a, b) => a.orderKey - b.orderKey);
+  else new Rng(ctx.shuffleSeed()).shuffle(rows);
   return rows;
 }
 

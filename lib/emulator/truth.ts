@@ -16,8 +16,7 @@ export function truthFor(
 ): HistoryRecord[] {
   if (!isDay(day)) throw new ArchiverError('BAD_REQUEST', `truth(): not a day: '${day}'`);
   if (day < windowStart(at, windowDays) || day > toDay(at)) return [];
-  return archive
-    .visible(day, day, at.getTime())
+  return [...archive.visible(day, day, at.getTime())]
     .sort((a, b) => a.startMs - b.startMs)
     .map((s) => structuredClone(s.history));
 }

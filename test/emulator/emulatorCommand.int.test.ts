@@ -123,6 +123,10 @@ describe('runEmulatorCommand', () => {
       c.io,
     );
     const [, url] = await c.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)\n/);
+    await c.waitFor(/data: [^\n]+\n/);
+    expect(c.out()).toContain(
+      'data: seed 1, window 59 days, scale 3, stale totals: floor-pages, poison: 2 per day, stable order',
+    );
     const plain = new AbortController();
     const p = captureIo(plain.signal);
     const baseline = runEmulatorCommand(args, p.io);

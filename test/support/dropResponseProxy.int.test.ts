@@ -117,4 +117,39 @@ describe('startDropResponseProxy', () => {
     const b = await run(5);
     expect(b.drops).toEqual(a.drops);
   });
+
+  it('lets a writer that re-reads after CONFLICT record every step exactly once at a 10% drop rate', async () => {
+    const p = await startDropResponseProxy({ target: dynamo.endpoint, seed: 11, dropRate: 0.1 });
+    const c = localDynamoClient(p.url);
+    try {
+      const store = createDynamoStateStore({ client: c, table: dynamo.table });
+      let conflicts = 0;
+      for (let i = 0; i < 60; i++) {
+        const current = (await store.getDay('2024-02-01')) ?? {
+          day: '2024-02-01',
+          scannedAges: [],
+          sealed: false,
+          version: 0,
+        };
+        try {
+          await store.putDay({ ...current, scannedAges: [...current.scannedAges, i] });
+        } catch (error) {
+          if ((error as { code?: string }).code !== 'CONFLICT') throw error;
+          conflicts++;
+          // Unknown outcome: re-read; our write is there (no one else writes), so it succeeded.
+          const after = await store.getDay('2024-02-01');
+          expect(after?.scannedAges.at(-1)).toBe(i);
+          expect(after?.version).toBe(current.version + 1);
+        }
+      }
+      expect((await store.getDay('2024-02-01'))?.scannedAges).toEqual(
+        Array.from({ length: 60 }, (_, i) => i),
+      );
+      expect(p.stats().dropped).toBeGreaterThan(0);
+      expect(conflicts).toBe(p.stats().dropped);
+    } finally {
+      c.destroy();
+      await p.close();
+    }
+  });
 });

@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PartitionManifest } from '../../../lib/state/stateStore.ts';
 import { FaultPlan, isOutcomeUnknown, SimulatedCrash } from './faultPlan.ts';
+import { faultScheduleArb } from './faultSchedule.ts';
 import { MemoryObjectStore } from './memoryObjectStore.ts';
 import { MemoryStateStore } from './memoryStateStore.ts';
 
@@ -224,5 +226,42 @@ describe('MemoryObjectStore', () => {
     });
     objects.poke('history/dt=2024-01-01/a.parquet', undefined);
     expect(objects.peek('history/dt=2024-01-01/a.parquet')).toBeUndefined();
+  });
+});
+
+describe('FaultPlan.fromSchedule / faultScheduleArb', () => {
+  it('injects each scheduled fault at its global step, once', async () => {
+    const plan = FaultPlan.fromSchedule({
+      faults: [
+        { step: 2, fault: 'fail' },
+        { step: 3, fault: 'lostResponse' },
+      ],
+    });
+    const objects = new MemoryObjectStore({ faults: plan });
+    for (let i = 1; i <= 4; i++) await outcome(objects.put(`k/${i}`, 'x'));
+    expect(plan.log.map((e) => e.outcome)).toEqual(['ok', 'fail', 'lostResponse', 'ok']);
+    expect(objects.keys()).toEqual(['k/1', 'k/3', 'k/4']);
+  });
+
+  it('generates schedules that stay within the steps and replay identically (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(faultScheduleArb({ maxStep: 12 }), async (schedule) => {
+        const run = async () => {
+          const plan = FaultPlan.fromSchedule(schedule);
+          const state = new MemoryStateStore({ faults: plan });
+          for (let i = 0; i < 12; i++) {
+            await outcome(state.putDay({ day: '2024-05-01', scannedAges: [i], sealed: false, version: i }));
+          }
+          return { log: plan.log.map((e) => e.outcome), dump: state.dump() };
+        };
+        const first = await run();
+        expect(await run()).toEqual(first);
+        for (const f of schedule.faults) expect(f.step).toBeLessThanOrEqual(12);
+        if (schedule.crashAfter !== undefined) {
+          expect(first.log.filter((o) => o !== 'crash')).toHaveLength(schedule.crashAfter);
+        }
+      }),
+      { numRuns: 50 },
+    );
   });
 });

@@ -38,6 +38,8 @@ export interface FaultRule {
   store?: string;
   /** Fire on these call numbers of the op (1-based, see {@link FaultCall.n}). */
   call?: number | readonly number[];
+  /** Fire on these global steps (1-based, see {@link FaultCall.step}): for generated schedules. */
+  step?: number | readonly number[];
   /** Fire when this returns true. Combined with `op`/`store`/`call` (all must match). */
   when?: (call: FaultCall) => boolean;
   /** Fire with this probability (seeded by the plan's seed): for random schedules. */
@@ -68,6 +70,12 @@ export class SimulatedCrash extends Error {
   }
 }
 
+/** A generated fault schedule (see {@link FaultPlan.fromSchedule}). */
+export interface FaultSchedule {
+  faults: { step: number; fault: FaultKind; mode?: 'unknown' | 'retry'; op?: string }[];
+  crashAfter?: number;
+}
+
 export interface FaultPlanOptions {
   rules?: FaultRule[];
   /** Calls 1..N run; every later one throws {@link SimulatedCrash}. */
@@ -95,6 +103,24 @@ export class FaultPlan {
   /** A plan that injects nothing (still counts steps and keeps the log). */
   static none(): FaultPlan {
     return new FaultPlan();
+  }
+
+  /**
+   * A plan from a schedule keyed by global step, as a property test generates it: each entry injects
+   * its fault at that step (restricted to `op` if given); `crashAfter` ends the process there.
+   */
+  static fromSchedule(schedule: FaultSchedule): FaultPlan {
+    const plan = new FaultPlan(schedule.crashAfter === undefined ? {} : { crashAfter: schedule.crashAfter });
+    for (const entry of schedule.faults) {
+      plan.add({
+        fault: entry.fault,
+        step: entry.step,
+        times: 1,
+        ...(entry.op === undefined ? {} : { op: entry.op }),
+        ...(entry.mode === undefined ? {} : { mode: entry.mode }),
+      });
+    }
+    return plan;
   }
 
   add(rule: FaultRule): this {
@@ -193,6 +219,10 @@ export class FaultPlan {
       if (rule.call !== undefined) {
         const calls = typeof rule.call === 'number' ? [rule.call] : rule.call;
         if (!calls.includes(call.n)) continue;
+      }
+      if (rule.step !== undefined) {
+        const steps = typeof rule.step === 'number' ? [rule.step] : rule.step;
+        if (!steps.includes(call.step)) continue;
       }
       if (rule.when !== undefined && !rule.when(call)) continue;
       if (rule.probability !== undefined && !(this.#rng.next() < rule.probability)) continue;
