@@ -180,6 +180,35 @@ describe.each([dynamoSubject(), memorySubject()])('$name (StateStore contract)',
       expect((await store.listPartitions())[0]).toEqual({ ...manifest(days[0] ?? ''), version: 1 });
     });
 
+    it('keeps partition datasets apart: history keeps its old key, active has its own, and listing returns both', async () => {
+      const store = await storeOn('datasets');
+      await store.putPartition(manifest('2024-05-01'));
+      await store.putPartition({ ...manifest('2024-05-01'), dataset: 'active' });
+      expect((await store.getPartition('2024-05-01'))?.dataset).toBeUndefined();
+      expect(await store.getPartition('2024-05-01', 'active')).toMatchObject({
+        dataset: 'active',
+        version: 1,
+      });
+      expect(await store.getPartition('2024-05-02', 'active')).toBeUndefined();
+      await expect(
+        store.putPartition({ ...manifest('2024-05-01'), dataset: 'active' }),
+      ).rejects.toMatchObject({
+        code: 'CONFLICT',
+      });
+      expect((await store.listPartitions()).map((m) => `${m.dataset ?? 'history'}/${m.dt}`)).toEqual([
+        'active/2024-05-01',
+        'history/2024-05-01',
+      ]);
+    });
+
+    it('lets a lease whose holder is certainly dead be taken at once, on the fence alone', async () => {
+      const store = await storeOn('lease-break');
+      await store.acquireLease('dead@host:1', T0, TTL);
+      expect(await store.acquireLease('b', at(1), TTL, (h) => h.owner === 'alive')).toBeUndefined();
+      const b = await store.acquireLease('b', at(2), TTL, (h) => h.owner === 'dead@host:1');
+      expect(b).toMatchObject({ owner: 'b', fence: 2 });
+    });
+
     it('lists nothing from an empty table', async () => {
       const store = await storeOn('empty');
       expect(await store.listDays()).toEqual([]);

@@ -175,9 +175,12 @@ describe('MemoryStateStore', () => {
     expect((await state.getPartition('2024-05-01'))?.version).toBe(1);
     expect(await state.getPartition('2024-05-02')).toBeUndefined();
     expect(await state.getPartition('2024-05-02', 'active')).toMatchObject({ dataset: 'active', version: 1 });
-    expect((await state.listPartitions()).map((m) => m.dt)).toEqual(['2024-05-01']);
-    expect((await state.listPartitions('active')).map((m) => m.dt)).toEqual(['2024-05-01', '2024-05-02']);
-    expect((await state.listPartitions('history')).map((m) => m.dt)).toEqual(['2024-05-01']);
+    // Like the adapter's scan of PART#: every dataset, ordered by dataset then day.
+    expect((await state.listPartitions()).map((m) => `${m.dataset ?? 'history'}/${m.dt}`)).toEqual([
+      'active/2024-05-01',
+      'active/2024-05-02',
+      'history/2024-05-01',
+    ]);
   });
 
   it('stores copies: mutating what was written or read does not change the store', async () => {

@@ -146,14 +146,15 @@ export class MemoryStateStore implements StateStore {
   }
 
   /** Manifests of one dataset (default `history`), ordered by `dt`. */
-  listPartitions(dataset?: PartitionDataset): Promise<PartitionManifest[]> {
-    return this.#run('listPartitions', [dataset], async () => {
-      const prefix = dataset === undefined || dataset === 'history' ? 'PART#' : `PART#${dataset}#`;
-      const all = this.#scan(prefix, partitionManifestSchema).filter(
-        (m) => partitionKey(m.dt, (m as WithDataset).dataset) === partitionKey(m.dt, dataset),
-      );
-      return all.sort((a, b) => a.dt.localeCompare(b.dt));
-    });
+  /** Every partition of every dataset, like the adapter's scan of `PART#` (history first, then by day). */
+  listPartitions(): Promise<PartitionManifest[]> {
+    return this.#run('listPartitions', [], async () =>
+      this.#scan('PART#', partitionManifestSchema).sort(
+        (a, b) =>
+          ((a as WithDataset).dataset ?? 'history').localeCompare((b as WithDataset).dataset ?? 'history') ||
+          a.dt.localeCompare(b.dt),
+      ),
+    );
   }
 
   putPartition(manifest: PartitionManifest): Promise<PartitionManifest> {
