@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 const PREFIX = 'tunnel-archiver-';
 const OWNER_FILE = 'owner.pid';
+/** This process incarnation: a restarted process may get the same pid (a Lambda sandbox), never this id. */
+const INCARNATION = randomUUID();
 
 /** Whether a process with this pid exists on this host (EPERM: it exists but is someone else's). */
 export function isProcessAlive(pid: number): boolean {
@@ -15,9 +18,10 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 /**
- * Makes this run's private temp folder (`<root>/tunnel-archiver-<runId>`, mode 0700, with the owner's pid)
- * after removing the folders of runs whose process is dead: spills and half-written Parquet of a killed
- * run never pile up. Returns the folder and the number of leftovers removed.
+ * Makes this run's private temp folder (`<root>/tunnel-archiver-<runId>`, mode 0700, with the owner's pid
+ * and process incarnation) after removing the folders of runs whose process is dead (or an earlier
+ * incarnation of a reused pid): spills and half-written Parquet of a killed run never pile up. Folders
+ * without an owner file are left alone. Returns the folder and the number of leftovers removed.
  */
 export async function makeRunTmpDir(root: string, runId: string): Promise<{ dir: string; removed: number }> {
   await mkdir(root, { recursive: true });
@@ -25,14 +29,17 @@ export async function makeRunTmpDir(root: string, runId: string): Promise<{ dir:
   for (const name of await readdir(root).catch(() => [] as string[])) {
     if (!name.startsWith(PREFIX)) continue;
     const dir = join(root, name);
-    const pid = Number.parseInt(await readFile(join(dir, OWNER_FILE), 'utf8').catch(() => ''), 10);
-    if (Number.isInteger(pid) && pid > 0 && isProcessAlive(pid) && pid !== process.pid) continue;
-    if (Number.isInteger(pid) && pid === process.pid) continue; // another run of this process (tests)
+    const [pidText, incarnation] = (await readFile(join(dir, OWNER_FILE), 'utf8').catch(() => '')).split(' ');
+    const pid = Number.parseInt(pidText ?? '', 10);
+    if (!Number.isInteger(pid) || pid <= 0) continue; // not ours to judge (no owner file)
+    const ours = pid === process.pid && incarnation === INCARNATION; // another run of this process
+    const otherLive = pid !== process.pid && isProcessAlive(pid);
+    if (ours || otherLive) continue;
     await rm(dir, { recursive: true, force: true });
     removed++;
   }
   const dir = join(root, `${PREFIX}${runId}`);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  await writeFile(join(dir, OWNER_FILE), String(process.pid), { mode: 0o600 });
+  await writeFile(join(dir, OWNER_FILE), `${process.pid} ${INCARNATION}`, { mode: 0o600 });
   return { dir, removed };
 }

@@ -20,21 +20,75 @@ export function isTokenBearingName(name: string): boolean {
  *   canonical JSON); null stays null;
  * - `drop`: the property is removed;
  * - `keep`: the value is kept.
+ * A secret quoted inside any other string value is replaced too (see `scrub`).
  * The one redaction rule for `extra_json`, quarantine files and anything else that stores raw items.
  * The input is never mutated.
  */
-export function redactTokens(value: unknown, policy: TokenPolicy, tokenKey: Uint8Array): unknown {
+export function redactTokens(
+  value: unknown,
+  policy: TokenPolicy,
+  tokenKey: Uint8Array,
+  knownSecrets: readonly (string | null | undefined)[] = [],
+): unknown {
   if (policy === 'keep') return value;
-  return walk(value, policy, tokenKey);
+  // A secret also leaks when it is quoted inside another value (`"note": "token=ABC123"`): every string is
+  // searched for the secrets this item carries under token-bearing names, and for `knownSecrets`.
+  const secrets = new Set<string>();
+  for (const s of knownSecrets) if (typeof s === 'string' && s.length >= MIN_SECRET_LENGTH) secrets.add(s);
+  collectSecrets(value, secrets);
+  return walk(
+    value,
+    policy,
+    tokenKey,
+    [...secrets].sort((a, b) => b.length - a.length),
+  );
 }
 
-function walk(value: unknown, policy: 'hash' | 'drop', tokenKey: Uint8Array): unknown {
-  if (Array.isArray(value)) return value.map((item) => walk(item, policy, tokenKey));
+/** Shorter values are not searched for inside other strings: they would match by chance. */
+const MIN_SECRET_LENGTH = 6;
+
+function collectSecrets(value: unknown, into: Set<string>, bearing = false): void {
+  if (typeof value === 'string') {
+    if (bearing && value.length >= MIN_SECRET_LENGTH) into.add(value);
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (const item of value) collectSecrets(item, into, bearing);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  for (const [key, member] of Object.entries(value))
+    collectSecrets(member, into, bearing || isTokenBearingName(key));
+}
+
+function walk(
+  value: unknown,
+  policy: 'hash' | 'drop',
+  tokenKey: Uint8Array,
+  secrets: readonly string[],
+): unknown {
+  if (typeof value === 'string') return scrub(value, policy, tokenKey, secrets);
+  if (Array.isArray(value)) return value.map((item) => walk(item, policy, tokenKey, secrets));
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [key, member] of Object.entries(value)) {
-    if (!isTokenBearingName(key)) setOwn(out, key, walk(member, policy, tokenKey));
+    if (!isTokenBearingName(key)) setOwn(out, key, walk(member, policy, tokenKey, secrets));
     else if (policy === 'hash') setOwn(out, key, hashValue(member, tokenKey));
+  }
+  return out;
+}
+
+/** Every occurrence of a secret inside a string: `hmac:<HMAC>` under hash, `[redacted]` under drop. */
+function scrub(
+  text: string,
+  policy: 'hash' | 'drop',
+  tokenKey: Uint8Array,
+  secrets: readonly string[],
+): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (!out.includes(secret)) continue;
+    out = out.split(secret).join(policy === 'hash' ? `hmac:${tokenHmac(tokenKey, secret)}` : '[redacted]');
   }
   return out;
 }

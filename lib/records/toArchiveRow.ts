@@ -67,6 +67,9 @@ function extraJson(record: HistoryRecord, opts: ToArchiveRowOptions): string | n
     any = true;
   }
   if (!any) return null;
-  const redacted = redactTokens(extra, opts.tokenPolicy, opts.tokenKey) as Record<string, unknown>;
+  const redacted = redactTokens(extra, opts.tokenPolicy, opts.tokenKey, [
+    record.token_value,
+    record.virtual_token_value,
+  ]) as Record<string, unknown>;
   return Object.keys(redacted).length === 0 ? null : canonicalJson(redacted);
 }

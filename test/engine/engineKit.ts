@@ -6,7 +6,12 @@ import { type Clock, ManualClock } from '../../lib/clock/clock.ts';
 import { type Day, dayRange } from '../../lib/clock/day.ts';
 import type { DatasetOptions } from '../../lib/emulator/dataset.ts';
 import type { FaultConfig } from '../../lib/emulator/faults.ts';
-import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
+import {
+  EMULATOR_PAID_KEY,
+  type EmulatorHandle,
+  type EmulatorOptions,
+  startEmulator,
+} from '../../lib/emulator/startEmulator.ts';
 import type { ArchiveOptions } from '../../lib/engine/runTypes.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
@@ -72,6 +77,8 @@ export async function startWorld(opts: {
   dataset?: Partial<DatasetOptions>;
   maxPageSize?: number;
   seed?: number;
+  /** Any other emulator option (stale totals, poison, a shorter window...). */
+  emulator?: Partial<EmulatorOptions>;
 }): Promise<World> {
   const clock = new ManualClock(opts.start);
   const emulator = await startEmulator({
@@ -80,6 +87,7 @@ export async function startWorld(opts: {
     maxPageSize: opts.maxPageSize ?? 100,
     dataset: opts.dataset ?? SMALL_DATASET,
     faults: opts.faults ?? {},
+    ...opts.emulator,
   });
   const dir = await mkdtemp(join(tmpdir(), 'ta-engine-'));
   const dynamo = await startDynalite();

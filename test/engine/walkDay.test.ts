@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -61,7 +61,15 @@ describe('walkDay', () => {
 
   it('ends a pass only at a short page: the last page it fetched was short or empty', async () => {
     const api = server(2000, { maxPageSize: 500, reshuffle: false });
-    const walk = await walkDay(api, DAY, options());
+    const opts = options();
+    const walk = await walkDay(api, DAY, opts);
+    // The spill holds rows (never raw records) in a file only its owner can read.
+    expect((await stat(opts.spill.path)).mode & 0o777).toBe(0o600);
+    const [, firstRow] = (await opts.spill.read().next()).value ?? [];
+    expect(firstRow).toMatchObject({
+      token_value: null,
+      token_hmac: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(walk.complete).toBe(true);
     expect(walk.passes).toBe(1);
     // Four full pages of 500, then page 4 comes back empty: only then is the day done.

@@ -68,6 +68,23 @@ describe('redactTokens', () => {
     });
   });
 
+  it('replaces a secret quoted inside another value, under hash and under drop', () => {
+    const item = {
+      auth_token: 'Q7PZ3K9XA',
+      details: { note: 'token=Q7PZ3K9XA used', list: ['x Q7PZ3K9XA'] },
+    };
+    const hashed = JSON.stringify(redactTokens(item, 'hash', key));
+    expect(hashed).not.toContain('Q7PZ3K9XA');
+    expect(hashed).toContain(`token=hmac:${tokenHmac(key, 'Q7PZ3K9XA')} used`);
+    const dropped = JSON.stringify(redactTokens(item, 'drop', key));
+    expect(dropped).not.toContain('Q7PZ3K9XA');
+    expect(dropped).toContain('token=[redacted] used');
+    // Secrets known from elsewhere (the record's own token columns) are searched for too.
+    expect(
+      JSON.stringify(redactTokens({ url: 'https://x/?t=ABCDEF123' }, 'hash', key, ['ABCDEF123'])),
+    ).not.toContain('ABCDEF123');
+  });
+
   it('keeps everything under keep', () => {
     expect(redactTokens(input, 'keep', key)).toEqual(input);
   });
