@@ -83,7 +83,7 @@ export function formatTable(columns: string[], rows: Cell[][]): string {
 export async function queryCommand(flags: CliFlags, io: CliIo): Promise<number> {
   const sql = flags.positionals.join(' ').trim();
   if (sql === '' || flags.positionals.length === 0)
-    throw new ArchiverError('CONFIG_INVALID', 'query needs one SQL statement, e.g. ' + queryCommandLine());
+    throw new ArchiverError('CONFIG_INVALID', `query needs one SQL statement, e.g. ${queryCommandLine()}`);
   if (flags.values.csv && flags.values.json)
     throw new ArchiverError('CONFIG_INVALID', '--csv and --json exclude each other: pick one');
   const config = loadConfig({ flags: { dest: flags.values.dest }, env: io.env });
