@@ -44,8 +44,8 @@ const invalid = (message: string): ArchiverError => new ArchiverError('CONFIG_IN
 
 /**
  * Parses a command's flags: `--name value`, `--name=value`, `--flag`, `-h`, positionals, and `--`.
- * A string flag always takes the next word as its value, so `--page-size -1` reaches validation as
- * '-1' and is rejected in the tool's words. Unknown flags, missing values and values given to
+ * A string flag takes the next word as its value unless that word is one of the command's flags, so
+ * `--page-size -1` reaches validation as '-1' and is rejected in the tool's words. Unknown flags, missing values and values given to
  * on/off flags are `CONFIG_INVALID` errors that name the flag.
  */
 export function parseCliFlags(argv: string[], flags: FlagSet = COMMON_FLAGS, command?: string): CliFlags {
@@ -73,7 +73,10 @@ export function parseCliFlags(argv: string[], flags: FlagSet = COMMON_FLAGS, com
         values[name] = true;
         continue;
       }
-      const value = inline ?? argv[i + 1];
+      const next = argv[i + 1];
+      const nextIsFlag =
+        next !== undefined && /^--[^=]+/.test(next) && (next.slice(2).split('=')[0] ?? '') in flags;
+      const value = inline ?? (nextIsFlag ? undefined : next);
       if (value === undefined) throw invalid(`--${name} needs a value; ${seeHelp}`);
       if (inline === undefined) i++;
       values[name] = value;

@@ -36,13 +36,15 @@ export function commandHelp(name: string, h: CommandHelp): string {
 
 /** The global help: commands, then how to get one command's help. */
 export function globalUsage(commands: Record<string, { summary: string; usage: string }>): string {
-  const lines = Object.values(commands).map((c) => `  tunnel-archiver ${c.usage.padEnd(28)} ${c.summary}`);
+  const lines = Object.values(commands).map((c) => `  tunnel-archiver ${c.usage}\n      ${c.summary}`);
   return `tunnel-archiver: keep every tunnel session of your account as Athena-ready Parquet.
 
 Usage:
 ${lines.join('\n')}
-  tunnel-archiver help <command>              that command's help (also: <command> --help)
-  tunnel-archiver --version                   the version
+  tunnel-archiver help <command>
+      that command's help (also: tunnel-archiver <command> --help)
+  tunnel-archiver --version
+      the version
 
 The API key comes only from the environment (TUNNEL_API_KEY); without it, \`start\` uses an embedded emulator.
 ${exitLine}
