@@ -51,8 +51,7 @@ export const SETTINGS = [
     env: 'TOKEN_VALUES',
     flag: 'token-values',
     default: 'hash',
-    description:
-      'keep | hash | drop: raw token columns kept, replaced by their keyed hash only, or both dropped.',
+    description: 'keep | hash | drop: raw token columns kept, replaced by their hash only, or both dropped.',
   },
   {
     key: 'pageSize',
