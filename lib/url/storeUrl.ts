@@ -74,3 +74,13 @@ export function parseStateUrl(url: string): StateUrl {
   }
   return { kind: 'dynamodb', table };
 }
+
+/** `s3://bucket/prefix` for `ARCHIVE_DEST` (the stack writes it; `parseDestUrl` reads it back). */
+export function s3DestUrl(bucket: string, prefix = ''): string {
+  return `s3://${bucket}/${prefix}`;
+}
+
+/** `dynamodb://table` for `ARCHIVE_STATE`. */
+export function dynamoStateUrl(table: string): string {
+  return `dynamodb://${table}`;
+}
