@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, spawnIn } from './cliKit.ts';
 
-const run = async (argv: string[]) => {
-  const r = await spawnIn(REPO_ROOT, [
-    process.execPath,
-    'bin/run-ts.js',
-    'test/cli/fixtures/loadedModules.ts',
-    ...argv,
-  ]);
+const run = async (argv: string[], env: Record<string, string> = {}) => {
+  const fixture = [process.execPath, 'bin/run-ts.js', 'test/cli/fixtures/loadedModules.ts'];
+  const r = await spawnIn(REPO_ROOT, [...fixture, ...argv], env);
   return JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { code: number; loaded: number };
 };
 
