@@ -15,6 +15,12 @@ export function failedDaysOf(s: RunSummary): FailedDay[] {
   return Array.isArray(failed) ? (failed as FailedDay[]) : [];
 }
 
+/** Days the deadline pushed to the next run (`RunSummary.deferredDays`); empty when not reported. */
+export function deferredDaysOf(s: RunSummary): string[] {
+  const deferred = (s as { deferredDays?: unknown }).deferredDays;
+  return Array.isArray(deferred) ? deferred.filter((d): d is string => typeof d === 'string') : [];
+}
+
 /** Human summary of a run, one fact a line. */
 export function formatSummary(s: RunSummary): string {
   const mb = (s.bytes / 1_048_576).toFixed(2);
@@ -28,6 +34,7 @@ export function formatSummary(s: RunSummary): string {
     `  shortfalls:     ${s.shortfalls.length ? s.shortfalls.map((x) => `${x.day} (-${x.shortfall})`).join(', ') : 'none'}`,
     `  gaps:           ${s.gaps.length ? s.gaps.join(', ') : 'none'}`,
     `  at risk:        ${s.atRisk.length ? s.atRisk.join(', ') : 'none'}`,
+    ...(deferredDaysOf(s).length ? [`  deferred days:  ${deferredDaysOf(s).join(', ')}`] : []),
     `  failed days:    ${failed.length ? '' : 'none'}`,
     ...failed.map(
       (f) =>

@@ -11,7 +11,12 @@ import {
   startEmulator,
 } from '../../lib/emulator/startEmulator.ts';
 import { SMALL_DATASET } from '../engine/engineKit.ts';
-import { runCli } from '../support/runCli.ts';
+import { runCli as runCliShared } from '../support/runCli.ts';
+import { CHILD_TMPDIR } from './cliKit.ts';
+
+/** The shared runner, with the children's own TMPDIR (see CHILD_TMPDIR). */
+const runCli = (args: string[], env: Record<string, string>) =>
+  runCliShared(args, { TMPDIR: CHILD_TMPDIR, ...env });
 
 const NOW = '2026-10-01T06:00:00.000Z';
 let emulator: EmulatorHandle;

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,6 +8,13 @@ import type { CliIo } from '../../lib/cli/cliIo.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = path.join(REPO_ROOT, 'bin/tunnel-archiver.js');
+
+/**
+ * TMPDIR of the CLI children: a folder of their own, so another checkout's engine that sweeps
+ * `<tmp>/tunnel-archiver-*` leftovers on this shared machine cannot remove a live run's files.
+ */
+export const CHILD_TMPDIR = path.join(tmpdir(), 'ta-cli-children');
+mkdirSync(CHILD_TMPDIR, { recursive: true });
 
 export interface Ran {
   code: number | null;
@@ -19,7 +27,7 @@ export function spawnIn(cwd: string, argv: string[], env: Record<string, string>
   const [file, ...args] = argv;
   const child = spawn(file as string, args, {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, TMPDIR: CHILD_TMPDIR, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -41,6 +41,12 @@ describe('formatSummary', () => {
     expect(failedDaysOf(withFailed([failed]))).toEqual([failed]);
   });
 
+  it('lists the days deferred to the next run when there are any', () => {
+    const summary = { ...runSummary(), deferredDays: ['2026-09-02', '2026-09-03'] } as RunSummary;
+    expect(formatSummary(summary)).toContain('  deferred days:  2026-09-02, 2026-09-03\n');
+    expect(formatSummary(runSummary())).not.toContain('deferred days');
+  });
+
   it('says none when nothing failed, with no trailing spaces', () => {
     const text = formatSummary(runSummary());
     expect(text).toContain('  failed days:    none\n');
