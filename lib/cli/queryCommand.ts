@@ -34,6 +34,12 @@ function localDestUrl(dest: string): string {
 
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
+/**
+ * Athena (Trino) functions the saved queries use that DuckDB names differently. `date_format` with
+ * `%Y`, `%m`, `%d` (all the saved queries use) means the same in both.
+ */
+export const ATHENA_MACROS = ['CREATE MACRO date_format(d, f) AS strftime(d, f)'];
+
 /** Views named like the Athena tables over every dataset the archive folder holds. */
 export function viewStatements(dir: string): string[] {
   const out: string[] = [];
@@ -103,7 +109,7 @@ export async function queryCommand(flags: CliFlags, io: CliIo): Promise<number> 
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   try {
-    for (const v of views) await connection.run(v);
+    for (const v of [...ATHENA_MACROS, ...views]) await connection.run(v);
     let reader: Awaited<ReturnType<typeof connection.runAndReadAll>>;
     try {
       reader = await connection.runAndReadAll(sql);

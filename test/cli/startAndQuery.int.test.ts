@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exampleQueries } from '../../infra/constructs/historyCatalog.ts';
+import { TABLES } from '../../lib/config/tableNames.ts';
 import { cliIn, emptyFolders, freshDir, type Ran, REPO_ROOT, spawnIn } from './cliKit.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';
@@ -86,4 +88,17 @@ describe('npm start, then the printed query', () => {
     expect(quiet.stderr).toBe('');
     expect(quiet.stdout).toMatch(/records: +0 new/);
   });
+});
+
+describe('the stack’s saved Athena queries, run locally', () => {
+  const portable = exampleQueries(TABLES.history.name).filter((q) => !q.query.includes('to_utf8'));
+
+  it.each(portable.map((q) => [q.name, q.query] as const))(
+    '%s runs unchanged through query',
+    async (_name, sql) => {
+      const r = await cliIn(root, ['query', sql, '--dest', 'file://./my%20dir']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/\(\d+ rows?\)\n$/);
+    },
+  );
 });
