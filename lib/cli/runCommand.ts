@@ -97,6 +97,7 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
     try {
       const progress = progressReporter(ctx.lines, Boolean(io.stderr.isTTY));
       const deadline = config.maxRunMs ? new Date(clock.now().getTime() + config.maxRunMs) : undefined;
+      // A failure must not land on the progress bar's line: end it whatever happens.
       const summary = await runArchive(
         {
           api,
@@ -110,8 +111,7 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
           ...(deadline ? { deadline } : {}),
           ...(ctx.onlyDays ? { onlyDays: ctx.onlyDays } : {}),
         }),
-      );
-      progress.finish();
+      ).finally(() => progress.finish());
       io.stdout.write(json ? `${JSON.stringify(summary)}\n` : formatSummary(summary));
       return summary;
     } finally {
