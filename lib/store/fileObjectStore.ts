@@ -108,7 +108,12 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
     await mkdir(tmpRoot, { recursive: true });
     const tmp = path.join(tmpRoot, randomUUID());
     try {
-      await fill(tmp);
+      await fill(tmp).catch(async (error: unknown) => {
+        // Another write may have removed the then-empty scratch folder after our mkdir: make it again.
+        if (!isMissing(error)) throw error;
+        await mkdir(tmpRoot, { recursive: true });
+        await fill(tmp);
+      });
       await fsyncFile(tmp);
       const { size } = await stat(tmp);
       await mkdir(path.dirname(target), { recursive: true });
@@ -119,6 +124,7 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
         await rename(tmp, target);
       });
       await fsyncDir(path.dirname(target));
+      await rmdir(tmpRoot).catch(() => undefined); // only when empty: no scratch folder is left behind
       return size;
     } catch (error) {
       await rm(tmp, { force: true });

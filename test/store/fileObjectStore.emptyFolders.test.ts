@@ -30,11 +30,21 @@ describe('createFileObjectStore leaves no empty folders', () => {
     expect(await folders(root)).toContain('_staging/run1/dt=2026-10-02');
     expect(await folders(root)).not.toContain('_staging/run1/dt=2026-10-01');
     await store.publish('_staging/run1/dt=2026-10-02/b.parquet', 'history/dt=2026-10-02/b.parquet');
-    expect((await folders(root)).filter((f) => !f.startsWith('.tmp'))).toEqual([
-      'history',
-      'history/dt=2026-10-01',
-      'history/dt=2026-10-02',
-    ]);
+    expect(await folders(root)).toEqual(['history', 'history/dt=2026-10-01', 'history/dt=2026-10-02']);
+  });
+
+  it('leaves no scratch folder after many concurrent writes', async () => {
+    const store = createFileObjectStore(root);
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        store.put(`_staging/run3/dt=2026-10-0${i % 5}/f${i}.parquet`, `x${i}`),
+      ),
+    );
+    expect((await folders(root)).filter((f) => f.startsWith('.tmp'))).toEqual([]);
+    for (let i = 0; i < 40; i++)
+      expect(await store.get(`_staging/run3/dt=2026-10-0${i % 5}/f${i}.parquet`)).toEqual(
+        new TextEncoder().encode(`x${i}`),
+      );
   });
 
   it('removes them after deleteStaging, but keeps a folder that still holds a file', async () => {
@@ -44,7 +54,7 @@ describe('createFileObjectStore leaves no empty folders', () => {
     await store.deleteStaging('_staging/run2/dt=2026-10-01/a.parquet');
     expect(await folders(root)).toContain('_staging/run2/dt=2026-10-01');
     await store.deleteStaging('_staging/run2/dt=2026-10-01/b.parquet');
-    expect((await folders(root)).filter((f) => !f.startsWith('.tmp'))).toEqual([]);
+    expect(await folders(root)).toEqual([]);
     await expect(readdir(root)).resolves.toBeDefined();
   });
 });
