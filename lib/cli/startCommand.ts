@@ -29,8 +29,9 @@ export async function startCommand(flags: CliFlags, io: CliIo): Promise<number> 
   const emulator = await startEmulator({ seed: 1, clock: now ? offsetClock(now) : systemClock });
   try {
     const ctx = runContext(flags, io, { baseUrl: emulator.url, apiKey: EMULATOR_PAID_KEY });
+    // Through the logger, so stderr keeps one format (JSON lines off a terminal).
     if (!ctx.quiet)
-      ctx.lines.line(`No TUNNEL_API_KEY: archiving from the embedded emulator at ${emulator.url}`);
+      ctx.logger.info('no TUNNEL_API_KEY: archiving from the embedded emulator', { url: emulator.url });
     const summary = await executeRun(ctx, io, json);
     if (!json) io.stdout.write(whereToLook(ctx.config, DEFAULT_DEST));
     return exitCodeOfRun(summary);

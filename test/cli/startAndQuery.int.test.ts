@@ -28,6 +28,11 @@ describe('npm start, then the printed query', () => {
     expect(start.stdout).toMatch(/^ {2}records: +\d+ new, \d+ seen$/m);
     expect(start.stdout).not.toMatch(/^\{/m);
     expect(start.stderr).not.toContain('run finished');
+    const notice = start.stderr.split('\n').find((l) => l.includes('embedded emulator'));
+    expect(JSON.parse(notice ?? '')).toMatchObject({
+      level: 'info',
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:/),
+    });
   });
 
   it('never prints the AWS SDK Node-version warning', () => {
