@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ArchiverError } from '../lib/errors/archiverError.ts';
+import { TOKEN_POLICIES, type TokenPolicy } from '../lib/records/archiveRow.ts';
 
 /** Deploy-time choices, read from CDK context (`cdk.json` or `-c key=value`). */
 export interface StackSettings {
@@ -15,7 +16,7 @@ export interface StackSettings {
   /** X-Ray active tracing for the function. */
   tracing: boolean;
   /** TOKEN_VALUES for the function: keep | hash | drop. */
-  tokenValues: 'keep' | 'hash' | 'drop';
+  tokenValues: TokenPolicy;
 }
 
 /** `-c key=value` arrives as a string, cdk.json values as JSON: accept both, reject the rest loudly. */
@@ -43,7 +44,7 @@ const settingsSchema = z.object({
   objectLockDays: z.coerce.number().int().min(1).max(36_500).optional(),
   objectLockMode: z.enum(['GOVERNANCE', 'COMPLIANCE']).default('GOVERNANCE'),
   tracing: boolish.default(false),
-  tokenValues: z.enum(['keep', 'hash', 'drop']).default('hash'),
+  tokenValues: z.enum(TOKEN_POLICIES).default('hash'),
 });
 
 export const SETTING_KEYS = Object.keys(settingsSchema.shape) as (keyof StackSettings)[];

@@ -1,4 +1,5 @@
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
+import { parseStateUrl } from '../../lib/url/storeUrl.ts';
 
 /**
  * S3 client settings for the environment: AWS itself needs none; an S3-compatible endpoint
@@ -17,6 +18,6 @@ export function s3ClientConfig(env: Record<string, string | undefined>): S3Clien
 
 /** The table of `dynamodb://table`; the Lambda keeps state only in DynamoDB. */
 export function tableFromStateUrl(state: string | undefined): string | undefined {
-  const m = /^dynamodb:\/\/(.+)$/.exec(state ?? '');
-  return m?.[1];
+  if (state === undefined || !state.trim().startsWith('dynamodb://')) return undefined;
+  return parseStateUrl(state).table;
 }

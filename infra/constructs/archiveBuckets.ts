@@ -8,6 +8,7 @@ import {
   StorageClass,
 } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { archiveKeys } from '../../lib/engine/archiveKeys.ts';
 import { asIBucket } from '../cdkTypes.ts';
 
 export interface ArchiveBucketsProps {
@@ -16,8 +17,15 @@ export interface ArchiveBucketsProps {
   objectLockMode: 'GOVERNANCE' | 'COMPLIANCE';
 }
 
-/** Key prefixes the archiver writes; `history/` is the Athena table location. */
-export const PREFIX = { history: 'history/', quarantine: 'quarantine/', staging: '_staging/' } as const;
+/** The top folder of a key from the one key layout (`archiveKeys`). */
+const topFolder = (key: string): string => `${key.slice(0, key.indexOf('/'))}/`;
+
+/** Key prefixes the archiver writes, from `archiveKeys`; `history/` is the Athena table location. */
+export const PREFIX = {
+  history: archiveKeys.historyPrefix,
+  quarantine: topFolder(archiveKeys.quarantine('2000-01-01', 'id')),
+  staging: topFolder(archiveKeys.staging('run', '2000-01-01', 'name')),
+} as const;
 
 /**
  * No rule expires current objects under `_staging/`: a file there may be committed (listed in its manifest)

@@ -12,6 +12,8 @@ import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { TokenPolicy } from '../../lib/records/archiveRow.ts';
+import { dynamoStateUrl, s3DestUrl } from '../../lib/url/storeUrl.ts';
 import { PREFIX } from './archiveBuckets.ts';
 
 export interface ArchiveFunctionProps {
@@ -22,7 +24,7 @@ export interface ArchiveFunctionProps {
   secretId: string;
   schedule: string;
   tracing: boolean;
-  tokenValues: 'keep' | 'hash' | 'drop';
+  tokenValues: TokenPolicy;
 }
 
 /** Repository root (this file is infra/constructs/archiveFunction.ts). */
@@ -84,8 +86,8 @@ export class ArchiveFunction extends Construct {
       tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       description: 'Archives Pinggy tunnel-session history to Parquet on S3, exactly once',
       environment: {
-        ARCHIVE_DEST: `s3://${props.bucket.bucketName}/`,
-        ARCHIVE_STATE: `dynamodb://${props.table.tableName}`,
+        ARCHIVE_DEST: s3DestUrl(props.bucket.bucketName),
+        ARCHIVE_STATE: dynamoStateUrl(props.table.tableName),
         TUNNEL_API_KEY_SECRET_ID: props.secretId,
         TOKEN_VALUES: props.tokenValues,
         LOG_LEVEL: 'info',

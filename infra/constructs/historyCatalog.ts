@@ -3,6 +3,7 @@ import { CfnNamedQuery, CfnWorkGroup } from 'aws-cdk-lib/aws-athena';
 import { CfnDatabase, CfnTable } from 'aws-cdk-lib/aws-glue';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { DT_PROJECTION_RANGE } from '../../lib/config/tableNames.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
 import { PREFIX } from './archiveBuckets.ts';
 
@@ -17,7 +18,7 @@ export const WORKGROUP_NAME = 'tunnel-archiver';
 
 /**
  * Table parameters: Parquet, and `dt` projected (no crawler, no MSCK REPAIR) so a partition written
- * this morning is queryable at once. The range reaches ten years back; Athena skips absent days.
+ * this morning is queryable at once. The range covers every day a record can have (`DT_RANGE`).
  */
 export function historyTableParameters(location: string): Record<string, string> {
   return {
@@ -26,7 +27,7 @@ export function historyTableParameters(location: string): Record<string, string>
     'projection.enabled': 'true',
     'projection.dt.type': 'date',
     'projection.dt.format': 'yyyy-MM-dd',
-    'projection.dt.range': 'NOW-3650DAYS,NOW',
+    'projection.dt.range': DT_PROJECTION_RANGE,
     'projection.dt.interval': '1',
     'projection.dt.interval.unit': 'DAYS',
     'storage.location.template': `${location}dt=\${dt}/`,

@@ -1,19 +1,18 @@
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '../clock/clock.ts';
 import type { Config } from '../config/loadConfig.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
-import { createDynamoStateStore, ensureStateTable } from '../state/dynamoStateStore.ts';
-import { startLocalDynamo } from '../state/localDynamo.ts';
 import type { StateStore } from '../state/stateStore.ts';
-import { stateStoreFromUrl } from '../state/stateStoreFromUrl.ts';
+import { createFileObjectStore } from '../store/fileObjectStore.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
-import { objectStoreFromUrl } from '../store/objectStoreFromUrl.ts';
 import { createTunnelApiClient, type TunnelApiClient } from '../upstream/createTunnelApiClient.ts';
+import { parseDestUrl } from '../url/storeUrl.ts';
 
 export const LOCAL_STATE_TABLE = 'tunnel-archiver-state';
+
+/** The SDK's documented switch for its "Node 20 support ends in January 2027" notice (aws-sdk-js-v3#7983). */
+export const SDK_NODE_WARNING_SWITCH = 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED';
 
 export interface Runtime {
   api: TunnelApiClient;
@@ -29,21 +28,32 @@ export function buildApi(config: Config, apiKey: string, clock: Clock, logger: L
   return createTunnelApiClient({ baseUrl: config.baseUrl, apiKey, clock, logger });
 }
 
-/** Local directory of a `file://` destination, or undefined for S3. */
+/** Local directory of a `file://` destination (decoded once, by `parseDestUrl`), or undefined for S3. */
 export function localDestDir(dest: string): string | undefined {
-  if (!dest.startsWith('file://')) return undefined;
-  const rest = dest.slice('file://'.length);
-  return rest.startsWith('/') ? fileURLToPath(`file://${rest}`) : resolve(rest);
+  const parsed = parseDestUrl(dest);
+  return parsed.kind === 'file' ? parsed.dir : undefined;
+}
+
+/** Where the embedded state of a local destination lives. */
+export function localStateDirOf(dir: string): string {
+  return resolve(dir, '.state');
 }
 
 /**
  * Object store and state store from config. With a `file://` destination and no `ARCHIVE_STATE`,
  * state lives in an embedded DynamoDB-compatible server persisted in `<dest>/.state`, so local mode
- * runs the same state code as AWS.
+ * runs the same state code as AWS. The AWS SDK is loaded (dynamic import) only when a store needs
+ * it: S3, DynamoDB, or the embedded server's client, whose Node-version notice is switched off with
+ * the SDK's own variable because it talks to 127.0.0.1 only.
  */
 export async function buildStores(config: Config, logger: Logger): Promise<Omit<Runtime, 'api'>> {
-  const objects = objectStoreFromUrl(config.dest);
+  const dest = parseDestUrl(config.dest);
+  const objects =
+    dest.kind === 'file'
+      ? createFileObjectStore(dest.dir)
+      : (await import('../store/objectStoreFromUrl.ts')).objectStoreFromUrl(config.dest);
   if (config.state) {
+    const { stateStoreFromUrl } = await import('../state/stateStoreFromUrl.ts');
     const state = stateStoreFromUrl(config.state);
     return {
       objects,
@@ -54,14 +64,15 @@ export async function buildStores(config: Config, logger: Logger): Promise<Omit<
       },
     };
   }
-  const dir = localDestDir(config.dest);
-  if (!dir) {
+  if (dest.kind !== 'file') {
+    // loadConfig already refuses this; kept so a hand-built Config cannot reach the network.
     throw new ArchiverError(
       'CONFIG_INVALID',
-      'ARCHIVE_STATE (dynamodb://table) is required when ARCHIVE_DEST is s3://',
+      'ARCHIVE_STATE (dynamodb://TABLE) is required when ARCHIVE_DEST is s3://',
     );
   }
-  const localStateDir = resolve(dir, '.state');
+  const localStateDir = localStateDirOf(dest.dir);
+  const { startLocalDynamo } = await import('../state/localDynamo.ts');
   let local: Awaited<ReturnType<typeof startLocalDynamo>>;
   try {
     local = await startLocalDynamo({ dir: localStateDir });
@@ -72,6 +83,11 @@ export async function buildStores(config: Config, logger: Logger): Promise<Omit<
       { cause },
     );
   }
+  process.env[SDK_NODE_WARNING_SWITCH] ??= 'true';
+  const [{ DynamoDBClient }, { createDynamoStateStore, ensureStateTable }] = await Promise.all([
+    import('@aws-sdk/client-dynamodb'),
+    import('../state/dynamoStateStore.ts'),
+  ]);
   const client = new DynamoDBClient({
     endpoint: local.endpoint,
     region: 'local',

@@ -1,5 +1,32 @@
 import type { ArchiverErrorCode } from '../errors/archiverError.ts';
 
+/** Every exit code of the CLI with what it tells a person; the README's table is tested against it. */
+export const EXIT_CODES = [
+  { code: 0, meaning: 'success' },
+  {
+    code: 1,
+    meaning: 'failure (upstream unavailable after the retry budget, unreachable host, store error)',
+  },
+  {
+    code: 2,
+    meaning: 'bad invocation or configuration (the message names the flag or variable and the value)',
+  },
+  { code: 3, meaning: 'API key rejected (HTTP 401): wrong or revoked key' },
+  { code: 4, meaning: 'paid plan required (HTTP 403)' },
+  { code: 5, meaning: '`verify` found a problem' },
+  { code: 6, meaning: 'another run holds the lease' },
+  {
+    code: 7,
+    meaning:
+      'partial: the run finished, but some days failed (listed in the summary); the next run retries them',
+  },
+] as const;
+
+export const EXIT_OK = 0;
+export const EXIT_VERIFY_GAP = 5;
+/** The run went on past failed days (`summary.failedDays` is not empty). */
+export const EXIT_PARTIAL = 7;
+
 /** Process exit code for each failure a person must act on differently. */
 export function exitCodeFor(code: ArchiverErrorCode): number {
   switch (code) {
@@ -16,5 +43,3 @@ export function exitCodeFor(code: ArchiverErrorCode): number {
       return 1;
   }
 }
-
-export const EXIT_VERIFY_GAP = 5;

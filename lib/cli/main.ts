@@ -1,44 +1,54 @@
+import { readFileSync } from 'node:fs';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { type CliIo, processIo } from './cliIo.ts';
+import { COMMANDS, parseCommandFlags } from './commands.ts';
 import { exitCodeFor } from './exitCodes.ts';
-import { parseCliFlags } from './parseCliFlags.ts';
-import { executeRun, runContext } from './runCommand.ts';
-import { startCommand } from './startCommand.ts';
-import { statusCommand } from './statusCommand.ts';
-import { USAGE } from './usage.ts';
-import { verifyCommand } from './verifyCommand.ts';
+import { commandHelp, globalUsage } from './usage.ts';
 
-/** CLI entry: returns the process exit code; errors become one actionable line on stderr. */
+/** The version in package.json. */
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+const wantsHelp = (argv: string[]): boolean => argv.some((a) => a === '--help' || a === '-h');
+
+/**
+ * CLI entry: returns the process exit code; errors become one actionable line on stderr.
+ * `--help`, `help <command>` and `--version` print and return before anything else runs: no
+ * config is read, and no file, folder, state or connection is touched.
+ */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
-  const [command, ...rest] = argv;
+  const [first, ...rest] = argv;
   try {
-    switch (command) {
-      case undefined:
-      case '--help':
-      case '-h':
-      case 'help':
-        io.stdout.write(USAGE);
-        return 0;
-      case 'emulator': {
-        const { runEmulatorCommand } = await import('./emulatorCommand.ts');
-        return await runEmulatorCommand(rest, io);
-      }
-      case 'run': {
-        const flags = parseCliFlags(rest);
-        if (flags.values.help) return help(io);
-        await executeRun(runContext(flags, io), io, flags.values.json === true);
-        return 0;
-      }
-      case 'start':
-        return await startCommand(parseCliFlags(rest), io);
-      case 'status':
-        return await statusCommand(parseCliFlags(rest), io);
-      case 'verify':
-        return await verifyCommand(parseCliFlags(rest), io);
-      default:
-        io.stderr.write(`error [CONFIG_INVALID]: unknown command '${command}'; see tunnel-archiver --help\n`);
-        return 2;
+    if (first === '--version' || first === '-v' || first === 'version') {
+      io.stdout.write(`${packageVersion()}\n`);
+      return 0;
     }
+    if (first === undefined || first === '--help' || first === '-h') {
+      io.stdout.write(globalUsage(COMMANDS));
+      return 0;
+    }
+    if (first === 'help') {
+      const [topic] = rest;
+      if (topic === undefined) {
+        io.stdout.write(globalUsage(COMMANDS));
+        return 0;
+      }
+      return printHelp(topic, io);
+    }
+    const command = COMMANDS[first];
+    if (command === undefined) {
+      io.stderr.write(
+        `error [CONFIG_INVALID]: unknown command '${first}'; commands: ${Object.keys(COMMANDS).join(', ')} (see tunnel-archiver --help)\n`,
+      );
+      return 2;
+    }
+    if (command.raw) return await command.raw(rest, io);
+    if (wantsHelp(rest)) return printHelp(first, io);
+    return await command.run(parseCommandFlags(first, command, rest), io);
   } catch (error) {
     if (error instanceof ArchiverError) {
       io.stderr.write(`error [${error.code}]: ${error.message}\n`);
@@ -51,7 +61,15 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   }
 }
 
-function help(io: CliIo): number {
-  io.stdout.write(USAGE);
+async function printHelp(topic: string, io: CliIo): Promise<number> {
+  const command = COMMANDS[topic];
+  if (command === undefined) {
+    io.stderr.write(
+      `error [CONFIG_INVALID]: no help for '${topic}': not a command; commands: ${Object.keys(COMMANDS).join(', ')}\n`,
+    );
+    return 2;
+  }
+  if (command.raw) return command.raw(['--help'], io);
+  io.stdout.write(commandHelp(topic, command));
   return 0;
 }

@@ -1,19 +1,38 @@
-import { parseArgs } from 'node:util';
 import { SETTINGS } from '../config/configSpec.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 
-type Option = { type: 'string' | 'boolean' };
+export interface FlagSpec {
+  type: 'string' | 'boolean';
+  /** One line for the command's help. */
+  help: string;
+}
 
-const settingFlags: Record<string, Option> = Object.fromEntries(
-  SETTINGS.filter((s) => 'flag' in s).map((s) => [(s as { flag: string }).flag, { type: 'string' as const }]),
+export type FlagSet = Record<string, FlagSpec>;
+
+/** Every setting that has a flag (`--page-size` ...), described from the one config spec. */
+export const SETTING_FLAGS: FlagSet = Object.fromEntries(
+  SETTINGS.filter((s) => 'flag' in s).map((s) => [
+    (s as { flag: string }).flag,
+    {
+      type: 'string' as const,
+      help: `${s.env}${s.default === undefined ? '' : ` (default ${s.default})`}`,
+    },
+  ]),
 );
 
-export const COMMON_FLAGS: Record<string, Option> = {
-  ...settingFlags,
-  now: { type: 'string' },
-  days: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean' },
+export const NOW_FLAG: FlagSet = {
+  now: { type: 'string', help: 'act as if the time were this ISO 8601 instant (simulation)' },
+};
+export const HELP_FLAG: FlagSet = { help: { type: 'boolean', help: "this command's help" } };
+
+/** Flags of the archiving commands (`run`, `start`) and, unless a command says otherwise, the others. */
+export const COMMON_FLAGS: FlagSet = {
+  ...SETTING_FLAGS,
+  ...NOW_FLAG,
+  days: { type: 'string', help: 'scan exactly these days, D1,D2 (YYYY-MM-DD, within the window)' },
+  json: { type: 'boolean', help: 'print the result as JSON on stdout' },
+  quiet: { type: 'boolean', help: 'no progress output' },
+  ...HELP_FLAG,
 };
 
 export interface CliFlags {
@@ -21,26 +40,73 @@ export interface CliFlags {
   positionals: string[];
 }
 
-/** Parses a subcommand's flags; unknown flags are a CONFIG_INVALID error with the flag named. */
-export function parseCliFlags(argv: string[]): CliFlags {
-  try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      options: COMMON_FLAGS,
-      allowPositionals: true,
-      strict: true,
-    });
-    return { values: values as CliFlags['values'], positionals };
-  } catch (cause) {
-    throw new ArchiverError('CONFIG_INVALID', (cause as Error).message, { cause });
+const invalid = (message: string): ArchiverError => new ArchiverError('CONFIG_INVALID', message);
+
+/**
+ * Parses a command's flags: `--name value`, `--name=value`, `--flag`, `-h`, positionals, and `--`.
+ * A string flag takes the next word as its value unless that word is one of the command's flags, so
+ * `--page-size -1` reaches validation as '-1' and is rejected in the tool's words. Unknown flags, missing values and values given to
+ * on/off flags are `CONFIG_INVALID` errors that name the flag.
+ */
+export function parseCliFlags(argv: string[], flags: FlagSet = COMMON_FLAGS, command?: string): CliFlags {
+  const values: CliFlags['values'] = {};
+  const positionals: string[] = [];
+  const seeHelp = `see tunnel-archiver ${command === undefined ? '' : `${command} `}--help`;
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i] as string;
+    if (token === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (token === '-h') {
+      values.help = true;
+      continue;
+    }
+    if (token.startsWith('--')) {
+      const eq = token.indexOf('=');
+      const name = eq < 0 ? token.slice(2) : token.slice(2, eq);
+      const inline = eq < 0 ? undefined : token.slice(eq + 1);
+      const spec = flags[name];
+      if (spec === undefined) throw invalid(`unknown flag --${name}; ${seeHelp}`);
+      if (spec.type === 'boolean') {
+        if (inline !== undefined) throw invalid(`--${name} takes no value, got '${inline}'`);
+        values[name] = true;
+        continue;
+      }
+      const next = argv[i + 1];
+      const nextIsFlag =
+        next !== undefined && /^--[^=]+/.test(next) && (next.slice(2).split('=')[0] ?? '') in flags;
+      const value = inline ?? (nextIsFlag ? undefined : next);
+      if (value === undefined) throw invalid(`--${name} needs a value; ${seeHelp}`);
+      if (inline === undefined) i++;
+      values[name] = value;
+      continue;
+    }
+    if (/^-[^\d.]/.test(token)) throw invalid(`unknown flag ${token}; ${seeHelp}`);
+    positionals.push(token);
   }
+  return { values, positionals };
 }
 
-/** `--now ISO` as a Date, or undefined. */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** `--now ISO` as a Date, or undefined. Only a real ISO 8601 instant with an offset is accepted. */
 export function parseNow(value: unknown): Date | undefined {
   if (value === undefined) return undefined;
-  const t = typeof value === 'string' ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(t))
-    throw new ArchiverError('CONFIG_INVALID', `--now must be an ISO 8601 date-time, got '${String(value)}'`);
+  const text = typeof value === 'string' ? value.trim() : '';
+  const t = ISO_INSTANT.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(t) || !sameCalendarDay(text, t))
+    throw invalid(
+      `--now must be an ISO 8601 instant with an offset, e.g. 2026-11-20T10:00:00Z, got '${String(value)}'`,
+    );
   return new Date(t);
+}
+
+/** Rejects dates that `Date.parse` rolls over (2026-02-30 would become 2 March). */
+function sameCalendarDay(text: string, t: number): boolean {
+  const offset = /([+-])(\d{2}):(\d{2})$/.exec(text);
+  const shift = offset
+    ? (offset[1] === '-' ? -1 : 1) * (Number(offset[2]) * 60 + Number(offset[3])) * 60_000
+    : 0;
+  return new Date(t + shift).toISOString().slice(0, 10) === text.slice(0, 10);
 }

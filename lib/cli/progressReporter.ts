@@ -1,9 +1,11 @@
 import type { ProgressEvent } from '../engine/runTypes.ts';
-import type { CliIo } from './cliIo.ts';
+import type { StderrLines } from './cliLog.ts';
 
-/** A one-line progress bar on a terminal; plain lines otherwise (CI logs, pipes). */
-export function progressReporter(io: CliIo): { onProgress: (e: ProgressEvent) => void; finish: () => void } {
-  const tty = Boolean(io.stderr.isTTY);
+/** A progress bar redrawn in place on a terminal; one plain line per day otherwise (CI logs, pipes). */
+export function progressReporter(
+  lines: StderrLines,
+  tty: boolean,
+): { onProgress: (e: ProgressEvent) => void; finish: () => void } {
   let records = 0;
   return {
     onProgress: (e) => {
@@ -11,15 +13,13 @@ export function progressReporter(io: CliIo): { onProgress: (e: ProgressEvent) =>
       if (tty) {
         const width = 30;
         const filled = Math.round((e.done / Math.max(1, e.total)) * width);
-        io.stderr.write(
-          `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${e.done}/${e.total} days  ${records} new records  (${e.day})`,
+        lines.progress(
+          `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${e.done}/${e.total} days  ${records} new records  (${e.day})`,
         );
       } else {
-        io.stderr.write(`day ${e.day} done (${e.done}/${e.total}), ${e.newRecords} new records\n`);
+        lines.progress(`day ${e.day} done (${e.done}/${e.total}), ${e.newRecords} new records`);
       }
     },
-    finish: () => {
-      if (tty) io.stderr.write('\n');
-    },
+    finish: () => lines.end(),
   };
 }

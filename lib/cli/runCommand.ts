@@ -3,16 +3,20 @@ import { isDay, toDay } from '../clock/day.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
 import { archiveOptionsFromConfig } from '../config/archiveOptionsFromConfig.ts';
 import { type Config, loadConfig } from '../config/loadConfig.ts';
+import { windowStartOf } from '../engine/planDays.ts';
 import { preflight } from '../engine/preflight.ts';
 import { runArchive } from '../engine/runArchive.ts';
 import type { RunSummary } from '../engine/runTypes.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import { jsonLineLogger, type Logger } from '../log/logger.ts';
+import type { Logger } from '../log/logger.ts';
 import { buildApi, buildStores, localDestDir } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
-import { formatSummary } from './formatSummary.ts';
+import { cliLogger, resolveLogFormat, type StderrLines, stderrLines, withoutRunFinished } from './cliLog.ts';
+import { EXIT_OK, EXIT_PARTIAL } from './exitCodes.ts';
+import { failedDaysOf, formatSummary } from './formatSummary.ts';
 import { type CliFlags, parseNow } from './parseCliFlags.ts';
 import { progressReporter } from './progressReporter.ts';
+import { queryCommandLine } from './queryCommand.ts';
 
 export interface RunContext {
   config: Config;
@@ -20,9 +24,17 @@ export interface RunContext {
   logger: Logger;
   apiKey: string;
   onlyDays?: string[];
+  /** stderr shared by logs and progress. */
+  lines: StderrLines;
+  /** `--quiet`: no progress, no notices. */
+  quiet: boolean;
 }
 
-/** Resolves config, clock and logger for `run`-like commands. The key comes only from the environment. */
+/**
+ * Resolves and validates everything a `run`-like command needs, with no I/O at all: config, clock,
+ * key, `--days` (format, and inside the window computed from the clock). A bad invocation therefore
+ * fails before any folder, state or connection exists. The key comes only from the environment.
+ */
 export function runContext(
   flags: CliFlags,
   io: CliIo,
@@ -34,7 +46,8 @@ export function runContext(
   });
   const now = parseNow(flags.values.now);
   const clock = now ? offsetClock(now) : systemClock;
-  const logger = jsonLineLogger(config.logLevel, (l) => io.stderr.write(`${l}\n`));
+  const lines = stderrLines(io);
+  const logger = cliLogger(lines, config.logLevel, resolveLogFormat(config.logFormat, io));
   const apiKey = overrides.apiKey ?? config.apiKey;
   if (!apiKey) {
     throw new ArchiverError(
@@ -47,19 +60,44 @@ export function runContext(
   for (const d of days ?? [])
     if (!isDay(d))
       throw new ArchiverError('CONFIG_INVALID', `--days must be YYYY-MM-DD[,YYYY-MM-DD...], got '${d}'`);
-  return { config, clock, logger, apiKey, ...(days ? { onlyDays: days } : {}) };
+  const today = toDay(clock.now());
+  const windowStart = windowStartOf(today, config.windowDays);
+  for (const d of days ?? []) {
+    if (d < windowStart || d > today) {
+      throw new ArchiverError(
+        'OUTSIDE_WINDOW',
+        `--days ${d} is outside the ${config.windowDays}-day window ${windowStart}..${today}: the API no longer (or not yet) serves it`,
+      );
+    }
+  }
+  return {
+    config,
+    clock,
+    logger,
+    apiKey,
+    lines,
+    quiet: flags.values.quiet === true,
+    ...(days ? { onlyDays: days } : {}),
+  };
+}
+
+/** Exit code of a finished run: 7 when days failed (the run went on without them), else 0. */
+export function exitCodeOfRun(summary: RunSummary): number {
+  return failedDaysOf(summary).length > 0 ? EXIT_PARTIAL : EXIT_OK;
 }
 
 /** One archiving run from the CLI: preflight (nothing written on a bad key), stores, run, summary. */
 export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Promise<RunSummary> {
-  const { config, clock, logger } = ctx;
+  const { config, clock } = ctx;
+  const logger = json ? ctx.logger : withoutRunFinished(ctx.logger);
   const api = buildApi(config, ctx.apiKey, clock, logger);
   try {
     await preflight(api, toDay(clock.now()));
     const stores = await buildStores(config, logger);
     try {
-      const progress = progressReporter(io);
+      const progress = progressReporter(ctx.lines, Boolean(io.stderr.isTTY));
       const deadline = config.maxRunMs ? new Date(clock.now().getTime() + config.maxRunMs) : undefined;
+      // A failure must not land on the progress bar's line: end it whatever happens.
       const summary = await runArchive(
         {
           api,
@@ -67,14 +105,13 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
           state: stores.state,
           clock,
           logger,
-          ...(json ? {} : { onProgress: progress.onProgress }),
+          ...(json || ctx.quiet ? {} : { onProgress: progress.onProgress }),
         },
         archiveOptionsFromConfig(config, {
           ...(deadline ? { deadline } : {}),
           ...(ctx.onlyDays ? { onlyDays: ctx.onlyDays } : {}),
         }),
-      );
-      progress.finish();
+      ).finally(() => progress.finish());
       io.stdout.write(json ? `${JSON.stringify(summary)}\n` : formatSummary(summary));
       return summary;
     } finally {
@@ -85,15 +122,21 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
   }
 }
 
-/** Where the archive is and a query to try on it. */
-export function whereToLook(config: Config): string {
+/** `run`: validate everything, then one run; exit 7 when some days failed. */
+export async function runCommand(flags: CliFlags, io: CliIo): Promise<number> {
+  const summary = await executeRun(runContext(flags, io), io, flags.values.json === true);
+  return exitCodeOfRun(summary);
+}
+
+/** Where the archive is, and a command that queries it as printed. */
+export function whereToLook(config: Config, defaultDest: string): string {
   const dir = localDestDir(config.dest);
   if (!dir)
     return `Parquet files are under ${config.dest.replace(/\/?$/, '/')}history/ (query them with Athena).\n`;
   return [
     `Archive: ${dir}/history/dt=YYYY-MM-DD/*.parquet`,
-    'Try it with DuckDB:',
-    `  duckdb -c "SELECT dt, mode, count(*) AS sessions FROM read_parquet('${dir}/history/*/*.parquet', hive_partitioning = true) GROUP BY ALL ORDER BY dt DESC, sessions DESC LIMIT 20"`,
+    'Query it with SQL (DuckDB, the same table names as Athena):',
+    `  ${queryCommandLine(config.dest === defaultDest ? undefined : config.dest)}`,
     '',
   ].join('\n');
 }

@@ -1,35 +1,40 @@
 import { systemClock } from '../clock/clock.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
+import { SETTINGS } from '../config/configSpec.ts';
 import { EMULATOR_PAID_KEY, startEmulator } from '../emulator/startEmulator.ts';
 import type { CliIo } from './cliIo.ts';
 import type { CliFlags } from './parseCliFlags.ts';
 import { parseNow } from './parseCliFlags.ts';
-import { executeRun, runContext, whereToLook } from './runCommand.ts';
-import { USAGE } from './usage.ts';
+import { executeRun, exitCodeOfRun, runContext, whereToLook } from './runCommand.ts';
+
+const DEFAULT_DEST = SETTINGS.find((s) => s.key === 'dest')?.default ?? 'file://./archive';
 
 /**
  * `npm start`: with TUNNEL_API_KEY, one run against the real account; without, an embedded emulator
- * is started in-process and its whole window is archived into ./archive (or --dest).
+ * is started in-process and its whole window is archived into ./archive (or --dest). Ends with a
+ * `tunnel-archiver query` command line that works as printed. Everything is validated before the
+ * emulator starts or anything is written.
  */
 export async function startCommand(flags: CliFlags, io: CliIo): Promise<number> {
-  if (flags.values.help) {
-    io.stdout.write(USAGE);
-    return 0;
-  }
+  const json = flags.values.json === true;
   if (io.env.TUNNEL_API_KEY) {
     const ctx = runContext(flags, io);
-    await executeRun(ctx, io, flags.values.json === true);
-    io.stdout.write(whereToLook(ctx.config));
-    return 0;
+    const summary = await executeRun(ctx, io, json);
+    if (!json) io.stdout.write(whereToLook(ctx.config, DEFAULT_DEST));
+    return exitCodeOfRun(summary);
   }
+  // Validate first with a stand-in URL: the emulator's own is known only once it listens.
+  runContext(flags, io, { baseUrl: 'http://127.0.0.1', apiKey: EMULATOR_PAID_KEY });
   const now = parseNow(flags.values.now);
   const emulator = await startEmulator({ seed: 1, clock: now ? offsetClock(now) : systemClock });
   try {
-    io.stderr.write(`No TUNNEL_API_KEY: archiving from the embedded emulator at ${emulator.url}\n`);
     const ctx = runContext(flags, io, { baseUrl: emulator.url, apiKey: EMULATOR_PAID_KEY });
-    await executeRun(ctx, io, flags.values.json === true);
-    io.stdout.write(whereToLook(ctx.config));
-    return 0;
+    // Through the logger, so stderr keeps one format (JSON lines off a terminal).
+    if (!ctx.quiet)
+      ctx.logger.info('no TUNNEL_API_KEY: archiving from the embedded emulator', { url: emulator.url });
+    const summary = await executeRun(ctx, io, json);
+    if (!json) io.stdout.write(whereToLook(ctx.config, DEFAULT_DEST));
+    return exitCodeOfRun(summary);
   } finally {
     await emulator.close();
   }

@@ -1,21 +1,43 @@
+import { existsSync } from 'node:fs';
 import { systemClock } from '../clock/clock.ts';
 import { dayRange, daysBetween, toDay } from '../clock/day.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
 import { loadConfig } from '../config/loadConfig.ts';
 import { isFinalAge, windowStartOf } from '../engine/planDays.ts';
-import { jsonLineLogger } from '../log/logger.ts';
-import { buildStores } from './buildRuntime.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
+import { buildStores, localDestDir, localStateDirOf } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
+import { cliLogger, resolveLogFormat, stderrLines } from './cliLog.ts';
 import { type CliFlags, parseNow } from './parseCliFlags.ts';
+
+/**
+ * `status` only reads: on a local destination with no archive (a mistyped --dest, or nothing run yet)
+ * it says so and creates nothing, instead of starting an empty state store there.
+ */
+function assertLocalArchiveExists(dest: string, state: string | undefined): void {
+  const dir = localDestDir(dest);
+  if (dir === undefined) return;
+  if (!existsSync(dir))
+    throw new ArchiverError(
+      'CONFIG_INVALID',
+      `no archive at ${dir}: the folder does not exist (mistyped --dest?); nothing was created`,
+    );
+  if (state === undefined && !existsSync(localStateDirOf(dir)))
+    throw new ArchiverError(
+      'CONFIG_INVALID',
+      `no archive state in ${localStateDirOf(dir)}: nothing has been archived into ${dir} yet (run \`tunnel-archiver run\` first); nothing was created`,
+    );
+}
 
 /** Per-day table of what the archive holds: scanned ages, sealed, records, shortfall, at risk. */
 export async function statusCommand(flags: CliFlags, io: CliIo): Promise<number> {
   const config = loadConfig({ flags: flags.values, env: io.env });
   const now = parseNow(flags.values.now);
   const today = toDay((now ? offsetClock(now) : systemClock).now());
+  assertLocalArchiveExists(config.dest, config.state);
   const stores = await buildStores(
     config,
-    jsonLineLogger(config.logLevel, (l) => io.stderr.write(`${l}\n`)),
+    cliLogger(stderrLines(io), config.logLevel, resolveLogFormat(config.logFormat, io)),
   );
   try {
     const days = new Map((await stores.state.listDays()).map((d) => [d.day, d] as const));

@@ -1,29 +1,54 @@
-import { SETTINGS } from '../config/configSpec.ts';
+import { EXIT_CODES } from './exitCodes.ts';
+import { COMMON_FLAGS, type FlagSet } from './parseCliFlags.ts';
 
-const flagLines = SETTINGS.filter((s) => 'flag' in s)
-  .map(
-    (s) =>
-      `  --${(s as { flag: string }).flag.padEnd(22)} ${s.env}${s.default !== undefined ? ` (default ${s.default})` : ''}`,
-  )
-  .join('\n');
+export interface CommandHelp {
+  /** `tunnel-archiver <usage>` */
+  usage: string;
+  summary: string;
+  /** More lines after the summary. */
+  details?: string;
+  flags: FlagSet;
+}
 
-export const USAGE = `tunnel-archiver: keep every tunnel session of your account as Athena-ready Parquet.
+function flagLines(flags: FlagSet): string {
+  return Object.entries(flags)
+    .map(([name, f]) => `  --${`${name}${f.type === 'string' ? ' VALUE' : ''}`.padEnd(28)} ${f.help}`)
+    .join('\n');
+}
+
+const exitLine = `Exit codes: ${EXIT_CODES.map((e) => `${e.code} ${e.meaning.split(/[:(]/)[0]?.trim()}`).join(', ')}.`;
+
+/** The help of one command: usage, what it does, its flags. */
+export function commandHelp(name: string, h: CommandHelp): string {
+  return [
+    `Usage: tunnel-archiver ${h.usage}`,
+    '',
+    h.summary,
+    ...(h.details ? ['', h.details] : []),
+    '',
+    'Flags (a setting flag also has an environment variable; flags win):',
+    flagLines(h.flags),
+    '',
+    `Same as: tunnel-archiver help ${name}`,
+    '',
+  ].join('\n');
+}
+
+/** The global help: commands, then how to get one command's help. */
+export function globalUsage(commands: Record<string, { summary: string; usage: string }>): string {
+  const lines = Object.values(commands).map((c) => `  tunnel-archiver ${c.usage}\n      ${c.summary}`);
+  return `tunnel-archiver: keep every tunnel session of your account as Athena-ready Parquet.
 
 Usage:
-  tunnel-archiver start                  local mode: with no TUNNEL_API_KEY, archive the embedded emulator's
-                                         60 days into ./archive; with a key, the real account
-  tunnel-archiver run [flags]            one archiving run (key from TUNNEL_API_KEY)
-  tunnel-archiver status [flags]         per-day table: scanned, sealed, records, at risk
-  tunnel-archiver verify [flags]         compare the API's totals with the archive; exit 5 on a gap
-  tunnel-archiver emulator [--help]      serve the upstream API emulator
+${lines.join('\n')}
+  tunnel-archiver help <command>
+      that command's help (also: tunnel-archiver <command> --help)
+  tunnel-archiver --version
+      the version
 
-Flags (each also an environment variable; flags win):
-${flagLines}
-  --now ISO                  act as if the time were ISO (simulation)
-  --days D1,D2               run: scan exactly these days (on-demand backfill within the window)
-  --json                     machine-readable output
-  --help                     this text
-
-Exit codes: 0 ok, 1 failure, 2 bad configuration, 3 API key rejected (401), 4 paid plan required (403),
-5 verify found a gap, 6 another run holds the lease.
+The API key comes only from the environment (TUNNEL_API_KEY); without it, \`start\` uses an embedded emulator.
+${exitLine}
 `;
+}
+
+export { COMMON_FLAGS };

@@ -51,7 +51,7 @@ export const SETTINGS = [
     env: 'TOKEN_VALUES',
     flag: 'token-values',
     default: 'hash',
-    description: 'keep | hash | drop: raw token columns kept, replaced by SHA-256 only, or both dropped.',
+    description: 'keep | hash | drop: raw token columns kept, replaced by their hash only, or both dropped.',
   },
   {
     key: 'pageSize',
@@ -131,6 +131,14 @@ export const SETTINGS = [
     flag: 'log-level',
     default: 'info',
     description: 'debug | info | warn | error.',
+  },
+  {
+    key: 'logFormat',
+    env: 'LOG_FORMAT',
+    flag: 'log-format',
+    default: 'auto',
+    description:
+      'auto | human | json: logs on stderr as plain lines (auto on a terminal) or one JSON object a line (auto otherwise).',
   },
 ] as const satisfies readonly SettingSpec[];
 

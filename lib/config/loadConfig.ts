@@ -1,64 +1,99 @@
 import { z } from 'zod';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { TOKEN_POLICIES } from '../records/archiveRow.ts';
+import { parseDestUrl, parseStateUrl } from '../url/storeUrl.ts';
 import { SETTINGS, type SettingKey } from './configSpec.ts';
 
-const intIn = (name: string, min: number, max: number) =>
-  z.coerce
-    .number({ error: `${name} must be a number` })
-    .int(`${name} must be a whole number`)
-    .min(min, `${name} must be at least ${min}`)
-    .max(max, `${name} must be at most ${max}`);
+/** How a setting is named in a message: the flag when the value came from one, else its variable. */
+export type SettingNames = Record<SettingKey, string>;
 
-const httpUrl = (name: string) =>
-  z.string().refine((s) => /^https?:\/\/[^\s/]+/.test(s) && URL.canParse(s), {
-    error: (i) => `${name} must be an http(s) URL, got '${String(i.input)}'`,
+const ENV_NAMES = Object.fromEntries(SETTINGS.map((s) => [s.key, s.env])) as SettingNames;
+
+const shown = (v: unknown): string => `'${String(v)}'`;
+
+/** A whole number in [min, max]; the message names the setting and echoes the value as given. */
+const intIn = (name: string, min: number, max: number) =>
+  z.unknown().transform((raw, ctx) => {
+    const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
+    const n = /^[+-]?\d+$/.test(text) ? Number(text) : Number.NaN;
+    let message: string | undefined;
+    if (!Number.isSafeInteger(n))
+      message = `${name} must be an integer from ${min} to ${max}, got ${shown(raw)}`;
+    else if (n < min) message = `${name} must be at least ${min}, got ${shown(raw)}`;
+    else if (n > max) message = `${name} must be at most ${max}, got ${shown(raw)}`;
+    if (message === undefined) return n;
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
   });
 
-export const configSchema = z.object({
-  apiKey: z.string().min(1, 'TUNNEL_API_KEY is empty').optional(),
-  apiKeySecretId: z.string().min(1).optional(),
-  baseUrl: httpUrl('TUNNEL_API_BASE_URL'),
-  dest: z.string().refine((s) => /^(file:\/\/.+|s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?)$/.test(s), {
-    error: (i) => `ARCHIVE_DEST must be file://DIR or s3://bucket/prefix, got '${String(i.input)}'`,
-  }),
-  state: z
-    .string()
-    .refine((s) => /^dynamodb:\/\/[A-Za-z0-9_.-]{3,255}$/.test(s), {
-      error: (i) => `ARCHIVE_STATE must be dynamodb://table, got '${String(i.input)}'`,
-    })
-    .optional(),
-  tokenValues: z.enum(TOKEN_POLICIES, {
-    error: (i) => `TOKEN_VALUES must be keep, hash or drop, got '${String(i.input)}'`,
-  }),
-  pageSize: intIn('PAGE_SIZE', 1, 10_000),
-  pageConcurrency: intIn('PAGE_CONCURRENCY', 1, 16),
-  maxPasses: intIn('MAX_PASSES', 1, 50),
-  rescanAges: z.string().transform((s, ctx) => {
-    const ages = s
-      .split(',')
-      .map((p) => p.trim())
-      .filter(Boolean)
-      .map(Number);
-    if (ages.some((a) => !Number.isInteger(a) || a < 1)) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `RESCAN_AGES must be comma-separated whole days >= 1, got '${s}'`,
-      });
-      return z.NEVER;
+const oneOf = <const T extends readonly [string, ...string[]]>(name: string, values: T) =>
+  z.enum(values, {
+    error: (i) =>
+      `${name} must be ${values.slice(0, -1).join(', ')} or ${values.at(-1)}, got ${shown(i.input)}`,
+  });
+
+/** Rewrites a URL parser's CONFIG_INVALID message so it names the flag when the value came from one. */
+const viaParser = (name: string, envName: string, parse: (s: string) => unknown) =>
+  z.string().superRefine((s, ctx) => {
+    try {
+      parse(s);
+    } catch (error) {
+      if (!ArchiverError.is(error, 'CONFIG_INVALID')) throw error;
+      ctx.addIssue({ code: 'custom', message: error.message.replace(envName, name) });
     }
-    return [...new Set(ages)].sort((a, b) => a - b);
-  }),
-  maxPagesPerDay: intIn('MAX_PAGES_PER_DAY', 1, 1_000_000),
-  windowDays: intIn('WINDOW_DAYS', 2, 366),
-  rowGroupSize: intIn('ROW_GROUP_SIZE', 100, 10_000_000),
-  leaseTtlMs: intIn('LEASE_TTL_MS', 1_000, 86_400_000),
-  deadlineReserveMs: intIn('DEADLINE_RESERVE_MS', 0, 3_600_000),
-  maxRunMs: intIn('MAX_RUN_MS', 1, 86_400_000).optional(),
-  logLevel: z.enum(['debug', 'info', 'warn', 'error'], {
-    error: (i) => `LOG_LEVEL must be debug, info, warn or error, got '${String(i.input)}'`,
-  }),
-});
+  });
+
+/** The one schema of every setting; `names` says how each is named in messages. */
+export function buildConfigSchema(names: SettingNames = ENV_NAMES) {
+  return z
+    .object({
+      apiKey: z.string().min(1, `${names.apiKey} is empty`).optional(),
+      apiKeySecretId: z.string().min(1).optional(),
+      baseUrl: z.string().refine((s) => /^https?:\/\/[^\s/]+/.test(s) && URL.canParse(s), {
+        error: (i) => `${names.baseUrl} must be an http(s) URL, got ${shown(i.input)}`,
+      }),
+      dest: viaParser(names.dest, 'ARCHIVE_DEST', (s) => parseDestUrl(s)),
+      state: viaParser(names.state, 'ARCHIVE_STATE', parseStateUrl).optional(),
+      tokenValues: oneOf(names.tokenValues, TOKEN_POLICIES),
+      pageSize: intIn(names.pageSize, 1, 10_000),
+      pageConcurrency: intIn(names.pageConcurrency, 1, 16),
+      maxPasses: intIn(names.maxPasses, 1, 50),
+      rescanAges: z.string().transform((s, ctx) => {
+        const ages = s
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean)
+          .map(Number);
+        if (ages.some((a) => !Number.isInteger(a) || a < 1)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `${names.rescanAges} must be comma-separated whole days >= 1, got '${s}'`,
+          });
+          return z.NEVER;
+        }
+        return [...new Set(ages)].sort((a, b) => a - b);
+      }),
+      maxPagesPerDay: intIn(names.maxPagesPerDay, 1, 1_000_000),
+      windowDays: intIn(names.windowDays, 2, 366),
+      rowGroupSize: intIn(names.rowGroupSize, 100, 10_000_000),
+      leaseTtlMs: intIn(names.leaseTtlMs, 1_000, 86_400_000),
+      deadlineReserveMs: intIn(names.deadlineReserveMs, 0, 3_600_000),
+      maxRunMs: intIn(names.maxRunMs, 1, 86_400_000).optional(),
+      logLevel: oneOf(names.logLevel, ['debug', 'info', 'warn', 'error']),
+      logFormat: oneOf(names.logFormat, ['auto', 'human', 'json']),
+    })
+    .superRefine((c, ctx) => {
+      if (c.state === undefined && c.dest.trim().startsWith('s3://')) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['state'],
+          message: `${names.state} (dynamodb://TABLE) is required when ${names.dest} is s3:// (got '${c.dest}'); only a local folder can keep its state beside the data`,
+        });
+      }
+    });
+}
+
+export const configSchema = buildConfigSchema();
 
 export type Config = z.infer<typeof configSchema>;
 
@@ -70,17 +105,20 @@ export interface ConfigInput {
 
 /**
  * Resolves every setting once: flags, then environment, then defaults. Throws `CONFIG_INVALID`
- * with one actionable line per problem (the zod issues are the `cause`).
+ * with one actionable line per problem, naming the flag or variable the bad value came from and the
+ * value itself (the zod issues are the `cause`). Pure: it reads no file and opens no connection.
  */
 export function loadConfig(input: ConfigInput): Config {
   const raw: Partial<Record<SettingKey, unknown>> = {};
+  const names = { ...ENV_NAMES };
   for (const s of SETTINGS) {
     const flag = 'flag' in s ? (input.flags?.[s.flag] ?? input.flags?.[s.key]) : undefined;
+    if (flag !== undefined && 'flag' in s) names[s.key] = `--${s.flag}`;
     const env = input.env[s.env];
     const value = flag ?? (env === undefined || env === '' ? undefined : env) ?? s.default;
     if (value !== undefined) raw[s.key] = value;
   }
-  const parsed = configSchema.safeParse(raw);
+  const parsed = buildConfigSchema(names).safeParse(raw);
   if (!parsed.success) {
     const message = parsed.error.issues.map((i) => i.message).join('; ');
     throw new ArchiverError('CONFIG_INVALID', `Invalid configuration: ${message}`, { cause: parsed.error });

@@ -7,6 +7,7 @@ import {
   type ScanCommandOutput,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { z } from 'zod';
 import type { Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
@@ -38,9 +39,19 @@ function isConditionalFailure(error: unknown): boolean {
   return (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
 }
 
+/** A stored item as plain values (`{ pk, version, data }`, or the lease's fields). */
+function plain(item: Item): Record<string, unknown> {
+  return unmarshall(item);
+}
+
 function num(item: Item, name: string): number | undefined {
-  const n = item[name]?.N;
-  return n === undefined ? undefined : Number(n);
+  const n = plain(item)[name];
+  return typeof n === 'number' ? n : undefined;
+}
+
+function str(item: Item, name: string): string | undefined {
+  const v = plain(item)[name];
+  return typeof v === 'string' ? v : undefined;
 }
 
 /**
@@ -66,7 +77,7 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
   const getItem = async (pk: string): Promise<Item | undefined> => {
     try {
       const out = await client.send(
-        new GetItemCommand({ TableName: table, Key: { pk: { S: pk } }, ConsistentRead: true }),
+        new GetItemCommand({ TableName: table, Key: marshall({ pk }), ConsistentRead: true }),
       );
       return out.Item;
     } catch (error) {
@@ -77,7 +88,7 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
   const decode = <T>(pk: string, item: Item, schema: z.ZodType<T>): T => {
     let data: unknown;
     try {
-      data = JSON.parse(item.data?.S ?? 'null');
+      data = JSON.parse(str(item, 'data') ?? 'null');
     } catch (cause) {
       throw new ArchiverError('INTERNAL', `state item '${pk}' in table '${table}' holds invalid JSON`, {
         cause,
@@ -100,12 +111,12 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
   /** Stores `entity` as `version + 1` if the stored version is still `entity.version` (0 = absent). */
   const putVersioned = async <T extends { version: number }>(pk: string, entity: T): Promise<T> => {
     const { version, ...data } = entity;
-    const expected = version === 0 ? {} : { ':expected': { N: String(version) } };
+    const expected = version === 0 ? {} : marshall({ ':expected': version });
     try {
       await client.send(
         new PutItemCommand({
           TableName: table,
-          Item: { pk: { S: pk }, version: { N: String(version + 1) }, data: { S: JSON.stringify(data) } },
+          Item: marshall({ pk, version: version + 1, data: JSON.stringify(data) }),
           ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : '#version = :expected',
           ...(version === 0
             ? {}
@@ -135,7 +146,7 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
             TableName: table,
             ConsistentRead: true,
             FilterExpression: 'begins_with(pk, :prefix)',
-            ExpressionAttributeValues: { ':prefix': { S: prefix } },
+            ExpressionAttributeValues: marshall({ ':prefix': prefix }),
             ...(opts.scanLimit === undefined ? {} : { Limit: opts.scanLimit }),
             ...(start === undefined ? {} : { ExclusiveStartKey: start }),
           }),
@@ -143,13 +154,13 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
       } catch (error) {
         throw failed(`cannot scan '${prefix}*'`, error);
       }
-      for (const item of page.Items ?? []) out.push(decode(item.pk?.S ?? prefix, item, schema));
+      for (const item of page.Items ?? []) out.push(decode(str(item, 'pk') ?? prefix, item, schema));
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
     return out;
   };
 
-  const leaseKey = { pk: { S: LEASE_PK } };
+  const leaseKey = marshall({ pk: LEASE_PK });
   const leaseNames = { '#owner': 'owner', '#fence': 'fence', '#expiresAt': 'expiresAt' };
 
   return {
@@ -160,7 +171,7 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
         item === undefined
           ? undefined
           : {
-              owner: item.owner?.S ?? '',
+              owner: str(item, 'owner') ?? '',
               fence: num(item, 'fence') ?? 0,
               expiresAt: num(item, 'expiresAt') ?? 0,
             };
@@ -171,12 +182,7 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
         await client.send(
           new PutItemCommand({
             TableName: table,
-            Item: {
-              ...leaseKey,
-              owner: { S: owner },
-              fence: { N: String(lease.fence) },
-              expiresAt: { N: String(lease.expiresAt) },
-            },
+            Item: marshall({ pk: LEASE_PK, owner, fence: lease.fence, expiresAt: lease.expiresAt }),
             // Conditioned on the fence we read too: of two racing acquirers, only one can move it.
             ...(held === undefined
               ? { ConditionExpression: 'attribute_not_exists(pk)' }
@@ -188,12 +194,8 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
                     : '#fence = :fence AND (#expiresAt < :now OR #owner = :owner)',
                   ExpressionAttributeNames: broken ? { '#fence': 'fence' } : leaseNames,
                   ExpressionAttributeValues: broken
-                    ? { ':fence': { N: String(held.fence) } }
-                    : {
-                        ':fence': { N: String(held.fence) },
-                        ':now': { N: String(t) },
-                        ':owner': { S: owner },
-                      },
+                    ? marshall({ ':fence': held.fence })
+                    : marshall({ ':fence': held.fence, ':now': t, ':owner': owner }),
                 }),
           }),
         );
@@ -214,11 +216,11 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
             UpdateExpression: 'SET #expiresAt = :expiresAt',
             ConditionExpression: '#owner = :owner AND #fence = :fence',
             ExpressionAttributeNames: leaseNames,
-            ExpressionAttributeValues: {
-              ':expiresAt': { N: String(renewed.expiresAt) },
-              ':owner': { S: lease.owner },
-              ':fence': { N: String(lease.fence) },
-            },
+            ExpressionAttributeValues: marshall({
+              ':expiresAt': renewed.expiresAt,
+              ':owner': lease.owner,
+              ':fence': lease.fence,
+            }),
           }),
         );
       } catch (error) {
@@ -247,11 +249,7 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
             UpdateExpression: 'SET #expiresAt = :zero',
             ConditionExpression: '#owner = :owner AND #fence = :fence',
             ExpressionAttributeNames: leaseNames,
-            ExpressionAttributeValues: {
-              ':zero': { N: '0' },
-              ':owner': { S: lease.owner },
-              ':fence': { N: String(lease.fence) },
-            },
+            ExpressionAttributeValues: marshall({ ':zero': 0, ':owner': lease.owner, ':fence': lease.fence }),
           }),
         );
       } catch (error) {

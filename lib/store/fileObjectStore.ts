@@ -1,6 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Dirent } from 'node:fs';
-import { copyFile, link, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import {
+  copyFile,
+  link,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  unlink,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ArchiverError } from '../errors/archiverError.ts';
@@ -46,6 +58,21 @@ async function fsyncFile(file: string): Promise<void> {
 }
 
 /**
+ * Removes `dir` and then each parent up to (not including) `root` while they are empty, so a run
+ * leaves no `_staging/<run>/dt=…` folders behind. Stops at the first folder that still holds
+ * something (or is already gone); never fails the caller.
+ */
+async function removeEmptyParents(dir: string, root: string): Promise<void> {
+  for (let d = dir; d.startsWith(root + path.sep); d = path.dirname(d)) {
+    try {
+      await rmdir(d);
+    } catch {
+      return; // not empty, already gone, or not ours to remove: all fine
+    }
+  }
+}
+
+/**
  * ObjectStore over plain files under `rootDir` (local mode). Writes go to `<root>/.tmp/<random>`,
  * are fsynced, then renamed into place, so a reader never sees a half-written object; `publish`
  * hard-links so an existing target is never replaced.
@@ -81,12 +108,23 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
     await mkdir(tmpRoot, { recursive: true });
     const tmp = path.join(tmpRoot, randomUUID());
     try {
-      await fill(tmp);
+      await fill(tmp).catch(async (error: unknown) => {
+        // Another write may have removed the then-empty scratch folder after our mkdir: make it again.
+        if (!isMissing(error)) throw error;
+        await mkdir(tmpRoot, { recursive: true });
+        await fill(tmp);
+      });
       await fsyncFile(tmp);
       const { size } = await stat(tmp);
       await mkdir(path.dirname(target), { recursive: true });
-      await rename(tmp, target);
+      await rename(tmp, target).catch(async (error: unknown) => {
+        // A concurrent prune may remove the empty folder between mkdir and rename: make it again.
+        if (!isMissing(error)) throw error;
+        await mkdir(path.dirname(target), { recursive: true });
+        await rename(tmp, target);
+      });
       await fsyncDir(path.dirname(target));
+      await rmdir(tmpRoot).catch(() => undefined); // only when empty: no scratch folder is left behind
       return size;
     } catch (error) {
       await rm(tmp, { force: true });
@@ -190,6 +228,7 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
             if ((await statFile(to)) === undefined) {
               await rename(from, to);
               await fsyncDir(path.dirname(to));
+              await removeEmptyParents(path.dirname(from), root);
               return;
             }
           } else {
@@ -200,18 +239,21 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
         await unlink(from).catch((error: unknown) => {
           if (!isMissing(error)) throw error;
         });
+        await removeEmptyParents(path.dirname(from), root);
       } catch (error) {
         throw storeFailed(`cannot publish '${fromKey}' as '${toKey}' under ${root}`, error);
       }
     },
 
     async deleteStaging(key) {
+      const file = pathOf(key);
       try {
-        await unlink(pathOf(key));
+        await unlink(file);
       } catch (error) {
         if (isMissing(error)) return;
         throw storeFailed(`cannot delete '${key}' under ${root}`, error);
       }
+      await removeEmptyParents(path.dirname(file), root);
     },
   };
 }

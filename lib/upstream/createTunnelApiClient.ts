@@ -6,7 +6,7 @@ import { type Logger, silentLogger } from '../log/logger.ts';
 import { type Parsed, parseActiveList, parseHistoryPage } from './parseResponses.ts';
 import { redactError } from './redactSecret.ts';
 import { type AttemptRequest, requestJsonOnce } from './requestJsonOnce.ts';
-import { RetryPolicy, type RetryPolicyOptions } from './retryPolicy.ts';
+import { RetryPolicy, type RetryPolicyOptions, unreachableReason } from './retryPolicy.ts';
 import type { RequestOptions, UpstreamApi } from './upstreamApi.ts';
 
 export const DEFAULT_BASE_URL = 'https://dashboard.pinggy.io';
@@ -55,6 +55,8 @@ export function createTunnelApiClient(options: TunnelApiClientOptions): TunnelAp
     new Agent({ keepAliveTimeout: 10_000, connect: { timeout: options.connectTimeoutMs ?? 10_000 } });
   const headers = { authorization: `Bearer ${apiKey}`, accept: 'application/json', 'user-agent': USER_AGENT };
   let closed = false;
+  /** Set by the first 2xx: from then on an unreachable host is a blip worth retrying. */
+  let answered = false;
 
   async function get<T>(
     path: string,
@@ -92,6 +94,18 @@ export function createTunnelApiClient(options: TunnelApiClientOptions): TunnelAp
       const result = await requestJsonOnce(attemptRequest);
       if (result.kind === 'aborted') throw deadline(attempt, result.reason);
       if (result.kind === 'fatal') throw result.error;
+      if (result.kind === 'json') answered = true;
+      if (result.kind === 'retry' && !answered) {
+        const code = result.error.details?.code;
+        const why = unreachableReason(code);
+        if (why !== undefined) {
+          throw new ArchiverError(
+            'UPSTREAM_UNAVAILABLE',
+            `cannot reach the tunnel API at ${base.display}: ${why} (${String(code)}); check TUNNEL_API_BASE_URL (--base-url) and the network`,
+            { cause: result.error, retryable: false, details: { request, code } },
+          );
+        }
+      }
       let failure: { error: ArchiverError; retryAfterMs?: number };
       if (result.kind === 'json') {
         const parsed = parse(result.json);

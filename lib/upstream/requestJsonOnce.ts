@@ -120,7 +120,7 @@ export async function requestJsonOnce(req: AttemptRequest): Promise<AttemptResul
   } catch (error) {
     if (req.signal?.aborted) return { kind: 'aborted', reason: req.signal.reason };
     const safe = redactError(error, req.secret);
-    const code = String((safe as { code?: unknown }).code ?? safe.name);
+    const code = transportCode(safe) ?? safe.name;
     const message = `${request}: ${code}: ${safe.message}`;
     if (FATAL_TRANSPORT.has(code)) return fatal(new ArchiverError('INTERNAL', message, { cause: safe }));
     if (/CERT|TLS|SSL/.test(code))
@@ -140,4 +140,18 @@ function fatal(error: ArchiverError): AttemptResult {
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** The errno-style code of a transport error, looking through `cause` and AggregateError members. */
+function transportCode(error: unknown, depth = 0): string | undefined {
+  if (error === null || typeof error !== 'object' || depth > 4) return undefined;
+  const e = error as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof e.code === 'string' && e.code !== '') return e.code;
+  if (Array.isArray(e.errors)) {
+    for (const member of e.errors) {
+      const code = transportCode(member, depth + 1);
+      if (code !== undefined) return code;
+    }
+  }
+  return transportCode(e.cause, depth + 1);
 }

@@ -89,3 +89,19 @@ export function parseRetryAfter(value: string | undefined, now: Date): number | 
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
+
+/** Transport errors that mean "no server there": a name that does not resolve, or a refused connection. */
+const UNREACHABLE: Readonly<Record<string, string>> = {
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name could not be resolved (DNS failure)',
+  ECONNREFUSED: 'the connection was refused (nothing listens there)',
+};
+
+/**
+ * Why a transport error code means the host is unreachable, or `undefined` when it does not. Until a
+ * client has had one successful response such an error is a wrong base URL or no network, so it is
+ * not retried (a typo must not cost the whole retry budget); later in a run it is a blip and retried.
+ */
+export function unreachableReason(code: unknown): string | undefined {
+  return typeof code === 'string' ? UNREACHABLE[code] : undefined;
+}

@@ -11,7 +11,12 @@ import {
   startEmulator,
 } from '../../lib/emulator/startEmulator.ts';
 import { SMALL_DATASET } from '../engine/engineKit.ts';
-import { runCli } from '../support/runCli.ts';
+import { runCli as runCliShared } from '../support/runCli.ts';
+import { CHILD_TMPDIR } from './cliKit.ts';
+
+/** The shared runner, with the children's own TMPDIR (see CHILD_TMPDIR). */
+const runCli = (args: string[], env: Record<string, string>) =>
+  runCliShared(args, { TMPDIR: CHILD_TMPDIR, ...env });
 
 const NOW = '2026-10-01T06:00:00.000Z';
 let emulator: EmulatorHandle;
@@ -48,7 +53,7 @@ describe('tunnel-archiver CLI', () => {
 
   it.each([
     { env: { TOKEN_VALUES: 'maybe' }, says: /TOKEN_VALUES must be keep, hash or drop, got 'maybe'/ },
-    { env: { PAGE_SIZE: 'lots' }, says: /PAGE_SIZE must be a number/ },
+    { env: { PAGE_SIZE: 'lots' }, says: /PAGE_SIZE must be an integer from 1 to 10000, got 'lots'/ },
     {
       env: { TUNNEL_API_BASE_URL: 'foo' },
       args: [],
@@ -98,10 +103,11 @@ describe('tunnel-archiver CLI', () => {
     expect(verify.stdout).toMatch(/missing/);
   });
 
-  it('prints usage with --help right from the bin entry', async () => {
+  it('prints usage with --help right from the bin entry, and each setting in the run help', async () => {
     const r = await runCli(['--help'], {});
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('tunnel-archiver run');
-    expect(r.stdout).toContain('TUNNEL_API_BASE_URL');
+    const run = await runCli(['run', '--help'], {});
+    expect(run.stdout).toContain('TUNNEL_API_BASE_URL');
   });
 });

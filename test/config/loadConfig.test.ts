@@ -16,8 +16,18 @@ describe('loadConfig', () => {
     [{ TOKEN_VALUES: 'x' }, "TOKEN_VALUES must be keep, hash or drop, got 'x'"],
     [{ TUNNEL_API_BASE_URL: 'foo' }, "TUNNEL_API_BASE_URL must be an http(s) URL, got 'foo'"],
     [{ ARCHIVE_DEST: 'ftp://x' }, "ARCHIVE_DEST must be file://DIR or s3://bucket/prefix, got 'ftp://x'"],
-    [{ ARCHIVE_STATE: 'redis://x' }, "ARCHIVE_STATE must be dynamodb://table, got 'redis://x'"],
-    [{ PAGE_SIZE: '0' }, 'PAGE_SIZE must be at least 1'],
+    [
+      { ARCHIVE_STATE: 'redis://x' },
+      "ARCHIVE_STATE must be dynamodb://TABLE (3-255 of a-z A-Z 0-9 _ . -), got 'redis://x'",
+    ],
+    [{ PAGE_SIZE: '0' }, "PAGE_SIZE must be at least 1, got '0'"],
+    [{ PAGE_SIZE: '1.5' }, "PAGE_SIZE must be an integer from 1 to 10000, got '1.5'"],
+    [{ PAGE_SIZE: '20000' }, "PAGE_SIZE must be at most 10000, got '20000'"],
+    [{ LOG_FORMAT: 'xml' }, "LOG_FORMAT must be auto, human or json, got 'xml'"],
+    [
+      { ARCHIVE_DEST: 's3://my-bucket/p' },
+      "ARCHIVE_STATE (dynamodb://TABLE) is required when ARCHIVE_DEST is s3:// (got 's3://my-bucket/p')",
+    ],
     [{ RESCAN_AGES: '1,x' }, 'RESCAN_AGES must be comma-separated whole days >= 1'],
     [{ MAX_PAGES_PER_DAY: '0' }, 'MAX_PAGES_PER_DAY'],
   ])('rejects %o with an actionable CONFIG_INVALID', (env, message) => {
@@ -29,6 +39,15 @@ describe('loadConfig', () => {
     }
     expect(ArchiverError.is(caught, 'CONFIG_INVALID')).toBe(true);
     expect((caught as Error).message).toContain(message);
+  });
+
+  it('names the flag, not the variable, when the bad value came from a flag', () => {
+    expect(() => loadConfig({ env: { PAGE_SIZE: '5' }, flags: { 'page-size': '-1' } })).toThrowError(
+      "--page-size must be at least 1, got '-1'",
+    );
+    expect(() => loadConfig({ env: {}, flags: { dest: 'ftp://x' } })).toThrowError(
+      "--dest must be file://DIR or s3://bucket/prefix, got 'ftp://x'",
+    );
   });
 
   it('is documented: the README configuration table lists every setting with its default', () => {

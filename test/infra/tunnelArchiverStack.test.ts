@@ -256,7 +256,7 @@ describe('TunnelArchiverStack', () => {
         'projection.enabled': 'true',
         'projection.dt.type': 'date',
         'projection.dt.format': 'yyyy-MM-dd',
-        'projection.dt.range': 'NOW-3650DAYS,NOW',
+        'projection.dt.range': '2000-01-01,NOW+2DAYS',
         // biome-ignore lint/suspicious/noTemplateCurlyInString: Athena's own ${dt} placeholder, not JS.
         'storage.location.template': { 'Fn::Join': ['', ['s3://', archiveBucket, '/history/dt=${dt}/']] },
       });

@@ -36,7 +36,9 @@ describe('stateStoreFromUrl', () => {
     expect(() => stateStoreFromUrl(url, { dynamoClient })).toThrowError(
       expect.objectContaining({
         code: 'CONFIG_INVALID',
-        message: expect.stringContaining(`dynamodb://TABLE`),
+        message: expect.stringContaining(
+          `ARCHIVE_STATE must be dynamodb://TABLE (3-255 of a-z A-Z 0-9 _ . -), got '${url}'`,
+        ),
       }),
     );
   });

@@ -19,6 +19,8 @@ describe('objectStoreFromUrl', () => {
     ['file:///var/data/archive', fileUrl('/var/data/archive')],
     ['./archive', fileUrl('./archive')],
     ['/abs/archive', fileUrl('/abs/archive')],
+    ['file://./my%20dir', fileUrl('./my dir')],
+    ['file:///var/my%20dir', fileUrl('/var/my dir')],
   ])('builds a file store for %j', (url, expected) => {
     expect(objectStoreFromUrl(url).url).toBe(expected);
   });

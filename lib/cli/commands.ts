@@ -1,0 +1,70 @@
+import type { CliIo } from './cliIo.ts';
+import { type CliFlags, COMMON_FLAGS, type FlagSet, parseCliFlags } from './parseCliFlags.ts';
+import { QUERY_FLAGS } from './queryCommand.ts';
+import type { CommandHelp } from './usage.ts';
+
+export interface Command extends CommandHelp {
+  /** Runs the command on its parsed flags; returns the exit code. Loaded lazily. */
+  run(flags: CliFlags, io: CliIo): Promise<number>;
+  /** A command that parses its own arguments (and prints its own help), e.g. `emulator`. */
+  raw?: (argv: string[], io: CliIo) => Promise<number>;
+}
+
+const STATUS_FLAGS: FlagSet = { ...COMMON_FLAGS };
+delete STATUS_FLAGS.days;
+delete STATUS_FLAGS.quiet;
+
+/**
+ * Every command, its help and its flags, in the order the global help lists them. Commands are
+ * imported when run, so `--help` and the local commands never load what they do not use.
+ */
+export const COMMANDS: Record<string, Command> = {
+  start: {
+    usage: 'start [flags]',
+    summary: 'local mode: with no TUNNEL_API_KEY, archive the embedded emulator; with a key, your account',
+    details:
+      'Archives into ./archive (or --dest), then prints a `tunnel-archiver query` command to try on it.\nA second start adds nothing twice: days are rescanned only when they are due.',
+    flags: COMMON_FLAGS,
+    run: async (f, io) => (await import('./startCommand.ts')).startCommand(f, io),
+  },
+  run: {
+    usage: 'run [flags]',
+    summary: 'one archiving run (the key comes from TUNNEL_API_KEY)',
+    details:
+      'Prints progress on stderr (a bar on a terminal; --quiet for none) and a summary on stdout (--json for JSON).\nExit 7 when the run finished but some days failed: the summary lists them and the next run retries them.',
+    flags: COMMON_FLAGS,
+    run: async (f, io) => (await import('./runCommand.ts')).runCommand(f, io),
+  },
+  status: {
+    usage: 'status [flags]',
+    summary: 'per-day table of the archive: scanned ages, sealed, records, at risk (reads only)',
+    flags: STATUS_FLAGS,
+    run: async (f, io) => (await import('./statusCommand.ts')).statusCommand(f, io),
+  },
+  verify: {
+    usage: 'verify [flags]',
+    summary: 'check the archive (and, with a key, compare it with the API); exit 5 on a problem',
+    flags: COMMON_FLAGS,
+    run: async (f, io) => (await import('./verifyCommand.ts')).verifyCommand(f, io),
+  },
+  query: {
+    usage: 'query "<SQL>" [--csv|--json] [--dest DIR]',
+    summary: 'SQL (DuckDB) over the local archive, with the Athena table names (tunnel_sessions, ...)',
+    details:
+      'Views: tunnel_sessions over history/dt=*/*.parquet, and tunnel_active_sessions over active/ once it exists.\nPrints a table, or CSV (--csv) or a JSON array (--json). Reads only.',
+    flags: QUERY_FLAGS,
+    run: async (f, io) => (await import('./queryCommand.ts')).queryCommand(f, io),
+  },
+  emulator: {
+    usage: 'emulator [--port N] [...]',
+    summary: 'serve the upstream API emulator (see its --help)',
+    flags: {},
+    run: async () => 0,
+    raw: async (argv, io) => (await import('./emulatorCommand.ts')).runEmulatorCommand(argv, io),
+  },
+};
+
+/** Parses `argv` with the command's own flag set (unknown flags are named in the error). */
+export function parseCommandFlags(name: string, command: Command, argv: string[]): CliFlags {
+  return parseCliFlags(argv, command.flags, name);
+}

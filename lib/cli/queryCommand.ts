@@ -1,0 +1,136 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { loadConfig } from '../config/loadConfig.ts';
+import { TABLES } from '../config/tableNames.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
+import { parseDestUrl } from '../url/storeUrl.ts';
+import type { CliIo } from './cliIo.ts';
+import type { CliFlags, FlagSet } from './parseCliFlags.ts';
+import { HELP_FLAG, SETTING_FLAGS } from './parseCliFlags.ts';
+
+export const QUERY_FLAGS: FlagSet = {
+  dest: SETTING_FLAGS.dest as FlagSet[string],
+  csv: { type: 'boolean', help: 'print the result as CSV (RFC 4180)' },
+  json: { type: 'boolean', help: 'print the result as a JSON array of objects' },
+  ...HELP_FLAG,
+};
+
+/** The example query `npm start` prints; it runs unchanged in Athena (there, prefix `tunnel_archive.`). */
+export const EXAMPLE_QUERY = `SELECT dt, mode, count(*) AS sessions FROM ${TABLES.history.name} GROUP BY dt, mode ORDER BY dt DESC, sessions DESC LIMIT 10`;
+
+const shellQuote = (s: string): string => (/^[\w./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** A shell command line that runs `sql` on the archive at `dest` (omitted: the default destination). */
+export function queryCommandLine(dest?: string, sql: string = EXAMPLE_QUERY): string {
+  const where = dest === undefined ? '' : ` --dest ${shellQuote(localDestUrl(dest))}`;
+  return `npx tunnel-archiver query "${sql}"${where}`;
+}
+
+function localDestUrl(dest: string): string {
+  const parsed = parseDestUrl(dest);
+  return parsed.kind === 'file' ? pathToFileURL(parsed.dir).href : dest;
+}
+
+const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+
+/**
+ * Athena (Trino) functions the saved queries use that DuckDB names differently. `date_format` with
+ * `%Y`, `%m`, `%d` (all the saved queries use) means the same in both.
+ */
+export const ATHENA_MACROS = ['CREATE MACRO date_format(d, f) AS strftime(d, f)'];
+
+/** Views named like the Athena tables over every dataset the archive folder holds. */
+export function viewStatements(dir: string): string[] {
+  const out: string[] = [];
+  for (const table of Object.values(TABLES)) {
+    const folder = path.join(dir, table.prefix);
+    if (!existsSync(folder)) continue;
+    const glob = path.join(folder, 'dt=*', '*.parquet');
+    out.push(
+      `CREATE VIEW ${table.name} AS SELECT * FROM read_parquet(${sqlString(glob)}, hive_partitioning = true, hive_types = {'dt': VARCHAR})`,
+    );
+  }
+  return out;
+}
+
+type Cell = string | number | boolean | null | Cell[] | { [k: string]: Cell };
+
+function text(v: Cell): string {
+  if (v === null) return '';
+  if (typeof v === 'string') return v;
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+function csvField(v: Cell): string {
+  const s = text(v);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** A plain text table: header, rule, rows (cells cut at 60 characters), and the row count. */
+export function formatTable(columns: string[], rows: Cell[][]): string {
+  const cut = (s: string) => (s.length > 60 ? `${s.slice(0, 59)}…` : s);
+  const cells = rows.map((r) => r.map((v) => cut(v === null ? 'NULL' : text(v))));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) =>
+    r
+      .map((s, i) => s.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
+  return `${[line(columns), rule, ...cells.map(line)].join('\n')}\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
+}
+
+/**
+ * `tunnel-archiver query "<SQL>"`: DuckDB over the local archive, with views named like the Athena
+ * tables (`tunnel_sessions`, and `tunnel_active_sessions` once `active/` exists). Read-only: an
+ * in-memory database over the Parquet files; it creates nothing. DuckDB is loaded only here.
+ */
+export async function queryCommand(flags: CliFlags, io: CliIo): Promise<number> {
+  const sql = flags.positionals.join(' ').trim();
+  if (sql === '' || flags.positionals.length === 0)
+    throw new ArchiverError('CONFIG_INVALID', `query needs one SQL statement, e.g. ${queryCommandLine()}`);
+  if (flags.values.csv && flags.values.json)
+    throw new ArchiverError('CONFIG_INVALID', '--csv and --json exclude each other: pick one');
+  const config = loadConfig({ flags: { dest: flags.values.dest }, env: io.env });
+  const dest = parseDestUrl(config.dest);
+  if (dest.kind !== 'file')
+    throw new ArchiverError(
+      'CONFIG_INVALID',
+      `query reads a local archive; ${config.dest} is on S3: query it with Athena (database tunnel_archive)`,
+    );
+  const views = viewStatements(dest.dir);
+  if (views.length === 0)
+    throw new ArchiverError(
+      'CONFIG_INVALID',
+      `no archive at ${dest.dir} (no ${TABLES.history.prefix} folder): run \`npm start\` or \`tunnel-archiver run\` first, or pass --dest`,
+    );
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    for (const v of [...ATHENA_MACROS, ...views]) await connection.run(v);
+    let reader: Awaited<ReturnType<typeof connection.runAndReadAll>>;
+    try {
+      reader = await connection.runAndReadAll(sql);
+    } catch (cause) {
+      throw new ArchiverError('CONFIG_INVALID', `query failed: ${(cause as Error).message}`, { cause });
+    }
+    const columns = reader.columnNames();
+    const rows = reader.getRowsJson() as Cell[][];
+    if (flags.values.json) {
+      const objects = rows.map((r) => Object.fromEntries(columns.map((c, i) => [c, r[i] ?? null])));
+      io.stdout.write(`${JSON.stringify(objects)}\n`);
+    } else if (flags.values.csv) {
+      io.stdout.write(
+        `${[columns.map(csvField), ...rows.map((r) => r.map(csvField))].map((r) => r.join(',')).join('\r\n')}\r\n`,
+      );
+    } else {
+      io.stdout.write(formatTable(columns, rows));
+    }
+    return 0;
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { EXIT_CODES, EXIT_PARTIAL, exitCodeFor } from '../../lib/cli/exitCodes.ts';
+import { failedDaysOf, formatSummary } from '../../lib/cli/formatSummary.ts';
+import { exitCodeOfRun } from '../../lib/cli/runCommand.ts';
+import type { RunSummary } from '../../lib/engine/runTypes.ts';
+import { runSummary } from '../functions/archive-history/runSummaryFixture.ts';
+
+const failed = {
+  day: '2026-09-01',
+  code: 'UPSTREAM_UNAVAILABLE',
+  message: 'GET … failed after 10 attempt(s)',
+  attempts: 10,
+  consecutiveRuns: 2,
+};
+const withFailed = (days: unknown[]): RunSummary => ({ ...runSummary(), failedDays: days }) as RunSummary;
+
+describe('exitCodeOfRun', () => {
+  it.each([
+    ['no failed days', runSummary(), 0],
+    ['an empty failedDays', withFailed([]), 0],
+    ['one failed day', withFailed([failed]), EXIT_PARTIAL],
+  ])('%s exits %i', (_name, summary, code) => {
+    expect(exitCodeOfRun(summary)).toBe(code);
+  });
+
+  it('7 is the documented partial code, distinct from every error code', () => {
+    expect(EXIT_PARTIAL).toBe(7);
+    expect(EXIT_CODES.find((e) => e.code === 7)?.meaning).toMatch(/^partial/);
+    for (const code of ['CONFIG_INVALID', 'AUTH_REJECTED', 'INTERNAL', 'LEASE_HELD'] as const)
+      expect(exitCodeFor(code)).not.toBe(7);
+  });
+});
+
+describe('formatSummary', () => {
+  it('lists each failed day with its code, message and streak', () => {
+    const text = formatSummary(withFailed([failed]));
+    expect(text).toMatch(/^run run-1 finished with failed days in 60\.0 s/);
+    expect(text).toContain(
+      '    2026-09-01 [UPSTREAM_UNAVAILABLE] GET … failed after 10 attempt(s) (10 attempt(s), 2 run(s) in a row)',
+    );
+    expect(failedDaysOf(withFailed([failed]))).toEqual([failed]);
+  });
+
+  it('lists the days deferred to the next run when there are any', () => {
+    const summary = { ...runSummary(), deferredDays: ['2026-09-02', '2026-09-03'] } as RunSummary;
+    expect(formatSummary(summary)).toContain('  deferred days:  2026-09-02, 2026-09-03\n');
+    expect(formatSummary(runSummary())).not.toContain('deferred days');
+  });
+
+  it('says none when nothing failed, with no trailing spaces', () => {
+    const text = formatSummary(runSummary());
+    expect(text).toContain('  failed days:    none\n');
+    expect(text).not.toMatch(/ $/m);
+  });
+});
