@@ -1,6 +1,7 @@
 import type { CliIo } from './cliIo.ts';
 import { type CliFlags, COMMON_FLAGS, type FlagSet, parseCliFlags } from './parseCliFlags.ts';
 import { QUERY_FLAGS } from './queryCommand.ts';
+import { REPAIR_FLAGS } from './repairCommand.ts';
 import type { CommandHelp } from './usage.ts';
 
 export interface Command extends CommandHelp {
@@ -46,6 +47,13 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'check the archive (and, with a key, compare it with the API); exit 5 on a problem',
     flags: COMMON_FLAGS,
     run: async (f, io) => (await import('./verifyCommand.ts')).verifyCommand(f, io),
+  },
+  repair: {
+    usage: 'repair --dt DAY [--apply] [flags]',
+    summary:
+      'unblock a partition whose manifest lists a missing file (PARTITION_BROKEN); a dry run without --apply',
+    flags: REPAIR_FLAGS,
+    run: async (f, io) => (await import('./repairCommand.ts')).repairCommand(f, io),
   },
   query: {
     usage: 'query "<SQL>" [--csv|--json] [--dest DIR]',

@@ -3,6 +3,7 @@ import { isDay, toDay } from '../clock/day.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
 import { archiveOptionsFromConfig } from '../config/archiveOptionsFromConfig.ts';
 import { type Config, loadConfig } from '../config/loadConfig.ts';
+import { isDeadLocalHolder } from '../engine/leaseOwner.ts';
 import { windowStartOf } from '../engine/planDays.ts';
 import { preflight } from '../engine/preflight.ts';
 import { runArchive } from '../engine/runArchive.ts';
@@ -105,6 +106,8 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
           state: stores.state,
           clock,
           logger,
+          // A run killed on this machine (Ctrl-C, a crash) does not block the next one for the lease's TTL.
+          isLeaseHolderDead: isDeadLocalHolder,
           ...(json || ctx.quiet ? {} : { onProgress: progress.onProgress }),
         },
         archiveOptionsFromConfig(config, {

@@ -6,6 +6,7 @@ import { type Day, daysBetween, toDay } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveMeta, DayState, Lease } from '../state/stateStore.ts';
 import { archiveDay } from './archiveDay.ts';
+import { leaseOwner } from './leaseOwner.ts';
 import { failedDayState, gapDayState } from './nextDayState.ts';
 import { PartitionCommitter } from './partitionCommitter.ts';
 import { daysAtRisk, type PlannedDay, planDays, windowStartOf } from './planDays.ts';
@@ -212,11 +213,6 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
       .catch((e: unknown) => logger.warn('could not release the lease', { error: String(e) }));
     if (tmpDir) await rm(tmpDir, { recursive: true, force: true });
   }
-}
-
-/** `<runId>@<host>:<pid>`: lets a later local run tell a dead holder from a live one. */
-export function leaseOwner(runId: string): string {
-  return `${runId}@${process.env.HOSTNAME ?? 'localhost'}:${process.pid}`;
 }
 
 function failedOf(day: Day, code: string, message: string, attempts: number): FailedDay {
