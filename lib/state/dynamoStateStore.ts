@@ -10,7 +10,13 @@ import {
 import type { z } from 'zod';
 import type { Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import { archiveMetaSchema, dayStateSchema, partitionManifestSchema } from './stateSchemas.ts';
+import { decodeActiveData, encodeActiveData } from './activeStateItem.ts';
+import {
+  activeStateSchema,
+  archiveMetaSchema,
+  dayStateSchema,
+  partitionManifestSchema,
+} from './stateSchemas.ts';
 import type { Lease, StateStore } from './stateStore.ts';
 
 export { ensureStateTable } from './ensureStateTable.ts';
@@ -28,6 +34,7 @@ const LEASE_PK = 'LEASE';
 const META_PK = 'META';
 const DAY_PREFIX = 'DAY#';
 const PART_PREFIX = 'PART#';
+const ACTIVE_PK = 'ACTIVE';
 
 function isConditionalFailure(error: unknown): boolean {
   return (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
@@ -72,7 +79,8 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
   const decode = <T>(pk: string, item: Item, schema: z.ZodType<T>): T => {
     let data: unknown;
     try {
-      data = JSON.parse(item.data?.S ?? 'null');
+      data =
+        item.dataGz?.B === undefined ? JSON.parse(item.data?.S ?? 'null') : decodeActiveData(item.dataGz.B);
     } catch (cause) {
       throw new ArchiverError('INTERNAL', `state item '${pk}' in table '${table}' holds invalid JSON`, {
         cause,
@@ -93,14 +101,21 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
   };
 
   /** Stores `entity` as `version + 1` if the stored version is still `entity.version` (0 = absent). */
-  const putVersioned = async <T extends { version: number }>(pk: string, entity: T): Promise<T> => {
+  const putVersioned = async <T extends { version: number }>(
+    pk: string,
+    entity: T,
+    gzip = false,
+  ): Promise<T> => {
     const { version, ...data } = entity;
+    const body: Item = gzip
+      ? { dataGz: { B: encodeActiveData(data) } }
+      : { data: { S: JSON.stringify(data) } };
     const expected = version === 0 ? {} : { ':expected': { N: String(version) } };
     try {
       await client.send(
         new PutItemCommand({
           TableName: table,
-          Item: { pk: { S: pk }, version: { N: String(version + 1) }, data: { S: JSON.stringify(data) } },
+          Item: { pk: { S: pk }, version: { N: String(version + 1) }, ...body },
           ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : '#version = :expected',
           ...(version === 0
             ? {}
@@ -253,5 +268,8 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
     listPartitions: async () =>
       (await scanPrefix(PART_PREFIX, partitionManifestSchema)).sort((a, b) => a.dt.localeCompare(b.dt)),
     putPartition: (manifest) => putVersioned(`${PART_PREFIX}${manifest.dt}`, manifest),
+
+    getActiveState: () => getVersioned(ACTIVE_PK, activeStateSchema),
+    putActiveState: (state) => putVersioned(ACTIVE_PK, state, true),
   };
 }

@@ -61,6 +61,59 @@ export interface ArchiveMeta {
   version: number;
 }
 
+/** The observed fields of a live session as stored: `ObservedFields` with times as ISO strings. */
+export interface StoredObservedFields {
+  id: string;
+  user_id: number;
+  token_id: number;
+  token: string | null;
+  token_hash: string | null;
+  token_name: string | null;
+  virtual_token: string | null;
+  virtual_token_hash: string | null;
+  virtual_token_name: string | null;
+  subdomain: string;
+  customdomain: string | null;
+  mode: string;
+  mode_udp: string;
+  port: number;
+  creation_time: string;
+  last_update_time: string;
+  extra_json: string | null;
+}
+
+/** The last observation of one live session. */
+export interface ActiveObservation {
+  fields: StoredObservedFields;
+  /** `contentHash` of `fields`: what the next snapshot is compared with. */
+  hash: string;
+  /** Rows written for this id so far (part of the row id, so A→B→A→B changes stay distinct). */
+  seq: number;
+  firstSeenAt: string;
+  lastSeenAt: string;
+}
+
+/** Two snapshots further apart than twice the schedule: changes inside it were not seen one by one. */
+export interface SnapshotGap {
+  from: string;
+  to: string;
+  ms: number;
+}
+
+/** The last observation of each live session and when the last snapshot was taken. */
+export interface ActiveObservations {
+  sessions: Record<string, ActiveObservation>;
+  lastSnapshotAt?: string;
+}
+
+/** Live-session state: one item; rebuildable from `active/` (the last row per id). */
+export interface ActiveState extends ActiveObservations {
+  /** Most recent snapshot gaps, newest last (bounded). */
+  gaps: SnapshotGap[];
+  /** Optimistic concurrency: incremented by every write. 0 = never stored. */
+  version: number;
+}
+
 /**
  * Port: the cursor/state store (DynamoDB API). All writes are conditional: `put*` fails with
  * `ArchiverError('CONFLICT')` when the stored `version` is not `expectedVersion`, and stores `version + 1`.
@@ -83,6 +136,10 @@ export interface StateStore {
   getPartition(dt: Day): Promise<PartitionManifest | undefined>;
   listPartitions(): Promise<PartitionManifest[]>;
   putPartition(manifest: PartitionManifest): Promise<PartitionManifest>;
+
+  /** Live-session observations (issue 9); `undefined` before the first snapshot. */
+  getActiveState(): Promise<ActiveState | undefined>;
+  putActiveState(state: ActiveState): Promise<ActiveState>;
 
   close?(): Promise<void>;
 }
