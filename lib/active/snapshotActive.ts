@@ -7,6 +7,7 @@ import type { RequestOptions, UpstreamApi } from '../upstream/upstreamApi.ts';
 import type { ActiveEvent, ActiveRow } from './activeRow.ts';
 import { diffSnapshot } from './diffSnapshot.ts';
 import { type LongSession, longSessions } from './longSessions.ts';
+import { fromStoredRow, toStoredRow } from './storedFields.ts';
 
 /** Most recent gaps kept in the state. */
 export const MAX_STORED_GAPS = 100;
@@ -49,10 +50,13 @@ export interface SnapshotActiveResult {
 }
 
 /**
- * One snapshot, exactly once: read the last observations, list the active sessions (one request), diff,
- * commit the rows, then store the new observations. A crash between commit and state write leaves the
- * old state, so the next snapshot re-derives the same rows (same `row_id`) and the commit drops them.
- * A concurrent snapshot makes the state write fail with `CONFLICT` (retryable; its rows are kept).
+ * One snapshot, exactly once: read the last observations (finishing a previous run's pending commit),
+ * list the active sessions (one request), diff, store the new observations together with the rows as
+ * `pending`, commit the rows, then clear `pending`. Every step can die: before the first state write
+ * nothing happened; after it the next run re-commits the same rows and the commit drops the `row_id`s
+ * it already holds. (Committing first and storing the state after, as first drafted, loses a `gone` when
+ * a session changes back or ends between the crashed run and the next one.) A concurrent snapshot makes
+ * the first state write fail with `CONFLICT` (retryable) before it has committed anything.
  */
 export async function snapshotActive(
   deps: SnapshotActiveDeps,
@@ -72,6 +76,12 @@ export async function snapshotActive(
     }
   }
   const previous: ActiveState = stored ?? { sessions: {}, gaps: [], version: 0 };
+  if (previous.pending !== undefined) {
+    // The last run stored its rows but may have died before (or while) committing them.
+    const { dt, rows } = previous.pending;
+    await deps.commitRows(dt, rows.map(fromStoredRow));
+    deps.logger.info('committed the rows of an unfinished snapshot', { dt, rows: rows.length });
+  }
 
   const request: RequestOptions = opts.signal === undefined ? {} : { signal: opts.signal };
   const snapshot = await deps.api.listActive(request);
@@ -88,10 +98,24 @@ export async function snapshotActive(
     deps.logger.warn('active list repeats session ids', { ids: diff.duplicateIds });
   }
 
-  if (diff.rows.length > 0) await deps.commitRows(toDay(observedAt), diff.rows);
-
   const gaps = diff.gap === undefined ? previous.gaps : [...previous.gaps, diff.gap].slice(-MAX_STORED_GAPS);
-  await deps.state.putActiveState({ ...diff.next, gaps, version: previous.version });
+  const { pending: _done, ...base } = previous;
+  let version = previous.version;
+  if (diff.rows.length > 0) {
+    // Write-ahead: the rows go into the state first, so a crash before (or during) the commit is
+    // finished by the next run, even if the session has changed back or ended by then.
+    const dt = toDay(observedAt);
+    const ahead = await deps.state.putActiveState({
+      ...base,
+      ...diff.next,
+      gaps,
+      pending: { dt, rows: diff.rows.map(toStoredRow) },
+      version,
+    });
+    version = ahead.version;
+    await deps.commitRows(dt, diff.rows);
+  }
+  await deps.state.putActiveState({ ...base, ...diff.next, gaps, version });
 
   const events: Record<ActiveEvent, number> = { seen: 0, changed: 0, gone: 0 };
   for (const row of diff.rows) events[row.event] += 1;

@@ -1,5 +1,5 @@
-import type { StoredObservedFields } from '../state/stateStore.ts';
-import type { ObservedFields } from './activeRow.ts';
+import type { StoredActiveRow, StoredObservedFields } from '../state/stateStore.ts';
+import type { ActiveRow, ObservedFields } from './activeRow.ts';
 
 /** Observed fields as the state stores them (times as ISO strings). */
 export function toStoredFields(fields: ObservedFields): StoredObservedFields {
@@ -30,5 +30,25 @@ export function fromStoredFields(stored: StoredObservedFields): ObservedFields {
     creation_time: new Date(stored.creation_time),
     last_update_time: new Date(stored.last_update_time),
     extra_json: stored.extra_json,
+  };
+}
+
+/** An active row as the state's write-ahead `pending` stores it. */
+export function toStoredRow(row: ActiveRow): StoredActiveRow {
+  return {
+    ...toStoredFields(row),
+    row_id: row.row_id,
+    observed_at: row.observed_at.toISOString(),
+    event: row.event,
+  };
+}
+
+/** The inverse of `toStoredRow`. */
+export function fromStoredRow(stored: StoredActiveRow): ActiveRow {
+  return {
+    row_id: stored.row_id,
+    observed_at: new Date(stored.observed_at),
+    event: stored.event,
+    ...fromStoredFields(stored),
   };
 }

@@ -81,8 +81,15 @@ export const activeObservationSchema = z.looseObject({
   lastSeenAt: z.string(),
 });
 
+export const storedActiveRowSchema = storedObservedFieldsSchema.extend({
+  row_id: z.string(),
+  observed_at: z.string(),
+  event: z.enum(['seen', 'changed', 'gone']),
+});
+
 export const activeStateSchema = z.looseObject({
   sessions: z.record(z.string(), activeObservationSchema),
+  pending: z.looseObject({ dt: day, rows: z.array(storedActiveRowSchema) }).exactOptional(),
   lastSnapshotAt: z.string().exactOptional(),
   gaps: z.array(z.looseObject({ from: z.string(), to: z.string(), ms: z.number() })),
   version,

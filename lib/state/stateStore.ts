@@ -106,8 +106,26 @@ export interface ActiveObservations {
   lastSnapshotAt?: string;
 }
 
+/** A row of `active/` as the state stores it (times as ISO strings). */
+export interface StoredActiveRow extends StoredObservedFields {
+  row_id: string;
+  observed_at: string;
+  event: 'seen' | 'changed' | 'gone';
+}
+
+/** Rows derived from a snapshot whose commit is not confirmed yet (write-ahead). */
+export interface PendingActiveRows {
+  dt: Day;
+  rows: StoredActiveRow[];
+}
+
 /** Live-session state: one item; rebuildable from `active/` (the last row per id). */
 export interface ActiveState extends ActiveObservations {
+  /**
+   * Set before the rows of a snapshot are committed and cleared after: a run that finds it commits
+   * those rows again (the commit drops the `row_id`s already held) before it does anything else.
+   */
+  pending?: PendingActiveRows;
   /** Most recent snapshot gaps, newest last (bounded). */
   gaps: SnapshotGap[];
   /** Optimistic concurrency: incremented by every write. 0 = never stored. */
