@@ -177,7 +177,7 @@ describe('snapshotActive', () => {
     const w = world();
     const logs: string[] = [];
     const created = new Date(Date.parse(T0) - 70 * 86_400_000).toISOString();
-    w.current = [session('old', { creationTimestamp: created }), session('new')];
+    w.current = [session('old', { creationTimestamp: created }), session('new', { creationTimestamp: T0 })];
     const result = await run(w, logs);
     expect(result.longSessions.map((s) => s.id)).toEqual(['old']);
     expect(logs).toContain('long sessions: open longer than history can show');
