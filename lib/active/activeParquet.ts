@@ -1,4 +1,6 @@
 import { writeFile } from 'node:fs/promises';
+import { type AsyncBuffer, parquetReadObjects } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import { ArchiverError } from '../errors/archiverError.ts';
 import {
@@ -54,4 +56,30 @@ export async function writeActiveParquet(
     );
   }
   return { rows: rows.length, bytes: bytes.byteLength };
+}
+
+/** The `row_id` column of an `active/` file: what dedupe needs, without decoding the rest. */
+export async function readActiveRowIds(bytes: Uint8Array): Promise<string[]> {
+  const rows = await parquetReadObjects({ file: asyncBuffer(bytes), columns: ['row_id'], compressors });
+  return rows.map((row) => String(row.row_id));
+}
+
+/** Every row of an `active/` file as `ActiveRow` (INT64 ids back to numbers). */
+export async function readActiveRows(bytes: Uint8Array): Promise<ActiveRow[]> {
+  const rows = await parquetReadObjects({ file: asyncBuffer(bytes), compressors });
+  return rows.map(
+    (raw) =>
+      ({ ...raw, user_id: Number(raw.user_id), token_id: Number(raw.token_id) }) as unknown as ActiveRow,
+  );
+}
+
+function asyncBuffer(bytes: Uint8Array): AsyncBuffer {
+  return {
+    byteLength: bytes.byteLength,
+    slice: (start, end) =>
+      bytes.buffer.slice(
+        bytes.byteOffset + start,
+        bytes.byteOffset + (end ?? bytes.byteLength),
+      ) as ArrayBuffer,
+  };
 }

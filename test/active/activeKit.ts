@@ -1,9 +1,8 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { activeParquetBytes } from '../../lib/active/activeParquet.ts';
+import { activeParquetBytes, readActiveRows } from '../../lib/active/activeParquet.ts';
 import type { ActiveRow } from '../../lib/active/activeRow.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
 import type { ActiveState, StateStore } from '../../lib/state/stateStore.ts';
 import type { ActiveSession } from '../../lib/upstream/schemas.ts';
 
@@ -28,11 +27,6 @@ export function session(id: string, extra: Partial<ActiveSession> = {}): ActiveS
     lastUpdateTimestamp: '2024-08-23T04:04:37.780+00:00',
     ...extra,
   };
-}
-
-/** Converts Parquet-read rows (bigint ids) back to `ActiveRow`. */
-export function fromParquet(raw: Record<string, unknown>): ActiveRow {
-  return { ...(raw as unknown as ActiveRow), user_id: Number(raw.user_id), token_id: Number(raw.token_id) };
 }
 
 /**
@@ -76,8 +70,7 @@ export class FileRowSink {
     for (const d of dts.sort()) {
       const files = await readdir(join(root, d)).catch(() => [] as string[]);
       for (const f of files.sort()) {
-        const raw = await readHistoryRows(new Uint8Array(await readFile(join(root, d, f))));
-        out.push(...raw.map(fromParquet));
+        out.push(...(await readActiveRows(new Uint8Array(await readFile(join(root, d, f))))));
       }
     }
     return out;
