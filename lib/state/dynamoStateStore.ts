@@ -46,7 +46,8 @@ function num(item: Item, name: string): number | undefined {
 }
 
 /**
- * StateStore on one DynamoDB table keyed by `pk` only: `LEASE`, `META`, `DAY#<day>`, `PART#<dt>`.
+ * StateStore on one DynamoDB table keyed by `pk` only: `LEASE`, `META`, `DAY#<day>`, `PART#<dt>`, `ACTIVE`
+ * (live-session observations, stored gzip-compressed in `dataGz`).
  * Entities are a `data` JSON attribute plus a numeric `version`; every write is a conditional put, so
  * two runs that both think they hold the lease cannot both commit (the loser gets `CONFLICT`).
  * Uses only PutItem/UpdateItem/GetItem/Scan so it also runs on dynalite (local mode, tests).
