@@ -9,6 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import { objectStoreRowSink } from '../../lib/active/objectStoreRowSink.ts';
+import { rebuildActiveFromArchive } from '../../lib/active/readActiveArchive.ts';
 import { systemClock } from '../../lib/clock/clock.ts';
 import { loadConfig } from '../../lib/config/loadConfig.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
@@ -46,13 +47,14 @@ async function secret(id: string): Promise<string | Uint8Array | undefined> {
   }
 }
 
+const objects = objectStoreFromUrl(config.dest, { s3Client: new S3Client(s3ClientConfig(process.env)) });
+
 const snapshot = createSnapshotHandler({
   config,
   settings,
   state: createDynamoStateStore({ client: new DynamoDBClient({}), table }),
-  commitRows: objectStoreRowSink(
-    objectStoreFromUrl(config.dest, { s3Client: new S3Client(s3ClientConfig(process.env)) }),
-  ),
+  commitRows: objectStoreRowSink(objects),
+  rebuildFromArchive: () => rebuildActiveFromArchive(objects),
   clock: systemClock,
   logger: log,
   metrics,

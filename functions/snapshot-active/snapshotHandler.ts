@@ -15,6 +15,7 @@ export interface SnapshotHandlerDeps {
   settings: SnapshotSettings;
   state: Pick<StateStore, 'getActiveState' | 'putActiveState'>;
   commitRows: SnapshotActiveDeps['commitRows'];
+  rebuildFromArchive?: SnapshotActiveDeps['rebuildFromArchive'];
   clock: Clock;
   logger: Logger;
   metrics: MetricsSink;
@@ -43,6 +44,7 @@ export function createSnapshotHandler(deps: SnapshotHandlerDeps) {
             api,
             state: deps.state,
             commitRows: deps.commitRows,
+            ...(deps.rebuildFromArchive === undefined ? {} : { rebuildFromArchive: deps.rebuildFromArchive }),
             clock: deps.clock,
             logger,
             tokenKey: await deps.getTokenKey(),

@@ -7,6 +7,7 @@ import { activeParquetBytes, readActiveRowIds, readActiveRows } from '../../lib/
 import { ACTIVE_COLUMNS } from '../../lib/active/activeSchema.ts';
 import { diffSnapshot } from '../../lib/active/diffSnapshot.ts';
 import { objectStoreRowSink } from '../../lib/active/objectStoreRowSink.ts';
+import { rebuildActiveFromArchive } from '../../lib/active/readActiveArchive.ts';
 import { rebuildActiveObservations } from '../../lib/active/rebuildActiveObservations.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { session, TOKEN_KEY } from './activeKit.ts';
@@ -58,6 +59,14 @@ describe('objectStoreRowSink', () => {
     const keys: string[] = [];
     for await (const info of objects.list('active/')) keys.push(info.key);
     expect(keys).toHaveLength(2);
+  });
+
+  it('rebuilds the observations from what it wrote', async () => {
+    const objects = createFileObjectStore(dir);
+    expect(await rebuildActiveFromArchive(objects)).toBeUndefined();
+    const diff = diffSnapshot({ sessions: {} }, [session('a'), session('b')], T0, OPTS);
+    await objectStoreRowSink(objects)('2025-03-01', diff.rows);
+    expect(await rebuildActiveFromArchive(objects)).toEqual(diff.next);
   });
 });
 
