@@ -1,4 +1,9 @@
-import type { ActiveObservation, ActiveObservations, SnapshotGap } from '../state/stateStore.ts';
+import type {
+  ActiveObservation,
+  ActiveObservations,
+  ClosedSession,
+  SnapshotGap,
+} from '../state/stateStore.ts';
 import type { ActiveSession } from '../upstream/schemas.ts';
 import type { ActiveEvent, ActiveRow, ActiveRowOptions, ObservedFields } from './activeRow.ts';
 import { activeRowId } from './activeRowId.ts';
@@ -22,6 +27,13 @@ export interface DiffSnapshotResult {
 }
 
 const EVENT_ORDER: Record<ActiveEvent, number> = { seen: 0, changed: 1, gone: 2 };
+
+/**
+ * How long a `gone` id is remembered. An id listed again within it continues its row sequence, so its
+ * new `seen` row cannot share the `row_id` of its first one; after it, the two rows lie in different
+ * `dt` partitions (over a day apart), where the commit's per-partition dedupe never compares them.
+ */
+export const CLOSED_RETENTION_MS = 86_400_000;
 
 /**
  * Compares one snapshot of the active list with the last observation of each session: `seen` for an id
@@ -57,8 +69,9 @@ export function diffSnapshot(
     const hash = contentHash(fields);
     const last = previous.sessions[id];
     if (last === undefined) {
-      rows.push(row(fields, 'seen', 0, hash));
-      sessions[id] = { fields: toStoredFields(fields), hash, seq: 1, firstSeenAt: at, lastSeenAt: at };
+      const seq = previous.closed?.[id]?.seq ?? 0;
+      rows.push(row(fields, 'seen', seq, hash));
+      sessions[id] = { fields: toStoredFields(fields), hash, seq: seq + 1, firstSeenAt: at, lastSeenAt: at };
     } else if (last.hash !== hash) {
       rows.push(row(fields, 'changed', last.seq, hash));
       sessions[id] = { ...last, fields: toStoredFields(fields), hash, seq: last.seq + 1, lastSeenAt: at };
@@ -66,15 +79,22 @@ export function diffSnapshot(
       sessions[id] = { ...last, lastSeenAt: at };
     }
   }
+  const closed: Record<string, ClosedSession> = {};
+  for (const [id, tomb] of Object.entries(previous.closed ?? {})) {
+    const kept = observedAt.getTime() - Date.parse(tomb.goneAt) <= CLOSED_RETENTION_MS;
+    if (kept && !current.has(id)) closed[id] = tomb;
+  }
   for (const [id, last] of Object.entries(previous.sessions)) {
-    if (!current.has(id)) rows.push(row(fromStoredFields(last.fields), 'gone', last.seq, last.hash));
+    if (current.has(id)) continue;
+    rows.push(row(fromStoredFields(last.fields), 'gone', last.seq, last.hash));
+    closed[id] = { seq: last.seq + 1, goneAt: at };
   }
   rows.sort((a, b) => EVENT_ORDER[a.event] - EVENT_ORDER[b.event] || a.id.localeCompare(b.id));
 
   const gap = snapshotGap(previous.lastSnapshotAt, observedAt, opts.scheduleMs);
   return {
     rows,
-    next: { sessions, lastSnapshotAt: at },
+    next: { sessions, closed, lastSnapshotAt: at },
     ...(gap === undefined ? {} : { gap }),
     duplicateIds: [...duplicateIds].sort(),
   };

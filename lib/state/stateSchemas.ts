@@ -89,6 +89,9 @@ export const storedActiveRowSchema = storedObservedFieldsSchema.extend({
 
 export const activeStateSchema = z.looseObject({
   sessions: z.record(z.string(), activeObservationSchema),
+  closed: z
+    .record(z.string(), z.looseObject({ seq: z.number().int().nonnegative(), goneAt: z.string() }))
+    .exactOptional(),
   pending: z.looseObject({ dt: day, rows: z.array(storedActiveRowSchema) }).exactOptional(),
   lastSnapshotAt: z.string().exactOptional(),
   gaps: z.array(z.looseObject({ from: z.string(), to: z.string(), ms: z.number() })),

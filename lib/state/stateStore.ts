@@ -100,9 +100,18 @@ export interface SnapshotGap {
   ms: number;
 }
 
+/** A session seen `gone` recently: kept so that, if its id is listed again, its rows get fresh ids. */
+export interface ClosedSession {
+  /** Rows written for this id, its `gone` row included. */
+  seq: number;
+  goneAt: string;
+}
+
 /** The last observation of each live session and when the last snapshot was taken. */
 export interface ActiveObservations {
   sessions: Record<string, ActiveObservation>;
+  /** Ids seen `gone` in the last day (tombstones). */
+  closed?: Record<string, ClosedSession>;
   lastSnapshotAt?: string;
 }
 

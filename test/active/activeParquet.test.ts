@@ -71,7 +71,7 @@ describe('objectStoreRowSink', () => {
 });
 
 describe('rebuildActiveObservations', () => {
-  it('keeps the last row per id, drops ids last seen gone, counts rows per id as seq', () => {
+  it('keeps the last row per id, closes ids last seen gone, counts rows per id as seq', () => {
     const first = diffSnapshot({ sessions: {} }, [session('a'), session('b')], T0, OPTS);
     const t1 = new Date(T0.getTime() + 300_000);
     const second = diffSnapshot(first.next, [session('a', { port: 1 })], t1, OPTS);
@@ -80,6 +80,8 @@ describe('rebuildActiveObservations', () => {
     expect(Object.keys(rebuilt.sessions)).toEqual(['a']);
     expect(rebuilt.sessions.a).toEqual({ ...second.next.sessions.a, lastSeenAt: t1.toISOString() });
     expect(rebuilt.lastSnapshotAt).toBe(t1.toISOString());
-    expect(rebuildActiveObservations([])).toEqual({ sessions: {} });
+    expect(rebuilt.closed).toEqual({ b: { seq: 2, goneAt: t1.toISOString() } });
+    expect(rebuilt.closed).toEqual(second.next.closed);
+    expect(rebuildActiveObservations([])).toEqual({ sessions: {}, closed: {} });
   });
 });

@@ -99,6 +99,20 @@ describe('diffSnapshot', () => {
     expect(new Set(ids).size).toBe(4);
   });
 
+  it('an id listed again after gone gets fresh row ids; after a day its tombstone is dropped', () => {
+    const t = (min: number) => new Date(T0.getTime() + min * 60_000);
+    const first = diffSnapshot(EMPTY, [session('a')], t(0), opts);
+    const gone = diffSnapshot(first.next, [], t(5), opts);
+    expect(gone.next.closed).toEqual({ a: { seq: 2, goneAt: t(5).toISOString() } });
+    const back = diffSnapshot(gone.next, [session('a')], t(10), opts);
+    expect(back.rows.map((r) => r.event)).toEqual(['seen']);
+    expect(back.rows[0]?.row_id).not.toBe(first.rows[0]?.row_id);
+    expect(back.next.closed).toEqual({});
+    expect(back.next.sessions.a?.seq).toBe(3);
+    const dayLater = diffSnapshot(gone.next, [], t(5 + 24 * 60 + 1), opts);
+    expect(dayLater.next.closed).toEqual({});
+  });
+
   it('a gone row repeats the last observed fields', () => {
     const prev = diffSnapshot(EMPTY, [session('a', { port: 7 })], T0, opts).next;
     const [gone] = diffSnapshot(prev, [], new Date(T0.getTime() + FIVE_MIN), opts).rows;

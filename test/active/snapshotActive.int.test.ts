@@ -157,5 +157,6 @@ describe('snapshotActive against the emulator', () => {
     const withoutLastSeen = (s: Record<string, { lastSeenAt: string }>) =>
       Object.fromEntries(Object.entries(s).map(([id, { lastSeenAt: _l, ...o }]) => [id, o]));
     expect(withoutLastSeen(rebuilt.sessions)).toEqual(withoutLastSeen(stored?.sessions ?? {}));
+    expect(rebuilt.closed).toEqual(stored?.closed);
   });
 });

@@ -120,6 +120,26 @@ describe('snapshotActive', () => {
               .map((r) => `${r.id}/${r.event}/${r.port}/${r.row_id}`)
               .sort();
           expect(ids(faulty)).toEqual(ids(reference));
+          // The archive alone tells a consistent story: per id, seen → changed* → gone → seen ..., and
+          // what is open at the end is exactly what the last snapshot listed.
+          const byId = new Map<string, string[]>();
+          const order = { seen: 0, changed: 1, gone: 2 };
+          const sorted = faulty.sink
+            .rows()
+            .sort(
+              (a, b) => a.observed_at.getTime() - b.observed_at.getTime() || order[a.event] - order[b.event],
+            );
+          for (const r of sorted) byId.set(r.id, [...(byId.get(r.id) ?? []), r.event]);
+          const open = new Set<string>();
+          for (const [id, events] of byId) {
+            let isOpen = false;
+            for (const e of events) {
+              expect(e === 'seen' ? !isOpen : isOpen, `${id}: ${events.join(',')}`).toBe(true);
+              isOpen = e !== 'gone';
+            }
+            if (isOpen) open.add(id);
+          }
+          expect([...open].sort()).toEqual(faulty.current.map((x) => x.id).sort());
           expect(faulty.state.item?.pending).toBeUndefined();
           expect(faulty.state.item?.sessions).toEqual(reference.state.item?.sessions);
         },
