@@ -1,3 +1,5 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { ACTIVE_COLUMNS } from '../active/activeSchema.ts';
 import { HISTORY_COLUMNS } from '../parquet/historySchema.ts';
 import {
@@ -65,3 +67,20 @@ const EMPTY: Record<string, string> = {
   [HISTORY_TABLE]: emptyRelation(HISTORY_COLUMNS),
   [ACTIVE_TABLE]: emptyRelation(ACTIVE_COLUMNS),
 };
+
+/**
+ * `localViewStatements` for a local archive folder, finding out itself which datasets hold files yet
+ * (what the CLI's `query` command runs before the user's SQL).
+ */
+export async function localViewSetup(archiveRoot: string, opts: ViewOptions = {}): Promise<string[]> {
+  const hasFiles = async (dir: string): Promise<boolean> => {
+    const partitions = await readdir(join(archiveRoot, dir)).catch(() => [] as string[]);
+    for (const p of partitions) {
+      const files = await readdir(join(archiveRoot, dir, p)).catch(() => [] as string[]);
+      if (files.some((f) => f.endsWith('.parquet'))) return true;
+    }
+    return false;
+  };
+  const [hasHistory, hasActive] = await Promise.all([hasFiles('history'), hasFiles('active')]);
+  return localViewStatements(archiveRoot, { ...opts, hasHistory, hasActive });
+}

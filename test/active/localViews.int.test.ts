@@ -18,6 +18,7 @@ import { HISTORY_TOKEN_HASH_COLUMNS, NAMED_SESSIONS_VIEW } from '../../lib/query
 import {
   COUNT_LOST_SESSIONS_SQL,
   LOST_SESSIONS_VIEW,
+  localViewSetup,
   localViewStatements,
 } from '../../lib/query/localViews.ts';
 import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
@@ -142,12 +143,12 @@ describe('local views (DuckDB) over an emulator archive', () => {
     expect(await query(dir, COUNT_LOST_SESSIONS_SQL)).toEqual([{ lost: 1n }]);
   });
 
-  it('runs on an archive without active files yet', async () => {
+  it('runs on an archive without files yet', async () => {
     const empty = await mkdtemp(join(tmpdir(), 'views-empty-'));
     try {
       const instance = await DuckDBInstance.create();
       const conn = await instance.connect();
-      for (const s of localViewStatements(empty, { hasHistory: false, hasActive: false })) await conn.run(s);
+      for (const s of await localViewSetup(empty)) await conn.run(s);
       const rows = (await conn.runAndReadAll(COUNT_LOST_SESSIONS_SQL)).getRowObjectsJS();
       conn.closeSync();
       instance.closeSync();
