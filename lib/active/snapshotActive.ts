@@ -7,7 +7,7 @@ import type { RequestOptions, UpstreamApi } from '../upstream/upstreamApi.ts';
 import type { ActiveEvent, ActiveRow } from './activeRow.ts';
 import { diffSnapshot } from './diffSnapshot.ts';
 import { type LongSession, longSessions } from './longSessions.ts';
-import { fromStoredRow, toStoredRow } from './storedFields.ts';
+import { fromPendingRow, toPendingRow } from './storedFields.ts';
 
 /** Most recent gaps kept in the state. */
 export const MAX_STORED_GAPS = 100;
@@ -79,7 +79,10 @@ export async function snapshotActive(
   if (previous.pending !== undefined) {
     // The last run stored its rows but may have died before (or while) committing them.
     const { dt, rows } = previous.pending;
-    await deps.commitRows(dt, rows.map(fromStoredRow));
+    await deps.commitRows(
+      dt,
+      rows.map((r) => fromPendingRow(r, previous.sessions)),
+    );
     deps.logger.info('committed the rows of an unfinished snapshot', { dt, rows: rows.length });
   }
 
@@ -109,7 +112,7 @@ export async function snapshotActive(
       ...base,
       ...diff.next,
       gaps,
-      pending: { dt, rows: diff.rows.map(toStoredRow) },
+      pending: { dt, rows: diff.rows.map(toPendingRow) },
       version,
     });
     version = ahead.version;

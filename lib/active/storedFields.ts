@@ -1,4 +1,5 @@
-import type { StoredActiveRow, StoredObservedFields } from '../state/stateStore.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
+import type { ActiveObservation, PendingActiveRow, StoredObservedFields } from '../state/stateStore.ts';
 import type { ActiveRow, ObservedFields } from './activeRow.ts';
 
 /** Observed fields as the state stores them (times as ISO strings). */
@@ -33,22 +34,37 @@ export function fromStoredFields(stored: StoredObservedFields): ObservedFields {
   };
 }
 
-/** An active row as the state's write-ahead `pending` stores it. */
-export function toStoredRow(row: ActiveRow): StoredActiveRow {
-  return {
-    ...toStoredFields(row),
+/** An active row as the state's write-ahead `pending` keeps it (fields only for `gone`). */
+export function toPendingRow(row: ActiveRow): PendingActiveRow {
+  const base = {
     row_id: row.row_id,
     observed_at: row.observed_at.toISOString(),
     event: row.event,
+    id: row.id,
   };
+  return row.event === 'gone' ? { ...base, fields: toStoredFields(row) } : base;
 }
 
-/** The inverse of `toStoredRow`. */
-export function fromStoredRow(stored: StoredActiveRow): ActiveRow {
+/**
+ * The inverse of `toPendingRow`, given the sessions stored in the same item: a `seen`/`changed` row's
+ * fields are its session's. A row whose fields cannot be found means the item was not written by
+ * this code: `INTERNAL`.
+ */
+export function fromPendingRow(
+  pending: PendingActiveRow,
+  sessions: Record<string, ActiveObservation>,
+): ActiveRow {
+  const stored = pending.fields ?? sessions[pending.id]?.fields;
+  if (stored === undefined) {
+    throw new ArchiverError(
+      'INTERNAL',
+      `pending active row ${pending.row_id} has no fields for session ${pending.id}`,
+    );
+  }
   return {
-    row_id: stored.row_id,
-    observed_at: new Date(stored.observed_at),
-    event: stored.event,
+    row_id: pending.row_id,
+    observed_at: new Date(pending.observed_at),
+    event: pending.event,
     ...fromStoredFields(stored),
   };
 }

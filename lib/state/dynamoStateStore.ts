@@ -35,6 +35,8 @@ const META_PK = 'META';
 const DAY_PREFIX = 'DAY#';
 const PART_PREFIX = 'PART#';
 const ACTIVE_PK = 'ACTIVE';
+/** Room left under DynamoDB's 400 KB item limit for the key and version attributes. */
+const MAX_COMPRESSED_ITEM_BYTES = 390_000;
 
 function isConditionalFailure(error: unknown): boolean {
   return (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
@@ -111,6 +113,14 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
     const body: Item = gzip
       ? { dataGz: { B: encodeActiveData(data) } }
       : { data: { S: JSON.stringify(data) } };
+    const size = body.dataGz?.B?.byteLength ?? 0;
+    if (size > MAX_COMPRESSED_ITEM_BYTES) {
+      throw new ArchiverError(
+        'STORE_FAILED',
+        `state item '${pk}' would be ${Math.ceil(size / 1024)} KB compressed, over DynamoDB's 400 KB item limit: too many live sessions for one item`,
+        { retryable: false, details: { pk, bytes: size } },
+      );
+    }
     const expected = version === 0 ? {} : { ':expected': { N: String(version) } };
     try {
       await client.send(

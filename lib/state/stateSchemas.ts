@@ -81,10 +81,12 @@ export const activeObservationSchema = z.looseObject({
   lastSeenAt: z.string(),
 });
 
-export const storedActiveRowSchema = storedObservedFieldsSchema.extend({
+export const pendingActiveRowSchema = z.looseObject({
   row_id: z.string(),
   observed_at: z.string(),
   event: z.enum(['seen', 'changed', 'gone']),
+  id: z.string(),
+  fields: storedObservedFieldsSchema.exactOptional(),
 });
 
 export const activeStateSchema = z.looseObject({
@@ -92,7 +94,7 @@ export const activeStateSchema = z.looseObject({
   closed: z
     .record(z.string(), z.looseObject({ seq: z.number().int().nonnegative(), goneAt: z.string() }))
     .exactOptional(),
-  pending: z.looseObject({ dt: day, rows: z.array(storedActiveRowSchema) }).exactOptional(),
+  pending: z.looseObject({ dt: day, rows: z.array(pendingActiveRowSchema) }).exactOptional(),
   lastSnapshotAt: z.string().exactOptional(),
   gaps: z.array(z.looseObject({ from: z.string(), to: z.string(), ms: z.number() })),
   version,

@@ -115,17 +115,24 @@ export interface ActiveObservations {
   lastSnapshotAt?: string;
 }
 
-/** A row of `active/` as the state stores it (times as ISO strings). */
-export interface StoredActiveRow extends StoredObservedFields {
+/**
+ * A row of `active/` as the state's `pending` keeps it. The observed fields of a `seen`/`changed` row are
+ * the session's `fields` in the same item, so only a `gone` row (whose session has left `sessions`)
+ * carries its own: the item stays half the size on a first snapshot.
+ */
+export interface PendingActiveRow {
   row_id: string;
   observed_at: string;
   event: 'seen' | 'changed' | 'gone';
+  id: string;
+  /** Present only on `gone` rows. */
+  fields?: StoredObservedFields;
 }
 
 /** Rows derived from a snapshot whose commit is not confirmed yet (write-ahead). */
 export interface PendingActiveRows {
   dt: Day;
-  rows: StoredActiveRow[];
+  rows: PendingActiveRow[];
 }
 
 /** Live-session state: one item; rebuildable from `active/` (the last row per id). */

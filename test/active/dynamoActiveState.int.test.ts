@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffSnapshot } from '../../lib/active/diffSnapshot.ts';
-import { toStoredRow } from '../../lib/active/storedFields.ts';
+import { toPendingRow } from '../../lib/active/storedFields.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import type { ActiveState } from '../../lib/state/stateStore.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
@@ -30,7 +31,7 @@ describe('createDynamoStateStore: active state', () => {
     const state: ActiveState = {
       ...diff.next,
       gaps: [{ from: 'a', to: 'b', ms: 1 }],
-      pending: { dt: '2025-03-01', rows: diff.rows.map(toStoredRow) },
+      pending: { dt: '2025-03-01', rows: diff.rows.map(toPendingRow) },
       version: 0,
     };
     const v1 = await store.putActiveState(state);
@@ -48,5 +49,20 @@ describe('createDynamoStateStore: active state', () => {
     const { pending: _p, ...cleared } = v1;
     expect((await store.putActiveState(cleared)).version).toBe(2);
     expect((await store.getActiveState())?.pending).toBeUndefined();
+  });
+
+  it('refuses, with a reason, a state too large for one item', async () => {
+    const store = createDynamoStateStore({ client: dynamo.client, table: dynamo.table });
+    const noise = randomBytes(450_000).toString('base64'); // does not compress below 400 KB
+    const diff = diffSnapshot({ sessions: {} }, [session('big', { noise })], T0, {
+      tokenPolicy: 'hash',
+      tokenKey: TOKEN_KEY,
+      scheduleMs: 300_000,
+    });
+    await expect(store.putActiveState({ ...diff.next, gaps: [], version: 0 })).rejects.toMatchObject({
+      code: 'STORE_FAILED',
+      retryable: false,
+      message: expect.stringMatching(/400 KB item limit/),
+    });
   });
 });
