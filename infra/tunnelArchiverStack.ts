@@ -2,11 +2,13 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { asIBucket, asITable } from './cdkTypes.ts';
+import { ActiveCatalog } from './constructs/activeCatalog.ts';
 import { ApiKeySecret } from './constructs/apiKeySecret.ts';
 import { ArchiveAlarms } from './constructs/archiveAlarms.ts';
 import { ArchiveBuckets } from './constructs/archiveBuckets.ts';
 import { ArchiveFunction } from './constructs/archiveFunction.ts';
 import { HistoryCatalog } from './constructs/historyCatalog.ts';
+import { SnapshotFunction } from './constructs/snapshotFunction.ts';
 import type { StackSettings } from './stackSettings.ts';
 
 export interface TunnelArchiverStackProps extends StackProps {
@@ -24,6 +26,9 @@ export class TunnelArchiverStack extends Stack {
   readonly archiver: ArchiveFunction;
   readonly alarms: ArchiveAlarms;
   readonly catalog: HistoryCatalog;
+  /** Live sessions (issue 9): the 5-minute snapshot function, and the table and views over active/. */
+  readonly snapshots: SnapshotFunction;
+  readonly activeCatalog: ActiveCatalog;
 
   constructor(scope: Construct, id: string, props: TunnelArchiverStackProps) {
     super(scope, id, props);
@@ -66,6 +71,25 @@ export class TunnelArchiverStack extends Stack {
     this.catalog = new HistoryCatalog(this, 'Catalog', {
       archive: asIBucket(this.buckets.archive),
       athenaResults: asIBucket(this.buckets.athenaResults),
+    });
+
+    this.snapshots = new SnapshotFunction(this, 'Snapshots', {
+      bucket: this.buckets.archive,
+      table: asITable(this.table),
+      secret: this.apiKey.secret,
+      secretId: this.apiKey.secretId,
+      tracing: settings.tracing,
+      tokenValues: settings.tokenValues,
+      alarmTopic: this.alarms.topic,
+    });
+    this.activeCatalog = new ActiveCatalog(this, 'ActiveCatalog', {
+      archive: asIBucket(this.buckets.archive),
+      database: this.catalog.database,
+      historyTable: this.catalog.table,
+    });
+    new CfnOutput(this, 'SnapshotFunctionName', {
+      value: this.snapshots.fn.functionName,
+      description: 'Live-session snapshot Lambda (every 5 minutes, writes active/)',
     });
 
     const fnName = this.archiver.fn.functionName;

@@ -28,13 +28,13 @@ export interface ArchiveFunctionProps {
 }
 
 /** Repository root (this file is infra/constructs/archiveFunction.ts). */
-const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const HANDLER_ENTRY = fileURLToPath(
   new URL('../../functions/archive-history/handler.ts', import.meta.url),
 );
 
 /** ESM bundles still meet CommonJS dependencies that call `require`; this gives them one. */
-const ESM_REQUIRE_BANNER =
+export const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 /**

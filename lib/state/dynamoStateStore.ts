@@ -11,7 +11,13 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { z } from 'zod';
 import type { Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import { archiveMetaSchema, dayStateSchema, partitionManifestSchema } from './stateSchemas.ts';
+import { decodeActiveData, encodeActiveData } from './activeStateItem.ts';
+import {
+  activeStateSchema,
+  archiveMetaSchema,
+  dayStateSchema,
+  partitionManifestSchema,
+} from './stateSchemas.ts';
 import type { Dataset, Lease, StateStore } from './stateStore.ts';
 
 export { ensureStateTable } from './ensureStateTable.ts';
@@ -29,6 +35,9 @@ const LEASE_PK = 'LEASE';
 const META_PK = 'META';
 const DAY_PREFIX = 'DAY#';
 const PART_PREFIX = 'PART#';
+const ACTIVE_PK = 'ACTIVE';
+/** Room left under DynamoDB's 400 KB item limit for the key and version attributes. */
+const MAX_COMPRESSED_ITEM_BYTES = 390_000;
 
 /** `PART#<dt>` for history (the key older releases wrote), `PART#active#<dt>` for the active snapshots. */
 function partitionKey(dt: Day, dataset: Dataset): string {
@@ -55,7 +64,8 @@ function str(item: Item, name: string): string | undefined {
 }
 
 /**
- * StateStore on one DynamoDB table keyed by `pk` only: `LEASE`, `META`, `DAY#<day>`, `PART#<dt>`.
+ * StateStore on one DynamoDB table keyed by `pk` only: `LEASE`, `META`, `DAY#<day>`, `PART#<dt>`, `ACTIVE`
+ * (live-session observations, stored gzip-compressed in `dataGz`).
  * Entities are a `data` JSON attribute plus a numeric `version`; every write is a conditional put, so
  * two runs that both think they hold the lease cannot both commit (the loser gets `CONFLICT`).
  * Uses only PutItem/UpdateItem/GetItem/Scan so it also runs on dynalite (local mode, tests).
@@ -88,7 +98,10 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
   const decode = <T>(pk: string, item: Item, schema: z.ZodType<T>): T => {
     let data: unknown;
     try {
-      data = JSON.parse(str(item, 'data') ?? 'null');
+      data =
+        item.dataGz?.B === undefined
+          ? JSON.parse(str(item, 'data') ?? 'null')
+          : decodeActiveData(item.dataGz.B);
     } catch (cause) {
       throw new ArchiverError('INTERNAL', `state item '${pk}' in table '${table}' holds invalid JSON`, {
         cause,
@@ -109,14 +122,29 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
   };
 
   /** Stores `entity` as `version + 1` if the stored version is still `entity.version` (0 = absent). */
-  const putVersioned = async <T extends { version: number }>(pk: string, entity: T): Promise<T> => {
+  const putVersioned = async <T extends { version: number }>(
+    pk: string,
+    entity: T,
+    gzip = false,
+  ): Promise<T> => {
     const { version, ...data } = entity;
+    const body: Item = gzip
+      ? { dataGz: { B: encodeActiveData(data) } }
+      : marshall({ data: JSON.stringify(data) });
+    const size = body.dataGz?.B?.byteLength ?? 0;
+    if (size > MAX_COMPRESSED_ITEM_BYTES) {
+      throw new ArchiverError(
+        'STORE_FAILED',
+        `state item '${pk}' would be ${Math.ceil(size / 1024)} KB compressed, over DynamoDB's 400 KB item limit: too many live sessions for one item`,
+        { retryable: false, details: { pk, bytes: size } },
+      );
+    }
     const expected = version === 0 ? {} : marshall({ ':expected': version });
     try {
       await client.send(
         new PutItemCommand({
           TableName: table,
-          Item: marshall({ pk, version: version + 1, data: JSON.stringify(data) }),
+          Item: { ...marshall({ pk, version: version + 1 }), ...body },
           ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : '#version = :expected',
           ...(version === 0
             ? {}
@@ -274,5 +302,8 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
       ),
     putPartition: (manifest) =>
       putVersioned(partitionKey(manifest.dt, manifest.dataset ?? 'history'), manifest),
+
+    getActiveState: () => getVersioned(ACTIVE_PK, activeStateSchema),
+    putActiveState: (state) => putVersioned(ACTIVE_PK, state, true),
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isDay } from '../clock/day.ts';
-import type { ArchiveMeta, DayState, PartitionManifest } from './stateStore.ts';
+import type { ActiveState, ArchiveMeta, DayState, PartitionManifest } from './stateStore.ts';
 
 /**
  * Shapes of the state items as stored (the `data` JSON plus the `version` attribute). State is read back
@@ -64,3 +64,52 @@ export const archiveMetaSchema = z.looseObject({
   learnedWindowDays: z.number().int().positive().exactOptional(),
   version,
 }) satisfies z.ZodType<ArchiveMeta>;
+
+const nullableText = z.string().nullable();
+
+export const storedObservedFieldsSchema = z.looseObject({
+  id: z.string(),
+  user_id: z.number().int(),
+  token_id: z.number().int(),
+  token: nullableText,
+  token_hmac: nullableText,
+  token_name: nullableText,
+  virtual_token: nullableText,
+  virtual_token_hmac: nullableText,
+  virtual_token_name: nullableText,
+  subdomain: z.string(),
+  customdomain: nullableText,
+  mode: z.string(),
+  mode_udp: z.string(),
+  port: z.number().int(),
+  creation_time: z.string(),
+  last_update_time: z.string(),
+  extra_json: nullableText,
+});
+
+export const activeObservationSchema = z.looseObject({
+  fields: storedObservedFieldsSchema,
+  hash: z.string(),
+  seq: z.number().int().nonnegative(),
+  firstSeenAt: z.string(),
+  lastSeenAt: z.string(),
+});
+
+export const pendingActiveRowSchema = z.looseObject({
+  row_id: z.string(),
+  observed_at: z.string(),
+  event: z.enum(['seen', 'changed', 'gone']),
+  id: z.string(),
+  fields: storedObservedFieldsSchema.exactOptional(),
+});
+
+export const activeStateSchema = z.looseObject({
+  sessions: z.record(z.string(), activeObservationSchema),
+  closed: z
+    .record(z.string(), z.looseObject({ seq: z.number().int().nonnegative(), goneAt: z.string() }))
+    .exactOptional(),
+  pending: z.looseObject({ dt: day, rows: z.array(pendingActiveRowSchema) }).exactOptional(),
+  lastSnapshotAt: z.string().exactOptional(),
+  gaps: z.array(z.looseObject({ from: z.string(), to: z.string(), ms: z.number() })),
+  version,
+}) satisfies z.ZodType<ActiveState>;

@@ -89,6 +89,93 @@ export interface ArchiveMeta {
   version: number;
 }
 
+/** The observed fields of a live session as stored: `ObservedFields` with times as ISO strings. */
+export interface StoredObservedFields {
+  id: string;
+  user_id: number;
+  token_id: number;
+  token: string | null;
+  token_hmac: string | null;
+  token_name: string | null;
+  virtual_token: string | null;
+  virtual_token_hmac: string | null;
+  virtual_token_name: string | null;
+  subdomain: string;
+  customdomain: string | null;
+  mode: string;
+  mode_udp: string;
+  port: number;
+  creation_time: string;
+  last_update_time: string;
+  extra_json: string | null;
+}
+
+/** The last observation of one live session. */
+export interface ActiveObservation {
+  fields: StoredObservedFields;
+  /** `contentHash` of `fields`: what the next snapshot is compared with. */
+  hash: string;
+  /** Rows written for this id so far (part of the row id, so A→B→A→B changes stay distinct). */
+  seq: number;
+  firstSeenAt: string;
+  lastSeenAt: string;
+}
+
+/** Two snapshots further apart than twice the schedule: changes inside it were not seen one by one. */
+export interface SnapshotGap {
+  from: string;
+  to: string;
+  ms: number;
+}
+
+/** A session seen `gone` recently: kept so that, if its id is listed again, its rows get fresh ids. */
+export interface ClosedSession {
+  /** Rows written for this id, its `gone` row included. */
+  seq: number;
+  goneAt: string;
+}
+
+/** The last observation of each live session and when the last snapshot was taken. */
+export interface ActiveObservations {
+  sessions: Record<string, ActiveObservation>;
+  /** Ids seen `gone` in the last day (tombstones). */
+  closed?: Record<string, ClosedSession>;
+  lastSnapshotAt?: string;
+}
+
+/**
+ * A row of `active/` as the state's `pending` keeps it. The observed fields of a `seen`/`changed` row are
+ * the session's `fields` in the same item, so only a `gone` row (whose session has left `sessions`)
+ * carries its own: the item stays half the size on a first snapshot.
+ */
+export interface PendingActiveRow {
+  row_id: string;
+  observed_at: string;
+  event: 'seen' | 'changed' | 'gone';
+  id: string;
+  /** Present only on `gone` rows. */
+  fields?: StoredObservedFields;
+}
+
+/** Rows derived from a snapshot whose commit is not confirmed yet (write-ahead). */
+export interface PendingActiveRows {
+  dt: Day;
+  rows: PendingActiveRow[];
+}
+
+/** Live-session state: one item; rebuildable from `active/` (the last row per id). */
+export interface ActiveState extends ActiveObservations {
+  /**
+   * Set before the rows of a snapshot are committed and cleared after: a run that finds it commits
+   * those rows again (the commit drops the `row_id`s already held) before it does anything else.
+   */
+  pending?: PendingActiveRows;
+  /** Most recent snapshot gaps, newest last (bounded). */
+  gaps: SnapshotGap[];
+  /** Optimistic concurrency: incremented by every write. 0 = never stored. */
+  version: number;
+}
+
 /**
  * Port: the cursor/state store (DynamoDB API). All writes are conditional: `put*` fails with
  * `ArchiverError('CONFLICT')` when the stored `version` is not `expectedVersion`, and stores `version + 1`.
@@ -119,6 +206,10 @@ export interface StateStore {
   getPartition(dt: Day, dataset?: Dataset): Promise<PartitionManifest | undefined>;
   listPartitions(): Promise<PartitionManifest[]>;
   putPartition(manifest: PartitionManifest): Promise<PartitionManifest>;
+
+  /** Live-session observations (issue 9); `undefined` before the first snapshot. */
+  getActiveState(): Promise<ActiveState | undefined>;
+  putActiveState(state: ActiveState): Promise<ActiveState>;
 
   close?(): Promise<void>;
 }

@@ -2,11 +2,13 @@ import type { z } from 'zod';
 import type { Day } from '../../../lib/clock/day.ts';
 import { ArchiverError } from '../../../lib/errors/archiverError.ts';
 import {
+  activeStateSchema,
   archiveMetaSchema,
   dayStateSchema,
   partitionManifestSchema,
 } from '../../../lib/state/stateSchemas.ts';
 import type {
+  ActiveState,
   ArchiveMeta,
   DayState,
   Lease,
@@ -123,6 +125,14 @@ export class MemoryStateStore implements StateStore {
 
   putMeta(meta: ArchiveMeta): Promise<ArchiveMeta> {
     return this.#run('putMeta', [meta], async () => this.#put('META', meta));
+  }
+
+  getActiveState(): Promise<ActiveState | undefined> {
+    return this.#run('getActiveState', [], async () => this.#get('ACTIVE', activeStateSchema));
+  }
+
+  putActiveState(state: ActiveState): Promise<ActiveState> {
+    return this.#run('putActiveState', [state], async () => this.#put('ACTIVE', state));
   }
 
   getDay(day: Day): Promise<DayState | undefined> {

@@ -1,0 +1,82 @@
+/**
+ * Snapshot Lambda entry point: wiring only (see `createSnapshotHandler`). Built once per container.
+ */
+
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import type { Context } from 'aws-lambda';
+import { objectStoreRowSink } from '../../lib/active/objectStoreRowSink.ts';
+import { rebuildActiveFromArchive } from '../../lib/active/readActiveArchive.ts';
+import { systemClock } from '../../lib/clock/clock.ts';
+import { loadConfig } from '../../lib/config/loadConfig.ts';
+import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
+import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
+import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
+import { apiKeyFromSecret } from '../archive-history/apiKeyFromSecret.ts';
+import { s3ClientConfig, tableFromStateUrl } from '../archive-history/awsClients.ts';
+import { loggerPort } from '../archive-history/loggerPort.ts';
+import { createSnapshotHandler } from './snapshotHandler.ts';
+import { snapshotSettings } from './snapshotSettings.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from './snapshotTelemetry.ts';
+import { tokenKeyFromSecret } from './tokenKeyFromSecret.ts';
+
+const SECRET_MAX_AGE_S = 300;
+
+const logger = new Logger({ serviceName: SERVICE_NAME });
+const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
+const config = loadConfig({ env: process.env });
+const settings = snapshotSettings(process.env);
+logger.setLogLevel(config.logLevel.toUpperCase() as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR');
+
+const table = tableFromStateUrl(config.state);
+if (table === undefined)
+  throw new ArchiverError('CONFIG_INVALID', 'ARCHIVE_STATE must be dynamodb://table in Lambda');
+const log = loggerPort(logger);
+
+async function secret(id: string): Promise<string | Uint8Array | undefined> {
+  try {
+    return await getSecret(id, { maxAge: SECRET_MAX_AGE_S });
+  } catch (error) {
+    throw new ArchiverError('CONFIG_INVALID', `Could not read secret '${id}': ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+const objects = objectStoreFromUrl(config.dest, { s3Client: new S3Client(s3ClientConfig(process.env)) });
+
+const snapshot = createSnapshotHandler({
+  config,
+  settings,
+  state: createDynamoStateStore({ client: new DynamoDBClient({}), table }),
+  commitRows: objectStoreRowSink(objects),
+  rebuildFromArchive: () => rebuildActiveFromArchive(objects),
+  clock: systemClock,
+  logger: log,
+  metrics,
+  getApiKey: async () => {
+    if (config.apiKey !== undefined) return config.apiKey;
+    const id = config.apiKeySecretId;
+    if (id === undefined)
+      throw new ArchiverError('CONFIG_INVALID', 'Set TUNNEL_API_KEY_SECRET_ID for the Lambda');
+    return apiKeyFromSecret(await secret(id), id);
+  },
+  // The token HMAC key: the lead points this at the archiver's key source (ArchiveDeps.tokenKey).
+  getTokenKey: async () => {
+    const id = process.env.TOKEN_KEY_SECRET_ID;
+    if (id === undefined || id === '') {
+      throw new ArchiverError('CONFIG_INVALID', 'Set TOKEN_KEY_SECRET_ID (the token HMAC key secret)');
+    }
+    return tokenKeyFromSecret(await secret(id), id);
+  },
+  createApi: (apiKey) => createTunnelApiClient({ baseUrl: config.baseUrl, apiKey, logger: log }),
+});
+
+export const handler = async (event: unknown, context: Context) => {
+  logger.addContext(context);
+  return snapshot(event);
+};

@@ -1,0 +1,129 @@
+import { Aws } from 'aws-cdk-lib';
+import { CfnTable } from 'aws-cdk-lib/aws-glue';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { Construct, type IDependable } from 'constructs';
+import { activeKeys } from '../../lib/active/activeKeys.ts';
+import { ACTIVE_COLUMNS } from '../../lib/active/activeSchema.ts';
+import {
+  ACTIVE_TABLE,
+  LOST_COLUMNS,
+  LOST_SESSIONS_VIEW,
+  lostSessionsSql,
+  NAMED_SESSIONS_VIEW,
+  namedSessionsColumns,
+  namedSessionsSql,
+} from '../../lib/query/activeViews.ts';
+import { DATABASE_NAME, historyTableParameters } from './historyCatalog.ts';
+
+export interface ActiveCatalogProps {
+  archive: IBucket;
+  /** The Glue database (created by `HistoryCatalog`); the table and views are created after it. */
+  database: IDependable;
+  /** The history table the views read. */
+  historyTable: IDependable;
+  windowDays?: number;
+}
+
+/** Glue/Hive column types → the Presto/Trino types an Athena view declares. */
+const PRESTO_TYPE: Record<string, string> = {
+  string: 'varchar',
+  timestamp: 'timestamp(3)',
+  int: 'integer',
+  bigint: 'bigint',
+  'array<string>': 'array(varchar)',
+};
+
+/**
+ * An Athena view as Glue stores one: a `VIRTUAL_VIEW` table whose original text is the base64 of the
+ * Presto view JSON. Deployed with the stack, so the views exist without anyone running DDL.
+ */
+export function prestoViewInput(
+  name: string,
+  description: string,
+  sql: string,
+  columns: readonly { name: string; athenaType: string }[],
+): CfnTable.TableInputProperty {
+  const view = {
+    originalSql: sql,
+    catalog: 'awsdatacatalog',
+    schema: DATABASE_NAME,
+    columns: columns.map((c) => ({ name: c.name, type: PRESTO_TYPE[c.athenaType] ?? c.athenaType })),
+  };
+  return {
+    name,
+    description,
+    tableType: 'VIRTUAL_VIEW',
+    parameters: { presto_view: 'true', comment: 'Presto View' },
+    viewOriginalText: `/* Presto View: ${Buffer.from(JSON.stringify(view), 'utf8').toString('base64')} */`,
+    viewExpandedText: '/* Presto View */',
+    storageDescriptor: {
+      columns: columns.map((c) => ({ name: c.name, type: c.athenaType })),
+      serdeInfo: {},
+    },
+  };
+}
+
+/**
+ * The Glue table over `active/` (one row per change of a live session; `dt` = UTC day of the
+ * observation, projected like history's) and the two views: history rows with their names, and the
+ * upstream-loss detector.
+ */
+export class ActiveCatalog extends Construct {
+  readonly table: CfnTable;
+  readonly namedView: CfnTable;
+  readonly lostView: CfnTable;
+
+  constructor(scope: Construct, id: string, props: ActiveCatalogProps) {
+    super(scope, id);
+    const location = `s3://${props.archive.bucketName}/${activeKeys.prefix}`;
+
+    this.table = new CfnTable(this, 'Table', {
+      catalogId: Aws.ACCOUNT_ID,
+      databaseName: DATABASE_NAME,
+      tableInput: {
+        name: ACTIVE_TABLE,
+        description:
+          'One row per change of a live tunnel session (seen, changed, gone); dt = UTC day observed',
+        tableType: 'EXTERNAL_TABLE',
+        parameters: historyTableParameters(location),
+        partitionKeys: [{ name: 'dt', type: 'string', comment: 'UTC day of the observation, YYYY-MM-DD' }],
+        storageDescriptor: {
+          location,
+          columns: ACTIVE_COLUMNS.map((c) => ({ name: c.name, type: c.athenaType })),
+          inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
+          outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
+          serdeInfo: {
+            serializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
+            parameters: { 'serialization.format': '1' },
+          },
+        },
+      },
+    });
+    this.table.node.addDependency(props.database);
+
+    const windowDays = props.windowDays ?? 60;
+    this.namedView = new CfnTable(this, 'NamedView', {
+      catalogId: Aws.ACCOUNT_ID,
+      databaseName: DATABASE_NAME,
+      tableInput: prestoViewInput(
+        NAMED_SESSIONS_VIEW,
+        'History rows with the names of the live session they match (same start instant, same token or virtual token)',
+        namedSessionsSql(),
+        namedSessionsColumns(),
+      ),
+    });
+    this.lostView = new CfnTable(this, 'LostView', {
+      catalogId: Aws.ACCOUNT_ID,
+      databaseName: DATABASE_NAME,
+      tableInput: prestoViewInput(
+        LOST_SESSIONS_VIEW,
+        'Sessions observed live that ended inside the window but never appeared in history (upstream loss)',
+        lostSessionsSql({ windowDays }),
+        LOST_COLUMNS,
+      ),
+    });
+    for (const view of [this.namedView, this.lostView]) {
+      view.node.addDependency(this.table, props.historyTable, props.database);
+    }
+  }
+}

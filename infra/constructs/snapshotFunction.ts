@@ -1,0 +1,202 @@
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import {
+  METRICS_NAMESPACE,
+  SERVICE_NAME,
+  SNAPSHOT_METRIC,
+} from '../../functions/snapshot-active/snapshotTelemetry.ts';
+import { activeKeys } from '../../lib/active/activeKeys.ts';
+import { ESM_REQUIRE_BANNER, PROJECT_ROOT } from './archiveFunction.ts';
+
+export const SNAPSHOT_HANDLER_ENTRY = fileURLToPath(
+  new URL('../../functions/snapshot-active/handler.ts', import.meta.url),
+);
+
+/** State item the snapshot function may read and write (lib/state/dynamoStateStore.ts `ACTIVE`). */
+export const ACTIVE_STATE_PK = 'ACTIVE';
+
+export interface SnapshotFunctionProps {
+  bucket: Bucket;
+  table: ITable;
+  secret: ISecret;
+  secretId: string;
+  /** Minutes between snapshots (default 5). */
+  intervalMinutes?: number;
+  tracing: boolean;
+  tokenValues: 'keep' | 'hash' | 'drop';
+  /** Where its alarms publish. */
+  alarmTopic?: ITopic;
+  /** Extra environment (the token-key source the archiver uses). */
+  environment?: Record<string, string>;
+}
+
+/**
+ * The live-session snapshot Lambda: apart from the archiver (own role, own reserved concurrency of 1
+ * so snapshots never overlap each other, no lease), started every few minutes, one API request per
+ * run. Its role reaches only `active/` objects and the state table's `ACTIVE` item.
+ */
+export class SnapshotFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly rule: Rule;
+  readonly alarms: { noSnapshot: Alarm; longSessions: Alarm };
+
+  constructor(scope: Construct, id: string, props: SnapshotFunctionProps) {
+    super(scope, id);
+    const intervalMinutes = props.intervalMinutes ?? 5;
+    const logGroup = new LogGroup(this, 'Logs', {
+      retention: RetentionDays.ONE_YEAR,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description:
+        'tunnel-archiver snapshot function: active/ objects, the ACTIVE state item, its secret, its logs',
+    });
+
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: SNAPSHOT_HANDLER_ENTRY,
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 256,
+      timeout: Duration.minutes(2),
+      reservedConcurrentExecutions: 1,
+      // A failed snapshot is superseded by the next one minutes later; the gap is recorded then.
+      retryAttempts: 0,
+      role,
+      logGroup,
+      tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
+      description: 'Snapshots the live Pinggy tunnel sessions into active/ (one row per change)',
+      environment: {
+        ARCHIVE_DEST: `s3://${props.bucket.bucketName}/`,
+        ARCHIVE_STATE: `dynamodb://${props.table.tableName}`,
+        TUNNEL_API_KEY_SECRET_ID: props.secretId,
+        TOKEN_VALUES: props.tokenValues,
+        SNAPSHOT_INTERVAL_MINUTES: String(intervalMinutes),
+        LOG_LEVEL: 'info',
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        platform: 'node',
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        minify: true,
+        sourceMap: true,
+        externalModules: [],
+        forceDockerBundling: false,
+      },
+    });
+    Validations.of(this.fn).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'Node.js 22 is the runtime this release is built and tested for, as for the archiver; moving to a newer runtime is a tested change.',
+    });
+    this.grantLeastPrivilege(role, logGroup, props);
+
+    this.rule = new Rule(this, 'Schedule', {
+      schedule: Schedule.rate(Duration.minutes(intervalMinutes)),
+      description: 'Snapshots the live tunnel sessions',
+    });
+    this.rule.addTarget(new LambdaFunction(this.fn, { retryAttempts: 0, maxEventAge: Duration.minutes(5) }));
+
+    const metric = (name: string, period: Duration) =>
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: name,
+        dimensionsMap: { service: SERVICE_NAME },
+        statistic: 'Maximum',
+        period,
+      });
+    this.alarms = {
+      noSnapshot: new Alarm(this, 'NoSnapshotAlarm', {
+        alarmDescription:
+          'No live-session snapshot succeeded in an hour: tunnels opened and closed now go unseen',
+        metric: metric(SNAPSHOT_METRIC.SnapshotSucceeded, Duration.hours(1)),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.BREACHING,
+      }),
+      longSessions: new Alarm(this, 'LongSessionsAlarm', {
+        alarmDescription:
+          'A tunnel has been open longer than the history window minus 2 days: history will never list it; its active/ rows are its only record',
+        metric: metric(SNAPSHOT_METRIC.LongSessions, Duration.hours(1)),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    };
+    if (props.alarmTopic !== undefined) {
+      for (const alarm of Object.values(this.alarms)) alarm.addAlarmAction(new SnsAction(props.alarmTopic));
+    }
+  }
+
+  private grantLeastPrivilege(role: Role, logGroup: LogGroup, props: SnapshotFunctionProps): void {
+    const { bucket, table, secret } = props;
+    logGroup.grantWrite(role);
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'ActiveRowsNoDelete',
+        effect: Effect.ALLOW,
+        actions: ['s3:GetObject', 's3:PutObject'],
+        resources: [bucket.arnForObjects(`${activeKeys.prefix}*`)],
+      }),
+    );
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'ListActive',
+        effect: Effect.ALLOW,
+        actions: ['s3:ListBucket'],
+        resources: [bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': [`${activeKeys.prefix}*`] } },
+      }),
+    );
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'ActiveStateItem',
+        effect: Effect.ALLOW,
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [ACTIVE_STATE_PK] } },
+      }),
+    );
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'ReadApiKey',
+        effect: Effect.ALLOW,
+        actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+        resources: [secret.secretFullArn ?? `${secret.secretArn}-??????`],
+      }),
+    );
+    const bucketArn = `<${Stack.of(this).getLogicalId(bucket.node.defaultChild as CfnBucket)}.Arn>`;
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${bucketArn}/${activeKeys.prefix}*]`,
+      reason: `Object keys under ${activeKeys.prefix} are generated per snapshot and day; the grant is scoped to that one prefix of the archive bucket.`,
+    });
+    if (props.tracing) {
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions.',
+      });
+    }
+  }
+}

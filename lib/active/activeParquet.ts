@@ -1,0 +1,85 @@
+import { writeFile } from 'node:fs/promises';
+import { type AsyncBuffer, parquetReadObjects } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
+import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
+import { ArchiverError } from '../errors/archiverError.ts';
+import {
+  DEFAULT_PARQUET_COMPRESSION,
+  type ParquetCompression,
+  parquetCompressors,
+} from '../parquet/parquetCompression.ts';
+import type { ActiveRow } from './activeRow.ts';
+import { ACTIVE_BIGINT_COLUMNS, ACTIVE_COLUMN_NAMES, ACTIVE_PARQUET_SCHEMA } from './activeSchema.ts';
+
+/**
+ * Encodes active rows as one Parquet file in memory (one row group). A snapshot yields a handful of
+ * rows (changes only), so there is nothing to stream.
+ */
+export async function activeParquetBytes(
+  rows: readonly ActiveRow[],
+  compression: ParquetCompression = DEFAULT_PARQUET_COMPRESSION,
+): Promise<Uint8Array> {
+  const writer = new ByteWriter();
+  const parquet = new ParquetWriter({
+    writer,
+    schema: ACTIVE_PARQUET_SCHEMA,
+    codec: compression,
+    compressors: parquetCompressors(compression),
+    statistics: true,
+    createdBy: 'tunnel-archiver (hyparquet-writer 0.17.0)',
+  });
+  const columnData = ACTIVE_COLUMN_NAMES.map((name) => ({
+    name,
+    data: rows.map((row) => (ACTIVE_BIGINT_COLUMNS.has(name) ? BigInt(row[name] as number) : row[name])),
+  }));
+  if (rows.length > 0) await parquet.write({ columnData, rowGroupSize: rows.length });
+  await parquet.finish();
+  return new Uint8Array(writer.getBuffer());
+}
+
+/** Writes `rows` to `localPath` as one Parquet file; write failures become `STORE_FAILED`. */
+export async function writeActiveParquet(
+  rows: readonly ActiveRow[],
+  localPath: string,
+  compression?: ParquetCompression,
+): Promise<{ rows: number; bytes: number }> {
+  const bytes = await activeParquetBytes(rows, compression);
+  try {
+    await writeFile(localPath, bytes, { mode: 0o600 });
+  } catch (cause) {
+    throw new ArchiverError(
+      'STORE_FAILED',
+      `writing Parquet file ${localPath} failed: ${(cause as Error).message}`,
+      {
+        cause,
+      },
+    );
+  }
+  return { rows: rows.length, bytes: bytes.byteLength };
+}
+
+/** The `row_id` column of an `active/` file: what dedupe needs, without decoding the rest. */
+export async function readActiveRowIds(bytes: Uint8Array): Promise<string[]> {
+  const rows = await parquetReadObjects({ file: asyncBuffer(bytes), columns: ['row_id'], compressors });
+  return rows.map((row) => String(row.row_id));
+}
+
+/** Every row of an `active/` file as `ActiveRow` (INT64 ids back to numbers). */
+export async function readActiveRows(bytes: Uint8Array): Promise<ActiveRow[]> {
+  const rows = await parquetReadObjects({ file: asyncBuffer(bytes), compressors });
+  return rows.map(
+    (raw) =>
+      ({ ...raw, user_id: Number(raw.user_id), token_id: Number(raw.token_id) }) as unknown as ActiveRow,
+  );
+}
+
+function asyncBuffer(bytes: Uint8Array): AsyncBuffer {
+  return {
+    byteLength: bytes.byteLength,
+    slice: (start, end) =>
+      bytes.buffer.slice(
+        bytes.byteOffset + start,
+        bytes.byteOffset + (end ?? bytes.byteLength),
+      ) as ArrayBuffer,
+  };
+}

@@ -1,0 +1,68 @@
+import { canonicalJson } from '../records/canonicalJson.ts';
+import { sha256Hex } from '../records/sha256Hex.ts';
+import { toEpochMs } from '../records/toEpochMs.ts';
+import { tokenHmac } from '../records/tokenHmac.ts';
+import { type ActiveSession, activeSessionSchema } from '../upstream/schemas.ts';
+import type { ActiveRowOptions, ObservedFields } from './activeRow.ts';
+
+const NAMED: ReadonlySet<string> = new Set(Object.keys(activeSessionSchema.shape));
+
+/**
+ * Maps one validated session of the active list to the fields a row records, under the token policy.
+ * Names the seed types as `unknown` (a non-string name) are kept as their JSON text rather than lost.
+ */
+export function toObservedFields(session: ActiveSession, opts: ActiveRowOptions): ObservedFields {
+  const keepRaw = opts.tokenPolicy === 'keep';
+  const keepHash = opts.tokenPolicy !== 'drop';
+  const token = textOrNull(session.token);
+  const virtualToken = session.virtualToken === '' ? null : session.virtualToken;
+  return {
+    id: session.id,
+    user_id: session.userId,
+    token_id: session.tokenId,
+    token: keepRaw ? token : null,
+    token_hmac: keepHash && token !== null ? tokenHmac(opts.tokenKey, token) : null,
+    token_name: textOrNull(session.tokenName),
+    virtual_token: keepRaw ? virtualToken : null,
+    virtual_token_hmac: keepHash && virtualToken !== null ? tokenHmac(opts.tokenKey, virtualToken) : null,
+    virtual_token_name: textOrNull(session.virtualTokenName),
+    subdomain: session.subdomain,
+    customdomain: textOrNull(session.customdomain),
+    mode: session.mode,
+    mode_udp: session.modeUdp,
+    port: session.port,
+    creation_time: new Date(toEpochMs(session.creationTimestamp)),
+    last_update_time: new Date(toEpochMs(session.lastUpdateTimestamp)),
+    extra_json: extraJson(session),
+  };
+}
+
+/**
+ * SHA-256 (hex) of the observed fields, times as epoch ms. Every field counts, `last_update_time`
+ * included: an upstream heartbeat that only moves it is a `changed` row (the README says so).
+ */
+export function contentHash(fields: ObservedFields): string {
+  return sha256Hex(
+    canonicalJson({
+      ...fields,
+      creation_time: fields.creation_time.getTime(),
+      last_update_time: fields.last_update_time.getTime(),
+    }),
+  );
+}
+
+function textOrNull(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  return typeof value === 'string' ? value : canonicalJson(value);
+}
+
+function extraJson(session: ActiveSession): string | null {
+  const extra: Record<string, unknown> = {};
+  let any = false;
+  for (const [key, value] of Object.entries(session)) {
+    if (NAMED.has(key)) continue;
+    extra[key] = value;
+    any = true;
+  }
+  return any ? canonicalJson(extra) : null;
+}

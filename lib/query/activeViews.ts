@@ -1,0 +1,137 @@
+import { HISTORY_COLUMNS } from '../parquet/historySchema.ts';
+
+/** Glue/Athena names, shared by the stack and the local DuckDB setup (one source). */
+export const ARCHIVE_DATABASE = 'tunnel_archive';
+export const HISTORY_TABLE = 'tunnel_sessions';
+export const ACTIVE_TABLE = 'tunnel_active_sessions';
+export const NAMED_SESSIONS_VIEW = 'tunnel_sessions_named';
+export const LOST_SESSIONS_VIEW = 'tunnel_sessions_lost';
+
+/**
+ * History's keyed token digests, which the views join with the active rows' `token_hmac` /
+ * `virtual_token_hmac`. Both sides must use the same key and function (lib/records' token HMAC).
+ */
+export const HISTORY_TOKEN_HASH_COLUMNS = {
+  token: 'token_hmac',
+  virtualToken: 'virtual_token_hmac',
+} as const;
+
+/** Columns the naming view adds to every history row (null when no observation matches). */
+export const NAMING_COLUMNS = [
+  { name: 'active_id', athenaType: 'string' },
+  { name: 'user_id', athenaType: 'bigint' },
+  { name: 'token_id', athenaType: 'bigint' },
+  { name: 'token_name', athenaType: 'string' },
+  { name: 'virtual_token_name', athenaType: 'string' },
+  { name: 'subdomain', athenaType: 'string' },
+  { name: 'customdomain', athenaType: 'string' },
+] as const;
+
+/** Columns of the upstream-loss view. */
+export const LOST_COLUMNS = [
+  { name: 'active_id', athenaType: 'string' },
+  { name: 'user_id', athenaType: 'bigint' },
+  { name: 'token_id', athenaType: 'bigint' },
+  { name: 'token_name', athenaType: 'string' },
+  { name: 'virtual_token_name', athenaType: 'string' },
+  { name: 'subdomain', athenaType: 'string' },
+  { name: 'customdomain', athenaType: 'string' },
+  { name: 'mode', athenaType: 'string' },
+  { name: 'port', athenaType: 'int' },
+  { name: 'creation_time', athenaType: 'timestamp' },
+  { name: 'gone_observed_at', athenaType: 'timestamp' },
+  { name: 'dt', athenaType: 'string' },
+] as const;
+
+export interface ViewOptions {
+  /** The API's history window in days (default 60). */
+  windowDays?: number;
+  /** Hours after a session is seen gone before its absence from history counts (ingestion lag). */
+  graceHours?: number;
+}
+
+const q = (table: string) => `${ARCHIVE_DATABASE}.${table}`;
+
+/** The history view's columns: history's own (in file order) + `dt` + the naming columns. */
+export function namedSessionsColumns(): { name: string; athenaType: string }[] {
+  return [...HISTORY_COLUMNS, { name: 'dt', athenaType: 'string' }, ...NAMING_COLUMNS];
+}
+
+/**
+ * History rows with their names: each row is joined with the last observation of a live session that
+ * was created at the same instant as the row started AND has the same token or the same virtual token
+ * (digests). The API gives the two views of a session no shared id, so this is an assumption: one
+ * token does not start two tunnels in the same millisecond. A history row that carries no token at all
+ * (both null, or the `drop` policy) matches on the instant alone. When two observations match, the one with
+ * the smallest id is taken, so every history row appears once. Runs unchanged on Athena and DuckDB.
+ */
+export function namedSessionsSql(): string {
+  const { token, virtualToken } = HISTORY_TOKEN_HASH_COLUMNS;
+  const historyCols = [...HISTORY_COLUMNS.map((c) => c.name), 'dt'].map((c) => `h.${c}`).join(', ');
+  const outCols = [...HISTORY_COLUMNS.map((c) => c.name), 'dt', ...NAMING_COLUMNS.map((c) => c.name)].join(
+    ', ',
+  );
+  return `WITH observed AS (
+  SELECT id, user_id, token_id, token_name, virtual_token_name, subdomain, customdomain,
+    creation_time, token_hmac, virtual_token_hmac,
+    row_number() OVER (PARTITION BY id ORDER BY observed_at DESC, row_id) AS rn
+  FROM ${q(ACTIVE_TABLE)}
+  WHERE event <> 'gone'
+),
+matched AS (
+  SELECT ${historyCols},
+    o.id AS active_id, o.user_id, o.token_id, o.token_name, o.virtual_token_name, o.subdomain, o.customdomain,
+    row_number() OVER (PARTITION BY h.record_id ORDER BY o.id) AS pick
+  FROM ${q(HISTORY_TABLE)} h
+  LEFT JOIN observed o
+    ON o.rn = 1
+    AND o.creation_time = h.start_time
+    AND (o.token_hmac = h.${token} OR o.virtual_token_hmac = h.${virtualToken}
+      OR (h.${token} IS NULL AND h.${virtualToken} IS NULL))
+)
+SELECT ${outCols}
+FROM matched
+WHERE pick = 1`;
+}
+
+/**
+ * The upstream-loss detector: sessions whose last row is `gone`, that ended while their start was
+ * still inside the window (less than window − 2 days after it, as the archiver's last sweep), at least
+ * `graceHours` ago (history's ingestion lag and the next archiver run), that started after the oldest
+ * archived history row, and that no history row matches (same instant, same token or virtual token).
+ * Each one is a session the API showed as live but never returned in history.
+ */
+export function lostSessionsSql(opts: ViewOptions = {}): string {
+  const windowDays = opts.windowDays ?? 60;
+  const graceHours = opts.graceHours ?? 24;
+  const { token, virtualToken } = HISTORY_TOKEN_HASH_COLUMNS;
+  return `WITH last_row AS (
+  SELECT id, event, user_id, token_id, token_name, virtual_token_name, subdomain, customdomain, mode, port,
+    creation_time, observed_at, token_hmac, virtual_token_hmac, dt,
+    row_number() OVER (PARTITION BY id ORDER BY observed_at DESC, row_id) AS rn
+  FROM ${q(ACTIVE_TABLE)}
+),
+ended AS (
+  SELECT * FROM last_row
+  WHERE rn = 1
+    AND event = 'gone'
+    AND observed_at < creation_time + INTERVAL '${windowDays - 2}' DAY
+    AND observed_at < current_timestamp - INTERVAL '${graceHours}' HOUR
+    AND creation_time >= (SELECT min(start_time) FROM ${q(HISTORY_TABLE)})
+),
+history_keys AS (
+  SELECT DISTINCT start_time, ${token} AS token_hmac, ${virtualToken} AS virtual_token_hmac
+  FROM ${q(HISTORY_TABLE)}
+)
+SELECT e.id AS active_id, e.user_id, e.token_id, e.token_name, e.virtual_token_name, e.subdomain,
+  e.customdomain, e.mode, e.port, e.creation_time, e.observed_at AS gone_observed_at, e.dt
+FROM ended e
+LEFT JOIN history_keys k
+  ON k.start_time = e.creation_time
+  AND (k.token_hmac = e.token_hmac OR k.virtual_token_hmac = e.virtual_token_hmac
+    OR (k.token_hmac IS NULL AND k.virtual_token_hmac IS NULL))
+WHERE k.start_time IS NULL`;
+}
+
+/** What `verify` reports: how many sessions the loss detector lists. */
+export const COUNT_LOST_SESSIONS_SQL = `SELECT count(*) AS lost FROM ${q(LOST_SESSIONS_VIEW)}`;

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { SNAPSHOT_METRIC } from '../../functions/snapshot-active/snapshotTelemetry.ts';
+import { ACTIVE_COLUMNS } from '../../lib/active/activeSchema.ts';
+import {
+  ACTIVE_TABLE,
+  LOST_COLUMNS,
+  LOST_SESSIONS_VIEW,
+  lostSessionsSql,
+  NAMED_SESSIONS_VIEW,
+  namedSessionsColumns,
+  namedSessionsSql,
+} from '../../lib/query/activeViews.ts';
+import { iamStatements, resourceSuffix, synthApp } from './testApp.ts';
+
+const { stack, template } = synthApp();
+// biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation JSON, asserted field by field.
+type Json = Record<string, any>;
+const json = template.toJSON() as { Resources: Record<string, { Type: string; Properties: Json }> };
+const logicalId = (c: { node: { defaultChild?: unknown } }) =>
+  stack.getLogicalId(c.node.defaultChild as never);
+const glueTable = (name: string) =>
+  Object.values(json.Resources).find(
+    (r) => r.Type === 'AWS::Glue::Table' && r.Properties.TableInput.Name === name,
+  )?.Properties.TableInput;
+const snapshotFn = json.Resources[logicalId(stack.snapshots.fn)]?.Properties;
+const archiveBucket = { Ref: logicalId(stack.buckets.archive) };
+
+describe('live sessions in the stack', () => {
+  it('runs the snapshot function apart from the archiver: own role, concurrency 1, no retries', () => {
+    expect(snapshotFn).toMatchObject({
+      Runtime: 'nodejs22.x',
+      ReservedConcurrentExecutions: 1,
+      Timeout: 120,
+      MemorySize: 256,
+    });
+    expect(snapshotFn?.Role).not.toEqual(json.Resources[logicalId(stack.archiver.fn)]?.Properties.Role);
+    expect(snapshotFn?.Environment.Variables).toMatchObject({
+      SNAPSHOT_INTERVAL_MINUTES: '5',
+      TOKEN_VALUES: 'hash',
+      ARCHIVE_DEST: { 'Fn::Join': ['', ['s3://', archiveBucket, '/']] },
+    });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: logicalId(stack.snapshots.fn) },
+      MaximumRetryAttempts: 0,
+    });
+  });
+
+  it('is started every 5 minutes', () => {
+    const rule = json.Resources[logicalId(stack.snapshots.rule)]?.Properties;
+    expect(rule?.ScheduleExpression).toBe('rate(5 minutes)');
+    expect(rule?.Targets).toEqual([
+      expect.objectContaining({ Arn: { 'Fn::GetAtt': [logicalId(stack.snapshots.fn), 'Arn'] } }),
+    ]);
+  });
+
+  it('reaches only active/ objects and the ACTIVE state item, and deletes nothing', () => {
+    const policy = Object.values(json.Resources).find(
+      (r) =>
+        r.Type === 'AWS::IAM::Policy' &&
+        JSON.stringify(r.Properties.Roles) ===
+          JSON.stringify([{ Ref: logicalId(stack.snapshots.fn.role as never) }]),
+    );
+    const statements = policy?.Properties.PolicyDocument.Statement as Json[];
+    const actions = statements.flatMap((s) => [s.Action].flat());
+    expect(actions.filter((a: string) => /Delete|\*/.test(a))).toEqual([]);
+    const objects = statements.find((s) => s.Sid === 'ActiveRowsNoDelete');
+    expect(resourceSuffix(objects?.Resource)).toBe('/active/*');
+    expect(statements.find((s) => s.Sid === 'ListActive')?.Condition).toEqual({
+      StringLike: { 's3:prefix': ['active/*'] },
+    });
+    expect(statements.find((s) => s.Sid === 'ActiveStateItem')).toMatchObject({
+      Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['ACTIVE'] } },
+    });
+    // The archiver's own grants are unchanged: it never got active/ through this construct.
+    expect(iamStatements(template).length).toBeGreaterThan(statements.length);
+  });
+
+  it('alarms on no snapshot in an hour and on long sessions', () => {
+    for (const name of [SNAPSHOT_METRIC.SnapshotSucceeded, SNAPSHOT_METRIC.LongSessions]) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: name,
+        AlarmActions: [{ Ref: logicalId(stack.alarms.topic) }],
+      });
+    }
+  });
+
+  it('has a Glue table over active/ with the Parquet columns and dt projected like history', () => {
+    const table = glueTable(ACTIVE_TABLE);
+    expect(table.StorageDescriptor.Columns).toEqual(
+      ACTIVE_COLUMNS.map((c) => ({ Name: c.name, Type: c.athenaType })),
+    );
+    expect(table.PartitionKeys).toEqual([expect.objectContaining({ Name: 'dt', Type: 'string' })]);
+    expect(table.StorageDescriptor.Location).toEqual({
+      'Fn::Join': ['', ['s3://', archiveBucket, '/active/']],
+    });
+    expect(table.Parameters).toMatchObject({
+      'projection.enabled': 'true',
+      'projection.dt.type': 'date',
+      'projection.dt.format': 'yyyy-MM-dd',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Athena's own ${dt} placeholder, not JS.
+      'storage.location.template': { 'Fn::Join': ['', ['s3://', archiveBucket, '/active/dt=${dt}/']] },
+    });
+  });
+
+  it.each([
+    [NAMED_SESSIONS_VIEW, namedSessionsSql(), namedSessionsColumns()],
+    [LOST_SESSIONS_VIEW, lostSessionsSql({ windowDays: 60 }), [...LOST_COLUMNS]],
+  ])('deploys the view %s with the same SQL the local DuckDB setup runs', (name, sql, columns) => {
+    const view = glueTable(name);
+    expect(view.TableType).toBe('VIRTUAL_VIEW');
+    expect(view.Parameters).toEqual({ presto_view: 'true', comment: 'Presto View' });
+    const encoded = /^\/\* Presto View: (.+) \*\/$/.exec(view.ViewOriginalText)?.[1] ?? '';
+    const presto = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
+    expect(presto).toMatchObject({ originalSql: sql, catalog: 'awsdatacatalog', schema: 'tunnel_archive' });
+    expect(presto.columns.map((c: { name: string }) => c.name)).toEqual(columns.map((c) => c.name));
+    expect(view.StorageDescriptor.Columns).toEqual(
+      columns.map((c) => ({ Name: c.name, Type: c.athenaType })),
+    );
+  });
+});
