@@ -14,7 +14,7 @@ const sizes = (process.argv[2] ?? '20000,100000').split(',').map(Number);
 const runTs = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));
 const now = new Date();
 // BENCH_CHILD_HEAP_MIB caps the archiver's heap, to show the memory a heavy day really needs.
-const heapFlag = process.env.BENCH_CHILD_HEAP_MIB
+const _heapFlag = process.env.BENCH_CHILD_HEAP_MIB
   ? [`--max-old-space-size=${process.env.BENCH_CHILD_HEAP_MIB}`]
   : [];
 for (const n of sizes) {

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type Day, daysBetween, toDay } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveMeta, DayState, Lease } from '../state/stateStore.ts';

@@ -203,7 +203,7 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
               fence: num(item, 'fence') ?? 0,
               expiresAt: num(item, 'expiresAt') ?? 0,
             };
-      const broken = held !== undefined && breakIf !== undefined && breakIf(held);
+      const broken = held && breakIf?.(held);
       if (held !== undefined && held.owner !== owner && held.expiresAt >= t && !broken) return undefined;
       const lease: Lease = { owner, fence: (held?.fence ?? 0) + 1, expiresAt: t + ttlMs };
       try {

@@ -21,7 +21,6 @@ import {
   localViewStatements,
 } from '../../lib/query/localViews.ts';
 import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
-import { tokenHmac } from '../../lib/records/tokenHmac.ts';
 import { API_KEY, testClient } from '../upstream/testClient.ts';
 import { FileRowSink, MemoryActiveState, TOKEN_KEY } from './activeKit.ts';
 

@@ -77,7 +77,7 @@ export class MemoryStateStore implements StateStore {
       const t = now.getTime();
       read ??= { held: this.#lease === undefined ? undefined : { ...this.#lease } };
       const { held } = read;
-      const broken = held !== undefined && breakIf !== undefined && breakIf({ ...held });
+      const broken = held && breakIf?.({ ...held });
       if (held !== undefined && held.owner !== owner && held.expiresAt >= t && !broken) return undefined;
       const current = this.#lease;
       const conditionHolds =
