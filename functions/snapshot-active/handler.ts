@@ -2,16 +2,20 @@
  * Snapshot Lambda entry point: wiring only (see `createSnapshotHandler`). Built once per container.
  */
 
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
-import { objectStoreRowSink } from '../../lib/active/objectStoreRowSink.ts';
+import { committerRowSink } from '../../lib/active/committerRowSink.ts';
 import { rebuildActiveFromArchive } from '../../lib/active/readActiveArchive.ts';
 import { systemClock } from '../../lib/clock/clock.ts';
 import { loadConfig } from '../../lib/config/loadConfig.ts';
+import { PartitionCommitter } from '../../lib/engine/partitionCommitter.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
@@ -49,11 +53,25 @@ async function secret(id: string): Promise<string | Uint8Array | undefined> {
 
 const objects = objectStoreFromUrl(config.dest, { s3Client: new S3Client(s3ClientConfig(process.env)) });
 
+const state = createDynamoStateStore({ client: new DynamoDBClient({}), table });
+
 const snapshot = createSnapshotHandler({
   config,
   settings,
-  state: createDynamoStateStore({ client: new DynamoDBClient({}), table }),
-  commitRows: objectStoreRowSink(objects),
+  state,
+  // The archiver's exactly-once committer (manifests, digests); it needs no lease: manifest writes are conditional.
+  commitRows: (dt, rows) =>
+    committerRowSink(
+      new PartitionCommitter({
+        objects,
+        state,
+        clock: systemClock,
+        logger: log,
+        runId: `snap-${randomUUID().slice(0, 8)}`,
+        fence: 0,
+        tmpDir: join(tmpdir(), 'tunnel-archiver-snapshot'),
+      }),
+    )(dt, rows),
   rebuildFromArchive: () => rebuildActiveFromArchive(objects),
   clock: systemClock,
   logger: log,

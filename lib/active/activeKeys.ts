@@ -1,11 +1,9 @@
 import type { Day } from '../clock/day.ts';
+import { archiveKeys } from '../engine/archiveKeys.ts';
 
-/**
- * Object keys of the `active/` dataset (the Glue table `tunnel_active_sessions` reads `active/`).
- * Meant to join `archiveKeys` (lib/engine/archiveKeys.ts) when the engine commits active rows.
- */
+/** Object keys of the `active/` dataset (the Glue table `tunnel_active_sessions`), from `archiveKeys`. */
 export const activeKeys = {
-  prefix: 'active/',
-  partition: (dt: Day) => `active/dt=${dt}/`,
-  data: (dt: Day, name: string) => `active/dt=${dt}/${name}`,
+  prefix: archiveKeys.activePrefix,
+  partition: (dt: Day) => archiveKeys.dataOf('active', dt, ''),
+  data: (dt: Day, name: string) => archiveKeys.dataOf('active', dt, name),
 };

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { committerRowSink } from '../active/committerRowSink.ts';
+import { rebuildActiveFromArchive } from '../active/readActiveArchive.ts';
+import { snapshotActive } from '../active/snapshotActive.ts';
 import { type Day, daysBetween, toDay } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveMeta, DayState, Lease } from '../state/stateStore.ts';
@@ -13,7 +16,14 @@ import { preflight } from './preflight.ts';
 import { publishAllPending } from './publishAllPending.ts';
 import { putDayMerging } from './putDayMerging.ts';
 import { makeRunTmpDir } from './runTmpDir.ts';
-import type { ArchiveDeps, ArchiveOptions, DayResult, FailedDay, RunSummary } from './runTypes.ts';
+import type {
+  ActiveSummary,
+  ArchiveDeps,
+  ArchiveOptions,
+  DayResult,
+  FailedDay,
+  RunSummary,
+} from './runTypes.ts';
 import { sweepStaging } from './sweepStaging.ts';
 
 /** Errors that no other day could escape: the run stops, with that error's own exit code. */
@@ -96,6 +106,8 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
     await sweepStaging(deps, started);
 
     const committer = new PartitionCommitter({ ...deps, runId, fence: lease.fence, tmpDir });
+    const active =
+      options.snapshotActive === false ? undefined : await snapshotInRun(deps, options, committer);
     const results: DayResult[] = [];
     const failedDays: FailedDay[] = [];
     const deferredDays: Day[] = [];
@@ -202,6 +214,7 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
       oldestUnpublishedHours: pending.oldestUnpublishedHours,
       ...(learned < options.windowDays ? { learnedWindowDays: learned } : {}),
       atRisk: daysAtRisk(today, learned, days),
+      ...(active ? { active } : {}),
       stoppedByDeadline,
       days: results,
     };
@@ -216,6 +229,47 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
 
 function failedOf(day: Day, code: string, message: string, attempts: number): FailedDay {
   return { day, code, message, attempts };
+}
+
+/**
+ * Every archiving run also snapshots the active list (one request), through the same committer. A failed
+ * snapshot is logged and reported in the summary; it never fails the history run.
+ */
+async function snapshotInRun(
+  deps: ArchiveDeps,
+  options: ArchiveOptions,
+  committer: PartitionCommitter,
+): Promise<ActiveSummary> {
+  try {
+    const r = await snapshotActive(
+      {
+        api: deps.api,
+        state: deps.state,
+        commitRows: committerRowSink(committer),
+        rebuildFromArchive: () => rebuildActiveFromArchive(deps.objects),
+        clock: deps.clock,
+        logger: deps.logger,
+        tokenKey: deps.tokenKey,
+      },
+      { tokenPolicy: options.tokenPolicy, windowDays: options.windowDays },
+    );
+    return {
+      listed: r.listed,
+      rows: r.events.seen + r.events.changed + r.events.gone,
+      longSessions: r.longSessions.length,
+    };
+  } catch (error) {
+    deps.logger.warn('active snapshot failed; the history run goes on', {
+      code: ArchiverError.is(error) ? error.code : 'INTERNAL',
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return {
+      listed: 0,
+      rows: 0,
+      longSessions: 0,
+      error: error instanceof Error ? error.message : String(error),
+    };
+  }
 }
 
 async function learnWindow(deps: ArchiveDeps, meta: ArchiveMeta, days: number): Promise<ArchiveMeta> {

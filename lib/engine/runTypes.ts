@@ -59,6 +59,8 @@ export interface ArchiveOptions {
   onlyDays?: Day[];
   /** Root of the per-run private temp folders (spills, Parquet before upload); default the OS temp dir. */
   tmpDir?: string;
+  /** Snapshot the active list in this run too (default true). */
+  snapshotActive?: boolean;
   /** Runs the deadline cut a day short in a row before that day is reported as failed. */
   deferralsBeforeFailure?: number;
 }
@@ -82,6 +84,17 @@ export interface DayResult {
   unreliableTotals: boolean;
   /** The deadline cut the walk short; what it had was committed. */
   interrupted: boolean;
+}
+
+/** The active-list snapshot this run took. */
+export interface ActiveSummary {
+  listed: number;
+  /** seen/changed/gone rows derived (already-archived ones are dropped by the commit). */
+  rows: number;
+  /** Sessions open longer than history can show (window − 2 days). */
+  longSessions: number;
+  /** Why the snapshot failed, when it did (the history run went on). */
+  error?: string;
 }
 
 /** A day whose walk or commit failed on this run. */
@@ -120,6 +133,8 @@ export interface RunSummary {
   brokenPartitions: string[];
   /** Age in hours of the oldest listed-but-unpublished file found at the start of the run (0: none). */
   oldestUnpublishedHours: number;
+  /** The active-list snapshot of this run (absent when disabled). */
+  active?: ActiveSummary;
   /** Days the server showed it keeps, when fewer than configured. */
   learnedWindowDays?: number;
   /** Unsealed days within 2 days of leaving the window. */

@@ -5,11 +5,16 @@ import { parquetMetadata, parquetSchema } from 'hyparquet';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { activeParquetBytes, readActiveRowIds, readActiveRows } from '../../lib/active/activeParquet.ts';
 import { ACTIVE_COLUMNS } from '../../lib/active/activeSchema.ts';
+import { committerRowSink } from '../../lib/active/committerRowSink.ts';
 import { diffSnapshot } from '../../lib/active/diffSnapshot.ts';
-import { objectStoreRowSink } from '../../lib/active/objectStoreRowSink.ts';
 import { rebuildActiveFromArchive } from '../../lib/active/readActiveArchive.ts';
 import { rebuildActiveObservations } from '../../lib/active/rebuildActiveObservations.ts';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { PartitionCommitter } from '../../lib/engine/partitionCommitter.ts';
+import { silentLogger } from '../../lib/log/logger.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import type { ObjectStore } from '../../lib/store/objectStore.ts';
+import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import { session, TOKEN_KEY } from './activeKit.ts';
 
 const T0 = new Date('2025-03-01T12:00:00.000Z');
@@ -38,7 +43,7 @@ describe('activeParquetBytes', () => {
   });
 });
 
-describe('objectStoreRowSink', () => {
+describe('committerRowSink', () => {
   let dir: string;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'sink-'));
@@ -47,25 +52,40 @@ describe('objectStoreRowSink', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('writes only rows the partition does not hold, under a name derived from them', async () => {
-    const objects = createFileObjectStore(dir);
-    const commit = objectStoreRowSink(objects);
+  const sink = (objects: ObjectStore, state: MemoryStateStore) =>
+    committerRowSink(
+      new PartitionCommitter({
+        objects,
+        state,
+        clock: new ManualClock(T0),
+        logger: silentLogger,
+        runId: 'snap',
+        fence: 0,
+        tmpDir: join(dir, 'tmp'),
+      }),
+    );
+
+  it('commits through the manifest only the rows the partition does not hold, published under active/', async () => {
+    const objects = createFileObjectStore(join(dir, 'archive'));
+    const state = new MemoryStateStore();
+    const commit = sink(objects, state);
     const rows = rowsOf();
-    const first = await commit('2025-03-01', rows.slice(0, 1));
-    expect(first.written).toBe(1);
-    expect(first.key).toMatch(/^active\/dt=2025-03-01\/part-[0-9a-f]{32}\.parquet$/);
-    expect((await commit('2025-03-01', rows)).written).toBe(1);
-    expect(await commit('2025-03-01', rows)).toEqual({ written: 0 });
+    expect((await commit('2025-03-01', rows.slice(0, 1))).newRecords).toBe(1);
+    expect((await commit('2025-03-01', rows)).newRecords).toBe(1);
+    expect((await commit('2025-03-01', rows)).newRecords).toBe(0);
     const keys: string[] = [];
     for await (const info of objects.list('active/')) keys.push(info.key);
     expect(keys).toHaveLength(2);
+    const manifest = await state.getPartition('2025-03-01', 'active');
+    expect(manifest?.files.map((f) => `active/dt=2025-03-01/${f.name}`).sort()).toEqual(keys.sort());
+    expect(manifest?.files.every((f) => f.published)).toBe(true);
   });
 
   it('rebuilds the observations from what it wrote', async () => {
-    const objects = createFileObjectStore(dir);
+    const objects = createFileObjectStore(join(dir, 'archive'));
     expect(await rebuildActiveFromArchive(objects)).toBeUndefined();
     const diff = diffSnapshot({ sessions: {} }, [session('a'), session('b')], T0, OPTS);
-    await objectStoreRowSink(objects)('2025-03-01', diff.rows);
+    await sink(objects, new MemoryStateStore())('2025-03-01', diff.rows);
     expect(await rebuildActiveFromArchive(objects)).toEqual(diff.next);
   });
 });

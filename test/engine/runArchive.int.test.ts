@@ -37,9 +37,19 @@ describe('runArchive', () => {
     expect(diffArchive(archive.byDt, truth)).toEqual([]);
     expect(archive.total).toBe(expectedTotal);
 
+    // Every archiving run also snapshots the active list through the same committer.
+    expect(first.active).toMatchObject({ listed: world.emulator.active().length });
+    expect(first.active?.rows).toBe(world.emulator.active().length); // all `seen`
+    expect(first.active?.longSessions).toBeGreaterThan(0); // the emulator keeps tunnels open for > 60 days
+    const activeFiles: string[] = [];
+    for await (const o of world.objects.list('active/')) activeFiles.push(o.key);
+    expect(activeFiles.length).toBeGreaterThan(0);
+    expect((await world.state.listPartitions()).some((m) => m.dataset === 'active')).toBe(true);
+
     const second = await runArchive(world.deps(), TEST_OPTIONS);
     expect(second.daysPlanned).toBe(0);
     expect(second.recordsNew).toBe(0);
+    expect(second.active).toMatchObject({ rows: 0 }); // nothing changed in between
 
     // An independent reader agrees: DuckDB counts every row once, typed as the public contract says.
     const glob = join(world.dir, 'archive', 'history', '*', '*.parquet');

@@ -1,0 +1,14 @@
+import type { DatasetWriter } from '../engine/partitionCommitter.ts';
+import { readActiveRowIds, writeActiveParquet } from './activeParquet.ts';
+import type { ActiveRow } from './activeRow.ts';
+
+/** `active/`: observation rows, deduped by `row_id` (a snapshot's rows are few: one file, in memory). */
+export const activeWriter: DatasetWriter<ActiveRow> = {
+  dataset: 'active',
+  write: async (rows, localPath) => {
+    const all: ActiveRow[] = [];
+    for await (const r of rows) all.push(r);
+    return writeActiveParquet(all, localPath);
+  },
+  readIds: readActiveRowIds,
+};
