@@ -1,0 +1,113 @@
+import { parquetRowCount, sha256OfBytes } from '../digest/describeDataFile.ts';
+import { digestKeys } from '../digest/digestKeys.ts';
+import type { DigestFile } from '../digest/digestSchema.ts';
+import type { DigestChain } from '../digest/readDigestChain.ts';
+import { readRecordIds } from '../parquet/readHistoryParquet.ts';
+import type { ObjectStore } from '../store/objectStore.ts';
+import type { VerifyFailure } from './verifyTypes.ts';
+
+export interface FileCheck {
+  failures: VerifyFailure[];
+  files: number;
+  rows: number;
+  /** Every `record_id` in `history/` (for the upstream comparison). */
+  recordIds: Set<string>;
+}
+
+/**
+ * Data checks: every object under `history/` and `active/` is listed in exactly one digest, every
+ * listed file exists with the listed SHA-256 and row count, and no `record_id` appears twice.
+ */
+export async function checkFiles(objects: ObjectStore, chain: DigestChain): Promise<FileCheck> {
+  const failures: VerifyFailure[] = [];
+  const listed = new Map<string, { file: DigestFile; digest: string }>();
+  for (const e of chain.entries) {
+    for (const file of e.digest?.files ?? []) {
+      const earlier = listed.get(file.key);
+      if (earlier) {
+        failures.push({
+          kind: 'chain',
+          object: file.key,
+          message: `${file.key} is listed in both ${earlier.digest} and ${e.key}`,
+        });
+        continue;
+      }
+      listed.set(file.key, { file, digest: e.key });
+    }
+  }
+  const present = new Set<string>();
+  const firstSeen = new Map<string, string>();
+  const duplicates = new Map<string, { a: string; b: string; n: number }>();
+  let files = 0;
+  let rows = 0;
+  for (const prefix of digestKeys.dataPrefixes) {
+    for await (const o of objects.list(prefix)) {
+      present.add(o.key);
+      const entry = listed.get(o.key);
+      if (!entry) {
+        failures.push({
+          kind: 'unlisted',
+          object: o.key,
+          message: `${o.key} is not listed in any digest: an extra or foreign file`,
+        });
+        continue;
+      }
+      const bytes = await objects.get(o.key);
+      if (!bytes) {
+        present.delete(o.key);
+        continue;
+      }
+      files++;
+      const { file, digest } = entry;
+      const sha = sha256OfBytes(bytes);
+      if (sha !== file.sha256) {
+        failures.push({
+          kind: 'hash',
+          object: o.key,
+          message: `${o.key} has SHA-256 ${sha}, but ${digest} lists ${file.sha256}: its content changed`,
+        });
+      }
+      const count = await parquetRowCount(bytes);
+      if (count === null || count !== file.rows) {
+        failures.push({
+          kind: 'rows',
+          object: o.key,
+          message: `${o.key} has ${count ?? 'no readable'} rows, but ${digest} lists ${file.rows ?? 'none'}`,
+        });
+      }
+      rows += count ?? 0;
+      if (file.dataset !== 'history' || count === null) continue;
+      for (const id of await readRecordIds(bytes)) {
+        const other = firstSeen.get(id);
+        if (other === undefined) {
+          firstSeen.set(id, o.key);
+          continue;
+        }
+        const pair = `${other}\n${o.key}`;
+        const d = duplicates.get(pair) ?? { a: other, b: o.key, n: 0 };
+        d.n++;
+        duplicates.set(pair, d);
+      }
+    }
+  }
+  for (const [key, { digest }] of listed) {
+    if (!present.has(key)) {
+      failures.push({
+        kind: 'missing-file',
+        object: key,
+        message: `${key} is listed in ${digest} but is gone`,
+      });
+    }
+  }
+  for (const { a, b, n } of duplicates.values()) {
+    failures.push({
+      kind: 'duplicate',
+      object: b,
+      message:
+        a === b
+          ? `${b} holds ${n} record_id(s) twice`
+          : `${b} repeats ${n} record_id(s) already archived in ${a}`,
+    });
+  }
+  return { failures, files, rows, recordIds: new Set(firstSeen.keys()) };
+}
