@@ -44,39 +44,39 @@ export async function checkFiles(objects: ObjectStore, chain: DigestChain): Prom
     for await (const o of objects.list(prefix)) {
       present.add(o.key);
       const entry = listed.get(o.key);
+      const bytes = await objects.get(o.key);
+      if (!bytes) {
+        present.delete(o.key); // removed between list and get
+        continue;
+      }
+      files++;
+      const count = await parquetRowCount(bytes);
+      rows += count ?? 0;
       if (!entry) {
         failures.push({
           kind: 'unlisted',
           object: o.key,
           message: `${o.key} is not listed in any digest: an extra or foreign file`,
         });
-        continue;
+      } else {
+        const { file, digest } = entry;
+        const sha = sha256OfBytes(bytes);
+        if (sha !== file.sha256) {
+          failures.push({
+            kind: 'hash',
+            object: o.key,
+            message: `${o.key} has SHA-256 ${sha}, but ${digest} lists ${file.sha256}: its content changed`,
+          });
+        }
+        if (count === null || count !== file.rows) {
+          failures.push({
+            kind: 'rows',
+            object: o.key,
+            message: `${o.key} has ${count ?? 'no readable'} rows, but ${digest} lists ${file.rows ?? 'none'}`,
+          });
+        }
       }
-      const bytes = await objects.get(o.key);
-      if (!bytes) {
-        present.delete(o.key);
-        continue;
-      }
-      files++;
-      const { file, digest } = entry;
-      const sha = sha256OfBytes(bytes);
-      if (sha !== file.sha256) {
-        failures.push({
-          kind: 'hash',
-          object: o.key,
-          message: `${o.key} has SHA-256 ${sha}, but ${digest} lists ${file.sha256}: its content changed`,
-        });
-      }
-      const count = await parquetRowCount(bytes);
-      if (count === null || count !== file.rows) {
-        failures.push({
-          kind: 'rows',
-          object: o.key,
-          message: `${o.key} has ${count ?? 'no readable'} rows, but ${digest} lists ${file.rows ?? 'none'}`,
-        });
-      }
-      rows += count ?? 0;
-      if (file.dataset !== 'history' || count === null) continue;
+      if (!o.key.startsWith('history/') || count === null) continue;
       for (const id of await readRecordIds(bytes)) {
         const other = firstSeen.get(id);
         if (other === undefined) {
@@ -100,13 +100,15 @@ export async function checkFiles(objects: ObjectStore, chain: DigestChain): Prom
     }
   }
   for (const { a, b, n } of duplicates.values()) {
+    // Blame the copy the digests do not list, when one of the two is unlisted.
+    const [kept, extra] = listed.has(b) || !listed.has(a) ? [a, b] : [b, a];
     failures.push({
       kind: 'duplicate',
-      object: b,
+      object: extra,
       message:
         a === b
           ? `${b} holds ${n} record_id(s) twice`
-          : `${b} repeats ${n} record_id(s) already archived in ${a}`,
+          : `${extra} repeats ${n} record_id(s) also archived in ${kept}`,
     });
   }
   return { failures, files, rows, recordIds: new Set(firstSeen.keys()) };
