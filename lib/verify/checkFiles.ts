@@ -101,7 +101,7 @@ export async function checkFiles(objects: ObjectStore, chain: DigestChain): Prom
   }
   for (const { a, b, n } of duplicates.values()) {
     // Blame the copy the digests do not list, when one of the two is unlisted.
-    const [kept, extra] = listed.has(b) || !listed.has(a) ? [a, b] : [b, a];
+    const [kept, extra] = !listed.has(a) && listed.has(b) ? [b, a] : [a, b];
     failures.push({
       kind: 'duplicate',
       object: extra,
