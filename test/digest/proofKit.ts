@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { appendDigest } from '../../lib/digest/appendDigest.ts';
 import type { DigestScan } from '../../lib/digest/digestSchema.ts';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
@@ -16,10 +17,15 @@ export function scansOf(summary: RunSummary): DigestScan[] {
 
 /** One archiving run with the current engine, followed by the digest the engine will append. */
 export async function runAndDigest(world: World, signer: DigestSigner): Promise<RunSummary> {
-  const summary = await runArchive(world.deps(), TEST_OPTIONS);
+  const summary = await runArchive(world.deps(), optionsFor(world));
   await appendDigest(
     { objects: world.objects, signer, clock: world.clock, logger: world.deps().logger },
     { runId: summary.runId, scans: scansOf(summary) },
   );
   return summary;
+}
+
+/** The engine's test options with the run's scratch folder inside the world's own temp folder. */
+export function optionsFor(world: World): typeof TEST_OPTIONS {
+  return { ...TEST_OPTIONS, tmpDir: join(world.dir, 'run-tmp') };
 }
