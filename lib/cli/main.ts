@@ -35,6 +35,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
         return await statusCommand(parseCliFlags(rest), io);
       case 'verify':
         return await verifyCommand(parseCliFlags(rest), io);
+      case 'recover':
+        return await (await import('./recoverCommand.ts')).recoverCommand(parseCliFlags(rest), io);
       default:
         io.stderr.write(`error [CONFIG_INVALID]: unknown command '${command}'; see tunnel-archiver --help\n`);
         return 2;

@@ -21,6 +21,13 @@ export function checkChain(chain: DigestChain): VerifyFailure[] {
       message: 'the public key is not published: no digest can be checked',
     });
   }
+  if (chain.entries.length === 0) {
+    failures.push({
+      kind: 'chain',
+      object: digestKeys.digest(1),
+      message: `no digest found under ${digestKeys.prefix}: not an archive, or no run has finished since digests were introduced`,
+    });
+  }
   for (const key of chain.strays) {
     failures.push({ kind: 'unlisted', object: key, message: `${key} is under digests/ but is not a digest` });
   }
