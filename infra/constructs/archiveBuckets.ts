@@ -17,7 +17,12 @@ export interface ArchiveBucketsProps {
 }
 
 /** Key prefixes the archiver writes; `history/` is the Athena table location. */
-export const PREFIX = { history: 'history/', quarantine: 'quarantine/', staging: '_staging/' } as const;
+export const PREFIX = {
+  history: 'history/',
+  quarantine: 'quarantine/',
+  staging: '_staging/',
+  digests: 'digests/',
+} as const;
 
 /** Days after which an abandoned staged upload (a run killed mid-commit) is removed. */
 export const STAGING_EXPIRY_DAYS = 3;

@@ -142,14 +142,17 @@ describe('TunnelArchiverStack', () => {
       }
     });
 
-    it('reads only its own secret and uses only its own table', () => {
+    it('reads only its own two secrets (API key, token key) and uses only its own table', () => {
       const secret = statements.filter((s) => s.actions.some((a) => a.startsWith('secretsmanager:')));
-      expect(secret).toHaveLength(1);
-      expect(secret[0]?.actions.sort()).toEqual([
-        'secretsmanager:DescribeSecret',
+      expect(secret).toHaveLength(2);
+      expect(secret.flatMap((s) => s.actions)).toEqual([
+        'secretsmanager:GetSecretValue',
         'secretsmanager:GetSecretValue',
       ]);
-      expect(secret[0]?.resources).toEqual([ref(stack.apiKey.secret)]);
+      expect(secret.flatMap((s) => s.resources)).toEqual([
+        ref(stack.apiKey.secret),
+        ref(stack.integrity.tokenKey),
+      ]);
       const dynamo = statements.filter((s) => s.actions.some((a) => a.startsWith('dynamodb:')));
       expect(dynamo.flatMap((s) => s.resources)).toEqual([{ 'Fn::GetAtt': [ref(stack.table).Ref, 'Arn'] }]);
     });
