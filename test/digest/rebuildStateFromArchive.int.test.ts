@@ -12,7 +12,6 @@ import {
   archivedIds,
   diffArchive,
   startWorld,
-  TEST_OPTIONS,
   truthIds,
   type World,
   windowDays,

@@ -47,9 +47,11 @@ describe('ArchiveIntegrity', () => {
     const policy = Object.values(template.findResources('AWS::S3::BucketPolicy')).find((p) =>
       JSON.stringify(p).includes('DenyOverwriteOfPublishedObjects'),
     );
-    const statement = (policy?.Properties.PolicyDocument.Statement as Record<string, unknown>[]).find(
-      (s) => s.Sid === 'DenyOverwriteOfPublishedObjects',
-    ) as Record<string, unknown>;
+    const statements = (policy?.Properties.PolicyDocument.Statement ?? []) as Record<string, unknown>[];
+    const statement = statements.find((s) => s.Sid === 'DenyOverwriteOfPublishedObjects') as Record<
+      string,
+      unknown
+    >;
     expect(statement).toMatchObject({
       Effect: 'Deny',
       Principal: { AWS: '*' },

@@ -161,7 +161,7 @@ describe('createArchiveHandler', () => {
     const seen: unknown[] = [];
     const failure = { kind: 'hash' as const, object: 'history/dt=2025-01-01/a.parquet', message: 'changed' };
     const h = harness(async () => runSummary(), {
-      verify: async (deps, options) => {
+      verify: async (_deps, options) => {
         seen.push(options);
         return verifyResult({ ok: false, failures: [failure] });
       },
