@@ -1,3 +1,4 @@
+import { mapLimit } from '../engine/mapLimit.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { sha256OfBytes } from './describeDataFile.ts';
 import { digestKeys } from './digestKeys.ts';
@@ -22,20 +23,23 @@ export interface DigestChain {
   publicKeyError?: string;
 }
 
+const DIGEST_READ_CONCURRENCY = 16;
+
 /** Reads the whole digest chain and the published public key. Read-only; validates each object with zod. */
 export async function readDigestChain(objects: ObjectStore): Promise<DigestChain> {
-  const entries: ChainEntry[] = [];
+  const keys: { key: string; seq: number }[] = [];
   const strays: string[] = [];
   for await (const o of objects.list(digestKeys.prefix)) {
     if (o.key === digestKeys.publicKeyPem || o.key === digestKeys.publicKeyInfo) continue;
     const seq = digestKeys.seqOf(o.key);
-    if (seq === undefined) {
-      strays.push(o.key);
-      continue;
-    }
-    const bytes = await objects.get(o.key);
-    if (!bytes) continue; // removed between list and get
-    const entry: ChainEntry = { key: o.key, seq, sha256: sha256OfBytes(bytes) };
+    if (seq === undefined) strays.push(o.key);
+    else keys.push({ key: o.key, seq });
+  }
+  // Digests are small and there is one per run: fetch them in parallel, keep them in chain order.
+  const read = await mapLimit(keys, DIGEST_READ_CONCURRENCY, async ({ key, seq }) => {
+    const bytes = await objects.get(key);
+    if (!bytes) return undefined; // removed between list and get
+    const entry: ChainEntry = { key, seq, sha256: sha256OfBytes(bytes) };
     try {
       const parsed = digestSchema.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
       if (parsed.success) entry.digest = parsed.data;
@@ -43,8 +47,9 @@ export async function readDigestChain(objects: ObjectStore): Promise<DigestChain
     } catch (error) {
       entry.error = `not JSON: ${(error as Error).message}`;
     }
-    entries.push(entry);
-  }
+    return entry;
+  });
+  const entries = read.filter((e): e is ChainEntry => e !== undefined);
   entries.sort((a, b) => a.seq - b.seq);
   const chain: DigestChain = { entries, strays };
   const pem = await objects.get(digestKeys.publicKeyPem);
