@@ -14,6 +14,13 @@ export function lastCompleteScans(chain: DigestChain): Map<string, number> {
 }
 
 /**
+ * Upstream ingestion lag allowed by default: a history row may appear up to this long after its session
+ * ended (the emulator models up to 48 h; the real value is not documented), so a session that ended
+ * this close before a scan may not have been visible to it yet.
+ */
+export const DEFAULT_INGESTION_GRACE_MS = 48 * 3_600_000;
+
+/**
  * Pending or missing, for a record the archive lacks: it is pending when the day has no complete
  * scan yet, or when the session ended (plus `graceMs` of upstream ingestion lag) after that scan, so
  * no scan could have seen it; otherwise it was visible to a complete scan and is missing.

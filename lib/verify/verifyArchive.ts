@@ -6,7 +6,7 @@ import type { UpstreamApi } from '../upstream/upstreamApi.ts';
 import { checkChain } from './checkChain.ts';
 import { checkFiles } from './checkFiles.ts';
 import { compareUpstream } from './compareUpstream.ts';
-import { lastCompleteScans } from './lastScans.ts';
+import { DEFAULT_INGESTION_GRACE_MS, lastCompleteScans } from './lastScans.ts';
 import type { VerifyResult } from './verifyTypes.ts';
 
 export interface VerifyOptions {
@@ -16,7 +16,7 @@ export interface VerifyOptions {
   pageSize?: number;
   pageConcurrency?: number;
   maxPasses?: number;
-  /** Upstream ingestion lag to allow: a session that ended this long before a scan may still be pending. */
+  /** Upstream ingestion lag to allow (default 48 h): a session that ended this long before a scan may still be pending. */
   graceMs?: number;
 }
 
@@ -54,7 +54,7 @@ export async function verifyArchive(
       pageSize: options.pageSize ?? 2000,
       concurrency: options.pageConcurrency ?? 4,
       maxPasses: options.maxPasses ?? 10,
-      graceMs: options.graceMs ?? 0,
+      graceMs: options.graceMs ?? DEFAULT_INGESTION_GRACE_MS,
     });
     result.days = upstream.days;
     result.pending = upstream.days.reduce((a, d) => a + d.pending, 0);
