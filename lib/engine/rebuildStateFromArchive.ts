@@ -42,11 +42,6 @@ const MAX_CONFLICTS = 5;
  */
 export async function rebuildStateFromArchive(deps: RebuildDeps): Promise<RebuildResult> {
   const { objects, state, logger } = deps;
-  const digested = new Map<string, { file: DigestFile; createdAt: string }>();
-  for (const e of (await readDigestChain(objects)).entries) {
-    for (const file of e.digest?.files ?? [])
-      digested.set(file.key, { file, createdAt: e.digest?.createdAt ?? '' });
-  }
   const byDt = new Map<string, { name: string; key: string }[]>();
   for await (const o of objects.list(archiveKeys.historyPrefix)) {
     const m = /^history\/dt=([^/]+)\/([^/]+)$/.exec(o.key);
@@ -55,9 +50,25 @@ export async function rebuildStateFromArchive(deps: RebuildDeps): Promise<Rebuil
     list.push({ name: m[2] as string, key: o.key });
     byDt.set(m[1] as string, list);
   }
+  // One scan of the state; the digests are read only when something is actually lacking.
+  const manifests = new Map(
+    (await state.listPartitions())
+      .filter((m) => ((m as { dataset?: string }).dataset ?? 'history') === 'history')
+      .map((m) => [m.dt, m] as const),
+  );
+  const lackingAny = [...byDt].some(([dt, found]) => {
+    const names = new Set(manifests.get(dt)?.files.map((f) => f.name));
+    return found.some((f) => !names.has(f.name));
+  });
+  if (!lackingAny) return { partitions: [], files: 0, rows: 0, undigested: 0 };
+  const digested = new Map<string, { file: DigestFile; createdAt: string }>();
+  for (const e of (await readDigestChain(objects)).entries) {
+    for (const file of e.digest?.files ?? [])
+      digested.set(file.key, { file, createdAt: e.digest?.createdAt ?? '' });
+  }
   const result: RebuildResult = { partitions: [], files: 0, rows: 0, undigested: 0 };
   for (const [dt, found] of [...byDt].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    let current = await state.getPartition(dt);
+    let current = manifests.get(dt);
     const known = new Set(current?.files.map((f) => f.name));
     const lacking = found.filter((f) => !known.has(f.name));
     if (lacking.length === 0) continue;
