@@ -72,7 +72,7 @@ const signer: DigestSigner = kmsDigestSigner({ client: new KMSClient({}), keyId:
  */
 let tokenKey: Promise<Uint8Array> | undefined;
 function getTokenKey(): Promise<Uint8Array> {
-  tokenKey ??= getSecret(tokenKeySecretId as string, { maxAge: Number.MAX_SAFE_INTEGER })
+  tokenKey ??= getSecret(tokenKeySecretId as string)
     .then((value) => tokenKeyFromSecret(value, tokenKeySecretId as string))
     .catch((error: unknown) => {
       tokenKey = undefined;
