@@ -10,15 +10,24 @@ export interface FileCheck {
   failures: VerifyFailure[];
   files: number;
   rows: number;
-  /** Every `record_id` in `history/` (for the upstream comparison). */
+  /** Distinct `record_id`s across `history/`. */
+  records: number;
+  /** The `record_id`s of the partitions `keepIds` selected (for the upstream comparison). */
   recordIds: Set<string>;
 }
 
 /**
  * Data checks: every object under `history/` and `active/` is listed in exactly one digest, every
  * listed file exists with the listed SHA-256 and row count, and no `record_id` appears twice.
+ * A record's id fixes its `start_time`, hence its `dt`, so doubles can only sit in one partition: ids
+ * are held one partition at a time (memory bounded by the largest partition, not the archive), and
+ * kept only for the partitions `keepIds` selects.
  */
-export async function checkFiles(objects: ObjectStore, chain: DigestChain): Promise<FileCheck> {
+export async function checkFiles(
+  objects: ObjectStore,
+  chain: DigestChain,
+  keepIds: (dt: string) => boolean = () => false,
+): Promise<FileCheck> {
   const failures: VerifyFailure[] = [];
   const listed = new Map<string, { file: DigestFile; digest: string }>();
   for (const e of chain.entries) {
@@ -36,7 +45,10 @@ export async function checkFiles(objects: ObjectStore, chain: DigestChain): Prom
     }
   }
   const present = new Set<string>();
-  const firstSeen = new Map<string, string>();
+  let firstSeen = new Map<string, string>();
+  let partition: string | undefined;
+  let records = 0;
+  const recordIds = new Set<string>();
   const duplicates = new Map<string, { a: string; b: string; n: number }>();
   let files = 0;
   let rows = 0;
@@ -77,10 +89,19 @@ export async function checkFiles(objects: ObjectStore, chain: DigestChain): Prom
         }
       }
       if (!o.key.startsWith('history/') || count === null) continue;
+      const dt = /^history\/([^/]+)\//.exec(o.key)?.[1] ?? '';
+      if (dt !== partition) {
+        // Keys are listed in order, so a partition's files are contiguous.
+        partition = dt;
+        firstSeen = new Map();
+      }
+      const keep = keepIds(dt.replace(/^dt=/, ''));
       for (const id of await readRecordIds(bytes)) {
         const other = firstSeen.get(id);
         if (other === undefined) {
           firstSeen.set(id, o.key);
+          records++;
+          if (keep) recordIds.add(id);
           continue;
         }
         const pair = `${other}\n${o.key}`;
@@ -111,5 +132,5 @@ export async function checkFiles(objects: ObjectStore, chain: DigestChain): Prom
           : `${extra} repeats ${n} record_id(s) also archived in ${kept}`,
     });
   }
-  return { failures, files, rows, recordIds: new Set(firstSeen.keys()) };
+  return { failures, files, rows, records, recordIds };
 }

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock/clock.ts';
-import { toDay } from '../clock/day.ts';
+import { addDays, toDay } from '../clock/day.ts';
 import { readDigestChain } from '../digest/readDigestChain.ts';
+import { windowStartOf } from '../engine/planDays.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
 import { checkChain } from './checkChain.ts';
@@ -34,7 +35,15 @@ export async function verifyArchive(
   const checkedAt = deps.clock.now();
   const chain = await readDigestChain(deps.objects);
   const failures = checkChain(chain);
-  const files = await checkFiles(deps.objects, chain);
+  const today = toDay(checkedAt);
+  // Ids are needed only for the window (one day of margin each side: the API's day vs UTC start_time).
+  const from = addDays(windowStartOf(today, options.windowDays), -1);
+  const to = addDays(today, 1);
+  const files = await checkFiles(
+    deps.objects,
+    chain,
+    (dt) => options.api !== undefined && dt >= from && dt <= to,
+  );
   failures.push(...files.failures);
   const result: VerifyResult = {
     ok: false,
@@ -42,14 +51,14 @@ export async function verifyArchive(
     digests: chain.entries.length,
     files: files.files,
     rows: files.rows,
-    records: files.recordIds.size,
+    records: files.records,
     failures,
     days: [],
     pending: 0,
   };
   if (options.api) {
     const upstream = await compareUpstream(options.api, files.recordIds, lastCompleteScans(chain), {
-      today: toDay(checkedAt),
+      today,
       windowDays: options.windowDays,
       pageSize: options.pageSize ?? 2000,
       concurrency: options.pageConcurrency ?? 4,
