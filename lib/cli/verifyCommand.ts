@@ -48,6 +48,7 @@ export function formatVerify(r: VerifyResult, where: string): string {
   const lines = [
     `Archive ${where}`,
     `  digests ${r.digests}, files ${r.files}, rows ${r.rows}, distinct records ${r.records}`,
+    `  last digest written ${r.lastDigestAt ?? 'never'} (every run writes one: an old date means runs stopped, or the newest digests were removed)`,
   ];
   if (r.days.length > 0) {
     lines.push(

@@ -49,6 +49,7 @@ export async function verifyArchive(
     ok: false,
     checkedAt: checkedAt.toISOString(),
     digests: chain.entries.length,
+    lastDigestAt: chain.entries.at(-1)?.digest?.createdAt ?? null,
     files: files.files,
     rows: files.rows,
     records: files.records,

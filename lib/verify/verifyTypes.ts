@@ -39,6 +39,11 @@ export interface VerifyResult {
   ok: boolean;
   checkedAt: string;
   digests: number;
+  /**
+   * When the newest digest was written. The chain cannot show that its newest digests were removed;
+   * a last digest older than the run schedule says so (every run writes one, even when it adds nothing).
+   */
+  lastDigestAt: string | null;
   files: number;
   rows: number;
   /** Distinct record ids across `history/`. */

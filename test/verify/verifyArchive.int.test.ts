@@ -66,6 +66,7 @@ describe('verifyArchive', () => {
     expect(result.failures).toEqual([]);
     expect(result.ok).toBe(true);
     expect(result.digests).toBe(3);
+    expect(result.lastDigestAt).toBe(world.clock.now().toISOString());
     expect(result.files).toBe((await historyFiles(archiveDir)).length);
     expect(result.records).toBe(result.rows);
   });

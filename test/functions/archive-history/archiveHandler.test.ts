@@ -17,6 +17,7 @@ function verifyResult(overrides: Partial<VerifyResult> = {}): VerifyResult {
     ok: true,
     checkedAt: '2025-02-06T12:00:00.000Z',
     digests: 3,
+    lastDigestAt: '2025-02-06T11:00:00.000Z',
     files: 10,
     rows: 100,
     records: 100,
