@@ -7,6 +7,7 @@ import { ApiKeySecret } from './constructs/apiKeySecret.ts';
 import { ArchiveAlarms } from './constructs/archiveAlarms.ts';
 import { ArchiveBuckets } from './constructs/archiveBuckets.ts';
 import { ArchiveFunction } from './constructs/archiveFunction.ts';
+import { ArchiveIntegrity } from './constructs/archiveIntegrity.ts';
 import { HistoryCatalog } from './constructs/historyCatalog.ts';
 import { SnapshotFunction } from './constructs/snapshotFunction.ts';
 import type { StackSettings } from './stackSettings.ts';
@@ -29,6 +30,7 @@ export class TunnelArchiverStack extends Stack {
   /** Live sessions (issue 9): the 5-minute snapshot function, and the table and views over active/. */
   readonly snapshots: SnapshotFunction;
   readonly activeCatalog: ActiveCatalog;
+  readonly integrity: ArchiveIntegrity;
 
   constructor(scope: Construct, id: string, props: TunnelArchiverStackProps) {
     super(scope, id, props);
@@ -68,6 +70,14 @@ export class TunnelArchiverStack extends Stack {
       ...(settings.alarmEmail === undefined ? {} : { alarmEmail: settings.alarmEmail }),
     });
 
+    this.integrity = new ArchiveIntegrity(this, 'Integrity', {
+      bucket: this.buckets.archive,
+      fn: this.archiver.fn,
+      role: this.archiver.fn.role as NonNullable<typeof this.archiver.fn.role>,
+      topic: this.alarms.topic,
+      failures: this.archiver.failures,
+    });
+
     this.catalog = new HistoryCatalog(this, 'Catalog', {
       archive: asIBucket(this.buckets.archive),
       athenaResults: asIBucket(this.buckets.athenaResults),
@@ -78,6 +88,7 @@ export class TunnelArchiverStack extends Stack {
       table: asITable(this.table),
       secret: this.apiKey.secret,
       secretId: this.apiKey.secretId,
+      tokenKeySecretArn: this.integrity.tokenKey.secretArn,
       tracing: settings.tracing,
       tokenValues: settings.tokenValues,
       alarmTopic: this.alarms.topic,
@@ -104,6 +115,18 @@ export class TunnelArchiverStack extends Stack {
     new CfnOutput(this, 'ApiKeySecretArn', {
       value: this.apiKey.secret.secretArn,
       description: 'Secret holding the Pinggy API key',
+    });
+    new CfnOutput(this, 'DigestSigningKeyArn', {
+      value: this.integrity.signingKey.keyArn,
+      description: 'KMS key that signs digests/ (kept if the stack is deleted)',
+    });
+    new CfnOutput(this, 'TokenKeySecretArn', {
+      value: this.integrity.tokenKey.secretArn,
+      description: 'Token HMAC key: back it up; kept if the stack is deleted',
+    });
+    new CfnOutput(this, 'VerifyNowCommand', {
+      value: `aws lambda invoke --function-name ${fnName} --payload '{"verify":true}' --cli-binary-format raw-in-base64-out /dev/stdout`,
+      description: 'Verify the archive now (digest chain, files, API window)',
     });
     new CfnOutput(this, 'FunctionName', { value: fnName, description: 'Archiver Lambda' });
     new CfnOutput(this, 'AthenaWorkGroup', {

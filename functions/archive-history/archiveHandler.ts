@@ -1,6 +1,7 @@
 import type { Clock } from '../../lib/clock/clock.ts';
 import { archiveOptionsFromConfig } from '../../lib/config/archiveOptionsFromConfig.ts';
 import type { Config } from '../../lib/config/loadConfig.ts';
+import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
 import type { ArchiveDeps, ArchiveOptions, RunSummary } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
@@ -8,9 +9,12 @@ import type { Logger } from '../../lib/log/logger.ts';
 import type { StateStore } from '../../lib/state/stateStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
+import { type VerifyOptions, verifyArchive } from '../../lib/verify/verifyArchive.ts';
+import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
 import { lambdaDeadline } from './lambdaDeadline.ts';
 import { parseArchiveEvent } from './parseArchiveEvent.ts';
 import { failureMetrics, type MetricPoint, summaryMetrics } from './runMetrics.ts';
+import { METRIC } from './telemetryNames.ts';
 
 /** Port: where counts go. Powertools `Metrics` satisfies it. */
 export interface MetricsSink {
@@ -35,6 +39,10 @@ export interface ArchiveHandlerDeps {
   createApi(apiKey: string): UpstreamApi & { close(): Promise<void> };
   /** The engine; injectable so the handler's own behaviour is testable without it. */
   run?: (deps: ArchiveDeps, options: ArchiveOptions) => Promise<RunSummary>;
+  /** Token HMAC key and digest signer, loaded once per container; handed to the engine with its deps. */
+  getKeys: () => Promise<{ tokenKey: Uint8Array; signer: DigestSigner }>;
+  /** The verifier; injectable like `run`. */
+  verify?: (deps: { objects: ObjectStore; clock: Clock }, options: VerifyOptions) => Promise<VerifyResult>;
 }
 
 /**
@@ -49,9 +57,34 @@ export function createArchiveHandler(deps: ArchiveHandlerDeps) {
     for (const p of points) metrics.addMetric(p.name, 'Count', p.value);
   };
 
-  return async (event: unknown, context: InvocationContext): Promise<RunSummary> => {
+  const verify = deps.verify ?? verifyArchive;
+
+  /** `{ "verify": true }`: read-only checks plus the API comparison; failures are counted, logged one by one. */
+  const runVerify = async (): Promise<VerifyResult> => {
+    logger.info('verify starting', {});
+    const api = deps.createApi(await deps.getApiKey());
+    const { tokenKey } = await deps.getKeys();
+    let result: VerifyResult;
+    try {
+      result = await verify(
+        { objects: deps.objects, clock },
+        { api, tokenKey, windowDays: deps.config.windowDays, pageSize: deps.config.pageSize },
+      );
+    } finally {
+      await api.close();
+    }
+    metrics.addMetric(METRIC.VerifyFailures, 'Count', result.failures.length);
+    metrics.addMetric(METRIC.VerifyPending, 'Count', result.pending);
+    for (const f of result.failures) logger.error('verify failure', { ...f });
+    const { days: _days, failures, ...totals } = result;
+    logger.info('verify finished', { ...totals, failures: failures.length });
+    return result;
+  };
+
+  return async (event: unknown, context: InvocationContext): Promise<RunSummary | VerifyResult> => {
     try {
       const request = parseArchiveEvent(event);
+      if (request.kind === 'verify') return await runVerify();
       const deadline = lambdaDeadline(clock.now(), context.getRemainingTimeInMillis());
       const options = archiveOptionsFromConfig(deps.config, {
         deadline,
@@ -61,7 +94,11 @@ export function createArchiveHandler(deps: ArchiveHandlerDeps) {
       const api = deps.createApi(await deps.getApiKey());
       let summary: RunSummary;
       try {
-        summary = await run({ api, objects: deps.objects, state: deps.state, clock, logger }, options);
+        const keys = await deps.getKeys();
+        summary = await run(
+          { api, objects: deps.objects, state: deps.state, clock, logger, ...keys },
+          options,
+        );
       } finally {
         await api.close();
       }

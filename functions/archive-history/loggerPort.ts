@@ -1,12 +1,15 @@
 import type { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
-import type { Logger } from '../../lib/log/logger.ts';
+import { type Logger, redactingLogger } from '../../lib/log/logger.ts';
 
-/** Adapts Powertools' variadic log methods to lib's `Logger` port: attributes become JSON keys. */
+/**
+ * Adapts Powertools' variadic log methods to lib's `Logger` port: attributes become JSON keys, after
+ * token-bearing members are redacted.
+ */
 export function loggerPort(logger: PowertoolsLogger): Logger {
-  return {
+  return redactingLogger({
     debug: (message, attributes) => logger.debug(message, attributes ?? {}),
     info: (message, attributes) => logger.info(message, attributes ?? {}),
     warn: (message, attributes) => logger.warn(message, attributes ?? {}),
     error: (message, attributes) => logger.error(message, attributes ?? {}),
-  };
+  });
 }

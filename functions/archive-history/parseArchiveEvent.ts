@@ -3,7 +3,7 @@ import { type Day, isDay } from '../../lib/clock/day.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 
 /** What an invocation asks for: the planned run, or a rescan of named days. */
-export type ArchiveRequest = { kind: 'scheduled' } | { kind: 'backfill'; days: Day[] };
+export type ArchiveRequest = { kind: 'scheduled' } | { kind: 'backfill'; days: Day[] } | { kind: 'verify' };
 
 const dayString = z
   .string()
@@ -14,11 +14,13 @@ const scheduledEvent = z.looseObject({ 'detail-type': z.literal('Scheduled Event
 const backfillEvent = z.strictObject({
   backfillDays: z.array(dayString).min(1, 'backfillDays is empty').max(366),
 });
+/** `{ "verify": true }`: check the archive (read-only) and compare it with the API; the weekly schedule sends it. */
+const verifyEvent = z.strictObject({ verify: z.literal(true) });
 /** `{}`: what `aws lambda invoke` and the console's test button send for "run now". */
 const emptyEvent = z.strictObject({});
 
 export const EXPECTED_EVENT =
-  'an EventBridge scheduled event, {} to run now, or {"backfillDays": ["YYYY-MM-DD", ...]} to rescan days';
+  'an EventBridge scheduled event, {} to run now, {"backfillDays": ["YYYY-MM-DD", ...]} to rescan days, or {"verify": true} to verify the archive';
 
 /**
  * Parses the invocation payload at the boundary. Anything else is `BAD_REQUEST` with the zod issues as
@@ -27,6 +29,7 @@ export const EXPECTED_EVENT =
 export function parseArchiveEvent(event: unknown): ArchiveRequest {
   if (scheduledEvent.safeParse(event).success || emptyEvent.safeParse(event).success)
     return { kind: 'scheduled' };
+  if (verifyEvent.safeParse(event).success) return { kind: 'verify' };
   const backfill = backfillEvent.safeParse(event);
   if (backfill.success) return { kind: 'backfill', days: [...new Set(backfill.data.backfillDays)].sort() };
   const looksLikeBackfill = typeof event === 'object' && event !== null && 'backfillDays' in event;

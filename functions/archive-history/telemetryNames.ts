@@ -28,6 +28,10 @@ export const METRIC = {
   BrokenPartitions: 'BrokenPartitions',
   /** Age in hours of the oldest committed file still waiting in `_staging/` at the start of the run. */
   UnpublishedFileAgeHours: 'UnpublishedFileAgeHours',
+  /** Failed checks of a `{ "verify": true }` invocation (0 for an intact archive). */
+  VerifyFailures: 'VerifyFailures',
+  /** Records the API has that the archive will take on a later run (not a failure). */
+  VerifyPending: 'VerifyPending',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
@@ -37,3 +41,12 @@ export type MetricName = (typeof METRIC)[keyof typeof METRIC];
  * the handler recognises this one and says how to set the real key instead of calling the API with it.
  */
 export const API_KEY_PLACEHOLDER = 'REPLACE_WITH_YOUR_PINGGY_API_KEY';
+
+/** Environment of the function, set by the stack: the KMS key that signs digests, and the token HMAC key's secret. */
+export const INTEGRITY_ENV = {
+  digestKeyId: 'DIGEST_SIGNING_KEY_ID',
+  tokenKeySecretId: 'TOKEN_KEY_SECRET_ID',
+} as const;
+
+/** The payload of the stack's weekly verification schedule. */
+export const VERIFY_EVENT = { verify: true } as const;

@@ -17,14 +17,13 @@ export interface ArchiveBucketsProps {
   objectLockMode: 'GOVERNANCE' | 'COMPLIANCE';
 }
 
-/** The top folder of a key from the one key layout (`archiveKeys`). */
-const topFolder = (key: string): string => `${key.slice(0, key.indexOf('/'))}/`;
-
 /** Key prefixes the archiver writes, from `archiveKeys`; `history/` is the Athena table location. */
 export const PREFIX = {
   history: archiveKeys.historyPrefix,
-  quarantine: topFolder(archiveKeys.quarantine('2000-01-01', 'id')),
-  staging: topFolder(archiveKeys.staging('run', '2000-01-01', 'name')),
+  active: archiveKeys.activePrefix,
+  quarantine: archiveKeys.quarantinePrefix,
+  staging: archiveKeys.stagingPrefix,
+  digests: archiveKeys.digestsPrefix,
 } as const;
 
 /**

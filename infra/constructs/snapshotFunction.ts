@@ -19,6 +19,7 @@ import {
   SNAPSHOT_METRIC,
 } from '../../functions/snapshot-active/snapshotTelemetry.ts';
 import { activeKeys } from '../../lib/active/activeKeys.ts';
+import { archiveKeys } from '../../lib/engine/archiveKeys.ts';
 import { ESM_REQUIRE_BANNER, PROJECT_ROOT } from './archiveFunction.ts';
 
 export const SNAPSHOT_HANDLER_ENTRY = fileURLToPath(
@@ -27,12 +28,16 @@ export const SNAPSHOT_HANDLER_ENTRY = fileURLToPath(
 
 /** State item the snapshot function may read and write (lib/state/dynamoStateStore.ts `ACTIVE`). */
 export const ACTIVE_STATE_PK = 'ACTIVE';
+/** Manifests of `active/` partitions (lib/state/dynamoStateStore.ts `partitionKey`). */
+export const ACTIVE_MANIFEST_PKS = 'PART#active#*';
 
 export interface SnapshotFunctionProps {
   bucket: Bucket;
   table: ITable;
   secret: ISecret;
   secretId: string;
+  /** ARN of the token HMAC key secret (the archiver's): active rows hash tokens exactly as history does. */
+  tokenKeySecretArn: string;
   /** Minutes between snapshots (default 5). */
   intervalMinutes?: number;
   tracing: boolean;
@@ -86,6 +91,7 @@ export class SnapshotFunction extends Construct {
         ARCHIVE_DEST: `s3://${props.bucket.bucketName}/`,
         ARCHIVE_STATE: `dynamodb://${props.table.tableName}`,
         TUNNEL_API_KEY_SECRET_ID: props.secretId,
+        TOKEN_KEY_SECRET_ID: props.tokenKeySecretArn,
         TOKEN_VALUES: props.tokenValues,
         SNAPSHOT_INTERVAL_MINUTES: String(intervalMinutes),
         LOG_LEVEL: 'info',
@@ -161,6 +167,15 @@ export class SnapshotFunction extends Construct {
         resources: [bucket.arnForObjects(`${activeKeys.prefix}*`)],
       }),
     );
+    // The committer stages a file, lists it in the manifest, then publishes it (a conditional copy).
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'StageActiveRows',
+        effect: Effect.ALLOW,
+        actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+        resources: [bucket.arnForObjects(`${archiveKeys.stagingPrefix}*`)],
+      }),
+    );
     role.addToPolicy(
       new PolicyStatement({
         sid: 'ListActive',
@@ -172,25 +187,40 @@ export class SnapshotFunction extends Construct {
     );
     role.addToPolicy(
       new PolicyStatement({
-        sid: 'ActiveStateItem',
+        sid: 'ActiveStateItems',
         effect: Effect.ALLOW,
         actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
         resources: [table.tableArn],
-        conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [ACTIVE_STATE_PK] } },
+        // The observations item and the manifests of active/ partitions (`PART#active#<dt>`), nothing else.
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [ACTIVE_STATE_PK, ACTIVE_MANIFEST_PKS] },
+        },
       }),
     );
     role.addToPolicy(
       new PolicyStatement({
         sid: 'ReadApiKey',
         effect: Effect.ALLOW,
-        actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+        actions: ['secretsmanager:GetSecretValue'],
         resources: [secret.secretFullArn ?? `${secret.secretArn}-??????`],
+      }),
+    );
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'ReadTokenKey',
+        effect: Effect.ALLOW,
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: [props.tokenKeySecretArn],
       }),
     );
     const bucketArn = `<${Stack.of(this).getLogicalId(bucket.node.defaultChild as CfnBucket)}.Arn>`;
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${bucketArn}/${activeKeys.prefix}*]`,
       reason: `Object keys under ${activeKeys.prefix} are generated per snapshot and day; the grant is scoped to that one prefix of the archive bucket.`,
+    });
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${bucketArn}/${archiveKeys.stagingPrefix}*]`,
+      reason: `Staged files are named per run and day before the committer publishes them; the grant is scoped to ${archiveKeys.stagingPrefix}.`,
     });
     if (props.tracing) {
       Validations.of(role).acknowledge({

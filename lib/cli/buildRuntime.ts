@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
 import type { Clock } from '../clock/clock.ts';
 import type { Config } from '../config/loadConfig.ts';
+import type { DigestSigner } from '../digest/digestSigner.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { loadLocalKeys, localKeysDir } from '../keys/loadLocalKeys.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateStore } from '../state/stateStore.ts';
 import { createFileObjectStore } from '../store/fileObjectStore.ts';
@@ -32,6 +34,24 @@ export function buildApi(config: Config, apiKey: string, clock: Clock, logger: L
 export function localDestDir(dest: string): string | undefined {
   const parsed = parseDestUrl(dest);
   return parsed.kind === 'file' ? parsed.dir : undefined;
+}
+
+/** The CLI's keys folder: ARCHIVE_KEYS_DIR, else `<dest>/.keys` for a local destination. */
+export function keysDirOf(config: Config): string {
+  if (config.keysDir) return resolve(config.keysDir);
+  const dir = localDestDir(config.dest);
+  if (dir === undefined) {
+    throw new ArchiverError(
+      'CONFIG_INVALID',
+      `ARCHIVE_KEYS_DIR (--keys-dir) is required when ARCHIVE_DEST is s3:// (got '${config.dest}'): the folder of the archive's token and signing keys`,
+    );
+  }
+  return localKeysDir(dir);
+}
+
+/** The archive's keys for a CLI run (created on the first run; see `checkArchiveKeys` for a lost folder). */
+export async function loadCliKeys(config: Config): Promise<{ tokenKey: Uint8Array; signer: DigestSigner }> {
+  return loadLocalKeys(keysDirOf(config));
 }
 
 /** Where the embedded state of a local destination lives. */

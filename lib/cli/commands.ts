@@ -44,9 +44,22 @@ export const COMMANDS: Record<string, Command> = {
   },
   verify: {
     usage: 'verify [flags]',
-    summary: 'check the archive (and, with a key, compare it with the API); exit 5 on a problem',
+    summary:
+      'check the archive on its own (digest chain, signatures, files, no doubles); with TUNNEL_API_KEY also against the API; exit 5 on a failure',
     flags: COMMON_FLAGS,
     run: async (f, io) => (await import('./verifyCommand.ts')).verifyCommand(f, io),
+  },
+  recover: {
+    usage: 'recover [flags]',
+    summary: 'rebuild the state from the archive (its digests and files) and report what was rebuilt',
+    flags: STATUS_FLAGS,
+    run: async (f, io) => (await import('./recoverCommand.ts')).recoverCommand(f, io),
+  },
+  active: {
+    usage: 'active [--json] [flags]',
+    summary: 'the tunnels open now (one request); LONG = open longer than history can show',
+    flags: STATUS_FLAGS,
+    run: async (f, io) => (await import('./activeCommand.ts')).activeCommand(f, io),
   },
   repair: {
     usage: 'repair --dt DAY [--apply] [flags]',

@@ -10,7 +10,7 @@ import { runArchive } from '../engine/runArchive.ts';
 import type { RunSummary } from '../engine/runTypes.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
-import { buildApi, buildStores, localDestDir } from './buildRuntime.ts';
+import { buildApi, buildStores, keysDirOf, loadCliKeys, localDestDir } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { cliLogger, resolveLogFormat, type StderrLines, stderrLines, withoutRunFinished } from './cliLog.ts';
 import { EXIT_OK, EXIT_PARTIAL } from './exitCodes.ts';
@@ -56,6 +56,7 @@ export function runContext(
       'TUNNEL_API_KEY is not set: create an API key in the dashboard (paid plan) and export TUNNEL_API_KEY, or use `npm start` for the local emulator',
     );
   }
+  keysDirOf(config); // an s3:// destination needs ARCHIVE_KEYS_DIR: said before any I/O
   const days =
     typeof flags.values.days === 'string' ? flags.values.days.split(',').map((d) => d.trim()) : undefined;
   for (const d of days ?? [])
@@ -94,6 +95,7 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
   const api = buildApi(config, ctx.apiKey, clock, logger);
   try {
     await preflight(api, toDay(clock.now()));
+    const keys = await loadCliKeys(config);
     const stores = await buildStores(config, logger);
     try {
       const progress = progressReporter(ctx.lines, Boolean(io.stderr.isTTY));
@@ -106,6 +108,7 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
           state: stores.state,
           clock,
           logger,
+          ...keys,
           // A run killed on this machine (Ctrl-C, a crash) does not block the next one for the lease's TTL.
           isLeaseHolderDead: isDeadLocalHolder,
           ...(json || ctx.quiet ? {} : { onProgress: progress.onProgress }),

@@ -1,106 +1,78 @@
 import { systemClock } from '../clock/clock.ts';
-import { dayRange, toDay } from '../clock/day.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
-import { EMULATOR_PAID_KEY, startEmulator } from '../emulator/startEmulator.ts';
-import { archiveKeys } from '../engine/archiveKeys.ts';
-import { windowStartOf } from '../engine/planDays.ts';
-import { preflight } from '../engine/preflight.ts';
-import { readRecordIds } from '../parquet/readHistoryParquet.ts';
-import { buildApi, buildStores } from './buildRuntime.ts';
+import { loadConfig } from '../config/loadConfig.ts';
+import { readTokenKey } from '../keys/readTokenKey.ts';
+import { jsonLineLogger } from '../log/logger.ts';
+import { objectStoreFromUrl } from '../store/objectStoreFromUrl.ts';
+import type { TunnelApiClient } from '../upstream/createTunnelApiClient.ts';
+import { verifyArchive } from '../verify/verifyArchive.ts';
+import type { VerifyResult } from '../verify/verifyTypes.ts';
+import { buildApi, keysDirOf } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { EXIT_VERIFY_GAP } from './exitCodes.ts';
 import { type CliFlags, parseNow } from './parseCliFlags.ts';
-import { type RunContext, runContext } from './runCommand.ts';
-
-interface DayCheck {
-  day: string;
-  apiTotal: number;
-  archived: number;
-  missing: number;
-}
 
 /**
- * Compares the API's current `totalElements` for every window day with the distinct records the
- * archive holds for it, reads every listed file back, and looks for files the manifests do not list.
- * Exits 5 when anything is missing or unreadable.
+ * `tunnel-archiver verify`: checks the archive on its own (read-only; no state, no keys): the digest
+ * chain and signatures, every file's SHA-256 and rows, nothing unlisted or missing, no record twice.
+ * With TUNNEL_API_KEY it also compares every window day with the API. Exit 5 only on a failure.
  */
 export async function verifyCommand(flags: CliFlags, io: CliIo): Promise<number> {
-  if (io.env.TUNNEL_API_KEY) return verifyWith(runContext(flags, io), flags, io);
-  // Local mode: no key means the archive came from the embedded emulator (`npm start`); verify against it.
+  const config = loadConfig({ flags: flags.values, env: io.env });
   const now = parseNow(flags.values.now);
-  const emulator = await startEmulator({ seed: 1, clock: now ? offsetClock(now) : systemClock });
+  const clock = now ? offsetClock(now) : systemClock;
+  const logger = jsonLineLogger(config.logLevel, (l) => io.stderr.write(`${l}\n`));
+  const objects = objectStoreFromUrl(config.dest);
+  let api: TunnelApiClient | undefined;
   try {
-    io.stderr.write(`No TUNNEL_API_KEY: verifying against the embedded emulator at ${emulator.url}\n`);
-    return await verifyWith(
-      runContext(flags, io, { baseUrl: emulator.url, apiKey: EMULATOR_PAID_KEY }),
-      flags,
-      io,
+    if (config.apiKey) api = buildApi(config, config.apiKey, clock, logger);
+    else if (!flags.values.json)
+      io.stderr.write('No TUNNEL_API_KEY: checking the archive only, not against the API\n');
+    // Comparing with the API needs the token key (ids are keyed); the archive-only checks never do.
+    const tokenKey = api ? await readTokenKey(keysDirOf(config)) : undefined;
+    const result = await verifyArchive(
+      { objects, clock },
+      {
+        windowDays: config.windowDays,
+        pageSize: config.pageSize,
+        ...(api && tokenKey ? { api, tokenKey } : {}),
+      },
     );
+    io.stdout.write(flags.values.json ? `${JSON.stringify(result)}\n` : formatVerify(result, objects.url));
+    return result.ok ? 0 : EXIT_VERIFY_GAP;
   } finally {
-    await emulator.close();
+    await api?.close();
+    await objects.close?.();
   }
 }
 
-async function verifyWith(ctx: RunContext, flags: CliFlags, io: CliIo): Promise<number> {
-  const api = buildApi(ctx.config, ctx.apiKey, ctx.clock, ctx.logger);
-  try {
-    const today = toDay(ctx.clock.now());
-    await preflight(api, today);
-    const stores = await buildStores(ctx.config, ctx.logger);
-    try {
-      const problems: string[] = [];
-      const listed = new Set<string>();
-      const checks: DayCheck[] = [];
-      for (const day of dayRange(windowStartOf(today, ctx.config.windowDays), today)) {
-        const manifest = await stores.state.getPartition(day);
-        const ids = new Set<string>();
-        for (const f of manifest?.files ?? []) {
-          const key = f.published ? archiveKeys.data(day, f.name) : f.stagingKey;
-          listed.add(archiveKeys.data(day, f.name));
-          const bytes = await stores.objects.get(key);
-          if (!bytes) {
-            problems.push(`missing file ${key}`);
-            continue;
-          }
-          try {
-            const fileIds = await readRecordIds(bytes);
-            if (fileIds.length !== f.rows)
-              problems.push(`${key} has ${fileIds.length} rows, manifest says ${f.rows}`);
-            for (const id of fileIds) ids.add(id);
-          } catch (e) {
-            problems.push(`unreadable file ${key}: ${(e as Error).message}`);
-          }
-        }
-        const page = await api.historyPage(day, day, 0, 1);
-        checks.push({
-          day,
-          apiTotal: page.totalElements,
-          archived: ids.size,
-          missing: Math.max(0, page.totalElements - ids.size),
-        });
-      }
-      for await (const o of stores.objects.list(archiveKeys.historyPrefix)) {
-        const dt = /dt=(\d{4}-\d{2}-\d{2})\//.exec(o.key)?.[1];
-        if (dt && dt >= windowStartOf(today, ctx.config.windowDays) && !listed.has(o.key))
-          problems.push(`file not in any manifest: ${o.key}`);
-      }
-      const gaps = checks.filter((c) => c.missing > 0);
-      for (const g of gaps)
-        problems.push(`${g.day}: API has ${g.apiTotal}, archive has ${g.archived} (${g.missing} missing)`);
-      if (flags.values.json)
-        io.stdout.write(`${JSON.stringify({ ok: problems.length === 0, checks, problems })}\n`);
-      else {
-        io.stdout.write(
-          `verified ${checks.length} days: ${checks.reduce((a, c) => a + c.archived, 0)} records archived, ${checks.reduce((a, c) => a + c.apiTotal, 0)} reported by the API\n`,
-        );
-        for (const p of problems) io.stdout.write(`  PROBLEM ${p}\n`);
-        io.stdout.write(problems.length ? `verify FAILED: ${problems.length} problem(s)\n` : 'verify OK\n');
-      }
-      return problems.length ? EXIT_VERIFY_GAP : 0;
-    } finally {
-      await stores.close();
+/** Human report: summary, per-day comparison (with an API), then one line per failure naming its object or day. */
+export function formatVerify(r: VerifyResult, where: string): string {
+  const lines = [
+    `Archive ${where}`,
+    `  digests ${r.digests}, files ${r.files}, rows ${r.rows}, distinct records ${r.records}`,
+    `  last digest written ${r.lastDigestAt ?? 'never'} (every run writes one: an old date means runs stopped, or the newest digests were removed)`,
+  ];
+  if (r.days.length > 0) {
+    lines.push(
+      '',
+      `  ${'day'.padEnd(10)}  ${'api'.padStart(7)}  ${'archived'.padStart(8)}  ${'pending'.padStart(7)}  ${'missing'.padStart(7)}  last complete scan`,
+    );
+    for (const d of r.days) {
+      lines.push(
+        `  ${d.day}  ${String(d.upstream).padStart(7)}  ${String(d.archived).padStart(8)}  ${String(d.pending).padStart(7)}  ${String(d.missing).padStart(7)}  ${d.lastScanAt ?? 'never'}`,
+      );
     }
-  } finally {
-    await api.close();
+    lines.push(`  pending (ended after the day's last scan; archived by a later run): ${r.pending}`);
   }
+  lines.push('');
+  if (r.failures.length === 0) {
+    lines.push('verify OK');
+  } else {
+    lines.push(`  ${'check'.padEnd(15)}  object or day / what is wrong`);
+    for (const f of r.failures)
+      lines.push(`  ${f.kind.padEnd(15)}  ${f.object ?? f.day ?? ''}`, `  ${''.padEnd(15)}    ${f.message}`);
+    lines.push(`verify FAILED: ${r.failures.length} failure(s)`);
+  }
+  return `${lines.join('\n')}\n`;
 }

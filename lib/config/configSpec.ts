@@ -47,6 +47,14 @@ export const SETTINGS = [
       'State store: dynamodb://table (endpoint: AWS_ENDPOINT_URL_DYNAMODB). Default for file:// destinations: an embedded DynamoDB-compatible server persisted in DIR/.state.',
   },
   {
+    key: 'keysDir',
+    env: 'ARCHIVE_KEYS_DIR',
+    flag: 'keys-dir',
+    default: undefined,
+    description:
+      'CLI: folder of the token HMAC key and the digest signing key (back it up). Default for file:// destinations: DIR/.keys; required for s3:// (the Lambda uses its secret and KMS key instead).',
+  },
+  {
     key: 'tokenValues',
     env: 'TOKEN_VALUES',
     flag: 'token-values',

@@ -54,6 +54,7 @@ export function buildConfigSchema(names: SettingNames = ENV_NAMES) {
       }),
       dest: viaParser(names.dest, 'ARCHIVE_DEST', (s) => parseDestUrl(s)),
       state: viaParser(names.state, 'ARCHIVE_STATE', parseStateUrl).optional(),
+      keysDir: z.string().min(1, `${names.keysDir} is empty`).optional(),
       tokenValues: oneOf(names.tokenValues, TOKEN_POLICIES),
       pageSize: intIn(names.pageSize, 1, 10_000),
       pageConcurrency: intIn(names.pageConcurrency, 1, 16),

@@ -109,6 +109,7 @@ export async function archiveDay(
         bytes,
         sealed: next.sealed,
         complete: walk.complete,
+        scannedAt: archivedAt.toISOString(),
         unreliableTotals: walk.unreliableTotals,
         interrupted: walk.interrupted,
       },

@@ -12,6 +12,8 @@ export const archiveKeys = {
   activePrefix: 'active/',
   stagingPrefix: '_staging/',
   quarantinePrefix: 'quarantine/',
+  /** The digest chain (`lib/digest/digestKeys.ts` lays out the keys under it). */
+  digestsPrefix: 'digests/',
   data: (dt: Day, name: string) => `history/dt=${dt}/${name}`,
   dataOf: (dataset: Dataset, dt: Day, name: string) => `${dataset}/dt=${dt}/${name}`,
   staging: (runId: string, dt: Day, name: string) => `_staging/${runId}/dt=${dt}/${name}`,

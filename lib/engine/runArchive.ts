@@ -5,7 +5,9 @@ import { committerRowSink } from '../active/committerRowSink.ts';
 import { rebuildActiveFromArchive } from '../active/readActiveArchive.ts';
 import { snapshotActive } from '../active/snapshotActive.ts';
 import { type Day, daysBetween, toDay } from '../clock/day.ts';
+import { appendDigest } from '../digest/appendDigest.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { checkArchiveKeys } from '../keys/checkArchiveKeys.ts';
 import type { ArchiveMeta, DayState, Lease } from '../state/stateStore.ts';
 import { archiveDay } from './archiveDay.ts';
 import { leaseOwner } from './leaseOwner.ts';
@@ -15,6 +17,7 @@ import { daysAtRisk, type PlannedDay, planDays, windowStartOf } from './planDays
 import { preflight } from './preflight.ts';
 import { publishAllPending } from './publishAllPending.ts';
 import { putDayMerging } from './putDayMerging.ts';
+import { rebuildStateFromArchive } from './rebuildStateFromArchive.ts';
 import { makeRunTmpDir } from './runTmpDir.ts';
 import type {
   ActiveSummary,
@@ -53,6 +56,8 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
   // Committed files are published first: this needs no API, so no upstream trouble can hold them back.
   const pending = await publishAllPending(deps);
   await preflight(api, today, deadlineSignal(deps, options));
+  // Keys other than the archive's would re-archive everything under new ids: refused before any new data.
+  await checkArchiveKeys(deps.objects, deps);
 
   const lease = await state.acquireLease(
     leaseOwner(runId),
@@ -70,6 +75,9 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
   let held: Lease = lease;
   try {
     tmpDir = (await makeRunTmpDir(options.tmpDir ?? tmpdir(), runId)).dir;
+    // State is a cache of the archive: what the archive holds and the state lacks is put back first, so a
+    // lost state table never makes a run write a record twice.
+    const rebuilt = await rebuildStateFromArchive({ objects: deps.objects, state, logger, clock });
     let meta =
       (await state.getMeta()) ??
       (await state.putMeta({
@@ -189,6 +197,7 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
     }
 
     const learned = Math.min(windowDays, meta.learnedWindowDays ?? windowDays);
+    const digest = await appendDigestSafely(deps, runId, results);
     const finished = clock.now();
     const ok = !stoppedByDeadline && failedDays.length === 0;
     await putMetaSafely(deps, finished, ok);
@@ -215,6 +224,10 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
       ...(learned < options.windowDays ? { learnedWindowDays: learned } : {}),
       atRisk: daysAtRisk(today, learned, days),
       ...(active ? { active } : {}),
+      ...(digest ? { digest } : {}),
+      ...(rebuilt.files > 0
+        ? { rebuilt: { partitions: rebuilt.partitions.length, files: rebuilt.files, rows: rebuilt.rows } }
+        : {}),
       stoppedByDeadline,
       days: results,
     };
@@ -229,6 +242,31 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
 
 function failedOf(day: Day, code: string, message: string, attempts: number): FailedDay {
   return { day, code, message, attempts };
+}
+
+/**
+ * Every run, even one that added nothing, appends a digest: the files published since the previous one and
+ * the days this run scanned (when, and whether completely). A failure is logged; the next run's digest
+ * lists these files, since it lists whatever no digest lists yet.
+ */
+async function appendDigestSafely(
+  deps: ArchiveDeps,
+  runId: string,
+  results: readonly DayResult[],
+): Promise<{ key: string; files: number } | undefined> {
+  try {
+    const scans = results
+      .filter((r) => !r.interrupted)
+      .map((r) => ({ day: r.day, scannedAt: r.scannedAt, complete: r.complete && r.shortfall === 0 }));
+    const d = await appendDigest(deps, { runId, scans });
+    return { key: d.key, files: d.files };
+  } catch (error) {
+    deps.logger.error('could not append the digest; the next run lists these files', {
+      code: ArchiverError.is(error) ? error.code : 'INTERNAL',
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return undefined;
+  }
 }
 
 /**

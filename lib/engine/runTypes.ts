@@ -1,5 +1,6 @@
 import type { Clock } from '../clock/clock.ts';
 import type { Day } from '../clock/day.ts';
+import type { DigestSigner } from '../digest/digestSigner.ts';
 import type { Logger } from '../log/logger.ts';
 import type { TokenPolicy } from '../records/archiveRow.ts';
 import type { Lease, StateStore } from '../state/stateStore.ts';
@@ -15,6 +16,8 @@ export interface ArchiveDeps {
   logger: Logger;
   /** The 32-byte key of the token HMACs and ids: nothing archived is an unkeyed function of a raw token. */
   tokenKey: Uint8Array;
+  /** Signs the digest every run appends to the archive's chain (local Ed25519, or KMS in AWS). */
+  signer: DigestSigner;
   /** Unique id of this run (random by default). */
   runId?: string;
   /** Decides whether a lease holder is certainly dead (local mode: a pid on this host that no longer exists). */
@@ -80,6 +83,8 @@ export interface DayResult {
   sealed: boolean;
   /** The walk proved the day complete. */
   complete: boolean;
+  /** When the walk started: sessions that ended after it are pending for `verify`, not missing. */
+  scannedAt: string;
   /** The Page numbers were caught lying on this walk (rows beyond the total, or a moving total). */
   unreliableTotals: boolean;
   /** The deadline cut the walk short; what it had was committed. */
@@ -133,6 +138,10 @@ export interface RunSummary {
   brokenPartitions: string[];
   /** Age in hours of the oldest listed-but-unpublished file found at the start of the run (0: none). */
   oldestUnpublishedHours: number;
+  /** The digest this run appended (absent when writing it failed: the next run lists these files). */
+  digest?: { key: string; files: number };
+  /** State the run rebuilt from the archive first (the state store had lost it). */
+  rebuilt?: { partitions: number; files: number; rows: number };
   /** The active-list snapshot of this run (absent when disabled). */
   active?: ActiveSummary;
   /** Days the server showed it keeps, when fewer than configured. */

@@ -1,3 +1,5 @@
+import { redactLogAttributes } from './redactLogAttributes.ts';
+
 /** Port: structured logging. Powertools' `Logger` satisfies it; so does `jsonLineLogger`. */
 export interface Logger {
   debug(message: string, attributes?: Record<string, unknown>): void;
@@ -16,7 +18,24 @@ export const silentLogger: Logger = {
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 type Level = (typeof LEVELS)[number];
 
-/** One JSON object per line on `write` (stderr by default), at `minLevel` and above. */
+/** Wraps a logger so every attribute set is redacted first (token-bearing names at any depth). */
+export function redactingLogger(inner: Logger): Logger {
+  const wrap =
+    (f: Logger['info']) =>
+    (message: string, attributes?: Record<string, unknown>): void =>
+      f(message, attributes === undefined ? undefined : redactLogAttributes(attributes));
+  return {
+    debug: wrap(inner.debug),
+    info: wrap(inner.info),
+    warn: wrap(inner.warn),
+    error: wrap(inner.error),
+  };
+}
+
+/**
+ * One JSON object per line on `write` (stderr by default), at `minLevel` and above. Token-bearing
+ * attributes are redacted (see `redactLogAttributes`).
+ */
 export function jsonLineLogger(
   minLevel: Level = 'info',
   write: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
@@ -25,7 +44,8 @@ export function jsonLineLogger(
   const min = LEVELS.indexOf(minLevel);
   const emit = (level: Level) => (message: string, attributes?: Record<string, unknown>) => {
     if (LEVELS.indexOf(level) < min) return;
-    write(JSON.stringify({ level, time: now().toISOString(), message, ...attributes }));
+    const safe = attributes === undefined ? {} : redactLogAttributes(attributes);
+    write(JSON.stringify({ level, time: now().toISOString(), message, ...safe }));
   };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }

@@ -18,7 +18,8 @@ export async function readHistoryRows(bytes: Uint8Array): Promise<Record<string,
   return parquetReadObjects({ file: asyncBuffer(bytes), compressors });
 }
 
-function asyncBuffer(bytes: Uint8Array): AsyncBuffer {
+/** In-memory bytes as hyparquet's `AsyncBuffer`. */
+export function asyncBuffer(bytes: Uint8Array): AsyncBuffer {
   return {
     byteLength: bytes.byteLength,
     slice: (start, end) => {

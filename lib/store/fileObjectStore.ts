@@ -168,6 +168,35 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
         }
       }),
 
+    async putIfAbsent(key, body) {
+      const target = pathOf(key);
+      await mkdir(tmpRoot, { recursive: true });
+      const tmp = path.join(tmpRoot, randomUUID());
+      try {
+        const fh = await open(tmp, 'wx');
+        try {
+          await fh.writeFile(body);
+          await fh.sync();
+        } finally {
+          await fh.close();
+        }
+        await mkdir(path.dirname(target), { recursive: true });
+        try {
+          // link() fails with EEXIST instead of replacing: the write-once guarantee.
+          await link(tmp, target);
+        } catch (error) {
+          if (errno(error) === 'EEXIST') return false;
+          throw error;
+        }
+        await fsyncDir(path.dirname(target));
+        return true;
+      } catch (error) {
+        throw storeFailed(`cannot write '${key}' under ${root}`, error);
+      } finally {
+        await rm(tmp, { force: true });
+      }
+    },
+
     async get(key) {
       try {
         const buf = await readFile(pathOf(key));

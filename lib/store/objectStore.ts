@@ -15,6 +15,11 @@ export interface ObjectStore {
   putFile(key: string, localPath: string): Promise<number>;
   /** Writes a small body under `key`. */
   put(key: string, body: Uint8Array | string): Promise<number>;
+  /**
+   * Write-once: writes `body` under `key` only when no object is there (S3 `If-None-Match: *`).
+   * Returns true when this call created it, false when an object already existed (left untouched).
+   */
+  putIfAbsent(key: string, body: Uint8Array | string): Promise<boolean>;
   /** Whole object, or `undefined` when absent. */
   get(key: string): Promise<Uint8Array | undefined>;
   /** Size of the object, or `undefined` when absent. */

@@ -21,6 +21,22 @@ export interface S3ObjectStoreOptions {
   prefix?: string;
 }
 
+/** 412: a conditional write found an object already there (`If-None-Match: *`). */
+function isPreconditionFailed(error: unknown): boolean {
+  const e = error as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } } | undefined;
+  return (
+    e?.name === 'PreconditionFailed' ||
+    e?.Code === 'PreconditionFailed' ||
+    e?.$metadata?.httpStatusCode === 412
+  );
+}
+
+/** 409 ConditionalRequestConflict: a concurrent conditional write to the same key; the outcome is unknown. */
+function isConditionalConflict(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
+  return e?.name === 'ConditionalRequestConflict' || e?.$metadata?.httpStatusCode === 409;
+}
+
 function isNotFound(error: unknown): boolean {
   const e = error as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } } | undefined;
   return (
@@ -42,7 +58,8 @@ function copySource(bucket: string, key: string): string {
 
 /**
  * ObjectStore over one S3 bucket and prefix. S3 PUTs are atomic already; `publish` is
- * Head → Copy → Delete, which never replaces an existing target and is safe to repeat after a crash.
+ * Head → Copy (`If-None-Match: *`) → Delete, which never replaces an existing target and is safe to
+ * repeat after a crash; `putIfAbsent` is a conditional PutObject.
  */
 export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
   const { client, bucket } = opts;
@@ -107,6 +124,34 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
       }
     },
 
+    async putIfAbsent(key, body) {
+      const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+      // The HEAD saves a PUT in the common case and keeps the contract on servers that ignore the header.
+      if ((await headSize(key).catch(() => undefined)) !== undefined) return false;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.send(
+            new PutObjectCommand({
+              Bucket: bucket,
+              Key: fullKey(key),
+              Body: bytes,
+              ContentLength: bytes.byteLength,
+              IfNoneMatch: '*',
+            }),
+          );
+          return true;
+        } catch (error) {
+          if (isPreconditionFailed(error)) return false;
+          // A racing conditional write: re-read; retry only while nothing is there.
+          if (isConditionalConflict(error) && attempt < 3) {
+            if ((await headSize(key).catch(() => undefined)) !== undefined) return false;
+            continue;
+          }
+          throw storeFailed(`cannot write ${where(key)}`, error);
+        }
+      }
+    },
+
     async get(key) {
       try {
         const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: fullKey(key) }));
@@ -158,9 +203,17 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
                 Bucket: bucket,
                 Key: fullKey(toKey),
                 CopySource: copySource(bucket, fullKey(fromKey)),
+                // Write-once: the bucket policy refuses a copy into history/ without it.
+                IfNoneMatch: '*',
               }),
             );
           } catch (error) {
+            // 412: the target appeared meanwhile (e.g. our own earlier attempt whose response was lost).
+            if (isPreconditionFailed(error) || isConditionalConflict(error)) {
+              if ((await headSize(toKey)) === undefined) throw error;
+              await deleteKey(fromKey);
+              return;
+            }
             if (!isNotFound(error)) throw error;
             throw new ArchiverError('STORE_FAILED', `cannot publish ${where(fromKey)}: it does not exist`, {
               cause: error,

@@ -1,9 +1,12 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { type Clock, ManualClock } from '../../lib/clock/clock.ts';
 import { type Day, dayRange } from '../../lib/clock/day.ts';
+import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
+import { ed25519Signer } from '../../lib/digest/ed25519Signer.ts';
 import type { DatasetOptions } from '../../lib/emulator/dataset.ts';
 import type { FaultConfig } from '../../lib/emulator/faults.ts';
 import {
@@ -36,6 +39,11 @@ export const SMALL_DATASET: Partial<DatasetOptions> = {
 /** The token key of every test run: ids in the archive are computed under it. */
 export const TEST_TOKEN_KEY: Uint8Array = new Uint8Array(32).fill(7);
 
+/** The digest signer of every test run (a fresh Ed25519 key per test process). */
+export const TEST_SIGNER: DigestSigner = ed25519Signer(
+  generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+);
+
 export const TEST_OPTIONS: ArchiveOptions = {
   tokenPolicy: 'hash',
   pageSize: 2000,
@@ -65,6 +73,7 @@ export interface World {
     clock: Clock;
     logger: typeof silentLogger;
     tokenKey: Uint8Array;
+    signer: DigestSigner;
   };
   close(): Promise<void>;
 }
@@ -112,7 +121,7 @@ export async function startWorld(opts: {
     ...(s3 ? { s3 } : {}),
     dynamo,
     dir,
-    deps: () => ({ api, objects, state, clock, logger: silentLogger, tokenKey: TEST_TOKEN_KEY }),
+    deps: () => ({ api, objects, state, clock, logger: silentLogger, tokenKey: TEST_TOKEN_KEY, signer: TEST_SIGNER }),
     close: async () => {
       await api.close();
       await emulator.close();

@@ -11,7 +11,7 @@ import { FaultPlan, type FaultRule } from '../support/fakes/faultPlan.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import { dayOfRecords, ScriptedUpstream, sessionRecord } from '../support/scriptedUpstream.ts';
-import { archivedIds, TEST_OPTIONS, TEST_TOKEN_KEY } from './engineKit.ts';
+import { archivedIds, TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from './engineKit.ts';
 
 const WINDOW = 8;
 const OPTIONS: ArchiveOptions = { ...TEST_OPTIONS, windowDays: WINDOW, rescanAges: [1, 3] };
@@ -60,7 +60,7 @@ describe('runArchive under random fault schedules', () => {
           const plan = new FaultPlan({ seed });
           const state = new MemoryStateStore({ faults: plan });
           const objects = new MemoryObjectStore({ faults: plan, pageSize: 7 });
-          const deps = { api, state, objects, clock, logger: silentLogger, tokenKey: TEST_TOKEN_KEY };
+          const deps = { api, state, objects, clock, logger: silentLogger, tokenKey: TEST_TOKEN_KEY, signer: TEST_SIGNER };
 
           for (const [i, day] of timeline.entries()) {
             clock.set(new Date(Date.parse('2026-11-10T06:00:00Z') + i * 86_400_000));

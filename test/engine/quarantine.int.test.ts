@@ -11,7 +11,7 @@ import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { HistoryPage, HistoryRecord } from '../../lib/upstream/schemas.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
-import { TEST_OPTIONS, TEST_TOKEN_KEY } from './engineKit.ts';
+import { TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from './engineKit.ts';
 
 const good: HistoryRecord = {
   start_time: '2026-09-30T10:00:00.000+00:00',
@@ -74,7 +74,7 @@ describe('runArchive quarantine', () => {
       state: createDynamoStateStore({ client: dynamo.client, table: dynamo.table }),
       clock: new ManualClock('2026-10-01T06:00:00Z'),
       logger: silentLogger,
-      tokenKey: TEST_TOKEN_KEY,
+      tokenKey: TEST_TOKEN_KEY, signer: TEST_SIGNER,
     };
     const first = await runArchive(deps, TEST_OPTIONS);
     expect(first.quarantined).toBe(1);

@@ -13,7 +13,7 @@ import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { historyRecordSchema } from '../../lib/upstream/schemas.ts';
 import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
-import { archivedIds, TEST_OPTIONS, TEST_TOKEN_KEY } from './engineKit.ts';
+import { archivedIds, TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from './engineKit.ts';
 
 let dynamo: DynaliteHandle;
 beforeAll(async () => {
@@ -54,7 +54,7 @@ describe('runArchive on arbitrary JSON', () => {
             await ensureStateTable(dynamo.client, table);
             const state = createDynamoStateStore({ client: dynamo.client, table });
             const summary = await runArchive(
-              { api, objects, state, clock, logger: silentLogger, tokenKey: TEST_TOKEN_KEY },
+              { api, objects, state, clock, logger: silentLogger, tokenKey: TEST_TOKEN_KEY, signer: TEST_SIGNER },
               {
                 ...TEST_OPTIONS,
                 onlyDays: [day],

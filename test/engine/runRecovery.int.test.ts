@@ -21,7 +21,7 @@ import {
   sessionRecord,
 } from '../support/scriptedUpstream.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
-import { archivedIds, TEST_OPTIONS, TEST_TOKEN_KEY } from './engineKit.ts';
+import { archivedIds, TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from './engineKit.ts';
 
 const START = '2026-11-20T06:00:00.000Z';
 
@@ -71,7 +71,7 @@ async function startRig(opts: Partial<ScriptedUpstreamOptions> = {}, perDay = 12
       state,
       clock,
       logger: silentLogger,
-      tokenKey: TEST_TOKEN_KEY,
+      tokenKey: TEST_TOKEN_KEY, signer: TEST_SIGNER,
       ...extra,
     }),
   };

@@ -16,14 +16,17 @@ import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
 import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
+import { type KmsStubHandle, startKmsStub } from './startKmsStub.ts';
 import { type SecretsStubHandle, startSecretsStub } from './startSecretsStub.ts';
 import { synthApp } from './testApp.ts';
 
 const SECRET_ID = 'tunnel-archiver/api-key';
 const FREE_SECRET_ID = 'tunnel-archiver/free-plan-key';
+const TOKEN_KEY_SECRET_ID = 'tunnel-archiver/token-key';
+const SIGNING_KEY_ID = 'arn:aws:kms:us-east-1:000000000000:key/digest-signing-key';
 
 // The bundle exactly as `cdk synth` produces it, outside the repo so it cannot lean on node_modules.
-const outdir = mkdtempSync(join(tmpdir(), 'tunnel-archiver-bundle-'));
+const outdir = mkdtempSync(join(tmpdir(), 'ta-proof-bundle-'));
 const { template } = synthApp({ bundle: true, outdir });
 const code = Object.values(template.findResources('AWS::Lambda::Function'))[0]?.Properties.Code;
 const bundle = join(outdir, `asset.${String(code.S3Key).replace(/\.zip$/, '')}`, 'index.mjs');
@@ -32,6 +35,7 @@ let emulator: EmulatorHandle;
 let s3: S3rverHandle;
 let dynamo: DynaliteHandle;
 let secrets: SecretsStubHandle;
+let kms: KmsStubHandle;
 
 beforeAll(async () => {
   emulator = await startEmulator({
@@ -44,11 +48,13 @@ beforeAll(async () => {
   secrets = await startSecretsStub({
     [SECRET_ID]: JSON.stringify({ apiKey: EMULATOR_PAID_KEY }),
     [FREE_SECRET_ID]: EMULATOR_FREE_KEY,
+    [TOKEN_KEY_SECRET_ID]: 'k'.repeat(64),
   });
+  kms = await startKmsStub();
 });
 
 afterAll(async () => {
-  await Promise.allSettled([emulator?.close(), s3?.close(), dynamo?.close(), secrets?.close()]);
+  await Promise.allSettled([emulator?.close(), s3?.close(), dynamo?.close(), secrets?.close(), kms?.close()]);
   rmSync(outdir, { recursive: true, force: true });
 });
 
@@ -80,6 +86,9 @@ async function invokeBundle(
       AWS_ENDPOINT_URL_S3: s3.endpoint,
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+      AWS_ENDPOINT_URL_KMS: kms.endpoint,
+      DIGEST_SIGNING_KEY_ID: SIGNING_KEY_ID,
+      TOKEN_KEY_SECRET_ID: TOKEN_KEY_SECRET_ID,
       TUNNEL_API_BASE_URL: emulator.url,
       TUNNEL_API_KEY_SECRET_ID: SECRET_ID,
       ARCHIVE_DEST: `s3://${s3.bucket}/`,
@@ -151,8 +160,9 @@ describe('the CDK-bundled handler', () => {
     expect([...truthIds(window, before)].filter((id) => !archived.has(id))).toEqual([]);
     expect(ids.length).toBeGreaterThan(100);
 
-    // The warm container read the key once (Powertools cache) and published success metrics each run.
-    expect(secrets.requests).toEqual([SECRET_ID]);
+    // The warm container read the API key once (Powertools cache), the token key once at cold start,
+    // and published success metrics each run.
+    expect([...secrets.requests].sort()).toEqual([SECRET_ID, TOKEN_KEY_SECRET_ID].sort());
     const emf = stdout
       .split('\n')
       .filter((l) => l.includes('"CloudWatchMetrics"'))
@@ -173,5 +183,21 @@ describe('the CDK-bundled handler', () => {
       .map((l) => JSON.parse(l));
     expect(emf).toEqual([expect.objectContaining({ AuthFailures: 1, RunSucceeded: 0 })]);
     expect(stdout).not.toContain(EMULATOR_FREE_KEY);
+  });
+
+  it('verifies the archive on {"verify": true} and publishes VerifyFailures as many as it reports', async () => {
+    const { results, stdout } = await invokeBundle([{ verify: true }]);
+    expect(
+      results.map((r) => r.ok),
+      stdout.slice(-2000),
+    ).toEqual([true]);
+    const result = results[0]?.value as { ok: boolean; failures: unknown[]; days: unknown[] };
+    expect(result.days).toHaveLength(60);
+    const emf = stdout
+      .split('\n')
+      .filter((l) => l.includes('"CloudWatchMetrics"'))
+      .map((l) => JSON.parse(l));
+    expect(emf).toEqual([expect.objectContaining({ VerifyFailures: result.failures.length })]);
+    expect(stdout).not.toContain(EMULATOR_PAID_KEY);
   });
 });

@@ -30,10 +30,12 @@ describe('AwsSolutionsChecks on the TunnelArchiver app', () => {
     ).toEqual([
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/active/*]',
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/digests/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/history/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/quarantine/*]',
       'AwsSolutions-L1',
       'AwsSolutions-L1',
+      'AwsSolutions-SMG4',
       'AwsSolutions-SMG4',
       'AwsSolutions-SQS3',
     ]);

@@ -32,14 +32,20 @@ describe('TunnelArchiverStack with every context option set', () => {
   });
 
   it('imports the named secret instead of creating one, and reads only it', () => {
-    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    // Only the generated token-key secret: the API key's is imported.
+    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
         Variables: Match.objectLike({ TUNNEL_API_KEY_SECRET_ID: 'pinggy/api-key', TOKEN_VALUES: 'drop' }),
       },
       TracingConfig: { Mode: 'Active' },
     });
-    const secret = iamStatements(template).filter((s) => s.actions.includes('secretsmanager:GetSecretValue'));
+    const secret = iamStatements(template).filter(
+      (s) =>
+        s.actions.includes('secretsmanager:GetSecretValue') &&
+        !JSON.stringify(s.resources).includes('TokenKey'),
+    );
+    expect(secret).toHaveLength(1);
     expect(JSON.stringify(secret.flatMap((s) => s.resources))).toMatch(
       /:secret:pinggy\/api-key-\?\?\?\?\?\?"/,
     );

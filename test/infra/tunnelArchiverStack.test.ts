@@ -145,14 +145,16 @@ describe('TunnelArchiverStack', () => {
       }
     });
 
-    it('reads only its own secret and uses only its own table', () => {
+    it('reads only its own two secrets (API key, token key) and uses only its own table', () => {
       const secret = statements.filter((s) => s.actions.some((a) => a.startsWith('secretsmanager:')));
-      // One statement per function (archiver, live-session snapshots), each on the same secret and table.
-      expect(secret).toHaveLength(2);
-      for (const s of secret) {
-        expect(s.actions.sort()).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
-        expect(s.resources).toEqual([ref(stack.apiKey.secret)]);
-      }
+      // Each function (archiver, live-session snapshots) reads exactly the API key and the token key.
+      expect(secret).toHaveLength(4);
+      expect(new Set(secret.flatMap((s) => s.actions))).toEqual(new Set(['secretsmanager:GetSecretValue']));
+      expect(secret.flatMap((s) => s.resources).map((r) => JSON.stringify(r)).sort()).toEqual(
+        [ref(stack.apiKey.secret), ref(stack.apiKey.secret), ref(stack.integrity.tokenKey), ref(stack.integrity.tokenKey)]
+          .map((r) => JSON.stringify(r))
+          .sort(),
+      );
       const dynamo = statements.filter((s) => s.actions.some((a) => a.startsWith('dynamodb:')));
       expect(new Set(dynamo.flatMap((s) => s.resources).map((r) => JSON.stringify(r)))).toEqual(
         new Set([JSON.stringify({ 'Fn::GetAtt': [ref(stack.table).Ref, 'Arn'] })]),

@@ -9,7 +9,24 @@ import type { ArchiveDeps, ArchiveOptions, RunSummary } from '../../../lib/engin
 import { ArchiverError } from '../../../lib/errors/archiverError.ts';
 import type { StateStore } from '../../../lib/state/stateStore.ts';
 import type { ObjectStore } from '../../../lib/store/objectStore.ts';
+import type { VerifyResult } from '../../../lib/verify/verifyTypes.ts';
 import { runSummary } from './runSummaryFixture.ts';
+
+function verifyResult(overrides: Partial<VerifyResult> = {}): VerifyResult {
+  return {
+    ok: true,
+    checkedAt: '2025-02-06T12:00:00.000Z',
+    digests: 3,
+    lastDigestAt: '2025-02-06T11:00:00.000Z',
+    files: 10,
+    rows: 100,
+    records: 100,
+    failures: [],
+    days: [],
+    pending: 2,
+    ...overrides,
+  };
+}
 
 const API_KEY = 'key-that-must-never-be-logged';
 const NOW = '2025-02-06T12:00:00.000Z';
@@ -43,6 +60,7 @@ function harness(outcome: () => Promise<RunSummary>, overrides: Partial<ArchiveH
       },
     },
     getApiKey: async () => API_KEY,
+    getKeys: async () => ({ tokenKey: new Uint8Array(32).fill(1), signer: { keyId: 'test-signer' } as never }),
     createApi: (key) => {
       calls.keys.push(key);
       return {
@@ -132,5 +150,39 @@ describe('createArchiveHandler', () => {
     });
     await expect(failed.handler({}, failed.context)).rejects.toThrow('boom');
     expect(JSON.stringify([...ok.logs, ...failed.logs])).not.toContain(API_KEY);
+  });
+
+  it('hands the token key and the signer to the engine with its other deps', async () => {
+    const keys = { tokenKey: new Uint8Array(32), signer: { keyId: 'k' } as never };
+    const h = harness(async () => runSummary(), { getKeys: async () => keys });
+    await h.handler({}, h.context);
+    expect(h.calls.runs[0]?.deps).toMatchObject(keys);
+  });
+
+  it('verifies on {"verify": true}: no engine run, VerifyFailures and VerifyPending published, each failure logged', async () => {
+    const seen: unknown[] = [];
+    const failure = { kind: 'hash' as const, object: 'history/dt=2025-01-01/a.parquet', message: 'changed' };
+    const h = harness(async () => runSummary(), {
+      verify: async (_deps, options) => {
+        seen.push(options);
+        return verifyResult({ ok: false, failures: [failure] });
+      },
+    });
+    const result = (await h.handler({ verify: true }, h.context)) as VerifyResult;
+    expect(result.ok).toBe(false);
+    expect(h.calls.runs).toEqual([]);
+    expect(seen).toEqual([
+      expect.objectContaining({ windowDays: 60, pageSize: 500, api: expect.anything() }),
+    ]);
+    expect(h.metrics).toEqual({ VerifyFailures: 1, VerifyPending: 2 });
+    expect(h.calls.closed).toBe(1);
+    expect(h.calls.published).toBe(1);
+    expect(h.logs).toContainEqual({ level: 'error', message: 'verify failure', attributes: failure });
+  });
+
+  it('publishes VerifyFailures=0 for an intact archive', async () => {
+    const h = harness(async () => runSummary(), { verify: async () => verifyResult() });
+    await h.handler({ verify: true }, h.context);
+    expect(h.metrics).toMatchObject({ VerifyFailures: 0 });
   });
 });

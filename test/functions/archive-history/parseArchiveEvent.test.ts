@@ -39,6 +39,12 @@ describe('parseArchiveEvent', () => {
     });
   });
 
+  it('reads {"verify": true} as a verification, and rejects other values of verify', () => {
+    expect(parseArchiveEvent({ verify: true })).toEqual({ kind: 'verify' });
+    expect(badRequest({ verify: false }).message).toContain('{"verify": true}');
+    expect(badRequest({ verify: true, backfillDays: ['2025-02-06'] }).message).toContain('verify');
+  });
+
   it.each([
     ['a non-calendar day', { backfillDays: ['2025-02-30'] }, /'2025-02-30' is not a calendar day/],
     ['an empty list', { backfillDays: [] }, /backfillDays is empty/],

@@ -58,6 +58,15 @@ export class MemoryObjectStore implements ObjectStore {
     });
   }
 
+  putIfAbsent(key: string, body: Uint8Array | string): Promise<boolean> {
+    return this.#run('putIfAbsent', [key], async () => {
+      assertObjectKey(key);
+      if (this.#objects.has(key)) return false;
+      this.#objects.set(key, typeof body === 'string' ? new TextEncoder().encode(body) : new Uint8Array(body));
+      return true;
+    });
+  }
+
   get(key: string): Promise<Uint8Array | undefined> {
     return this.#run('get', [key], async () => {
       assertObjectKey(key);

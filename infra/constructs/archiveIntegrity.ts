@@ -1,0 +1,138 @@
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { AnyPrincipal, Effect, type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
+import type { Function as LambdaFn } from 'aws-cdk-lib/aws-lambda';
+import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import {
+  INTEGRITY_ENV,
+  METRIC,
+  METRICS_NAMESPACE,
+  SERVICE_NAME,
+  VERIFY_EVENT,
+} from '../../functions/archive-history/telemetryNames.ts';
+import { PREFIX } from './archiveBuckets.ts';
+
+export interface ArchiveIntegrityProps {
+  bucket: Bucket;
+  fn: LambdaFn;
+  role: IRole;
+  topic: ITopic;
+  /** Where failed scheduled verify invocations go. */
+  failures: IQueue;
+  /** EventBridge expression of the verification schedule. */
+  verifySchedule?: string;
+}
+
+/** Prefixes whose objects are published once and never replaced: the bucket policy enforces it. */
+export const WRITE_ONCE_PREFIXES = [PREFIX.history, PREFIX.digests, PREFIX.active] as const;
+
+export const DEFAULT_VERIFY_SCHEDULE = 'rate(7 days)';
+
+/**
+ * What makes the archive tamper-evident and its own source of truth: the KMS key that signs digests,
+ * the token HMAC key's secret (both kept when the stack is deleted: losing either breaks verification
+ * or token lookups for good), a bucket policy that refuses any write under `history/`, `digests/` and
+ * `active/` without `If-None-Match` (so no principal, not even the function's role, can replace a
+ * published object), and the weekly `{ "verify": true }` run with its alarm.
+ */
+export class ArchiveIntegrity extends Construct {
+  readonly signingKey: Key;
+  readonly tokenKey: Secret;
+  readonly verifyRule: Rule;
+  readonly verifyAlarm: Alarm;
+
+  constructor(scope: Construct, id: string, props: ArchiveIntegrityProps) {
+    super(scope, id);
+    const { bucket, fn, role } = props;
+
+    this.signingKey = new Key(this, 'DigestSigningKey', {
+      keySpec: KeySpec.ECC_NIST_P256,
+      keyUsage: KeyUsage.SIGN_VERIFY,
+      description:
+        'Signs the tunnel-archiver digest chain (digests/); its public key is published in the archive',
+      // Deleting the key does not break verification (the public key is in the archive), but no new
+      // digest could continue the chain: keep it.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.signingKey.grant(role, 'kms:Sign', 'kms:GetPublicKey');
+
+    this.tokenKey = new Secret(this, 'TokenKey', {
+      description:
+        'tunnel-archiver token HMAC key (token columns, record_id). Never rotate or delete: without it no known token can be looked up in the archive. Back it up.',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+      // Deletion protection: the secret outlives the stack (and a scheduled deletion can be cancelled).
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        sid: 'ReadTokenKey',
+        effect: Effect.ALLOW,
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: [this.tokenKey.secretArn],
+      }),
+    );
+    Validations.of(this.tokenKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The token HMAC key must never change: rows hashed under an old key could no longer be matched with a known token.',
+    });
+
+    fn.addEnvironment(INTEGRITY_ENV.digestKeyId, this.signingKey.keyArn);
+    fn.addEnvironment(INTEGRITY_ENV.tokenKeySecretId, this.tokenKey.secretArn);
+
+    bucket.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'DenyOverwriteOfPublishedObjects',
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['s3:PutObject'],
+        resources: WRITE_ONCE_PREFIXES.map((p) => bucket.arnForObjects(`${p}*`)),
+        // Absent header = an unconditional write that could replace an object: refused for everyone.
+        conditions: { Null: { 's3:if-none-match': 'true' } },
+      }),
+    );
+    const bucketArn = `<${Stack.of(this).getLogicalId(bucket.node.defaultChild as CfnBucket)}.Arn>`;
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${bucketArn}/${PREFIX.digests}*]`,
+      reason: `Digest keys are numbered per run; the grant is scoped to the ${PREFIX.digests} prefix of the archive bucket.`,
+    });
+
+    this.verifyRule = new Rule(this, 'VerifySchedule', {
+      schedule: Schedule.expression(props.verifySchedule ?? DEFAULT_VERIFY_SCHEDULE),
+      description: 'Verifies the tunnel archive: digest chain, files, and the API window',
+    });
+    this.verifyRule.addTarget(
+      new LambdaFunction(fn, {
+        event: RuleTargetInput.fromObject(VERIFY_EVENT),
+        retryAttempts: 2,
+        maxEventAge: Duration.hours(6),
+        deadLetterQueue: props.failures,
+      }),
+    );
+
+    this.verifyAlarm = new Alarm(this, 'VerifyFailures', {
+      alarmDescription:
+        'verify found a failure: a changed, missing or extra file, a broken digest chain, or records the API has that the archive lacks. Each failure is logged with the object or day it names.',
+      metric: new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: METRIC.VerifyFailures,
+        dimensionsMap: { service: SERVICE_NAME },
+        period: Duration.days(1),
+        statistic: 'Maximum',
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.verifyAlarm.addAlarmAction(new SnsAction(props.topic));
+  }
+}

@@ -1,0 +1,115 @@
+import type { Clock } from '../clock/clock.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
+import type { Logger } from '../log/logger.ts';
+import type { ObjectStore } from '../store/objectStore.ts';
+import { describeDataFile } from './describeDataFile.ts';
+import { digestKeys } from './digestKeys.ts';
+import {
+  DIGEST_FORMAT_VERSION,
+  type Digest,
+  type DigestBody,
+  type DigestFile,
+  type DigestScan,
+  signedBytes,
+} from './digestSchema.ts';
+import type { DigestSigner } from './digestSigner.ts';
+import { readDigestChain } from './readDigestChain.ts';
+
+export interface AppendDigestDeps {
+  objects: ObjectStore;
+  signer: DigestSigner;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface AppendDigestInput {
+  runId: string;
+  /** The days this run scanned. */
+  scans: DigestScan[];
+}
+
+export interface AppendDigestResult {
+  key: string;
+  seq: number;
+  files: number;
+  rows: number;
+}
+
+const MAX_RACES = 5;
+
+/**
+ * Appends one signed, write-once digest to the chain, listing every data file under `history/` and
+ * `active/` that no digest lists yet. Because it lists what is undigested rather than what this run
+ * wrote, a crash between publishing data and writing the digest is healed by the next call. A run that
+ * adds nothing still writes a digest (so a silent stretch of time is visible). Losing a race for the
+ * next position (write-once conflict) re-reads the chain and retries.
+ */
+export async function appendDigest(
+  deps: AppendDigestDeps,
+  input: AppendDigestInput,
+): Promise<AppendDigestResult> {
+  const { objects, signer, clock, logger } = deps;
+  await publishPublicKey(deps);
+  for (let attempt = 1; attempt <= MAX_RACES; attempt++) {
+    const chain = await readDigestChain(objects);
+    const listed = new Set<string>();
+    for (const e of chain.entries) for (const f of e.digest?.files ?? []) listed.add(f.key);
+    const last = chain.entries.at(-1);
+    const files: DigestFile[] = [];
+    for (const prefix of digestKeys.dataPrefixes) {
+      for await (const o of objects.list(prefix)) {
+        if (listed.has(o.key)) continue;
+        const bytes = await objects.get(o.key);
+        if (!bytes) continue;
+        const file = await describeDataFile(o.key, bytes);
+        if (file.rows === null)
+          logger.warn('data file is not readable Parquet; listed as is', { key: o.key });
+        files.push(file);
+      }
+    }
+    const seq = (last?.seq ?? 0) + 1;
+    const body: DigestBody = {
+      format: DIGEST_FORMAT_VERSION,
+      seq,
+      runId: input.runId,
+      createdAt: clock.now().toISOString(),
+      keyId: signer.keyId,
+      algorithm: signer.algorithm,
+      previous: last ? { key: last.key, sha256: last.sha256 } : null,
+      scans: input.scans,
+      files,
+    };
+    const signature = Buffer.from(await signer.sign(signedBytes(body))).toString('base64');
+    const digest: Digest = { ...body, signature };
+    const key = digestKeys.digest(seq);
+    if (await objects.putIfAbsent(key, `${JSON.stringify(digest, null, 1)}\n`)) {
+      const rows = files.reduce((a, f) => a + (f.rows ?? 0), 0);
+      logger.info('digest written', { key, files: files.length, rows });
+      return { key, seq, files: files.length, rows };
+    }
+    logger.warn('another writer took this digest position; re-reading the chain', { key, attempt });
+  }
+  throw new ArchiverError('CONFLICT', `digest chain kept changing: ${MAX_RACES} attempts lost the race`);
+}
+
+/** Publishes the signer's public key once; refuses to sign with a different key than the published one. */
+async function publishPublicKey(deps: AppendDigestDeps): Promise<void> {
+  const { objects, signer, clock } = deps;
+  const chain = { info: await objects.get(digestKeys.publicKeyInfo) };
+  if (!chain.info) {
+    await objects.putIfAbsent(digestKeys.publicKeyPem, await signer.publicKeyPem());
+    await objects.putIfAbsent(
+      digestKeys.publicKeyInfo,
+      `${JSON.stringify({ keyId: signer.keyId, algorithm: signer.algorithm, publishedAt: clock.now().toISOString() })}\n`,
+    );
+    chain.info = await objects.get(digestKeys.publicKeyInfo);
+  }
+  const published = JSON.parse(new TextDecoder().decode(chain.info)) as { keyId?: string };
+  const pem = new TextDecoder().decode((await objects.get(digestKeys.publicKeyPem)) ?? new Uint8Array());
+  if (published.keyId !== signer.keyId || pem.trim() !== (await signer.publicKeyPem()).trim()) {
+    throw new ArchiverError(
+      'CONFIG_INVALID',
+      `The archive's digests are signed with key ${published.keyId ?? '?'}, but this run has key ${signer.keyId}: restore the original signing key (see the README, "Checking the archive")`,
+    );
+  }
+}

@@ -1,0 +1,27 @@
+import { archiveKeys } from '../engine/archiveKeys.ts';
+
+/**
+ * Key layout of the digest chain. A digest's key is a function of its position alone
+ * (`digests/0000000042.json`), so two writers racing for the same position collide on one write-once key
+ * and the loser re-reads and retries: the chain can never fork. Keys sort in chain (= time) order.
+ */
+export const digestKeys = {
+  prefix: archiveKeys.digestsPrefix,
+  publicKeyPem: `${archiveKeys.digestsPrefix}public-key.pem`,
+  publicKeyInfo: `${archiveKeys.digestsPrefix}public-key.json`,
+  digest: (seq: number) => `${archiveKeys.digestsPrefix}${String(seq).padStart(10, '0')}.json`,
+  /** Position of a digest key, or undefined for any other key under `digests/`. */
+  seqOf(key: string): number | undefined {
+    const m = /^digests\/(\d{10})\.json$/.exec(key);
+    return m ? Number(m[1]) : undefined;
+  },
+  /** Prefixes of the data sets every digest accounts for. */
+  dataPrefixes: [archiveKeys.historyPrefix, archiveKeys.activePrefix] as const,
+};
+
+/** Which data set a data key belongs to, and its `dt` partition. */
+export function dataKeyInfo(key: string): { dataset: 'history' | 'active'; dt: string | null } {
+  const dataset = key.startsWith('active/') ? 'active' : 'history';
+  const dt = /(?:^|\/)dt=(\d{4}-\d{2}-\d{2})\//.exec(key)?.[1] ?? null;
+  return { dataset, dt };
+}

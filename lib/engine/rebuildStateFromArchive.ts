@@ -1,0 +1,172 @@
+import type { Clock } from '../clock/clock.ts';
+import { isDay } from '../clock/day.ts';
+import { describeDataFile } from '../digest/describeDataFile.ts';
+import type { DigestFile } from '../digest/digestSchema.ts';
+import { readDigestChain } from '../digest/readDigestChain.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Dataset, ManifestFile, PartitionManifest, StateStore } from '../state/stateStore.ts';
+import type { ObjectStore } from '../store/objectStore.ts';
+import { archiveKeys } from './archiveKeys.ts';
+import { emptyManifest } from './partitionCommitter.ts';
+
+export interface RebuildDeps {
+  objects: ObjectStore;
+  state: StateStore;
+  logger: Logger;
+  /** Commit time for files no digest lists and whose name carries no time stamp. */
+  clock?: Clock;
+}
+
+export interface RebuiltPartition {
+  dt: string;
+  dataset: Dataset;
+  /** File names added to the partition's manifest. */
+  files: string[];
+  rows: number;
+}
+
+export interface RebuildResult {
+  partitions: RebuiltPartition[];
+  files: number;
+  rows: number;
+  /** Of the rebuilt files, how many no digest listed yet (read from the file footer instead). */
+  undigested: number;
+}
+
+const MAX_CONFLICTS = 5;
+
+/**
+ * State is a cache of the archive: lists every published file under `history/` and `active/` and adds to the
+ * partition manifests those they lack (as published, with rows and bytes from the digests, or from
+ * the file itself when no digest lists it yet). Dedupe reads ids from the files the manifests list,
+ * so after a rebuild no run writes a record the archive already holds. Idempotent; never removes.
+ */
+export async function rebuildStateFromArchive(deps: RebuildDeps): Promise<RebuildResult> {
+  const result: RebuildResult = { partitions: [], files: 0, rows: 0, undigested: 0 };
+  const all = await deps.state.listPartitions();
+  let digested: Map<string, { file: DigestFile; createdAt: string }> | undefined;
+  for (const dataset of DATASETS) {
+    const byDt = new Map<string, { name: string; key: string }[]>();
+    const pattern = new RegExp(`^${dataset}/dt=([^/]+)/([^/]+)$`);
+    for await (const o of deps.objects.list(
+      dataset === 'history' ? archiveKeys.historyPrefix : archiveKeys.activePrefix,
+    )) {
+      const m = pattern.exec(o.key);
+      if (!m || !isDay(m[1] as string)) continue;
+      const list = byDt.get(m[1] as string) ?? [];
+      list.push({ name: m[2] as string, key: o.key });
+      byDt.set(m[1] as string, list);
+    }
+    // One scan of the state; the digests are read only when something is actually lacking.
+    const manifests = new Map(
+      all.filter((m) => (m.dataset ?? 'history') === dataset).map((m) => [m.dt, m] as const),
+    );
+    const lackingAny = [...byDt].some(([dt, found]) => {
+      const names = new Set(manifests.get(dt)?.files.map((f) => f.name));
+      return found.some((f) => !names.has(f.name));
+    });
+    if (!lackingAny) continue;
+    digested ??= await digestedFiles(deps.objects);
+    await rebuildDataset(deps, dataset, byDt, manifests, digested, result);
+  }
+  if (result.files > 0) {
+    deps.logger.warn('state rebuilt from the archive', {
+      partitions: result.partitions.length,
+      files: result.files,
+      rows: result.rows,
+    });
+  }
+  return result;
+}
+
+const DATASETS: readonly Dataset[] = ['history', 'active'];
+
+async function digestedFiles(
+  objects: ObjectStore,
+): Promise<Map<string, { file: DigestFile; createdAt: string }>> {
+  const digested = new Map<string, { file: DigestFile; createdAt: string }>();
+  for (const e of (await readDigestChain(objects)).entries) {
+    for (const file of e.digest?.files ?? [])
+      digested.set(file.key, { file, createdAt: e.digest?.createdAt ?? '' });
+  }
+  return digested;
+}
+
+async function rebuildDataset(
+  deps: RebuildDeps,
+  dataset: Dataset,
+  byDt: Map<string, { name: string; key: string }[]>,
+  manifests: Map<string, PartitionManifest>,
+  digested: Map<string, { file: DigestFile; createdAt: string }>,
+  result: RebuildResult,
+): Promise<void> {
+  const { objects, state, logger } = deps;
+  for (const [dt, found] of [...byDt].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    let current = manifests.get(dt);
+    const known = new Set(current?.files.map((f) => f.name));
+    const lacking = found.filter((f) => !known.has(f.name));
+    if (lacking.length === 0) continue;
+    const added: ManifestFile[] = [];
+    for (const f of lacking) {
+      let entry = digested.get(f.key);
+      if (!entry) {
+        const bytes = await objects.get(f.key);
+        if (!bytes) continue;
+        entry = { file: await describeDataFile(f.key, bytes), createdAt: '' };
+        result.undigested++;
+      }
+      if (entry.file.rows === null) {
+        logger.warn('not rebuilding an unreadable file into the state', { key: f.key });
+        continue;
+      }
+      added.push(manifestFile(dt, f.name, entry.file, entry.createdAt, deps.clock));
+    }
+    for (let attempt = 1; ; attempt++) {
+      const base: PartitionManifest = current ?? emptyManifest(dataset, dt);
+      const names = new Set(base.files.map((x) => x.name));
+      const fresh = added.filter((x) => !names.has(x.name));
+      if (fresh.length === 0) break;
+      try {
+        await state.putPartition({ ...base, files: [...base.files, ...fresh] });
+        result.partitions.push({ dt, dataset, files: fresh.map((x) => x.name), rows: sum(fresh) });
+        result.files += fresh.length;
+        result.rows += sum(fresh);
+        break;
+      } catch (error) {
+        if (!ArchiverError.is(error, 'CONFLICT') || attempt >= MAX_CONFLICTS) throw error;
+        current = await state.getPartition(dt, dataset);
+      }
+    }
+  }
+}
+
+/** Archive file names are `<yyyymmddThhmmssZ>-<runId>-<seq>.parquet`; anything else is still accepted. */
+function manifestFile(
+  dt: string,
+  name: string,
+  file: DigestFile,
+  createdAt: string,
+  clock?: Clock,
+): ManifestFile {
+  const m = /^(\d{8}T\d{6}Z)-([^-]+)-\d+\.parquet$/.exec(name);
+  const runId = m?.[2] ?? 'rebuilt';
+  const stamp = m?.[1];
+  const committedAt = stamp
+    ? `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T${stamp.slice(9, 11)}:${stamp.slice(11, 13)}:${stamp.slice(13, 15)}.000Z`
+    : createdAt || (clock ?? { now: () => new Date(0) }).now().toISOString();
+  return {
+    name,
+    stagingKey: archiveKeys.staging(runId, dt, name),
+    rows: file.rows ?? 0,
+    bytes: file.bytes,
+    runId,
+    fence: 0,
+    committedAt,
+    published: true,
+  };
+}
+
+function sum(files: ManifestFile[]): number {
+  return files.reduce((a, f) => a + f.rows, 0);
+}

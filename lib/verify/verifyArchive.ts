@@ -1,0 +1,86 @@
+import type { Clock } from '../clock/clock.ts';
+import { addDays, toDay } from '../clock/day.ts';
+import { readDigestChain } from '../digest/readDigestChain.ts';
+import { windowStartOf } from '../engine/planDays.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
+import type { ObjectStore } from '../store/objectStore.ts';
+import type { UpstreamApi } from '../upstream/upstreamApi.ts';
+import { checkChain } from './checkChain.ts';
+import { checkFiles } from './checkFiles.ts';
+import { compareUpstream } from './compareUpstream.ts';
+import { DEFAULT_INGESTION_GRACE_MS, lastCompleteScans } from './lastScans.ts';
+import type { VerifyResult } from './verifyTypes.ts';
+
+export interface VerifyOptions {
+  /** With an API (and the archive's token key: ids are keyed), every window day is walked and compared. */
+  api?: UpstreamApi;
+  tokenKey?: Uint8Array;
+  maxPagesPerDay?: number;
+  windowDays: number;
+  pageSize?: number;
+  pageConcurrency?: number;
+  maxPasses?: number;
+  /** Upstream ingestion lag to allow (default 48 h): a session that ended this long before a scan may still be pending. */
+  graceMs?: number;
+}
+
+/**
+ * Checks the archive on its own, read-only and without the state table (works with read-only access to
+ * `file://` or `s3://`): the digest chain and its signatures, every data file's SHA-256 and row count,
+ * that every data object is listed and every listed file exists, and that no `record_id` repeats.
+ * With an API, it also walks the window and reports what the archive lacks as pending or missing.
+ * `ok` is false exactly when `failures` is not empty; pending records are not failures.
+ */
+export async function verifyArchive(
+  deps: { objects: ObjectStore; clock: Clock },
+  options: VerifyOptions,
+): Promise<VerifyResult> {
+  const checkedAt = deps.clock.now();
+  const chain = await readDigestChain(deps.objects);
+  const failures = checkChain(chain);
+  const today = toDay(checkedAt);
+  // Ids are needed only for the window (one day of margin each side: the API's day vs UTC start_time).
+  const from = addDays(windowStartOf(today, options.windowDays), -1);
+  const to = addDays(today, 1);
+  const files = await checkFiles(
+    deps.objects,
+    chain,
+    (dt) => options.api !== undefined && dt >= from && dt <= to,
+  );
+  failures.push(...files.failures);
+  const result: VerifyResult = {
+    ok: false,
+    checkedAt: checkedAt.toISOString(),
+    digests: chain.entries.length,
+    lastDigestAt: chain.entries.at(-1)?.digest?.createdAt ?? null,
+    files: files.files,
+    rows: files.rows,
+    records: files.records,
+    failures,
+    days: [],
+    pending: 0,
+  };
+  if (options.api) {
+    if (!options.tokenKey) {
+      throw new ArchiverError(
+        'CONFIG_INVALID',
+        'comparing with the API needs the archive token key (record ids are keyed HMACs)',
+      );
+    }
+    const upstream = await compareUpstream(options.api, files.recordIds, lastCompleteScans(chain), {
+      today,
+      windowDays: options.windowDays,
+      pageSize: options.pageSize ?? 2000,
+      concurrency: options.pageConcurrency ?? 4,
+      maxPasses: options.maxPasses ?? 10,
+      maxPagesPerDay: options.maxPagesPerDay ?? 1000,
+      tokenKey: options.tokenKey,
+      graceMs: options.graceMs ?? DEFAULT_INGESTION_GRACE_MS,
+    });
+    result.days = upstream.days;
+    result.pending = upstream.days.reduce((a, d) => a + d.pending, 0);
+    failures.push(...upstream.failures);
+  }
+  result.ok = failures.length === 0;
+  return result;
+}

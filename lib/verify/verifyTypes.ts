@@ -1,0 +1,56 @@
+/** What a failed check is about; each failure names the object (or day) it concerns. */
+export type VerifyFailureKind =
+  | 'public-key'
+  | 'digest'
+  | 'chain'
+  | 'signature'
+  | 'missing-file'
+  | 'unlisted'
+  | 'hash'
+  | 'rows'
+  | 'duplicate'
+  | 'missing-records';
+
+export interface VerifyFailure {
+  kind: VerifyFailureKind;
+  /** The object key the failure is about, when it is about an object. */
+  object?: string;
+  /** The day the failure is about, when it is about an upstream day. */
+  day?: string;
+  message: string;
+}
+
+/** One window day compared with the API. */
+export interface VerifyDay {
+  day: string;
+  /** Distinct valid records the API returned now. */
+  upstream: number;
+  /** Of those, how many the archive holds. */
+  archived: number;
+  /** Absent, but ended after the day's last scan (or the day was never scanned): not a failure. */
+  pending: number;
+  /** Absent although they ended before the day's last complete scan: a failure. */
+  missing: number;
+  /** Latest complete scan of the day recorded in the digests. */
+  lastScanAt: string | null;
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  checkedAt: string;
+  digests: number;
+  /**
+   * When the newest digest was written. The chain cannot show that its newest digests were removed;
+   * a last digest older than the run schedule says so (every run writes one, even when it adds nothing).
+   */
+  lastDigestAt: string | null;
+  files: number;
+  rows: number;
+  /** Distinct record ids across `history/`. */
+  records: number;
+  failures: VerifyFailure[];
+  /** Per-day upstream comparison; empty without an API. */
+  days: VerifyDay[];
+  /** Total pending records across `days`. */
+  pending: number;
+}

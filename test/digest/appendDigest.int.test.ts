@@ -1,0 +1,117 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { appendDigest } from '../../lib/digest/appendDigest.ts';
+import { sha256OfBytes } from '../../lib/digest/describeDataFile.ts';
+import { digestKeys } from '../../lib/digest/digestKeys.ts';
+import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
+import { readDigestChain } from '../../lib/digest/readDigestChain.ts';
+import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
+import { silentLogger } from '../../lib/log/logger.ts';
+import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import type { ObjectStore } from '../../lib/store/objectStore.ts';
+import { checkChain } from '../../lib/verify/checkChain.ts';
+import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
+import { parquetOf } from './digestFixtures.ts';
+
+let dir: string;
+let objects: ObjectStore;
+let signer: DigestSigner;
+const clock = new ManualClock('2026-11-22T10:15:00.000Z');
+const deps = () => ({ objects, signer, clock, logger: silentLogger });
+const scans = [{ day: '2026-11-20', scannedAt: '2026-11-22T10:14:00.000Z', complete: true }];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ta-digest-'));
+  objects = createFileObjectStore(join(dir, 'archive'));
+  signer = (await loadLocalKeys(localKeysDir(join(dir, 'archive')))).signer;
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('appendDigest', () => {
+  it('lists each undigested data file with hash, size, rows, dt and time range, then links the next digest', async () => {
+    const a = await parquetOf([1, 2, 3]);
+    await objects.put('history/dt=2026-11-20/a.parquet', a);
+    const first = await appendDigest(deps(), { runId: 'r1', scans });
+    expect(first).toEqual({ key: digestKeys.digest(1), seq: 1, files: 1, rows: 3 });
+
+    const chain = await readDigestChain(objects);
+    const d1 = chain.entries[0]?.digest;
+    expect(d1).toMatchObject({ seq: 1, runId: 'r1', previous: null, scans, keyId: signer.keyId });
+    expect(d1?.files).toEqual([
+      {
+        key: 'history/dt=2026-11-20/a.parquet',
+        sha256: sha256OfBytes(a),
+        bytes: a.byteLength,
+        rows: 3,
+        dataset: 'history',
+        dt: '2026-11-20',
+        min: '2026-11-20T10:01:00.000Z',
+        max: '2026-11-20T10:03:00.000Z',
+      },
+    ]);
+    expect(chain.publicKey?.info.keyId).toBe(signer.keyId);
+
+    await objects.put('history/dt=2026-11-21/b.parquet', await parquetOf([4], '2026-11-21T00:00:00.000Z'));
+    clock.advance(60_000);
+    const second = await appendDigest(deps(), { runId: 'r2', scans: [] });
+    expect(second.files).toBe(1);
+    const after = await readDigestChain(objects);
+    expect(after.entries[1]?.digest?.previous).toEqual({
+      key: digestKeys.digest(1),
+      sha256: after.entries[0]?.sha256,
+    });
+    expect(after.entries[1]?.digest?.files.map((f) => f.key)).toEqual(['history/dt=2026-11-21/b.parquet']);
+    expect(checkChain(after)).toEqual([]);
+  });
+
+  it('writes a digest even when nothing was added, so a silent stretch is visible', async () => {
+    await appendDigest(deps(), { runId: 'r1', scans: [] });
+    const again = await appendDigest(deps(), { runId: 'r2', scans });
+    expect(again).toMatchObject({ seq: 2, files: 0, rows: 0 });
+    expect((await verifyArchive({ objects, clock }, { windowDays: 60 })).ok).toBe(true);
+  });
+
+  it('heals a crash between publishing data and writing the digest: the next call lists it', async () => {
+    await objects.put('history/dt=2026-11-20/a.parquet', await parquetOf([1]));
+    await appendDigest(deps(), { runId: 'r1', scans });
+    // run r2 published a file and died before its digest
+    await objects.put('history/dt=2026-11-20/b.parquet', await parquetOf([2]));
+    expect((await verifyArchive({ objects, clock }, { windowDays: 60 })).failures).toEqual([
+      expect.objectContaining({ kind: 'unlisted', object: 'history/dt=2026-11-20/b.parquet' }),
+    ]);
+    const healed = await appendDigest(deps(), { runId: 'r3', scans: [] });
+    expect(healed.files).toBe(1);
+    expect((await verifyArchive({ objects, clock }, { windowDays: 60 })).ok).toBe(true);
+  });
+
+  it('keeps one chain when writers race: the loser of a position re-reads and takes the next one', async () => {
+    await objects.put('history/dt=2026-11-20/a.parquet', await parquetOf([1, 2]));
+    const results = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => appendDigest(deps(), { runId: `r${i}`, scans: [] })),
+    );
+    expect(results.map((r) => r.seq).sort()).toEqual([1, 2, 3, 4]);
+    expect(results.reduce((a, r) => a + r.files, 0)).toBe(1);
+    const verified = await verifyArchive({ objects, clock }, { windowDays: 60 });
+    expect(verified.failures).toEqual([]);
+    expect(verified.digests).toBe(4);
+  });
+
+  it('never replaces the published public key, and refuses to sign with another key', async () => {
+    await appendDigest(deps(), { runId: 'r1', scans: [] });
+    const pem = await objects.get(digestKeys.publicKeyPem);
+    const other = (await loadLocalKeys(join(dir, 'other-keys'))).signer;
+    const error = await appendDigest({ ...deps(), signer: other }, { runId: 'r2', scans: [] }).catch(
+      (e) => e,
+    );
+    expect(ArchiverError.is(error, 'CONFIG_INVALID')).toBe(true);
+    expect((error as Error).message).toContain(signer.keyId);
+    expect(await objects.get(digestKeys.publicKeyPem)).toEqual(pem);
+    expect((await readDigestChain(objects)).entries).toHaveLength(1);
+  });
+});

@@ -1,0 +1,92 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { toDay } from '../../lib/clock/day.ts';
+import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
+import { rebuildStateFromArchive } from '../../lib/engine/rebuildStateFromArchive.ts';
+import { runArchive } from '../../lib/engine/runArchive.ts';
+import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
+import { silentLogger } from '../../lib/log/logger.ts';
+import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
+import type { StateStore } from '../../lib/state/stateStore.ts';
+import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
+import {
+  archivedIds,
+  diffArchive,
+  startWorld,
+  truthIds,
+  type World,
+  windowDays,
+} from '../engine/engineKit.ts';
+import { optionsFor, runAndDigest } from './proofKit.ts';
+
+const START = '2026-10-01T06:00:00.000Z';
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+/** A brand-new, empty state table on the same server: the state was lost. */
+async function freshState(w: World, name: string): Promise<StateStore> {
+  await ensureStateTable(w.dynamo.client, name);
+  return createDynamoStateStore({ client: w.dynamo.client, table: name });
+}
+
+describe('rebuildStateFromArchive', () => {
+  it('after the state is lost, rebuilds the manifests so the next run archives nothing twice', async () => {
+    world = await startWorld({ start: START, store: 'file' });
+    const w = world;
+    const signer: DigestSigner = (await loadLocalKeys(localKeysDir(`${w.dir}/archive`))).signer;
+    await runAndDigest(w, signer);
+    w.clock.advance(2 * 86_400_000);
+    await runAndDigest(w, signer);
+    w.clock.advance(86_400_000);
+    await runAndDigest(w, signer);
+    const before = await archivedIds(w.objects);
+    expect(before.total).toBe(before.distinct);
+
+    const state = await freshState(w, 'lost-state');
+    const rebuilt = await rebuildStateFromArchive({ objects: w.objects, state, logger: silentLogger });
+    expect(rebuilt.rows).toBe(before.total);
+    expect(rebuilt.partitions.length).toBe(before.byDt.size);
+    expect(rebuilt.undigested).toBe(0);
+    const manifest = await state.getPartition(rebuilt.partitions[0]?.dt as string);
+    expect(manifest?.files.every((f) => f.published && f.rows > 0 && f.bytes > 0)).toBe(true);
+    // Idempotent: a second rebuild finds nothing lacking.
+    expect((await rebuildStateFromArchive({ objects: w.objects, state, logger: silentLogger })).files).toBe(
+      0,
+    );
+
+    w.clock.advance(3_600_000);
+    const again = await runArchive({ ...w.deps(), state }, optionsFor(w));
+    expect(again.daysScanned).toBe(60); // the day states are gone: every day is walked again ...
+    const after = await archivedIds(w.objects);
+    expect(after.total).toBe(after.distinct); // ... yet nothing is archived twice
+    const truth = truthIds(w, windowDays(toDay(w.clock.now())));
+    expect(diffArchive(after.byDt, truth)).toEqual([]);
+    expect(again.recordsNew).toBe(after.total - before.total);
+  });
+
+  it('without the rebuild, the same run would archive records twice (the test can fail)', async () => {
+    world = await startWorld({ start: START, store: 'file' });
+    const w = world;
+    await runArchive(w.deps(), optionsFor(w));
+    const state = await freshState(w, 'lost-no-rebuild');
+    await runArchive({ ...w.deps(), state }, optionsFor(w));
+    const after = await archivedIds(w.objects);
+    expect(after.total).toBeGreaterThan(after.distinct);
+  });
+
+  it('also rebuilds files published by a run that died before writing its digest', async () => {
+    world = await startWorld({ start: START, store: 'file' });
+    const w = world;
+    await runArchive(w.deps(), optionsFor(w)); // no digest at all
+    const state = await freshState(w, 'no-digest');
+    const rebuilt = await rebuildStateFromArchive({ objects: w.objects, state, logger: silentLogger });
+    const archive = await archivedIds(w.objects);
+    expect(rebuilt.rows).toBe(archive.total);
+    expect(rebuilt.undigested).toBe(rebuilt.files);
+    const verified = await verifyArchive({ objects: w.objects, clock: w.clock }, { windowDays: 60 });
+    expect(verified.failures.every((f) => f.kind === 'unlisted' || f.kind === 'chain')).toBe(true);
+    expect(verified.failures.filter((f) => f.kind === 'unlisted')).toHaveLength(rebuilt.files);
+  });
+});

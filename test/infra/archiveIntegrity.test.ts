@@ -1,0 +1,102 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import {
+  INTEGRITY_ENV,
+  METRIC,
+  METRICS_NAMESPACE,
+  SERVICE_NAME,
+} from '../../functions/archive-history/telemetryNames.ts';
+import { DEFAULT_VERIFY_SCHEDULE } from '../../infra/constructs/archiveIntegrity.ts';
+import { iamStatements, resourceSuffix, synthApp } from './testApp.ts';
+
+const { stack, template } = synthApp();
+const logicalId = (c: { node: { defaultChild?: unknown } }) =>
+  stack.getLogicalId(c.node.defaultChild as Parameters<typeof stack.getLogicalId>[0]);
+
+describe('ArchiveIntegrity', () => {
+  it('creates an asymmetric P-256 signing key, kept when the stack is deleted, that the function may only sign with', () => {
+    template.hasResource('AWS::KMS::Key', {
+      Properties: Match.objectLike({ KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' }),
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+    const kms = iamStatements(template).filter((s) => s.actions.some((a) => a.startsWith('kms:')));
+    const keyId = logicalId(stack.integrity.signingKey);
+    const onSigningKey = kms.filter((s) => JSON.stringify(s.resources).includes(keyId));
+    expect(onSigningKey.flatMap((s) => s.actions).sort()).toEqual(['kms:GetPublicKey', 'kms:Sign']);
+  });
+
+  it('generates the token-key secret, kept when the stack is deleted, and hands both keys to the function', () => {
+    template.hasResource('AWS::SecretsManager::Secret', {
+      Properties: Match.objectLike({
+        GenerateSecretString: Match.objectLike({ PasswordLength: 64, ExcludePunctuation: true }),
+      }),
+      DeletionPolicy: 'Retain',
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          [INTEGRITY_ENV.digestKeyId]: { 'Fn::GetAtt': [logicalId(stack.integrity.signingKey), 'Arn'] },
+          [INTEGRITY_ENV.tokenKeySecretId]: { Ref: logicalId(stack.integrity.tokenKey) },
+        }),
+      },
+    });
+  });
+
+  it('denies, to every principal, any write under history/, digests/ and active/ without If-None-Match', () => {
+    const policy = Object.values(template.findResources('AWS::S3::BucketPolicy')).find((p) =>
+      JSON.stringify(p).includes('DenyOverwriteOfPublishedObjects'),
+    );
+    const statements = (policy?.Properties.PolicyDocument.Statement ?? []) as Record<string, unknown>[];
+    const statement = statements.find((s) => s.Sid === 'DenyOverwriteOfPublishedObjects') as Record<
+      string,
+      unknown
+    >;
+    expect(statement).toMatchObject({
+      Effect: 'Deny',
+      Principal: { AWS: '*' },
+      Action: 's3:PutObject',
+      Condition: { Null: { 's3:if-none-match': 'true' } },
+    });
+    expect((statement.Resource as unknown[]).map(resourceSuffix).sort()).toEqual([
+      '/active/*',
+      '/digests/*',
+      '/history/*',
+    ]);
+  });
+
+  it('grants the function reads and conditional writes on digests/, and nothing it never calls', () => {
+    const statements = iamStatements(template);
+    const digests = statements.filter((s) => s.resources.some((r) => resourceSuffix(r) === '/digests/*'));
+    expect(digests.flatMap((s) => s.actions).sort()).toEqual(['s3:GetObject', 's3:PutObject']);
+    const actions = statements.flatMap((s) => s.actions);
+    for (const unused of [
+      'dynamodb:DeleteItem',
+      'dynamodb:Query',
+      'dynamodb:DescribeTable',
+      'secretsmanager:DescribeSecret',
+    ])
+      expect(actions).not.toContain(unused);
+  });
+
+  it('verifies weekly with {"verify": true}, retries and a dead-letter queue, and alarms on VerifyFailures', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: DEFAULT_VERIFY_SCHEDULE,
+      Targets: [
+        Match.objectLike({
+          Input: JSON.stringify({ verify: true }),
+          RetryPolicy: Match.objectLike({ MaximumRetryAttempts: 2 }),
+          DeadLetterConfig: Match.objectLike({ Arn: Match.anyValue() }),
+        }),
+      ],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: METRICS_NAMESPACE,
+      MetricName: METRIC.VerifyFailures,
+      Dimensions: [{ Name: 'service', Value: SERVICE_NAME }],
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      AlarmActions: [{ Ref: logicalId(stack.alarms.topic) }],
+    });
+  });
+});

@@ -1,0 +1,194 @@
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { toDay } from '../../lib/clock/day.ts';
+import { digestKeys } from '../../lib/digest/digestKeys.ts';
+import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
+import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
+import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
+import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
+import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
+import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
+import { runAndDigest } from '../digest/proofKit.ts';
+import { SMALL_DATASET, startWorld, type World } from '../engine/engineKit.ts';
+
+const START = '2026-10-01T06:00:00.000Z';
+let world: World;
+let signer: DigestSigner;
+let archiveDir: string;
+let scratch: string;
+
+beforeAll(async () => {
+  world = await startWorld({ start: START, store: 'file', dataset: { ...SMALL_DATASET, lateRate: 0 } });
+  archiveDir = join(world.dir, 'archive');
+  signer = (await loadLocalKeys(localKeysDir(archiveDir))).signer;
+  await runAndDigest(world, signer);
+  world.clock.advance(36 * 3_600_000);
+  await runAndDigest(world, signer);
+  world.clock.advance(3_600_000);
+  await runAndDigest(world, signer); // adds little or nothing: still a digest
+  scratch = await mkdtemp(join(tmpdir(), 'ta-verify-test-'));
+});
+afterAll(async () => {
+  await world?.close();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+/** A private copy of the archive to damage, and a verify over it (no API) at `at`. */
+async function tampered(
+  damage: (dir: string) => Promise<void>,
+  at = world.clock.now(),
+): Promise<VerifyResult> {
+  const dir = await mkdtemp(join(scratch, 'copy-'));
+  await cp(archiveDir, dir, { recursive: true });
+  await damage(dir);
+  return verifyArchive(
+    { objects: createFileObjectStore(dir), clock: new ManualClock(at) },
+    { windowDays: 60 },
+  );
+}
+
+async function historyFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const part of (await readdir(join(dir, 'history'))).sort()) {
+    for (const f of (await readdir(join(dir, 'history', part))).sort()) out.push(`history/${part}/${f}`);
+  }
+  return out;
+}
+
+describe('verifyArchive', () => {
+  it('passes an intact archive read-only, without state: chain, signatures, hashes, rows, listing, no doubles', async () => {
+    const result = await tampered(async () => {});
+    expect(result.failures).toEqual([]);
+    expect(result.ok).toBe(true);
+    expect(result.digests).toBe(3);
+    expect(result.lastDigestAt).toBe(world.clock.now().toISOString());
+    expect(result.files).toBe((await historyFiles(archiveDir)).length);
+    expect(result.records).toBe(result.rows);
+  });
+
+  it('fails, naming the file, on a changed value with the same row count', async () => {
+    let key = '';
+    const result = await tampered(async (dir) => {
+      key = (await historyFiles(dir))[3] as string;
+      const rows = (await readHistoryRows(await readFile(join(dir, key)))) as unknown as ArchiveRow[];
+      (rows[0] as ArchiveRow).user_email = 'someone-else@example.com';
+      const out = join(dir, 'rewritten.parquet');
+      await writeHistoryParquet(rows, out);
+      await writeFile(join(dir, key), await readFile(out));
+      await rm(out);
+    });
+    expect(result.ok).toBe(false);
+    expect(result.failures).toEqual([expect.objectContaining({ kind: 'hash', object: key })]);
+    expect(result.failures[0]?.message).toContain(key);
+  });
+
+  it('fails, naming the file, when a file of a day outside the window was removed', async () => {
+    let key = '';
+    const later = new Date(world.clock.now().getTime() + 90 * 86_400_000);
+    const result = await tampered(async (dir) => {
+      key = (await historyFiles(dir))[0] as string;
+      await rm(join(dir, key));
+    }, later);
+    expect(key.slice('history/dt='.length, 'history/dt='.length + 10) < toDay(later)).toBe(true);
+    expect(result.failures).toEqual([expect.objectContaining({ kind: 'missing-file', object: key })]);
+    expect(result.failures[0]?.message).toContain(key);
+  });
+
+  it('fails, naming the copy, on an extra copy of a file', async () => {
+    let copy = '';
+    const result = await tampered(async (dir) => {
+      const key = (await historyFiles(dir))[5] as string;
+      copy = key.replace(/\.parquet$/, '-copy.parquet');
+      await cp(join(dir, key), join(dir, copy));
+    });
+    expect(result.failures).toEqual([
+      expect.objectContaining({ kind: 'unlisted', object: copy }),
+      expect.objectContaining({ kind: 'duplicate', object: copy }),
+    ]);
+  });
+
+  it('fails, naming the digest, when a digest was removed', async () => {
+    const removed = digestKeys.digest(2);
+    const result = await tampered(async (dir) => {
+      await rm(join(dir, removed));
+    });
+    expect(result.ok).toBe(false);
+    expect(result.failures).toContainEqual(expect.objectContaining({ kind: 'chain', object: removed }));
+    // The files only the removed digest listed are now unlisted, and each is named.
+    for (const f of result.failures.filter((x) => x.kind !== 'chain')) {
+      expect(f.kind).toBe('unlisted');
+      expect(f.object).toMatch(/^history\//);
+    }
+  });
+
+  it('fails, naming the digest, on a digest with a bad signature', async () => {
+    const key = digestKeys.digest(3);
+    const result = await tampered(async (dir) => {
+      const d = JSON.parse(await readFile(join(dir, key), 'utf8'));
+      d.createdAt = '2026-01-01T00:00:00.000Z'; // re-dated, signature kept
+      await writeFile(join(dir, key), JSON.stringify(d));
+    });
+    expect(result.failures).toEqual([expect.objectContaining({ kind: 'signature', object: key })]);
+  });
+
+  it('fails, naming the next digest, when an earlier digest was edited and re-signed by someone else', async () => {
+    const key = digestKeys.digest(1);
+    const result = await tampered(async (dir) => {
+      const d = JSON.parse(await readFile(join(dir, key), 'utf8'));
+      d.files = d.files.slice(1);
+      await writeFile(join(dir, key), JSON.stringify(d));
+    });
+    expect(result.failures).toContainEqual(expect.objectContaining({ kind: 'signature', object: key }));
+    expect(result.failures).toContainEqual(
+      expect.objectContaining({ kind: 'chain', object: digestKeys.digest(2) }),
+    );
+  });
+
+  it('passes an intact archive with pending late sessions against the API, and reports them', async () => {
+    world.clock.advance(6 * 3_600_000);
+    const result = await verifyArchive(
+      { objects: world.objects, clock: world.clock },
+      { api: world.api, windowDays: 60, pageSize: 2000 },
+    );
+    expect(result.failures).toEqual([]);
+    expect(result.ok).toBe(true);
+    expect(result.days).toHaveLength(60);
+    expect(result.pending).toBeGreaterThan(0);
+    expect(result.days.reduce((a, d) => a + d.missing, 0)).toBe(0);
+  });
+
+  it('reports records a complete scan should have archived as missing, naming the day', async () => {
+    const dir = await mkdtemp(join(scratch, 'missing-'));
+    await cp(archiveDir, dir, { recursive: true });
+    // Drop the last digest's scans' coverage by claiming every day was scanned completely now.
+    const objects = createFileObjectStore(dir);
+    const { appendDigest } = await import('../../lib/digest/appendDigest.ts');
+    const days = Array.from({ length: 60 }, (_, i) =>
+      toDay(new Date(world.clock.now().getTime() - i * 86_400_000)),
+    );
+    await appendDigest(
+      { objects, signer, clock: world.clock, logger: world.deps().logger },
+      {
+        runId: 'claims',
+        scans: days.map((day) => ({ day, scannedAt: world.clock.now().toISOString(), complete: true })),
+      },
+    );
+    const result = await verifyArchive(
+      { objects, clock: world.clock },
+      { api: world.api, windowDays: 60, graceMs: 0 },
+    );
+    expect(result.ok).toBe(false);
+    const missing = result.failures.filter((f) => f.kind === 'missing-records');
+    expect(missing.length).toBeGreaterThan(0);
+    // The same sessions ended within the default 48 h ingestion grace: pending, not missing.
+    const lenient = await verifyArchive({ objects, clock: world.clock }, { api: world.api, windowDays: 60 });
+    expect(lenient.failures).toEqual([]);
+    expect(lenient.pending).toBeGreaterThan(0);
+    for (const f of missing) expect(f.message).toContain(f.day as string);
+  });
+});
