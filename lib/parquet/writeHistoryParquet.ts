@@ -3,6 +3,7 @@ import { ParquetWriter } from 'hyparquet-writer';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { FileSinkWriter } from './fileSinkWriter.ts';
+import { type HistoryColumnOptions, historyColumnOptions } from './historyColumnOptions.ts';
 import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from './historySchema.ts';
 import {
   DEFAULT_PARQUET_COMPRESSION,
@@ -13,7 +14,7 @@ import {
 export interface WriteHistoryParquetOptions {
   /** Rows per row group, and the most rows held in memory at once (default 100 000). */
   rowGroupSize?: number | undefined;
-  /** Default SNAPPY; see `DEFAULT_PARQUET_COMPRESSION` for why. */
+  /** Default: ZSTD where `node:zlib` has zstd, else SNAPPY; see `defaultParquetCompression`. */
   compression?: ParquetCompression | undefined;
 }
 
@@ -28,8 +29,9 @@ export const DEFAULT_ROW_GROUP_SIZE = 100_000;
 /**
  * Streams archive rows into one Parquet file at `localPath` with the explicit history schema. Rows are
  * pulled one row group at a time and that group is encoded and written before the next is pulled, so
- * memory is bounded by `rowGroupSize`, not by the input. Dictionary encoding is chosen per column chunk
- * by hyparquet-writer. On failure the partial file is removed and the error rethrown (write failures as
+ * memory is bounded by `rowGroupSize`, not by the input. Encodings and statistics per column follow
+ * `historyColumnOptions` (dictionary for low-cardinality strings, delta for ints, timestamps and unique
+ * strings); the codec is recorded in every column chunk's metadata. On failure the partial file is removed and the error rethrown (write failures as
  * `STORE_FAILED`); errors thrown by the `rows` source pass through unchanged.
  */
 export async function writeHistoryParquet(
@@ -43,6 +45,7 @@ export async function writeHistoryParquet(
   }
   const compression = opts.compression ?? DEFAULT_PARQUET_COMPRESSION;
   const compressors = parquetCompressors(compression);
+  const columnOptions = historyColumnOptions(HISTORY_PARQUET_SCHEMA);
 
   const handle = await wrapWrite(localPath, () => open(localPath, 'w'));
   let closed = false;
@@ -61,7 +64,7 @@ export async function writeHistoryParquet(
     const flushBatch = async (): Promise<void> => {
       const group = batch;
       batch = [];
-      await wrapWrite(localPath, () => writeRowGroup(parquet, group));
+      await wrapWrite(localPath, () => writeRowGroup(parquet, group, columnOptions));
       count += group.length;
     };
     // A sync source is read with a plain for-of: `for await` would cost a promise per row.
@@ -89,8 +92,21 @@ function isAsyncIterable<T>(value: Iterable<T> | AsyncIterable<T>): value is Asy
 }
 
 /** Writes `batch` as exactly one row group (the library would split it again at its own default size). */
-async function writeRowGroup(parquet: ParquetWriter, batch: readonly ArchiveRow[]): Promise<void> {
-  const columnData = HISTORY_COLUMN_NAMES.map((name) => ({ name, data: batch.map((row) => row[name]) }));
+async function writeRowGroup(
+  parquet: ParquetWriter,
+  batch: readonly ArchiveRow[],
+  columnOptions: ReadonlyMap<string, HistoryColumnOptions>,
+): Promise<void> {
+  const columnData = HISTORY_COLUMN_NAMES.map((name) => {
+    const data = batch.map((row) => row[name]);
+    const options = columnOptions.get(name) ?? { statistics: true, offsetIndex: false };
+    // A dictionary of nothing (a column that is all null in this group) is left to the library.
+    if (options.encoding === 'RLE_DICTIONARY' && !data.some((v) => v !== null)) {
+      const { encoding: _dropped, ...rest } = options;
+      return { name, data, ...rest };
+    }
+    return { name, data, ...options };
+  });
   await parquet.write({ columnData, rowGroupSize: batch.length });
 }
 
