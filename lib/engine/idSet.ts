@@ -41,15 +41,16 @@ export class IdSet {
   /** Whether `id` is in the set. */
   has(id: string | Uint8Array): boolean {
     const w = toWords(id);
-    return this.#find(w[0], w[1], w[2], w[3]) >= 0;
+    return this.#find(w[0] as number, w[1] as number, w[2] as number, w[3] as number) >= 0;
   }
 
   /** Adds `id`; returns true when it was not there before (so "add, and tell me if new" is one probe). */
   add(id: string | Uint8Array): boolean {
     const w = toWords(id);
-    if (this.#find(w[0], w[1], w[2], w[3]) >= 0) return false;
+    const [a, b, c, d] = [w[0] as number, w[1] as number, w[2] as number, w[3] as number];
+    if (this.#find(a, b, c, d) >= 0) return false;
     if ((this.#size + 1) / this.#used.length > MAX_LOAD) this.#grow();
-    this.#insert(w[0], w[1], w[2], w[3]);
+    this.#insert(a, b, c, d);
     this.#size++;
     return true;
   }
