@@ -77,9 +77,9 @@ describe('TunnelArchiverStack', () => {
   });
 
   describe('function', () => {
-    it('runs Node 22 on arm64, one at a time, with a failure destination', () => {
+    it('runs Node 24 on arm64, one at a time, with a failure destination', () => {
       template.hasResourceProperties('AWS::Lambda::Function', {
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         ReservedConcurrentExecutions: 1,
         Timeout: 900,
