@@ -29,6 +29,8 @@ export async function measuredLocalRun(
   baseUrl: string,
   env: Record<string, string | undefined>,
   extra: Partial<ArchiveOptions> = {},
+  /** Looks at the finished archive folder before it is removed. */
+  inspectArchive?: (archiveDir: string) => Promise<void>,
 ): Promise<MeasuredRun> {
   const dir = await mkdtemp(join(tmpdir(), 'ta-bench-'));
   const local = await startLocalDynamo({ dir: join(dir, '.state') });
@@ -55,7 +57,8 @@ export async function measuredLocalRun(
           clock: systemClock,
           logger: silentLogger,
         },
-        archiveOptionsFromConfig(loadConfig({ env }), extra),
+        // Its own temp folder: other processes on this machine may sweep shared /tmp leftovers.
+        archiveOptionsFromConfig(loadConfig({ env }), { tmpDir: join(dir, 'tmp'), ...extra }),
       );
       return {
         summary,
@@ -70,6 +73,10 @@ export async function measuredLocalRun(
     await api.close();
     client.destroy();
     await local.close();
-    await rm(dir, { recursive: true, force: true });
+    try {
+      await inspectArchive?.(join(dir, 'archive'));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 }
