@@ -125,6 +125,18 @@ describe('writeHistoryParquet', () => {
     );
   });
 
+  it('also ends a row group once its rows reach rowGroupBytes, and rejects a bound that is not positive', async () => {
+    const bytesPath = join(dir, 'by-bytes.parquet');
+    await writeHistoryParquet(rows, bytesPath, { rowGroupSize: 1000, rowGroupBytes: 1 });
+    expect((await metadataOf(bytesPath)).row_groups.map((g) => Number(g.num_rows))).toEqual(
+      rows.map(() => 1),
+    );
+    expect(await readWithArrowRs(await readFile(bytesPath))).toEqual(rows);
+    await expect(
+      writeHistoryParquet(rows, join(dir, 'bad.parquet'), { rowGroupBytes: 0 }),
+    ).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+  });
+
   it('stores domains as a 3-level LIST and times as TIMESTAMP(MILLIS, isAdjustedToUTC)', async () => {
     const schema = await query(
       `SELECT name, repetition_type, converted_type, logical_type FROM parquet_schema('${path}')`,
@@ -214,7 +226,10 @@ describe('writeHistoryParquet', () => {
         yield row;
       }
     }
-    const written = await writeHistoryParquet(source(), big, { rowGroupSize: 50_000 });
+    const written = await writeHistoryParquet(source(), big, {
+      rowGroupSize: 50_000,
+      rowGroupBytes: Number.POSITIVE_INFINITY,
+    });
     expect(written.rows).toBe(300_000);
     const meta = await metadataOf(big);
     expect(meta.row_groups.map((g) => Number(g.num_rows))).toEqual(Array(6).fill(50_000));
