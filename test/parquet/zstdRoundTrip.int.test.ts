@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,6 +75,7 @@ const byId = (a: { record_id?: unknown }, b: { record_id?: unknown }): number =>
 
 describe('the default Parquet codec', () => {
   it('is ZSTD under the Lambda Node (24), and DuckDB, hyparquet and arrow-rs read the file back exactly', async () => {
+    expect(existsSync(LAMBDA_NODE), `${LAMBDA_NODE} is missing: npm ci installs it (postinstall)`).toBe(true);
     const path = join(dir, 'lambda-node.parquet');
     const { stdout } = await promisify(execFile)(
       LAMBDA_NODE,
