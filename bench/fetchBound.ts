@@ -19,13 +19,28 @@ export async function fetchBound(
   days: readonly Day[],
   opts: { pageSize: number; concurrency: number },
 ): Promise<BoundResult> {
-  const dispatcher = new Agent({ connections: opts.concurrency, keepAliveTimeout: 30_000 });
+  // Below Node's 5 s server keep-alive, so a pooled socket is never reused just as the server closes it.
+  const dispatcher = new Agent({ connections: opts.concurrency, keepAliveTimeout: 4_000 });
   let pages = 0;
   let records = 0;
+  const get = async (url: string): Promise<{ statusCode: number; text: string }> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const res = await request(url, {
+          dispatcher,
+          headers: { authorization: `Bearer ${EMULATOR_PAID_KEY}` },
+        });
+        return { statusCode: res.statusCode, text: await res.body.text() };
+      } catch (error) {
+        // A reset socket is retried, as the archiver's client does; anything else is a bench failure.
+        if (attempt >= 3 || (error as { code?: string }).code !== 'ECONNRESET') throw error;
+      }
+    }
+  };
   const fetchPage = async (day: Day, page: number): Promise<{ totalPages: number }> => {
     const url = `${baseUrl}/backend/api/v1/session/history/${day}/${day}?page=${page}&size=${opts.pageSize}`;
-    const res = await request(url, { dispatcher, headers: { authorization: `Bearer ${EMULATOR_PAID_KEY}` } });
-    const body = JSON.parse(await res.body.text()) as { content?: unknown[]; totalPages?: number };
+    const res = await get(url);
+    const body = JSON.parse(res.text) as { content?: unknown[]; totalPages?: number };
     if (res.statusCode !== 200) throw new Error(`bound fetch ${url}: HTTP ${res.statusCode}`);
     pages++;
     records += body.content?.length ?? 0;

@@ -5,7 +5,7 @@
  * (under two minutes); the full run reproduces the targets of issue 10.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -16,7 +16,7 @@ import { startEmulator } from '../lib/emulator/startEmulator.ts';
 import { LAMBDA_NODE } from '../test/parquet/lambdaNode.ts';
 import type { ColumnSizes } from './columnSizes.ts';
 import type { BoundResult } from './fetchBound.ts';
-import { renderResults } from './renderResults.ts';
+import { type ResultsInput, renderResults } from './renderResults.ts';
 import { flatDayDataset, scaledDataset } from './scaledDataset.ts';
 
 export interface BenchCase {
@@ -61,6 +61,8 @@ const PAGE_SIZE = 2000;
 const CONCURRENCY = Number(process.env.PAGE_CONCURRENCY ?? 2);
 const runTs = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));
 const resultsPath = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
+/** The figures behind RESULTS.md, so that `--only` can re-run some cases and keep the rest. */
+const rawPath = fileURLToPath(new URL('./RESULTS.json', import.meta.url));
 
 const quick = process.argv.includes('--quick');
 const only = process.argv
@@ -228,6 +230,15 @@ async function runCase(c: BenchCase): Promise<CaseResult> {
   }
 }
 
+function readPrevious(): ResultsInput | undefined {
+  try {
+    const raw = JSON.parse(readFileSync(rawPath, 'utf8')) as ResultsInput;
+    return raw.quick === quick ? { ...raw, at: new Date(raw.at) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function round(n: number): number {
   return Math.round(n * 100) / 100;
 }
@@ -259,23 +270,26 @@ if (!only || only.includes('cold-start')) {
   }
 }
 
-writeFileSync(
-  resultsPath,
-  renderResults({
-    quick,
-    node: process.versions.node,
-    concurrency: CONCURRENCY,
-    pageSize: PAGE_SIZE,
-    results,
-    cold,
-    at: new Date(),
-    load: [loadBefore, round(loadavg()[0] ?? 0)],
-  }),
-);
+// `--only` re-runs some cases of the last run of the same mode: the others keep their recorded figures.
+const previous = only ? readPrevious() : undefined;
+const merged = {
+  quick,
+  node: process.versions.node,
+  concurrency: CONCURRENCY,
+  pageSize: PAGE_SIZE,
+  results: (quick ? QUICK : FULL)
+    .map((c) => results.find((r) => r.name === c.name) ?? previous?.results.find((r) => r.name === c.name))
+    .filter((r): r is CaseResult => r !== undefined),
+  cold: cold ?? previous?.cold,
+  at: new Date(),
+  load: [loadBefore, round(loadavg()[0] ?? 0)] as [number, number],
+};
+writeFileSync(rawPath, `${JSON.stringify(merged, null, 2)}\n`);
+writeFileSync(resultsPath, renderResults(merged));
 // Biome formats Markdown tables too (`npm run lint` covers this file): format what was just written.
 spawnSync(
   fileURLToPath(new URL('../node_modules/.bin/biome', import.meta.url)),
-  ['format', '--write', resultsPath],
+  ['format', '--write', resultsPath, rawPath],
   {
     stdio: 'ignore',
   },
