@@ -17,7 +17,7 @@ export interface BoundResult {
 export async function fetchBound(
   baseUrl: string,
   days: readonly Day[],
-  opts: { pageSize: number; concurrency: number },
+  opts: { pageSize: number; concurrency: number; onPage?: (path: string, body: string) => void },
 ): Promise<BoundResult> {
   // Below Node's 5 s server keep-alive, so a pooled socket is never reused just as the server closes it.
   const dispatcher = new Agent({ connections: opts.concurrency, keepAliveTimeout: 4_000 });
@@ -38,8 +38,10 @@ export async function fetchBound(
     }
   };
   const fetchPage = async (day: Day, page: number): Promise<{ totalPages: number }> => {
-    const url = `${baseUrl}/backend/api/v1/session/history/${day}/${day}?page=${page}&size=${opts.pageSize}`;
+    const path = `/backend/api/v1/session/history/${day}/${day}?page=${page}&size=${opts.pageSize}`;
+    const url = `${baseUrl}${path}`;
     const res = await get(url);
+    opts.onPage?.(path, res.text);
     const body = JSON.parse(res.text) as { content?: unknown[]; totalPages?: number };
     if (res.statusCode !== 200) throw new Error(`bound fetch ${url}: HTTP ${res.statusCode}`);
     pages++;

@@ -17,6 +17,7 @@ import { LAMBDA_NODE } from '../test/parquet/lambdaNode.ts';
 import type { ColumnSizes } from './columnSizes.ts';
 import type { BoundResult } from './fetchBound.ts';
 import { type ResultsInput, renderResults } from './renderResults.ts';
+import { startReplayServer } from './replayServer.ts';
 import { flatDayDataset, scaledDataset } from './scaledDataset.ts';
 
 export interface BenchCase {
@@ -173,58 +174,65 @@ async function runCase(c: BenchCase): Promise<CaseResult> {
     seed,
     dataset: c.dataset,
     maxPageSize: PAGE_SIZE,
-    faults: { stableOrder: true, ...(c.delayMs ? { delayMs: c.delayMs } : {}) },
+    faults: { stableOrder: true },
   });
   try {
     const today = toDay(new Date());
     const days: Day[] = c.oneDay ? [addDays(today, -3)] : dayRange(addDays(today, -59), today);
-    // The emulator generates a day's sessions on its first request and caches them: generate them now,
-    // so that neither measurement pays for it.
-    for (const d of days) emulator.truth(d);
-    // Bound first, then the archiver: both children, so neither shares a thread with the emulator.
-    const bound = await child<BoundResult>('bench/boundChild.ts', {
-      url: emulator.url,
-      days,
+    // Every page recorded once, then served from memory (with the case's latency) to both measurements.
+    const replay = await startReplayServer(emulator.url, days, {
       pageSize: PAGE_SIZE,
       concurrency: CONCURRENCY,
+      ...(c.delayMs ? { delayMs: c.delayMs } : {}),
     });
-    const archiver = await child<ArchiverResult>(
-      'bench/archiverChild.ts',
-      {
-        url: emulator.url,
-        ...(c.oneDay ? { onlyDays: days } : {}),
-        ...(c.size ? { columns: true } : {}),
-      },
-      c.lambdaNode ? LAMBDA_NODE : process.execPath,
-    );
-    const latencyBound = c.delayMs ? (bound.pages * c.delayMs) / 1000 / CONCURRENCY : undefined;
-    const boundSeconds = latencyBound ?? bound.seconds;
-    let gzipJsonlBytes: number | undefined;
-    if (c.size) {
-      const now = new Date();
-      const lines = days.flatMap((d) => emulator.truth(d, now)).map((r) => JSON.stringify(r));
-      gzipJsonlBytes = gzipSync(`${lines.join('\n')}\n`).byteLength;
+    try {
+      // Bound first, then the archiver: both children, so neither shares a thread with the server.
+      const bound = await child<BoundResult>('bench/boundChild.ts', {
+        url: replay.url,
+        days,
+        pageSize: PAGE_SIZE,
+        concurrency: CONCURRENCY,
+      });
+      const archiver = await child<ArchiverResult>(
+        'bench/archiverChild.ts',
+        {
+          url: replay.url,
+          ...(c.oneDay ? { onlyDays: days } : {}),
+          ...(c.size ? { columns: true } : {}),
+        },
+        c.lambdaNode ? LAMBDA_NODE : process.execPath,
+      );
+      const latencyBound = c.delayMs ? (bound.pages * c.delayMs) / 1000 / CONCURRENCY : undefined;
+      const boundSeconds = latencyBound ?? bound.seconds;
+      let gzipJsonlBytes: number | undefined;
+      if (c.size) {
+        // Exactly the records both measurements were served, one JSON line each, gzipped at the default level.
+        const lines = replay.records().map((r) => JSON.stringify(r));
+        gzipJsonlBytes = gzipSync(`${lines.join('\n')}\n`).byteLength;
+      }
+      return {
+        bench: 'case',
+        name: c.name,
+        description: c.description,
+        records: archiver.records,
+        pages: bound.pages,
+        boundSeconds: round(boundSeconds),
+        boundBasis: latencyBound === undefined ? 'measured' : 'latency',
+        measuredBoundSeconds: round(bound.seconds),
+        archiverSeconds: round(archiver.seconds),
+        ratio: round(archiver.seconds / boundSeconds),
+        peakRssMiB: archiver.peakRssMiB,
+        ...(c.maxRatio === undefined ? {} : { maxRatio: c.maxRatio }),
+        ...(c.maxRssMiB === undefined ? {} : { maxRssMiB: c.maxRssMiB }),
+        parquetBytes: archiver.bytes,
+        ...(gzipJsonlBytes === undefined ? {} : { gzipJsonlBytes }),
+        codec: archiver.codec,
+        node: archiver.node,
+        ...(archiver.sizes ? { sizes: archiver.sizes } : {}),
+      };
+    } finally {
+      await replay.close();
     }
-    return {
-      bench: 'case',
-      name: c.name,
-      description: c.description,
-      records: archiver.records,
-      pages: bound.pages,
-      boundSeconds: round(boundSeconds),
-      boundBasis: latencyBound === undefined ? 'measured' : 'latency',
-      measuredBoundSeconds: round(bound.seconds),
-      archiverSeconds: round(archiver.seconds),
-      ratio: round(archiver.seconds / boundSeconds),
-      peakRssMiB: archiver.peakRssMiB,
-      ...(c.maxRatio === undefined ? {} : { maxRatio: c.maxRatio }),
-      ...(c.maxRssMiB === undefined ? {} : { maxRssMiB: c.maxRssMiB }),
-      parquetBytes: archiver.bytes,
-      ...(gzipJsonlBytes === undefined ? {} : { gzipJsonlBytes }),
-      codec: archiver.codec,
-      node: archiver.node,
-      ...(archiver.sizes ? { sizes: archiver.sizes } : {}),
-    };
   } finally {
     await emulator.close();
   }
