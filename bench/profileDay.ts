@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { addDays, toDay } from '../lib/clock/day.ts';
 import { startEmulator } from '../lib/emulator/startEmulator.ts';
+import { startReplayServer } from './replayServer.ts';
 import { flatDayDataset } from './scaledDataset.ts';
 import { byFile, byFunction, topCosts } from './topCosts.ts';
 
@@ -24,6 +25,8 @@ const emulator = await startEmulator({
 });
 try {
   const day = addDays(toDay(new Date()), -3);
+  // Pages served from memory, as in bench/run.ts: the profile then shows the archiver, not the emulator.
+  const replay = await startReplayServer(emulator.url, [day], { pageSize: 2000, concurrency: 2 });
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [
@@ -31,10 +34,11 @@ try {
       `--cpu-prof-dir=${dir}`,
       runTs,
       'bench/archiverChild.ts',
-      JSON.stringify({ url: emulator.url, onlyDays: [day] }),
+      JSON.stringify({ url: replay.url, onlyDays: [day] }),
     ],
     { maxBuffer: 1 << 24, env: { ...process.env, PAGE_SIZE: '2000' } },
   );
+  await replay.close();
   console.log(
     JSON.stringify({ bench: 'profile', records, run: JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') }),
   );
