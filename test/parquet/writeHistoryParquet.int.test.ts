@@ -137,6 +137,29 @@ describe('writeHistoryParquet', () => {
     ).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
   });
 
+  it('reads back row groups whose nullable columns are all null, through all three readers', async () => {
+    const nullPath = join(dir, 'nulls.parquet');
+    const nulls = rows.map((r) => ({
+      ...r,
+      end_time: null,
+      token_value: null,
+      virtual_token_value: null,
+      token_sha256: null,
+      virtual_token_sha256: null,
+      client_address: null,
+      client_port: null,
+      port: null,
+      extra_json: null,
+    }));
+    await writeHistoryParquet(nulls, nullPath, { rowGroupSize: 4 });
+    const bytes = await readFile(nullPath);
+    expect(await readHistoryRows(bytes)).toEqual(nulls);
+    expect(await readWithArrowRs(bytes)).toEqual(nulls);
+    expect((await query(`SELECT * FROM read_parquet('${nullPath}')`)).sort(byId)).toEqual(
+      [...nulls].sort(byId),
+    );
+  });
+
   it('stores domains as a 3-level LIST and times as TIMESTAMP(MILLIS, isAdjustedToUTC)', async () => {
     const schema = await query(
       `SELECT name, repetition_type, converted_type, logical_type FROM parquet_schema('${path}')`,
