@@ -8,6 +8,7 @@ import { loadConfig } from '../lib/config/loadConfig.ts';
 import { EMULATOR_PAID_KEY } from '../lib/emulator/startEmulator.ts';
 import { runArchive } from '../lib/engine/runArchive.ts';
 import type { ArchiveOptions, RunSummary } from '../lib/engine/runTypes.ts';
+import { loadLocalKeys } from '../lib/keys/loadLocalKeys.ts';
 import { silentLogger } from '../lib/log/logger.ts';
 import { createDynamoStateStore, ensureStateTable } from '../lib/state/dynamoStateStore.ts';
 import { startLocalDynamo } from '../lib/state/localDynamo.ts';
@@ -29,6 +30,8 @@ export async function measuredLocalRun(
   baseUrl: string,
   env: Record<string, string | undefined>,
   extra: Partial<ArchiveOptions> = {},
+  /** Looks at the finished archive folder before it is removed. */
+  inspectArchive?: (archiveDir: string) => Promise<void>,
 ): Promise<MeasuredRun> {
   const dir = await mkdtemp(join(tmpdir(), 'ta-bench-'));
   const local = await startLocalDynamo({ dir: join(dir, '.state') });
@@ -54,8 +57,10 @@ export async function measuredLocalRun(
           state: createDynamoStateStore({ client, table: 'bench' }),
           clock: systemClock,
           logger: silentLogger,
+          ...(await loadLocalKeys(join(dir, 'keys'))),
         },
-        archiveOptionsFromConfig(loadConfig({ env }), extra),
+        // Its own temp folder: other processes on this machine may sweep shared /tmp leftovers.
+        archiveOptionsFromConfig(loadConfig({ env }), { tmpDir: join(dir, 'tmp'), ...extra }),
       );
       return {
         summary,
@@ -70,6 +75,10 @@ export async function measuredLocalRun(
     await api.close();
     client.destroy();
     await local.close();
-    await rm(dir, { recursive: true, force: true });
+    try {
+      await inspectArchive?.(join(dir, 'archive'));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 }

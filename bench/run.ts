@@ -1,16 +1,306 @@
-/** `npm run bench`: each benchmark in its own child process (clean heap), results as JSON lines. */
-import { spawnSync } from 'node:child_process';
+/**
+ * `npm run bench [-- --quick] [-- --only=<case,...>]`: for each case, the fetch-and-parse BOUND and the
+ * ARCHIVER (a full local run in its own process, peak RSS measured) against the same emulator data; prints
+ * one JSON line per case and regenerates bench/RESULTS.md. `--quick` runs small stand-ins of the cases
+ * (under two minutes); the full run reproduces the targets of issue 10.
+ */
+import { execFile, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { addDays, type Day, dayRange, toDay } from '../lib/clock/day.ts';
+import type { DatasetOptions } from '../lib/emulator/dataset.ts';
+import { startEmulator } from '../lib/emulator/startEmulator.ts';
+import { LAMBDA_NODE } from '../test/parquet/lambdaNode.ts';
+import type { ColumnSizes } from './columnSizes.ts';
+import type { BoundResult } from './fetchBound.ts';
+import { type ResultsInput, renderResults } from './renderResults.ts';
+import { startReplayServer } from './replayServer.ts';
+import { flatDayDataset, scaledDataset } from './scaledDataset.ts';
 
-const runTs = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));
-const benches: string[][] = [
-  ['bench/archiveRun.ts', '1'],
-  ['bench/heavyDay.ts', process.env.BENCH_HEAVY_DAY ?? '20000,100000'],
-  ['bench/parquetWrite.ts', process.env.BENCH_ROWS ?? '1000000', '100000'],
-];
-let failed = 0;
-for (const args of benches) {
-  const r = spawnSync(process.execPath, [runTs, ...args], { stdio: 'inherit' });
-  if (r.status !== 0) failed++;
+export interface BenchCase {
+  name: string;
+  description: string;
+  dataset: Partial<DatasetOptions>;
+  /** Whole window (backfill) when absent; else just this day, three days back. */
+  oneDay?: boolean;
+  delayMs?: number;
+  /** Targets: wall time ≤ ratio × bound, peak RSS ≤ MiB. */
+  maxRatio?: number;
+  maxRssMiB?: number;
+  /** Also compare the archive's bytes with gzipped JSON lines of the same records. */
+  size?: boolean;
+  /** Run the archiver under the Lambda's Node (24, so ZSTD) instead of the Node running the bench. */
+  lambdaNode?: boolean;
 }
+
+export interface CaseResult {
+  bench: 'case';
+  name: string;
+  description: string;
+  records: number;
+  pages: number;
+  boundSeconds: number;
+  /** With latency: pages × latency ÷ concurrency (what the bound is by definition); else the measured bound. */
+  boundBasis: 'measured' | 'latency';
+  measuredBoundSeconds: number;
+  archiverSeconds: number;
+  ratio: number;
+  peakRssMiB: number;
+  maxRatio?: number;
+  maxRssMiB?: number;
+  parquetBytes: number;
+  gzipJsonlBytes?: number;
+  codec: string;
+  node: string;
+  sizes?: ColumnSizes;
+}
+
+const PAGE_SIZE = 2000;
+const CONCURRENCY = Number(process.env.PAGE_CONCURRENCY ?? 2);
+const runTs = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));
+const resultsPath = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
+/** The figures behind RESULTS.md, so that `--only` can re-run some cases and keep the rest. */
+const rawPath = fileURLToPath(new URL('./RESULTS.json', import.meta.url));
+
+const quick = process.argv.includes('--quick');
+const only = process.argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
+
+/** 60 default days hold about 17,600 records, so scale 57 gives about a million. */
+const MILLION_SCALE = 57;
+
+const FULL: BenchCase[] = [
+  {
+    name: 'default-backfill',
+    description: '60-day backfill, default dataset (size target)',
+    dataset: {},
+    size: true,
+  },
+  {
+    name: 'default-backfill-node24',
+    description: '60-day backfill, default dataset, Lambda Node 24 (size target, ZSTD)',
+    dataset: {},
+    size: true,
+    lambdaNode: true,
+  },
+  {
+    name: 'backfill-1M',
+    description: '60-day backfill, ~1M records',
+    dataset: scaledDataset(MILLION_SCALE),
+    maxRatio: 1.3,
+    maxRssMiB: 256,
+  },
+  {
+    name: 'day-100k',
+    description: 'one 100k-record day',
+    dataset: flatDayDataset(100_000),
+    oneDay: true,
+    maxRatio: 1.3,
+  },
+  {
+    name: 'day-1M',
+    description: 'one 1M-record day',
+    dataset: flatDayDataset(1_000_000),
+    oneDay: true,
+    maxRssMiB: 256,
+  },
+  {
+    name: 'backfill-1M-20ms',
+    description: '60-day backfill, ~1M records, 20 ms per request',
+    dataset: scaledDataset(MILLION_SCALE),
+    delayMs: 20,
+    maxRatio: 1.1,
+  },
+];
+
+const QUICK: BenchCase[] = [
+  {
+    name: 'default-backfill',
+    description: '60-day backfill, default dataset (size target)',
+    dataset: {},
+    size: true,
+    maxRatio: 1.3,
+  },
+  {
+    name: 'default-backfill-node24',
+    description: '60-day backfill, default dataset, Lambda Node 24 (size target, ZSTD)',
+    dataset: {},
+    size: true,
+    lambdaNode: true,
+  },
+  {
+    name: 'day-20k',
+    description: 'one 20k-record day (quick stand-in for 100k)',
+    dataset: flatDayDataset(20_000),
+    oneDay: true,
+    maxRatio: 1.3,
+  },
+  {
+    name: 'default-backfill-20ms',
+    description: '60-day backfill, default dataset, 20 ms per request',
+    dataset: {},
+    delayMs: 20,
+    maxRatio: 1.1,
+  },
+];
+
+async function child<T>(file: string, args: unknown, node = process.execPath): Promise<T> {
+  const { stdout } = await promisify(execFile)(node, [runTs, file, JSON.stringify(args)], {
+    maxBuffer: 1 << 24,
+    env: { ...process.env, PAGE_SIZE: String(PAGE_SIZE), PAGE_CONCURRENCY: String(CONCURRENCY) },
+  });
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as T;
+}
+
+interface ArchiverResult {
+  sizes?: ColumnSizes;
+  node: string;
+  codec: string;
+  seconds: number;
+  records: number;
+  pages: number;
+  bytes: number;
+  peakRssMiB: number;
+}
+
+async function runCase(c: BenchCase): Promise<CaseResult> {
+  const seed = 5;
+  const emulator = await startEmulator({
+    seed,
+    dataset: c.dataset,
+    maxPageSize: PAGE_SIZE,
+    faults: { stableOrder: true },
+  });
+  try {
+    const today = toDay(new Date());
+    const days: Day[] = c.oneDay ? [addDays(today, -3)] : dayRange(addDays(today, -59), today);
+    // Every page recorded once, then served from memory (with the case's latency) to both measurements.
+    const replay = await startReplayServer(emulator.url, days, {
+      pageSize: PAGE_SIZE,
+      concurrency: CONCURRENCY,
+      ...(c.delayMs ? { delayMs: c.delayMs } : {}),
+    });
+    try {
+      // Bound first, then the archiver: both children, so neither shares a thread with the server.
+      const bound = await child<BoundResult>('bench/boundChild.ts', {
+        url: replay.url,
+        days,
+        pageSize: PAGE_SIZE,
+        concurrency: CONCURRENCY,
+      });
+      const archiver = await child<ArchiverResult>(
+        'bench/archiverChild.ts',
+        {
+          url: replay.url,
+          ...(c.oneDay ? { onlyDays: days } : {}),
+          ...(c.size ? { columns: true } : {}),
+        },
+        c.lambdaNode ? LAMBDA_NODE : process.execPath,
+      );
+      const latencyBound = c.delayMs ? (bound.pages * c.delayMs) / 1000 / CONCURRENCY : undefined;
+      const boundSeconds = latencyBound ?? bound.seconds;
+      let gzipJsonlBytes: number | undefined;
+      if (c.size) {
+        // Exactly the records both measurements were served, one JSON line each, gzipped at the default level.
+        const lines = replay.records().map((r) => JSON.stringify(r));
+        gzipJsonlBytes = gzipSync(`${lines.join('\n')}\n`).byteLength;
+      }
+      return {
+        bench: 'case',
+        name: c.name,
+        description: c.description,
+        records: archiver.records,
+        pages: bound.pages,
+        boundSeconds: round(boundSeconds),
+        boundBasis: latencyBound === undefined ? 'measured' : 'latency',
+        measuredBoundSeconds: round(bound.seconds),
+        archiverSeconds: round(archiver.seconds),
+        ratio: round(archiver.seconds / boundSeconds),
+        peakRssMiB: archiver.peakRssMiB,
+        ...(c.maxRatio === undefined ? {} : { maxRatio: c.maxRatio }),
+        ...(c.maxRssMiB === undefined ? {} : { maxRssMiB: c.maxRssMiB }),
+        parquetBytes: archiver.bytes,
+        ...(gzipJsonlBytes === undefined ? {} : { gzipJsonlBytes }),
+        codec: archiver.codec,
+        node: archiver.node,
+        ...(archiver.sizes ? { sizes: archiver.sizes } : {}),
+      };
+    } finally {
+      await replay.close();
+    }
+  } finally {
+    await emulator.close();
+  }
+}
+
+function readPrevious(): ResultsInput | undefined {
+  try {
+    const raw = JSON.parse(readFileSync(rawPath, 'utf8')) as ResultsInput;
+    return raw.quick === quick ? { ...raw, at: new Date(raw.at) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+const loadBefore = round(loadavg()[0] ?? 0);
+const cases = (quick ? QUICK : FULL).filter((c) => !only || only.includes(c.name));
+const results: CaseResult[] = [];
+let failed = 0;
+for (const c of cases) {
+  try {
+    const r = await runCase(c);
+    results.push(r);
+    console.log(JSON.stringify(r));
+  } catch (error) {
+    failed++;
+    console.log(JSON.stringify({ bench: 'case', name: c.name, error: String(error) }));
+  }
+}
+
+let cold: Awaited<ReturnType<typeof import('./coldStart.ts').coldStart>> | undefined;
+if (!only || only.includes('cold-start')) {
+  try {
+    const { coldStart } = await import('./coldStart.ts');
+    cold = await coldStart(quick ? 3 : 7);
+    console.log(JSON.stringify({ bench: 'cold-start', ...cold, maxMs: 200 }));
+  } catch (error) {
+    failed++;
+    console.log(JSON.stringify({ bench: 'cold-start', error: String(error) }));
+  }
+}
+
+// `--only` re-runs some cases of the last run of the same mode: the others keep their recorded figures.
+const previous = only ? readPrevious() : undefined;
+const merged = {
+  quick,
+  node: process.versions.node,
+  concurrency: CONCURRENCY,
+  pageSize: PAGE_SIZE,
+  results: (quick ? QUICK : FULL)
+    .map((c) => results.find((r) => r.name === c.name) ?? previous?.results.find((r) => r.name === c.name))
+    .filter((r): r is CaseResult => r !== undefined),
+  cold: cold ?? previous?.cold,
+  at: new Date(),
+  load: [loadBefore, round(loadavg()[0] ?? 0)] as [number, number],
+};
+writeFileSync(rawPath, `${JSON.stringify(merged, null, 2)}\n`);
+writeFileSync(resultsPath, renderResults(merged));
+// Biome formats Markdown tables too (`npm run lint` covers this file): format what was just written.
+spawnSync(
+  fileURLToPath(new URL('../node_modules/.bin/biome', import.meta.url)),
+  ['format', '--write', resultsPath, rawPath],
+  {
+    stdio: 'ignore',
+  },
+);
+console.log(JSON.stringify({ bench: 'done', results: resultsPath, failed }));
 process.exitCode = failed ? 1 : 0;

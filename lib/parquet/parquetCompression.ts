@@ -4,13 +4,29 @@ import { ArchiverError } from '../errors/archiverError.ts';
 export type ParquetCompression = 'ZSTD' | 'SNAPPY';
 
 /**
- * SNAPPY is the default: hyparquet-writer 0.17 ships only a Snappy compressor, so SNAPPY output is the
- * same on every Node version. ZSTD (smaller files, fewer Athena bytes scanned) is opt-in and uses
- * `node:zlib`'s zstd, which exists from Node 22.15 / 23.8 (the Lambda runtime), not on Node 20.
+ * ZSTD level used for every page. Level 3 is zstd's own default: on the archive's columns levels 1..12
+ * land within 1% of each other in size, while 15+ costs over twice the CPU for about 3% (bench/RESULTS.md).
  */
-export const DEFAULT_PARQUET_COMPRESSION: ParquetCompression = 'SNAPPY';
+export const ZSTD_LEVEL = 3;
 
-type ZstdCompressSync = (input: Uint8Array) => Buffer;
+type ZstdCompressSync = (input: Uint8Array, options?: { params?: Record<number, number> }) => Buffer;
+
+/** Whether this runtime can write ZSTD Parquet (`node:zlib` zstd exists from Node 22.15 / 23.8). */
+export function zstdAvailable(): boolean {
+  return zstdCompressSync() !== undefined;
+}
+
+/**
+ * The codec written when none is asked for: ZSTD wherever `node:zlib` has zstd (the Lambda's Node 24,
+ * any Node >= 22.15), SNAPPY on older Node (Node 20 local mode). Every file records its codec in its
+ * footer, and readers (DuckDB, Athena, hyparquet-compressors, arrow-rs) read both.
+ */
+export function defaultParquetCompression(): ParquetCompression {
+  return zstdAvailable() ? 'ZSTD' : 'SNAPPY';
+}
+
+/** The default codec of this runtime, fixed at load (see `defaultParquetCompression`). */
+export const DEFAULT_PARQUET_COMPRESSION: ParquetCompression = defaultParquetCompression();
 
 /** Extra compressors handed to hyparquet-writer (it brings Snappy itself). */
 export interface ParquetCompressors {
@@ -27,12 +43,13 @@ export function parquetCompressors(compression: ParquetCompression): ParquetComp
       `Parquet compression ZSTD needs node:zlib zstd (Node >= 22.15), but this is Node ${process.versions.node}; use SNAPPY`,
     );
   }
-  return { ZSTD: (input) => new Uint8Array(zstd(input)) };
+  const levelParam = (zlib.constants as unknown as Record<string, number>).ZSTD_c_compressionLevel;
+  const options = levelParam === undefined ? undefined : { params: { [levelParam]: ZSTD_LEVEL } };
+  return { ZSTD: (input) => toUint8Array(zstd(input, options)) };
 }
 
-/** Whether this runtime can write ZSTD Parquet. */
-export function zstdAvailable(): boolean {
-  return zstdCompressSync() !== undefined;
+function toUint8Array(buffer: Buffer): Uint8Array {
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
 function zstdCompressSync(): ZstdCompressSync | undefined {

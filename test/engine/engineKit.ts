@@ -121,7 +121,15 @@ export async function startWorld(opts: {
     ...(s3 ? { s3 } : {}),
     dynamo,
     dir,
-    deps: () => ({ api, objects, state, clock, logger: silentLogger, tokenKey: TEST_TOKEN_KEY, signer: TEST_SIGNER }),
+    deps: () => ({
+      api,
+      objects,
+      state,
+      clock,
+      logger: silentLogger,
+      tokenKey: TEST_TOKEN_KEY,
+      signer: TEST_SIGNER,
+    }),
     close: async () => {
       await api.close();
       await emulator.close();

@@ -60,7 +60,15 @@ describe('runArchive under random fault schedules', () => {
           const plan = new FaultPlan({ seed });
           const state = new MemoryStateStore({ faults: plan });
           const objects = new MemoryObjectStore({ faults: plan, pageSize: 7 });
-          const deps = { api, state, objects, clock, logger: silentLogger, tokenKey: TEST_TOKEN_KEY, signer: TEST_SIGNER };
+          const deps = {
+            api,
+            state,
+            objects,
+            clock,
+            logger: silentLogger,
+            tokenKey: TEST_TOKEN_KEY,
+            signer: TEST_SIGNER,
+          };
 
           for (const [i, day] of timeline.entries()) {
             clock.set(new Date(Date.parse('2026-11-10T06:00:00Z') + i * 86_400_000));

@@ -74,7 +74,8 @@ describe('runArchive quarantine', () => {
       state: createDynamoStateStore({ client: dynamo.client, table: dynamo.table }),
       clock: new ManualClock('2026-10-01T06:00:00Z'),
       logger: silentLogger,
-      tokenKey: TEST_TOKEN_KEY, signer: TEST_SIGNER,
+      tokenKey: TEST_TOKEN_KEY,
+      signer: TEST_SIGNER,
     };
     const first = await runArchive(deps, TEST_OPTIONS);
     expect(first.quarantined).toBe(1);

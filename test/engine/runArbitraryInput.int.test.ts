@@ -54,7 +54,15 @@ describe('runArchive on arbitrary JSON', () => {
             await ensureStateTable(dynamo.client, table);
             const state = createDynamoStateStore({ client: dynamo.client, table });
             const summary = await runArchive(
-              { api, objects, state, clock, logger: silentLogger, tokenKey: TEST_TOKEN_KEY, signer: TEST_SIGNER },
+              {
+                api,
+                objects,
+                state,
+                clock,
+                logger: silentLogger,
+                tokenKey: TEST_TOKEN_KEY,
+                signer: TEST_SIGNER,
+              },
               {
                 ...TEST_OPTIONS,
                 onlyDays: [day],

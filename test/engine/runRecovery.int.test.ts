@@ -71,7 +71,8 @@ async function startRig(opts: Partial<ScriptedUpstreamOptions> = {}, perDay = 12
       state,
       clock,
       logger: silentLogger,
-      tokenKey: TEST_TOKEN_KEY, signer: TEST_SIGNER,
+      tokenKey: TEST_TOKEN_KEY,
+      signer: TEST_SIGNER,
       ...extra,
     }),
   };

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { parquetMetadata } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAMBDA_NODE_MAJOR } from '../../infra/constructs/archiveFunction.ts';
 import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
 import {
   EMULATOR_FREE_KEY,
@@ -12,8 +14,10 @@ import {
   type EmulatorHandle,
   startEmulator,
 } from '../../lib/emulator/startEmulator.ts';
+import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import { recordId } from '../../lib/records/recordId.ts';
+import { LAMBDA_NODE } from '../parquet/lambdaNode.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
 import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
 import { type KmsStubHandle, startKmsStub } from './startKmsStub.ts';
@@ -58,12 +62,16 @@ afterAll(async () => {
   rmSync(outdir, { recursive: true, force: true });
 });
 
-/** Invokes the bundled handler once per event, in one child process (one warm container), as Lambda would. */
+/**
+ * Invokes the bundled handler once per event, in one child process (one warm container), as Lambda would,
+ * under the Lambda's own Node major (tools/lambda-node), never the Node that runs the tests.
+ */
 async function invokeBundle(
   events: unknown[],
   env: Record<string, string> = {},
 ): Promise<{ results: { ok: boolean; value: unknown }[]; stdout: string }> {
   const script = `
+    console.log('NODE ' + process.versions.node);
     const { handler } = await import(${JSON.stringify(bundle)});
     const context = {
       functionName: 'tunnel-archiver', functionVersion: '$LATEST', memoryLimitInMB: '1024', awsRequestId: 'req-1',
@@ -74,7 +82,7 @@ async function invokeBundle(
       try { console.log('RESULT ' + JSON.stringify({ ok: true, value: await handler(event, context) })); }
       catch (e) { console.log('RESULT ' + JSON.stringify({ ok: false, value: { code: e.code, message: e.message } })); }
     }`;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+  const { stdout } = await promisify(execFile)(LAMBDA_NODE, ['--input-type=module', '-e', script], {
     cwd: outdir,
     maxBuffer: 64 * 1024 * 1024,
     timeout: 120_000,
@@ -105,7 +113,10 @@ async function invokeBundle(
   return { results, stdout };
 }
 
-/** Every record id in the archive's Parquet files, duplicates kept. */
+/** Every codec named in the archive's Parquet column chunks. */
+const codecs = new Set<string>();
+
+/** Every record id in the archive's Parquet files, duplicates kept (and their codecs into `codecs`). */
 async function archivedIds(): Promise<string[]> {
   const ids: string[] = [];
   let token: string | undefined;
@@ -115,7 +126,12 @@ async function archivedIds(): Promise<string[]> {
     );
     for (const o of page.Contents ?? []) {
       const body = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: o.Key }));
-      ids.push(...(await readRecordIds(await body.Body!.transformToByteArray())));
+      const bytes = await body.Body!.transformToByteArray();
+      ids.push(...(await readRecordIds(bytes)));
+      const meta = parquetMetadata(
+        bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+      );
+      for (const g of meta.row_groups) for (const c of g.columns) codecs.add(String(c.meta_data?.codec));
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token !== undefined);
@@ -123,7 +139,11 @@ async function archivedIds(): Promise<string[]> {
 }
 
 const truthIds = (days: string[], at: Date) =>
-  new Set(days.flatMap((d) => emulator.truth(d, at).map((r) => recordId(r))));
+  new Set(
+    days.flatMap((d) =>
+      emulator.truth(d, at).map((r) => recordId(r, tokenKeyFromSecret('k'.repeat(64), TOKEN_KEY_SECRET_ID))),
+    ),
+  );
 
 describe('the CDK-bundled handler', () => {
   it('is one ESM file with the require shim and no node_modules beside it', () => {
@@ -134,6 +154,12 @@ describe('the CDK-bundled handler', () => {
       ),
     ).toBe(true);
     expect(existsSync(join(dirname(bundle), 'node_modules'))).toBe(false);
+  });
+
+  it('runs under the Lambda runtime Node major', async () => {
+    const { stdout } = await invokeBundle([]);
+    const version = /^NODE (\S+)$/m.exec(stdout)?.[1];
+    expect(version?.split('.')[0]).toBe(String(LAMBDA_NODE_MAJOR));
   });
 
   it('archives the window to S3 with state in DynamoDB and the key from Secrets Manager, exactly once', async () => {
@@ -159,6 +185,8 @@ describe('the CDK-bundled handler', () => {
     const archived = new Set(ids);
     expect([...truthIds(window, before)].filter((id) => !archived.has(id))).toEqual([]);
     expect(ids.length).toBeGreaterThan(100);
+    // The Lambda's Node has node:zlib zstd, so every archive file is ZSTD.
+    expect([...codecs]).toEqual(['ZSTD']);
 
     // The warm container read the API key once (Powertools cache), the token key once at cold start,
     // and published success metrics each run.

@@ -80,9 +80,9 @@ describe('TunnelArchiverStack', () => {
   });
 
   describe('function', () => {
-    it('runs Node 22 on arm64, one at a time, with a failure destination', () => {
+    it('runs Node 24 on arm64, one at a time, with a failure destination', () => {
       template.hasResourceProperties('AWS::Lambda::Function', {
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         ReservedConcurrentExecutions: 1,
         Timeout: 900,
@@ -150,8 +150,18 @@ describe('TunnelArchiverStack', () => {
       // Each function (archiver, live-session snapshots) reads exactly the API key and the token key.
       expect(secret).toHaveLength(4);
       expect(new Set(secret.flatMap((s) => s.actions))).toEqual(new Set(['secretsmanager:GetSecretValue']));
-      expect(secret.flatMap((s) => s.resources).map((r) => JSON.stringify(r)).sort()).toEqual(
-        [ref(stack.apiKey.secret), ref(stack.apiKey.secret), ref(stack.integrity.tokenKey), ref(stack.integrity.tokenKey)]
+      expect(
+        secret
+          .flatMap((s) => s.resources)
+          .map((r) => JSON.stringify(r))
+          .sort(),
+      ).toEqual(
+        [
+          ref(stack.apiKey.secret),
+          ref(stack.apiKey.secret),
+          ref(stack.integrity.tokenKey),
+          ref(stack.integrity.tokenKey),
+        ]
           .map((r) => JSON.stringify(r))
           .sort(),
       );

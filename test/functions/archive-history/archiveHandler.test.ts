@@ -60,7 +60,10 @@ function harness(outcome: () => Promise<RunSummary>, overrides: Partial<ArchiveH
       },
     },
     getApiKey: async () => API_KEY,
-    getKeys: async () => ({ tokenKey: new Uint8Array(32).fill(1), signer: { keyId: 'test-signer' } as never }),
+    getKeys: async () => ({
+      tokenKey: new Uint8Array(32).fill(1),
+      signer: { keyId: 'test-signer' } as never,
+    }),
     createApi: (key) => {
       calls.keys.push(key);
       return {

@@ -62,7 +62,10 @@ export class MemoryObjectStore implements ObjectStore {
     return this.#run('putIfAbsent', [key], async () => {
       assertObjectKey(key);
       if (this.#objects.has(key)) return false;
-      this.#objects.set(key, typeof body === 'string' ? new TextEncoder().encode(body) : new Uint8Array(body));
+      this.#objects.set(
+        key,
+        typeof body === 'string' ? new TextEncoder().encode(body) : new Uint8Array(body),
+      );
       return true;
     });
   }

@@ -1,0 +1,37 @@
+/**
+ * Child of bench/run.ts: one full local archiving run (temp folder, embedded state) against the emulator,
+ * alone in its process so that its peak RSS is the archiver's own. Prints one JSON line.
+ */
+import type { Day } from '../lib/clock/day.ts';
+import { DEFAULT_PARQUET_COMPRESSION } from '../lib/parquet/parquetCompression.ts';
+import { type ColumnSizes, columnSizes } from './columnSizes.ts';
+import { measuredLocalRun } from './measuredLocalRun.ts';
+
+const args = JSON.parse(process.argv[2] ?? '{}') as { url: string; onlyDays?: Day[]; columns?: boolean };
+let sizes: ColumnSizes | undefined;
+let maxRssKiB = 0;
+const { summary, seconds, peakRssMiB } = await measuredLocalRun(
+  args.url,
+  process.env,
+  args.onlyDays ? { onlyDays: args.onlyDays } : {},
+  async (dir) => {
+    // Read after the run's peak RSS is taken, so the archiver's figures are untouched.
+    maxRssKiB = process.resourceUsage().maxRSS;
+    if (args.columns) sizes = await columnSizes(dir);
+  },
+);
+console.log(
+  JSON.stringify({
+    seconds,
+    node: process.versions.node,
+    codec: DEFAULT_PARQUET_COMPRESSION,
+    records: summary.recordsNew,
+    days: summary.daysScanned,
+    pages: summary.days.reduce((n, d) => n + d.pages, 0),
+    files: summary.files,
+    bytes: summary.bytes,
+    // maxRSS (KiB) is the kernel's own high-water mark; the 20 ms sampler can miss a short peak.
+    peakRssMiB: Math.max(peakRssMiB, Math.round(maxRssKiB / 1024)),
+    ...(sizes ? { sizes } : {}),
+  }),
+);

@@ -1,0 +1,63 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { synthApp } from '../test/infra/testApp.ts';
+import { LAMBDA_NODE } from '../test/parquet/lambdaNode.ts';
+
+export interface ColdStartResult {
+  node: string;
+  bundleBytes: number;
+  /** Module import plus module-scope handler init (clients, config, logger), per fresh process. */
+  samplesMs: number[];
+  medianMs: number;
+}
+
+/**
+ * Lambda cold start as far as the code decides it: the CDK bundle (exactly as `cdk synth` builds it) is
+ * imported by a fresh process of the Lambda's Node with the function's environment, `runs` times; the
+ * time from before `import()` to its resolution is what the handler costs before its first event.
+ */
+export async function coldStart(runs = 5): Promise<ColdStartResult> {
+  const outdir = mkdtempSync(join(tmpdir(), 'ta-bench-bundle-'));
+  try {
+    const { template } = synthApp({ bundle: true, outdir });
+    const code = Object.values(template.findResources('AWS::Lambda::Function'))[0]?.Properties.Code;
+    const bundle = join(outdir, `asset.${String(code.S3Key).replace(/\.zip$/, '')}`, 'index.mjs');
+    const script = `
+      const t0 = performance.now();
+      await import(${JSON.stringify(bundle)});
+      const ms = performance.now() - t0;
+      const { statSync } = await import('node:fs');
+      console.log(JSON.stringify({ ms, node: process.versions.node, bytes: statSync(${JSON.stringify(bundle)}).size }));`;
+    const samples: { ms: number; node: string; bytes: number }[] = [];
+    for (let i = 0; i < runs; i++) {
+      const { stdout } = await promisify(execFile)(LAMBDA_NODE, ['--input-type=module', '-e', script], {
+        cwd: outdir,
+        env: {
+          PATH: process.env.PATH ?? '',
+          AWS_REGION: 'us-east-1',
+          AWS_ACCESS_KEY_ID: 'bench',
+          AWS_SECRET_ACCESS_KEY: 'bench',
+          TUNNEL_API_KEY_SECRET_ID: 'tunnel-archiver/api-key',
+          ARCHIVE_DEST: 's3://bench-bucket/',
+          ARCHIVE_STATE: 'dynamodb://bench-table',
+          LOG_LEVEL: 'warn',
+          // As the function's own environment sets it (source maps cost start-up time too).
+          NODE_OPTIONS: '--enable-source-maps',
+        },
+      });
+      samples.push(JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}'));
+    }
+    const ms = samples.map((s) => Math.round(s.ms)).sort((a, b) => a - b);
+    return {
+      node: samples[0]?.node ?? '',
+      bundleBytes: samples[0]?.bytes ?? 0,
+      samplesMs: ms,
+      medianMs: ms[Math.floor(ms.length / 2)] ?? 0,
+    };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * `node bin/run-ts.js bench/profileDay.ts [records]`: archives one day of `records` (default 100k) under
+ * `node --cpu-prof` and prints the top self-time costs by function and by file, as JSON lines.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { addDays, toDay } from '../lib/clock/day.ts';
+import { startEmulator } from '../lib/emulator/startEmulator.ts';
+import { startReplayServer } from './replayServer.ts';
+import { flatDayDataset } from './scaledDataset.ts';
+import { byFile, byFunction, topCosts } from './topCosts.ts';
+
+const records = Number(process.argv[2] ?? 100_000);
+const runTs = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));
+const dir = await mkdtemp(join(tmpdir(), 'ta-bench-prof-'));
+const emulator = await startEmulator({
+  seed: 5,
+  dataset: flatDayDataset(records),
+  maxPageSize: 2000,
+  faults: { stableOrder: true },
+});
+try {
+  const day = addDays(toDay(new Date()), -3);
+  // Pages served from memory, as in bench/run.ts: the profile then shows the archiver, not the emulator.
+  const replay = await startReplayServer(emulator.url, [day], { pageSize: 2000, concurrency: 2 });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [
+      '--cpu-prof',
+      `--cpu-prof-dir=${dir}`,
+      runTs,
+      'bench/archiverChild.ts',
+      JSON.stringify({ url: replay.url, onlyDays: [day] }),
+    ],
+    { maxBuffer: 1 << 24, env: { ...process.env, PAGE_SIZE: '2000' } },
+  );
+  await replay.close();
+  console.log(
+    JSON.stringify({ bench: 'profile', records, run: JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') }),
+  );
+  const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) throw new Error('no .cpuprofile written');
+  const profile = JSON.parse(await readFile(join(dir, file), 'utf8'));
+  for (const cost of topCosts(profile, byFile, 15)) console.log(JSON.stringify({ by: 'file', ...cost }));
+  for (const cost of topCosts(profile, byFunction, 30))
+    console.log(JSON.stringify({ by: 'function', ...cost }));
+} finally {
+  await emulator.close();
+  await rm(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,155 @@
+import { ArchiverError } from '../errors/archiverError.ts';
+
+/** Bytes per id: 128 bits. */
+export const ID_BYTES = 16;
+
+const EMPTY = 0;
+const MAX_LOAD = 0.5;
+const HEX = /^[0-9a-f]{32}$/i;
+
+/**
+ * A set of 128-bit ids held flat in typed arrays: 16 bytes per id in one `Uint32Array` (plus one byte of
+ * occupancy), instead of a JS string per id in a `Set` or `Map` (about 100 bytes each). Open addressing
+ * with linear probing; the table doubles when half full, so memory stays under 64 bytes per id even just
+ * after a growth. Ids come in as 32 hex characters (the archive's `record_id`) or as 16-byte buffers; the
+ * low 32 bits of the id index the table, which is fine because ids are keyed hashes, uniformly spread.
+ */
+export class IdSet {
+  #words: Uint32Array;
+  #used: Uint8Array;
+  #mask: number;
+  #size = 0;
+
+  /** `expected`: how many ids the caller expects; the table starts big enough to hold them unresized. */
+  constructor(expected = 1024) {
+    const slots = slotsFor(expected);
+    this.#words = new Uint32Array(slots * 4);
+    this.#used = new Uint8Array(slots);
+    this.#mask = slots - 1;
+  }
+
+  /** How many distinct ids the set holds. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Bytes held by the table (what the set costs in memory). */
+  get byteLength(): number {
+    return this.#words.byteLength + this.#used.byteLength;
+  }
+
+  /** Whether `id` is in the set. */
+  has(id: string | Uint8Array): boolean {
+    const w = toWords(id);
+    return this.#find(w[0] as number, w[1] as number, w[2] as number, w[3] as number) >= 0;
+  }
+
+  /** Adds `id`; returns true when it was not there before (so "add, and tell me if new" is one probe). */
+  add(id: string | Uint8Array): boolean {
+    const w = toWords(id);
+    const [a, b, c, d] = [w[0] as number, w[1] as number, w[2] as number, w[3] as number];
+    if (this.#find(a, b, c, d) >= 0) return false;
+    if ((this.#size + 1) / this.#used.length > MAX_LOAD) this.#grow();
+    this.#insert(a, b, c, d);
+    this.#size++;
+    return true;
+  }
+
+  /** Every id as 32 lowercase hex characters, in table order (not insertion order). */
+  *values(): Generator<string> {
+    const words = this.#words;
+    for (let slot = 0; slot < this.#used.length; slot++) {
+      if (this.#used[slot] === EMPTY) continue;
+      const at = slot * 4;
+      yield hex8(words[at] as number) +
+        hex8(words[at + 1] as number) +
+        hex8(words[at + 2] as number) +
+        hex8(words[at + 3] as number);
+    }
+  }
+
+  [Symbol.iterator](): Generator<string> {
+    return this.values();
+  }
+
+  #find(a: number, b: number, c: number, d: number): number {
+    const words = this.#words;
+    const used = this.#used;
+    let slot = d & this.#mask;
+    while (used[slot] !== EMPTY) {
+      const at = slot * 4;
+      if (words[at + 3] === d && words[at] === a && words[at + 1] === b && words[at + 2] === c) return slot;
+      slot = (slot + 1) & this.#mask;
+    }
+    return -1;
+  }
+
+  #insert(a: number, b: number, c: number, d: number): void {
+    let slot = d & this.#mask;
+    while (this.#used[slot] !== EMPTY) slot = (slot + 1) & this.#mask;
+    const at = slot * 4;
+    this.#words[at] = a;
+    this.#words[at + 1] = b;
+    this.#words[at + 2] = c;
+    this.#words[at + 3] = d;
+    this.#used[slot] = 1;
+  }
+
+  #grow(): void {
+    const oldWords = this.#words;
+    const oldUsed = this.#used;
+    const slots = oldUsed.length * 2;
+    this.#words = new Uint32Array(slots * 4);
+    this.#used = new Uint8Array(slots);
+    this.#mask = slots - 1;
+    for (let slot = 0; slot < oldUsed.length; slot++) {
+      if (oldUsed[slot] === EMPTY) continue;
+      const at = slot * 4;
+      this.#insert(
+        oldWords[at] as number,
+        oldWords[at + 1] as number,
+        oldWords[at + 2] as number,
+        oldWords[at + 3] as number,
+      );
+    }
+  }
+}
+
+function slotsFor(expected: number): number {
+  const want = Math.max(16, Math.ceil(Math.max(0, expected) / MAX_LOAD));
+  return 2 ** Math.ceil(Math.log2(want));
+}
+
+// One scratch quad reused by every call: the set is single-threaded and never re-entered mid-call.
+const scratch = new Uint32Array(4);
+
+/** The id as four big-endian 32-bit words; `INTERNAL` for anything that is not a 128-bit id. */
+function toWords(id: string | Uint8Array): Uint32Array {
+  if (typeof id === 'string') {
+    if (!HEX.test(id)) {
+      throw new ArchiverError(
+        'INTERNAL',
+        `an id must be 32 hex characters, got ${JSON.stringify(id.slice(0, 40))}`,
+      );
+    }
+    for (let i = 0; i < 4; i++) scratch[i] = Number.parseInt(id.slice(i * 8, i * 8 + 8), 16);
+    return scratch;
+  }
+  if (id.byteLength !== ID_BYTES) {
+    throw new ArchiverError('INTERNAL', `an id must be ${ID_BYTES} bytes, got ${id.byteLength}`);
+  }
+  for (let i = 0; i < 4; i++) {
+    const o = i * 4;
+    scratch[i] =
+      (((id[o] as number) << 24) |
+        ((id[o + 1] as number) << 16) |
+        ((id[o + 2] as number) << 8) |
+        (id[o + 3] as number)) >>>
+      0;
+  }
+  return scratch;
+}
+
+function hex8(word: number): string {
+  return word.toString(16).padStart(8, '0');
+}
