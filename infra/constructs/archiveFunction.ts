@@ -114,11 +114,9 @@ export class ArchiveFunction extends Construct {
       },
     });
 
-    Validations.of(this.fn).acknowledge({
-      id: 'AwsSolutions-L1',
-      reason:
-        'Node.js 24 (the newest LTS in aws-cdk-lib) is the runtime this release is built and tested for: the bundle test runs the bundle under Node 24; moving to a newer runtime is a tested change, not a silent one.',
-    });
+    // No AwsSolutions-L1 acknowledgement: Node.js 24 is the newest Node runtime aws-cdk-lib knows, so
+    // the rule passes. When a newer one appears, cdk-nag flags it and the move (or an acknowledgement)
+    // is a tested decision: the bundle test runs the bundle under LAMBDA_NODE_MAJOR.
     this.grantLeastPrivilege(role, logGroup, props);
 
     this.rule = new Rule(this, 'Schedule', {

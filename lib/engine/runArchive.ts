@@ -56,6 +56,9 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
   // Committed files are published first: this needs no API, so no upstream trouble can hold them back.
   const pending = await publishAllPending(deps);
   await preflight(api, today, deadlineSignal(deps, options));
+  // The archive's promise starts with its first run: recorded before anything else can fail, so the days
+  // of that first window are ours (a gap if never archived), whatever happens to this run.
+  const archiveMeta = await establishMeta(deps, started, configuredStart);
   // Keys other than the archive's would re-archive everything under new ids: refused before any new data.
   await checkArchiveKeys(deps.objects, deps);
 
@@ -78,13 +81,7 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
     // State is a cache of the archive: what the archive holds and the state lacks is put back first, so a
     // lost state table never makes a run write a record twice.
     const rebuilt = await rebuildStateFromArchive({ objects: deps.objects, state, logger, clock });
-    let meta =
-      (await state.getMeta()) ??
-      (await state.putMeta({
-        firstRunAt: started.toISOString(),
-        firstWindowStart: configuredStart,
-        version: 0,
-      }));
+    let meta = archiveMeta;
     const windowDays = Math.min(options.windowDays, meta.learnedWindowDays ?? options.windowDays);
     const days = new Map((await state.listDays()).map((d) => [d.day, d] as const));
     const plan = planDays({
@@ -307,6 +304,19 @@ async function snapshotInRun(
       longSessions: 0,
       error: error instanceof Error ? error.message : String(error),
     };
+  }
+}
+
+async function establishMeta(deps: ArchiveDeps, started: Date, windowStart: Day): Promise<ArchiveMeta> {
+  const existing = await deps.state.getMeta();
+  if (existing) return existing;
+  try {
+    return await deps.state.putMeta({ firstRunAt: started.toISOString(), firstWindowStart: windowStart, version: 0 });
+  } catch (error) {
+    // A lost response or a racing first run: whoever wrote it, it is there now.
+    const stored = await deps.state.getMeta();
+    if (stored) return stored;
+    throw error;
   }
 }
 

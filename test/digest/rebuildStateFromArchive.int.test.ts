@@ -66,14 +66,14 @@ describe('rebuildStateFromArchive', () => {
     expect(again.recordsNew).toBe(after.total - before.total);
   });
 
-  it('without the rebuild, the same run would archive records twice (the test can fail)', async () => {
+  it('is what the run does first on a lost state: it reports every file it put back', async () => {
     world = await startWorld({ start: START, store: 'file' });
     const w = world;
-    await runArchive(w.deps(), optionsFor(w));
-    const state = await freshState(w, 'lost-no-rebuild');
-    await runArchive({ ...w.deps(), state }, optionsFor(w));
-    const after = await archivedIds(w.objects);
-    expect(after.total).toBeGreaterThan(after.distinct);
+    const first = await runArchive(w.deps(), optionsFor(w));
+    const state = await freshState(w, 'lost-reported');
+    const again = await runArchive({ ...w.deps(), state }, optionsFor(w));
+    expect(again.rebuilt).toMatchObject({ files: first.files });
+    expect(again.recordsNew).toBe(0);
   });
 
   it('also rebuilds files published by a run that died before writing its digest', async () => {

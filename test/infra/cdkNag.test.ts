@@ -28,12 +28,14 @@ describe('AwsSolutionsChecks on the TunnelArchiver app', () => {
         .map((a) => a.id)
         .sort(),
     ).toEqual([
+      // _staging/ twice: the archiver's role and the snapshot role (its rows go through the committer).
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/active/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/digests/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/history/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/quarantine/*]',
-      'AwsSolutions-L1',
+      // Only the snapshot function's Node 22: the archiver runs the newest runtime (Node 24).
       'AwsSolutions-L1',
       'AwsSolutions-SMG4',
       'AwsSolutions-SMG4',

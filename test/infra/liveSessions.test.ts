@@ -53,7 +53,7 @@ describe('live sessions in the stack', () => {
     ]);
   });
 
-  it('reaches only active/ objects and the ACTIVE state item, and deletes nothing', () => {
+  it('reaches only active/ objects, its staged files, the ACTIVE and active/ manifest items, and its two secrets', () => {
     const policy = Object.values(json.Resources).find(
       (r) =>
         r.Type === 'AWS::IAM::Policy' &&
@@ -62,15 +62,39 @@ describe('live sessions in the stack', () => {
     );
     const statements = policy?.Properties.PolicyDocument.Statement as Json[];
     const actions = statements.flatMap((s) => [s.Action].flat());
-    expect(actions.filter((a: string) => /Delete|\*/.test(a))).toEqual([]);
+    // No wildcard action anywhere.
+    expect(actions.filter((a: string) => a.includes('*'))).toEqual([]);
+    // It deletes only staged files (the committer removes them once published), never active/ rows.
+    const deleting = statements.filter((s) => [s.Action].flat().some((a: string) => /Delete/.test(a)));
+    expect(deleting.map((s) => s.Sid)).toEqual(['StageActiveRows']);
+    expect([deleting[0]?.Action].flat().filter((a: string) => /Delete/.test(a))).toEqual(['s3:DeleteObject']);
     const objects = statements.find((s) => s.Sid === 'ActiveRowsNoDelete');
+    expect(objects?.Action).toEqual(['s3:GetObject', 's3:PutObject']);
     expect(resourceSuffix(objects?.Resource)).toBe('/active/*');
+    const staging = statements.find((s) => s.Sid === 'StageActiveRows');
+    expect(staging?.Action).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+    expect(resourceSuffix(staging?.Resource)).toBe('/_staging/*');
     expect(statements.find((s) => s.Sid === 'ListActive')?.Condition).toEqual({
       StringLike: { 's3:prefix': ['active/*'] },
     });
-    expect(statements.find((s) => s.Sid === 'ActiveStateItem')).toMatchObject({
+    expect(statements.find((s) => s.Sid === 'ActiveStateItems')).toMatchObject({
       Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
-      Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['ACTIVE'] } },
+      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ACTIVE', 'PART#active#*'] } },
+    });
+    // Secrets: only GetSecretValue, on the API key and the token key (DescribeSecret is not needed).
+    const secrets = statements.filter((s) =>
+      [s.Action].flat().some((a: string) => a.startsWith('secretsmanager:')),
+    );
+    expect(secrets.flatMap((s) => [s.Action].flat())).toEqual([
+      'secretsmanager:GetSecretValue',
+      'secretsmanager:GetSecretValue',
+    ]);
+    expect(secrets.map((s) => s.Resource)).toEqual([
+      { Ref: logicalId(stack.apiKey.secret as never) },
+      { Ref: logicalId(stack.integrity.tokenKey) },
+    ]);
+    expect(snapshotFn?.Environment.Variables.TOKEN_KEY_SECRET_ID).toEqual({
+      Ref: logicalId(stack.integrity.tokenKey),
     });
     // The archiver's own grants are unchanged: it never got active/ through this construct.
     expect(iamStatements(template).length).toBeGreaterThan(statements.length);
