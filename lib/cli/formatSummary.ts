@@ -1,24 +1,13 @@
-import type { RunSummary } from '../engine/runTypes.ts';
+import type { FailedDay, RunSummary } from '../engine/runTypes.ts';
 
-/** A day the run gave up on (and went on without); the engine's `RunSummary.failedDays` entries. */
-export interface FailedDay {
-  day: string;
-  code: string;
-  message: string;
-  attempts: number;
-  consecutiveRuns: number;
-}
-
-/** The failed days of a summary; empty for an engine that does not report them. */
+/** The failed days of a summary (the run went on without them: exit 7). */
 export function failedDaysOf(s: RunSummary): FailedDay[] {
-  const failed = (s as { failedDays?: unknown }).failedDays;
-  return Array.isArray(failed) ? (failed as FailedDay[]) : [];
+  return s.failedDays;
 }
 
-/** Days the deadline pushed to the next run (`RunSummary.deferredDays`); empty when not reported. */
+/** Days the deadline pushed to the next run. */
 export function deferredDaysOf(s: RunSummary): string[] {
-  const deferred = (s as { deferredDays?: unknown }).deferredDays;
-  return Array.isArray(deferred) ? deferred.filter((d): d is string => typeof d === 'string') : [];
+  return s.deferredDays;
 }
 
 /** Human summary of a run, one fact a line. */
@@ -36,10 +25,19 @@ export function formatSummary(s: RunSummary): string {
     `  at risk:        ${s.atRisk.length ? s.atRisk.join(', ') : 'none'}`,
     ...(deferredDaysOf(s).length ? [`  deferred days:  ${deferredDaysOf(s).join(', ')}`] : []),
     `  failed days:    ${failed.length ? '' : 'none'}`,
-    ...failed.map(
-      (f) =>
-        `    ${f.day} [${f.code}] ${f.message} (${f.attempts} attempt(s), ${f.consecutiveRuns} run(s) in a row)`,
-    ),
+    ...failed.map((f) => `    ${f.day} [${f.code}] ${f.message} (failed on ${f.attempts} run(s) in a row)`),
+    ...(s.brokenPartitions.length
+      ? [`  blocked:        ${s.brokenPartitions.join(', ')} (see tunnel-archiver repair --help)`]
+      : []),
+    ...(s.active
+      ? [
+          s.active.error
+            ? `  live sessions:  snapshot failed: ${s.active.error}`
+            : `  live sessions:  ${s.active.listed} open, ${s.active.rows} change row(s)${s.active.longSessions ? `, ${s.active.longSessions} open longer than history can show` : ''}`,
+        ]
+      : []),
+    ...(s.digest ? [`  digest:         ${s.digest.key} (${s.digest.files} file(s))`] : []),
+    ...(s.rebuilt ? [`  state rebuilt:  ${s.rebuilt.files} file(s) from the archive`] : []),
   ];
   return `${lines.join('\n').replace(/ +$/gm, '')}\n`;
 }

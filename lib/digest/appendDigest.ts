@@ -84,7 +84,7 @@ export async function appendDigest(
     const key = digestKeys.digest(seq);
     if (await objects.putIfAbsent(key, `${JSON.stringify(digest, null, 1)}\n`)) {
       const rows = files.reduce((a, f) => a + (f.rows ?? 0), 0);
-      logger.info('digest written', { key, files: files.length, rows });
+      logger.debug('digest written', { key, files: files.length, rows });
       return { key, seq, files: files.length, rows };
     }
     logger.warn('another writer took this digest position; re-reading the chain', { key, attempt });

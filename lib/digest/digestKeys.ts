@@ -9,6 +9,8 @@ export const digestKeys = {
   prefix: archiveKeys.digestsPrefix,
   publicKeyPem: `${archiveKeys.digestsPrefix}public-key.pem`,
   publicKeyInfo: `${archiveKeys.digestsPrefix}public-key.json`,
+  /** Fingerprints of the keys the archive is written with (`lib/keys/checkArchiveKeys.ts`). */
+  keyCheck: `${archiveKeys.digestsPrefix}key-check.json`,
   digest: (seq: number) => `${archiveKeys.digestsPrefix}${String(seq).padStart(10, '0')}.json`,
   /** Position of a digest key, or undefined for any other key under `digests/`. */
   seqOf(key: string): number | undefined {

@@ -17,7 +17,7 @@ export interface ChainEntry {
 export interface DigestChain {
   /** Every digest-keyed object, in key (= sequence) order. */
   entries: ChainEntry[];
-  /** Keys under `digests/` that are neither digests nor the public key. */
+  /** Keys under `digests/` that are neither digests, nor the public key, nor the key check. */
   strays: string[];
   publicKey?: { pem: string; info: PublicKeyInfo };
   publicKeyError?: string;
@@ -30,7 +30,12 @@ export async function readDigestChain(objects: ObjectStore): Promise<DigestChain
   const keys: { key: string; seq: number }[] = [];
   const strays: string[] = [];
   for await (const o of objects.list(digestKeys.prefix)) {
-    if (o.key === digestKeys.publicKeyPem || o.key === digestKeys.publicKeyInfo) continue;
+    if (
+      o.key === digestKeys.publicKeyPem ||
+      o.key === digestKeys.publicKeyInfo ||
+      o.key === digestKeys.keyCheck
+    )
+      continue;
     const seq = digestKeys.seqOf(o.key);
     if (seq === undefined) strays.push(o.key);
     else keys.push({ key: o.key, seq });

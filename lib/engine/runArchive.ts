@@ -283,7 +283,8 @@ async function snapshotInRun(
         commitRows: committerRowSink(committer),
         rebuildFromArchive: () => rebuildActiveFromArchive(deps.objects),
         clock: deps.clock,
-        logger: deps.logger,
+        // In a history run the snapshot's findings go to the summary (`active`); its lines are debug.
+        logger: { ...deps.logger, info: deps.logger.debug, warn: deps.logger.debug },
         tokenKey: deps.tokenKey,
       },
       { tokenPolicy: options.tokenPolicy, windowDays: options.windowDays },
@@ -311,7 +312,11 @@ async function establishMeta(deps: ArchiveDeps, started: Date, windowStart: Day)
   const existing = await deps.state.getMeta();
   if (existing) return existing;
   try {
-    return await deps.state.putMeta({ firstRunAt: started.toISOString(), firstWindowStart: windowStart, version: 0 });
+    return await deps.state.putMeta({
+      firstRunAt: started.toISOString(),
+      firstWindowStart: windowStart,
+      version: 0,
+    });
   } catch (error) {
     // A lost response or a racing first run: whoever wrote it, it is there now.
     const stored = await deps.state.getMeta();

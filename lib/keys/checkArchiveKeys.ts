@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { digestKeys } from '../digest/digestKeys.ts';
 import type { DigestSigner } from '../digest/digestSigner.ts';
-import { archiveKeys } from '../engine/archiveKeys.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { tokenHmac } from '../records/tokenHmac.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 
 /** Where the archive records which keys it was written with (fingerprints only, never a key). */
-export const KEY_CHECK_KEY = `${archiveKeys.digestsPrefix}key-check.json`;
+export const KEY_CHECK_KEY = digestKeys.keyCheck;
 
 const keyCheckSchema = z.looseObject({
   tokenKeyCheck: z.string(),

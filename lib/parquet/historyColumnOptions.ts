@@ -30,8 +30,6 @@ const LOW_CARDINALITY: Readonly<Record<string, { statistics: boolean }>> = {
   user_email: { statistics: true },
   mode: { statistics: true },
   mode_udp: { statistics: true },
-  token_sha256: { statistics: false },
-  virtual_token_sha256: { statistics: false },
   token_hmac: { statistics: false },
   virtual_token_hmac: { statistics: false },
 };

@@ -194,6 +194,7 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
         throw storeFailed(`cannot write '${key}' under ${root}`, error);
       } finally {
         await rm(tmp, { force: true });
+        await rmdir(tmpRoot).catch(() => undefined); // only when empty: no scratch folder is left behind
       }
     },
 

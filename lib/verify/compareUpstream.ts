@@ -21,6 +21,11 @@ export interface CompareOptions {
   graceMs: number;
   /** The archive's token key: `record_id` is keyed, so comparing with the API needs it. */
   tokenKey: Uint8Array;
+  /**
+   * When the newest digest was written (epoch ms): for a day no run ever scanned completely, every run up
+   * to then should have, so a record that ended before it is missing, not pending.
+   */
+  newestRunMs?: number;
 }
 
 /** Walks every window day of the API and splits what the archive lacks into pending and missing. */
@@ -49,7 +54,7 @@ export async function compareUpstream(
             toArchiveRow(record, { tokenPolicy: 'drop', tokenKey: opts.tokenKey, archivedAt }),
           spill,
         });
-        const lastScan = lastScans.get(day);
+        const lastScan = lastScans.get(day) ?? opts.newestRunMs;
         const row: VerifyDay = {
           day,
           upstream: walk.records.size,

@@ -21,9 +21,10 @@ export function lastCompleteScans(chain: DigestChain): Map<string, number> {
 export const DEFAULT_INGESTION_GRACE_MS = 48 * 3_600_000;
 
 /**
- * Pending or missing, for a record the archive lacks: it is pending when the day has no complete
- * scan yet, or when the session ended (plus `graceMs` of upstream ingestion lag) after that scan, so
- * no scan could have seen it; otherwise it was visible to a complete scan and is missing.
+ * Pending or missing, for a record the archive lacks: it is pending when the session ended (plus
+ * `graceMs` of upstream ingestion lag) after the day's last complete scan (for a day never scanned
+ * completely: after the newest run), so no scan could have seen it; otherwise it was visible to a
+ * scan that should have archived it and is missing. With no run at all, everything is pending.
  */
 export function classifyAbsent(
   endMs: number | null,

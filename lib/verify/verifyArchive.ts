@@ -74,6 +74,7 @@ export async function verifyArchive(
       concurrency: options.pageConcurrency ?? 4,
       maxPasses: options.maxPasses ?? 10,
       maxPagesPerDay: options.maxPagesPerDay ?? 1000,
+      ...newestRun(chain),
       tokenKey: options.tokenKey,
       graceMs: options.graceMs ?? DEFAULT_INGESTION_GRACE_MS,
     });
@@ -83,4 +84,12 @@ export async function verifyArchive(
   }
   result.ok = failures.length === 0;
   return result;
+}
+
+/** When the newest digest was written: the reference for days that no run scanned completely. */
+function newestRun(chain: { entries: { digest?: { createdAt: string } | undefined }[] }): {
+  newestRunMs?: number;
+} {
+  const t = Date.parse(chain.entries.at(-1)?.digest?.createdAt ?? '');
+  return Number.isNaN(t) ? {} : { newestRunMs: t };
 }

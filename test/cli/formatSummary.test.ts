@@ -9,8 +9,7 @@ const failed = {
   day: '2026-09-01',
   code: 'UPSTREAM_UNAVAILABLE',
   message: 'GET … failed after 10 attempt(s)',
-  attempts: 10,
-  consecutiveRuns: 2,
+  attempts: 2,
 };
 const withFailed = (days: unknown[]): RunSummary => ({ ...runSummary(), failedDays: days }) as RunSummary;
 
@@ -36,7 +35,7 @@ describe('formatSummary', () => {
     const text = formatSummary(withFailed([failed]));
     expect(text).toMatch(/^run run-1 finished with failed days in 60\.0 s/);
     expect(text).toContain(
-      '    2026-09-01 [UPSTREAM_UNAVAILABLE] GET … failed after 10 attempt(s) (10 attempt(s), 2 run(s) in a row)',
+      '    2026-09-01 [UPSTREAM_UNAVAILABLE] GET … failed after 10 attempt(s) (failed on 2 run(s) in a row)',
     );
     expect(failedDaysOf(withFailed([failed]))).toEqual([failed]);
   });
@@ -45,6 +44,22 @@ describe('formatSummary', () => {
     const summary = { ...runSummary(), deferredDays: ['2026-09-02', '2026-09-03'] } as RunSummary;
     expect(formatSummary(summary)).toContain('  deferred days:  2026-09-02, 2026-09-03\n');
     expect(formatSummary(runSummary())).not.toContain('deferred days');
+  });
+
+  it('reports blocked partitions, the live-session snapshot, the digest and a rebuilt state', () => {
+    const text = formatSummary({
+      ...runSummary(),
+      brokenPartitions: ['history/dt=2026-09-01'],
+      active: { listed: 12, rows: 3, longSessions: 1 },
+      digest: { key: 'digests/0000000007.json', files: 4 },
+      rebuilt: { partitions: 2, files: 5, rows: 100 },
+    });
+    expect(text).toContain('  blocked:        history/dt=2026-09-01 (see tunnel-archiver repair --help)\n');
+    expect(text).toContain(
+      '  live sessions:  12 open, 3 change row(s), 1 open longer than history can show\n',
+    );
+    expect(text).toContain('  digest:         digests/0000000007.json (4 file(s))\n');
+    expect(text).toContain('  state rebuilt:  5 file(s) from the archive\n');
   });
 
   it('says none when nothing failed, with no trailing spaces', () => {

@@ -1,3 +1,5 @@
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toDay } from '../../lib/clock/day.ts';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
@@ -57,7 +59,7 @@ describe('rebuildStateFromArchive', () => {
     );
 
     w.clock.advance(3_600_000);
-    const again = await runArchive({ ...w.deps(), state }, optionsFor(w));
+    const again = await runArchive({ ...w.deps(), state, signer }, optionsFor(w));
     expect(again.daysScanned).toBe(60); // the day states are gone: every day is walked again ...
     const after = await archivedIds(w.objects);
     expect(after.total).toBe(after.distinct); // ... yet nothing is archived twice
@@ -79,7 +81,11 @@ describe('rebuildStateFromArchive', () => {
   it('also rebuilds files published by a run that died before writing its digest', async () => {
     world = await startWorld({ start: START, store: 'file' });
     const w = world;
-    await runArchive(w.deps(), optionsFor(w)); // no digest at all
+    await runArchive(w.deps(), optionsFor(w));
+    // As if the run died before writing its digest: the chain holds no digest of it.
+    for (const f of await readdir(join(w.dir, 'archive', 'digests'))) {
+      if (/^\d{10}\.json$/.test(f)) await rm(join(w.dir, 'archive', 'digests', f));
+    }
     const state = await freshState(w, 'no-digest');
     const rebuilt = await rebuildStateFromArchive({ objects: w.objects, state, logger: silentLogger });
     const archive = await archivedIds(w.objects);

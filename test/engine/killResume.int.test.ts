@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDay } from '../../lib/clock/day.ts';
 import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
@@ -21,6 +22,8 @@ const args = () => [
   `dynamodb://${world.dynamo.table}`,
   '--max-passes',
   '30',
+  '--keys-dir',
+  join(world.dir, 'keys'),
 ];
 
 beforeAll(async () => {

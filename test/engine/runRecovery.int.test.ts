@@ -362,3 +362,32 @@ describe('repairPartition', () => {
     expect(archived.total).toBe(archived.ids.size);
   });
 });
+
+describe('checkArchiveKeys', () => {
+  it('refuses to write into an archive with another token key or signing key, before any new data', async () => {
+    const { generateKeyPairSync } = await import('node:crypto');
+    const { ed25519Signer } = await import('../../lib/digest/ed25519Signer.ts');
+    rig = await startRig();
+    const r = rig;
+    await runArchive(r.deps(), TEST_OPTIONS);
+    const before = await archivedSet(r.objects);
+    r.clock.advance(86_400_000);
+    const yesterday = addDays(toDay(r.clock.now()), -1);
+    r.days.get(yesterday)?.push(sessionRecord(`${yesterday}T23:00:00Z`, 777_777));
+    const otherToken = new Uint8Array(32).fill(9);
+    await expect(runArchive(r.deps({ tokenKey: otherToken }), TEST_OPTIONS)).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining('token key'),
+    });
+    const otherSigner = ed25519Signer(
+      generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    );
+    await expect(runArchive(r.deps({ signer: otherSigner }), TEST_OPTIONS)).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining('digest signing key'),
+    });
+    expect((await archivedSet(r.objects)).total).toBe(before.total);
+    // With the right keys the same run goes through.
+    expect((await runArchive(r.deps(), TEST_OPTIONS)).recordsNew).toBeGreaterThan(0);
+  });
+});

@@ -14,7 +14,7 @@ import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
 import { runAndDigest } from '../digest/proofKit.ts';
-import { SMALL_DATASET, startWorld, type World } from '../engine/engineKit.ts';
+import { SMALL_DATASET, startWorld, TEST_TOKEN_KEY, type World } from '../engine/engineKit.ts';
 
 const START = '2026-10-01T06:00:00.000Z';
 let world: World;
@@ -153,7 +153,7 @@ describe('verifyArchive', () => {
     world.clock.advance(6 * 3_600_000);
     const result = await verifyArchive(
       { objects: world.objects, clock: world.clock },
-      { api: world.api, windowDays: 60, pageSize: 2000 },
+      { api: world.api, tokenKey: TEST_TOKEN_KEY, windowDays: 60, pageSize: 2000 },
     );
     expect(result.failures).toEqual([]);
     expect(result.ok).toBe(true);
@@ -180,13 +180,16 @@ describe('verifyArchive', () => {
     );
     const result = await verifyArchive(
       { objects, clock: world.clock },
-      { api: world.api, windowDays: 60, graceMs: 0 },
+      { api: world.api, tokenKey: TEST_TOKEN_KEY, windowDays: 60, graceMs: 0 },
     );
     expect(result.ok).toBe(false);
     const missing = result.failures.filter((f) => f.kind === 'missing-records');
     expect(missing.length).toBeGreaterThan(0);
     // The same sessions ended within the default 48 h ingestion grace: pending, not missing.
-    const lenient = await verifyArchive({ objects, clock: world.clock }, { api: world.api, windowDays: 60 });
+    const lenient = await verifyArchive(
+      { objects, clock: world.clock },
+      { api: world.api, tokenKey: TEST_TOKEN_KEY, windowDays: 60 },
+    );
     expect(lenient.failures).toEqual([]);
     expect(lenient.pending).toBeGreaterThan(0);
     for (const f of missing) expect(f.message).toContain(f.day as string);
