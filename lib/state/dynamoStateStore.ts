@@ -228,7 +228,13 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
           }),
         );
       } catch (error) {
-        if (isConditionalFailure(error)) return undefined;
+        if (isConditionalFailure(error)) {
+          // Refused, or our own write applied and its response was lost (the SDK's retry is then
+          // refused): re-read, and the lease is ours exactly when it carries our owner and new fence.
+          const now = await getItem(LEASE_PK);
+          const ours = now !== undefined && str(now, 'owner') === owner && num(now, 'fence') === lease.fence;
+          return ours ? lease : undefined;
+        }
         throw failed('cannot take the lease', error);
       }
       return lease;

@@ -72,14 +72,17 @@ describe('FaultPlan', () => {
     expect(plan.log.map((e) => e.outcome)).toEqual(['lostResponse', 'ok']);
   });
 
-  it("lostResponse in 'retry' mode: an acquire looks refused although the lease is ours", async () => {
+  it("lostResponse in 'retry' mode: the refused retry of an applied acquire is settled by re-reading: the lease is ours", async () => {
     const plan = new FaultPlan({
       rules: [{ op: 'acquireLease', fault: 'lostResponse', mode: 'retry', times: 1 }],
     });
     const state = new MemoryStateStore({ faults: plan });
-    // The retry re-sends the write conditioned on the fence read before: it fails, as on DynamoDB.
-    expect(await state.acquireLease('me', T0, 1000)).toBeUndefined();
+    // The retry re-sends the write conditioned on the fence read before: it fails, as on DynamoDB; the
+    // store then re-reads and finds its own owner and new fence.
+    expect(await state.acquireLease('me', T0, 1000)).toEqual({ owner: 'me', fence: 1, expiresAt: T0.getTime() + 1000 });
     expect(state.peekLease()).toEqual({ owner: 'me', fence: 1, expiresAt: T0.getTime() + 1000 });
+    // Another owner's acquire is still refused.
+    expect(await state.acquireLease('other', T0, 1000)).toBeUndefined();
   });
 
   it("lostResponse in 'retry' mode: an idempotent publish just succeeds", async () => {

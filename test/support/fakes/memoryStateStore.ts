@@ -86,7 +86,14 @@ export class MemoryStateStore implements StateStore {
           : current !== undefined &&
             current.fence === held.fence &&
             (broken || current.expiresAt < t || current.owner === owner);
-      if (!conditionHolds) return undefined;
+      if (!conditionHolds) {
+        // Like the adapter: a refused write is settled by re-reading (our earlier try may have applied).
+        const now = this.#lease;
+        const fence = (held?.fence ?? 0) + 1;
+        return now !== undefined && now.owner === owner && now.fence === fence && now.expiresAt === t + ttlMs
+          ? { owner, fence, expiresAt: t + ttlMs }
+          : undefined;
+      }
       const lease: Lease = { owner, fence: (held?.fence ?? 0) + 1, expiresAt: t + ttlMs };
       this.#lease = { ...lease };
       return lease;
