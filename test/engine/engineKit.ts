@@ -141,10 +141,13 @@ export async function startWorld(opts: {
 }
 
 /** Record ids the upstream exposes for each day at `at`. */
-export function truthIds(world: World, days: Day[], at?: Date): Map<Day, Set<string>> {
-  return new Map(
-    days.map((d) => [d, new Set(world.emulator.truth(d, at).map((r) => recordId(r, TEST_TOKEN_KEY)))]),
-  );
+export function truthIds(
+  world: World,
+  days: Day[],
+  at?: Date,
+  tokenKey: Uint8Array = TEST_TOKEN_KEY,
+): Map<Day, Set<string>> {
+  return new Map(days.map((d) => [d, new Set(world.emulator.truth(d, at).map((r) => recordId(r, tokenKey)))]));
 }
 
 /** Every record id in `history/`, per partition, read back from the Parquet files; duplicates counted. */

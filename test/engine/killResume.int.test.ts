@@ -1,7 +1,9 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDay } from '../../lib/clock/day.ts';
 import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
+import { LOCAL_KEY_FILES } from '../../lib/keys/loadLocalKeys.ts';
 import { runCli } from '../support/runCli.ts';
 import { archivedIds, diffArchive, startWorld, truthIds, type World, windowDays } from './engineKit.ts';
 
@@ -59,7 +61,8 @@ describe('a run killed with SIGKILL at any instant', () => {
     const days = windowDays(toDay(new Date(NOW)));
     const archive = await archivedIds(world.objects);
     expect(archive.total).toBe(archive.distinct);
-    expect(diffArchive(archive.byDt, truthIds(world, days))).toEqual([]);
+    const cliKey = new Uint8Array(await readFile(join(world.dir, 'keys', LOCAL_KEY_FILES.tokenKey)));
+    expect(diffArchive(archive.byDt, truthIds(world, days, undefined, cliKey))).toEqual([]);
     const staged: string[] = [];
     for await (const o of world.objects.list('_staging/')) staged.push(o.key);
     // Staged files may remain only as unlisted leftovers of a killed upload; none may be listed and unpublished.
