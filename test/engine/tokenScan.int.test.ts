@@ -1,0 +1,99 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toDay } from '../../lib/clock/day.ts';
+import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
+import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
+import { runCli } from '../support/runCli.ts';
+import { startWorld, type World, windowDays } from './engineKit.ts';
+
+const NOW = '2026-10-01T06:00:00.000Z';
+let world: World;
+
+beforeAll(async () => {
+  // Every day carries records with tokens in every field, unknown ones included (auth_token, and quoted
+  // inside details.note and details.tokens); slow responses so the kill lands mid-walk.
+  world = await startWorld({
+    start: NOW,
+    store: 'file',
+    faults: { delayMs: 3 },
+    emulator: { poisonRecords: { count: 3, kinds: ['token-in-unknown-field'] } },
+  });
+});
+afterAll(async () => {
+  await world.close();
+});
+
+/** Every file under `dir`, recursively. */
+async function files(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await files(p)));
+    else if (e.isFile()) out.push(p);
+  }
+  return out;
+}
+
+/** The text of a file as a reader sees it: Parquet decoded row by row (its pages are compressed), else raw. */
+async function readable(path: string): Promise<string> {
+  const bytes = await readFile(path);
+  if (path.endsWith('.parquet')) {
+    try {
+      return JSON.stringify(await readHistoryRows(new Uint8Array(bytes)), (_k, v) => (typeof v === 'bigint' ? String(v) : v));
+    } catch {
+      return bytes.toString('latin1');
+    }
+  }
+  return bytes.toString('latin1');
+}
+
+describe('under the default hash policy, after a run killed mid-walk and resumed', () => {
+  it('no raw token is anywhere: destination, state folder, temp folder, captured output', async () => {
+    const days = windowDays(toDay(new Date(NOW)));
+    const tokens = new Set<string>();
+    for (const d of days) {
+      for (const r of world.emulator.truth(d)) for (const t of [r.token_value, r.virtual_token_value]) if (t) tokens.add(t);
+      for (const p of world.emulator.poison(d)) {
+        const item = p.item as { token_value?: string | null; auth_token?: string };
+        if (item.token_value) tokens.add(item.token_value);
+        if (item.auth_token) tokens.add(item.auth_token);
+      }
+    }
+    expect(tokens.size).toBeGreaterThan(20);
+    const dest = join(world.dir, 'dest');
+    const tmp = join(world.dir, 'tmp');
+    const env = { TUNNEL_API_KEY: EMULATOR_PAID_KEY, LOG_LEVEL: 'debug', TMPDIR: tmp };
+    const args = ['run', '--now', NOW, '--base-url', world.emulator.url, '--dest', `file://${dest}`];
+    const output: string[] = [];
+    const leaks = async (where: string[]): Promise<string[]> => {
+      const found: string[] = [];
+      for (const root of where)
+        for (const f of await files(root)) {
+          const text = await readable(f);
+          for (const t of tokens) if (text.includes(t)) found.push(`${f}: ${t}`);
+        }
+      for (const o of output) for (const t of tokens) if (o.includes(t)) found.push(`output: ${t}`);
+      return found;
+    };
+
+    // Killed mid-walk: its spill (and whatever else it left) is scanned before the next run cleans up.
+    const killed = await runCli(args, env, { killAfterMs: 2500 });
+    output.push(killed.stdout, killed.stderr);
+    expect(killed.signal).toBe('SIGKILL');
+    const spills = (await files(tmp)).filter((f) => f.endsWith('.jsonl'));
+    expect(spills.length).toBeGreaterThan(0); // the kill did land mid-walk
+    expect((await stat(spills[0] as string)).size).toBeGreaterThan(0);
+    expect(await leaks([tmp, dest])).toEqual([]);
+
+    const resumed = await runCli([...args, '--json'], env);
+    output.push(resumed.stdout, resumed.stderr);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout).quarantined + JSON.parse(resumed.stdout).recordsNew).toBeGreaterThan(0);
+    expect(await leaks([tmp, dest])).toEqual([]);
+    // The state, as its reader sees it (items decoded), holds none either.
+    const status = await runCli(['status', '--now', NOW, '--dest', `file://${dest}`, '--json'], env);
+    output.push(status.stdout, status.stderr);
+    expect(await leaks([])).toEqual([]);
+  }, 240_000);
+});
