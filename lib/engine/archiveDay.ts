@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import type { Day } from '../clock/day.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { toArchiveRow } from '../records/toArchiveRow.ts';
 import type { DayState } from '../state/stateStore.ts';
@@ -52,13 +51,7 @@ export async function archiveDay(
       tokenKey: deps.tokenKey,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
-    const byPartition = new Map<Day, Set<string>>();
-    for (const [id, dt] of walk.records) {
-      const ids = byPartition.get(dt) ?? new Set<string>();
-      ids.add(id);
-      byPartition.set(dt, ids);
-    }
-    for (const [dt, ids] of [...byPartition].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    for (const [dt, ids] of [...walk.byPartition].sort(([a], [b]) => (a < b ? -1 : 1))) {
       const c = await committer.commit(writer, dt, ids, () => spill.read());
       newRecords += c.newRecords;
       files += c.files;
@@ -77,7 +70,7 @@ export async function archiveDay(
           complete: walk.complete,
           interrupted: walk.interrupted,
           totalElements: walk.totalElements,
-          distinctSeen: walk.records.size,
+          distinctSeen: walk.distinct,
           shortfall: walk.shortfall,
           quarantined: walk.rejected.size,
         },
@@ -99,7 +92,7 @@ export async function archiveDay(
         day: planned.day,
         reason: planned.reason,
         totalElements: walk.totalElements,
-        distinctSeen: walk.records.size,
+        distinctSeen: walk.distinct,
         newRecords,
         quarantined,
         shortfall: walk.shortfall,

@@ -8,8 +8,12 @@ import type { Dataset, ManifestFile, PartitionManifest, StateStore } from '../st
 import type { ObjectStore } from '../store/objectStore.ts';
 import { archiveKeys } from './archiveKeys.ts';
 import { brokenPartition } from './brokenPartition.ts';
+import { IdSet } from './idSet.ts';
 import { publishPending } from './publishPending.ts';
 import { putManifestOnce } from './putManifestOnce.ts';
+
+/** The ids a commit is about: an `IdSet` (16 bytes an id) or any set of 32-hex ids. */
+export type IdCollection = Iterable<string> & { readonly size: number; has(id: string): boolean };
 
 /** How one dataset's rows become a Parquet file, and how the dedupe ids come back out of one. */
 export interface DatasetWriter<Row> {
@@ -50,7 +54,7 @@ const MAX_CONFLICTS = 5;
  */
 export class PartitionCommitter {
   readonly #deps: CommitterDeps;
-  readonly #ids = new Map<string, Set<string>>();
+  readonly #ids = new Map<string, IdSet>();
   readonly #loaded = new Map<string, Set<string>>();
   #seq = 0;
 
@@ -59,9 +63,9 @@ export class PartitionCommitter {
   }
 
   /** Ids archived in a partition, read from the files its manifest lists (cached per run). */
-  async knownIds<Row>(writer: DatasetWriter<Row>, manifest: PartitionManifest): Promise<Set<string>> {
+  async knownIds<Row>(writer: DatasetWriter<Row>, manifest: PartitionManifest): Promise<IdSet> {
     const cacheKey = `${writer.dataset}#${manifest.dt}`;
-    const ids = this.#ids.get(cacheKey) ?? new Set<string>();
+    const ids = this.#ids.get(cacheKey) ?? new IdSet();
     const loaded = this.#loaded.get(cacheKey) ?? new Set<string>();
     this.#ids.set(cacheKey, ids);
     this.#loaded.set(cacheKey, loaded);
@@ -85,7 +89,7 @@ export class PartitionCommitter {
   async commit<Row>(
     writer: DatasetWriter<Row>,
     dt: Day,
-    ids: ReadonlySet<string>,
+    ids: IdCollection,
     rows: () => AsyncIterable<readonly [string, Row]>,
   ): Promise<CommitResult> {
     const { state, objects, logger } = this.#deps;
@@ -93,7 +97,7 @@ export class PartitionCommitter {
     for (let attempt = 1; attempt <= MAX_CONFLICTS; attempt++) {
       const manifest = (await state.getPartition(dt, dataset)) ?? emptyManifest(dataset, dt);
       const known = await this.knownIds(writer, manifest);
-      const fresh = new Set<string>();
+      const fresh = new IdSet(ids.size);
       for (const id of ids) if (!known.has(id)) fresh.add(id);
       if (fresh.size === 0) {
         await publishPending(this.#deps, manifest);
@@ -118,7 +122,7 @@ export class PartitionCommitter {
   async #stage<Row>(
     writer: DatasetWriter<Row>,
     dt: Day,
-    fresh: ReadonlySet<string>,
+    fresh: IdSet,
     rows: () => AsyncIterable<readonly [string, Row]>,
   ): Promise<ManifestFile> {
     const { clock, runId, fence, tmpDir, objects } = this.#deps;

@@ -5,6 +5,7 @@ import { rawRecordId } from '../records/recordId.ts';
 import { partitionOf } from '../records/toArchiveRow.ts';
 import type { HistoryPage, HistoryRecord, RejectedRecord } from '../upstream/schemas.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
+import { IdSet } from './idSet.ts';
 import { mapLimit } from './mapLimit.ts';
 import type { RowSpill } from './rowSpill.ts';
 
@@ -25,8 +26,13 @@ export interface WalkOptions {
 
 export interface WalkResult {
   day: Day;
-  /** Distinct valid records: record id -> partition (UTC day of start_time). The rows are in the spill. */
-  records: Map<string, Day>;
+  /**
+   * Distinct valid records, by partition (UTC day of start_time): 16 bytes an id in typed arrays, not JS
+   * strings in a map, so a million-record day costs megabytes. The rows themselves are in the spill.
+   */
+  byPartition: Map<Day, IdSet>;
+  /** How many distinct valid records the walk holds. */
+  distinct: number;
   /** Distinct invalid items by raw id. */
   rejected: Map<string, RejectedRecord>;
   /** Highest `totalElements` the API reported during the walk. */
@@ -53,7 +59,8 @@ export interface WalkResult {
  * Passes repeat until complete or `maxPasses` is spent. The deadline's abort ends the walk with what it has.
  */
 export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions): Promise<WalkResult> {
-  const records = new Map<string, Day>();
+  const seen = new IdSet();
+  const byPartition = new Map<Day, IdSet>();
   const rejected = new Map<string, RejectedRecord>();
   const totals = new Set<number>();
   let total = 0;
@@ -64,7 +71,7 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
   let complete = false;
   let interrupted = false;
   const opts = options.signal ? { signal: options.signal } : {};
-  const collected = () => records.size + rejected.size;
+  const collected = () => seen.size + rejected.size;
 
   const absorb = async (page: HistoryPage): Promise<number> => {
     pages++;
@@ -83,8 +90,14 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
         continue;
       }
       const id = row.record_id;
-      if (records.has(id)) continue;
-      records.set(id, partitionOf(row));
+      if (!seen.add(id)) continue;
+      const dt = partitionOf(row);
+      let ids = byPartition.get(dt);
+      if (!ids) {
+        ids = new IdSet();
+        byPartition.set(dt, ids);
+      }
+      ids.add(id);
       added++;
       await options.spill.add(id, row);
     }
@@ -145,7 +158,8 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
 
   return {
     day,
-    records,
+    byPartition,
+    distinct: seen.size,
     rejected,
     totalElements: total,
     passes,

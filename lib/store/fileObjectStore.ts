@@ -105,15 +105,20 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
   /** Runs `fill(tmp)` then moves the synced result under `key`; removes the scratch file on failure. */
   const writeAtomically = async (key: string, fill: (tmp: string) => Promise<void>): Promise<number> => {
     const target = pathOf(key);
-    await mkdir(tmpRoot, { recursive: true });
     const tmp = path.join(tmpRoot, randomUUID());
     try {
-      await fill(tmp).catch(async (error: unknown) => {
-        // Another write may have removed the then-empty scratch folder after our mkdir: make it again.
-        if (!isMissing(error)) throw error;
-        await mkdir(tmpRoot, { recursive: true });
-        await fill(tmp);
-      });
+      // Another write may remove the then-empty scratch folder at any point (even inside a recursive
+      // mkdir): make it again and retry.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await mkdir(tmpRoot, { recursive: true });
+          await fill(tmp);
+          break;
+        } catch (error) {
+          if (!isMissing(error) || attempt >= 5) throw error;
+          await rm(tmp, { force: true });
+        }
+      }
       await fsyncFile(tmp);
       const { size } = await stat(tmp);
       await mkdir(path.dirname(target), { recursive: true });
@@ -170,9 +175,8 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
 
     async putIfAbsent(key, body) {
       const target = pathOf(key);
-      await mkdir(tmpRoot, { recursive: true });
       const tmp = path.join(tmpRoot, randomUUID());
-      try {
+      const fill = async () => {
         const fh = await open(tmp, 'wx');
         try {
           await fh.writeFile(body);
@@ -180,10 +184,28 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
         } finally {
           await fh.close();
         }
+      };
+      try {
+        // Another write may remove the then-empty scratch folder at any point (even inside a recursive
+        // mkdir): make it again and retry.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await mkdir(tmpRoot, { recursive: true });
+            await fill();
+            break;
+          } catch (error) {
+            if (!isMissing(error) || attempt >= 5) throw error;
+          }
+        }
         await mkdir(path.dirname(target), { recursive: true });
         try {
           // link() fails with EEXIST instead of replacing: the write-once guarantee.
-          await link(tmp, target);
+          await link(tmp, target).catch(async (error: unknown) => {
+            // A concurrent prune may remove the empty folder between mkdir and link: make it again.
+            if (!isMissing(error)) throw error;
+            await mkdir(path.dirname(target), { recursive: true });
+            await link(tmp, target);
+          });
         } catch (error) {
           if (errno(error) === 'EEXIST') return false;
           throw error;

@@ -57,13 +57,13 @@ export async function compareUpstream(
         const lastScan = lastScans.get(day) ?? opts.newestRunMs;
         const row: VerifyDay = {
           day,
-          upstream: walk.records.size,
+          upstream: walk.distinct,
           archived: 0,
           pending: 0,
           missing: 0,
           lastScanAt: lastScan === undefined ? null : new Date(lastScan).toISOString(),
         };
-        if (walk.records.size > 0) {
+        if (walk.distinct > 0) {
           for await (const [id, record] of spill.read()) {
             if (archived.has(id)) {
               row.archived++;

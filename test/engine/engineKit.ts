@@ -147,7 +147,9 @@ export function truthIds(
   at?: Date,
   tokenKey: Uint8Array = TEST_TOKEN_KEY,
 ): Map<Day, Set<string>> {
-  return new Map(days.map((d) => [d, new Set(world.emulator.truth(d, at).map((r) => recordId(r, tokenKey)))]));
+  return new Map(
+    days.map((d) => [d, new Set(world.emulator.truth(d, at).map((r) => recordId(r, tokenKey)))]),
+  );
 }
 
 /** Every record id in `history/`, per partition, read back from the Parquet files; duplicates counted. */

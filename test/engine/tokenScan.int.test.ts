@@ -40,7 +40,9 @@ async function readable(path: string): Promise<string> {
   const bytes = await readFile(path);
   if (path.endsWith('.parquet')) {
     try {
-      return JSON.stringify(await readHistoryRows(new Uint8Array(bytes)), (_k, v) => (typeof v === 'bigint' ? String(v) : v));
+      return JSON.stringify(await readHistoryRows(new Uint8Array(bytes)), (_k, v) =>
+        typeof v === 'bigint' ? String(v) : v,
+      );
     } catch {
       return bytes.toString('latin1');
     }
@@ -53,7 +55,8 @@ describe('under the default hash policy, after a run killed mid-walk and resumed
     const days = windowDays(toDay(new Date(NOW)));
     const tokens = new Set<string>();
     for (const d of days) {
-      for (const r of world.emulator.truth(d)) for (const t of [r.token_value, r.virtual_token_value]) if (t) tokens.add(t);
+      for (const r of world.emulator.truth(d))
+        for (const t of [r.token_value, r.virtual_token_value]) if (t) tokens.add(t);
       for (const p of world.emulator.poison(d)) {
         const item = p.item as { token_value?: string | null; auth_token?: string };
         if (item.token_value) tokens.add(item.token_value);
@@ -78,12 +81,20 @@ describe('under the default hash policy, after a run killed mid-walk and resumed
     };
 
     // Killed mid-walk: its spill (and whatever else it left) is scanned before the next run cleans up.
-    const killed = await runCli(args, env, { killAfterMs: 2500 });
+    const running = runCli(args, env);
+    // Killed as soon as a walk has spilled rows to disk: mid-walk, by construction.
+    let spilled: string | undefined;
+    for (let i = 0; i < 600 && !spilled; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      for (const f of await files(tmp)) {
+        if (f.endsWith('.jsonl') && (await stat(f).catch(() => undefined))?.size) spilled = f;
+      }
+    }
+    running.child.kill('SIGKILL');
+    const killed = await running;
     output.push(killed.stdout, killed.stderr);
+    expect(spilled, 'a walk spilled rows before the kill').toBeDefined();
     expect(killed.signal).toBe('SIGKILL');
-    const spills = (await files(tmp)).filter((f) => f.endsWith('.jsonl'));
-    expect(spills.length).toBeGreaterThan(0); // the kill did land mid-walk
-    expect((await stat(spills[0] as string)).size).toBeGreaterThan(0);
     expect(await leaks([tmp, dest])).toEqual([]);
 
     const resumed = await runCli([...args, '--json'], env);

@@ -52,7 +52,7 @@ describe('walkDay', () => {
   ])('collects every row despite $name', async ({ count, cap, stale }) => {
     const api = server(count, { maxPageSize: cap, staleTotals: stale });
     const walk = await walkDay(api, DAY, options());
-    expect(walk.records.size).toBe(count);
+    expect(walk.distinct).toBe(count);
     expect(walk.complete).toBe(true);
     expect(walk.unreliableTotals).toBe(stale !== 0);
     // Lying totals are only trusted once a whole pass added nothing.
@@ -124,7 +124,7 @@ describe('walkDay', () => {
     const walk = await walkDay(api, DAY, options({ signal: controller.signal, concurrency: 1 }));
     expect(walk.interrupted).toBe(true);
     expect(walk.complete).toBe(false);
-    expect(walk.records.size).toBe(1500);
+    expect(walk.distinct).toBe(1500);
   });
 
   it('quarantines an item that passes the schema but cannot become a row, and goes on', async () => {
@@ -141,7 +141,7 @@ describe('walkDay', () => {
         },
       }),
     );
-    expect(walk.records.size).toBe(29);
+    expect(walk.distinct).toBe(29);
     expect(walk.rejected.size).toBe(1);
     expect([...walk.rejected.values()][0]?.reason).toContain('cannot map');
   });
@@ -156,7 +156,7 @@ describe('walkDay', () => {
         async (count, cap, stale, seed) => {
           const api = server(count, { maxPageSize: cap, staleTotals: stale, seed });
           const walk = await walkDay(api, DAY, options({ maxPasses: 60, maxPagesPerDay: 1000 }));
-          expect(walk.records.size).toBe(count);
+          expect(walk.distinct).toBe(count);
           expect(walk.complete).toBe(true);
         },
       ),

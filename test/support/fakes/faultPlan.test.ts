@@ -79,7 +79,11 @@ describe('FaultPlan', () => {
     const state = new MemoryStateStore({ faults: plan });
     // The retry re-sends the write conditioned on the fence read before: it fails, as on DynamoDB; the
     // store then re-reads and finds its own owner and new fence.
-    expect(await state.acquireLease('me', T0, 1000)).toEqual({ owner: 'me', fence: 1, expiresAt: T0.getTime() + 1000 });
+    expect(await state.acquireLease('me', T0, 1000)).toEqual({
+      owner: 'me',
+      fence: 1,
+      expiresAt: T0.getTime() + 1000,
+    });
     expect(state.peekLease()).toEqual({ owner: 'me', fence: 1, expiresAt: T0.getTime() + 1000 });
     // Another owner's acquire is still refused.
     expect(await state.acquireLease('other', T0, 1000)).toBeUndefined();
