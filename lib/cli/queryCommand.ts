@@ -4,6 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../config/loadConfig.ts';
 import { TABLES } from '../config/tableNames.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { ARCHIVE_DATABASE, LOST_SESSIONS_VIEW, NAMED_SESSIONS_VIEW } from '../query/activeViews.ts';
+import { localViewSetup } from '../query/localViews.ts';
 import { parseDestUrl } from '../url/storeUrl.ts';
 import type { CliIo } from './cliIo.ts';
 import type { CliFlags, FlagSet } from './parseCliFlags.ts';
@@ -109,7 +111,13 @@ export async function queryCommand(flags: CliFlags, io: CliIo): Promise<number> 
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   try {
-    for (const v of [...ATHENA_MACROS, ...views]) await connection.run(v);
+    // The Athena catalog too: schema tunnel_archive with both tables and the naming and loss views (the
+    // very SQL the stack deploys), so Athena queries run unchanged, with or without the schema prefix.
+    const catalog = await localViewSetup(dest.dir);
+    const aliases = [NAMED_SESSIONS_VIEW, LOST_SESSIONS_VIEW].map(
+      (v) => `CREATE VIEW ${v} AS SELECT * FROM ${ARCHIVE_DATABASE}.${v}`,
+    );
+    for (const v of [...ATHENA_MACROS, ...views, ...catalog, ...aliases]) await connection.run(v);
     let reader: Awaited<ReturnType<typeof connection.runAndReadAll>>;
     try {
       reader = await connection.runAndReadAll(sql);

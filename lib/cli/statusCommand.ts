@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { activeStatus } from '../active/activeStatus.ts';
 import { systemClock } from '../clock/clock.ts';
 import { dayRange, daysBetween, toDay } from '../clock/day.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
@@ -33,7 +34,8 @@ function assertLocalArchiveExists(dest: string, state: string | undefined): void
 export async function statusCommand(flags: CliFlags, io: CliIo): Promise<number> {
   const config = loadConfig({ flags: flags.values, env: io.env });
   const now = parseNow(flags.values.now);
-  const today = toDay((now ? offsetClock(now) : systemClock).now());
+  const clock = now ? offsetClock(now) : systemClock;
+  const today = toDay(clock.now());
   assertLocalArchiveExists(config.dest, config.state);
   const stores = await buildStores(
     config,
@@ -61,8 +63,10 @@ export async function statusCommand(flags: CliFlags, io: CliIo): Promise<number>
       .filter((d) => d.gap)
       .map((d) => d.day)
       .sort();
+    const failed = [...days.values()].filter((d) => d.failure).map((d) => ({ day: d.day, ...d.failure }));
+    const live = activeStatus(await stores.state.getActiveState(), clock.now(), config.windowDays);
     if (flags.values.json) {
-      io.stdout.write(`${JSON.stringify({ today, meta, days: rows, gaps })}\n`);
+      io.stdout.write(`${JSON.stringify({ today, meta, days: rows, gaps, failed, live })}\n`);
       return 0;
     }
     io.stdout.write(
@@ -76,6 +80,19 @@ export async function statusCommand(flags: CliFlags, io: CliIo): Promise<number>
     io.stdout.write(
       `last run: ${meta?.lastRunAt ?? 'never'}; last success: ${meta?.lastSuccessAt ?? 'never'}; gaps: ${gaps.length ? gaps.join(', ') : 'none'}\n`,
     );
+    for (const f of failed) {
+      io.stdout.write(
+        `failing day ${f.day} [${f.code}] ${f.message} (failed on ${f.attempts} run(s) in a row)\n`,
+      );
+    }
+    io.stdout.write(
+      `live sessions: ${live.open} open at the last snapshot (${live.lastSnapshotAt ?? 'never'}); ${live.longSessions.length} open longer than history can show\n`,
+    );
+    for (const l of live.longSessions) {
+      io.stdout.write(
+        `  LONG ${l.id} open since ${l.creationTime} (${l.ageDays.toFixed(1)} days): its active/ rows are its only record\n`,
+      );
+    }
     return 0;
   } finally {
     await stores.close();

@@ -65,6 +65,9 @@ export function formatVerify(r: VerifyResult, where: string): string {
     }
     lines.push(`  pending (ended after the day's last scan; archived by a later run): ${r.pending}`);
   }
+  lines.push(
+    `  sessions seen live that history never listed although they ended in the window (upstream loss): ${r.lostSessions}`,
+  );
   lines.push('');
   if (r.failures.length === 0) {
     lines.push('verify OK');

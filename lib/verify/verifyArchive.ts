@@ -8,6 +8,7 @@ import type { UpstreamApi } from '../upstream/upstreamApi.ts';
 import { checkChain } from './checkChain.ts';
 import { checkFiles } from './checkFiles.ts';
 import { compareUpstream } from './compareUpstream.ts';
+import { countLostSessions } from './countLostSessions.ts';
 import { DEFAULT_INGESTION_GRACE_MS, lastCompleteScans } from './lastScans.ts';
 import type { VerifyResult } from './verifyTypes.ts';
 
@@ -59,6 +60,7 @@ export async function verifyArchive(
     failures,
     days: [],
     pending: 0,
+    lostSessions: await countLostSessions(deps.objects, { windowDays: options.windowDays, now: checkedAt }),
   };
   if (options.api) {
     if (!options.tokenKey) {

@@ -53,4 +53,9 @@ export interface VerifyResult {
   days: VerifyDay[];
   /** Total pending records across `days`. */
   pending: number;
+  /**
+   * Sessions observed active that never appeared in history although they ended inside the window (the
+   * upstream-loss detector, as the `tunnel_sessions_lost` view): reported, not an archive failure.
+   */
+  lostSessions: number;
 }

@@ -21,6 +21,8 @@ import {
   localViewStatements,
 } from '../../lib/query/localViews.ts';
 import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
+import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { countLostSessions } from '../../lib/verify/countLostSessions.ts';
 import { API_KEY, testClient } from '../upstream/testClient.ts';
 import { FileRowSink, MemoryActiveState, TOKEN_KEY } from './activeKit.ts';
 
@@ -137,6 +139,8 @@ describe('local views (DuckDB) over an emulator archive', () => {
     const lost = await query(dir, `SELECT active_id FROM tunnel_archive.${LOST_SESSIONS_VIEW}`);
     expect(lost.map((r) => r.active_id)).toEqual([droppedGone]);
     expect(await query(dir, COUNT_LOST_SESSIONS_SQL)).toEqual([{ lost: 1n }]);
+    // verify's own twin of the view (no DuckDB in the Lambda) counts the same, against the same "now".
+    expect(await countLostSessions(createFileObjectStore(dir), { windowDays: 60, now: new Date() })).toBe(1);
   });
 
   it('runs on an archive without files yet', async () => {

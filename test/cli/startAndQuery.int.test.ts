@@ -78,6 +78,22 @@ describe('npm start, then the printed query', () => {
     expect(Number(obj?.days)).toBeGreaterThan(50);
   });
 
+  it('query also runs Athena SQL as written: the tunnel_archive schema, the active table and both views', async () => {
+    const dest = ['--dest', `file://./my%20dir`];
+    const sql = `SELECT
+      (SELECT count(*) FROM tunnel_archive.tunnel_sessions) AS history,
+      (SELECT count(*) FROM tunnel_archive.tunnel_active_sessions) AS active,
+      (SELECT count(*) FROM tunnel_archive.tunnel_sessions_named WHERE active_id IS NOT NULL) AS named,
+      (SELECT count(*) FROM tunnel_sessions_lost) AS lost`;
+    const r = await cliIn(root, ['query', sql, '--json', ...dest]);
+    expect(r.code, r.stderr).toBe(0);
+    const [row] = JSON.parse(r.stdout) as Record<string, string | number>[];
+    expect(Number(row?.history)).toBeGreaterThan(1000);
+    expect(Number(row?.active)).toBeGreaterThan(0); // every run snapshots the active list
+    expect(Number(row?.named)).toBeGreaterThanOrEqual(0);
+    expect(Number(row?.lost)).toBe(0);
+  });
+
   it('query names a bad SQL statement and exits 2', async () => {
     const r = await cliIn(root, ['query', 'SELECT nope FROM tunnel_sessions', '--dest', 'file://./my%20dir']);
     expect(r.code).toBe(2);
@@ -88,6 +104,11 @@ describe('npm start, then the printed query', () => {
     const status = await cliIn(root, ['status', '--now', NOW, '--dest', 'file://./my%20dir']);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/^2026-10-01 +0 /m);
+    // Live sessions: how many were open at the last snapshot, and each one history will never show.
+    expect(status.stdout).toMatch(/^live sessions: [1-9]\d* open at the last snapshot/m);
+    expect(status.stdout).toMatch(
+      /^ {2}LONG \S+ open since .* days\): its active\/ rows are its only record$/m,
+    );
     const quiet = await cliIn(root, ['start', '--now', NOW, '--dest', 'file://./my%20dir', '--quiet']);
     expect(quiet.code, quiet.stderr).toBe(0);
     expect(quiet.stderr).toBe('');

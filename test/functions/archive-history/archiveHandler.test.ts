@@ -24,6 +24,7 @@ function verifyResult(overrides: Partial<VerifyResult> = {}): VerifyResult {
     failures: [],
     days: [],
     pending: 2,
+    lostSessions: 0,
     ...overrides,
   };
 }

@@ -1,0 +1,92 @@
+import { parquetReadObjects } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
+import { readActiveRows } from '../active/activeParquet.ts';
+import type { ActiveRow } from '../active/activeRow.ts';
+import { toDay } from '../clock/day.ts';
+import { archiveKeys } from '../engine/archiveKeys.ts';
+import { asyncBuffer } from '../parquet/readHistoryParquet.ts';
+import type { ObjectStore } from '../store/objectStore.ts';
+
+export interface LostSessionOptions {
+  windowDays: number;
+  /** History's ingestion lag and the next archiver run (default 24 h), as in the loss view. */
+  graceHours?: number;
+  now: Date;
+}
+
+/**
+ * The upstream-loss detector of `verify`, the same rule as the `tunnel_sessions_lost` view (which needs
+ * Athena or DuckDB): sessions whose last observation is `gone`, that ended while their start was still in
+ * the window (less than window − 2 days after it), at least `graceHours` ago, after the oldest archived
+ * history row, and that no history row matches (same start instant, and the same token or virtual token
+ * HMAC, or a history row with neither). Reads only `active/` and the history partitions of those starts.
+ */
+export async function countLostSessions(objects: ObjectStore, opts: LostSessionOptions): Promise<number> {
+  const last = new Map<string, ActiveRow>();
+  for await (const o of objects.list(archiveKeys.activePrefix)) {
+    if (!o.key.endsWith('.parquet')) continue;
+    const bytes = await objects.get(o.key);
+    if (!bytes) continue;
+    for (const r of await readActiveRows(bytes)) {
+      const prev = last.get(r.id);
+      const later =
+        !prev ||
+        r.observed_at.getTime() > prev.observed_at.getTime() ||
+        (r.observed_at.getTime() === prev.observed_at.getTime() && r.row_id < prev.row_id);
+      if (later) last.set(r.id, r);
+    }
+  }
+  const graceMs = (opts.graceHours ?? 24) * 3_600_000;
+  const ended = [...last.values()].filter(
+    (r) =>
+      r.event === 'gone' &&
+      r.creation_time !== null &&
+      r.observed_at.getTime() < r.creation_time.getTime() + (opts.windowDays - 2) * 86_400_000 &&
+      r.observed_at.getTime() < opts.now.getTime() - graceMs,
+  );
+  if (ended.length === 0) return 0;
+  let oldestHistory = Number.POSITIVE_INFINITY;
+  for await (const o of objects.list(archiveKeys.historyPrefix)) {
+    const dt = /dt=(\d{4}-\d{2}-\d{2})\//.exec(o.key)?.[1];
+    if (dt) oldestHistory = Math.min(oldestHistory, Date.parse(`${dt}T00:00:00Z`));
+  }
+  const keysByDt = new Map<string, { start: number; token: string | null; virtual: string | null }[]>();
+  const historyOf = async (dt: string) => {
+    const cached = keysByDt.get(dt);
+    if (cached) return cached;
+    const keys: { start: number; token: string | null; virtual: string | null }[] = [];
+    for await (const o of objects.list(`${archiveKeys.historyPrefix}dt=${dt}/`)) {
+      const bytes = await objects.get(o.key);
+      if (!bytes) continue;
+      const rows = await parquetReadObjects({
+        file: asyncBuffer(bytes),
+        columns: ['start_time', 'token_hmac', 'virtual_token_hmac'],
+        compressors,
+      });
+      for (const r of rows) {
+        keys.push({
+          start: new Date(r.start_time as Date).getTime(),
+          token: (r.token_hmac as string | null) ?? null,
+          virtual: (r.virtual_token_hmac as string | null) ?? null,
+        });
+      }
+    }
+    keysByDt.set(dt, keys);
+    return keys;
+  };
+  let lost = 0;
+  for (const e of ended) {
+    const start = e.creation_time?.getTime() ?? 0;
+    if (start < oldestHistory) continue;
+    const keys = await historyOf(toDay(new Date(start)));
+    const matched = keys.some(
+      (k) =>
+        k.start === start &&
+        ((k.token !== null && k.token === e.token_hmac) ||
+          (k.virtual !== null && k.virtual === e.virtual_token_hmac) ||
+          (k.token === null && k.virtual === null)),
+    );
+    if (!matched) lost++;
+  }
+  return lost;
+}
