@@ -41,6 +41,10 @@ export async function coldStart(runs = 5): Promise<ColdStartResult> {
           AWS_ACCESS_KEY_ID: 'bench',
           AWS_SECRET_ACCESS_KEY: 'bench',
           TUNNEL_API_KEY_SECRET_ID: 'tunnel-archiver/api-key',
+          TOKEN_KEY_SECRET_ID: 'tunnel-archiver/token-key',
+          DIGEST_SIGNING_KEY_ID: 'arn:aws:kms:us-east-1:000000000000:key/bench',
+          // No AWS here: the token key the handler starts reading at cold start is refused at once.
+          AWS_ENDPOINT_URL_SECRETS_MANAGER: 'http://127.0.0.1:9',
           ARCHIVE_DEST: 's3://bench-bucket/',
           ARCHIVE_STATE: 'dynamodb://bench-table',
           LOG_LEVEL: 'warn',
