@@ -1,4 +1,5 @@
 import type { TokenPolicy } from '../records/archiveRow.ts';
+import type { StoredObservedFields } from '../state/stateStore.ts';
 
 /** What a snapshot row records about a live session. */
 export type ActiveEvent = 'seen' | 'changed' | 'gone';
@@ -9,26 +10,10 @@ export const ACTIVE_EVENTS = ['seen', 'changed', 'gone'] as const;
  * state keeps as the last observation. Token columns follow history's policy: the raw value only under
  * `keep`; the HMAC-SHA256 (hex, keyed by `tokenKey`) under `keep` and `hash`; neither under `drop`.
  */
-export interface ObservedFields {
-  id: string;
-  user_id: number;
-  token_id: number;
-  token: string | null;
-  token_hmac: string | null;
-  token_name: string | null;
-  virtual_token: string | null;
-  virtual_token_hmac: string | null;
-  virtual_token_name: string | null;
-  subdomain: string;
-  customdomain: string | null;
-  mode: string;
-  mode_udp: string;
-  port: number;
+export type ObservedFields = Omit<StoredObservedFields, 'creation_time' | 'last_update_time'> & {
   creation_time: Date;
   last_update_time: Date;
-  /** Canonical JSON of the fields the seed does not name, or null when there are none. */
-  extra_json: string | null;
-}
+};
 
 /**
  * One row of `active/dt=YYYY-MM-DD/*.parquet` (Glue table `tunnel_active_sessions`): one per change, not

@@ -47,25 +47,22 @@ describe('a 10-day CLI timeline with state behind a proxy that drops the respons
       LOG_LEVEL: 'error',
       TMPDIR: join(dir, 'tmp'),
     };
+    const runArgs = () => [
+      'run',
+      '--now',
+      clock.now().toISOString(),
+      '--base-url',
+      emulator.url,
+      '--dest',
+      `file://${dest}`,
+      '--state',
+      `dynamodb://${dynamo.table}`,
+      '--quiet',
+    ];
     const codes: number[] = [];
     for (let day = 0; day < 10; day++) {
       clock.set(new Date(START + day * 86_400_000));
-      const r = await runCli(
-        [
-          'run',
-          '--now',
-          clock.now().toISOString(),
-          '--base-url',
-          emulator.url,
-          '--dest',
-          `file://${dest}`,
-          '--state',
-          `dynamodb://${dynamo.table}`,
-          '--quiet',
-          '--json',
-        ],
-        env,
-      );
+      const r = await runCli([...runArgs(), '--json'], env);
       expect(r.code, `day ${day}: ${r.stderr}`).toBe(0);
       codes.push(r.code ?? -1);
       const summary = JSON.parse(r.stdout);
@@ -80,23 +77,7 @@ describe('a 10-day CLI timeline with state behind a proxy that drops the respons
     // record the API exposes, exactly once.
     const today = toDay(clock.now());
     const window = dayRange(windowStartOf(today, 60), today);
-    const sweep = await runCli(
-      [
-        'run',
-        '--now',
-        clock.now().toISOString(),
-        '--base-url',
-        emulator.url,
-        '--dest',
-        `file://${dest}`,
-        '--state',
-        `dynamodb://${dynamo.table}`,
-        '--days',
-        window.join(','),
-        '--quiet',
-      ],
-      env,
-    );
+    const sweep = await runCli([...runArgs(), '--days', window.join(',')], env);
     expect(sweep.code, sweep.stderr).toBe(0);
     const tokenKey = new Uint8Array(await readFile(join(localKeysDir(dest), LOCAL_KEY_FILES.tokenKey)));
     const archive = await archivedIds(createFileObjectStore(dest));
