@@ -17,6 +17,7 @@ import { systemClock } from '../../lib/clock/clock.ts';
 import { loadConfig } from '../../lib/config/loadConfig.ts';
 import { PartitionCommitter } from '../../lib/engine/partitionCommitter.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
 import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
@@ -26,7 +27,6 @@ import { loggerPort } from '../archive-history/loggerPort.ts';
 import { createSnapshotHandler } from './snapshotHandler.ts';
 import { snapshotSettings } from './snapshotSettings.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './snapshotTelemetry.ts';
-import { tokenKeyFromSecret } from './tokenKeyFromSecret.ts';
 
 const SECRET_MAX_AGE_S = 300;
 
