@@ -6,7 +6,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -43,6 +43,20 @@ export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
 /** ESM bundles still meet CommonJS dependencies that call `require`; this gives them one. */
 export const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/** How every function of the stack is bundled: one ESM file for the Lambda's Node major, SDK included. */
+export const LAMBDA_BUNDLING: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target: `node${LAMBDA_NODE_MAJOR}`,
+  platform: 'node',
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  minify: true,
+  sourceMap: true,
+  // Bundle the AWS SDK too: the code runs against the exact versions it was tested with.
+  externalModules: [],
+  forceDockerBundling: false,
+};
 
 /**
  * The archiver Lambda with its own role (no managed policies), log group, failure queue and schedule.
@@ -100,18 +114,7 @@ export class ArchiveFunction extends Construct {
         LOG_LEVEL: 'info',
         NODE_OPTIONS: '--enable-source-maps',
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: `node${LAMBDA_NODE_MAJOR}`,
-        platform: 'node',
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        minify: true,
-        sourceMap: true,
-        // Bundle the AWS SDK too: the code runs against the exact versions it was tested with.
-        externalModules: [],
-        forceDockerBundling: false,
-      },
+      bundling: LAMBDA_BUNDLING,
     });
 
     // No AwsSolutions-L1 acknowledgement: Node.js 24 is the newest Node runtime aws-cdk-lib knows, so

@@ -6,8 +6,8 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -20,7 +20,7 @@ import {
 } from '../../functions/snapshot-active/snapshotTelemetry.ts';
 import { activeKeys } from '../../lib/active/activeKeys.ts';
 import { archiveKeys } from '../../lib/engine/archiveKeys.ts';
-import { ESM_REQUIRE_BANNER, PROJECT_ROOT } from './archiveFunction.ts';
+import { LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
 
 export const SNAPSHOT_HANDLER_ENTRY = fileURLToPath(
   new URL('../../functions/snapshot-active/handler.ts', import.meta.url),
@@ -76,7 +76,7 @@ export class SnapshotFunction extends Construct {
       handler: 'handler',
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
-      runtime: Runtime.NODEJS_22_X,
+      runtime: LAMBDA_RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: 256,
       timeout: Duration.minutes(2),
@@ -98,22 +98,7 @@ export class SnapshotFunction extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        platform: 'node',
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        minify: true,
-        sourceMap: true,
-        externalModules: [],
-        forceDockerBundling: false,
-      },
-    });
-    Validations.of(this.fn).acknowledge({
-      id: 'AwsSolutions-L1',
-      reason:
-        'Node.js 22 is the runtime this release is built and tested for, as for the archiver; moving to a newer runtime is a tested change.',
+      bundling: LAMBDA_BUNDLING,
     });
     this.grantLeastPrivilege(role, logGroup, props);
 

@@ -35,8 +35,6 @@ describe('AwsSolutionsChecks on the TunnelArchiver app', () => {
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/digests/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/history/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/quarantine/*]',
-      // Only the snapshot function's Node 22: the archiver runs the newest runtime (Node 24).
-      'AwsSolutions-L1',
       'AwsSolutions-SMG4',
       'AwsSolutions-SMG4',
       'AwsSolutions-SQS3',

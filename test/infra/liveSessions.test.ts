@@ -28,7 +28,7 @@ const archiveBucket = { Ref: logicalId(stack.buckets.archive) };
 describe('live sessions in the stack', () => {
   it('runs the snapshot function apart from the archiver: own role, concurrency 1, no retries', () => {
     expect(snapshotFn).toMatchObject({
-      Runtime: 'nodejs22.x',
+      Runtime: 'nodejs24.x',
       ReservedConcurrentExecutions: 1,
       Timeout: 120,
       MemorySize: 256,
