@@ -1,6 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/archive-history/telemetryNames.ts';
+import { archiveKeys } from '../../lib/engine/archiveKeys.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
 import { iamStatements, resourceSuffix, synthApp } from './testApp.ts';
 
@@ -136,6 +137,26 @@ describe('TunnelArchiverStack', () => {
         s.resources.some((r) => /\/(history|quarantine)\/\*$/.test(resourceSuffix(r))),
       );
       expect(data.flatMap((s) => s.actions).sort()).toEqual(['s3:GetObject', 's3:PutObject']);
+    });
+
+    it('lets the archiver read and write every dataset a run writes, from the one key layout', () => {
+      const archiverPolicies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+        JSON.stringify(p).includes('WriteDataNoDelete'),
+      );
+      const write = archiverPolicies
+        .flatMap((p) => p.Properties.PolicyDocument.Statement)
+        .find((s: { Sid?: string }) => s.Sid === 'WriteDataNoDelete');
+      const suffixes = [write.Resource].flat().map(resourceSuffix).sort();
+      expect(suffixes).toEqual(
+        [
+          archiveKeys.activePrefix,
+          archiveKeys.digestsPrefix,
+          archiveKeys.historyPrefix,
+          archiveKeys.quarantinePrefix,
+        ]
+          .map((p) => `/${p}*`)
+          .sort(),
+      );
     });
 
     it('uses no wildcard actions and no managed policies', () => {
