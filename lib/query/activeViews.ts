@@ -29,13 +29,7 @@ export const NAMING_COLUMNS = [
 
 /** Columns of the upstream-loss view. */
 export const LOST_COLUMNS = [
-  { name: 'active_id', athenaType: 'string' },
-  { name: 'user_id', athenaType: 'bigint' },
-  { name: 'token_id', athenaType: 'bigint' },
-  { name: 'token_name', athenaType: 'string' },
-  { name: 'virtual_token_name', athenaType: 'string' },
-  { name: 'subdomain', athenaType: 'string' },
-  { name: 'customdomain', athenaType: 'string' },
+  ...NAMING_COLUMNS,
   { name: 'mode', athenaType: 'string' },
   { name: 'port', athenaType: 'int' },
   { name: 'creation_time', athenaType: 'timestamp' },

@@ -87,6 +87,16 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
     await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: fullKey(key) }));
   };
 
+  /** One small PutObject (optionally conditional, e.g. `IfNoneMatch: '*'`). */
+  const putCommand = (key: string, bytes: Uint8Array, condition: { IfNoneMatch?: string } = {}) =>
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: fullKey(key),
+      Body: bytes,
+      ContentLength: bytes.byteLength,
+      ...condition,
+    });
+
   return {
     url,
 
@@ -110,14 +120,7 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
     async put(key, body) {
       const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
       try {
-        await client.send(
-          new PutObjectCommand({
-            Bucket: bucket,
-            Key: fullKey(key),
-            Body: bytes,
-            ContentLength: bytes.byteLength,
-          }),
-        );
+        await client.send(putCommand(key, bytes));
         return bytes.byteLength;
       } catch (error) {
         throw storeFailed(`cannot write ${where(key)}`, error);
@@ -130,15 +133,7 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
       if ((await headSize(key).catch(() => undefined)) !== undefined) return false;
       for (let attempt = 1; ; attempt++) {
         try {
-          await client.send(
-            new PutObjectCommand({
-              Bucket: bucket,
-              Key: fullKey(key),
-              Body: bytes,
-              ContentLength: bytes.byteLength,
-              IfNoneMatch: '*',
-            }),
-          );
+          await client.send(putCommand(key, bytes, { IfNoneMatch: '*' }));
           return true;
         } catch (error) {
           if (isPreconditionFailed(error)) return false;
