@@ -58,12 +58,6 @@ export async function writeActiveParquet(
   return { rows: rows.length, bytes: bytes.byteLength };
 }
 
-/** The `row_id` column of an `active/` file: what dedupe needs, without decoding the rest. */
-export async function readActiveRowIds(bytes: Uint8Array): Promise<string[]> {
-  const rows = await parquetReadObjects({ file: asyncBuffer(bytes), columns: ['row_id'], compressors });
-  return rows.map((row) => String(row.row_id));
-}
-
 /** Every row of an `active/` file as `ActiveRow` (INT64 ids back to numbers). */
 export async function readActiveRows(bytes: Uint8Array): Promise<ActiveRow[]> {
   const rows = await parquetReadObjects({ file: asyncBuffer(bytes), compressors });

@@ -1,5 +1,6 @@
 import type { DatasetWriter } from '../engine/partitionCommitter.ts';
-import { readActiveRowIds, writeActiveParquet } from './activeParquet.ts';
+import { readStringColumn } from '../parquet/readHistoryParquet.ts';
+import { writeActiveParquet } from './activeParquet.ts';
 import type { ActiveRow } from './activeRow.ts';
 
 /** `active/`: observation rows, deduped by `row_id` (a snapshot's rows are few: one file, in memory). */
@@ -10,5 +11,6 @@ export const activeWriter: DatasetWriter<ActiveRow> = {
     for await (const r of rows) all.push(r);
     return writeActiveParquet(all, localPath);
   },
-  readIds: readActiveRowIds,
+  readIds: (bytes) => readStringColumn(bytes, 'row_id'),
+  idOf: (row) => row.row_id,
 };

@@ -2,7 +2,7 @@ import type { Clock } from '../clock/clock.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
-import { describeDataFile } from './describeDataFile.ts';
+import { describeDataFile, objectSource } from './describeDataFile.ts';
 import { digestKeys } from './digestKeys.ts';
 import {
   DIGEST_FORMAT_VERSION,
@@ -59,9 +59,7 @@ export async function appendDigest(
     for (const prefix of digestKeys.dataPrefixes) {
       for await (const o of objects.list(prefix)) {
         if (listed.has(o.key)) continue;
-        const bytes = await objects.get(o.key);
-        if (!bytes) continue;
-        const file = await describeDataFile(o.key, bytes);
+        const file = await describeDataFile(o.key, objectSource(objects, o.key, o.size));
         if (file.rows === null)
           logger.warn('data file is not readable Parquet; listed as is', { key: o.key });
         files.push(file);

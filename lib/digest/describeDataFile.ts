@@ -1,54 +1,153 @@
 import { createHash } from 'node:crypto';
-import { parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
+import { type AsyncBuffer, type FileMetaData, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import { asyncBuffer } from '../parquet/readHistoryParquet.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
+import type { ObjectStore } from '../store/objectStore.ts';
 import { dataKeyInfo } from './digestKeys.ts';
 import type { DigestFile } from './digestSchema.ts';
+
+/** Bytes read per request when hashing a stored file: memory holds one chunk, never the file. */
+const HASH_CHUNK = 8 * 1024 * 1024;
+
+/** Random access to one file's bytes: in memory, or ranged reads of a stored object. */
+export interface ByteSource {
+  readonly byteLength: number;
+  read(start: number, end: number): Promise<Uint8Array>;
+}
 
 export function sha256OfBytes(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-/** Row count from the Parquet footer, or null when the bytes are not a readable Parquet file. */
-export async function parquetRowCount(bytes: Uint8Array): Promise<number | null> {
+/** Bytes already in memory. */
+export function bytesSource(bytes: Uint8Array): ByteSource {
+  return { byteLength: bytes.byteLength, read: async (start, end) => bytes.subarray(start, end) };
+}
+
+/** A stored object of `size` bytes, read by ranges; a range that vanished mid-read is `STORE_FAILED`. */
+export function objectSource(objects: ObjectStore, key: string, size: number): ByteSource {
+  return {
+    byteLength: size,
+    read: async (start, end) => {
+      const bytes = await objects.getRange(key, start, end);
+      if (bytes === undefined) throw new ArchiverError('STORE_FAILED', `${key} vanished while being read`);
+      return bytes;
+    },
+  };
+}
+
+/** SHA-256 of a source, read chunk by chunk. */
+export async function sha256OfSource(source: ByteSource): Promise<string> {
+  const hash = createHash('sha256');
+  for (let at = 0; at < source.byteLength; at += HASH_CHUNK) {
+    hash.update(await source.read(at, Math.min(source.byteLength, at + HASH_CHUNK)));
+  }
+  return hash.digest('hex');
+}
+
+/** A source as hyparquet's `AsyncBuffer` (only the ranges hyparquet asks for are read). */
+export function sourceAsyncBuffer(source: ByteSource): AsyncBuffer {
+  return {
+    byteLength: source.byteLength,
+    slice: async (start, end) => {
+      const bytes = await source.read(start, end ?? source.byteLength);
+      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    },
+  };
+}
+
+/** Footer of a Parquet source, or null when it is not readable Parquet. */
+async function footerOf(source: ByteSource): Promise<FileMetaData | null> {
   try {
-    const meta = await parquetMetadataAsync(asyncBuffer(bytes));
-    return Number(meta.num_rows);
+    return await parquetMetadataAsync(sourceAsyncBuffer(source));
   } catch {
     return null;
   }
 }
 
+/** Row count from the Parquet footer, or null when the bytes are not a readable Parquet file. */
+export async function parquetRowCount(bytes: Uint8Array): Promise<number | null> {
+  const meta = await footerOf(bytesSource(bytes));
+  return meta === null ? null : Number(meta.num_rows);
+}
+
 /**
  * What a digest records of one data file: SHA-256 and size of the bytes, rows from the footer, and the
- * time range of `start_time` (history) or `observed_at` (active).
+ * time range of `start_time` (history) or `observed_at` (active): from the footer's column statistics
+ * when every row group has them, else by reading that column one row group at a time. Memory holds a
+ * hash chunk or a row group, never the file.
  */
-export async function describeDataFile(key: string, bytes: Uint8Array): Promise<DigestFile> {
+export async function describeDataFile(key: string, source: ByteSource | Uint8Array): Promise<DigestFile> {
+  const src = source instanceof Uint8Array ? bytesSource(source) : source;
   const { dataset, dt } = dataKeyInfo(key);
-  const rows = await parquetRowCount(bytes);
-  let min: string | null = null;
-  let max: string | null = null;
-  if (rows !== null && rows > 0) {
+  const meta = await footerOf(src);
+  const rows = meta === null ? null : Number(meta.num_rows);
+  let range: { lo: number; hi: number } | undefined;
+  if (meta !== null && rows !== null && rows > 0) {
     const column = dataset === 'active' ? 'observed_at' : 'start_time';
-    try {
-      const values = await parquetReadObjects({ file: asyncBuffer(bytes), columns: [column], compressors });
-      let lo = Number.POSITIVE_INFINITY;
-      let hi = Number.NEGATIVE_INFINITY;
+    range = statisticsRange(meta, column) ?? (await scannedRange(src, meta, column));
+  }
+  return {
+    key,
+    sha256: await sha256OfSource(src),
+    bytes: src.byteLength,
+    rows,
+    dataset,
+    dt,
+    min: range ? new Date(range.lo).toISOString() : null,
+    max: range ? new Date(range.hi).toISOString() : null,
+  };
+}
+
+/** The column's min and max from chunk statistics, when every row group has both. */
+function statisticsRange(meta: FileMetaData, column: string): { lo: number; hi: number } | undefined {
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (const group of meta.row_groups) {
+    const chunk = group.columns.find((c) => c.meta_data?.path_in_schema.join('.') === column);
+    const stats = chunk?.meta_data?.statistics;
+    const min = toMs(stats?.min_value ?? stats?.min);
+    const max = toMs(stats?.max_value ?? stats?.max);
+    if (min === undefined || max === undefined) return undefined;
+    lo = Math.min(lo, min);
+    hi = Math.max(hi, max);
+  }
+  return lo <= hi ? { lo, hi } : undefined;
+}
+
+async function scannedRange(
+  source: ByteSource,
+  meta: FileMetaData,
+  column: string,
+): Promise<{ lo: number; hi: number } | undefined> {
+  const file = sourceAsyncBuffer(source);
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  try {
+    let rowStart = 0;
+    for (const group of meta.row_groups) {
+      const rowEnd = rowStart + Number(group.num_rows);
+      const values = await parquetReadObjects({
+        file,
+        metadata: meta,
+        columns: [column],
+        rowStart,
+        rowEnd,
+        compressors,
+      });
       for (const v of values) {
         const t = toMs(v[column]);
         if (t === undefined) continue;
         lo = Math.min(lo, t);
         hi = Math.max(hi, t);
       }
-      if (lo <= hi) {
-        min = new Date(lo).toISOString();
-        max = new Date(hi).toISOString();
-      }
-    } catch {
-      // No such column: the range stays unknown; the hash and rows still pin the file.
+      rowStart = rowEnd;
     }
+  } catch {
+    // No such column: the range stays unknown; the hash and rows still pin the file.
+    return undefined;
   }
-  return { key, sha256: sha256OfBytes(bytes), bytes: bytes.byteLength, rows, dataset, dt, min, max };
+  return lo <= hi ? { lo, hi } : undefined;
 }
 
 function toMs(v: unknown): number | undefined {

@@ -1,14 +1,13 @@
-import { join } from 'node:path';
 import type { ArchiveRow } from '../records/archiveRow.ts';
-import { toArchiveRow } from '../records/toArchiveRow.ts';
+import { partitionOf, toArchiveRow } from '../records/toArchiveRow.ts';
 import type { DayState } from '../state/stateStore.ts';
 import { historyWriter } from './historyWriter.ts';
 import { nextDayState } from './nextDayState.ts';
 import type { PartitionCommitter } from './partitionCommitter.ts';
+import { PartitionDrafts } from './partitionDrafts.ts';
 import type { PlannedDay } from './planDays.ts';
 import { putDayMerging } from './putDayMerging.ts';
 import { quarantineRejected } from './quarantineRejected.ts';
-import { RowSpill } from './rowSpill.ts';
 import type { ArchiveDeps, ArchiveOptions, DayResult } from './runTypes.ts';
 import { walkDay } from './walkDay.ts';
 
@@ -33,30 +32,26 @@ export async function archiveDay(
   ctx: DayContext,
 ): Promise<{ result: DayResult; next: DayState }> {
   const { api, objects, clock } = deps;
-  const spill = new RowSpill<ArchiveRow>(join(ctx.tmpDir, `walk-${planned.day}.jsonl`));
   const archivedAt = clock.now();
-  const writer = historyWriter(options.rowGroupSize);
-  let newRecords = 0;
-  let files = 0;
-  let bytes = 0;
+  // Rows are encoded into per-partition files while the walk is still fetching.
+  const drafts = new PartitionDrafts<ArchiveRow>(committer, historyWriter(options.rowGroupSize), {
+    tmpDir: ctx.tmpDir,
+    prefix: `walk-${planned.day}`,
+    partitionOf,
+  });
   try {
     const walk = await walkDay(api, planned.day, {
       pageSize: options.pageSize,
       concurrency: options.pageConcurrency,
       maxPasses: options.maxPasses,
       maxPagesPerDay: options.maxPagesPerDay,
-      spill,
+      sink: drafts,
       toRow: (record) =>
         toArchiveRow(record, { tokenPolicy: options.tokenPolicy, tokenKey: deps.tokenKey, archivedAt }),
       tokenKey: deps.tokenKey,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
-    for (const [dt, ids] of [...walk.byPartition].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      const c = await committer.commit(writer, dt, ids, () => spill.read());
-      newRecords += c.newRecords;
-      files += c.files;
-      bytes += c.bytes;
-    }
+    const { newRecords, files, bytes } = await drafts.commitAll();
     const quarantined = await quarantineRejected(objects, planned.day, walk.rejected, clock.now(), {
       tokenPolicy: options.tokenPolicy,
       tokenKey: deps.tokenKey,
@@ -108,6 +103,6 @@ export async function archiveDay(
       },
     };
   } finally {
-    await spill.remove();
+    await drafts.discard();
   }
 }

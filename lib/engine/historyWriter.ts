@@ -1,13 +1,17 @@
-import { readRecordIds } from '../parquet/readHistoryParquet.ts';
+import { HistoryParquetFile } from '../parquet/historyParquetFile.ts';
+import { readHistoryFileRows, readStringColumn } from '../parquet/readHistoryParquet.ts';
 import { writeHistoryParquet } from '../parquet/writeHistoryParquet.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
-import type { DatasetWriter } from './partitionCommitter.ts';
+import type { StreamingDatasetWriter } from './partitionCommitter.ts';
 
-/** `history/`: archive rows, deduped by `record_id`. */
-export function historyWriter(rowGroupSize: number): DatasetWriter<ArchiveRow> {
+/** `history/`: archive rows, deduped by `record_id`; files can be written row by row during a walk. */
+export function historyWriter(rowGroupSize: number): StreamingDatasetWriter<ArchiveRow> {
   return {
     dataset: 'history',
     write: (rows, localPath) => writeHistoryParquet(rows, localPath, { rowGroupSize }),
-    readIds: readRecordIds,
+    create: (localPath) => HistoryParquetFile.create(localPath, { rowGroupSize }),
+    readIds: (bytes) => readStringColumn(bytes, 'record_id'),
+    idOf: (row) => row.record_id,
+    readRows: readHistoryFileRows,
   };
 }

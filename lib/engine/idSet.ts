@@ -5,7 +5,6 @@ export const ID_BYTES = 16;
 
 const EMPTY = 0;
 const MAX_LOAD = 0.5;
-const HEX = /^[0-9a-f]{32}$/i;
 
 /**
  * A set of 128-bit ids held flat in typed arrays: 16 bytes per id in one `Uint32Array` (plus one byte of
@@ -39,13 +38,13 @@ export class IdSet {
   }
 
   /** Whether `id` is in the set. */
-  has(id: string | Uint8Array): boolean {
+  has(id: string | Uint8Array | Uint32Array): boolean {
     const w = toWords(id);
     return this.#find(w[0] as number, w[1] as number, w[2] as number, w[3] as number) >= 0;
   }
 
   /** Adds `id`; returns true when it was not there before (so "add, and tell me if new" is one probe). */
-  add(id: string | Uint8Array): boolean {
+  add(id: string | Uint8Array | Uint32Array): boolean {
     const w = toWords(id);
     const [a, b, c, d] = [w[0] as number, w[1] as number, w[2] as number, w[3] as number];
     if (this.#find(a, b, c, d) >= 0) return false;
@@ -53,6 +52,39 @@ export class IdSet {
     this.#insert(a, b, c, d);
     this.#size++;
     return true;
+  }
+
+  /** Adds every id of `other` (word by word: no strings). */
+  addAll(other: IdSet): void {
+    other.#eachSlot((w, at) => {
+      this.add(w.subarray(at, at + 4));
+    });
+  }
+
+  /** The ids of this set that `other` lacks: this very set when none of its ids is in `other`. */
+  without(other: IdSet): IdSet {
+    let shared = 0;
+    this.#eachSlot((w, at) => {
+      if (other.#find(w[at] as number, w[at + 1] as number, w[at + 2] as number, w[at + 3] as number) >= 0) {
+        shared++;
+      }
+    });
+    if (shared === 0) return this;
+    const out = new IdSet(this.#size - shared);
+    this.#eachSlot((w, at) => {
+      const [a, b, c, d] = [w[at] as number, w[at + 1] as number, w[at + 2] as number, w[at + 3] as number];
+      if (other.#find(a, b, c, d) < 0) {
+        out.#insert(a, b, c, d);
+        out.#size++;
+      }
+    });
+    return out;
+  }
+
+  #eachSlot(fn: (words: Uint32Array, at: number) => void): void {
+    const words = this.#words;
+    const used = this.#used;
+    for (let slot = 0; slot < used.length; slot++) if (used[slot] !== EMPTY) fn(words, slot * 4);
   }
 
   /** Every id as 32 lowercase hex characters, in table order (not insertion order). */
@@ -124,15 +156,23 @@ function slotsFor(expected: number): number {
 const scratch = new Uint32Array(4);
 
 /** The id as four big-endian 32-bit words; `INTERNAL` for anything that is not a 128-bit id. */
-function toWords(id: string | Uint8Array): Uint32Array {
+function toWords(id: string | Uint8Array | Uint32Array): Uint32Array {
+  if (id instanceof Uint32Array) {
+    if (id.length !== 4) throw new ArchiverError('INTERNAL', `an id must be 4 words, got ${id.length}`);
+    return id;
+  }
   if (typeof id === 'string') {
-    if (!HEX.test(id)) {
-      throw new ArchiverError(
-        'INTERNAL',
-        `an id must be 32 hex characters, got ${JSON.stringify(id.slice(0, 40))}`,
-      );
+    // Parsed by hand (no RegExp, no substrings): this runs once per record of every walk.
+    if (id.length !== ID_BYTES * 2) throw notAnId(id);
+    for (let i = 0; i < 4; i++) {
+      let word = 0;
+      for (let j = i * 8; j < i * 8 + 8; j++) {
+        const nibble = HEX_VALUE[id.charCodeAt(j)] ?? 16;
+        if (nibble > 15) throw notAnId(id);
+        word = (word << 4) | nibble;
+      }
+      scratch[i] = word >>> 0;
     }
-    for (let i = 0; i < 4; i++) scratch[i] = Number.parseInt(id.slice(i * 8, i * 8 + 8), 16);
     return scratch;
   }
   if (id.byteLength !== ID_BYTES) {
@@ -148,6 +188,24 @@ function toWords(id: string | Uint8Array): Uint32Array {
       0;
   }
   return scratch;
+}
+
+/** Nibble value of each char code below 128 (`0-9`, `a-f`, `A-F`); 16 marks anything else. */
+const HEX_VALUE: Uint8Array = (() => {
+  const table = new Uint8Array(128).fill(16);
+  for (let c = 0; c < 10; c++) table[48 + c] = c;
+  for (let c = 0; c < 6; c++) {
+    table[97 + c] = 10 + c;
+    table[65 + c] = 10 + c;
+  }
+  return table;
+})();
+
+function notAnId(id: string): ArchiverError {
+  return new ArchiverError(
+    'INTERNAL',
+    `an id must be 32 hex characters, got ${JSON.stringify(id.slice(0, 40))}`,
+  );
 }
 
 function hex8(word: number): string {

@@ -20,9 +20,37 @@ export interface DatasetWriter<Row> {
   dataset: Dataset;
   /** Writes `rows` to a local Parquet file; returns how many rows it wrote. */
   write(rows: AsyncIterable<Row>, localPath: string): Promise<{ rows: number }>;
-  /** The dedupe ids (`record_id`, `row_id`) stored in a published file. */
-  readIds(bytes: Uint8Array): Promise<Iterable<string>>;
+  /** The dedupe ids (`record_id`, `row_id`) stored in a published file, streamed. */
+  readIds(bytes: Uint8Array): AsyncIterable<string>;
+  /** The dedupe id of one row. */
+  idOf(row: Row): string;
 }
+
+/** A local Parquet file written row by row (see `HistoryParquetFile`). */
+export interface RowFile<Row> {
+  readonly path: string;
+  /** Returns a promise (to await: back-pressure) only when the row ended a row group. */
+  add(row: Row): undefined | Promise<void>;
+  finish(): Promise<{ rows: number; bytes: number }>;
+  abort(): Promise<void>;
+}
+
+/** A dataset whose files can be written while its rows are still arriving (a day walk's). */
+export interface StreamingDatasetWriter<Row> extends DatasetWriter<Row> {
+  create(localPath: string): Promise<RowFile<Row>>;
+  /** The rows of a finished local file, in order (only when a concurrent commit forces a rewrite). */
+  readRows(localPath: string): AsyncIterable<Row>;
+}
+
+/** A finished local file of rows none of which were archived when it was written, and their ids. */
+export interface DraftFile {
+  path: string;
+  ids: IdSet;
+  rows: number;
+}
+
+/** What one commit attempt stages: a local file holding exactly the rows of `fresh`. */
+type Produce = (fresh: IdSet, localPath: string) => Promise<{ path: string; rows: number }>;
 
 export interface CommitterDeps {
   objects: ObjectStore;
@@ -76,34 +104,84 @@ export class PartitionCommitter {
         ? ((await this.#deps.objects.get(finalKey)) ?? (await this.#deps.objects.get(file.stagingKey)))
         : ((await this.#deps.objects.get(file.stagingKey)) ?? (await this.#deps.objects.get(finalKey)));
       if (!bytes) throw brokenPartition(writer.dataset, manifest.dt, file, finalKey);
-      for (const id of await writer.readIds(bytes)) ids.add(id);
+      for await (const id of writer.readIds(bytes)) ids.add(id);
       loaded.add(file.name);
     }
     return ids;
+  }
+
+  /** The ids archived in partition `dt` now (re-reads the manifest; files already read are not re-read). */
+  async archivedIds<Row>(writer: DatasetWriter<Row>, dt: Day): Promise<IdSet> {
+    const manifest =
+      (await this.#deps.state.getPartition(dt, writer.dataset)) ?? emptyManifest(writer.dataset, dt);
+    return this.knownIds(writer, manifest);
+  }
+
+  /** Drops the cached ids of a partition (memory): the next commit to it reads its files again. */
+  forget(dataset: Dataset, dt: Day): void {
+    this.#ids.delete(`${dataset}#${dt}`);
+    this.#loaded.delete(`${dataset}#${dt}`);
   }
 
   /**
    * Writes the rows of partition `dt` whose id is in `ids` and not archived yet (`rows` yields
    * `[id, row]`, each id once); returns what was added.
    */
-  async commit<Row>(
+  commit<Row>(
     writer: DatasetWriter<Row>,
     dt: Day,
     ids: IdCollection,
     rows: () => AsyncIterable<readonly [string, Row]>,
+  ): Promise<CommitResult> {
+    const asSet = ids instanceof IdSet ? ids : idSetOf(ids);
+    return this.#commit(writer, dt, asSet, async (fresh, localPath) => {
+      async function* freshRows(): AsyncGenerator<Row> {
+        for await (const [id, row] of rows()) if (fresh.has(id)) yield row;
+      }
+      const written = await writer.write(freshRows(), localPath);
+      return { path: localPath, rows: written.rows };
+    });
+  }
+
+  /**
+   * Commits a finished local file (`draft`) to partition `dt`. When the partition gained some of its ids
+   * since the file was written (a concurrent writer), the file is rewritten without them first. The
+   * caller removes `draft.path` afterwards.
+   */
+  commitDraft<Row>(writer: StreamingDatasetWriter<Row>, dt: Day, draft: DraftFile): Promise<CommitResult> {
+    if (draft.rows !== draft.ids.size) {
+      throw new ArchiverError(
+        'INTERNAL',
+        `${writer.dataset}/dt=${dt}: draft holds ${draft.rows} rows for ${draft.ids.size} ids`,
+      );
+    }
+    return this.#commit(writer, dt, draft.ids, async (fresh, localPath) => {
+      if (fresh === draft.ids) return { path: draft.path, rows: draft.rows };
+      async function* freshRows(): AsyncGenerator<Row> {
+        for await (const row of writer.readRows(draft.path)) if (fresh.has(writer.idOf(row))) yield row;
+      }
+      const written = await writer.write(freshRows(), localPath);
+      return { path: localPath, rows: written.rows };
+    });
+  }
+
+  async #commit<Row>(
+    writer: DatasetWriter<Row>,
+    dt: Day,
+    ids: IdSet,
+    produce: Produce,
   ): Promise<CommitResult> {
     const { state, objects, logger } = this.#deps;
     const dataset = writer.dataset;
     for (let attempt = 1; attempt <= MAX_CONFLICTS; attempt++) {
       const manifest = (await state.getPartition(dt, dataset)) ?? emptyManifest(dataset, dt);
       const known = await this.knownIds(writer, manifest);
-      const fresh = new IdSet(ids.size);
-      for (const id of ids) if (!known.has(id)) fresh.add(id);
+      const fresh = ids.without(known);
       if (fresh.size === 0) {
         await publishPending(this.#deps, manifest);
         return { newRecords: 0, files: 0, bytes: 0 };
       }
-      const file = await this.#stage(writer, dt, fresh, rows);
+      const file = await this.#stage(writer, dt, fresh, produce);
       const outcome = await putManifestOnce(this.#deps, manifest, file);
       if (outcome === 'moved-on') {
         // Certainly unlisted: our conditional put required a version the manifest has left behind.
@@ -111,7 +189,9 @@ export class PartitionCommitter {
         logger.warn('partition changed under us; re-reading it', { dataset, dt, attempt });
         continue;
       }
-      for (const id of fresh) known.add(id);
+      // The committed ids join the cache; a partition that was empty simply takes the set (no copy).
+      if (known.size === 0) this.#ids.set(`${dataset}#${dt}`, fresh);
+      else known.addAll(fresh);
       this.#loaded.get(`${dataset}#${dt}`)?.add(file.name);
       await publishPending(this.#deps, outcome);
       return { newRecords: fresh.size, files: 1, bytes: file.bytes };
@@ -123,19 +203,15 @@ export class PartitionCommitter {
     writer: DatasetWriter<Row>,
     dt: Day,
     fresh: IdSet,
-    rows: () => AsyncIterable<readonly [string, Row]>,
+    produce: Produce,
   ): Promise<ManifestFile> {
     const { clock, runId, fence, tmpDir, objects } = this.#deps;
     const now = clock.now();
     const name = `${archiveKeys.stamp(now)}-${runId}-${String(++this.#seq).padStart(4, '0')}.parquet`;
-    // Streamed from the spill file: memory holds one row group, not the day.
-    async function* freshRows(): AsyncGenerator<Row> {
-      for await (const [id, row] of rows()) if (fresh.has(id)) yield row;
-    }
     await mkdir(tmpDir, { recursive: true, mode: 0o700 });
     const localPath = join(tmpDir, name);
     try {
-      const written = await writer.write(freshRows(), localPath);
+      const written = await produce(fresh, localPath);
       if (written.rows !== fresh.size) {
         throw new ArchiverError(
           'INTERNAL',
@@ -143,7 +219,7 @@ export class PartitionCommitter {
         );
       }
       const stagingKey = archiveKeys.stagingOf(writer.dataset, runId, dt, name);
-      const bytes = await objects.putFile(stagingKey, localPath);
+      const bytes = await objects.putFile(stagingKey, written.path);
       return {
         name,
         stagingKey,
@@ -158,6 +234,12 @@ export class PartitionCommitter {
       await rm(localPath, { force: true });
     }
   }
+}
+
+function idSetOf(ids: Iterable<string>): IdSet {
+  const out = new IdSet();
+  for (const id of ids) out.add(id);
+  return out;
 }
 
 export function emptyManifest(dataset: Dataset, dt: Day): PartitionManifest {

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock/clock.ts';
 import { isDay } from '../clock/day.ts';
-import { describeDataFile } from '../digest/describeDataFile.ts';
+import { describeDataFile, objectSource } from '../digest/describeDataFile.ts';
 import type { DigestFile } from '../digest/digestSchema.ts';
 import { readDigestChain } from '../digest/readDigestChain.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
@@ -47,7 +47,7 @@ export async function rebuildStateFromArchive(deps: RebuildDeps): Promise<Rebuil
   const all = await deps.state.listPartitions();
   let digested: Map<string, { file: DigestFile; createdAt: string }> | undefined;
   for (const dataset of DATASETS) {
-    const byDt = new Map<string, { name: string; key: string }[]>();
+    const byDt = new Map<string, { name: string; key: string; size: number }[]>();
     const pattern = new RegExp(`^${dataset}/dt=([^/]+)/([^/]+)$`);
     for await (const o of deps.objects.list(
       dataset === 'history' ? archiveKeys.historyPrefix : archiveKeys.activePrefix,
@@ -55,7 +55,7 @@ export async function rebuildStateFromArchive(deps: RebuildDeps): Promise<Rebuil
       const m = pattern.exec(o.key);
       if (!m || !isDay(m[1] as string)) continue;
       const list = byDt.get(m[1] as string) ?? [];
-      list.push({ name: m[2] as string, key: o.key });
+      list.push({ name: m[2] as string, key: o.key, size: o.size });
       byDt.set(m[1] as string, list);
     }
     // One scan of the state; the digests are read only when something is actually lacking.
@@ -96,7 +96,7 @@ async function digestedFiles(
 async function rebuildDataset(
   deps: RebuildDeps,
   dataset: Dataset,
-  byDt: Map<string, { name: string; key: string }[]>,
+  byDt: Map<string, { name: string; key: string; size: number }[]>,
   manifests: Map<string, PartitionManifest>,
   digested: Map<string, { file: DigestFile; createdAt: string }>,
   result: RebuildResult,
@@ -111,9 +111,7 @@ async function rebuildDataset(
     for (const f of lacking) {
       let entry = digested.get(f.key);
       if (!entry) {
-        const bytes = await objects.get(f.key);
-        if (!bytes) continue;
-        entry = { file: await describeDataFile(f.key, bytes), createdAt: '' };
+        entry = { file: await describeDataFile(f.key, objectSource(objects, f.key, f.size)), createdAt: '' };
         result.undigested++;
       }
       if (entry.file.rows === null) {

@@ -2,12 +2,10 @@ import type { Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { rawRecordId } from '../records/recordId.ts';
-import { partitionOf } from '../records/toArchiveRow.ts';
 import type { HistoryPage, HistoryRecord, RejectedRecord } from '../upstream/schemas.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
 import { IdSet } from './idSet.ts';
 import { mapLimit } from './mapLimit.ts';
-import type { RowSpill } from './rowSpill.ts';
 
 export interface WalkOptions {
   pageSize: number;
@@ -16,22 +14,45 @@ export interface WalkOptions {
   /** Hard cap on pages fetched in one pass: an absurd `totalPages` or a server that never ends fails the day. */
   maxPagesPerDay: number;
   signal?: AbortSignal;
-  /** Where distinct rows go (local disk); the walk keeps only their ids. */
-  spill: RowSpill<ArchiveRow>;
+  /** Where every valid row goes as soon as its page arrives; it dedupes them (see {@link WalkSink}). */
+  sink: WalkSink;
   /** Key of the quarantine ids (keyed, so a quarantine file name is never an unkeyed hash of a token). */
   tokenKey: Uint8Array;
   /** The record's archive row (under the token policy); its `record_id` is the dedupe key. */
   toRow: (record: HistoryRecord) => ArchiveRow;
 }
 
+/**
+ * Takes the rows of a walk as pages arrive and keeps each distinct `record_id` once. `add` returns a
+ * promise only when the walk must wait (back-pressure: rows are encoded as they come); `distinct`
+ * counts the distinct rows taken so far, which is what the walk's completeness rules count.
+ */
+export interface WalkSink {
+  add(row: ArchiveRow): undefined | Promise<void>;
+  readonly distinct: number;
+}
+
+/** A sink that dedupes by `record_id` (16 bytes an id) and hands each distinct row to `onRow`. */
+export class DistinctRows implements WalkSink {
+  readonly #seen = new IdSet();
+  readonly #onRow: (row: ArchiveRow) => undefined | Promise<void>;
+
+  constructor(onRow: (row: ArchiveRow) => undefined | Promise<void>) {
+    this.#onRow = onRow;
+  }
+
+  get distinct(): number {
+    return this.#seen.size;
+  }
+
+  add(row: ArchiveRow): undefined | Promise<void> {
+    return this.#seen.add(row.record_id) ? this.#onRow(row) : undefined;
+  }
+}
+
 export interface WalkResult {
   day: Day;
-  /**
-   * Distinct valid records, by partition (UTC day of start_time): 16 bytes an id in typed arrays, not JS
-   * strings in a map, so a million-record day costs megabytes. The rows themselves are in the spill.
-   */
-  byPartition: Map<Day, IdSet>;
-  /** How many distinct valid records the walk holds. */
+  /** How many distinct valid records the sink holds after the walk. */
   distinct: number;
   /** Distinct invalid items by raw id. */
   rejected: Map<string, RejectedRecord>;
@@ -59,8 +80,7 @@ export interface WalkResult {
  * Passes repeat until complete or `maxPasses` is spent. The deadline's abort ends the walk with what it has.
  */
 export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions): Promise<WalkResult> {
-  const seen = new IdSet();
-  const byPartition = new Map<Day, IdSet>();
+  const sink = options.sink;
   const rejected = new Map<string, RejectedRecord>();
   const totals = new Set<number>();
   let total = 0;
@@ -71,43 +91,31 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
   let complete = false;
   let interrupted = false;
   const opts = options.signal ? { signal: options.signal } : {};
-  const collected = () => seen.size + rejected.size;
+  const collected = () => sink.distinct + rejected.size;
 
-  const absorb = async (page: HistoryPage): Promise<number> => {
+  const absorb = async (page: HistoryPage): Promise<void> => {
     pages++;
     totals.add(page.totalElements);
     total = Math.max(total, page.totalElements);
-    let added = 0;
     for (const r of page.content) {
       let row: ArchiveRow;
       try {
         row = options.toRow(r);
       } catch (error) {
         // Valid by the schema but not mappable to a row: quarantined like any other bad record.
-        const id = rawRecordId(r, options.tokenKey);
-        if (!rejected.has(id)) added++;
-        rejected.set(id, { raw: r, reason: `cannot map to an archive row: ${(error as Error).message}` });
+        rejected.set(rawRecordId(r, options.tokenKey), {
+          raw: r,
+          reason: `cannot map to an archive row: ${(error as Error).message}`,
+        });
         continue;
       }
-      const id = row.record_id;
-      if (!seen.add(id)) continue;
-      const dt = partitionOf(row);
-      let ids = byPartition.get(dt);
-      if (!ids) {
-        ids = new IdSet();
-        byPartition.set(dt, ids);
-      }
-      ids.add(id);
-      added++;
-      await options.spill.add(id, row);
+      const pending = sink.add(row);
+      if (pending) await pending;
     }
     for (const r of page.rejected) {
       const id = rawRecordId(r.raw, options.tokenKey);
-      if (rejected.has(id)) continue;
-      rejected.set(id, r);
-      added++;
+      if (!rejected.has(id)) rejected.set(id, r);
     }
-    return added;
   };
   const itemsOf = (page: HistoryPage) => page.content.length + page.rejected.length;
 
@@ -158,8 +166,7 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
 
   return {
     day,
-    byPartition,
-    distinct: seen.size,
+    distinct: sink.distinct,
     rejected,
     totalElements: total,
     passes,

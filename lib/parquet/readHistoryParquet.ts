@@ -1,5 +1,7 @@
-import { type AsyncBuffer, parquetReadObjects } from 'hyparquet';
+import { readFile } from 'node:fs/promises';
+import { type AsyncBuffer, parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
+import type { ArchiveRow } from '../records/archiveRow.ts';
 
 /**
  * The `record_id` column of an archive file, in file order: what dedupe needs from files already
@@ -11,11 +13,51 @@ export async function readRecordIds(bytes: Uint8Array): Promise<string[]> {
 }
 
 /**
+ * One string column of a Parquet file, one row group at a time: a million-row file never becomes a
+ * million-element array (what dedupe reads from every file a partition already holds).
+ */
+export async function* readStringColumn(bytes: Uint8Array, column: string): AsyncGenerator<string> {
+  const file = asyncBuffer(bytes);
+  const metadata = parquetMetadata(file.slice(0, bytes.byteLength) as ArrayBuffer);
+  let rowStart = 0;
+  for (const group of metadata.row_groups) {
+    const rowEnd = rowStart + Number(group.num_rows);
+    const rows = await parquetReadObjects({
+      file,
+      metadata,
+      columns: [column],
+      rowStart,
+      rowEnd,
+      compressors,
+    });
+    for (const row of rows) yield String(row[column]);
+    rowStart = rowEnd;
+  }
+}
+
+/**
  * Every row of an archive file as plain objects (timestamps as `Date`, `domains` as `string[]`), for
  * verification and tests; reads any codec hyparquet-compressors knows (SNAPPY, ZSTD, GZIP, ...).
  */
 export async function readHistoryRows(bytes: Uint8Array): Promise<Record<string, unknown>[]> {
   return parquetReadObjects({ file: asyncBuffer(bytes), compressors });
+}
+
+/**
+ * The rows of a local archive file as `ArchiveRow`s, one row group at a time (timestamps as `Date`,
+ * ints as numbers, `domains` as `string[]`): what a rewrite of a draft file reads back.
+ */
+export async function* readHistoryFileRows(localPath: string): AsyncGenerator<ArchiveRow> {
+  const bytes = await readFile(localPath);
+  const file = asyncBuffer(bytes);
+  const metadata = parquetMetadata(file.slice(0, bytes.byteLength) as ArrayBuffer);
+  let rowStart = 0;
+  for (const group of metadata.row_groups) {
+    const rowEnd = rowStart + Number(group.num_rows);
+    const rows = await parquetReadObjects({ file, metadata, rowStart, rowEnd, compressors });
+    for (const row of rows) yield row as unknown as ArchiveRow;
+    rowStart = rowEnd;
+  }
 }
 
 /** In-memory bytes as hyparquet's `AsyncBuffer`. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Dirent } from 'node:fs';
 import {
   copyFile,
+  type FileHandle,
   link,
   mkdir,
   open,
@@ -227,6 +228,26 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
       } catch (error) {
         if (isMissing(error) || errno(error) === 'EISDIR') return undefined;
         throw storeFailed(`cannot read '${key}' under ${root}`, error);
+      }
+    },
+
+    async getRange(key, start, end) {
+      let handle: FileHandle | undefined;
+      try {
+        handle = await open(pathOf(key), 'r');
+        const out = new Uint8Array(Math.max(0, end - start));
+        let done = 0;
+        while (done < out.byteLength) {
+          const { bytesRead } = await handle.read(out, done, out.byteLength - done, start + done);
+          if (bytesRead === 0) break;
+          done += bytesRead;
+        }
+        return done === out.byteLength ? out : out.slice(0, done);
+      } catch (error) {
+        if (isMissing(error) || errno(error) === 'EISDIR') return undefined;
+        throw storeFailed(`cannot read '${key}' under ${root}`, error);
+      } finally {
+        await handle?.close();
       }
     },
 

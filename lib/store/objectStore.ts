@@ -22,6 +22,11 @@ export interface ObjectStore {
   putIfAbsent(key: string, body: Uint8Array | string): Promise<boolean>;
   /** Whole object, or `undefined` when absent. */
   get(key: string): Promise<Uint8Array | undefined>;
+  /**
+   * Bytes `[start, end)` of the object (fewer at its end), or `undefined` when absent: how big files are
+   * hashed and their Parquet footers read without holding a whole file in memory.
+   */
+  getRange(key: string, start: number, end: number): Promise<Uint8Array | undefined>;
   /** Size of the object, or `undefined` when absent. */
   head(key: string): Promise<ObjectInfo | undefined>;
   /** All objects whose key starts with `prefix`, across every listing page. */

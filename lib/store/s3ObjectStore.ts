@@ -157,6 +157,21 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
       }
     },
 
+    async getRange(key, start, end) {
+      if (end <= start) return new Uint8Array();
+      try {
+        const out = await client.send(
+          new GetObjectCommand({ Bucket: bucket, Key: fullKey(key), Range: `bytes=${start}-${end - 1}` }),
+        );
+        return out.Body === undefined ? new Uint8Array() : await out.Body.transformToByteArray();
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        // A range past the end of the object: nothing there.
+        if ((error as { name?: string }).name === 'InvalidRange') return new Uint8Array();
+        throw storeFailed(`cannot read ${where(key)}`, error);
+      }
+    },
+
     async head(key) {
       try {
         const size = await headSize(key);

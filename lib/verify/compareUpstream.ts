@@ -1,11 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type Day, dayRange } from '../clock/day.ts';
 import { windowStartOf } from '../engine/planDays.ts';
-import { RowSpill } from '../engine/rowSpill.ts';
-import { walkDay } from '../engine/walkDay.ts';
-import type { ArchiveRow } from '../records/archiveRow.ts';
+import { DistinctRows, walkDay } from '../engine/walkDay.ts';
 import { toArchiveRow } from '../records/toArchiveRow.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
 import { classifyAbsent } from './lastScans.ts';
@@ -37,56 +32,45 @@ export async function compareUpstream(
 ): Promise<{ days: VerifyDay[]; failures: VerifyFailure[] }> {
   const days: VerifyDay[] = [];
   const failures: VerifyFailure[] = [];
-  const dir = await mkdtemp(join(tmpdir(), 'ta-verify-'));
-  try {
-    for (const day of dayRange(windowStartOf(opts.today, opts.windowDays), opts.today)) {
-      const spill = new RowSpill<ArchiveRow>(join(dir, `${day}.jsonl`));
-      const archivedAt = new Date(0);
-      try {
-        const walk = await walkDay(api, day, {
-          pageSize: opts.pageSize,
-          concurrency: opts.concurrency,
-          maxPasses: opts.maxPasses,
-          maxPagesPerDay: opts.maxPagesPerDay,
-          tokenKey: opts.tokenKey,
-          // Ids are the same under every token policy; `drop` keeps token values out of the spill.
-          toRow: (record) =>
-            toArchiveRow(record, { tokenPolicy: 'drop', tokenKey: opts.tokenKey, archivedAt }),
-          spill,
-        });
-        const lastScan = lastScans.get(day) ?? opts.newestRunMs;
-        const row: VerifyDay = {
-          day,
-          upstream: walk.distinct,
-          archived: 0,
-          pending: 0,
-          missing: 0,
-          lastScanAt: lastScan === undefined ? null : new Date(lastScan).toISOString(),
-        };
-        if (walk.distinct > 0) {
-          for await (const [id, record] of spill.read()) {
-            if (archived.has(id)) {
-              row.archived++;
-              continue;
-            }
-            const endMs = record.end_time === null ? null : record.end_time.getTime();
-            row[classifyAbsent(endMs, lastScan, opts.graceMs)]++;
-          }
+  const archivedAt = new Date(0);
+  for (const day of dayRange(windowStartOf(opts.today, opts.windowDays), opts.today)) {
+    const lastScan = lastScans.get(day) ?? opts.newestRunMs;
+    const row: VerifyDay = {
+      day,
+      upstream: 0,
+      archived: 0,
+      pending: 0,
+      missing: 0,
+      lastScanAt: lastScan === undefined ? null : new Date(lastScan).toISOString(),
+    };
+    const walk = await walkDay(api, day, {
+      pageSize: opts.pageSize,
+      concurrency: opts.concurrency,
+      maxPasses: opts.maxPasses,
+      maxPagesPerDay: opts.maxPagesPerDay,
+      tokenKey: opts.tokenKey,
+      // Ids are the same under every token policy; `drop` keeps token values out of memory.
+      toRow: (record) => toArchiveRow(record, { tokenPolicy: 'drop', tokenKey: opts.tokenKey, archivedAt }),
+      // Each distinct record is classified as it arrives: nothing is kept but counts.
+      sink: new DistinctRows((record) => {
+        if (archived.has(record.record_id)) {
+          row.archived++;
+          return undefined;
         }
-        if (row.missing > 0) {
-          failures.push({
-            kind: 'missing-records',
-            day,
-            message: `${day}: ${row.missing} record(s) the API has and a complete scan at ${row.lastScanAt} should have archived are missing`,
-          });
-        }
-        days.push(row);
-      } finally {
-        await spill.remove();
-      }
+        const endMs = record.end_time === null ? null : record.end_time.getTime();
+        row[classifyAbsent(endMs, lastScan, opts.graceMs)]++;
+        return undefined;
+      }),
+    });
+    row.upstream = walk.distinct;
+    if (row.missing > 0) {
+      failures.push({
+        kind: 'missing-records',
+        day,
+        message: `${day}: ${row.missing} record(s) the API has and a complete scan at ${row.lastScanAt} should have archived are missing`,
+      });
     }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+    days.push(row);
   }
   return { days, failures };
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parquetMetadata, parquetSchema } from 'hyparquet';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { activeParquetBytes, readActiveRowIds, readActiveRows } from '../../lib/active/activeParquet.ts';
+import { activeParquetBytes, readActiveRows } from '../../lib/active/activeParquet.ts';
 import { ACTIVE_COLUMNS } from '../../lib/active/activeSchema.ts';
 import { committerRowSink } from '../../lib/active/committerRowSink.ts';
 import { diffSnapshot } from '../../lib/active/diffSnapshot.ts';
@@ -12,6 +12,7 @@ import { rebuildActiveObservations } from '../../lib/active/rebuildActiveObserva
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { PartitionCommitter } from '../../lib/engine/partitionCommitter.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
+import { readStringColumn } from '../../lib/parquet/readHistoryParquet.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
@@ -39,7 +40,9 @@ describe('activeParquetBytes', () => {
     expect(schema.children.map((c) => c.element.name)).toEqual(ACTIVE_COLUMNS.map((c) => c.name));
     const observed = schema.children.find((c) => c.element.name === 'observed_at')?.element;
     expect(observed?.logical_type).toEqual({ type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' });
-    expect(await readActiveRowIds(bytes)).toEqual(rowsOf().map((r) => r.row_id));
+    const ids: string[] = [];
+    for await (const id of readStringColumn(bytes, 'row_id')) ids.push(id);
+    expect(ids).toEqual(rowsOf().map((r) => r.row_id));
   });
 });
 

@@ -7,6 +7,7 @@ import { EXIT_CODES } from '../../lib/cli/exitCodes.ts';
 import { queryCommandLine } from '../../lib/cli/queryCommand.ts';
 import { SETTINGS } from '../../lib/config/configSpec.ts';
 import { DT_PROJECTION_RANGE, TABLES } from '../../lib/config/tableNames.ts';
+import { DEFAULT_ROW_GROUP_BYTES } from '../../lib/parquet/historyParquetFile.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
 import { synthApp } from '../infra/testApp.ts';
 
@@ -125,6 +126,12 @@ describe('README', () => {
     const text = section('Parquet columns \\(public contract\\)').split('Partition `dt`')[0] ?? '';
     const named = [...text.matchAll(/`([a-z_0-9]+)`/g)].map((m) => m[1]);
     expect(named.sort()).toEqual(HISTORY_COLUMNS.map((c) => c.name).sort());
+  });
+
+  it('states the row-group payload bound the writer uses', () => {
+    const claim = /or (\d+) MiB of row payload, whichever comes first/.exec(README);
+    expect(claim, 'README states the row-group bound').not.toBeNull();
+    expect(Number(claim?.[1]) * 1024 * 1024).toBe(DEFAULT_ROW_GROUP_BYTES);
   });
 
   it('uses the Athena table name locally too, and the quick start runs the printed query', () => {

@@ -66,7 +66,8 @@ describe('under the default hash policy, after a run killed mid-walk and resumed
     expect(tokens.size).toBeGreaterThan(20);
     const dest = join(world.dir, 'dest');
     const tmp = join(world.dir, 'tmp');
-    const env = { TUNNEL_API_KEY: EMULATOR_PAID_KEY, LOG_LEVEL: 'debug', TMPDIR: tmp };
+    // Small row groups: a walk's draft file gets rows on disk while the walk is still fetching.
+    const env = { TUNNEL_API_KEY: EMULATOR_PAID_KEY, LOG_LEVEL: 'debug', TMPDIR: tmp, ROW_GROUP_SIZE: '100' };
     const args = ['run', '--now', NOW, '--base-url', world.emulator.url, '--dest', `file://${dest}`];
     const output: string[] = [];
     const leaks = async (where: string[]): Promise<string[]> => {
@@ -80,20 +81,22 @@ describe('under the default hash policy, after a run killed mid-walk and resumed
       return found;
     };
 
-    // Killed mid-walk: its spill (and whatever else it left) is scanned before the next run cleans up.
+    // Killed mid-walk: its draft files (and whatever else it left) are scanned before the next run cleans up.
     const running = runCli(args, env);
-    // Killed as soon as a walk has spilled rows to disk: mid-walk, by construction.
+    // Killed as soon as a walk's draft file holds a row group: mid-walk, by construction (drafts exist
+    // only between a walk's first new row and its commit).
     let spilled: string | undefined;
     for (let i = 0; i < 600 && !spilled; i++) {
       await new Promise((r) => setTimeout(r, 25));
       for (const f of await files(tmp)) {
-        if (f.endsWith('.jsonl') && (await stat(f).catch(() => undefined))?.size) spilled = f;
+        if (/walk-.*\.parquet$/.test(f) && ((await stat(f).catch(() => undefined))?.size ?? 0) > 4)
+          spilled = f;
       }
     }
     running.child.kill('SIGKILL');
     const killed = await running;
     output.push(killed.stdout, killed.stderr);
-    expect(spilled, 'a walk spilled rows before the kill').toBeDefined();
+    expect(spilled, 'a walk had rows in a draft file before the kill').toBeDefined();
     expect(killed.signal).toBe('SIGKILL');
     expect(await leaks([tmp, dest])).toEqual([]);
 

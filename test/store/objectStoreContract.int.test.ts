@@ -81,6 +81,16 @@ describe.each(adapters)('$name (ObjectStore contract)', ({ start }) => {
     expect(await store.head(key)).toEqual({ key, size });
   });
 
+  it('reads byte ranges, short at the end of the object, undefined when absent', async () => {
+    const body = Uint8Array.from({ length: 1000 }, (_, i) => (i * 7) % 256);
+    await store.put('range/body.bin', body);
+    expect(await store.getRange('range/body.bin', 0, 10)).toEqual(body.slice(0, 10));
+    expect(await store.getRange('range/body.bin', 990, 1000)).toEqual(body.slice(990));
+    expect(await store.getRange('range/body.bin', 995, 2000)).toEqual(body.slice(995));
+    expect(await store.getRange('range/body.bin', 500, 500)).toEqual(new Uint8Array());
+    expect(await store.getRange('range/absent.bin', 0, 10)).toBeUndefined();
+  });
+
   it('answers undefined for an absent key on get and head', async () => {
     expect(await store.get('absent/nothing.parquet')).toBeUndefined();
     expect(await store.head('absent/nothing.parquet')).toBeUndefined();

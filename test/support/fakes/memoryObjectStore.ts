@@ -78,6 +78,14 @@ export class MemoryObjectStore implements ObjectStore {
     });
   }
 
+  getRange(key: string, start: number, end: number): Promise<Uint8Array | undefined> {
+    return this.#run('getRange', [key], async () => {
+      assertObjectKey(key);
+      const body = this.#objects.get(key);
+      return body === undefined ? undefined : body.slice(start, end);
+    });
+  }
+
   head(key: string): Promise<ObjectInfo | undefined> {
     return this.#run('head', [key], async () => {
       assertObjectKey(key);

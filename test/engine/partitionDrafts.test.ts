@@ -1,0 +1,113 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { historyWriter } from '../../lib/engine/historyWriter.ts';
+import { PartitionCommitter } from '../../lib/engine/partitionCommitter.ts';
+import { PartitionDrafts } from '../../lib/engine/partitionDrafts.ts';
+import { silentLogger } from '../../lib/log/logger.ts';
+import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
+import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+import { partitionOf } from '../../lib/records/toArchiveRow.ts';
+import { edgeCaseRows } from '../parquet/historyRows.ts';
+import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
+import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
+
+const template = edgeCaseRows()[0] as ArchiveRow;
+
+/** Row `i` of partition `dt`: a distinct 128-bit id, started at noon of `dt`. */
+function row(dt: string, i: number): ArchiveRow {
+  const id = `${dt.replaceAll('-', '')}${String(i).padStart(24, '0')}`;
+  return { ...template, record_id: id, session_id: id, start_time: new Date(`${dt}T12:00:00.000Z`) };
+}
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ta-drafts-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function committer(objects: MemoryObjectStore, state: MemoryStateStore, runId: string): PartitionCommitter {
+  return new PartitionCommitter({
+    objects,
+    state,
+    clock: new ManualClock('2026-11-20T12:00:00Z'),
+    logger: silentLogger,
+    runId,
+    fence: 0,
+    tmpDir: join(dir, runId),
+  });
+}
+
+function drafts(c: PartitionCommitter, prefix: string, rowGroupSize = 100): PartitionDrafts<ArchiveRow> {
+  return new PartitionDrafts(c, historyWriter(rowGroupSize), {
+    tmpDir: join(dir, 'drafts'),
+    prefix,
+    partitionOf,
+  });
+}
+
+async function published(objects: MemoryObjectStore, dt: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const o of objects.list(`history/dt=${dt}/`)) {
+    ids.push(...(await readRecordIds((await objects.get(o.key)) as Uint8Array)));
+  }
+  return ids.sort();
+}
+
+describe('PartitionDrafts', () => {
+  it('writes each partition while rows arrive and commits each row once, skipping what is archived', async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const first = drafts(committer(objects, state, 'run1'), 'walk-a');
+    // 250 rows in row groups of 100: two groups reach the draft files before the commit.
+    for (let i = 0; i < 250; i++) await first.add(row(i % 5 === 0 ? '2026-11-09' : '2026-11-10', i));
+    expect(first.rows).toBe(250);
+    expect(await first.commitAll()).toMatchObject({ newRecords: 250, files: 2 });
+    await first.discard();
+    expect(await readdir(join(dir, 'drafts'))).toEqual([]);
+
+    // A later walk sees the same rows plus ten new ones: only the new ones are written.
+    const second = drafts(committer(objects, state, 'run2'), 'walk-b');
+    for (let i = 0; i < 260; i++) await second.add(row('2026-11-10', i));
+    expect(second.rows).toBe(60);
+    expect(await second.commitAll()).toMatchObject({ newRecords: 60, files: 1 });
+    await second.discard();
+    const day10 = await published(objects, '2026-11-10');
+    expect(day10).toHaveLength(260);
+    expect(new Set(day10).size).toBe(260);
+  });
+
+  it('rewrites a draft without the rows a concurrent writer committed meanwhile', async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const walk = drafts(committer(objects, state, 'run1'), 'walk-a', 4);
+    for (let i = 0; i < 10; i++) await walk.add(row('2026-11-10', i));
+    // Another writer commits rows 5..14 after the draft opened, before it commits.
+    const other = committer(objects, state, 'run2');
+    const rows = Array.from({ length: 10 }, (_, k) => row('2026-11-10', 5 + k));
+    const ids = new Set(rows.map((r) => r.record_id));
+    await other.commit(historyWriter(100), '2026-11-10', ids, async function* () {
+      for (const r of rows) yield [r.record_id, r] as const;
+    });
+    expect(await walk.commitAll()).toMatchObject({ newRecords: 5, files: 1 });
+    await walk.discard();
+    const all = await published(objects, '2026-11-10');
+    expect(all).toEqual(Array.from({ length: 15 }, (_, i) => row('2026-11-10', i).record_id).sort());
+  });
+
+  it('discards: no draft file is left and nothing is committed', async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const walk = drafts(committer(objects, state, 'run1'), 'walk-a', 4);
+    for (let i = 0; i < 10; i++) await walk.add(row('2026-11-10', i));
+    expect((await readdir(join(dir, 'drafts'))).length).toBe(1);
+    await walk.discard();
+    expect(await readdir(join(dir, 'drafts'))).toEqual([]);
+    expect(await published(objects, '2026-11-10')).toEqual([]);
+    expect(await state.getPartition('2026-11-10')).toBeUndefined();
+  });
+});
