@@ -10,7 +10,7 @@ import { measuredLocalRun } from './measuredLocalRun.ts';
 const args = JSON.parse(process.argv[2] ?? '{}') as { url: string; onlyDays?: Day[]; columns?: boolean };
 let sizes: ColumnSizes | undefined;
 let maxRssKiB = 0;
-const { summary, seconds, peakRssMiB } = await measuredLocalRun(
+const { summary, seconds, peakRssMiB, baselineRssMiB, atPeak } = await measuredLocalRun(
   args.url,
   process.env,
   args.onlyDays ? { onlyDays: args.onlyDays } : {},
@@ -32,6 +32,9 @@ console.log(
     bytes: summary.bytes,
     // maxRSS (KiB) is the kernel's own high-water mark; the 20 ms sampler can miss a short peak.
     peakRssMiB: Math.max(peakRssMiB, Math.round(maxRssKiB / 1024)),
+    // Where memory was at the sampled peak (MiB): the process before the run, and the V8 heap and
+    // ArrayBuffers (id sets, row-group buffers) at the peak; the rest is code, threads and malloc.
+    memory: { baselineRss: baselineRssMiB, ...atPeak },
     ...(sizes ? { sizes } : {}),
   }),
 );

@@ -20,6 +20,8 @@ export interface MeasuredRun {
   seconds: number;
   baselineRssMiB: number;
   peakRssMiB: number;
+  /** Where the sampled peak's memory was (MiB): V8 heap committed and used, external and ArrayBuffers. */
+  atPeak: { heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
 }
 
 /**
@@ -45,8 +47,13 @@ export async function measuredLocalRun(
     await ensureStateTable(client, 'bench');
     const baseline = process.memoryUsage().rss;
     let peak = baseline;
+    let atPeak = process.memoryUsage();
     const sampler = setInterval(() => {
-      peak = Math.max(peak, process.memoryUsage().rss);
+      const now = process.memoryUsage();
+      if (now.rss >= peak) {
+        peak = now.rss;
+        atPeak = now;
+      }
     }, 20);
     const t0 = performance.now();
     try {
@@ -67,6 +74,12 @@ export async function measuredLocalRun(
         seconds: (performance.now() - t0) / 1000,
         baselineRssMiB: Math.round(baseline / 1_048_576),
         peakRssMiB: Math.round(peak / 1_048_576),
+        atPeak: {
+          heapTotal: Math.round(atPeak.heapTotal / 1_048_576),
+          heapUsed: Math.round(atPeak.heapUsed / 1_048_576),
+          external: Math.round(atPeak.external / 1_048_576),
+          arrayBuffers: Math.round(atPeak.arrayBuffers / 1_048_576),
+        },
       };
     } finally {
       clearInterval(sampler);

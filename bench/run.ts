@@ -49,6 +49,14 @@ export interface CaseResult {
   archiverSeconds: number;
   ratio: number;
   peakRssMiB: number;
+  /** Where memory was (MiB): RSS before the run, and heap and external memory at the sampled peak. */
+  memory?: {
+    baselineRss: number;
+    heapTotal: number;
+    heapUsed: number;
+    external: number;
+    arrayBuffers: number;
+  };
   maxRatio?: number;
   maxRssMiB?: number;
   parquetBytes: number;
@@ -166,6 +174,7 @@ interface ArchiverResult {
   pages: number;
   bytes: number;
   peakRssMiB: number;
+  memory?: CaseResult['memory'];
 }
 
 async function runCase(c: BenchCase): Promise<CaseResult> {
@@ -222,6 +231,7 @@ async function runCase(c: BenchCase): Promise<CaseResult> {
         archiverSeconds: round(archiver.seconds),
         ratio: round(archiver.seconds / boundSeconds),
         peakRssMiB: archiver.peakRssMiB,
+        ...(archiver.memory ? { memory: archiver.memory } : {}),
         ...(c.maxRatio === undefined ? {} : { maxRatio: c.maxRatio }),
         ...(c.maxRssMiB === undefined ? {} : { maxRssMiB: c.maxRssMiB }),
         parquetBytes: archiver.bytes,

@@ -1,8 +1,9 @@
 import type { Clock } from '../clock/clock.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
+import { objectSource } from '../store/byteSource.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
-import { describeDataFile, objectSource } from './describeDataFile.ts';
+import { describeDataFile } from './describeDataFile.ts';
 import { digestKeys } from './digestKeys.ts';
 import {
   DIGEST_FORMAT_VERSION,

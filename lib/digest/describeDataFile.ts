@@ -1,39 +1,16 @@
 import { createHash } from 'node:crypto';
 import { type AsyncBuffer, type FileMetaData, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import { ArchiverError } from '../errors/archiverError.ts';
-import type { ObjectStore } from '../store/objectStore.ts';
+import { sourceAsyncBuffer } from '../parquet/readHistoryParquet.ts';
+import { type ByteSource, bytesSource, toSource } from '../store/byteSource.ts';
 import { dataKeyInfo } from './digestKeys.ts';
 import type { DigestFile } from './digestSchema.ts';
 
 /** Bytes read per request when hashing a stored file: memory holds one chunk, never the file. */
 const HASH_CHUNK = 8 * 1024 * 1024;
 
-/** Random access to one file's bytes: in memory, or ranged reads of a stored object. */
-export interface ByteSource {
-  readonly byteLength: number;
-  read(start: number, end: number): Promise<Uint8Array>;
-}
-
 export function sha256OfBytes(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
-}
-
-/** Bytes already in memory. */
-export function bytesSource(bytes: Uint8Array): ByteSource {
-  return { byteLength: bytes.byteLength, read: async (start, end) => bytes.subarray(start, end) };
-}
-
-/** A stored object of `size` bytes, read by ranges; a range that vanished mid-read is `STORE_FAILED`. */
-export function objectSource(objects: ObjectStore, key: string, size: number): ByteSource {
-  return {
-    byteLength: size,
-    read: async (start, end) => {
-      const bytes = await objects.getRange(key, start, end);
-      if (bytes === undefined) throw new ArchiverError('STORE_FAILED', `${key} vanished while being read`);
-      return bytes;
-    },
-  };
 }
 
 /** SHA-256 of a source, read chunk by chunk. */
@@ -43,17 +20,6 @@ export async function sha256OfSource(source: ByteSource): Promise<string> {
     hash.update(await source.read(at, Math.min(source.byteLength, at + HASH_CHUNK)));
   }
   return hash.digest('hex');
-}
-
-/** A source as hyparquet's `AsyncBuffer` (only the ranges hyparquet asks for are read). */
-export function sourceAsyncBuffer(source: ByteSource): AsyncBuffer {
-  return {
-    byteLength: source.byteLength,
-    slice: async (start, end) => {
-      const bytes = await source.read(start, end ?? source.byteLength);
-      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-    },
-  };
 }
 
 /** Footer of a Parquet source, or null when it is not readable Parquet. */
@@ -78,7 +44,7 @@ export async function parquetRowCount(bytes: Uint8Array): Promise<number | null>
  * hash chunk or a row group, never the file.
  */
 export async function describeDataFile(key: string, source: ByteSource | Uint8Array): Promise<DigestFile> {
-  const src = source instanceof Uint8Array ? bytesSource(source) : source;
+  const src = toSource(source);
   const { dataset, dt } = dataKeyInfo(key);
   const meta = await footerOf(src);
   const rows = meta === null ? null : Number(meta.num_rows);

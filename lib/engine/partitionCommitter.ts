@@ -5,7 +5,8 @@ import type { Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Dataset, ManifestFile, PartitionManifest, StateStore } from '../state/stateStore.ts';
-import type { ObjectStore } from '../store/objectStore.ts';
+import { type ByteSource, objectSource } from '../store/byteSource.ts';
+import type { ObjectInfo, ObjectStore } from '../store/objectStore.ts';
 import { archiveKeys } from './archiveKeys.ts';
 import { brokenPartition } from './brokenPartition.ts';
 import { IdSet } from './idSet.ts';
@@ -20,8 +21,8 @@ export interface DatasetWriter<Row> {
   dataset: Dataset;
   /** Writes `rows` to a local Parquet file; returns how many rows it wrote. */
   write(rows: AsyncIterable<Row>, localPath: string): Promise<{ rows: number }>;
-  /** The dedupe ids (`record_id`, `row_id`) stored in a published file, streamed. */
-  readIds(bytes: Uint8Array): AsyncIterable<string>;
+  /** The dedupe ids (`record_id`, `row_id`) stored in a file, streamed (ranged reads of one column). */
+  readIds(source: ByteSource): AsyncIterable<string>;
   /** The dedupe id of one row. */
   idOf(row: Row): string;
 }
@@ -100,14 +101,41 @@ export class PartitionCommitter {
     for (const file of manifest.files) {
       if (loaded.has(file.name)) continue;
       const finalKey = archiveKeys.dataOf(writer.dataset, manifest.dt, file.name);
-      const bytes = file.published
-        ? ((await this.#deps.objects.get(finalKey)) ?? (await this.#deps.objects.get(file.stagingKey)))
-        : ((await this.#deps.objects.get(file.stagingKey)) ?? (await this.#deps.objects.get(finalKey)));
-      if (!bytes) throw brokenPartition(writer.dataset, manifest.dt, file, finalKey);
-      for await (const id of writer.readIds(bytes)) ids.add(id);
+      await this.#readIdsOf(writer, file, finalKey, manifest.dt, ids);
       loaded.add(file.name);
     }
     return ids;
+  }
+
+  /**
+   * Adds the ids of one listed file, reading only its id column by ranges (a large file is never held
+   * whole in memory). The file is wherever it is now: staged or published; one that is published between
+   * our look and our read is looked for again.
+   */
+  async #readIdsOf<Row>(
+    writer: DatasetWriter<Row>,
+    file: ManifestFile,
+    finalKey: string,
+    dt: Day,
+    into: IdSet,
+  ): Promise<void> {
+    const { objects } = this.#deps;
+    const order = file.published ? [finalKey, file.stagingKey] : [file.stagingKey, finalKey];
+    for (let attempt = 1; ; attempt++) {
+      let found: ObjectInfo | undefined;
+      for (const key of order) {
+        found = await objects.head(key);
+        if (found) break;
+      }
+      if (!found) throw brokenPartition(writer.dataset, dt, file, finalKey);
+      try {
+        for await (const id of writer.readIds(objectSource(objects, found.key, found.size))) into.add(id);
+        return;
+      } catch (error) {
+        // Moved by a publish mid-read: adding ids again is harmless (a set), so read it where it is now.
+        if (attempt >= 3 || !ArchiverError.is(error, 'STORE_FAILED')) throw error;
+      }
+    }
   }
 
   /** The ids archived in partition `dt` now (re-reads the manifest; files already read are not re-read). */

@@ -10,6 +10,9 @@ import type {
 } from './partitionCommitter.ts';
 import { relieveHeap } from './relieveHeap.ts';
 
+/** Largest `expect` hint honoured (an id set sized for it is about 70 MiB). */
+const MAX_EXPECTED = 2_000_000;
+
 /** `relieveHeap` runs every 2048 rows taken. */
 const RELIEF_EVERY_MASK = 2047;
 
@@ -46,6 +49,7 @@ export class PartitionDrafts<Row> {
   #seq = 0;
   #written = 0;
   #taken = 0;
+  readonly #expected = new Map<Day, number>();
   #distinct = 0;
 
   constructor(
@@ -76,9 +80,24 @@ export class PartitionDrafts<Row> {
     return this.#addTo(draft, row);
   }
 
+  /**
+   * Sizes the id set of partition `dt` for `total` rows before it opens: a million-row day then never
+   * holds two tables at once while one grows. Capped, so an absurd total costs nothing.
+   */
+  expect(dt: Day, total: number): void {
+    if (Number.isSafeInteger(total) && total > 0) this.#expected.set(dt, Math.min(total, MAX_EXPECTED));
+  }
+
   /** Rows written (or buffered) so far, over every partition: the distinct rows not archived before. */
   get rows(): number {
     return this.#written;
+  }
+
+  /** Bytes held by the id sets of the partitions seen so far (16 bytes an id, at most half full). */
+  get idBytes(): number {
+    let n = 0;
+    for (const d of this.#drafts.values()) if (!(d instanceof Promise)) n += d.seen.byteLength;
+    return n;
   }
 
   /** Distinct rows taken so far (written or already archived). */
@@ -124,7 +143,7 @@ export class PartitionDrafts<Row> {
 
   async #open(dt: Day): Promise<Draft<Row>> {
     const known = await this.#committer.archivedIds(this.#writer, dt);
-    const draft: Draft<Row> = { dt, known, seen: new IdSet(), file: undefined };
+    const draft: Draft<Row> = { dt, known, seen: new IdSet(this.#expected.get(dt)), file: undefined };
     this.#drafts.set(dt, draft);
     return draft;
   }

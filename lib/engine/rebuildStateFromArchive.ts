@@ -1,11 +1,12 @@
 import type { Clock } from '../clock/clock.ts';
 import { isDay } from '../clock/day.ts';
-import { describeDataFile, objectSource } from '../digest/describeDataFile.ts';
+import { describeDataFile } from '../digest/describeDataFile.ts';
 import type { DigestFile } from '../digest/digestSchema.ts';
 import { readDigestChain } from '../digest/readDigestChain.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Dataset, ManifestFile, PartitionManifest, StateStore } from '../state/stateStore.ts';
+import { objectSource } from '../store/byteSource.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { archiveKeys } from './archiveKeys.ts';
 import { emptyManifest } from './partitionCommitter.ts';

@@ -29,6 +29,8 @@ export interface WalkOptions {
  */
 export interface WalkSink {
   add(row: ArchiveRow): undefined | Promise<void>;
+  /** A hint: the server reported `total` rows for `day` (so sets can be sized once, not grown). */
+  expect?(day: Day, total: number): void;
   readonly distinct: number;
 }
 
@@ -125,6 +127,7 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
       const before = collected();
       const first = await api.historyPage(day, day, 0, options.pageSize, opts);
       if (first.totalPages > options.maxPagesPerDay) throw pageLimit(day, first.totalPages, options);
+      if (passes === 1) sink.expect?.(day, first.totalElements);
       await absorb(first);
       // The server may cap the page size silently: the size it echoes is the truth.
       const size = first.size > 0 ? first.size : Math.max(itemsOf(first), 1);

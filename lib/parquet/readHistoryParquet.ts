@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { type AsyncBuffer, parquetMetadata, parquetReadObjects } from 'hyparquet';
+import { type AsyncBuffer, parquetMetadata, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import type { ArchiveRow } from '../records/archiveRow.ts';
+import { type ByteSource, toSource } from '../store/byteSource.ts';
 
 /**
  * The `record_id` column of an archive file, in file order: what dedupe needs from files already
@@ -16,9 +17,12 @@ export async function readRecordIds(bytes: Uint8Array): Promise<string[]> {
  * One string column of a Parquet file, one row group at a time: a million-row file never becomes a
  * million-element array (what dedupe reads from every file a partition already holds).
  */
-export async function* readStringColumn(bytes: Uint8Array, column: string): AsyncGenerator<string> {
-  const file = asyncBuffer(bytes);
-  const metadata = parquetMetadata(file.slice(0, bytes.byteLength) as ArrayBuffer);
+export async function* readStringColumn(
+  source: ByteSource | Uint8Array,
+  column: string,
+): AsyncGenerator<string> {
+  const file = sourceAsyncBuffer(toSource(source));
+  const metadata = await parquetMetadataAsync(file);
   let rowStart = 0;
   for (const group of metadata.row_groups) {
     const rowEnd = rowStart + Number(group.num_rows);
@@ -58,6 +62,17 @@ export async function* readHistoryFileRows(localPath: string): AsyncGenerator<Ar
     for (const row of rows) yield row as unknown as ArchiveRow;
     rowStart = rowEnd;
   }
+}
+
+/** A source as hyparquet's `AsyncBuffer` (only the ranges hyparquet asks for are read). */
+export function sourceAsyncBuffer(source: ByteSource): AsyncBuffer {
+  return {
+    byteLength: source.byteLength,
+    slice: async (start, end) => {
+      const bytes = await source.read(start, end ?? source.byteLength);
+      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    },
+  };
 }
 
 /** In-memory bytes as hyparquet's `AsyncBuffer`. */

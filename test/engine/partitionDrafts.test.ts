@@ -99,6 +99,20 @@ describe('PartitionDrafts', () => {
     expect(all).toEqual(Array.from({ length: 15 }, (_, i) => row('2026-11-10', i).record_id).sort());
   });
 
+  it("sizes a partition's id set from the server's total once, capping absurd totals", async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const walk = drafts(committer(objects, state, 'run1'), 'walk-a');
+    walk.expect('2026-11-10', 100_000);
+    walk.expect('2026-11-11', 1e15);
+    await walk.add(row('2026-11-10', 1));
+    // 100k ids at most half full: 2^18 slots of 17 bytes, allocated once.
+    expect(walk.idBytes).toBe(2 ** 18 * 17);
+    await walk.add(row('2026-11-11', 1));
+    expect(walk.idBytes).toBe(2 ** 18 * 17 + 2 ** 22 * 17);
+    await walk.discard();
+  });
+
   it('discards: no draft file is left and nothing is committed', async () => {
     const objects = new MemoryObjectStore();
     const state = new MemoryStateStore();
@@ -109,5 +123,56 @@ describe('PartitionDrafts', () => {
     expect(await readdir(join(dir, 'drafts'))).toEqual([]);
     expect(await published(objects, '2026-11-10')).toEqual([]);
     expect(await state.getPartition('2026-11-10')).toBeUndefined();
+  });
+});
+
+describe('PartitionCommitter.archivedIds', () => {
+  it('reads only the id column by ranges, and reads again a file that moved mid-read', async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const walk = drafts(committer(objects, state, 'run1'), 'walk-a', 50);
+    for (let i = 0; i < 200; i++) await walk.add(row('2026-11-10', i));
+    await walk.commitAll();
+    await walk.discard();
+
+    const calls = { get: 0, ranges: 0, vanished: 0 };
+    const watched = new Proxy(objects, {
+      get(target, prop, receiver) {
+        if (prop === 'get') {
+          return (key: string) => {
+            if (key.startsWith('history/')) calls.get++;
+            return target.get(key);
+          };
+        }
+        if (prop === 'getRange') {
+          return (key: string, start: number, end: number) => {
+            calls.ranges++;
+            // The first read finds the object gone (published elsewhere meanwhile).
+            if (calls.vanished === 0) {
+              calls.vanished++;
+              return Promise.resolve(undefined);
+            }
+            return target.getRange(key, start, end);
+          };
+        }
+        const value = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const fresh = new PartitionCommitter({
+      objects: watched,
+      state,
+      clock: new ManualClock('2026-11-21T12:00:00Z'),
+      logger: silentLogger,
+      runId: 'run2',
+      fence: 0,
+      tmpDir: join(dir, 'run2'),
+    });
+    const ids = await fresh.archivedIds(historyWriter(100), '2026-11-10');
+    expect(ids.size).toBe(200);
+    for (let i = 0; i < 200; i++) expect(ids.has(row('2026-11-10', i).record_id)).toBe(true);
+    expect(calls.get).toBe(0);
+    expect(calls.vanished).toBe(1);
+    expect(calls.ranges).toBeGreaterThan(2);
   });
 });

@@ -65,6 +65,25 @@ describe('walkDay', () => {
     expect(api.requests.map((r) => r.page).sort()).toEqual([0, 1, 2, 3, 4]);
   });
 
+  it('tells the sink the reported total once, on the first page of the first pass', async () => {
+    const hints: [string, number][] = [];
+    const sink = new DistinctRows(() => undefined);
+    const withHint = {
+      add: (r: ArchiveRow) => sink.add(r),
+      expect: (d: string, n: number) => void hints.push([d, n]),
+      get distinct() {
+        return sink.distinct;
+      },
+    };
+    const walk = await walkDay(
+      server(1530, { maxPageSize: 500, staleTotals: 30 }),
+      DAY,
+      options({ sink: withHint }),
+    );
+    expect(walk.passes).toBeGreaterThan(1);
+    expect(hints).toEqual([[DAY, 1500]]);
+  });
+
   it('turns an absurd totalPages into PAGE_LIMIT for that day', async () => {
     const api = server(10, { totalPagesOverride: 1_000_000 });
     await expect(walkDay(api, DAY, options({ maxPagesPerDay: 100 }))).rejects.toMatchObject({

@@ -1,0 +1,34 @@
+import { ArchiverError } from '../errors/archiverError.ts';
+import type { ObjectStore } from './objectStore.ts';
+
+/**
+ * Random access to one file's bytes: in memory, or ranged reads of a stored object. Readers that take a
+ * source (Parquet footers and single columns, hashes) fetch only the ranges they need, so a large file
+ * is never held whole in memory.
+ */
+export interface ByteSource {
+  readonly byteLength: number;
+  read(start: number, end: number): Promise<Uint8Array>;
+}
+
+/** Bytes already in memory. */
+export function bytesSource(bytes: Uint8Array): ByteSource {
+  return { byteLength: bytes.byteLength, read: async (start, end) => bytes.subarray(start, end) };
+}
+
+/** A stored object of `size` bytes, read by ranges; a range that vanished mid-read is `STORE_FAILED`. */
+export function objectSource(objects: ObjectStore, key: string, size: number): ByteSource {
+  return {
+    byteLength: size,
+    read: async (start, end) => {
+      const bytes = await objects.getRange(key, start, end);
+      if (bytes === undefined) throw new ArchiverError('STORE_FAILED', `${key} vanished while being read`);
+      return bytes;
+    },
+  };
+}
+
+/** A source of either kind. */
+export function toSource(source: ByteSource | Uint8Array): ByteSource {
+  return source instanceof Uint8Array ? bytesSource(source) : source;
+}
