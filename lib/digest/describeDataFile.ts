@@ -7,7 +7,7 @@ import { dataKeyInfo } from './digestKeys.ts';
 import type { DigestFile } from './digestSchema.ts';
 
 /** Bytes read per request when hashing a stored file: memory holds one chunk, never the file. */
-const HASH_CHUNK = 8 * 1024 * 1024;
+const HASH_CHUNK = 1024 * 1024;
 
 export function sha256OfBytes(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');

@@ -8,6 +8,7 @@ import { PartitionDrafts } from './partitionDrafts.ts';
 import type { PlannedDay } from './planDays.ts';
 import { putDayMerging } from './putDayMerging.ts';
 import { quarantineRejected } from './quarantineRejected.ts';
+import { relieveHeap } from './relieveHeap.ts';
 import type { ArchiveDeps, ArchiveOptions, DayResult } from './runTypes.ts';
 import { walkDay } from './walkDay.ts';
 
@@ -104,5 +105,7 @@ export async function archiveDay(
     };
   } finally {
     await drafts.discard();
+    // The day's id sets and buffers are garbage now: a heavy day must not leave them to the next one.
+    relieveHeap();
   }
 }

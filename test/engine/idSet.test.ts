@@ -55,8 +55,10 @@ describe('IdSet', () => {
     view.setUint32(12, Math.imul(999_999, 2654435761) >>> 0);
     expect(set.has(bytes)).toBe(true);
     expect(set.add(bytes)).toBe(false);
-    // 2^21 slots of 17 bytes after the last growth: about 34 bytes per id, against ~100 for a string in a Set.
-    expect(set.byteLength).toBeLessThanOrEqual(40 * 1_000_000);
+    // At most 1.5 × 1M / 0.7 slots of 17 bytes after the last growth (about 24–36 bytes an id), against
+    // ~100 for a string in a Set; sized up front, 24 bytes an id.
+    expect(set.byteLength).toBeLessThanOrEqual(37 * 1_000_000);
+    expect(new IdSet(1_000_000).byteLength).toBeLessThanOrEqual(25 * 1_000_000);
   });
 
   it.each([
