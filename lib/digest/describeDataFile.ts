@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type AsyncBuffer, type FileMetaData, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
+import { type FileMetaData, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { sourceAsyncBuffer } from '../parquet/readHistoryParquet.ts';
 import { type ByteSource, bytesSource, toSource } from '../store/byteSource.ts';
