@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { type AsyncBuffer, parquetMetadata, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import type { ArchiveRow } from '../records/archiveRow.ts';
-import { type ByteSource, toSource } from '../store/byteSource.ts';
+import { type ByteSource, localFileSource, toSource } from '../store/byteSource.ts';
 
 /**
  * The `record_id` column of an archive file, in file order: what dedupe needs from files already
@@ -52,9 +51,9 @@ export async function readHistoryRows(bytes: Uint8Array): Promise<Record<string,
  * ints as numbers, `domains` as `string[]`): what a rewrite of a draft file reads back.
  */
 export async function* readHistoryFileRows(localPath: string): AsyncGenerator<ArchiveRow> {
-  const bytes = await readFile(localPath);
-  const file = asyncBuffer(bytes);
-  const metadata = parquetMetadata(file.slice(0, bytes.byteLength) as ArrayBuffer);
+  // Ranged reads: the file is never held whole in memory, one row group at a time is.
+  const file = sourceAsyncBuffer(await localFileSource(localPath));
+  const metadata = await parquetMetadataAsync(file);
   let rowStart = 0;
   for (const group of metadata.row_groups) {
     const rowEnd = rowStart + Number(group.num_rows);

@@ -1,3 +1,4 @@
+import { open, stat } from 'node:fs/promises';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ObjectStore } from './objectStore.ts';
 
@@ -31,4 +32,27 @@ export function objectSource(objects: ObjectStore, key: string, size: number): B
 /** A source of either kind. */
 export function toSource(source: ByteSource | Uint8Array): ByteSource {
   return source instanceof Uint8Array ? bytesSource(source) : source;
+}
+
+/** A local file, read by ranges (each read opens and closes it: for rare, sequential readers). */
+export async function localFileSource(path: string): Promise<ByteSource> {
+  const { size } = await stat(path);
+  return {
+    byteLength: size,
+    read: async (start, end) => {
+      const handle = await open(path, 'r');
+      try {
+        const out = new Uint8Array(Math.max(0, Math.min(end, size) - start));
+        let done = 0;
+        while (done < out.byteLength) {
+          const { bytesRead } = await handle.read(out, done, out.byteLength - done, start + done);
+          if (bytesRead === 0) break;
+          done += bytesRead;
+        }
+        return done === out.byteLength ? out : out.subarray(0, done);
+      } finally {
+        await handle.close();
+      }
+    },
+  };
 }

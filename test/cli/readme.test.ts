@@ -128,6 +128,57 @@ describe('README', () => {
     expect(named.sort()).toEqual(HISTORY_COLUMNS.map((c) => c.name).sort());
   });
 
+  it('states the performance targets as bench/RESULTS.json measured them', () => {
+    interface Case {
+      name: string;
+      codec: string;
+      records: number;
+      ratio: number;
+      peakRssMiB: number;
+      maxRatio?: number;
+      maxRssMiB?: number;
+      parquetBytes: number;
+      gzipJsonlBytes?: number;
+      sizes?: { columns: { name: string; bytes: number }[] };
+    }
+    const results = JSON.parse(read('bench/RESULTS.json')) as {
+      quick: boolean;
+      results: Case[];
+      cold?: { medianMs: number };
+    };
+    expect(results.quick, 'README figures come from a full run').toBe(false);
+    const text = section('Performance');
+    const verdict = (label: string) => new RegExp(`- ${label}: \\*\\*(met|not met)\\*\\*`).exec(text)?.[1];
+    const status = (ok: boolean) => (ok ? 'met' : 'not met');
+
+    const memory = results.results.filter((r) => r.maxRssMiB !== undefined);
+    expect(memory.map((r) => r.name).sort()).toEqual(['backfill-1M', 'day-1M']);
+    expect(verdict('memory')).toBe(status(memory.every((r) => r.peakRssMiB <= (r.maxRssMiB ?? 0))));
+
+    const speed = results.results.filter((r) => r.maxRatio !== undefined);
+    expect(verdict('speed')).toBe(status(speed.every((r) => r.ratio <= (r.maxRatio ?? 0))));
+    const lo = Math.floor(Math.min(...speed.map((r) => r.ratio)));
+    const hi = Math.ceil(Math.max(...speed.map((r) => r.ratio)));
+    expect(text).toContain(`takes ${lo}–${hi}× the fetch-and-parse bound`);
+
+    const sized = (codec: string) =>
+      results.results.find((r) => r.gzipJsonlBytes && r.codec === codec) as Case;
+    const ratioOf = (r: Case) => (r.parquetBytes / (r.gzipJsonlBytes ?? 1)).toFixed(1);
+    const zstd = sized('ZSTD');
+    const snappy = sized('SNAPPY');
+    expect(verdict('size')).toBe(status(zstd.parquetBytes <= (zstd.gzipJsonlBytes ?? 0)));
+    expect(text).toContain(`the archive is ${ratioOf(zstd)}× gzipped JSON lines`);
+    expect(text).toContain(`(SNAPPY ${ratioOf(snappy)}×)`);
+    const idBytes = (zstd.sizes?.columns ?? [])
+      .filter((c) => c.name === 'record_id' || c.name === 'session_id')
+      .reduce((n, c) => n + c.bytes, 0);
+    expect(text).toContain(
+      `two 128-bit ids alone take ${Math.round((100 * idBytes) / (zstd.gzipJsonlBytes ?? 1))}%`,
+    );
+
+    expect(verdict('Lambda cold start')).toBe(status((results.cold?.medianMs ?? Infinity) <= 200));
+  });
+
   it('states the row-group payload bound the writer uses', () => {
     const claim = /or (\d+) MiB of row payload, whichever comes first/.exec(README);
     expect(claim, 'README states the row-group bound').not.toBeNull();
