@@ -103,7 +103,16 @@ async function publishPublicKey(deps: AppendDigestDeps): Promise<void> {
     );
     chain.info = await objects.get(digestKeys.publicKeyInfo);
   }
-  const published = JSON.parse(new TextDecoder().decode(chain.info)) as { keyId?: string };
+  let published: { keyId?: string };
+  try {
+    published = JSON.parse(new TextDecoder().decode(chain.info)) as { keyId?: string };
+    if (typeof published !== 'object' || published === null) throw new Error('not an object');
+  } catch (error) {
+    throw new ArchiverError(
+      'CONFIG_INVALID',
+      `${digestKeys.publicKeyInfo} is not valid JSON (${(error as Error).message}): restore it from the public key you published (see the README, "Checking the archive")`,
+    );
+  }
   const pem = new TextDecoder().decode((await objects.get(digestKeys.publicKeyPem)) ?? new Uint8Array());
   if (published.keyId !== signer.keyId || pem.trim() !== (await signer.publicKeyPem()).trim()) {
     throw new ArchiverError(

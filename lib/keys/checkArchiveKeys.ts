@@ -20,6 +20,14 @@ const keyCheckSchema = z.looseObject({
  * would fork the digest chain. The first run records fingerprints (an HMAC of a constant under the token
  * key, the SHA-256 of the public key), write-once; every later run compares before writing anything.
  */
+function parseJsonOrUndefined(bytes: Uint8Array | undefined): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes ?? new Uint8Array()));
+  } catch {
+    return undefined;
+  }
+}
+
 export async function checkArchiveKeys(
   objects: ObjectStore,
   keys: { tokenKey: Uint8Array; signer: DigestSigner },
@@ -35,9 +43,13 @@ export async function checkArchiveKeys(
     if (await objects.putIfAbsent(KEY_CHECK_KEY, `${JSON.stringify(mine)}\n`)) return;
     bytes = await objects.get(KEY_CHECK_KEY);
   }
-  const stored = keyCheckSchema.safeParse(JSON.parse(new TextDecoder().decode(bytes ?? new Uint8Array())));
+  const stored = keyCheckSchema.safeParse(parseJsonOrUndefined(bytes));
   if (!stored.success) {
-    throw new ArchiverError('CONFIG_INVALID', `${objects.url}${KEY_CHECK_KEY} is malformed: restore it`);
+    // Only a torn write leaves this (an S3-compatible server that shows half an upload): never guess keys.
+    throw new ArchiverError(
+      'CONFIG_INVALID',
+      `${objects.url}${KEY_CHECK_KEY} is ${bytes?.byteLength ? 'malformed' : 'empty'}: restore it from a backup (see README "Keys: back them up"); nothing was written`,
+    );
   }
   const wrong = [
     stored.data.tokenKeyCheck !== mine.tokenKeyCheck ? 'token key' : undefined,

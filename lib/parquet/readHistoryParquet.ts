@@ -1,4 +1,4 @@
-import { type AsyncBuffer, parquetMetadata, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
+import { type AsyncBuffer, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { type ByteSource, localFileSource, toSource } from '../store/byteSource.ts';

@@ -1,4 +1,4 @@
-import { open, stat } from 'node:fs/promises';
+import { type FileHandle, open, stat } from 'node:fs/promises';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ObjectStore } from './objectStore.ts';
 
@@ -42,17 +42,22 @@ export async function localFileSource(path: string): Promise<ByteSource> {
     read: async (start, end) => {
       const handle = await open(path, 'r');
       try {
-        const out = new Uint8Array(Math.max(0, Math.min(end, size) - start));
-        let done = 0;
-        while (done < out.byteLength) {
-          const { bytesRead } = await handle.read(out, done, out.byteLength - done, start + done);
-          if (bytesRead === 0) break;
-          done += bytesRead;
-        }
-        return done === out.byteLength ? out : out.subarray(0, done);
+        return await readRange(handle, start, Math.min(end, size));
       } finally {
         await handle.close();
       }
     },
   };
+}
+
+/** Reads bytes [start, end) of an open file; shorter only when the file ends first. */
+export async function readRange(handle: FileHandle, start: number, end: number): Promise<Uint8Array> {
+  const out = new Uint8Array(Math.max(0, end - start));
+  let done = 0;
+  while (done < out.byteLength) {
+    const { bytesRead } = await handle.read(out, done, out.byteLength - done, start + done);
+    if (bytesRead === 0) break;
+    done += bytesRead;
+  }
+  return done === out.byteLength ? out : out.subarray(0, done);
 }

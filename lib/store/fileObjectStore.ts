@@ -17,6 +17,7 @@ import {
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { readRange } from './byteSource.ts';
 import { assertObjectKey, storeFailed } from './objectKey.ts';
 import type { ObjectInfo, ObjectStore } from './objectStore.ts';
 
@@ -235,14 +236,7 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
       let handle: FileHandle | undefined;
       try {
         handle = await open(pathOf(key), 'r');
-        const out = new Uint8Array(Math.max(0, end - start));
-        let done = 0;
-        while (done < out.byteLength) {
-          const { bytesRead } = await handle.read(out, done, out.byteLength - done, start + done);
-          if (bytesRead === 0) break;
-          done += bytesRead;
-        }
-        return done === out.byteLength ? out : out.slice(0, done);
+        return await readRange(handle, start, end);
       } catch (error) {
         if (isMissing(error) || errno(error) === 'EISDIR') return undefined;
         throw storeFailed(`cannot read '${key}' under ${root}`, error);

@@ -114,4 +114,12 @@ describe('appendDigest', () => {
     expect(await objects.get(digestKeys.publicKeyPem)).toEqual(pem);
     expect((await readDigestChain(objects)).entries).toHaveLength(1);
   });
+
+  it('refuses with CONFIG_INVALID, signing nothing, when the published public key info is torn', async () => {
+    await objects.put(digestKeys.publicKeyInfo, '{"keyId":');
+    const error = await appendDigest(deps(), { runId: 'r1', scans: [] }).catch((e) => e);
+    expect(ArchiverError.is(error, 'CONFIG_INVALID')).toBe(true);
+    expect((error as Error).message).toContain(`${digestKeys.publicKeyInfo} is not valid JSON`);
+    expect((await readDigestChain(objects)).entries).toHaveLength(0);
+  });
 });

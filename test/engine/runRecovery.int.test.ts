@@ -7,6 +7,7 @@ import { addDays, type Day, dayRange, toDay } from '../../lib/clock/day.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
 import type { ArchiveDeps } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { KEY_CHECK_KEY } from '../../lib/keys/checkArchiveKeys.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
@@ -389,5 +390,22 @@ describe('checkArchiveKeys', () => {
     expect((await archivedSet(r.objects)).total).toBe(before.total);
     // With the right keys the same run goes through.
     expect((await runArchive(r.deps(), TEST_OPTIONS)).recordsNew).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['malformed', '{"tokenKeyCheck": '],
+    ['malformed', '{"other": 1}\n'],
+  ])('stops with CONFIG_INVALID, writing nothing, when the key check is %s (%j)', async (word, body) => {
+    rig = await startRig();
+    const r = rig;
+    await r.objects.put(KEY_CHECK_KEY, body);
+    await expect(runArchive(r.deps(), TEST_OPTIONS)).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining(`${KEY_CHECK_KEY} is ${word}`),
+    });
+    const keys: string[] = [];
+    for await (const o of r.objects.list('')) keys.push(o.key);
+    expect(keys).toEqual([KEY_CHECK_KEY]);
   });
 });

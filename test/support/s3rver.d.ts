@@ -20,3 +20,22 @@ declare module 's3rver' {
   }
   export = S3rver;
 }
+
+/** s3rver's file-system store (CommonJS, untyped): only the members the tests patch. */
+declare module 's3rver/lib/stores/filesystem.js' {
+  import type { Readable } from 'node:stream';
+
+  interface StoredObject {
+    bucket: string;
+    key: string;
+    content: Readable | Uint8Array;
+    metadata: Record<string, string>;
+    readonly size: number;
+  }
+  class FilesystemStore {
+    getResourcePath(bucket: string, key: string, resource: string): string;
+    putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5: string): Promise<void>;
+    putObject(object: StoredObject): Promise<{ size: number; md5: string }>;
+  }
+  export = FilesystemStore;
+}
