@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type FileMetaData, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { sourceAsyncBuffer } from '../parquet/readHistoryParquet.ts';
-import { type ByteSource, bytesSource, toSource } from '../store/byteSource.ts';
+import { type ByteSource, toSource } from '../store/byteSource.ts';
 import { dataKeyInfo } from './digestKeys.ts';
 import type { DigestFile } from './digestSchema.ts';
 
@@ -32,8 +32,8 @@ async function footerOf(source: ByteSource): Promise<FileMetaData | null> {
 }
 
 /** Row count from the Parquet footer, or null when the bytes are not a readable Parquet file. */
-export async function parquetRowCount(bytes: Uint8Array): Promise<number | null> {
-  const meta = await footerOf(bytesSource(bytes));
+export async function parquetRowCount(source: ByteSource | Uint8Array): Promise<number | null> {
+  const meta = await footerOf(toSource(source));
   return meta === null ? null : Number(meta.num_rows);
 }
 

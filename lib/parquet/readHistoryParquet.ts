@@ -13,6 +13,31 @@ export async function readRecordIds(bytes: Uint8Array): Promise<string[]> {
 }
 
 /**
+ * The rows of a Parquet source one row group at a time (only `columns`, when given): memory holds one
+ * row group's objects and the ranges hyparquet fetched for it, never the whole file.
+ */
+export async function* readRowGroups(
+  source: ByteSource | Uint8Array,
+  columns?: string[],
+): AsyncGenerator<Record<string, unknown>[]> {
+  const file = sourceAsyncBuffer(toSource(source));
+  const metadata = await parquetMetadataAsync(file);
+  let rowStart = 0;
+  for (const group of metadata.row_groups) {
+    const rowEnd = rowStart + Number(group.num_rows);
+    yield await parquetReadObjects({
+      file,
+      metadata,
+      rowStart,
+      rowEnd,
+      compressors,
+      ...(columns ? { columns } : {}),
+    });
+    rowStart = rowEnd;
+  }
+}
+
+/**
  * One string column of a Parquet file, one row group at a time: a million-row file never becomes a
  * million-element array (what dedupe reads from every file a partition already holds).
  */
@@ -20,21 +45,8 @@ export async function* readStringColumn(
   source: ByteSource | Uint8Array,
   column: string,
 ): AsyncGenerator<string> {
-  const file = sourceAsyncBuffer(toSource(source));
-  const metadata = await parquetMetadataAsync(file);
-  let rowStart = 0;
-  for (const group of metadata.row_groups) {
-    const rowEnd = rowStart + Number(group.num_rows);
-    const rows = await parquetReadObjects({
-      file,
-      metadata,
-      columns: [column],
-      rowStart,
-      rowEnd,
-      compressors,
-    });
+  for await (const rows of readRowGroups(source, [column])) {
     for (const row of rows) yield String(row[column]);
-    rowStart = rowEnd;
   }
 }
 
@@ -52,14 +64,8 @@ export async function readHistoryRows(bytes: Uint8Array): Promise<Record<string,
  */
 export async function* readHistoryFileRows(localPath: string): AsyncGenerator<ArchiveRow> {
   // Ranged reads: the file is never held whole in memory, one row group at a time is.
-  const file = sourceAsyncBuffer(await localFileSource(localPath));
-  const metadata = await parquetMetadataAsync(file);
-  let rowStart = 0;
-  for (const group of metadata.row_groups) {
-    const rowEnd = rowStart + Number(group.num_rows);
-    const rows = await parquetReadObjects({ file, metadata, rowStart, rowEnd, compressors });
+  for await (const rows of readRowGroups(await localFileSource(localPath))) {
     for (const row of rows) yield row as unknown as ArchiveRow;
-    rowStart = rowEnd;
   }
 }
 

@@ -1,9 +1,12 @@
-import { parquetRowCount, sha256OfBytes } from '../digest/describeDataFile.ts';
+import { parquetRowCount, sha256OfSource } from '../digest/describeDataFile.ts';
 import { digestKeys } from '../digest/digestKeys.ts';
 import type { DigestFile } from '../digest/digestSchema.ts';
 import type { DigestChain } from '../digest/readDigestChain.ts';
-import { readRecordIds } from '../parquet/readHistoryParquet.ts';
-import type { ObjectStore } from '../store/objectStore.ts';
+import { IdSet } from '../engine/idSet.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
+import { readStringColumn } from '../parquet/readHistoryParquet.ts';
+import { type ByteSource, objectSource } from '../store/byteSource.ts';
+import type { ObjectInfo, ObjectStore } from '../store/objectStore.ts';
 import type { VerifyFailure } from './verifyTypes.ts';
 
 export interface FileCheck {
@@ -20,8 +23,9 @@ export interface FileCheck {
  * Data checks: every object under `history/` and `active/` is listed in exactly one digest, every
  * listed file exists with the listed SHA-256 and row count, and no `record_id` appears twice.
  * A record's id fixes its `start_time`, hence its `dt`, so doubles can only sit in one partition: ids
- * are held one partition at a time (memory bounded by the largest partition, not the archive), and
- * kept only for the partitions `keepIds` selects.
+ * are held one partition at a time, as 128-bit ids in typed-array sets (about 50 bytes an id), and as
+ * strings only for the partitions `keepIds` selects. Files are read by ranges (the footer, 1 MiB hash
+ * chunks, the id column one row group at a time): a file is never held whole in memory.
  */
 export async function checkFiles(
   objects: ObjectStore,
@@ -45,7 +49,7 @@ export async function checkFiles(
     }
   }
   const present = new Set<string>();
-  let firstSeen = new Map<string, string>();
+  let ids = new PartitionIds();
   let partition: string | undefined;
   let records = 0;
   const recordIds = new Set<string>();
@@ -54,16 +58,13 @@ export async function checkFiles(
   let rows = 0;
   for (const prefix of digestKeys.dataPrefixes) {
     for await (const o of objects.list(prefix)) {
+      const read = await readFileFacts(objects, o);
+      if (!read) continue; // removed between list and read
       present.add(o.key);
-      const entry = listed.get(o.key);
-      const bytes = await objects.get(o.key);
-      if (!bytes) {
-        present.delete(o.key); // removed between list and get
-        continue;
-      }
       files++;
-      const count = await parquetRowCount(bytes);
+      const { source, count, sha } = read;
       rows += count ?? 0;
+      const entry = listed.get(o.key);
       if (!entry) {
         failures.push({
           kind: 'unlisted',
@@ -72,7 +73,6 @@ export async function checkFiles(
         });
       } else {
         const { file, digest } = entry;
-        const sha = sha256OfBytes(bytes);
         if (sha !== file.sha256) {
           failures.push({
             kind: 'hash',
@@ -93,21 +93,41 @@ export async function checkFiles(
       if (dt !== partition) {
         // Keys are listed in order, so a partition's files are contiguous.
         partition = dt;
-        firstSeen = new Map();
+        ids = new PartitionIds();
       }
       const keep = keepIds(dt.replace(/^dt=/, ''));
-      for (const id of await readRecordIds(bytes)) {
-        const other = firstSeen.get(id);
-        if (other === undefined) {
-          firstSeen.set(id, o.key);
-          records++;
-          if (keep) recordIds.add(id);
-          continue;
+      let malformed = 0;
+      try {
+        ids.startFile(o.key, count);
+        for await (const id of readStringColumn(source, 'record_id')) {
+          const other = ids.add(id);
+          if (other === 'malformed') {
+            malformed++;
+          } else if (other === undefined) {
+            records++;
+            if (keep) recordIds.add(id);
+          } else {
+            const pair = `${other}\n${o.key}`;
+            const d = duplicates.get(pair) ?? { a: other, b: o.key, n: 0 };
+            d.n++;
+            duplicates.set(pair, d);
+          }
         }
-        const pair = `${other}\n${o.key}`;
-        const d = duplicates.get(pair) ?? { a: other, b: o.key, n: 0 };
-        d.n++;
-        duplicates.set(pair, d);
+      } catch (error) {
+        if (ArchiverError.is(error, 'STORE_FAILED')) throw error;
+        failures.push({
+          kind: 'rows',
+          object: o.key,
+          message: `${o.key} has no readable record_id column: ${(error as Error).message}`,
+        });
+        continue;
+      }
+      if (malformed > 0) {
+        failures.push({
+          kind: 'rows',
+          object: o.key,
+          message: `${o.key} holds ${malformed} record_id(s) that are not 32 hex characters: not written by this archiver`,
+        });
       }
     }
   }
@@ -133,4 +153,45 @@ export async function checkFiles(
     });
   }
   return { failures, files, rows, records, recordIds };
+}
+
+/** Footer row count and SHA-256 of a stored object, by ranged reads; undefined when it is gone. */
+async function readFileFacts(
+  objects: ObjectStore,
+  o: ObjectInfo,
+): Promise<{ source: ByteSource; count: number | null; sha: string } | undefined> {
+  const source = objectSource(objects, o.key, o.size);
+  try {
+    const count = await parquetRowCount(source);
+    return { source, count, sha: await sha256OfSource(source) };
+  } catch (error) {
+    if (ArchiverError.is(error, 'STORE_FAILED') && (await objects.head(o.key)) === undefined)
+      return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The ids of one partition, with the file each came from: one `IdSet` per file, and one for the whole
+ * partition so that the common case (a new id) is a single lookup; only a double searches the files.
+ */
+class PartitionIds {
+  readonly #all = new IdSet();
+  readonly #files: { key: string; ids: IdSet }[] = [];
+
+  startFile(key: string, rows: number): void {
+    this.#files.push({ key, ids: new IdSet(Math.max(1024, rows)) });
+  }
+
+  /** Undefined for a first sighting; else the key of the file that already holds the id. */
+  add(id: string): string | 'malformed' | undefined {
+    const current = this.#files.at(-1);
+    if (!current) throw new ArchiverError('INTERNAL', 'PartitionIds.add before startFile');
+    if (id.length !== 32 || !/^[0-9a-fA-F]{32}$/.test(id)) return 'malformed';
+    if (this.#all.add(id)) {
+      current.ids.add(id);
+      return undefined;
+    }
+    return this.#files.find((f) => f.ids.has(id))?.key;
+  }
 }

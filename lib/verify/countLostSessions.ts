@@ -1,10 +1,9 @@
-import { parquetReadObjects } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
 import { readActiveRows } from '../active/activeParquet.ts';
 import type { ActiveRow } from '../active/activeRow.ts';
 import { toDay } from '../clock/day.ts';
 import { archiveKeys } from '../engine/archiveKeys.ts';
-import { asyncBuffer } from '../parquet/readHistoryParquet.ts';
+import { readRowGroups } from '../parquet/readHistoryParquet.ts';
+import { objectSource } from '../store/byteSource.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 
 export interface LostSessionOptions {
@@ -19,7 +18,8 @@ export interface LostSessionOptions {
  * Athena or DuckDB): sessions whose last observation is `gone`, that ended while their start was still in
  * the window (less than window − 2 days after it), at least `graceHours` ago, after the oldest archived
  * history row, and that no history row matches (same start instant, and the same token or virtual token
- * HMAC, or a history row with neither). Reads only `active/` and the history partitions of those starts.
+ * HMAC, or a history row with neither). Reads only `active/` and the history partitions of those starts, by ranges and one row group at a
+ * time, keeping only the candidates (never a partition's rows).
  */
 export async function countLostSessions(objects: ObjectStore, opts: LostSessionOptions): Promise<number> {
   const last = new Map<string, ActiveRow>();
@@ -50,43 +50,39 @@ export async function countLostSessions(objects: ObjectStore, opts: LostSessionO
     const dt = /dt=(\d{4}-\d{2}-\d{2})\//.exec(o.key)?.[1];
     if (dt) oldestHistory = Math.min(oldestHistory, Date.parse(`${dt}T00:00:00Z`));
   }
-  const keysByDt = new Map<string, { start: number; token: string | null; virtual: string | null }[]>();
-  const historyOf = async (dt: string) => {
-    const cached = keysByDt.get(dt);
-    if (cached) return cached;
-    const keys: { start: number; token: string | null; virtual: string | null }[] = [];
-    for await (const o of objects.list(`${archiveKeys.historyPrefix}dt=${dt}/`)) {
-      const bytes = await objects.get(o.key);
-      if (!bytes) continue;
-      const rows = await parquetReadObjects({
-        file: asyncBuffer(bytes),
-        columns: ['start_time', 'token_hmac', 'virtual_token_hmac'],
-        compressors,
-      });
-      for (const r of rows) {
-        keys.push({
-          start: new Date(r.start_time as Date).getTime(),
-          token: (r.token_hmac as string | null) ?? null,
-          virtual: (r.virtual_token_hmac as string | null) ?? null,
-        });
-      }
-    }
-    keysByDt.set(dt, keys);
-    return keys;
-  };
-  let lost = 0;
+  // Only the candidates' starts are kept; history is streamed past them one row group at a time.
+  const candidatesByDt = new Map<string, Map<number, ActiveRow[]>>();
   for (const e of ended) {
     const start = e.creation_time?.getTime() ?? 0;
     if (start < oldestHistory) continue;
-    const keys = await historyOf(toDay(new Date(start)));
-    const matched = keys.some(
-      (k) =>
-        k.start === start &&
-        ((k.token !== null && k.token === e.token_hmac) ||
-          (k.virtual !== null && k.virtual === e.virtual_token_hmac) ||
-          (k.token === null && k.virtual === null)),
-    );
-    if (!matched) lost++;
+    const dt = toDay(new Date(start));
+    const byStart = candidatesByDt.get(dt) ?? new Map<number, ActiveRow[]>();
+    byStart.set(start, [...(byStart.get(start) ?? []), e]);
+    candidatesByDt.set(dt, byStart);
+  }
+  let lost = 0;
+  for (const [dt, byStart] of candidatesByDt) {
+    const matched = new Set<ActiveRow>();
+    for await (const o of objects.list(`${archiveKeys.historyPrefix}dt=${dt}/`)) {
+      const source = objectSource(objects, o.key, o.size);
+      for await (const rows of readRowGroups(source, ['start_time', 'token_hmac', 'virtual_token_hmac'])) {
+        for (const r of rows) {
+          const candidates = byStart.get(new Date(r.start_time as Date).getTime());
+          if (!candidates) continue;
+          const token = (r.token_hmac as string | null) ?? null;
+          const virtual = (r.virtual_token_hmac as string | null) ?? null;
+          for (const c of candidates) {
+            if (
+              (token !== null && token === c.token_hmac) ||
+              (virtual !== null && virtual === c.virtual_token_hmac) ||
+              (token === null && virtual === null)
+            )
+              matched.add(c);
+          }
+        }
+      }
+    }
+    for (const candidates of byStart.values()) lost += candidates.filter((c) => !matched.has(c)).length;
   }
   return lost;
 }

@@ -1,4 +1,5 @@
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
 import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
 import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
 import { runAndDigest } from '../digest/proofKit.ts';
@@ -109,6 +111,72 @@ describe('verifyArchive', () => {
     expect(result.failures).toEqual([
       expect.objectContaining({ kind: 'unlisted', object: copy }),
       expect.objectContaining({ kind: 'duplicate', object: copy }),
+    ]);
+  });
+
+  it('reports a foreign file whose record_ids are not archiver ids, and checks the rest', async () => {
+    let foreign = '';
+    const result = await tampered(async (dir) => {
+      const key = (await historyFiles(dir))[2] as string;
+      const rows = (await readHistoryRows(await readFile(join(dir, key)))) as unknown as ArchiveRow[];
+      foreign = key.replace(/[^/]+\.parquet$/, 'foreign.parquet');
+      await writeHistoryParquet(
+        rows.map((r, i) => ({ ...r, record_id: `not-an-id-${i}` })),
+        join(dir, foreign),
+      );
+    });
+    expect(result.failures).toEqual([
+      expect.objectContaining({ kind: 'unlisted', object: foreign }),
+      expect.objectContaining({
+        kind: 'rows',
+        object: foreign,
+        message: expect.stringContaining('not 32 hex'),
+      }),
+    ]);
+  });
+
+  it('reads data files by ranges of at most 1 MiB, never whole, and still finds a double in a big file', async () => {
+    const dir = await mkdtemp(join(scratch, 'ranges-'));
+    await cp(archiveDir, dir, { recursive: true });
+    const key = (await historyFiles(dir))[1] as string;
+    const [first] = (await readHistoryRows(await readFile(join(dir, key)))) as unknown as ArchiveRow[];
+    const big = key.replace(/[^/]+\.parquet$/, 'big.parquet');
+    const hex = (i: number) => createHash('md5').update(String(i)).digest('hex');
+    // 40,000 random ids in 10 row groups (over 1 MiB), the last row repeating the first id.
+    const rows = Array.from({ length: 40_000 }, (_, i) => ({
+      ...(first as ArchiveRow),
+      record_id: hex(i % 39_999),
+    }));
+    await writeHistoryParquet(rows, join(dir, big), { rowGroupSize: 4_000 });
+    const size = (await stat(join(dir, big))).size;
+    expect(size).toBeGreaterThan(1024 * 1024);
+    const inner = createFileObjectStore(dir);
+    const wholeReads: string[] = [];
+    let largestRange = 0;
+    const objects: ObjectStore = {
+      ...inner,
+      get: (k) => {
+        if (k.startsWith('history/')) wholeReads.push(k);
+        return inner.get(k);
+      },
+      getRange: (k, start, end) => {
+        largestRange = Math.max(largestRange, end - start);
+        return inner.getRange(k, start, end);
+      },
+    };
+    const result = await verifyArchive(
+      { objects, clock: new ManualClock(world.clock.now()) },
+      { windowDays: 60 },
+    );
+    expect(wholeReads).toEqual([]);
+    expect(largestRange).toBeLessThanOrEqual(1024 * 1024);
+    expect(result.failures).toEqual([
+      expect.objectContaining({ kind: 'unlisted', object: big }),
+      expect.objectContaining({
+        kind: 'duplicate',
+        object: big,
+        message: `${big} holds 1 record_id(s) twice`,
+      }),
     ]);
   });
 
