@@ -13,6 +13,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { TokenPolicy } from '../../lib/records/archiveRow.ts';
+import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
 import { dynamoStateUrl, s3DestUrl } from '../../lib/url/storeUrl.ts';
 import { PREFIX } from './archiveBuckets.ts';
 
@@ -177,6 +178,16 @@ export class ArchiveFunction extends Construct {
         // Exactly the calls lib/state/dynamoStateStore.ts makes (the table is created by the stack).
         actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Scan'],
         resources: [table.tableArn],
+      }),
+    );
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'ActiveStateChunks',
+        effect: Effect.ALLOW,
+        // Each run snapshots the active list too: replaced chunks of a big state are deleted, nothing else.
+        actions: ['dynamodb:DeleteItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${ACTIVE_CHUNK_PREFIX}*`] } },
       }),
     );
     role.addToPolicy(

@@ -20,6 +20,7 @@ import {
 } from '../../functions/snapshot-active/snapshotTelemetry.ts';
 import { activeKeys } from '../../lib/active/activeKeys.ts';
 import { archiveKeys } from '../../lib/engine/archiveKeys.ts';
+import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
 import { LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
 
 export const SNAPSHOT_HANDLER_ENTRY = fileURLToPath(
@@ -30,6 +31,8 @@ export const SNAPSHOT_HANDLER_ENTRY = fileURLToPath(
 export const ACTIVE_STATE_PK = 'ACTIVE';
 /** Manifests of `active/` partitions (lib/state/dynamoStateStore.ts `partitionKey`). */
 export const ACTIVE_MANIFEST_PKS = 'PART#active#*';
+/** The chunk items of a live-session state too big for one item. */
+export const ACTIVE_CHUNK_PKS = `${ACTIVE_CHUNK_PREFIX}*`;
 
 export interface SnapshotFunctionProps {
   bucket: Bucket;
@@ -180,6 +183,16 @@ export class SnapshotFunction extends Construct {
         conditions: {
           'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [ACTIVE_STATE_PK, ACTIVE_MANIFEST_PKS] },
         },
+      }),
+    );
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'ActiveStateChunks',
+        effect: Effect.ALLOW,
+        actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
+        resources: [table.tableArn],
+        // A state too big for one item lives in chunk items it names; replaced chunks are deleted.
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [ACTIVE_CHUNK_PKS] } },
       }),
     );
     role.addToPolicy(

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_PASSES, STALLED_PASSES } from '../engine/walkDay.ts';
 /**
  * Every setting, once: its env variable, CLI flag, default and meaning. The README's configuration
  * table is generated from (and tested against) this list.
@@ -79,8 +80,8 @@ export const SETTINGS = [
     key: 'maxPasses',
     env: 'MAX_PASSES',
     flag: 'max-passes',
-    default: '10',
-    description: 'Walks of a day before a shortfall against totalElements is recorded.',
+    default: String(DEFAULT_MAX_PASSES),
+    description: `Most walks of one day per run (a walk that holds every row its pages proved also stops once ${STALLED_PASSES} in a row add nothing); a day still short is recorded and scanned again.`,
   },
   {
     key: 'rescanAges',

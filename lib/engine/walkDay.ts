@@ -7,9 +7,21 @@ import type { UpstreamApi } from '../upstream/upstreamApi.ts';
 import { IdSet } from './idSet.ts';
 import { mapLimit } from './mapLimit.ts';
 
+/**
+ * Passes in a row that add nothing before a walk stops that holds every row its short pages proved
+ * (`last page * size + its length`) but fewer than `totalElements`: a COUNT stuck above the content
+ * would otherwise cost every remaining pass. The shortfall is recorded and the next scan goes on from
+ * what is archived. Rows the pages themselves proved are never given up this way, only at `maxPasses`.
+ */
+export const STALLED_PASSES = 5;
+
+/** Default cap on passes: enough for a million-row day reshuffled per request (about 19 passes), twice over. */
+export const DEFAULT_MAX_PASSES = 50;
+
 export interface WalkOptions {
   pageSize: number;
   concurrency: number;
+  /** Cap on passes (each a whole walk of the day's pages); see {@link STALLED_PASSES} for the other stop. */
   maxPasses: number;
   /** Hard cap on pages fetched in one pass: an absurd `totalPages` or a server that never ends fails the day. */
   maxPagesPerDay: number;
@@ -79,7 +91,10 @@ export interface WalkResult {
  * - the day is complete when a pass ended so and the union reached both the total and the row count the
  *   short page implies (`last page * size + its length`), and, once the numbers were caught lying (rows
  *   beyond the total, a total that changed), only when a whole pass then added nothing new.
- * Passes repeat until complete or `maxPasses` is spent. The deadline's abort ends the walk with what it has.
+ * Passes repeat until complete, until {@link STALLED_PASSES} passes in a row added nothing while only
+ * the total says more rows exist, or until `maxPasses` is spent: with an order reshuffled on every request a pass sees each row with probability
+ * about 1 − 1/e, so n rows need about ln(n) + 5 passes (17 for 100k). The deadline's abort ends the walk
+ * with what it has.
  */
 export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions): Promise<WalkResult> {
   const sink = options.sink;
@@ -90,6 +105,7 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
   let observed = 0;
   let pages = 0;
   let passes = 0;
+  let stalled = 0;
   let complete = false;
   let interrupted = false;
   const opts = options.signal ? { signal: options.signal } : {};
@@ -122,7 +138,7 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
   const itemsOf = (page: HistoryPage) => page.content.length + page.rejected.length;
 
   try {
-    while (passes < options.maxPasses && !complete) {
+    while (passes < options.maxPasses && !complete && stalled < STALLED_PASSES) {
       passes++;
       const before = collected();
       const first = await api.historyPage(day, day, 0, options.pageSize, opts);
@@ -153,6 +169,9 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
       }
       observed = Math.max(observed, last * size + (lengths.get(last) ?? 0));
       const addedThisPass = collected() - before;
+      // Rows short of what a short page proved the server holds are never given up on (only maxPasses
+      // ends that walk); only a count above the content itself can stall the walk.
+      stalled = addedThisPass === 0 && collected() >= observed ? stalled + 1 : 0;
       const unreliable = unreliableTotals();
       complete =
         collected() >= Math.max(total, observed) && (!unreliable || (passes > 1 && addedThisPass === 0));

@@ -11,6 +11,15 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { z } from 'zod';
 import type { Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import {
+  type ChunkRef,
+  chunkRefAttribute,
+  chunkRefOf,
+  chunksLost,
+  deleteChunks,
+  readChunks,
+  writeChunks,
+} from './activeChunks.ts';
 import { decodeActiveData, encodeActiveData } from './activeStateItem.ts';
 import {
   activeStateSchema,
@@ -18,7 +27,7 @@ import {
   dayStateSchema,
   partitionManifestSchema,
 } from './stateSchemas.ts';
-import type { Dataset, Lease, StateStore } from './stateStore.ts';
+import type { ActiveState, Dataset, Lease, StateStore } from './stateStore.ts';
 
 export { ensureStateTable } from './ensureStateTable.ts';
 
@@ -36,7 +45,7 @@ const META_PK = 'META';
 const DAY_PREFIX = 'DAY#';
 const PART_PREFIX = 'PART#';
 const ACTIVE_PK = 'ACTIVE';
-/** Room left under DynamoDB's 400 KB item limit for the key and version attributes. */
+/** Compressed live-session state kept inline in the `ACTIVE` item; more goes to chunk items. */
 const MAX_COMPRESSED_ITEM_BYTES = 390_000;
 
 /** `PART#<dt>` for history (the key older releases wrote), `PART#active#<dt>` for the active snapshots. */
@@ -65,10 +74,10 @@ function str(item: Item, name: string): string | undefined {
 
 /**
  * StateStore on one DynamoDB table keyed by `pk` only: `LEASE`, `META`, `DAY#<day>`, `PART#<dt>`, `ACTIVE`
- * (live-session observations, stored gzip-compressed in `dataGz`).
+ * (live-session observations, stored gzip-compressed in `dataGz`, or in `ACTIVE#…` chunk items when big).
  * Entities are a `data` JSON attribute plus a numeric `version`; every write is a conditional put, so
  * two runs that both think they hold the lease cannot both commit (the loser gets `CONFLICT`).
- * Uses only PutItem/UpdateItem/GetItem/Scan so it also runs on dynalite (local mode, tests).
+ * Uses only PutItem/UpdateItem/GetItem/DeleteItem/Scan so it also runs on dynalite (local mode, tests).
  */
 export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStore {
   const { client, table } = opts;
@@ -121,24 +130,8 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
     return item === undefined ? undefined : decode(pk, item, schema);
   };
 
-  /** Stores `entity` as `version + 1` if the stored version is still `entity.version` (0 = absent). */
-  const putVersioned = async <T extends { version: number }>(
-    pk: string,
-    entity: T,
-    gzip = false,
-  ): Promise<T> => {
-    const { version, ...data } = entity;
-    const body: Item = gzip
-      ? { dataGz: { B: encodeActiveData(data) } }
-      : marshall({ data: JSON.stringify(data) });
-    const size = body.dataGz?.B?.byteLength ?? 0;
-    if (size > MAX_COMPRESSED_ITEM_BYTES) {
-      throw new ArchiverError(
-        'STORE_FAILED',
-        `state item '${pk}' would be ${Math.ceil(size / 1024)} KB compressed, over DynamoDB's 400 KB item limit: too many live sessions for one item`,
-        { retryable: false, details: { pk, bytes: size } },
-      );
-    }
+  /** Puts `body` as `pk` at `version + 1` if the stored version is still `version` (0 = absent). */
+  const conditionalPut = async (pk: string, version: number, body: Item): Promise<void> => {
     const expected = version === 0 ? {} : marshall({ ':expected': version });
     try {
       await client.send(
@@ -160,7 +153,77 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
       }
       throw failed(`cannot write '${pk}'`, error);
     }
+  };
+
+  /** Stores `entity` as `version + 1` if the stored version is still `entity.version` (0 = absent). */
+  const putVersioned = async <T extends { version: number }>(pk: string, entity: T): Promise<T> => {
+    const { version, ...data } = entity;
+    await conditionalPut(pk, version, marshall({ data: JSON.stringify(data) }));
     return { ...entity, version: version + 1 };
+  };
+
+  /**
+   * The live-session state, gzip-compressed: inline in the `ACTIVE` item while it fits, else in chunk
+   * items (`ACTIVE#<version>#<nonce>#<i>`, written first under a name no other writer uses) that the
+   * `ACTIVE` item then names, by the same conditional write as every other item. So thousands of live
+   * sessions never hit DynamoDB's 400 KB item limit. The chunks of the state it replaced are deleted
+   * after; a write whose answer was lost is settled by re-reading which chunks the item names.
+   */
+  const putActiveState = async (state: ActiveState): Promise<ActiveState> => {
+    const { version, ...data } = state;
+    const bytes = encodeActiveData(data);
+    const before = await getItem(ACTIVE_PK);
+    const stored = before === undefined ? 0 : (num(before, 'version') ?? 0);
+    if (stored !== version) {
+      throw new ArchiverError(
+        'CONFLICT',
+        `state item '${ACTIVE_PK}' changed since version ${version} was read`,
+        {
+          details: { pk: ACTIVE_PK, expectedVersion: version },
+        },
+      );
+    }
+    const replaced = chunkRefOf(before);
+    let mine: ChunkRef | undefined;
+    if (bytes.byteLength <= MAX_COMPRESSED_ITEM_BYTES) {
+      await conditionalPut(ACTIVE_PK, version, { dataGz: { B: bytes } });
+    } else {
+      try {
+        mine = await writeChunks(client, table, version + 1, bytes);
+      } catch (error) {
+        throw failed(`cannot write the chunks of '${ACTIVE_PK}'`, error);
+      }
+      try {
+        await conditionalPut(ACTIVE_PK, version, chunkRefAttribute(mine));
+      } catch (error) {
+        // Applied, but the answer was lost (the SDK's retry then fails its own condition)?
+        const now = await getItem(ACTIVE_PK).catch(() => undefined);
+        if (chunkRefOf(now)?.prefix !== mine.prefix) {
+          await deleteChunks(client, table, mine);
+          throw error;
+        }
+      }
+    }
+    if (replaced !== undefined) await deleteChunks(client, table, replaced);
+    return { ...state, version: version + 1 };
+  };
+
+  const getActiveState = async (): Promise<ActiveState | undefined> => {
+    for (let attempt = 1; ; attempt++) {
+      const item = await getItem(ACTIVE_PK);
+      if (item === undefined) return undefined;
+      const ref = chunkRefOf(item);
+      if (ref === undefined) return decode(ACTIVE_PK, item, activeStateSchema);
+      let bytes: Uint8Array | undefined;
+      try {
+        bytes = await readChunks(client, table, ref);
+      } catch (error) {
+        throw failed(`cannot read the chunks of '${ACTIVE_PK}'`, error);
+      }
+      if (bytes !== undefined) return decode(ACTIVE_PK, { ...item, dataGz: { B: bytes } }, activeStateSchema);
+      // A newer state replaced (and deleted) these chunks between the two reads: read the item again.
+      if (attempt >= 3) throw chunksLost(ACTIVE_PK, table, ref);
+    }
   };
 
   const scanPrefix = async <T>(prefix: string, schema: z.ZodType<T>): Promise<T[]> => {
@@ -309,7 +372,7 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
     putPartition: (manifest) =>
       putVersioned(partitionKey(manifest.dt, manifest.dataset ?? 'history'), manifest),
 
-    getActiveState: () => getVersioned(ACTIVE_PK, activeStateSchema),
-    putActiveState: (state) => putVersioned(ACTIVE_PK, state, true),
+    getActiveState,
+    putActiveState,
   };
 }

@@ -2,6 +2,7 @@ import type { Clock } from '../clock/clock.ts';
 import { addDays, toDay } from '../clock/day.ts';
 import { readDigestChain } from '../digest/readDigestChain.ts';
 import { windowStartOf } from '../engine/planDays.ts';
+import { DEFAULT_MAX_PASSES } from '../engine/walkDay.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
@@ -74,7 +75,7 @@ export async function verifyArchive(
       windowDays: options.windowDays,
       pageSize: options.pageSize ?? 2000,
       concurrency: options.pageConcurrency ?? 4,
-      maxPasses: options.maxPasses ?? 10,
+      maxPasses: options.maxPasses ?? DEFAULT_MAX_PASSES,
       maxPagesPerDay: options.maxPagesPerDay ?? 1000,
       ...newestRun(chain),
       tokenKey: options.tokenKey,

@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
-import { DistinctRows, type WalkOptions, walkDay } from '../../lib/engine/walkDay.ts';
+import {
+  DEFAULT_MAX_PASSES,
+  DistinctRows,
+  STALLED_PASSES,
+  type WalkOptions,
+  walkDay,
+} from '../../lib/engine/walkDay.ts';
 import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
 import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
 import { dayOfRecords, ScriptedUpstream, type ScriptedUpstreamOptions } from '../support/scriptedUpstream.ts';
@@ -84,6 +90,30 @@ describe('walkDay', () => {
     );
     expect(walk.passes).toBeGreaterThan(1);
     expect(hints).toEqual([[DAY, 1500]]);
+  });
+
+  it.each([1, 2, 3])(
+    'collects a 20,000-row day reshuffled on every request within the default pass cap (seed %i)',
+    async (seed) => {
+      const api = server(20_000, { maxPageSize: 500, seed });
+      const walk = await walkDay(api, DAY, options({ maxPasses: DEFAULT_MAX_PASSES, maxPagesPerDay: 1000 }));
+      expect(walk.distinct).toBe(20_000);
+      expect(walk.complete).toBe(true);
+      expect(walk.shortfall).toBe(0);
+      // Each pass sees a row with probability about 1 − 1/e: ln(20,000) ≈ 10 passes leave rows behind.
+      expect(walk.passes).toBeGreaterThan(5);
+    },
+  );
+
+  it('stops after STALLED_PASSES passes that add nothing while a total stays above the rows, with the shortfall', async () => {
+    const api = server(300, { maxPageSize: 100, reshuffle: false });
+    const page = api.historyPage.bind(api);
+    api.historyPage = async (...args) => ({ ...(await page(...args)), totalElements: 305 });
+    const walk = await walkDay(api, DAY, options({ maxPasses: DEFAULT_MAX_PASSES }));
+    expect(walk.distinct).toBe(300);
+    expect(walk.complete).toBe(false);
+    expect(walk.shortfall).toBe(5);
+    expect(walk.passes).toBe(1 + STALLED_PASSES);
   });
 
   it('turns an absurd totalPages into PAGE_LIMIT for that day', async () => {

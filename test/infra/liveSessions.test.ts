@@ -10,6 +10,7 @@ import {
   namedSessionsColumns,
   namedSessionsSql,
 } from '../../lib/query/activeViews.ts';
+import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
 import { iamStatements, resourceSuffix, synthApp } from './testApp.ts';
 
 const { stack, template } = synthApp();
@@ -64,10 +65,15 @@ describe('live sessions in the stack', () => {
     const actions = statements.flatMap((s) => [s.Action].flat());
     // No wildcard action anywhere.
     expect(actions.filter((a: string) => a.includes('*'))).toEqual([]);
-    // It deletes only staged files (the committer removes them once published), never active/ rows.
+    // It deletes only staged files (the committer removes them once published), never active/ rows,
+    // and only the chunk items of a live-session state too big for one item, never a manifest.
     const deleting = statements.filter((s) => [s.Action].flat().some((a: string) => /Delete/.test(a)));
-    expect(deleting.map((s) => s.Sid)).toEqual(['StageActiveRows']);
+    expect(deleting.map((s) => s.Sid)).toEqual(['StageActiveRows', 'ActiveStateChunks']);
     expect([deleting[0]?.Action].flat().filter((a: string) => /Delete/.test(a))).toEqual(['s3:DeleteObject']);
+    expect(deleting[1]).toMatchObject({
+      Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
+      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${ACTIVE_CHUNK_PREFIX}*`] } },
+    });
     const objects = statements.find((s) => s.Sid === 'ActiveRowsNoDelete');
     expect(objects?.Action).toEqual(['s3:GetObject', 's3:PutObject']);
     expect(resourceSuffix(objects?.Resource)).toBe('/active/*');

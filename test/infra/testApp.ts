@@ -91,7 +91,7 @@ type Json = Record<string, unknown>;
 /** All IAM statements of the template's policies, flattened (Action/Resource always arrays). */
 export function iamStatements(
   template: Template,
-): { actions: string[]; resources: unknown[]; effect: string }[] {
+): { actions: string[]; resources: unknown[]; effect: string; condition?: unknown }[] {
   const list = (x: unknown): unknown[] => (Array.isArray(x) ? x : x === undefined ? [] : [x]);
   return Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) =>
     (
@@ -100,6 +100,7 @@ export function iamStatements(
       actions: list(s.Action) as string[],
       resources: list(s.Resource),
       effect: s.Effect as string,
+      ...(s.Condition === undefined ? {} : { condition: s.Condition }),
     })),
   );
 }

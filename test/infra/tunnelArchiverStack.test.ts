@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/archive-history/telemetryNames.ts';
 import { archiveKeys } from '../../lib/engine/archiveKeys.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
+import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
 import { iamStatements, resourceSuffix, synthApp } from './testApp.ts';
 
 const { stack, template } = synthApp();
@@ -130,6 +131,16 @@ describe('TunnelArchiverStack', () => {
       const deleting = s3.filter((s) => s.actions.some((a) => /^s3:(Delete|\*)/.test(a)));
       expect(deleting.length).toBeGreaterThan(0);
       for (const s of deleting) expect(s.resources.map(resourceSuffix)).toEqual(['/_staging/*']);
+    });
+
+    it('deletes DynamoDB items only under ACTIVE# (chunks of a big live-session state), in every role', () => {
+      const deleting = statements.filter((s) => s.actions.some((a) => /^dynamodb:(Delete|\*)/.test(a)));
+      expect(deleting.length).toBe(2); // the archiver (it snapshots in every run) and the snapshot function
+      for (const s of deleting) {
+        expect(s.condition).toEqual({
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${ACTIVE_CHUNK_PREFIX}*`] },
+        });
+      }
     });
 
     it('grants only object reads and writes on history/ and quarantine/', () => {
