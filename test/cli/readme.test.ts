@@ -9,6 +9,7 @@ import { SETTINGS } from '../../lib/config/configSpec.ts';
 import { DT_PROJECTION_RANGE, TABLES } from '../../lib/config/tableNames.ts';
 import { DEFAULT_ROW_GROUP_BYTES } from '../../lib/parquet/historyParquetFile.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
+import { ACTIVE_CHUNK_PREFIX, CHUNK_BYTES } from '../../lib/state/activeChunks.ts';
 import { synthApp } from '../infra/testApp.ts';
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');
@@ -177,6 +178,14 @@ describe('README', () => {
     );
 
     expect(verdict('Lambda cold start')).toBe(status((results.cold?.medianMs ?? Infinity) <= 200));
+  });
+
+  it('states the chunk size and key prefix the live-session state store uses', () => {
+    const paragraph = README.slice(README.indexOf('**Exactly once.**'), README.indexOf('A snapshot stores'));
+    expect(paragraph).toContain(
+      `\`${ACTIVE_CHUNK_PREFIX}<version>#<nonce>#<i>\`, ${CHUNK_BYTES / 1000} KB each`,
+    );
+    expect(paragraph).toContain(`delete DynamoDB items only under \`${ACTIVE_CHUNK_PREFIX}\``);
   });
 
   it('states the row-group payload bound the writer uses', () => {
