@@ -38,6 +38,11 @@ export function formatSummary(s: RunSummary): string {
       : []),
     ...(s.digest ? [`  digest:         ${s.digest.key} (${s.digest.files} file(s))`] : []),
     ...(s.rebuilt ? [`  state rebuilt:  ${s.rebuilt.files} file(s) from the archive`] : []),
+    ...(s.foreignFiles
+      ? [
+          `  foreign files:  ${s.foreignFiles.join(', ')} (never committed by the archiver: not digested; remove them)`,
+        ]
+      : []),
   ];
   return `${lines.join('\n').replace(/ +$/gm, '')}\n`;
 }

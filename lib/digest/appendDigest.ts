@@ -1,6 +1,8 @@
 import type { Clock } from '../clock/clock.ts';
+import { ManifestMembership } from '../engine/manifestMembership.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
+import type { StateStore } from '../state/stateStore.ts';
 import { objectSource } from '../store/byteSource.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { describeDataFile } from './describeDataFile.ts';
@@ -21,6 +23,12 @@ export interface AppendDigestDeps {
   signer: DigestSigner;
   clock: Clock;
   logger: Logger;
+  /**
+   * The state, to digest only files the archiver committed: a file its partition's existing manifest
+   * does not name was planted (or is foreign) and stays out of the chain, so `verify` reports it.
+   * Without it (tools, tests), every undigested file is listed.
+   */
+  state?: Pick<StateStore, 'getPartition'>;
 }
 
 export interface AppendDigestInput {
@@ -34,13 +42,15 @@ export interface AppendDigestResult {
   seq: number;
   files: number;
   rows: number;
+  /** Data files left out: neither digested nor named by their partition's manifest. */
+  foreign: string[];
 }
 
 const MAX_RACES = 5;
 
 /**
  * Appends one signed, write-once digest to the chain, listing every data file under `history/` and
- * `active/` that no digest lists yet. Because it lists what is undigested rather than what this run
+ * `active/` that no digest lists yet and that the archiver committed (see `AppendDigestDeps.state`). Because it lists what is undigested rather than what this run
  * wrote, a crash between publishing data and writing the digest is healed by the next call. A run that
  * adds nothing still writes a digest (so a silent stretch of time is visible). Losing a race for the
  * next position (write-once conflict) re-reads the chain and retries.
@@ -51,7 +61,9 @@ export async function appendDigest(
 ): Promise<AppendDigestResult> {
   const { objects, signer, clock, logger } = deps;
   await publishPublicKey(deps);
+  const membership = deps.state === undefined ? undefined : new ManifestMembership(deps.state);
   for (let attempt = 1; attempt <= MAX_RACES; attempt++) {
+    const foreign: string[] = [];
     const chain = await readDigestChain(objects);
     const listed = new Set<string>();
     for (const e of chain.entries) for (const f of e.digest?.files ?? []) listed.add(f.key);
@@ -60,6 +72,10 @@ export async function appendDigest(
     for (const prefix of digestKeys.dataPrefixes) {
       for await (const o of objects.list(prefix)) {
         if (listed.has(o.key)) continue;
+        if ((await membership?.of(o.key)) === 'unlisted') {
+          foreign.push(o.key);
+          continue;
+        }
         const file = await describeDataFile(o.key, objectSource(objects, o.key, o.size));
         if (file.rows === null)
           logger.warn('data file is not readable Parquet; listed as is', { key: o.key });
@@ -84,7 +100,12 @@ export async function appendDigest(
     if (await objects.putIfAbsent(key, `${JSON.stringify(digest, null, 1)}\n`)) {
       const rows = files.reduce((a, f) => a + (f.rows ?? 0), 0);
       logger.debug('digest written', { key, files: files.length, rows });
-      return { key, seq, files: files.length, rows };
+      if (foreign.length > 0) {
+        logger.error('data files the archiver never committed: not digested (verify reports them)', {
+          files: foreign,
+        });
+      }
+      return { key, seq, files: files.length, rows, foreign };
     }
     logger.warn('another writer took this digest position; re-reading the chain', { key, attempt });
   }

@@ -33,6 +33,11 @@ export interface RebuildResult {
   rows: number;
   /** Of the rebuilt files, how many no digest listed yet (read from the file footer instead). */
   undigested: number;
+  /**
+   * Files left out: no digest lists them and their partition's manifest exists but does not name them.
+   * The archiver commits every file before publishing it, so these were never written by it.
+   */
+  foreign: string[];
 }
 
 const MAX_CONFLICTS = 5;
@@ -40,11 +45,13 @@ const MAX_CONFLICTS = 5;
 /**
  * State is a cache of the archive: lists every published file under `history/` and `active/` and adds to the
  * partition manifests those they lack (as published, with rows and bytes from the digests, or from
- * the file itself when no digest lists it yet). Dedupe reads ids from the files the manifests list,
+ * the file itself when no digest lists it yet and the state has no manifest for its partition, i.e. the
+ * state was lost). A file neither digested nor named by its partition's existing manifest is left out and
+ * reported (`foreign`): files are committed before they are published, so the archiver never wrote it. Dedupe reads ids from the files the manifests list,
  * so after a rebuild no run writes a record the archive already holds. Idempotent; never removes.
  */
 export async function rebuildStateFromArchive(deps: RebuildDeps): Promise<RebuildResult> {
-  const result: RebuildResult = { partitions: [], files: 0, rows: 0, undigested: 0 };
+  const result: RebuildResult = { partitions: [], files: 0, rows: 0, undigested: 0, foreign: [] };
   const all = await deps.state.listPartitions();
   let digested: Map<string, { file: DigestFile; createdAt: string }> | undefined;
   for (const dataset of DATASETS) {
@@ -70,6 +77,14 @@ export async function rebuildStateFromArchive(deps: RebuildDeps): Promise<Rebuil
     if (!lackingAny) continue;
     digested ??= await digestedFiles(deps.objects);
     await rebuildDataset(deps, dataset, byDt, manifests, digested, result);
+  }
+  if (result.foreign.length > 0) {
+    deps.logger.error(
+      'data files the archiver never committed (no digest, not in their manifest): left out',
+      {
+        files: result.foreign,
+      },
+    );
   }
   if (result.files > 0) {
     deps.logger.warn('state rebuilt from the archive', {
@@ -111,6 +126,13 @@ async function rebuildDataset(
     const added: ManifestFile[] = [];
     for (const f of lacking) {
       let entry = digested.get(f.key);
+      if (!entry && current !== undefined) {
+        // Re-read: a writer without the lease (the snapshot function) may have committed it since.
+        const now = await state.getPartition(dt, dataset);
+        if (now?.files.some((x) => x.name === f.name)) continue;
+        result.foreign.push(f.key);
+        continue;
+      }
       if (!entry) {
         entry = { file: await describeDataFile(f.key, objectSource(objects, f.key, f.size)), createdAt: '' };
         result.undigested++;

@@ -225,6 +225,7 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
       ...(rebuilt.files > 0
         ? { rebuilt: { partitions: rebuilt.partitions.length, files: rebuilt.files, rows: rebuilt.rows } }
         : {}),
+      ...(rebuilt.foreign.length > 0 ? { foreignFiles: rebuilt.foreign } : {}),
       stoppedByDeadline,
       days: results,
     };

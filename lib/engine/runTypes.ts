@@ -142,6 +142,11 @@ export interface RunSummary {
   digest?: { key: string; files: number };
   /** State the run rebuilt from the archive first (the state store had lost it). */
   rebuilt?: { partitions: number; files: number; rows: number };
+  /**
+   * Data files under `history/` or `active/` the archiver never committed (no digest lists them, their
+   * partition's manifest does not name them): neither adopted nor digested, so `verify` reports them.
+   */
+  foreignFiles?: string[];
   /** The active-list snapshot of this run (absent when disabled). */
   active?: ActiveSummary;
   /** Days the server showed it keeps, when fewer than configured. */

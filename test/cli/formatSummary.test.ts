@@ -53,6 +53,7 @@ describe('formatSummary', () => {
       active: { listed: 12, rows: 3, longSessions: 1 },
       digest: { key: 'digests/0000000007.json', files: 4 },
       rebuilt: { partitions: 2, files: 5, rows: 100 },
+      foreignFiles: ['history/dt=2026-09-02/x.parquet'],
     });
     expect(text).toContain('  blocked:        history/dt=2026-09-01 (see tunnel-archiver repair --help)\n');
     expect(text).toContain(
@@ -60,6 +61,10 @@ describe('formatSummary', () => {
     );
     expect(text).toContain('  digest:         digests/0000000007.json (4 file(s))\n');
     expect(text).toContain('  state rebuilt:  5 file(s) from the archive\n');
+    expect(text).toContain(
+      '  foreign files:  history/dt=2026-09-02/x.parquet (never committed by the archiver',
+    );
+    expect(formatSummary(runSummary())).not.toContain('foreign files');
   });
 
   it('says none when nothing failed, with no trailing spaces', () => {

@@ -15,6 +15,7 @@ import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { checkChain } from '../../lib/verify/checkChain.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
+import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import { parquetOf } from './digestFixtures.ts';
 
 let dir: string;
@@ -38,7 +39,7 @@ describe('appendDigest', () => {
     const a = await parquetOf([1, 2, 3]);
     await objects.put('history/dt=2026-11-20/a.parquet', a);
     const first = await appendDigest(deps(), { runId: 'r1', scans });
-    expect(first).toEqual({ key: digestKeys.digest(1), seq: 1, files: 1, rows: 3 });
+    expect(first).toEqual({ key: digestKeys.digest(1), seq: 1, files: 1, rows: 3, foreign: [] });
 
     const chain = await readDigestChain(objects);
     const d1 = chain.entries[0]?.digest;
@@ -121,5 +122,51 @@ describe('appendDigest', () => {
     expect(ArchiverError.is(error, 'CONFIG_INVALID')).toBe(true);
     expect((error as Error).message).toContain(`${digestKeys.publicKeyInfo} is not valid JSON`);
     expect((await readDigestChain(objects)).entries).toHaveLength(0);
+  });
+
+  it('with the state, digests only committed files: a planted file stays out (and unlisted), a racing commit counts', async () => {
+    const state = new MemoryStateStore();
+    const file = (name: string) => ({
+      name,
+      stagingKey: `_staging/r/dt=2026-11-20/${name}`,
+      rows: 1,
+      bytes: 1,
+      runId: 'r',
+      fence: 1,
+      committedAt: clock.now().toISOString(),
+      published: true,
+    });
+    const v1 = await state.putPartition({ dt: '2026-11-20', version: 0, files: [file('a.parquet')] });
+    await objects.put('history/dt=2026-11-20/a.parquet', await parquetOf([1]));
+    await objects.put('history/dt=2026-11-20/planted.parquet', await parquetOf([2]));
+    // No manifest at all for this partition (a lost state): its files are still digested.
+    await objects.put('history/dt=2026-11-19/orphan.parquet', await parquetOf([3]));
+    // Committed by a writer without the lease (the snapshot function) just after our first look at the
+    // manifest, and published by the time the listing reaches it (S3 lists page by page).
+    await objects.put('history/dt=2026-11-20/late.parquet', await parquetOf([4]));
+    const getPartition = state.getPartition.bind(state);
+    let looks = 0;
+    const racing = {
+      getPartition: async (dt: string, dataset?: 'history' | 'active') => {
+        const m = await getPartition(dt, dataset);
+        if (dt === '2026-11-20' && looks++ === 0) {
+          await state.putPartition({ ...v1, files: [...v1.files, file('late.parquet')] });
+        }
+        return m;
+      },
+    };
+    const d = await appendDigest({ ...deps(), state: racing }, { runId: 'r1', scans });
+    expect(d.foreign).toEqual(['history/dt=2026-11-20/planted.parquet']);
+    const listed = (await readDigestChain(objects)).entries
+      .flatMap((e) => e.digest?.files ?? [])
+      .map((f) => f.key);
+    expect(listed.sort()).toEqual([
+      'history/dt=2026-11-19/orphan.parquet',
+      'history/dt=2026-11-20/a.parquet',
+      'history/dt=2026-11-20/late.parquet',
+    ]);
+    expect((await verifyArchive({ objects, clock }, { windowDays: 60 })).failures).toEqual([
+      expect.objectContaining({ kind: 'unlisted', object: 'history/dt=2026-11-20/planted.parquet' }),
+    ]);
   });
 });

@@ -4,17 +4,22 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, dayRange, toDay } from '../../lib/clock/day.ts';
+import { readDigestChain } from '../../lib/digest/readDigestChain.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
 import type { ArchiveDeps } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { KEY_CHECK_KEY } from '../../lib/keys/checkArchiveKeys.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
+import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
+import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
+import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import type { StateStore } from '../../lib/state/stateStore.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { historyRecordSchema } from '../../lib/upstream/schemas.ts';
+import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import {
   dayOfRecords,
   ScriptedUpstream,
@@ -407,5 +412,43 @@ describe('checkArchiveKeys', () => {
     const keys: string[] = [];
     for await (const o of r.objects.list('')) keys.push(o.key);
     expect(keys).toEqual([KEY_CHECK_KEY]);
+  });
+});
+
+describe('foreign files', () => {
+  it('never adopts or digests a data file the archiver did not commit; reports it; verify names it', async () => {
+    rig = await startRig();
+    const r = rig;
+    await runArchive(r.deps(), TEST_OPTIONS);
+    const victim = (await r.state.listPartitions()).find((p) => (p.dataset ?? 'history') === 'history');
+    const realKey = `history/dt=${victim?.dt}/${victim?.files[0]?.name}`;
+    const rows = (await readHistoryRows(
+      (await r.objects.get(realKey)) as Uint8Array,
+    )) as unknown as ArchiveRow[];
+    // Someone with write access plants a well-formed file: the same rows under fabricated ids.
+    const plantedKey = `history/dt=${victim?.dt}/20990101T000000Z-planted-0.parquet`;
+    const local = join(r.dir, 'planted.parquet');
+    await writeHistoryParquet(
+      rows.map((row, i) => ({ ...row, record_id: `${'f'.repeat(24)}${String(i).padStart(8, '0')}` })),
+      local,
+    );
+    await r.objects.putFile(plantedKey, local);
+    r.clock.advance(3_600_000);
+    const next = await runArchive(r.deps(), TEST_OPTIONS);
+    expect(next.foreignFiles).toEqual([plantedKey]);
+    expect(next.failedDays).toEqual([]);
+    expect((await r.state.getPartition(victim?.dt as string))?.files.map((f) => f.name)).not.toContain(
+      '20990101T000000Z-planted-0.parquet',
+    );
+    const digested = (await readDigestChain(r.objects)).entries.flatMap((e) => e.digest?.files ?? []);
+    expect(digested.map((f) => f.key)).toContain(realKey);
+    expect(digested.map((f) => f.key)).not.toContain(plantedKey);
+    const verified = await verifyArchive({ objects: r.objects, clock: r.clock }, { windowDays: 60 });
+    expect(verified.failures).toEqual([expect.objectContaining({ kind: 'unlisted', object: plantedKey })]);
+    // Removing it is the whole fix: the archive verifies again and nothing real was lost.
+    await rm(join(r.dir, 'archive', ...plantedKey.split('/')));
+    expect((await verifyArchive({ objects: r.objects, clock: r.clock }, { windowDays: 60 })).ok).toBe(true);
+    const archived = await archivedSet(r.objects);
+    expect(archived.ids).toEqual(truth(r));
   });
 });

@@ -1,0 +1,34 @@
+import { dataKeyInfo } from '../digest/digestKeys.ts';
+import type { StateStore } from '../state/stateStore.ts';
+
+/** Where a data file stands in the state: named by its partition's manifest, not named, or no manifest at all. */
+export type Membership = 'listed' | 'unlisted' | 'no-manifest';
+
+/**
+ * Answers whether a data file (`history/dt=…/name`, `active/dt=…/name`) was committed, that is, named
+ * by its partition's manifest. A miss re-reads the manifest once, so a file another writer (the snapshot
+ * function has no lease) committed and published since the last read still counts as committed.
+ * Files are committed before they are published, so a published file that its existing manifest does not
+ * name was never written by the archiver: planted, or foreign.
+ */
+export class ManifestMembership {
+  readonly #state: Pick<StateStore, 'getPartition'>;
+  readonly #names = new Map<string, Set<string> | null>();
+
+  constructor(state: Pick<StateStore, 'getPartition'>) {
+    this.#state = state;
+  }
+
+  async of(key: string): Promise<Membership> {
+    const { dataset, dt } = dataKeyInfo(key);
+    if (dt === null) return 'unlisted';
+    const name = key.slice(key.lastIndexOf('/') + 1);
+    const cacheKey = `${dataset}/${dt}`;
+    if (this.#names.get(cacheKey)?.has(name)) return 'listed';
+    const manifest = await this.#state.getPartition(dt, dataset);
+    const names = manifest === undefined ? null : new Set(manifest.files.map((f) => f.name));
+    this.#names.set(cacheKey, names);
+    if (names === null) return 'no-manifest';
+    return names.has(name) ? 'listed' : 'unlisted';
+  }
+}
