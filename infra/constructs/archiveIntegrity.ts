@@ -32,7 +32,12 @@ export interface ArchiveIntegrityProps {
 }
 
 /** Prefixes whose objects are published once and never replaced: the bucket policy enforces it. */
-export const WRITE_ONCE_PREFIXES = [PREFIX.history, PREFIX.digests, PREFIX.active] as const;
+export const WRITE_ONCE_PREFIXES = [
+  PREFIX.history,
+  PREFIX.digests,
+  PREFIX.active,
+  PREFIX.quarantine,
+] as const;
 
 export const DEFAULT_VERIFY_SCHEDULE = 'rate(7 days)';
 

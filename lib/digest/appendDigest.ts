@@ -50,7 +50,8 @@ const MAX_RACES = 5;
 
 /**
  * Appends one signed, write-once digest to the chain, listing every data file under `history/` and
- * `active/` that no digest lists yet and that the archiver committed (see `AppendDigestDeps.state`). Because it lists what is undigested rather than what this run
+ * `active/` that no digest lists yet and that the archiver committed (see `AppendDigestDeps.state`),
+ * and every quarantined record under `quarantine/` that no digest lists yet. Because it lists what is undigested rather than what this run
  * wrote, a crash between publishing data and writing the digest is healed by the next call. A run that
  * adds nothing still writes a digest (so a silent stretch of time is visible). Losing a race for the
  * next position (write-once conflict) re-reads the chain and retries.
@@ -69,7 +70,7 @@ export async function appendDigest(
     for (const e of chain.entries) for (const f of e.digest?.files ?? []) listed.add(f.key);
     const last = chain.entries.at(-1);
     const files: DigestFile[] = [];
-    for (const prefix of digestKeys.dataPrefixes) {
+    for (const prefix of digestKeys.listedPrefixes) {
       for await (const o of objects.list(prefix)) {
         if (listed.has(o.key)) continue;
         if ((await membership?.of(o.key)) === 'unlisted') {
@@ -77,7 +78,7 @@ export async function appendDigest(
           continue;
         }
         const file = await describeDataFile(o.key, objectSource(objects, o.key, o.size));
-        if (file.rows === null)
+        if (file.rows === null && file.dataset !== 'quarantine')
           logger.warn('data file is not readable Parquet; listed as is', { key: o.key });
         files.push(file);
       }

@@ -46,7 +46,7 @@ export async function parquetRowCount(source: ByteSource | Uint8Array): Promise<
 export async function describeDataFile(key: string, source: ByteSource | Uint8Array): Promise<DigestFile> {
   const src = toSource(source);
   const { dataset, dt } = dataKeyInfo(key);
-  const meta = await footerOf(src);
+  const meta = dataset === 'quarantine' ? null : await footerOf(src);
   const rows = meta === null ? null : Number(meta.num_rows);
   let range: { lo: number; hi: number } | undefined;
   if (meta !== null && rows !== null && rows > 0) {

@@ -19,10 +19,22 @@ export const digestKeys = {
   },
   /** Prefixes of the data sets every digest accounts for. */
   dataPrefixes: [archiveKeys.historyPrefix, archiveKeys.activePrefix] as const,
+  /** Every prefix a digest lists files of: the data sets, and the quarantined records (JSON, no rows). */
+  listedPrefixes: [
+    archiveKeys.historyPrefix,
+    archiveKeys.activePrefix,
+    archiveKeys.quarantinePrefix,
+  ] as const,
 };
 
-/** Which data set a data key belongs to, and its `dt` partition. */
-export function dataKeyInfo(key: string): { dataset: 'history' | 'active'; dt: string | null } {
+/** What a listed file holds: one of the two Parquet data sets, or one quarantined record (JSON). */
+export type ListedDataset = 'history' | 'active' | 'quarantine';
+
+/** Which data set a listed key belongs to, and its `dt` partition (a quarantined record's `day`). */
+export function dataKeyInfo(key: string): { dataset: ListedDataset; dt: string | null } {
+  if (key.startsWith(archiveKeys.quarantinePrefix)) {
+    return { dataset: 'quarantine', dt: /^quarantine\/day=(\d{4}-\d{2}-\d{2})\//.exec(key)?.[1] ?? null };
+  }
   const dataset = key.startsWith('active/') ? 'active' : 'history';
   const dt = /(?:^|\/)dt=(\d{4}-\d{2}-\d{2})\//.exec(key)?.[1] ?? null;
   return { dataset, dt };

@@ -4,13 +4,16 @@ import { SIGNATURE_ALGORITHMS } from './digestSigner.ts';
 
 export const DIGEST_FORMAT_VERSION = 1;
 
-/** One data file as a digest lists it. `rows`, `min`, `max` are null when the file could not be read. */
+/**
+ * One file as a digest lists it. `rows`, `min`, `max` are null when the file is not Parquet: a
+ * quarantined record (`dataset: 'quarantine'`, JSON), or a data file that could not be read.
+ */
 export const digestFileSchema = z.object({
   key: z.string(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   bytes: z.number().int().nonnegative(),
   rows: z.number().int().nonnegative().nullable(),
-  dataset: z.enum(['history', 'active']),
+  dataset: z.enum(['history', 'active', 'quarantine']),
   dt: z.string().nullable(),
   /** Min and max `start_time` (history) or `observed_at` (active), ISO 8601. */
   min: z.string().nullable(),

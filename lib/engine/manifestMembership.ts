@@ -21,6 +21,7 @@ export class ManifestMembership {
 
   async of(key: string): Promise<Membership> {
     const { dataset, dt } = dataKeyInfo(key);
+    if (dataset === 'quarantine') return 'no-manifest'; // quarantined records have no manifest
     if (dt === null) return 'unlisted';
     const name = key.slice(key.lastIndexOf('/') + 1);
     const cacheKey = `${dataset}/${dt}`;

@@ -31,11 +31,12 @@ export async function quarantineRejected(
     const key = archiveKeys.quarantine(day, id);
     if (await objects.head(key)) continue;
     const raw = redactTokens(r.raw, redaction.tokenPolicy, redaction.tokenKey);
-    await objects.put(
+    // Write-once (the bucket policy refuses anything else): digests list quarantined records too.
+    const put = await objects.putIfAbsent(
       key,
       `${JSON.stringify({ day, reason: r.reason, quarantinedAt: now.toISOString(), raw })}\n`,
     );
-    written++;
+    if (put) written++;
   }
   return written;
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -168,5 +168,31 @@ describe('appendDigest', () => {
     expect((await verifyArchive({ objects, clock }, { windowDays: 60 })).failures).toEqual([
       expect.objectContaining({ kind: 'unlisted', object: 'history/dt=2026-11-20/planted.parquet' }),
     ]);
+  });
+
+  it('lists quarantined records too (hash and size, no rows), so verify catches one changed, removed or added', async () => {
+    const q = 'quarantine/day=2026-11-20/abc.json';
+    await objects.put('history/dt=2026-11-20/a.parquet', await parquetOf([1]));
+    await objects.put(q, '{"day":"2026-11-20","reason":"bad port","raw":{"port":70000}}\n');
+    await appendDigest(deps(), { runId: 'r1', scans });
+    const [entry] = (await readDigestChain(objects)).entries;
+    expect(entry?.digest?.files.find((f) => f.key === q)).toMatchObject({
+      dataset: 'quarantine',
+      dt: '2026-11-20',
+      rows: null,
+      bytes: expect.any(Number),
+    });
+    expect((await verifyArchive({ objects, clock }, { windowDays: 60 })).failures).toEqual([]);
+
+    await writeFile(join(dir, 'archive', q), '{"day":"2026-11-20","reason":"edited","raw":{}}\n');
+    await objects.put('quarantine/day=2026-11-20/extra.json', '{}\n');
+    expect((await verifyArchive({ objects, clock }, { windowDays: 60 })).failures).toEqual([
+      expect.objectContaining({ kind: 'hash', object: q }),
+      expect.objectContaining({ kind: 'unlisted', object: 'quarantine/day=2026-11-20/extra.json' }),
+    ]);
+    await rm(join(dir, 'archive', q));
+    expect((await verifyArchive({ objects, clock }, { windowDays: 60 })).failures).toContainEqual(
+      expect.objectContaining({ kind: 'missing-file', object: q }),
+    );
   });
 });

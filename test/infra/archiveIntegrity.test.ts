@@ -43,7 +43,7 @@ describe('ArchiveIntegrity', () => {
     });
   });
 
-  it('denies, to every principal, any write under history/, digests/ and active/ without If-None-Match', () => {
+  it('denies, to every principal, any write under history/, digests/, active/ and quarantine/ without If-None-Match', () => {
     const policy = Object.values(template.findResources('AWS::S3::BucketPolicy')).find((p) =>
       JSON.stringify(p).includes('DenyOverwriteOfPublishedObjects'),
     );
@@ -62,6 +62,7 @@ describe('ArchiveIntegrity', () => {
       '/active/*',
       '/digests/*',
       '/history/*',
+      '/quarantine/*',
     ]);
   });
 
