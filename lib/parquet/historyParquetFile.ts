@@ -14,7 +14,7 @@ import {
 export interface HistoryParquetFileOptions {
   /** Rows per row group, and the most rows held in memory at once (default 100 000). */
   rowGroupSize?: number | undefined;
-  /** Default: ZSTD where `node:zlib` has zstd, else SNAPPY; see `defaultParquetCompression`. */
+  /** Default: ZSTD where `node:zlib` has zstd, else GZIP; see `defaultParquetCompression`. */
   compression?: ParquetCompression | undefined;
   /**
    * A row group also ends once its rows' string and value bytes reach this (default 2 MiB), whatever
