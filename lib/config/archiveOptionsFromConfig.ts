@@ -16,6 +16,7 @@ export function archiveOptionsFromConfig(
     windowDays: config.windowDays,
     deadlineReserveMs: config.deadlineReserveMs,
     rowGroupSize: config.rowGroupSize,
+    parquetEncoder: config.parquetEncoder,
     leaseTtlMs: config.leaseTtlMs,
     ...extra,
   };

@@ -114,6 +114,14 @@ export const SETTINGS = [
     description: 'Rows per Parquet row group.',
   },
   {
+    key: 'parquetEncoder',
+    env: 'PARQUET_ENCODER',
+    flag: 'parquet-encoder',
+    default: 'inline',
+    description:
+      'inline | worker: where Parquet row groups are encoded. worker (CLI, 2+ CPUs) encodes on a second thread while pages are fetched: faster on big days, more peak RSS (bench/RESULTS.md).',
+  },
+  {
     key: 'leaseTtlMs',
     env: 'LEASE_TTL_MS',
     flag: 'lease-ttl-ms',

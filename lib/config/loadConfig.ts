@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { PARQUET_ENCODERS } from '../parquet/historyParquetFile.ts';
 import { TOKEN_POLICIES } from '../records/archiveRow.ts';
 import { parseDestUrl, parseStateUrl } from '../url/storeUrl.ts';
 import { SETTINGS, type SettingKey } from './configSpec.ts';
@@ -77,6 +78,7 @@ export function buildConfigSchema(names: SettingNames = ENV_NAMES) {
       maxPagesPerDay: intIn(names.maxPagesPerDay, 1, 1_000_000),
       windowDays: intIn(names.windowDays, 2, 366),
       rowGroupSize: intIn(names.rowGroupSize, 100, 10_000_000),
+      parquetEncoder: oneOf(names.parquetEncoder, PARQUET_ENCODERS),
       leaseTtlMs: intIn(names.leaseTtlMs, 1_000, 86_400_000),
       deadlineReserveMs: intIn(names.deadlineReserveMs, 0, 3_600_000),
       maxRunMs: intIn(names.maxRunMs, 1, 86_400_000).optional(),

@@ -35,11 +35,15 @@ export async function archiveDay(
   const { api, objects, clock } = deps;
   const archivedAt = clock.now();
   // Rows are encoded into per-partition files while the walk is still fetching.
-  const drafts = new PartitionDrafts<ArchiveRow>(committer, historyWriter(options.rowGroupSize), {
-    tmpDir: ctx.tmpDir,
-    prefix: `walk-${planned.day}`,
-    partitionOf,
-  });
+  const drafts = new PartitionDrafts<ArchiveRow>(
+    committer,
+    historyWriter(options.rowGroupSize, options.parquetEncoder),
+    {
+      tmpDir: ctx.tmpDir,
+      prefix: `walk-${planned.day}`,
+      partitionOf,
+    },
+  );
   try {
     const walk = await walkDay(api, planned.day, {
       pageSize: options.pageSize,

@@ -1,15 +1,18 @@
-import { HistoryParquetFile } from '../parquet/historyParquetFile.ts';
+import { HistoryParquetFile, type ParquetEncoder } from '../parquet/historyParquetFile.ts';
 import { readHistoryFileRows, readStringColumn } from '../parquet/readHistoryParquet.ts';
 import { writeHistoryParquet } from '../parquet/writeHistoryParquet.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import type { StreamingDatasetWriter } from './partitionCommitter.ts';
 
 /** `history/`: archive rows, deduped by `record_id`; files can be written row by row during a walk. */
-export function historyWriter(rowGroupSize: number): StreamingDatasetWriter<ArchiveRow> {
+export function historyWriter(
+  rowGroupSize: number,
+  encoder: ParquetEncoder = 'inline',
+): StreamingDatasetWriter<ArchiveRow> {
   return {
     dataset: 'history',
     write: (rows, localPath) => writeHistoryParquet(rows, localPath, { rowGroupSize }),
-    create: (localPath) => HistoryParquetFile.create(localPath, { rowGroupSize }),
+    create: (localPath) => HistoryParquetFile.create(localPath, { rowGroupSize, encoder }),
     readIds: (bytes) => readStringColumn(bytes, 'record_id'),
     idOf: (row) => row.record_id,
     readRows: readHistoryFileRows,

@@ -2,6 +2,7 @@ import type { Clock } from '../clock/clock.ts';
 import type { Day } from '../clock/day.ts';
 import type { DigestSigner } from '../digest/digestSigner.ts';
 import type { Logger } from '../log/logger.ts';
+import type { ParquetEncoder } from '../parquet/historyParquetFile.ts';
 import type { TokenPolicy } from '../records/archiveRow.ts';
 import type { Lease, StateStore } from '../state/stateStore.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
@@ -56,6 +57,8 @@ export interface ArchiveOptions {
   deadlineReserveMs: number;
   /** Rows per Parquet row group. */
   rowGroupSize: number;
+  /** Where history row groups are encoded (default `inline`); see `HistoryParquetFileOptions.encoder`. */
+  parquetEncoder?: ParquetEncoder;
   /** Lease time-to-live; renewed after every day. */
   leaseTtlMs: number;
   /** Scan exactly these days (on-demand backfill) instead of the planned ones; each must be in the window. */

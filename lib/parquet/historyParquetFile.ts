@@ -1,18 +1,21 @@
-import { type FileHandle, open, rm } from 'node:fs/promises';
-import { ParquetWriter } from 'hyparquet-writer';
+import { open, rm } from 'node:fs/promises';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
-import { FileSinkWriter } from './fileSinkWriter.ts';
-import { type HistoryColumnOptions, historyColumnOptions } from './historyColumnOptions.ts';
-import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from './historySchema.ts';
 import {
   DEFAULT_PARQUET_COMPRESSION,
   type ParquetCompression,
   parquetCompressors,
 } from './parquetCompression.ts';
+import { type DraftWriterSettings, ParquetDraftWriter } from './parquetDraftWriter.ts';
+import { type ParquetWorkerClient, parquetWorker } from './parquetWorkerClient.ts';
+import { type RowChunk, RowChunkBuilder } from './rowChunk.ts';
+
+/** Where row groups are encoded; the one list of names (config and CLI import it). */
+export const PARQUET_ENCODERS = ['inline', 'worker'] as const;
+export type ParquetEncoder = (typeof PARQUET_ENCODERS)[number];
 
 export interface HistoryParquetFileOptions {
-  /** Rows per row group, and the most rows held in memory at once (default 100 000). */
+  /** Rows per row group (default 100 000). */
   rowGroupSize?: number | undefined;
   /** Default: ZSTD where `node:zlib` has zstd, else GZIP; see `defaultParquetCompression`. */
   compression?: ParquetCompression | undefined;
@@ -22,6 +25,11 @@ export interface HistoryParquetFileOptions {
    * the row count, is what keeps a heavy day's peak RSS flat.
    */
   rowGroupBytes?: number | undefined;
+  /**
+   * Where row groups are encoded: `inline` (this thread, the default), or `worker` (the process's
+   * encoding worker thread where there is one, see `parquetWorker`; else inline). Both write the same bytes.
+   */
+  encoder?: ParquetEncoder | undefined;
 }
 
 export interface HistoryParquetFileResult {
@@ -33,40 +41,50 @@ export interface HistoryParquetFileResult {
 export const DEFAULT_ROW_GROUP_SIZE = 100_000;
 export const DEFAULT_ROW_GROUP_BYTES = 2 * 1024 * 1024;
 
-const COLUMN_OPTIONS = historyColumnOptions(HISTORY_PARQUET_SCHEMA);
+/**
+ * Rows collected before they are handed on as one chunk. A file that never reaches this many rows is
+ * encoded on this thread when it finishes (no worker is started for it); past it, chunks go to the
+ * encoding worker as they fill, so the rows of a chunk die young here and the walk's heap stays small.
+ */
+export const CHUNK_ROWS = 1024;
+
+/** Chunks sent to the worker and not yet taken by it before `add` asks the caller to wait. */
+const MAX_CHUNKS_IN_FLIGHT = 4;
+
+type Backend =
+  | { kind: 'pending' }
+  | { kind: 'inline'; ready: Promise<ParquetDraftWriter> }
+  | { kind: 'worker'; client: ParquetWorkerClient; file: number; created: Promise<unknown> };
 
 /**
- * One archive Parquet file written row by row, as rows arrive: a row group is encoded and appended to
- * the file as soon as it is full, so a day walk encodes while its next pages are in flight and memory
- * holds one row group, never the day. `add` returns a promise only when it ended a row group (await it:
- * that is the back-pressure); row groups are encoded and written strictly one after another even when
- * several callers add concurrently. Encodings and statistics per column follow `historyColumnOptions`;
- * the codec is recorded in every column chunk's metadata. Write failures are `STORE_FAILED`; `abort`
- * (or any failure) removes the partial file.
+ * One archive Parquet file written row by row, as rows arrive, so a day walk encodes while its next
+ * pages are in flight and memory holds one row group, never the day. Rows are collected in columns
+ * ({@link RowChunk}); a file that grows past {@link CHUNK_ROWS} rows hands its chunks to the encoding
+ * worker thread (where the runtime has one), which cuts them into row groups (`rowGroupSize` rows or
+ * `rowGroupBytes` of payload), encodes and appends them; smaller files are encoded here at `finish`.
+ * `add` returns a promise only when the caller should wait (await it: that is the back-pressure).
+ * Encodings and statistics per column follow `historyColumnOptions`; the codec is recorded in every
+ * column chunk's metadata. Write failures are `STORE_FAILED`; `abort` (or any failure) removes the
+ * partial file.
  */
 export class HistoryParquetFile {
   readonly path: string;
-  readonly #rowGroupSize: number;
-  readonly #rowGroupBytes: number;
-  readonly #compression: ParquetCompression;
-  #handle: FileHandle | undefined;
-  #sink: FileSinkWriter | undefined;
-  #parquet: ParquetWriter | undefined;
-  #batch: ArchiveRow[] = [];
-  #batchBytes = 0;
+  readonly #settings: DraftWriterSettings;
+  readonly #useWorker: boolean;
+  #backend: Backend = { kind: 'pending' };
+  #builder = new RowChunkBuilder();
   #rows = 0;
-  #chain: Promise<void> = Promise.resolve();
+  #inFlight: Promise<unknown>[] = [];
   #failed: unknown;
   #state: 'open' | 'finished' | 'aborted' = 'open';
 
-  private constructor(path: string, opts: HistoryParquetFileOptions) {
+  private constructor(path: string, settings: DraftWriterSettings, useWorker: boolean) {
     this.path = path;
-    this.#rowGroupSize = opts.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE;
-    this.#rowGroupBytes = opts.rowGroupBytes ?? DEFAULT_ROW_GROUP_BYTES;
-    this.#compression = opts.compression ?? DEFAULT_PARQUET_COMPRESSION;
+    this.#settings = settings;
+    this.#useWorker = useWorker;
   }
 
-  /** Creates (truncates) `path`, mode 0600, and writes the Parquet header. */
+  /** Creates (truncates) `path`, mode 0600. */
   static async create(path: string, opts: HistoryParquetFileOptions = {}): Promise<HistoryParquetFile> {
     const rowGroupSize = opts.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE;
     if (!Number.isSafeInteger(rowGroupSize) || rowGroupSize < 1) {
@@ -79,51 +97,48 @@ export class HistoryParquetFile {
     if (!(rowGroupBytes > 0)) {
       throw new ArchiverError('CONFIG_INVALID', `rowGroupBytes must be positive, got ${rowGroupBytes}`);
     }
-    const file = new HistoryParquetFile(path, opts);
-    const compressors = parquetCompressors(file.#compression);
-    file.#handle = await wrapWrite(path, () => open(path, 'w', 0o600));
-    file.#sink = new FileSinkWriter(file.#handle);
-    file.#parquet = new ParquetWriter({
-      writer: file.#sink,
-      schema: HISTORY_PARQUET_SCHEMA,
-      codec: file.#compression,
-      compressors,
-      statistics: true,
-      createdBy: 'tunnel-archiver (hyparquet-writer 0.17.0)',
-    });
-    return file;
+    const compression = opts.compression ?? DEFAULT_PARQUET_COMPRESSION;
+    parquetCompressors(compression);
+    // The file exists (0600) from here on, whichever thread writes it later.
+    await wrapWrite(path, async () => (await open(path, 'w', 0o600)).close());
+    return new HistoryParquetFile(
+      path,
+      { rowGroupSize, rowGroupBytes, compression },
+      (opts.encoder ?? 'inline') === 'worker',
+    );
   }
 
   /** Rows added so far (buffered or written). */
   get rows(): number {
-    return this.#rows + this.#batch.length;
+    return this.#rows;
   }
 
-  /** Buffers one row; returns a promise (to await) only when this row completed a row group. */
+  /** Takes one row; returns a promise (to await) only when the caller should wait for the encoder. */
   add(row: ArchiveRow): undefined | Promise<void> {
     if (this.#state !== 'open') throw new ArchiverError('INTERNAL', `${this.path} is ${this.#state}`);
-    this.#batchBytes += rowBytes(row);
-    if (this.#batch.push(row) >= this.#rowGroupSize || this.#batchBytes >= this.#rowGroupBytes) {
-      return this.#flush();
-    }
-    return undefined;
+    if (this.#failed !== undefined) return Promise.reject(this.#failed);
+    this.#builder.push(row);
+    this.#rows++;
+    if (this.#builder.rows < CHUNK_ROWS) return undefined;
+    return this.#hand(this.#builder.take());
   }
 
   /** Writes the last row group and the footer, closes the file. */
   async finish(): Promise<HistoryParquetFileResult> {
     if (this.#state !== 'open') throw new ArchiverError('INTERNAL', `${this.path} is ${this.#state}`);
     try {
-      if (this.#batch.length > 0) await this.#flush();
-      else await this.#chain;
+      const rest = this.#builder.take();
+      if (this.#backend.kind === 'pending') this.#backend = this.#inline();
+      if (rest.rows > 0) await this.#hand(rest);
+      await Promise.all(this.#inFlight);
       if (this.#failed !== undefined) throw this.#failed;
-      const parquet = this.#parquet as ParquetWriter;
-      const handle = this.#handle as FileHandle;
-      await wrapWrite(this.path, async () => {
-        await parquet.finish();
-        await handle.close();
-      });
+      const backend = this.#backend as Exclude<Backend, { kind: 'pending' }>;
+      const result =
+        backend.kind === 'inline'
+          ? await (await backend.ready).finish()
+          : ((await backend.client.call({ op: 'finish', file: backend.file })) as HistoryParquetFileResult);
       this.#state = 'finished';
-      return { rows: this.#rows, bytes: (this.#sink as FileSinkWriter).offset };
+      return result;
     } catch (error) {
       await this.abort();
       throw error;
@@ -135,61 +150,64 @@ export class HistoryParquetFile {
     if (this.#state === 'aborted') return;
     const wasOpen = this.#state === 'open';
     this.#state = 'aborted';
-    this.#batch = [];
-    await this.#chain.catch(() => undefined);
-    if (wasOpen) await this.#handle?.close().catch(() => undefined);
+    this.#builder = new RowChunkBuilder();
+    await Promise.allSettled(this.#inFlight);
+    const backend = this.#backend;
+    if (wasOpen && backend.kind === 'inline') {
+      await (await backend.ready.catch(() => undefined))?.abort();
+    }
+    if (wasOpen && backend.kind === 'worker') {
+      await backend.client.call({ op: 'abort', file: backend.file }).catch(() => undefined);
+    }
     await rm(this.path, { force: true }).catch(() => undefined);
   }
 
-  #flush(): Promise<void> {
-    const group = this.#batch;
-    this.#batch = [];
-    this.#batchBytes = 0;
-    this.#chain = this.#chain.then(async () => {
+  /** Hands a chunk to the backend, choosing it on the first full chunk. */
+  #hand(chunk: RowChunk): undefined | Promise<void> {
+    if (this.#backend.kind === 'pending') this.#backend = this.#chooseBackend();
+    const backend = this.#backend as Exclude<Backend, { kind: 'pending' }>;
+    // Appends are chained on one promise, so they reach the writer in order.
+    this.#track(
+      backend.kind === 'inline'
+        ? backend.ready.then((writer) => writer.append(chunk))
+        : backend.created.then(() => backend.client.call({ op: 'append', file: backend.file, chunk })),
+    );
+    if (this.#inFlight.length < MAX_CHUNKS_IN_FLIGHT) return undefined;
+    return Promise.race(this.#inFlight).then(() => {
       if (this.#failed !== undefined) throw this.#failed;
-      try {
-        await wrapWrite(this.path, () =>
-          writeRowGroup(this.#parquet as ParquetWriter, group, COLUMN_OPTIONS),
-        );
-        this.#rows += group.length;
-      } catch (error) {
-        this.#failed = error;
-        throw error;
-      }
     });
-    return this.#chain;
   }
-}
 
-/** A row's payload: UTF-16 length of its strings (a fair proxy for their bytes) plus 8 per other value. */
-function rowBytes(row: ArchiveRow): number {
-  let n = 0;
-  for (const key in row) {
-    const value = row[key as keyof ArchiveRow];
-    if (typeof value === 'string') n += value.length;
-    else if (Array.isArray(value)) for (const item of value) n += String(item).length + 4;
-    else n += 8;
+  #chooseBackend(): Backend {
+    const client = this.#useWorker ? parquetWorker() : undefined;
+    if (!client) return this.#inline();
+    const file = client.newFile();
+    const created = client.call({ op: 'create', file, path: this.path, settings: this.#settings });
+    this.#track(created);
+    return { kind: 'worker', client, file, created };
   }
-  return n;
-}
 
-/** Writes `batch` as exactly one row group (the library would split it again at its own default size). */
-async function writeRowGroup(
-  parquet: ParquetWriter,
-  batch: readonly ArchiveRow[],
-  columnOptions: ReadonlyMap<string, HistoryColumnOptions>,
-): Promise<void> {
-  const columnData = HISTORY_COLUMN_NAMES.map((name) => {
-    const data = batch.map((row) => row[name]);
-    const options = columnOptions.get(name) ?? { statistics: true, offsetIndex: false };
-    // A dictionary of nothing (a column that is all null in this group) is left to the library.
-    if (options.encoding === 'RLE_DICTIONARY' && !data.some((v) => v !== null)) {
-      const { encoding: _dropped, ...rest } = options;
-      return { name, data, ...rest };
-    }
-    return { name, data, ...options };
-  });
-  await parquet.write({ columnData, rowGroupSize: batch.length });
+  #inline(): Backend {
+    const ready = ParquetDraftWriter.create(this.path, this.#settings);
+    this.#track(ready);
+    return { kind: 'inline', ready };
+  }
+
+  /** Keeps `work` among the in-flight promises until it settles; its failure fails the file. */
+  #track(work: undefined | Promise<unknown>): undefined {
+    if (!work) return undefined;
+    const tracked: Promise<unknown> = work.then(
+      () => {
+        this.#inFlight = this.#inFlight.filter((p) => p !== tracked);
+      },
+      (error: unknown) => {
+        this.#inFlight = this.#inFlight.filter((p) => p !== tracked);
+        this.#failed ??= error;
+      },
+    );
+    this.#inFlight.push(tracked);
+    return undefined;
+  }
 }
 
 async function wrapWrite<T>(localPath: string, fn: () => Promise<T>): Promise<T> {

@@ -238,7 +238,7 @@ describe('writeHistoryParquet', () => {
     }
   });
 
-  it('streams 300k rows as six 50k row groups, writing each group before pulling the next', async () => {
+  it('streams 300k rows as six 50k row groups, each written while later rows are still being pulled', async () => {
     const big = join(dir, 'big.parquet');
     const sizeAtGroupStart: number[] = [];
     function* source(): Generator<ArchiveRow> {
@@ -256,8 +256,10 @@ describe('writeHistoryParquet', () => {
     expect(written.rows).toBe(300_000);
     const meta = await metadataOf(big);
     expect(meta.row_groups.map((g) => Number(g.num_rows))).toEqual(Array(6).fill(50_000));
-    // Each group's bytes reached the file before the first row of the next group was pulled.
-    for (let g = 1; g < sizeAtGroupStart.length; g++) {
+    // Each group's bytes reached the file before the first row of the group after next was pulled: the
+    // encoder (a worker thread here) runs at most a few chunks behind the source, never a whole file.
+    expect(sizeAtGroupStart[2]).toBeGreaterThan(0);
+    for (let g = 2; g < sizeAtGroupStart.length; g++) {
       expect(sizeAtGroupStart[g]).toBeGreaterThan(sizeAtGroupStart[g - 1] ?? 0);
     }
     // Low-cardinality columns are dictionary-encoded by the library.

@@ -1,0 +1,162 @@
+import { type FileHandle, open, rm } from 'node:fs/promises';
+import { ParquetWriter } from 'hyparquet-writer';
+import { ArchiverError } from '../errors/archiverError.ts';
+import { FileSinkWriter } from './fileSinkWriter.ts';
+import { type HistoryColumnOptions, historyColumnOptions } from './historyColumnOptions.ts';
+import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from './historySchema.ts';
+import { type ParquetCompression, parquetCompressors } from './parquetCompression.ts';
+import type { RowChunk } from './rowChunk.ts';
+
+/** What a draft writer needs to know; plain data, so the encoding worker receives the same. */
+export interface DraftWriterSettings {
+  rowGroupSize: number;
+  rowGroupBytes: number;
+  compression: ParquetCompression;
+}
+
+const COLUMN_OPTIONS = historyColumnOptions(HISTORY_PARQUET_SCHEMA);
+
+/**
+ * The encoding half of a history Parquet file: takes {@link RowChunk}s, cuts them into row groups (at
+ * `rowGroupSize` rows or `rowGroupBytes` of payload, whichever comes first), encodes each group as it
+ * fills and appends it to the file, strictly one after another. It runs on the main thread or in the
+ * encoding worker (`parquetWorker.ts`); both write the same bytes. Failures are `STORE_FAILED`, and
+ * remove the partial file.
+ */
+export class ParquetDraftWriter {
+  readonly path: string;
+  readonly #settings: DraftWriterSettings;
+  readonly #handle: FileHandle;
+  readonly #sink: FileSinkWriter;
+  readonly #parquet: ParquetWriter;
+  #group: unknown[][] = HISTORY_COLUMN_NAMES.map(() => []);
+  #groupRows = 0;
+  #groupBytes = 0;
+  #rows = 0;
+  #chain: Promise<void> = Promise.resolve();
+  #failed: unknown;
+  #state: 'open' | 'finished' | 'aborted' = 'open';
+
+  private constructor(path: string, settings: DraftWriterSettings, handle: FileHandle) {
+    this.path = path;
+    this.#settings = settings;
+    this.#handle = handle;
+    this.#sink = new FileSinkWriter(handle);
+    this.#parquet = new ParquetWriter({
+      writer: this.#sink,
+      schema: HISTORY_PARQUET_SCHEMA,
+      codec: settings.compression,
+      compressors: parquetCompressors(settings.compression),
+      statistics: true,
+      createdBy: 'tunnel-archiver (hyparquet-writer 0.17.0)',
+    });
+  }
+
+  /** Creates (truncates) `path`, mode 0600, and writes the Parquet header. */
+  static async create(path: string, settings: DraftWriterSettings): Promise<ParquetDraftWriter> {
+    // Fails with CONFIG_INVALID before the file exists when the codec is unavailable here.
+    parquetCompressors(settings.compression);
+    const handle = await wrapWrite(path, () => open(path, 'w', 0o600));
+    return new ParquetDraftWriter(path, settings, handle);
+  }
+
+  /** Rows taken so far (written or in the open group). */
+  get rows(): number {
+    return this.#rows + this.#groupRows;
+  }
+
+  /** Takes a chunk; returns a promise (to await) only when the chunk ended at least one row group. */
+  append(chunk: RowChunk): undefined | Promise<void> {
+    if (this.#state !== 'open') throw new ArchiverError('INTERNAL', `${this.path} is ${this.#state}`);
+    let flushed: Promise<void> | undefined;
+    const { rowGroupSize, rowGroupBytes } = this.#settings;
+    const columns = chunk.columns;
+    for (let r = 0; r < chunk.rows; r++) {
+      for (let c = 0; c < columns.length; c++) {
+        (this.#group[c] as unknown[]).push((columns[c] as unknown[])[r]);
+      }
+      this.#groupBytes += chunk.bytes[r] ?? 0;
+      if (++this.#groupRows >= rowGroupSize || this.#groupBytes >= rowGroupBytes) flushed = this.#flush();
+    }
+    return flushed;
+  }
+
+  /** Writes the last row group and the footer, closes the file. */
+  async finish(): Promise<{ rows: number; bytes: number }> {
+    if (this.#state !== 'open') throw new ArchiverError('INTERNAL', `${this.path} is ${this.#state}`);
+    try {
+      if (this.#groupRows > 0) await this.#flush();
+      else await this.#chain;
+      if (this.#failed !== undefined) throw this.#failed;
+      await wrapWrite(this.path, async () => {
+        await this.#parquet.finish();
+        await this.#handle.close();
+      });
+      this.#state = 'finished';
+      return { rows: this.#rows, bytes: this.#sink.offset };
+    } catch (error) {
+      await this.abort();
+      throw error;
+    }
+  }
+
+  /** Closes and removes the partial file; safe to call more than once, and after `finish`. */
+  async abort(): Promise<void> {
+    if (this.#state === 'aborted') return;
+    const wasOpen = this.#state === 'open';
+    this.#state = 'aborted';
+    this.#group = [];
+    await this.#chain.catch(() => undefined);
+    if (wasOpen) await this.#handle.close().catch(() => undefined);
+    await rm(this.path, { force: true }).catch(() => undefined);
+  }
+
+  #flush(): Promise<void> {
+    const group = this.#group;
+    const rows = this.#groupRows;
+    this.#group = HISTORY_COLUMN_NAMES.map(() => []);
+    this.#groupRows = 0;
+    this.#groupBytes = 0;
+    this.#chain = this.#chain.then(async () => {
+      if (this.#failed !== undefined) throw this.#failed;
+      try {
+        await wrapWrite(this.path, () => writeRowGroup(this.#parquet, group, rows));
+        this.#rows += rows;
+      } catch (error) {
+        this.#failed = error;
+        throw error;
+      }
+    });
+    return this.#chain;
+  }
+}
+
+/** Writes `group` as exactly one row group (the library would split it again at its own default size). */
+async function writeRowGroup(parquet: ParquetWriter, group: unknown[][], rows: number): Promise<void> {
+  const columnData = HISTORY_COLUMN_NAMES.map((name, i) => {
+    const data = group[i] as unknown[];
+    const options: HistoryColumnOptions = COLUMN_OPTIONS.get(name) ?? {
+      statistics: true,
+      offsetIndex: false,
+    };
+    // A dictionary of nothing (a column that is all null in this group) is left to the library.
+    if (options.encoding === 'RLE_DICTIONARY' && !data.some((v) => v !== null)) {
+      const { encoding: _dropped, ...rest } = options;
+      return { name, data, ...rest };
+    }
+    return { name, data, ...options };
+  });
+  await parquet.write({ columnData, rowGroupSize: rows });
+}
+
+async function wrapWrite<T>(localPath: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (ArchiverError.is(error)) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ArchiverError('STORE_FAILED', `writing Parquet file ${localPath} failed: ${message}`, {
+      cause: error,
+    });
+  }
+}
