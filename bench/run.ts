@@ -34,6 +34,8 @@ export interface BenchCase {
   size?: boolean;
   /** Run the archiver under the Lambda's Node (24, so ZSTD) instead of the Node running the bench. */
   lambdaNode?: boolean;
+  /** `PARQUET_ENCODER` of the archiver (default: the config's default, inline). */
+  encoder?: 'worker';
 }
 
 export interface CaseResult {
@@ -124,6 +126,20 @@ const FULL: BenchCase[] = [
     delayMs: 20,
     maxRatio: 1.1,
   },
+  {
+    name: 'backfill-1M-worker',
+    description: '60-day backfill, ~1M records, PARQUET_ENCODER=worker',
+    dataset: scaledDataset(MILLION_SCALE),
+    maxRatio: 1.3,
+    encoder: 'worker',
+  },
+  {
+    name: 'day-1M-worker',
+    description: 'one 1M-record day, PARQUET_ENCODER=worker',
+    dataset: flatDayDataset(1_000_000),
+    oneDay: true,
+    encoder: 'worker',
+  },
 ];
 
 const QUICK: BenchCase[] = [
@@ -157,10 +173,15 @@ const QUICK: BenchCase[] = [
   },
 ];
 
-async function child<T>(file: string, args: unknown, node = process.execPath): Promise<T> {
+async function child<T>(
+  file: string,
+  args: unknown,
+  node = process.execPath,
+  env: Record<string, string> = {},
+): Promise<T> {
   const { stdout } = await promisify(execFile)(node, [runTs, file, JSON.stringify(args)], {
     maxBuffer: 1 << 24,
-    env: { ...process.env, PAGE_SIZE: String(PAGE_SIZE), PAGE_CONCURRENCY: String(CONCURRENCY) },
+    env: { ...process.env, PAGE_SIZE: String(PAGE_SIZE), PAGE_CONCURRENCY: String(CONCURRENCY), ...env },
   });
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as T;
 }
@@ -210,6 +231,7 @@ async function runCase(c: BenchCase): Promise<CaseResult> {
           ...(c.size ? { columns: true } : {}),
         },
         c.lambdaNode ? LAMBDA_NODE : process.execPath,
+        c.encoder ? { PARQUET_ENCODER: c.encoder } : {},
       );
       const latencyBound = c.delayMs ? (bound.pages * c.delayMs) / 1000 / CONCURRENCY : undefined;
       const boundSeconds = latencyBound ?? bound.seconds;

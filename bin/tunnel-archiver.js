@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI directly (no build step): tsx registers an ESM loader for .ts files.
-import { register } from 'tsx/esm/api';
+// Runs the TypeScript CLI directly (no build step): bin/importTs.js bundles it with esbuild on first use
+// (and again whenever a source file changes), and the bundle is cached under node_modules/.cache.
+import { fileURLToPath } from 'node:url';
+import { importTs } from './importTs.js';
 
-register();
-const { main } = await import('../lib/cli/main.ts');
+const { main } = await importTs(fileURLToPath(new URL('../lib/cli/main.ts', import.meta.url)));
 process.exitCode = await main(process.argv.slice(2));

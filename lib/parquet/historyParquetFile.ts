@@ -53,35 +53,36 @@ const MAX_CHUNKS_IN_FLIGHT = 4;
 
 type Backend =
   | { kind: 'pending' }
-  | { kind: 'inline'; ready: Promise<ParquetDraftWriter> }
-  | { kind: 'worker'; client: ParquetWorkerClient; file: number; created: Promise<unknown> };
+  | { kind: 'inline'; writer: ParquetDraftWriter }
+  | { kind: 'worker'; client: ParquetWorkerClient; file: number };
 
 /**
  * One archive Parquet file written row by row, as rows arrive, so a day walk encodes while its next
  * pages are in flight and memory holds one row group, never the day. Rows are collected in columns
- * ({@link RowChunk}); a file that grows past {@link CHUNK_ROWS} rows hands its chunks to the encoding
- * worker thread (where the runtime has one), which cuts them into row groups (`rowGroupSize` rows or
- * `rowGroupBytes` of payload), encodes and appends them; smaller files are encoded here at `finish`.
- * `add` returns a promise only when the caller should wait (await it: that is the back-pressure).
- * Encodings and statistics per column follow `historyColumnOptions`; the codec is recorded in every
- * column chunk's metadata. Write failures are `STORE_FAILED`; `abort` (or any failure) removes the
- * partial file.
+ * ({@link RowChunk}) and handed on a chunk at a time; the draft writer cuts them into row groups
+ * (`rowGroupSize` rows or `rowGroupBytes` of payload), encodes and appends them. With the `worker`
+ * encoder a file that grows past {@link CHUNK_ROWS} rows is encoded by the worker thread (smaller files
+ * are encoded here at `finish`, and start no worker). `add` returns a promise only when the caller
+ * should wait (await it: that is the back-pressure): inline, when a row group is being written; with
+ * the worker, when {@link MAX_CHUNKS_IN_FLIGHT} chunks are not yet written. Encodings and statistics per
+ * column follow `historyColumnOptions`; the codec is recorded in every column chunk's metadata. Write
+ * failures are `STORE_FAILED`; `abort` (or any failure) removes the partial file.
  */
 export class HistoryParquetFile {
   readonly path: string;
   readonly #settings: DraftWriterSettings;
-  readonly #useWorker: boolean;
-  #backend: Backend = { kind: 'pending' };
+  #backend: Backend;
   #builder = new RowChunkBuilder();
   #rows = 0;
+  /** Worker calls not answered yet, oldest first (the worker answers a file's calls in order). */
   #inFlight: Promise<unknown>[] = [];
   #failed: unknown;
   #state: 'open' | 'finished' | 'aborted' = 'open';
 
-  private constructor(path: string, settings: DraftWriterSettings, useWorker: boolean) {
+  private constructor(path: string, settings: DraftWriterSettings, backend: Backend) {
     this.path = path;
     this.#settings = settings;
-    this.#useWorker = useWorker;
+    this.#backend = backend;
   }
 
   /** Creates (truncates) `path`, mode 0600. */
@@ -98,14 +99,15 @@ export class HistoryParquetFile {
       throw new ArchiverError('CONFIG_INVALID', `rowGroupBytes must be positive, got ${rowGroupBytes}`);
     }
     const compression = opts.compression ?? DEFAULT_PARQUET_COMPRESSION;
+    const settings = { rowGroupSize, rowGroupBytes, compression };
+    if ((opts.encoder ?? 'inline') === 'inline') {
+      const writer = await ParquetDraftWriter.create(path, settings);
+      return new HistoryParquetFile(path, settings, { kind: 'inline', writer });
+    }
     parquetCompressors(compression);
     // The file exists (0600) from here on, whichever thread writes it later.
     await wrapWrite(path, async () => (await open(path, 'w', 0o600)).close());
-    return new HistoryParquetFile(
-      path,
-      { rowGroupSize, rowGroupBytes, compression },
-      (opts.encoder ?? 'inline') === 'worker',
-    );
+    return new HistoryParquetFile(path, settings, { kind: 'pending' });
   }
 
   /** Rows added so far (buffered or written). */
@@ -128,14 +130,20 @@ export class HistoryParquetFile {
     if (this.#state !== 'open') throw new ArchiverError('INTERNAL', `${this.path} is ${this.#state}`);
     try {
       const rest = this.#builder.take();
-      if (this.#backend.kind === 'pending') this.#backend = this.#inline();
+      if (this.#backend.kind === 'pending') {
+        // Never a full chunk: too small to be worth a worker.
+        this.#backend = {
+          kind: 'inline',
+          writer: await ParquetDraftWriter.create(this.path, this.#settings),
+        };
+      }
       if (rest.rows > 0) await this.#hand(rest);
       await Promise.all(this.#inFlight);
       if (this.#failed !== undefined) throw this.#failed;
       const backend = this.#backend as Exclude<Backend, { kind: 'pending' }>;
       const result =
         backend.kind === 'inline'
-          ? await (await backend.ready).finish()
+          ? await backend.writer.finish()
           : ((await backend.client.call({ op: 'finish', file: backend.file })) as HistoryParquetFileResult);
       this.#state = 'finished';
       return result;
@@ -153,49 +161,47 @@ export class HistoryParquetFile {
     this.#builder = new RowChunkBuilder();
     await Promise.allSettled(this.#inFlight);
     const backend = this.#backend;
-    if (wasOpen && backend.kind === 'inline') {
-      await (await backend.ready.catch(() => undefined))?.abort();
-    }
+    if (wasOpen && backend.kind === 'inline') await backend.writer.abort();
     if (wasOpen && backend.kind === 'worker') {
       await backend.client.call({ op: 'abort', file: backend.file }).catch(() => undefined);
     }
     await rm(this.path, { force: true }).catch(() => undefined);
   }
 
-  /** Hands a chunk to the backend, choosing it on the first full chunk. */
+  /** Hands a chunk to the encoder (choosing it on the first full chunk); see `add` for the promise. */
   #hand(chunk: RowChunk): undefined | Promise<void> {
-    if (this.#backend.kind === 'pending') this.#backend = this.#chooseBackend();
-    const backend = this.#backend as Exclude<Backend, { kind: 'pending' }>;
-    // Appends are chained on one promise, so they reach the writer in order.
-    this.#track(
-      backend.kind === 'inline'
-        ? backend.ready.then((writer) => writer.append(chunk))
-        : backend.created.then(() => backend.client.call({ op: 'append', file: backend.file, chunk })),
-    );
+    if (this.#backend.kind === 'pending') {
+      const client = parquetWorker();
+      if (!client) {
+        // No worker here: encode inline from now on (the writer is created once, then used synchronously).
+        return ParquetDraftWriter.create(this.path, this.#settings).then((writer) => {
+          this.#backend = { kind: 'inline', writer };
+          return this.#hand(chunk);
+        });
+      }
+      const file = client.newFile();
+      this.#backend = { kind: 'worker', client, file };
+      this.#track(client.call({ op: 'create', file, path: this.path, settings: this.#settings }));
+    }
+    const backend = this.#backend;
+    if (backend.kind === 'inline') {
+      const flushing = backend.writer.append(chunk);
+      if (!flushing) return undefined;
+      return flushing.catch((error: unknown) => {
+        this.#failed ??= error;
+        throw error;
+      });
+    }
+    this.#track(backend.client.call({ op: 'append', file: backend.file, chunk }));
     if (this.#inFlight.length < MAX_CHUNKS_IN_FLIGHT) return undefined;
-    return Promise.race(this.#inFlight).then(() => {
+    // The oldest call first: the worker answers in order, so this bounds what is not yet written.
+    return (this.#inFlight[0] as Promise<unknown>).then(() => {
       if (this.#failed !== undefined) throw this.#failed;
     });
   }
 
-  #chooseBackend(): Backend {
-    const client = this.#useWorker ? parquetWorker() : undefined;
-    if (!client) return this.#inline();
-    const file = client.newFile();
-    const created = client.call({ op: 'create', file, path: this.path, settings: this.#settings });
-    this.#track(created);
-    return { kind: 'worker', client, file, created };
-  }
-
-  #inline(): Backend {
-    const ready = ParquetDraftWriter.create(this.path, this.#settings);
-    this.#track(ready);
-    return { kind: 'inline', ready };
-  }
-
-  /** Keeps `work` among the in-flight promises until it settles; its failure fails the file. */
-  #track(work: undefined | Promise<unknown>): undefined {
-    if (!work) return undefined;
+  /** Keeps a worker call among the in-flight ones until it settles; its failure fails the file. */
+  #track(work: Promise<unknown>): void {
     const tracked: Promise<unknown> = work.then(
       () => {
         this.#inFlight = this.#inFlight.filter((p) => p !== tracked);
@@ -206,7 +212,6 @@ export class HistoryParquetFile {
       },
     );
     this.#inFlight.push(tracked);
-    return undefined;
   }
 }
 

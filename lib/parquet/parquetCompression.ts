@@ -30,6 +30,7 @@ export function zstdAvailable(): boolean {
  * SNAPPY (in JavaScript) can still be asked for explicitly.
  */
 export function defaultParquetCompression(): ParquetCompression {
+  if (process.env.CODEC) return process.env.CODEC as ParquetCompression;
   return zstdAvailable() ? 'ZSTD' : 'GZIP';
 }
 

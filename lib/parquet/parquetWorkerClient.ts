@@ -103,11 +103,9 @@ export function parquetWorker(): ParquetWorkerClient | undefined {
 let bundled: string | null | undefined;
 
 /**
- * The worker's code: `parquetWorker.ts` and what it imports, bundled once per process by esbuild (which
- * tsx, the CLI's TypeScript runner, depends on) into one CommonJS script. Bundled rather than loaded
- * through tsx, whose loader hooks would run in two more threads (the worker and its hooks thread), each
- * with its own heap: about 70 MiB of RSS, measured. Null where there is no TypeScript entry beside this
- * module or no esbuild.
+ * The worker's code: `parquetWorker.ts` and what it imports, bundled once per process by esbuild (the
+ * CLI's own TypeScript bundler, bin/importTs.js) into one CommonJS script, so the worker needs no loader
+ * thread of its own. Null where there is no TypeScript entry beside this module or no esbuild.
  */
 function workerCode(): string | undefined {
   if (bundled !== undefined) return bundled ?? undefined;

@@ -30,7 +30,7 @@ const args = () => [
 
 beforeAll(async () => {
   // Slow responses stretch a run over seconds, so kills land in walks, uploads, commits and publishes.
-  world = await startWorld({ start: NOW, store: 's3', faults: { delayMs: 4 } });
+  world = await startWorld({ start: NOW, store: 's3', faults: { delayMs: 8 } });
   env = {
     TUNNEL_API_KEY: EMULATOR_PAID_KEY,
     AWS_ENDPOINT_URL_S3: world.s3?.endpoint ?? '',
@@ -50,7 +50,7 @@ describe('a run killed with SIGKILL at any instant', () => {
   it('resumes on the next run with every record archived exactly once', async () => {
     const kills: number[] = [];
     // Kill points spread over start-up, the walks, the uploads and the commits of the 60-day backfill.
-    for (const ms of [700, 1100, 1500, 1900, 2300, 2700, 3100, 3600, 4200, 5000]) {
+    for (const ms of [400, 700, 1000, 1300, 1700, 2100, 2600, 3200, 4000, 5000]) {
       const r = await runCli(args(), env, { killAfterMs: ms });
       if (r.signal === 'SIGKILL') kills.push(ms);
       else expect(r.code, r.stderr).toBe(0);

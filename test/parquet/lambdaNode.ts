@@ -8,5 +8,5 @@ export const LAMBDA_NODE =
   process.env.LAMBDA_NODE_BIN ??
   fileURLToPath(new URL('../../tools/lambda-node/node_modules/.bin/node', import.meta.url));
 
-/** bin/run-ts.js: runs a TypeScript file through tsx under whichever Node starts it. */
+/** bin/run-ts.js: runs a TypeScript file (bundled by esbuild) under whichever Node starts it. */
 export const RUN_TS = fileURLToPath(new URL('../../bin/run-ts.js', import.meta.url));

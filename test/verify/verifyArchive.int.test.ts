@@ -142,10 +142,10 @@ describe('verifyArchive', () => {
     const [first] = (await readHistoryRows(await readFile(join(dir, key)))) as unknown as ArchiveRow[];
     const big = key.replace(/[^/]+\.parquet$/, 'big.parquet');
     const hex = (i: number) => createHash('md5').update(String(i)).digest('hex');
-    // 40,000 random ids in 10 row groups (over 1 MiB), the last row repeating the first id.
-    const rows = Array.from({ length: 40_000 }, (_, i) => ({
+    // 60,000 random ids in 15 row groups (over 1 MiB), the last row repeating the first id.
+    const rows = Array.from({ length: 60_000 }, (_, i) => ({
       ...(first as ArchiveRow),
-      record_id: hex(i % 39_999),
+      record_id: hex(i % 59_999),
     }));
     await writeHistoryParquet(rows, join(dir, big), { rowGroupSize: 4_000 });
     const size = (await stat(join(dir, big))).size;
