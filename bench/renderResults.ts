@@ -51,7 +51,7 @@ export function renderResults(input: ResultsInput): string {
       '',
       '## Where the peak memory is',
       '',
-      'Sampled every 20 ms in the archiver process (MiB): its RSS before the run (code, the TypeScript loader, ' +
+      'Sampled every 20 ms in the archiver process (MiB): its RSS before the run (code, as one esbuild bundle, ' +
         'the embedded state server), then at the sampled peak the V8 heap (committed and used) and the memory ' +
         'outside it (`external`, of which ArrayBuffers: the id sets at 16 bytes an id, row-group buffers).',
       '',

@@ -23,18 +23,28 @@ function fingerprint(inputs) {
   return h.digest('hex');
 }
 
-/** Keeps each module's own `import.meta.url` (a bundle would otherwise give every module the bundle's). */
-const ownImportMetaUrl = {
-  name: 'own-import-meta-url',
-  setup(build) {
-    build.onLoad({ filter: /\.[cm]?ts$/ }, (args) => {
-      const source = readFileSync(args.path, 'utf8');
-      if (!source.includes('import.meta.url')) return undefined;
-      const url = JSON.stringify(pathToFileURL(args.path).href);
-      return { contents: source.replaceAll('import.meta.url', url), loader: 'ts' };
-    });
-  },
-};
+/**
+ * Keeps each module's own `import.meta.url` (a bundle would otherwise give every module the bundle's):
+ * esbuild's `define` replaces the expression in the syntax tree, never inside a string.
+ */
+function ownImportMetaUrl(esbuild) {
+  return {
+    name: 'own-import-meta-url',
+    setup(build) {
+      build.onLoad({ filter: /\.[cm]?ts$/ }, (args) => {
+        const source = readFileSync(args.path, 'utf8');
+        if (!source.includes('import.meta.url')) return undefined;
+        const { code } = esbuild.transformSync(source, {
+          loader: 'ts',
+          format: 'esm',
+          define: { 'import.meta.url': JSON.stringify(pathToFileURL(args.path).href) },
+          sourcefile: args.path,
+        });
+        return { contents: code, loader: 'js' };
+      });
+    },
+  };
+}
 
 /**
  * The bundle of `entry` (a path), built now unless a current one is cached; returns its file URL. Code
@@ -71,7 +81,7 @@ export async function bundleTs(entry) {
     metafile: true,
     write: false,
     logLevel: 'silent',
-    plugins: [ownImportMetaUrl],
+    plugins: [ownImportMetaUrl(esbuild)],
   });
   const inputs = Object.keys(result.metafile.inputs).map((p) => relative(ROOT, resolve(ROOT, p)));
   // A new folder per build, recorded last: a concurrent start never sees a half-written bundle, and a

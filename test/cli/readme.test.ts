@@ -135,6 +135,7 @@ describe('README', () => {
       codec: string;
       records: number;
       ratio: number;
+      archiverSeconds: number;
       peakRssMiB: number;
       maxRatio?: number;
       maxRssMiB?: number;
@@ -179,6 +180,17 @@ describe('README', () => {
     );
 
     expect(verdict('Lambda cold start')).toBe(status((results.cold?.medianMs ?? Infinity) <= 200));
+
+    // The worker encoder's speed-up and memory cost, from the paired million-record cases.
+    const named = (name: string) => results.results.find((r) => r.name === name) as Case;
+    const pairs = ['backfill-1M', 'day-1M'].map((name) => [named(name), named(`${name}-worker`)] as const);
+    const speedups = pairs.map(([inline, worker]) => inline.archiverSeconds / worker.archiverSeconds);
+    expect(text).toContain(
+      `\`PARQUET_ENCODER=worker\` is ${Math.min(...speedups).toFixed(1)}–${Math.max(...speedups).toFixed(1)}× faster`,
+    );
+    const extra = pairs.map(([inline, worker]) => worker.peakRssMiB - inline.peakRssMiB);
+    const meanExtra = extra.reduce((a, b) => a + b, 0) / extra.length;
+    expect(README).toContain(`the\nworker costs about ${Math.round(meanExtra / 10) * 10} MiB of peak RSS`);
   });
 
   it('states the chunk size and key prefix the live-session state store uses', () => {

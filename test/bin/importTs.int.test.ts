@@ -1,0 +1,56 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const RUN_TS = join(ROOT, 'bin', 'run-ts.js');
+let dir: string;
+
+beforeAll(async () => {
+  // Inside the repository (under test/), as every entry the bin runs is: its packages resolve from there.
+  dir = await mkdtemp(join(ROOT, 'test', 'bin', '.tmp-import-ts-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function runTs(file: string): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [RUN_TS, file], { encoding: 'utf8', cwd: ROOT });
+  return { code: r.status, stdout: r.stdout.trim(), stderr: r.stderr };
+}
+
+describe('bin/run-ts.js (esbuild bundle of a TypeScript entry)', () => {
+  it('gives every module its own import.meta.url, and leaves the text inside strings alone', async () => {
+    await writeFile(
+      join(dir, 'dep.ts'),
+      "export const depUrl: string = import.meta.url;\nexport const text = 'see import.meta.url here';\n",
+    );
+    await writeFile(
+      join(dir, 'entry.ts'),
+      "import { depUrl, text } from './dep.ts';\nconsole.log(JSON.stringify({ own: import.meta.url, depUrl, text }));\n",
+    );
+    const r = runTs(join(dir, 'entry.ts'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({
+      own: pathToFileURL(join(dir, 'entry.ts')).href,
+      depUrl: pathToFileURL(join(dir, 'dep.ts')).href,
+      text: 'see import.meta.url here',
+    });
+  });
+
+  it('rebuilds when a source file changes, and keeps a dynamic import lazy', async () => {
+    await writeFile(join(dir, 'lazy.ts'), "console.log('lazy loaded');\nexport const v = 1;\n");
+    const entry = join(dir, 'lazyEntry.ts');
+    await writeFile(
+      entry,
+      "console.log('first');\nif (process.env.LOAD_LAZY) await import('./lazy.ts');\n",
+    );
+    expect(runTs(entry).stdout).toBe('first');
+    await writeFile(entry, "console.log('second');\nif (process.env.LOAD_LAZY) await import('./lazy.ts');\n");
+    // A different mtime even on a coarse clock.
+    await utimes(entry, new Date(), new Date(Date.now() + 5_000));
+    expect(runTs(entry).stdout).toBe('second');
+  });
+});
