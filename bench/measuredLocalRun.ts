@@ -21,7 +21,7 @@ export interface MeasuredRun {
   baselineRssMiB: number;
   peakRssMiB: number;
   /** Where the sampled peak's memory was (MiB): V8 heap committed and used, external and ArrayBuffers. */
-  atPeak: { heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
+  atPeak: { seconds: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
 }
 
 /**
@@ -48,14 +48,16 @@ export async function measuredLocalRun(
     const baseline = process.memoryUsage().rss;
     let peak = baseline;
     let atPeak = process.memoryUsage();
+    let peakAt = 0;
+    const t0 = performance.now();
     const sampler = setInterval(() => {
       const now = process.memoryUsage();
       if (now.rss >= peak) {
         peak = now.rss;
         atPeak = now;
+        peakAt = (performance.now() - t0) / 1000;
       }
     }, 20);
-    const t0 = performance.now();
     try {
       const summary = await runArchive(
         {
@@ -75,6 +77,7 @@ export async function measuredLocalRun(
         baselineRssMiB: Math.round(baseline / 1_048_576),
         peakRssMiB: Math.round(peak / 1_048_576),
         atPeak: {
+          seconds: Math.round(peakAt * 10) / 10,
           heapTotal: Math.round(atPeak.heapTotal / 1_048_576),
           heapUsed: Math.round(atPeak.heapUsed / 1_048_576),
           external: Math.round(atPeak.external / 1_048_576),

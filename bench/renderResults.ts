@@ -53,15 +53,16 @@ export function renderResults(input: ResultsInput): string {
       '',
       'Sampled every 20 ms in the archiver process (MiB): its RSS before the run (code, as one esbuild bundle, ' +
         'the embedded state server), then at the sampled peak the V8 heap (committed and used) and the memory ' +
-        'outside it (`external`, of which ArrayBuffers: the id sets at 16 bytes an id, row-group buffers).',
+        'outside it (`external`, of which ArrayBuffers: the id sets at 16 bytes an id, row-group buffers), ' +
+        'and when in the run the peak came.',
       '',
-      '| case | RSS before the run | peak RSS | heap committed | heap used | external | of which ArrayBuffers |',
-      '|---|---:|---:|---:|---:|---:|---:|',
+      '| case | RSS before the run | peak RSS | peak at s (of the run) | heap committed | heap used | external | of which ArrayBuffers |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
     );
     for (const r of withMemory) {
       const m = r.memory as NonNullable<CaseResult['memory']>;
       lines.push(
-        `| ${r.description} | ${m.baselineRss} | ${r.peakRssMiB} | ${m.heapTotal} | ${m.heapUsed} | ${m.external} | ${m.arrayBuffers} |`,
+        `| ${r.description} | ${m.baselineRss} | ${r.peakRssMiB} | ${m.seconds ?? '?'} (${r.archiverSeconds}) | ${m.heapTotal} | ${m.heapUsed} | ${m.external} | ${m.arrayBuffers} |`,
       );
     }
   }

@@ -12,9 +12,14 @@ import type { ActiveRow } from './activeRow.ts';
 import { ACTIVE_BIGINT_COLUMNS, ACTIVE_COLUMN_NAMES, ACTIVE_PARQUET_SCHEMA } from './activeSchema.ts';
 
 /**
- * Encodes active rows as one Parquet file in memory (one row group). A snapshot yields a handful of
- * rows (changes only), so there is nothing to stream.
+ * Rows per row group of an active file. A snapshot usually yields a handful of rows (changes only): one
+ * row group. The first snapshot of a busy account lists every open tunnel (20,000 in the million-record
+ * bench), and the writer holds a byte array per string value of the group it encodes: groups of this size
+ * keep that to a few MiB instead of 50 (measured).
  */
+export const ACTIVE_ROW_GROUP_SIZE = 2048;
+
+/** Encodes active rows as one Parquet file in memory, in row groups of {@link ACTIVE_ROW_GROUP_SIZE}. */
 export async function activeParquetBytes(
   rows: readonly ActiveRow[],
   compression: ParquetCompression = DEFAULT_PARQUET_COMPRESSION,
@@ -32,7 +37,7 @@ export async function activeParquetBytes(
     name,
     data: rows.map((row) => (ACTIVE_BIGINT_COLUMNS.has(name) ? BigInt(row[name] as number) : row[name])),
   }));
-  if (rows.length > 0) await parquet.write({ columnData, rowGroupSize: rows.length });
+  if (rows.length > 0) await parquet.write({ columnData, rowGroupSize: ACTIVE_ROW_GROUP_SIZE });
   await parquet.finish();
   return new Uint8Array(writer.getBuffer());
 }

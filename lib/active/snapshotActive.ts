@@ -1,5 +1,6 @@
 import type { Clock } from '../clock/clock.ts';
 import { type Day, toDay } from '../clock/day.ts';
+import { relieveHeap } from '../engine/relieveHeap.ts';
 import type { Logger } from '../log/logger.ts';
 import type { TokenPolicy } from '../records/archiveRow.ts';
 import type { ActiveObservations, ActiveState, SnapshotGap, StateStore } from '../state/stateStore.ts';
@@ -94,6 +95,10 @@ export async function snapshotActive(
     tokenKey: deps.tokenKey,
     scheduleMs,
   });
+  // A busy account lists thousands of open tunnels: the parsed list is garbage from here on, and the
+  // state written next is several times its size (JSON, gzip, chunk requests). Each step starts from a
+  // collected heap, so their peaks do not stack (relieveHeap does nothing when little is held).
+  relieveHeap();
   if (diff.gap !== undefined) {
     deps.logger.warn('gap between active snapshots', { ...diff.gap, scheduleMs });
   }
@@ -116,7 +121,9 @@ export async function snapshotActive(
       version,
     });
     version = ahead.version;
+    relieveHeap();
     await deps.commitRows(dt, diff.rows);
+    relieveHeap();
   }
   await deps.state.putActiveState({ ...base, ...diff.next, gaps, version });
 

@@ -18,6 +18,7 @@ import { preflight } from './preflight.ts';
 import { publishAllPending } from './publishAllPending.ts';
 import { putDayMerging } from './putDayMerging.ts';
 import { rebuildStateFromArchive } from './rebuildStateFromArchive.ts';
+import { relieveHeap } from './relieveHeap.ts';
 import { makeRunTmpDir } from './runTmpDir.ts';
 import type {
   ActiveSummary,
@@ -290,12 +291,15 @@ async function snapshotInRun(
       },
       { tokenPolicy: options.tokenPolicy, windowDays: options.windowDays },
     );
+    // A big active list (its JSON, state and rows) is garbage now: not to be carried into the first walk.
+    relieveHeap();
     return {
       listed: r.listed,
       rows: r.events.seen + r.events.changed + r.events.gone,
       longSessions: r.longSessions.length,
     };
   } catch (error) {
+    relieveHeap();
     deps.logger.warn('active snapshot failed; the history run goes on', {
       code: ArchiverError.is(error) ? error.code : 'INTERNAL',
       error: error instanceof Error ? error.message : String(error),

@@ -9,6 +9,7 @@ import {
 import { type DraftWriterSettings, ParquetDraftWriter } from './parquetDraftWriter.ts';
 import { type ParquetWorkerClient, parquetWorker } from './parquetWorkerClient.ts';
 import { type RowChunk, RowChunkBuilder } from './rowChunk.ts';
+import { wrapParquetWrite } from './wrapParquetWrite.ts';
 
 /** Where row groups are encoded; the one list of names (config and CLI import it). */
 export const PARQUET_ENCODERS = ['inline', 'worker'] as const;
@@ -106,7 +107,7 @@ export class HistoryParquetFile {
     }
     parquetCompressors(compression);
     // The file exists (0600) from here on, whichever thread writes it later.
-    await wrapWrite(path, async () => (await open(path, 'w', 0o600)).close());
+    await wrapParquetWrite(path, async () => (await open(path, 'w', 0o600)).close());
     return new HistoryParquetFile(path, settings, { kind: 'pending' });
   }
 
@@ -212,17 +213,5 @@ export class HistoryParquetFile {
       },
     );
     this.#inFlight.push(tracked);
-  }
-}
-
-async function wrapWrite<T>(localPath: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (ArchiverError.is(error)) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    throw new ArchiverError('STORE_FAILED', `writing Parquet file ${localPath} failed: ${message}`, {
-      cause: error,
-    });
   }
 }

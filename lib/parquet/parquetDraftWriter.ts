@@ -6,6 +6,7 @@ import { type HistoryColumnOptions, historyColumnOptions } from './historyColumn
 import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from './historySchema.ts';
 import { type ParquetCompression, parquetCompressors } from './parquetCompression.ts';
 import type { RowChunk } from './rowChunk.ts';
+import { wrapParquetWrite } from './wrapParquetWrite.ts';
 
 /** What a draft writer needs to know; plain data, so the encoding worker receives the same. */
 export interface DraftWriterSettings {
@@ -56,7 +57,7 @@ export class ParquetDraftWriter {
   static async create(path: string, settings: DraftWriterSettings): Promise<ParquetDraftWriter> {
     // Fails with CONFIG_INVALID before the file exists when the codec is unavailable here.
     parquetCompressors(settings.compression);
-    const handle = await wrapWrite(path, () => open(path, 'w', 0o600));
+    const handle = await wrapParquetWrite(path, () => open(path, 'w', 0o600));
     return new ParquetDraftWriter(path, settings, handle);
   }
 
@@ -88,7 +89,7 @@ export class ParquetDraftWriter {
       if (this.#groupRows > 0) await this.#flush();
       else await this.#chain;
       if (this.#failed !== undefined) throw this.#failed;
-      await wrapWrite(this.path, async () => {
+      await wrapParquetWrite(this.path, async () => {
         await this.#parquet.finish();
         await this.#handle.close();
       });
@@ -120,7 +121,7 @@ export class ParquetDraftWriter {
     this.#chain = this.#chain.then(async () => {
       if (this.#failed !== undefined) throw this.#failed;
       try {
-        await wrapWrite(this.path, () => writeRowGroup(this.#parquet, group, rows));
+        await wrapParquetWrite(this.path, () => writeRowGroup(this.#parquet, group, rows));
         this.#rows += rows;
       } catch (error) {
         this.#failed = error;
@@ -147,16 +148,4 @@ async function writeRowGroup(parquet: ParquetWriter, group: unknown[][], rows: n
     return { name, data, ...options };
   });
   await parquet.write({ columnData, rowGroupSize: rows });
-}
-
-async function wrapWrite<T>(localPath: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (ArchiverError.is(error)) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    throw new ArchiverError('STORE_FAILED', `writing Parquet file ${localPath} failed: ${message}`, {
-      cause: error,
-    });
-  }
 }
