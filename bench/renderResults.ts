@@ -29,7 +29,11 @@ export function renderResults(input: ResultsInput): string {
     '',
     'BOUND: every page fetched once and `JSON.parse`d, nothing else (with latency: pages × latency ÷ ' +
       'concurrency). ARCHIVER: a full local run (embedded state, local folder) in its own process; peak RSS ' +
-      'is that process\u2019s high-water mark, with no heap cap.',
+      'is that process\u2019s high-water mark, with no heap cap. ' +
+      (input.quick
+        ? 'One run of each.'
+        : 'Each case runs both three times, alternating: bound s is the fastest bound run, archiver s the ' +
+          'median archiver run, peak RSS the highest of the three.'),
     '',
     '| case | records | pages | bound s | archiver s | ratio | target | met | peak RSS MiB | target | met |',
     '|---|---:|---:|---:|---:|---:|---:|:---:|---:|---:|:---:|',
