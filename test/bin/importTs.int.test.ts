@@ -16,8 +16,15 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function runTs(file: string): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [RUN_TS, file], { encoding: 'utf8', cwd: ROOT });
+function runTs(
+  file: string,
+  env: Record<string, string> = {},
+): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [RUN_TS, file], {
+    encoding: 'utf8',
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+  });
   return { code: r.status, stdout: r.stdout.trim(), stderr: r.stderr };
 }
 
@@ -43,12 +50,12 @@ describe('bin/run-ts.js (esbuild bundle of a TypeScript entry)', () => {
   it('rebuilds when a source file changes, and keeps a dynamic import lazy', async () => {
     await writeFile(join(dir, 'lazy.ts'), "console.log('lazy loaded');\nexport const v = 1;\n");
     const entry = join(dir, 'lazyEntry.ts');
-    await writeFile(
-      entry,
-      "console.log('first');\nif (process.env.LOAD_LAZY) await import('./lazy.ts');\n",
-    );
+    const body = (word: string) =>
+      `console.log('${word}');\nif (process.env.LOAD_LAZY) await import('./lazy.ts');\n`;
+    await writeFile(entry, body('first'));
     expect(runTs(entry).stdout).toBe('first');
-    await writeFile(entry, "console.log('second');\nif (process.env.LOAD_LAZY) await import('./lazy.ts');\n");
+    expect(runTs(entry, { LOAD_LAZY: '1' }).stdout).toBe('first\nlazy loaded');
+    await writeFile(entry, body('second'));
     // A different mtime even on a coarse clock.
     await utimes(entry, new Date(), new Date(Date.now() + 5_000));
     expect(runTs(entry).stdout).toBe('second');
