@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { addDays, toDay } from '../../lib/clock/day.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
+import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { archivedIds, startWorld, TEST_OPTIONS, TEST_TOKEN_KEY, type World } from './engineKit.ts';
 
@@ -11,7 +12,7 @@ afterEach(async () => {
   world = undefined;
 });
 
-describe('runArchive with PARQUET_ENCODER=worker', () => {
+describe('runArchive with PARQUET_ENCODER=worker (and inline, where the deadline cuts a walk)', () => {
   it('archives heavy days (several chunks per partition, shuffled pages) exactly once, and a rerun adds nothing', async () => {
     world = await startWorld({
       start: START,
@@ -38,4 +39,48 @@ describe('runArchive with PARQUET_ENCODER=worker', () => {
     expect(second.recordsNew).toBe(0);
     expect((await archivedIds(w.objects)).total).toBe(expected.size);
   }, 120_000);
+
+  // Pages are fetched two at a time: the deadline strikes one fetch while the other page's rows are still
+  // being added. The walk must let them finish before the drafts are committed (it once committed a draft
+  // whose rows and ids disagreed, and the day failed with INTERNAL instead of keeping what it held).
+  it.each(['worker', 'inline'] as const)(
+    '%s encoder: commits what a walk cut short by the deadline holds, and the next run completes the day exactly once',
+    async (encoder) => {
+      world = await startWorld({
+        start: START,
+        store: 'file',
+        dataset: { heavyEveryDays: 1, heavyMin: 5_000, heavyMax: 5_000, lateRate: 0 },
+        maxPageSize: 500,
+      });
+      const w = world;
+      const day = addDays(toDay(w.clock.now()), -6);
+      const options = { ...TEST_OPTIONS, onlyDays: [day], parquetEncoder: encoder };
+      // The deadline strikes after 8 pages (several chunks already with the worker).
+      let pages = 0;
+      const api = new Proxy(w.api, {
+        get(target, prop, receiver) {
+          if (prop !== 'historyPage') return Reflect.get(target, prop, receiver);
+          return async (...args: Parameters<typeof target.historyPage>) => {
+            if (++pages > 8) throw new ArchiverError('DEADLINE', 'aborted (deadline)');
+            return target.historyPage(...args);
+          };
+        },
+      });
+      const cut = await runArchive({ ...w.deps(), api }, options);
+      expect(cut.failedDays).toEqual([]);
+      expect(cut.days[0]).toMatchObject({ day, interrupted: true });
+      const held = cut.recordsNew;
+      expect(held).toBeGreaterThan(2 * 1024);
+      expect((await archivedIds(w.objects)).total).toBe(held);
+
+      const rest = await runArchive(w.deps(), options);
+      expect(rest.failedDays).toEqual([]);
+      const expected = new Set(w.emulator.truth(day).map((r) => recordId(r, TEST_TOKEN_KEY)));
+      const archive = await archivedIds(w.objects);
+      expect(archive.total).toBe(archive.distinct);
+      expect(new Set([...archive.byDt.values()].flat())).toEqual(expected);
+      expect(held + rest.recordsNew).toBe(expected.size);
+    },
+    120_000,
+  );
 });
