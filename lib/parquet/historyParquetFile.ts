@@ -7,7 +7,7 @@ import {
   parquetCompressors,
 } from './parquetCompression.ts';
 import { type DraftWriterSettings, ParquetDraftWriter } from './parquetDraftWriter.ts';
-import { type ParquetWorkerClient, parquetWorker } from './parquetWorkerClient.ts';
+import { type ParquetWorkerClient, parquetWorker, parquetWorkerAvailable } from './parquetWorkerClient.ts';
 import { type RowChunk, RowChunkBuilder } from './rowChunk.ts';
 import { wrapParquetWrite } from './wrapParquetWrite.ts';
 
@@ -101,7 +101,9 @@ export class HistoryParquetFile {
     }
     const compression = opts.compression ?? DEFAULT_PARQUET_COMPRESSION;
     const settings = { rowGroupSize, rowGroupBytes, compression };
-    if ((opts.encoder ?? 'inline') === 'inline') {
+    // Without a worker on this runtime, `worker` means inline, decided here once: a file never switches
+    // encoders while rows are still arriving (two concurrent adds could otherwise open it twice).
+    if ((opts.encoder ?? 'inline') === 'inline' || !parquetWorkerAvailable()) {
       const writer = await ParquetDraftWriter.create(path, settings);
       return new HistoryParquetFile(path, settings, { kind: 'inline', writer });
     }
@@ -172,14 +174,10 @@ export class HistoryParquetFile {
   /** Hands a chunk to the encoder (choosing it on the first full chunk); see `add` for the promise. */
   #hand(chunk: RowChunk): undefined | Promise<void> {
     if (this.#backend.kind === 'pending') {
+      // A worker was there when the file was created; one that died since is replaced here.
       const client = parquetWorker();
-      if (!client) {
-        // No worker here: encode inline from now on (the writer is created once, then used synchronously).
-        return ParquetDraftWriter.create(this.path, this.#settings).then((writer) => {
-          this.#backend = { kind: 'inline', writer };
-          return this.#hand(chunk);
-        });
-      }
+      if (!client)
+        throw new ArchiverError('STORE_FAILED', `${this.path}: the Parquet encoding worker cannot start`);
       const file = client.newFile();
       this.#backend = { kind: 'worker', client, file };
       this.#track(client.call({ op: 'create', file, path: this.path, settings: this.#settings }));

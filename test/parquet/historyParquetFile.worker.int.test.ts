@@ -100,4 +100,29 @@ describe('HistoryParquetFile with the worker encoder', () => {
     await file.abort();
     expect(existsSync(path)).toBe(false);
   });
+
+  it.each(['worker', 'inline'] as const)(
+    '%s: two producers adding to one file at once (as two pages of a walk do) write every row exactly once',
+    async (encoder) => {
+      const path = join(dir, `two-producers-${encoder}.parquet`);
+      const file = await HistoryParquetFile.create(path, { encoder, rowGroupSize: 700 });
+      const rows = manyRows(CHUNK_ROWS * 6 + 5);
+      const produce = async (mine: ArchiveRow[]) => {
+        for (const [i, row] of mine.entries()) {
+          const wait = file.add(row);
+          if (wait) await wait;
+          // Yield now and then, as a page's absorb does between rows of different pages.
+          if (i % 333 === 0) await new Promise((resolve) => setImmediate(resolve));
+        }
+      };
+      await Promise.all([
+        produce(rows.filter((_, i) => i % 2 === 0)),
+        produce(rows.filter((_, i) => i % 2 === 1)),
+      ]);
+      const written = await file.finish();
+      expect(written.rows).toBe(rows.length);
+      const back = (await rowsOf(path)).map((r) => r.record_id).sort();
+      expect(back).toEqual(rows.map((r) => r.record_id).sort());
+    },
+  );
 });
