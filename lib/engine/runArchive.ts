@@ -291,15 +291,12 @@ async function snapshotInRun(
       },
       { tokenPolicy: options.tokenPolicy, windowDays: options.windowDays },
     );
-    // A big active list (its JSON, state and rows) is garbage now: not to be carried into the first walk.
-    relieveHeap();
     return {
       listed: r.listed,
       rows: r.events.seen + r.events.changed + r.events.gone,
       longSessions: r.longSessions.length,
     };
   } catch (error) {
-    relieveHeap();
     deps.logger.warn('active snapshot failed; the history run goes on', {
       code: ArchiverError.is(error) ? error.code : 'INTERNAL',
       error: error instanceof Error ? error.message : String(error),
@@ -310,6 +307,9 @@ async function snapshotInRun(
       longSessions: 0,
       error: error instanceof Error ? error.message : String(error),
     };
+  } finally {
+    // A big active list (its JSON, state and rows) is garbage now: not to be carried into the first walk.
+    relieveHeap();
   }
 }
 

@@ -46,6 +46,11 @@ const ATHENA_TYPE: Record<ColumnKind, string> = {
   string_list: 'array<string>',
 };
 
+/** The columns written as INT64 timestamps (epoch milliseconds in the file). */
+export const HISTORY_TIMESTAMP_COLUMNS: ReadonlySet<keyof ArchiveRow> = new Set(
+  COLUMNS.filter((c) => c.kind === 'timestamp').map((c) => c.name),
+);
+
 /** Column order of the archive files, as in `ArchiveRow`. */
 export const HISTORY_COLUMN_NAMES: readonly (keyof ArchiveRow)[] = COLUMNS.map((c) => c.name);
 

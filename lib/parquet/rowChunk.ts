@@ -1,5 +1,5 @@
 import type { ArchiveRow } from '../records/archiveRow.ts';
-import { HISTORY_COLUMN_NAMES } from './historySchema.ts';
+import { HISTORY_COLUMN_NAMES, HISTORY_TIMESTAMP_COLUMNS } from './historySchema.ts';
 
 /**
  * Archive rows in columns, as a Parquet writer takes them and as they cross to the encoding worker
@@ -9,13 +9,15 @@ import { HISTORY_COLUMN_NAMES } from './historySchema.ts';
 export interface RowChunk {
   rows: number;
   columns: unknown[][];
-  /** Each row's payload (see `rowBytes`): where a row group ends is decided row by row from these. */
+  /**
+   * Each row's payload (UTF-16 length of its strings, 8 per other value): where a row group ends is
+   * decided row by row from these.
+   */
   bytes: number[];
 }
 
-const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(['start_time', 'end_time', 'archived_at']);
 const NAMES = HISTORY_COLUMN_NAMES;
-const IS_TIME = NAMES.map((n) => TIMESTAMP_COLUMNS.has(n));
+const IS_TIME = NAMES.map((n) => HISTORY_TIMESTAMP_COLUMNS.has(n));
 
 /** Collects rows into a {@link RowChunk}; `take` hands the chunk over and starts an empty one. */
 export class RowChunkBuilder {

@@ -12,14 +12,19 @@ afterEach(async () => {
   world = undefined;
 });
 
+/** A world whose every day is heavy (`perDay` sessions), served `pageCap` rows a page. */
+function heavyWorld(perDay: [number, number], pageCap: number): Promise<World> {
+  return startWorld({
+    start: START,
+    store: 'file',
+    dataset: { heavyEveryDays: 1, heavyMin: perDay[0], heavyMax: perDay[1], lateRate: 0 },
+    maxPageSize: pageCap,
+  });
+}
+
 describe('runArchive with PARQUET_ENCODER=worker (and inline, where the deadline cuts a walk)', () => {
   it('archives heavy days (several chunks per partition, shuffled pages) exactly once, and a rerun adds nothing', async () => {
-    world = await startWorld({
-      start: START,
-      store: 'file',
-      dataset: { heavyEveryDays: 1, heavyMin: 2_600, heavyMax: 3_400, lateRate: 0 },
-      maxPageSize: 700,
-    });
+    world = await heavyWorld([2_600, 3_400], 700);
     const w = world;
     const today = toDay(w.clock.now());
     const days = [addDays(today, -5), addDays(today, -4)];
@@ -46,12 +51,7 @@ describe('runArchive with PARQUET_ENCODER=worker (and inline, where the deadline
   it.each(['worker', 'inline'] as const)(
     '%s encoder: commits what a walk cut short by the deadline holds, and the next run completes the day exactly once',
     async (encoder) => {
-      world = await startWorld({
-        start: START,
-        store: 'file',
-        dataset: { heavyEveryDays: 1, heavyMin: 5_000, heavyMax: 5_000, lateRate: 0 },
-        maxPageSize: 500,
-      });
+      world = await heavyWorld([5_000, 5_000], 500);
       const w = world;
       const day = addDays(toDay(w.clock.now()), -6);
       const options = { ...TEST_OPTIONS, onlyDays: [day], parquetEncoder: encoder };
