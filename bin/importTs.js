@@ -1,5 +1,5 @@
 // Runs a TypeScript entry as one ESM bundle built by esbuild (which the project already installs), cached
-// under node_modules/.cache and rebuilt when any of its source files changes. Unlike a loader (tsx), this
+// under node_modules/.cache and rebuilt when the bytes of any of its source files change. Unlike a loader (tsx), this
 // adds no thread and no second V8 heap to the process: about 30 MiB less RSS, measured (bench/PROFILE.md).
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -9,31 +9,50 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CACHE = join(ROOT, 'node_modules', '.cache', 'tunnel-archiver');
 
-/** Every input's size and mtime, as recorded beside a bundle: the bundle is current while they match. */
-function fingerprint(inputs) {
+/**
+ * A digest of every input's bytes, as recorded beside a bundle: the bundle is current while it matches.
+ * Contents, not size and mtime: an edit that keeps both (a coarse clock, a restored mtime, a checkout)
+ * still rebuilds. `read` gives an input's bytes (by default from disk; at build time, the bytes esbuild
+ * bundled, so a file edited during the build is rebuilt next time rather than recorded as current).
+ */
+function fingerprint(inputs, read = (input) => readFileSync(join(ROOT, input))) {
   const h = createHash('sha256');
   for (const input of inputs) {
+    let bytes;
     try {
-      const s = statSync(join(ROOT, input));
-      h.update(`${input}\0${s.size}\0${s.mtimeMs}\n`);
+      bytes = read(input);
     } catch {
       h.update(`${input}\0missing\n`);
+      continue;
     }
+    h.update(`${input}\0${bytes.length}\0`);
+    h.update(bytes);
   }
   return h.digest('hex');
 }
 
+/** esbuild's loader for a source file it would otherwise read itself. */
+function loaderOf(path) {
+  if (/\.[cm]?ts$/.test(path)) return 'ts';
+  if (/\.json$/.test(path)) return 'json';
+  return 'js';
+}
+
 /**
- * Keeps each module's own `import.meta.url` (a bundle would otherwise give every module the bundle's):
+ * Reads every source the bundle is built from, keeping its bytes in `loaded` (for the fingerprint), and
+ * keeps each module's own `import.meta.url` (a bundle would otherwise give every module the bundle's):
  * esbuild's `define` replaces the expression in the syntax tree, never inside a string.
  */
-function ownImportMetaUrl(esbuild) {
+function readSources(esbuild, loaded) {
   return {
-    name: 'own-import-meta-url',
+    name: 'read-sources',
     setup(build) {
-      build.onLoad({ filter: /\.[cm]?ts$/ }, (args) => {
-        const source = readFileSync(args.path, 'utf8');
-        if (!source.includes('import.meta.url')) return undefined;
+      build.onLoad({ filter: /\.([cm]?[jt]s|json)$/ }, (args) => {
+        const bytes = readFileSync(args.path);
+        loaded.set(relative(ROOT, args.path), bytes);
+        const loader = loaderOf(args.path);
+        const source = bytes.toString('utf8');
+        if (loader !== 'ts' || !source.includes('import.meta.url')) return { contents: bytes, loader };
         const { code } = esbuild.transformSync(source, {
           loader: 'ts',
           format: 'esm',
@@ -66,6 +85,7 @@ export async function bundleTs(entry) {
     // No usable cache entry: build.
   }
   const esbuild = await import('esbuild');
+  const loaded = new Map();
   const result = await esbuild.build({
     entryPoints: [abs],
     absWorkingDir: ROOT,
@@ -81,7 +101,7 @@ export async function bundleTs(entry) {
     metafile: true,
     write: false,
     logLevel: 'silent',
-    plugins: [ownImportMetaUrl(esbuild)],
+    plugins: [readSources(esbuild, loaded)],
   });
   const inputs = Object.keys(result.metafile.inputs).map((p) => relative(ROOT, resolve(ROOT, p)));
   // A new folder per build, recorded last: a concurrent start never sees a half-written bundle, and a
@@ -98,7 +118,8 @@ export async function bundleTs(entry) {
   }
   if (!main) throw new Error(`esbuild produced no entry for ${entry}`);
   const tmp = `${metaFile}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ fingerprint: fingerprint(inputs), inputs, dir, main }));
+  const bundled = (input) => loaded.get(input) ?? readFileSync(join(ROOT, input));
+  writeFileSync(tmp, JSON.stringify({ fingerprint: fingerprint(inputs, bundled), inputs, dir, main }));
   renameSync(tmp, metaFile);
   pruneOlderBuilds(name, dir);
   return pathToFileURL(join(CACHE, dir, main)).href;

@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const RUN_TS = join(ROOT, 'bin', 'run-ts.js');
+const CACHE = join(ROOT, 'node_modules', '.cache', 'tunnel-archiver');
 let dir: string;
 
 beforeAll(async () => {
@@ -15,6 +17,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
+
+/** The build folder the cache records for `entry` (bin/importTs.js names its record after the path). */
+async function cachedBuild(entry: string): Promise<string> {
+  const name = createHash('sha256').update(relative(ROOT, entry)).digest('hex').slice(0, 16);
+  return (JSON.parse(await readFile(join(CACHE, `${name}.json`), 'utf8')) as { dir: string }).dir;
+}
 
 function runTs(
   file: string,
@@ -55,9 +63,20 @@ describe('bin/run-ts.js (esbuild bundle of a TypeScript entry)', () => {
     await writeFile(entry, body('first'));
     expect(runTs(entry).stdout).toBe('first');
     expect(runTs(entry, { LOAD_LAZY: '1' }).stdout).toBe('first\nlazy loaded');
+    // A whole-second mtime, set again after the next edit: size and mtime then match exactly.
+    const mtime = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
     await writeFile(entry, body('second'));
-    // A different mtime even on a coarse clock.
-    await utimes(entry, new Date(), new Date(Date.now() + 5_000));
+    await utimes(entry, mtime, mtime);
     expect(runTs(entry).stdout).toBe('second');
+    const before = await stat(entry);
+    await writeFile(entry, body('thirds'));
+    await utimes(entry, mtime, mtime);
+    const after = await stat(entry);
+    expect([after.size, after.mtimeMs]).toEqual([before.size, before.mtimeMs]);
+    expect(runTs(entry).stdout).toBe('thirds');
+    // Unchanged bytes: the cached bundle is reused (no new build folder).
+    const build = await cachedBuild(entry);
+    expect(runTs(entry).stdout).toBe('thirds');
+    expect(await cachedBuild(entry)).toBe(build);
   });
 });
