@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,8 +17,9 @@ import {
 import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import { recordId } from '../../lib/records/recordId.ts';
+import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
 import { LAMBDA_NODE } from '../parquet/lambdaNode.ts';
-import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
+import { type DynaliteHandle, localDynamoClient, startDynalite } from '../support/startDynalite.ts';
 import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
 import { type KmsStubHandle, startKmsStub } from './startKmsStub.ts';
 import { type SecretsStubHandle, startSecretsStub } from './startSecretsStub.ts';
@@ -69,10 +70,19 @@ afterAll(async () => {
 async function invokeBundle(
   events: unknown[],
   env: Record<string, string> = {},
+  entry = bundle,
 ): Promise<{ results: { ok: boolean; value: unknown }[]; stdout: string }> {
   const script = `
+    import workerThreads from 'node:worker_threads';
+    import { syncBuiltinESMExports } from 'node:module';
+    // Counts the worker threads the bundle starts (its \`import { Worker }\` binds after this patch).
+    let workers = 0;
+    const { Worker } = workerThreads;
+    workerThreads.Worker = class extends Worker { constructor(...a) { super(...a); workers++; } };
+    syncBuiltinESMExports();
+    process.on('exit', () => console.log('WORKERS ' + workers));
     console.log('NODE ' + process.versions.node);
-    const { handler } = await import(${JSON.stringify(bundle)});
+    const { handler } = await import(${JSON.stringify(entry)});
     const context = {
       functionName: 'tunnel-archiver', functionVersion: '$LATEST', memoryLimitInMB: '1024', awsRequestId: 'req-1',
       invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:tunnel-archiver',
@@ -117,15 +127,15 @@ async function invokeBundle(
 const codecs = new Set<string>();
 
 /** Every record id in the archive's Parquet files, duplicates kept (and their codecs into `codecs`). */
-async function archivedIds(): Promise<string[]> {
+async function archivedIds(store: S3rverHandle = s3): Promise<string[]> {
   const ids: string[] = [];
   let token: string | undefined;
   do {
-    const page = await s3.client.send(
-      new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'history/', ContinuationToken: token }),
+    const page = await store.client.send(
+      new ListObjectsV2Command({ Bucket: store.bucket, Prefix: 'history/', ContinuationToken: token }),
     );
     for (const o of page.Contents ?? []) {
-      const body = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: o.Key }));
+      const body = await store.client.send(new GetObjectCommand({ Bucket: store.bucket, Key: o.Key }));
       const bytes = await body.Body!.transformToByteArray();
       ids.push(...(await readRecordIds(bytes)));
       const meta = parquetMetadata(
@@ -138,10 +148,10 @@ async function archivedIds(): Promise<string[]> {
   return ids;
 }
 
-const truthIds = (days: string[], at: Date) =>
+const truthIds = (days: string[], at: Date, from: EmulatorHandle = emulator) =>
   new Set(
     days.flatMap((d) =>
-      emulator.truth(d, at).map((r) => recordId(r, tokenKeyFromSecret('k'.repeat(64), TOKEN_KEY_SECRET_ID))),
+      from.truth(d, at).map((r) => recordId(r, tokenKeyFromSecret('k'.repeat(64), TOKEN_KEY_SECRET_ID))),
     ),
   );
 
@@ -231,5 +241,50 @@ describe('the CDK-bundled handler', () => {
       .map((l) => JSON.parse(l));
     expect(emf).toEqual([expect.objectContaining({ VerifyFailures: result.failures.length })]);
     expect(stdout).not.toContain(EMULATOR_PAID_KEY);
+  });
+  it('encodes inline even when PARQUET_ENCODER=worker asks for the worker: the bundle has no worker entry', async () => {
+    // Every day past one chunk (1,024 rows), so the CLI would start its encoding worker for it.
+    const heavy = await startEmulator({
+      seed: 12,
+      dataset: { quietDayRate: 0, normalMin: 1_500, normalMax: 1_600, heavyMin: 1_500, heavyMax: 1_600 },
+    });
+    const store = await startS3rver('lambda-worker');
+    try {
+      const table = `${dynamo.table}-worker`;
+      await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
+      const day = addDays(toDay(new Date()), -3);
+      const before = new Date();
+      const { results, stdout } = await invokeBundle([{ backfillDays: [day] }], {
+        PARQUET_ENCODER: 'worker',
+        TUNNEL_API_BASE_URL: heavy.url,
+        ARCHIVE_DEST: `s3://${store.bucket}/`,
+        ARCHIVE_STATE: `dynamodb://${table}`,
+        AWS_ENDPOINT_URL_S3: store.endpoint,
+      });
+      expect(
+        results.map((r) => r.ok),
+        stdout.slice(-2000),
+      ).toEqual([true]);
+      expect(/^WORKERS (\d+)$/m.exec(stdout)?.[1]).toBe('0');
+      const ids = await archivedIds(store);
+      expect(ids.length).toBeGreaterThan(1_024);
+      expect(new Set(ids).size).toBe(ids.length);
+      const archived = new Set(ids);
+      expect([...truthIds([day], before, heavy)].filter((id) => !archived.has(id))).toEqual([]);
+    } finally {
+      await Promise.allSettled([heavy.close(), store.close()]);
+    }
+  });
+
+  it('sees a worker thread that a module imported like the bundle starts (the count above can fail)', async () => {
+    const probe = join(outdir, 'starts-a-worker.mjs');
+    writeFileSync(
+      probe,
+      "import { Worker } from 'node:worker_threads';\n" +
+        "export const handler = () => new Promise((r) => new Worker('', { eval: true }).on('exit', r));\n",
+    );
+    const { results, stdout } = await invokeBundle([{}], {}, probe);
+    expect(results.map((r) => r.ok)).toEqual([true]);
+    expect(/^WORKERS (\d+)$/m.exec(stdout)?.[1]).toBe('1');
   });
 });
