@@ -131,6 +131,14 @@ const FULL: BenchCase[] = [
     maxRatio: 1.1,
   },
   {
+    // No target: where latency, not CPU, decides, the work of a page must hide under the next fetches.
+    name: 'day-100k-150ms',
+    description: 'one 100k-record day, 150 ms per request (overlap)',
+    dataset: flatDayDataset(100_000),
+    oneDay: true,
+    delayMs: 150,
+  },
+  {
     name: 'backfill-1M-worker',
     description: '60-day backfill, ~1M records, PARQUET_ENCODER=worker',
     dataset: scaledDataset(MILLION_SCALE),

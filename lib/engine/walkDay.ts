@@ -5,6 +5,7 @@ import { rawRecordId } from '../records/recordId.ts';
 import type { HistoryPage, HistoryRecord, RejectedRecord } from '../upstream/schemas.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
 import { IdSet } from './idSet.ts';
+import { Limiter } from './limiter.ts';
 import { mapLimit } from './mapLimit.ts';
 
 /**
@@ -14,6 +15,15 @@ import { mapLimit } from './mapLimit.ts';
  * what is archived. Rows the pages themselves proved are never given up this way, only at `maxPasses`.
  */
 export const STALLED_PASSES = 5;
+
+/**
+ * Pages a walk may hold per request it may have in flight: one being fetched, one fetched and waiting for
+ * (or in) `absorb`. So at most `2 × concurrency` parsed pages are in memory.
+ */
+export const PAGES_HELD_PER_REQUEST = 2;
+
+/** A walk yields to the event loop every 256 rows it absorbs without waiting (see `absorb`). */
+const YIELD_EVERY_MASK = 255;
 
 /** Default cap on passes: enough for a million-row day reshuffled per request (about 19 passes), twice over. */
 export const DEFAULT_MAX_PASSES = 50;
@@ -111,6 +121,7 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
   const opts = options.signal ? { signal: options.signal } : {};
   const collected = () => sink.distinct + rejected.size;
 
+  let absorbed = 0;
   const absorb = async (page: HistoryPage): Promise<void> => {
     pages++;
     totals.add(page.totalElements);
@@ -129,6 +140,9 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
       }
       const pending = sink.add(row);
       if (pending) await pending;
+      // Let the event loop in now and then: a response that arrived meanwhile is read, and the next
+      // request sent, at once rather than after the whole page (keeps `concurrency` requests in flight).
+      else if ((++absorbed & YIELD_EVERY_MASK) === 0) await new Promise(setImmediate);
     }
     for (const r of page.rejected) {
       const id = rawRecordId(r.raw, options.tokenKey);
@@ -149,11 +163,15 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
       const size = first.size > 0 ? first.size : Math.max(itemsOf(first), 1);
       const planned = Math.max(1, first.totalPages, Math.ceil(first.totalElements / size));
       const lengths = new Map<number, number>([[0, itemsOf(first)]]);
+      // Requests run ahead of absorbing: `concurrency` of them in flight (the load the server sees), and
+      // as many fetched pages again may wait for (or be in) `absorb`, so a page's CPU work (validation,
+      // ids, encoding) hides under the latency of the next pages instead of adding to it.
+      const requests = new Limiter(options.concurrency);
       await mapLimit(
         Array.from({ length: Math.min(planned, options.maxPagesPerDay) - 1 }, (_, i) => i + 1),
-        options.concurrency,
+        PAGES_HELD_PER_REQUEST * options.concurrency,
         async (n) => {
-          const page = await api.historyPage(day, day, n, size, opts);
+          const page = await requests.run(() => api.historyPage(day, day, n, size, opts));
           lengths.set(n, itemsOf(page));
           await absorb(page);
         },

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import {
   DEFAULT_MAX_PASSES,
@@ -10,6 +10,7 @@ import {
 } from '../../lib/engine/walkDay.ts';
 import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
 import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
+import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 import { dayOfRecords, ScriptedUpstream, type ScriptedUpstreamOptions } from '../support/scriptedUpstream.ts';
 
 const DAY = '2026-11-10';
@@ -165,6 +166,56 @@ describe('walkDay', () => {
     expect(walk.interrupted).toBe(true);
     expect(walk.complete).toBe(false);
     expect(walk.distinct).toBe(1500);
+  });
+
+  it('keeps `concurrency` requests in flight while pages are absorbed, never more, holding at most 2 pages a request', async () => {
+    const inner = server(1000, { maxPageSize: 100, reshuffle: false });
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const api: UpstreamApi = {
+      listActive: () => inner.listActive(),
+      historyPage: async (...args) => {
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        try {
+          return await inner.historyPage(...args);
+        } finally {
+          inFlight--;
+        }
+      },
+    };
+    // After the first page, every row blocks its page's absorb until released (a slow encoder).
+    let release: () => void = () => undefined;
+    const blocked = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const rows = new DistinctRows((row) =>
+      row.record_id && inner.requests.length > 1 ? blocked : undefined,
+    );
+    const walking = walkDay(api, DAY, options({ concurrency: 2, sink: rows }));
+    // Page 0 alone, then 2 requests at a time until 4 fetched pages wait in absorb: 1 + 2 × 2 requests.
+    await vi.waitFor(() => expect(inner.requests.length).toBe(5));
+    for (let i = 0; i < 20; i++) await new Promise(setImmediate);
+    expect(inner.requests.length).toBe(5);
+    expect(inFlight).toBe(0);
+    release();
+    const walk = await walking;
+    expect(walk.distinct).toBe(1000);
+    expect(walk.complete).toBe(true);
+    expect(maxInFlight).toBe(2);
+  });
+
+  it('lets the event loop in while it absorbs a long page', async () => {
+    const api = server(2000, { reshuffle: false });
+    let taken = 0;
+    let takenWhenLoopRan: number | undefined;
+    const sink = new DistinctRows(() => {
+      if (taken++ === 0) setImmediate(() => (takenWhenLoopRan = taken));
+      return undefined;
+    });
+    await walkDay(api, DAY, options({ sink }));
+    expect(taken).toBe(2000);
+    // A callback queued at the page's first row ran long before the page's last row.
+    expect(takenWhenLoopRan).toBeLessThanOrEqual(256);
   });
 
   it('quarantines an item that passes the schema but cannot become a row, and goes on', async () => {
