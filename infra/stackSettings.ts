@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArchiverError } from '../lib/errors/archiverError.ts';
 import { TOKEN_POLICIES, type TokenPolicy } from '../lib/records/archiveRow.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Day, isDay } from '../../lib/clock/day.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 
 /** Settings only the snapshot function reads (the rest comes from `loadConfig`). */

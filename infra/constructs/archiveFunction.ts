@@ -54,6 +54,7 @@ export const LAMBDA_BUNDLING: BundlingOptions = {
   banner: ESM_REQUIRE_BANNER,
   minify: true,
   sourceMap: true,
+  sourcesContent: false,
   // Bundle the AWS SDK too: the code runs against the exact versions it was tested with.
   externalModules: [],
   forceDockerBundling: false,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { PARQUET_ENCODERS } from '../parquet/historyParquetFile.ts';
 import { TOKEN_POLICIES } from '../records/archiveRow.ts';

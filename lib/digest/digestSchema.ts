@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { canonicalJson } from '../records/canonicalJson.ts';
 import { SIGNATURE_ALGORITHMS } from './digestSigner.ts';
 

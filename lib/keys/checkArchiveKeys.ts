@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { digestKeys } from '../digest/digestKeys.ts';
 import type { DigestSigner } from '../digest/digestSigner.ts';
 import { ArchiverError } from '../errors/archiverError.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isDay } from '../clock/day.ts';
 import type { ActiveState, ArchiveMeta, DayState, PartitionManifest } from './stateStore.ts';
 

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** zod issues as one readable line: `path: message; path: message`. */
 export function formatIssues(error: z.ZodError, max = 5): string {

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { validateHistoryRecord } from '../records/validateHistoryRecord.ts';
 import { formatIssues } from './formatIssues.ts';
 import {
