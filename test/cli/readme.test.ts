@@ -187,7 +187,9 @@ describe('README', () => {
     const pairs = ['backfill-1M', 'day-1M'].map((name) => [named(name), named(`${name}-worker`)] as const);
     const speedups = pairs.map(([inline, worker]) => inline.archiverSeconds / worker.archiverSeconds);
     const [slow, fast] = [Math.min(...speedups).toFixed(1), Math.max(...speedups).toFixed(1)];
-    expect(text).toContain(`\`PARQUET_ENCODER=worker\` is ${slow === fast ? slow : `${slow}–${fast}`}× faster`);
+    expect(text).toContain(
+      `\`PARQUET_ENCODER=worker\` is ${slow === fast ? slow : `${slow}–${fast}`}× faster`,
+    );
     const extra = pairs.map(([inline, worker]) => worker.peakRssMiB - inline.peakRssMiB);
     const meanExtra = extra.reduce((a, b) => a + b, 0) / extra.length;
     expect(README).toContain(`the\nworker costs about ${Math.round(meanExtra / 10) * 10} MiB of peak RSS`);
