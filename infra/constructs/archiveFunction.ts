@@ -45,6 +45,16 @@ export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
 export const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
+/**
+ * Builtins the bundle loads with `require()` instead of `import`. Importing a builtin as ESM makes Node
+ * build a facade of all its exports, which reads every lazy getter: for `node:http` on Node 24 that
+ * loads Node's own copy of undici (its WebSocket classes). Measured on the Lambda's Node, 15 ms of cold
+ * start for these three (bench/PROFILE.md). Each name has a one-line CommonJS file in
+ * infra/bundling/builtins/; an alias also covers subpaths (`node:x/y`), so only builtins without
+ * subpath modules belong here.
+ */
+export const BUILTINS_BY_REQUIRE = ['http', 'https', 'process'] as const;
+
 /** How every function of the stack is bundled: one ESM file for the Lambda's Node major, SDK included. */
 export const LAMBDA_BUNDLING: BundlingOptions = {
   format: OutputFormat.ESM,
@@ -58,6 +68,10 @@ export const LAMBDA_BUNDLING: BundlingOptions = {
   // Bundle the AWS SDK too: the code runs against the exact versions it was tested with.
   externalModules: [],
   forceDockerBundling: false,
+  // Resolved in the bundling's working directory, the project root.
+  esbuildArgs: {
+    '--alias': BUILTINS_BY_REQUIRE.map((name) => `node:${name}=./infra/bundling/builtins/${name}.cjs`),
+  },
 };
 
 /**

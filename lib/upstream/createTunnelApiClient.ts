@@ -1,8 +1,9 @@
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { type Clock, systemClock } from '../clock/clock.ts';
 import { type Day, isDay } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { type Logger, silentLogger } from '../log/logger.ts';
+import { createUndiciAgent } from './createUndiciAgent.ts';
 import { type Parsed, parseActiveList, parseHistoryPage } from './parseResponses.ts';
 import { redactError } from './redactSecret.ts';
 import { type AttemptRequest, requestJsonOnce } from './requestJsonOnce.ts';
@@ -18,7 +19,7 @@ export interface TunnelApiClientOptions {
   /** Default {@link DEFAULT_BASE_URL}; a trailing slash or a path prefix is fine. */
   baseUrl?: string;
   apiKey: string;
-  /** Default: a keep-alive undici `Agent` owned (and closed) by the client. */
+  /** Default: a keep-alive undici `Agent` (`createUndiciAgent`) owned (and closed) by the client. */
   dispatcher?: Dispatcher;
   clock?: Clock;
   /** Jitter source in [0, 1); default `Math.random`. */
@@ -52,7 +53,7 @@ export function createTunnelApiClient(options: TunnelApiClientOptions): TunnelAp
   const owned = options.dispatcher === undefined;
   const dispatcher =
     options.dispatcher ??
-    new Agent({ keepAliveTimeout: 10_000, connect: { timeout: options.connectTimeoutMs ?? 10_000 } });
+    createUndiciAgent({ keepAliveTimeout: 10_000, connect: { timeout: options.connectTimeoutMs ?? 10_000 } });
   const headers = { authorization: `Bearer ${apiKey}`, accept: 'application/json', 'user-agent': USER_AGENT };
   let closed = false;
   /** Set by the first 2xx: from then on an unreachable host is a blip worth retrying. */

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { parquetMetadata } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LAMBDA_NODE_MAJOR } from '../../infra/constructs/archiveFunction.ts';
+import { BUILTINS_BY_REQUIRE, LAMBDA_NODE_MAJOR } from '../../infra/constructs/archiveFunction.ts';
 import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
 import {
   EMULATOR_FREE_KEY,
@@ -83,6 +83,8 @@ async function invokeBundle(
     process.on('exit', () => console.log('WORKERS ' + workers));
     console.log('NODE ' + process.versions.node);
     const { handler } = await import(${JSON.stringify(entry)});
+    // The builtin modules Node loaded by the end of the import, the handler's cold start.
+    console.log('LOADED ' + JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule '))));
     const context = {
       functionName: 'tunnel-archiver', functionVersion: '$LATEST', memoryLimitInMB: '1024', awsRequestId: 'req-1',
       invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:tunnel-archiver',
@@ -177,6 +179,27 @@ describe('the CDK-bundled handler', () => {
     };
     expect(map.sources.some((s) => s.endsWith('functions/archive-history/handler.ts'))).toBe(true);
     expect(map.sourcesContent ?? []).toEqual([]);
+  });
+
+  it('leaves out undici beyond its Agent, and imports http, https and process through require()', () => {
+    const source = readFileSync(bundle, 'utf8');
+    // lib/global.js of undici's package index (loaded with fetch, WebSocket and the rest) holds this symbol.
+    expect(source).not.toContain('undici.globalDispatcher.1');
+    expect(source).not.toContain('globalThis.Headers');
+    for (const name of BUILTINS_BY_REQUIRE) {
+      expect(source).not.toMatch(new RegExp(`from\\s*["']node:${name}["']`));
+      // infra/bundling/builtins/<name>.cjs, minified: `module.exports = require('<name>')`.
+      expect(source).toMatch(new RegExp(`exports=\\w+\\("${name}"\\)`));
+    }
+  });
+
+  it("loads neither Node's own undici nor an ESM facade of node:http while the handler starts", async () => {
+    const { stdout } = await invokeBundle([]);
+    const loaded = JSON.parse(/^LOADED (.*)$/m.exec(stdout)?.[1] ?? 'null') as string[];
+    // The handler did start: its AWS clients need node:https, loaded as CommonJS.
+    expect(loaded).toContain('NativeModule https');
+    // Node's undici comes with the web globals (Headers, fetch) or with an ESM import of node:http.
+    expect(loaded.filter((m) => m.includes('undici'))).toEqual([]);
   });
 
   it('runs under the Lambda runtime Node major', async () => {
