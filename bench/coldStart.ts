@@ -12,6 +12,8 @@ export interface ColdStartResult {
   /** Module import plus module-scope handler init (clients, config, logger), per fresh process. */
   samplesMs: number[];
   medianMs: number;
+  /** When it was measured (ISO), set by the bench run. */
+  measuredAt?: string;
 }
 
 /**

@@ -16,6 +16,28 @@ export interface ResultsInput {
 
 const MiB = 1_048_576;
 
+/**
+ * `--only` re-runs some cases and keeps the others' figures: when they come from more than one run,
+ * a line says which figures were measured when (and the load average above is the last run's).
+ */
+function measuredIn(input: ResultsInput): string[] {
+  const byTime = new Map<string, string[]>();
+  const add = (name: string, at: string | undefined) => {
+    const key = at ?? input.at.toISOString();
+    byTime.set(key, [...(byTime.get(key) ?? []), name]);
+  };
+  for (const r of input.results) add(r.name, r.measuredAt);
+  if (input.cold) add('cold-start', input.cold.measuredAt);
+  if (byTime.size <= 1) return [];
+  const runs = [...byTime].sort(([a], [b]) => a.localeCompare(b));
+  return [
+    `Figures from ${runs.length} runs (the load average above is the last one\u2019s): ` +
+      runs.map(([at, names]) => `${at.slice(0, 16).replace('T', ' ')} UTC: ${names.join(', ')}`).join('; ') +
+      '.',
+    '',
+  ];
+}
+
 /** bench/RESULTS.md: every figure of the run next to its target, and whether it is met. */
 export function renderResults(input: ResultsInput): string {
   const { results, cold } = input;
@@ -27,6 +49,7 @@ export function renderResults(input: ResultsInput): string {
       `page size ${input.pageSize}, ${input.concurrency} pages at once; load average ${input.load[0]} → ` +
       `${input.load[1]} on ${cpus().length} cores). Do not edit: re-run the bench.`,
     '',
+    ...measuredIn(input),
     'BOUND: every page fetched once and `JSON.parse`d, nothing else (with latency: pages × latency ÷ ' +
       'concurrency). ARCHIVER: a full local run (embedded state, local folder) in its own process; peak RSS ' +
       'is that process\u2019s high-water mark, with no heap cap. ' +

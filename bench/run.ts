@@ -63,6 +63,8 @@ export interface CaseResult {
   };
   maxRatio?: number;
   maxRssMiB?: number;
+  /** When the case was run (ISO); `--only` keeps the other cases' figures from earlier runs. */
+  measuredAt?: string;
   parquetBytes: number;
   gzipJsonlBytes?: number;
   codec: string;
@@ -328,7 +330,7 @@ const results: CaseResult[] = [];
 let failed = 0;
 for (const c of cases) {
   try {
-    const r = await runCase(c);
+    const r = { ...(await runCase(c)), measuredAt: new Date().toISOString() };
     results.push(r);
     console.log(JSON.stringify(r));
   } catch (error) {
@@ -341,7 +343,7 @@ let cold: Awaited<ReturnType<typeof import('./coldStart.ts').coldStart>> | undef
 if (!only || only.includes('cold-start')) {
   try {
     const { coldStart } = await import('./coldStart.ts');
-    cold = await coldStart(quick ? 3 : 7);
+    cold = { ...(await coldStart(quick ? 3 : 7)), measuredAt: new Date().toISOString() };
     console.log(JSON.stringify({ bench: 'cold-start', ...cold, maxMs: 200 }));
   } catch (error) {
     failed++;
@@ -351,15 +353,20 @@ if (!only || only.includes('cold-start')) {
 
 // `--only` re-runs some cases of the last run of the same mode: the others keep their recorded figures.
 const previous = only ? readPrevious() : undefined;
+// Figures of older results files carry no time of their own: that of their run.
+const kept = <T extends { measuredAt?: string }>(r: T | undefined): T | undefined =>
+  r && previous ? { ...r, measuredAt: r.measuredAt ?? previous.at.toISOString() } : r;
 const merged = {
   quick,
   node: process.versions.node,
   concurrency: CONCURRENCY,
   pageSize: PAGE_SIZE,
   results: (quick ? QUICK : FULL)
-    .map((c) => results.find((r) => r.name === c.name) ?? previous?.results.find((r) => r.name === c.name))
+    .map(
+      (c) => results.find((r) => r.name === c.name) ?? kept(previous?.results.find((r) => r.name === c.name)),
+    )
     .filter((r): r is CaseResult => r !== undefined),
-  cold: cold ?? previous?.cold,
+  cold: cold ?? kept(previous?.cold),
   at: new Date(),
   load: [loadBefore, round(loadavg()[0] ?? 0)] as [number, number],
 };

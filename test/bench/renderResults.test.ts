@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { type ResultsInput, renderResults } from '../../bench/renderResults.ts';
+import type { CaseResult } from '../../bench/run.ts';
+
+const at = new Date('2026-11-23T16:24:07Z');
+
+function caseResult(name: string, measuredAt?: string): CaseResult {
+  return {
+    bench: 'case',
+    name,
+    description: name,
+    records: 100_000,
+    pages: 51,
+    boundSeconds: 0.3,
+    boundBasis: 'measured',
+    measuredBoundSeconds: 0.3,
+    archiverSeconds: 4.2,
+    ratio: 14,
+    peakRssMiB: 171,
+    ...(measuredAt === undefined ? {} : { measuredAt }),
+    parquetBytes: 8_000_000,
+  } as CaseResult;
+}
+
+function input(results: CaseResult[], coldAt?: string): ResultsInput {
+  return {
+    quick: false,
+    node: '20.20.2',
+    concurrency: 2,
+    pageSize: 2000,
+    results,
+    cold: {
+      node: '24.21.0',
+      bundleBytes: 1_295_955,
+      samplesMs: [135, 155, 205],
+      medianMs: 155,
+      ...(coldAt === undefined ? {} : { measuredAt: coldAt }),
+    },
+    at,
+    load: [1, 2],
+  };
+}
+
+describe('renderResults', () => {
+  it('says which figures come from which run when --only kept earlier ones', () => {
+    const text = renderResults(
+      input(
+        [
+          caseResult('day-100k', '2026-11-23T15:43:37.000Z'),
+          caseResult('day-1M', '2026-11-23T15:43:37.000Z'),
+        ],
+        '2026-11-23T16:24:07.000Z',
+      ),
+    );
+    expect(text).toContain(
+      'Figures from 2 runs (the load average above is the last one\u2019s): 2026-11-23 15:43 UTC: day-100k, day-1M; 2026-11-23 16:24 UTC: cold-start.',
+    );
+  });
+
+  it('adds no such line when every figure is from the one run', () => {
+    const now = at.toISOString();
+    expect(renderResults(input([caseResult('day-100k', now)], now))).not.toContain('Figures from');
+    // Results without a time of their own belong to the run that renders them.
+    expect(renderResults(input([caseResult('day-100k')]))).not.toContain('Figures from');
+  });
+});
