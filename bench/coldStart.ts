@@ -12,7 +12,7 @@ export interface ColdStartResult {
   /** Module import plus module-scope handler init (clients, config, logger), per fresh process. */
   samplesMs: number[];
   medianMs: number;
-  /** When it was measured (ISO), set by the bench run. */
+  /** When the bench run that measured it started (ISO). */
   measuredAt?: string;
 }
 

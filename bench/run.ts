@@ -63,7 +63,7 @@ export interface CaseResult {
   };
   maxRatio?: number;
   maxRssMiB?: number;
-  /** When the case was run (ISO); `--only` keeps the other cases' figures from earlier runs. */
+  /** When the bench run that measured the case started (ISO); `--only` keeps others' from earlier runs. */
   measuredAt?: string;
   parquetBytes: number;
   gzipJsonlBytes?: number;
@@ -325,12 +325,14 @@ function round(n: number): number {
 }
 
 const loadBefore = round(loadavg()[0] ?? 0);
+/** Every figure of this invocation is stamped with its start: `--only` runs keep others' stamps. */
+const runAt = new Date().toISOString();
 const cases = (quick ? QUICK : FULL).filter((c) => !only || only.includes(c.name));
 const results: CaseResult[] = [];
 let failed = 0;
 for (const c of cases) {
   try {
-    const r = { ...(await runCase(c)), measuredAt: new Date().toISOString() };
+    const r = { ...(await runCase(c)), measuredAt: runAt };
     results.push(r);
     console.log(JSON.stringify(r));
   } catch (error) {
@@ -343,7 +345,7 @@ let cold: Awaited<ReturnType<typeof import('./coldStart.ts').coldStart>> | undef
 if (!only || only.includes('cold-start')) {
   try {
     const { coldStart } = await import('./coldStart.ts');
-    cold = { ...(await coldStart(quick ? 3 : 7)), measuredAt: new Date().toISOString() };
+    cold = { ...(await coldStart(quick ? 3 : 7)), measuredAt: runAt };
     console.log(JSON.stringify({ bench: 'cold-start', ...cold, maxMs: 200 }));
   } catch (error) {
     failed++;
