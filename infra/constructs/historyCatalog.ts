@@ -50,7 +50,7 @@ export function exampleQueries(table: string): { name: string; description: stri
     {
       name: "A token's sessions",
       description:
-        'Every session of one token, found by its keyed hash: HMAC-SHA256 under the token key (SHA-256 of the token-key secret string); see README "Checking the archive"',
+        'Every session of one token, found by its keyed hash: HMAC-SHA256 under the token key (SHA-256 of the token-key secret string); see docs/data-contract.md',
       query: `-- YOUR-TOKEN: the token value; TOKEN-KEY-SECRET: the string in the stack's token-key secret (TokenKeySecretArn)\nSELECT start_time, end_time, mode, domains, client_ip, session_id\nFROM ${table}\nWHERE token_hmac = lower(to_hex(hmac_sha256(to_utf8('YOUR-TOKEN'), sha256(to_utf8('TOKEN-KEY-SECRET')))))\n   OR virtual_token_hmac = lower(to_hex(hmac_sha256(to_utf8('YOUR-TOKEN'), sha256(to_utf8('TOKEN-KEY-SECRET')))))\nORDER BY start_time DESC;`,
     },
     {

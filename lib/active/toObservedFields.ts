@@ -39,7 +39,7 @@ export function toObservedFields(session: ActiveSession, opts: ActiveRowOptions)
 
 /**
  * SHA-256 (hex) of the observed fields, times as epoch ms. Every field counts, `last_update_time`
- * included: an upstream heartbeat that only moves it is a `changed` row (the README says so).
+ * included: an upstream heartbeat that only moves it is a `changed` row (docs/data-contract.md says so).
  */
 export function contentHash(fields: ObservedFields): string {
   return sha256Hex(

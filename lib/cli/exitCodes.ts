@@ -1,6 +1,6 @@
 import type { ArchiverErrorCode } from '../errors/archiverError.ts';
 
-/** Every exit code of the CLI with what it tells a person; the README's table is tested against it. */
+/** Every exit code of the CLI with what it tells a person; the table in docs/cli.md is tested against it. */
 export const EXIT_CODES = [
   { code: 0, meaning: 'success' },
   {

@@ -1,7 +1,7 @@
 import { DEFAULT_MAX_PASSES, STALLED_PASSES } from '../engine/walkDay.ts';
 /**
- * Every setting, once: its env variable, CLI flag, default and meaning. The README's configuration
- * table is generated from (and tested against) this list.
+ * Every setting, once: its env variable, CLI flag, default and meaning. The configuration table in
+ * docs/configuration.md is generated from (and tested against) this list.
  */
 export interface SettingSpec {
   key: string;

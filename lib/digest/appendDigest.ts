@@ -132,14 +132,14 @@ async function publishPublicKey(deps: AppendDigestDeps): Promise<void> {
   } catch (error) {
     throw new ArchiverError(
       'CONFIG_INVALID',
-      `${digestKeys.publicKeyInfo} is not valid JSON (${(error as Error).message}): restore it from the public key you published (see the README, "Checking the archive")`,
+      `${digestKeys.publicKeyInfo} is not valid JSON (${(error as Error).message}): restore it from the public key you published (see docs/integrity.md)`,
     );
   }
   const pem = new TextDecoder().decode((await objects.get(digestKeys.publicKeyPem)) ?? new Uint8Array());
   if (published.keyId !== signer.keyId || pem.trim() !== (await signer.publicKeyPem()).trim()) {
     throw new ArchiverError(
       'CONFIG_INVALID',
-      `The archive's digests are signed with key ${published.keyId ?? '?'}, but this run has key ${signer.keyId}: restore the original signing key (see the README, "Checking the archive")`,
+      `The archive's digests are signed with key ${published.keyId ?? '?'}, but this run has key ${signer.keyId}: restore the original signing key (see docs/integrity.md)`,
     );
   }
 }

@@ -48,7 +48,7 @@ export async function checkArchiveKeys(
     // Only a torn write leaves this (an S3-compatible server that shows half an upload): never guess keys.
     throw new ArchiverError(
       'CONFIG_INVALID',
-      `${objects.url}${KEY_CHECK_KEY} is ${bytes?.byteLength ? 'malformed' : 'empty'}: restore it from a backup (see README "Keys: back them up"); nothing was written`,
+      `${objects.url}${KEY_CHECK_KEY} is ${bytes?.byteLength ? 'malformed' : 'empty'}: restore it from a backup (see docs/operations.md, "Keys: back them up"); nothing was written`,
     );
   }
   const wrong = [
@@ -58,7 +58,7 @@ export async function checkArchiveKeys(
   if (wrong.length > 0) {
     throw new ArchiverError(
       'CONFIG_INVALID',
-      `this archive was written with another ${wrong.join(' and ')}: restore the keys from your backup (see README "Keys: back them up"); nothing was written`,
+      `this archive was written with another ${wrong.join(' and ')}: restore the keys from your backup (see docs/operations.md, "Keys: back them up"); nothing was written`,
       { details: { wrong } },
     );
   }

@@ -5,7 +5,7 @@ import type { DigestSigner } from '../digest/digestSigner.ts';
 import { ed25519Signer } from '../digest/ed25519Signer.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 
-/** File names inside the keys folder (`<dest>/.keys/`). Back both up: see the README. */
+/** File names inside the keys folder (`<dest>/.keys/`). Back both up: see docs/operations.md. */
 export const LOCAL_KEY_FILES = {
   signingKey: 'digest-signing-key.pem',
   tokenKey: 'token-hmac.key',

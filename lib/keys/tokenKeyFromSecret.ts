@@ -4,7 +4,7 @@ import { ArchiverError } from '../errors/archiverError.ts';
 /**
  * The 32-byte token HMAC key from the secret the stack generates: SHA-256 of the secret string. The
  * secret is random text (Secrets Manager's generator), so hashing it gives a uniform key of the right
- * size, and anyone holding the secret can derive the same key to query the archive (see the README).
+ * size, and anyone holding the secret can derive the same key to query the archive (see docs/operations.md).
  */
 export function tokenKeyFromSecret(value: string | Uint8Array | undefined, secretId: string): Uint8Array {
   if (typeof value !== 'string' || value.trim().length < 32) {

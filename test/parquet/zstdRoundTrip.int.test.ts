@@ -14,7 +14,7 @@ import { edgeCaseRows } from './historyRows.ts';
 import { LAMBDA_NODE, RUN_TS } from './lambdaNode.ts';
 import { readWithArrowRs } from './readWithArrowRs.ts';
 
-const README = new URL('../../README.md', import.meta.url);
+const DESIGN = new URL('../../docs/design.md', import.meta.url);
 
 /** Every codec named in a file's column chunks (one per chunk, deduplicated). */
 function codecsOf(bytes: Uint8Array): string[] {
@@ -25,12 +25,12 @@ function codecsOf(bytes: Uint8Array): string[] {
 }
 
 /**
- * The README's claim, from the "Codec written" table of its Performance section: which codec a runtime
+ * The claim of docs/design.md, from the "Codec written" table of its section on the files it writes: which codec a runtime
  * whose Node major is `major` writes. Rows name a runtime ("Node 20 …", "Node ≥ 22.15 …") and a codec.
  */
 async function readmeCodecFor(node: string): Promise<string> {
-  const text = await readFile(README, 'utf8');
-  const section = text.slice(text.indexOf('## Performance'));
+  const text = await readFile(DESIGN, 'utf8');
+  const section = text.slice(text.indexOf('## How a day is archived'));
   const rows = section
     .split('\n')
     .filter((l) => /^\|\s*Node/.test(l))
@@ -45,7 +45,7 @@ async function readmeCodecFor(node: string): Promise<string> {
       : major === wantMajor;
     if (matches) return codec.replace(/`/g, '');
   }
-  throw new Error(`README names no codec for Node ${node}`);
+  throw new Error(`docs/design.md names no codec for Node ${node}`);
 }
 
 let dir: string;
@@ -102,7 +102,7 @@ describe('the default Parquet codec', () => {
     expect((await readWithDuckDb(path)).sort(byId)).toEqual([...rows].sort(byId));
   });
 
-  it('is what the README says for the Node running the tests, read from the file footer', async () => {
+  it('is what docs/design.md says for the Node running the tests, read from the file footer', async () => {
     const path = join(dir, 'test-node.parquet');
     await writeHistoryParquet(edgeCaseRows(), path);
     const bytes = new Uint8Array(await readFile(path));

@@ -1,0 +1,208 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { METRIC } from '../../functions/archive-history/telemetryNames.ts';
+import { TABLE_NAME } from '../../infra/constructs/historyCatalog.ts';
+import { EXIT_CODES } from '../../lib/cli/exitCodes.ts';
+import { queryCommandLine } from '../../lib/cli/queryCommand.ts';
+import { SETTINGS } from '../../lib/config/configSpec.ts';
+import { DT_PROJECTION_RANGE, TABLES } from '../../lib/config/tableNames.ts';
+import { DEFAULT_ROW_GROUP_BYTES } from '../../lib/parquet/historyParquetFile.ts';
+import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
+import { ACTIVE_CHUNK_PREFIX, CHUNK_BYTES } from '../../lib/state/activeChunks.ts';
+import { synthApp } from '../infra/testApp.ts';
+
+const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');
+/** The README and every page under docs/: each claim below is checked in the page that makes it. */
+const PAGES = [
+  'README.md',
+  ...readdirSync(new URL('../../docs/', import.meta.url))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+const README = read('README.md');
+
+/** The cells of a Markdown table row: split on `|` not escaped as `\|`, then unescaped. */
+function cells(line: string): string[] {
+  return line
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim().replace(/\\\|/g, '|'));
+}
+
+/** Every Markdown table of a page, as rows of cells (header first, separator dropped). */
+function tables(text: string): string[][][] {
+  const out: string[][][] = [];
+  let current: string[][] | undefined;
+  let fence = false;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('```')) fence = !fence;
+    if (!fence && line.trim().startsWith('|')) {
+      current ??= [];
+      if (!/^\|[\s-|]+\|$/.test(line.trim())) current.push(cells(line));
+    } else if (current) {
+      out.push(current);
+      current = undefined;
+    }
+  }
+  if (current) out.push(current);
+  return out;
+}
+
+const tableWithHeader = (page: string, first: string): string[][] => {
+  const t = tables(read(page)).find((rows) => rows[0]?.[0] === first);
+  if (!t) throw new Error(`${page} has no table starting with '${first}'`);
+  return t;
+};
+
+/** The section of a page under `## title` / `### title`, up to the next heading of any level. */
+function section(page: string, title: string): string {
+  const text = read(page);
+  const start = text.search(new RegExp(`^#+ ${title}$`, 'm'));
+  if (start < 0) throw new Error(`${page} has no section '${title}'`);
+  const rest = text.slice(start).split('\n');
+  const end = rest.slice(1).findIndex((l) => l.startsWith('#'));
+  return rest.slice(0, end < 0 ? undefined : end + 1).join('\n');
+}
+
+describe('README and docs/', () => {
+  let template: Template;
+  beforeAll(() => {
+    template = synthApp().template;
+  }, 60_000);
+
+  it('keeps the README short: at most 150 lines, the rest in docs/', () => {
+    expect(README.split('\n').length).toBeLessThanOrEqual(150);
+    for (const page of PAGES.filter((p) => p !== 'README.md')) expect(README).toContain(`(${page})`);
+  });
+
+  it('links only to files that exist', () => {
+    for (const page of PAGES) {
+      const base = new URL(`../../${page}`, import.meta.url);
+      for (const [, target] of read(page).matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+        if (/^[a-z]+:/.test(target as string)) continue;
+        expect(existsSync(new URL(target as string, base)), `${page} links to ${target}`).toBe(true);
+      }
+    }
+  });
+
+  it('names in "Where is X" only modules that exist', () => {
+    const rows = tableWithHeader('docs/design.md', 'behaviour').slice(1);
+    expect(rows.length).toBeGreaterThan(10);
+    for (const [behaviour, where] of rows) {
+      const path = /`([^`]+)`/.exec(where ?? '')?.[1] ?? '';
+      expect(existsSync(new URL(`../../${path}`, import.meta.url)), `${behaviour}: ${path}`).toBe(true);
+    }
+  });
+
+  it('renders every table: each row has as many cells as its header', () => {
+    for (const page of PAGES)
+      for (const t of tables(read(page))) {
+        const width = t[0]?.length;
+        for (const row of t) expect(row, `${page}: row ${row.join(' | ')}`).toHaveLength(width as number);
+      }
+  });
+
+  it('the configuration table is the config spec, cell by cell', () => {
+    const rows = tableWithHeader('docs/configuration.md', 'variable').slice(1);
+    expect(rows).toEqual(
+      SETTINGS.map((s) => [
+        `\`${s.env}\``,
+        'flag' in s ? `\`--${s.flag}\`` : '—',
+        s.default === undefined ? '—' : `\`${s.default}\``,
+        s.description,
+      ]),
+    );
+  });
+
+  it('the exit code table is the CLI’s', () => {
+    expect(tableWithHeader('docs/cli.md', 'exit code').slice(1)).toEqual(
+      EXIT_CODES.map((e) => [String(e.code), e.meaning]),
+    );
+  });
+
+  it('states the partition projection range the stack synthesizes', () => {
+    const tables = template.findResources('AWS::Glue::Table');
+    const ranges = Object.values(tables).map(
+      (t) =>
+        (t as { Properties: { TableInput: { Parameters: Record<string, string> } } }).Properties.TableInput
+          .Parameters['projection.dt.range'],
+    );
+    expect(ranges).toContain(DT_PROJECTION_RANGE);
+    const operations = read('docs/operations.md');
+    expect(operations).toContain(`The projection range is \`${DT_PROJECTION_RANGE}\``);
+    expect(operations).not.toMatch(/forever/i);
+  });
+  it('names every fixed-cost resource of the stack in the cost notes', () => {
+    const costs = tableWithHeader('docs/operations.md', 'resource')
+      .slice(1)
+      .map((r) => r[0]);
+    const fixed: Record<string, string> = {
+      'AWS::CloudWatch::Alarm': 'CloudWatch alarm',
+      'AWS::SecretsManager::Secret': 'Secrets Manager secret',
+      'AWS::KMS::Key': 'KMS customer managed key',
+    };
+    for (const [type, name] of Object.entries(fixed)) {
+      const present = Object.keys(template.findResources(type)).length > 0;
+      expect(costs.includes(name), `${type} in the stack: ${present}`).toBe(present);
+    }
+  });
+
+  it('explains every alarm of the stack, and lists the metrics the Lambda emits', () => {
+    const alarms = Object.keys(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(tableWithHeader('docs/operations.md', 'alarm').slice(1)).toHaveLength(alarms.length);
+    const operations = read('docs/operations.md');
+    const at = operations.indexOf('Metrics (namespace');
+    const metrics = operations.slice(at, operations.indexOf('\n\n', at));
+    const listed = [...metrics.matchAll(/`(\w+)`/g)].map((m) => m[1]).filter((n) => n !== 'TunnelArchiver');
+    expect(listed.sort()).toEqual(Object.values(METRIC).sort());
+  });
+
+  it('lists exactly the Parquet columns', () => {
+    const text =
+      section('docs/data-contract.md', 'Parquet columns \\(public contract\\)').split('Partition `dt`')[0] ??
+      '';
+    const named = [...text.matchAll(/`([a-z_0-9]+)`/g)].map((m) => m[1]);
+    expect(named.sort()).toEqual(HISTORY_COLUMNS.map((c) => c.name).sort());
+  });
+
+  it('states the chunk size and key prefix the live-session state store uses', () => {
+    const contract = read('docs/data-contract.md');
+    const paragraph = contract.slice(
+      contract.indexOf('**Exactly once.**'),
+      contract.indexOf('A snapshot stores'),
+    );
+    expect(paragraph).toContain(
+      `\`${ACTIVE_CHUNK_PREFIX}<version>#<nonce>#<i>\`, ${CHUNK_BYTES / 1000} KB each`,
+    );
+    expect(paragraph).toContain(`delete DynamoDB items only under \`${ACTIVE_CHUNK_PREFIX}\``);
+  });
+
+  it('states the row-group payload bound the writer uses', () => {
+    const claim = /or (\d+) MiB of row payload, whichever comes first/.exec(read('docs/design.md'));
+    expect(claim, 'README states the row-group bound').not.toBeNull();
+    expect(Number(claim?.[1]) * 1024 * 1024).toBe(DEFAULT_ROW_GROUP_BYTES);
+  });
+
+  it('uses the Athena table name locally too, and the quick start runs the printed query', () => {
+    expect(TABLES.history.name).toBe(TABLE_NAME);
+    expect(section('README.md', 'Quick start')).toContain(queryCommandLine());
+  });
+
+  it('agrees with package.json engines and .nvmrc on Node versions', () => {
+    const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+    const nvmrc = read('.nvmrc').trim();
+    const node = section('docs/development.md', 'Node versions');
+    expect(node).toContain(`Node \`${engines}\``);
+    expect(node).toContain(`Node \`${nvmrc}\``);
+    expect(node).toMatch(/January 2027/);
+    const [major = 0, minor = 0] = (/^>=(\d+)\.(\d+)$/.exec(engines) ?? []).slice(1).map(Number);
+    expect(Number(nvmrc)).toBeGreaterThanOrEqual(major);
+    const [runMajor = 0, runMinor = 0] = process.versions.node.split('.').map(Number);
+    expect(
+      runMajor > major || (runMajor === major && runMinor >= minor),
+      'the test runtime meets engines',
+    ).toBe(true);
+  });
+});
