@@ -1,3 +1,5 @@
+import { endQuietlyWhenClosed } from './endQuietlyWhenClosed.ts';
+
 /** Where the CLI writes; injected so tests can capture it. */
 export interface CliIo {
   stdout: { write(s: string): unknown; isTTY?: boolean };
@@ -5,4 +7,9 @@ export interface CliIo {
   env: Record<string, string | undefined>;
 }
 
-export const processIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env });
+/** The process's own streams, each ending quietly when its reader goes away (see {@link endQuietlyWhenClosed}). */
+export const processIo = (): CliIo => ({
+  stdout: { write: endQuietlyWhenClosed(process.stdout), isTTY: process.stdout.isTTY },
+  stderr: { write: endQuietlyWhenClosed(process.stderr), isTTY: process.stderr.isTTY },
+  env: process.env,
+});

@@ -20,6 +20,7 @@ export const EXIT_CODES = [
     meaning:
       'partial: the run finished, but some days failed (listed in the summary); the next run retries them',
   },
+  { code: 8, meaning: "`query`'s SQL failed (syntax, unknown table or column); the message is the engine's" },
 ] as const;
 
 export const EXIT_OK = 0;
@@ -39,6 +40,8 @@ export function exitCodeFor(code: ArchiverErrorCode): number {
       return 4;
     case 'LEASE_HELD':
       return 6;
+    case 'QUERY_FAILED':
+      return 8;
     default:
       return 1;
   }

@@ -122,7 +122,7 @@ export async function queryCommand(flags: CliFlags, io: CliIo): Promise<number> 
     try {
       reader = await connection.runAndReadAll(sql);
     } catch (cause) {
-      throw new ArchiverError('CONFIG_INVALID', `query failed: ${(cause as Error).message}`, { cause });
+      throw new ArchiverError('QUERY_FAILED', `the SQL failed: ${(cause as Error).message}`, { cause });
     }
     const columns = reader.columnNames();
     const rows = reader.getRowsJson() as Cell[][];

@@ -20,6 +20,8 @@ export const ERROR_CODES = {
   PARTITION_BROKEN: { retryable: false },
   /** A day's paging exceeded the pages-per-day cap (an absurd `totalPages`, or a server that never ends). */
   PAGE_LIMIT: { retryable: false },
+  /** The SQL given to `query` failed in the engine (syntax, unknown table or column, a bad cast). */
+  QUERY_FAILED: { retryable: false },
   INTERNAL: { retryable: false },
 } as const satisfies Record<string, { retryable: boolean }>;
 

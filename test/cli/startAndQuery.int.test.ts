@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleQueries } from '../../infra/constructs/historyCatalog.ts';
 import { TABLES } from '../../lib/config/tableNames.ts';
-import { cliIn, emptyFolders, freshDir, type Ran, REPO_ROOT, spawnIn } from './cliKit.ts';
+import { BIN, cliIn, emptyFolders, freshDir, type Ran, REPO_ROOT, spawnIn } from './cliKit.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';
 let root: string;
@@ -94,11 +94,35 @@ describe('npm start, then the printed query', () => {
     expect(Number(row?.lost)).toBe(0);
   });
 
-  it('query names a bad SQL statement and exits 2', async () => {
+  it('query names a bad SQL statement with its own code and exit 8, not as a configuration error', async () => {
     const r = await cliIn(root, ['query', 'SELECT nope FROM tunnel_sessions', '--dest', 'file://./my%20dir']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error \[CONFIG_INVALID\]: query failed: .*nope/);
+    expect(r.code).toBe(8);
+    expect(r.stderr).toMatch(/^error \[QUERY_FAILED\]: the SQL failed: .*nope/);
+    const table = await cliIn(root, ['query', 'SELECT * FROM no_such_table', '--dest', 'file://./my%20dir']);
+    expect(table.code).toBe(8);
+    expect(table.stderr).toMatch(/^error \[QUERY_FAILED\]: .*no_such_table/);
   });
+
+  it('ends quietly when its output is closed early: `status | head -1` and a reader that never reads', async () => {
+    const cli = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)}`;
+    const dest = "--dest 'file://./my%20dir'";
+    const commands = [
+      `status --now ${NOW} ${dest}`,
+      `verify ${dest}`,
+      `status --json --now ${NOW} ${dest}`,
+      `query ${dest} "SELECT * FROM tunnel_sessions"`,
+      '--help',
+    ];
+    for (const command of commands) {
+      for (const reader of ['head -1', 'true']) {
+        // bash: PIPESTATUS[0] is the CLI's own exit code; its stderr goes to the file checked below.
+        const line = `${cli} ${command} 2>cli-stderr.txt | ${reader} >/dev/null; echo "exit=\${PIPESTATUS[0]}"; cat cli-stderr.txt`;
+        const r = await spawnIn(root, ['bash', '-c', line]);
+        expect(r.stdout, `${command} | ${reader}`).toMatch(/^exit=0$/m);
+        expect(r.stdout, `${command} | ${reader}`).not.toMatch(/EPIPE|Error:|\n\s+at /);
+      }
+    }
+  }, 120_000);
 
   it('status reads the same archive, and --quiet runs print no progress', async () => {
     const status = await cliIn(root, ['status', '--now', NOW, '--dest', 'file://./my%20dir']);
