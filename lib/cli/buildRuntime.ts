@@ -97,10 +97,12 @@ export async function buildStores(config: Config, logger: Logger): Promise<Omit<
   try {
     local = await startLocalDynamo({ dir: localStateDir });
   } catch (cause) {
+    // The lock's own error names the live holder; anything else keeps its cause, never "another run".
+    if (cause instanceof ArchiverError) throw cause;
     throw new ArchiverError(
-      'LEASE_HELD',
-      `Cannot open the local state in ${localStateDir}: is another run using this folder?`,
-      { cause },
+      'STORE_FAILED',
+      `cannot open the local state in ${localStateDir}: ${(cause as Error).message}`,
+      { cause, retryable: false },
     );
   }
   process.env[SDK_NODE_WARNING_SWITCH] ??= 'true';

@@ -10,6 +10,7 @@ import { runArchive } from '../engine/runArchive.ts';
 import type { RunSummary } from '../engine/runTypes.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
+import { holdProcessLiveness } from '../util/processLiveness.ts';
 import { buildApi, buildStores, keysDirOf, loadCliKeys, localDestDir } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { cliLogger, resolveLogFormat, type StderrLines, stderrLines, withoutRunFinished } from './cliLog.ts';
@@ -96,6 +97,8 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
   try {
     await preflight(api, toDay(clock.now()));
     const keys = await loadCliKeys(config);
+    // Held until the process ends: how a later run on this host knows, from the kernel, that this one died.
+    await holdProcessLiveness();
     const stores = await buildStores(config, logger);
     try {
       const progress = progressReporter(ctx.lines, Boolean(io.stderr.isTTY));

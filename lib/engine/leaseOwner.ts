@@ -1,22 +1,28 @@
 import { hostname } from 'node:os';
 import type { Lease } from '../state/stateStore.ts';
-import { isProcessAlive } from './runTmpDir.ts';
+import { isIncarnationDead, PROCESS_INCARNATION } from '../util/processLiveness.ts';
 
-const OWNER = /^(.+)@(.+):(\d+)$/;
+const OWNER = /^(.+)@(.+):(\d+):([0-9a-f-]{36})$/;
 
-/** `<runId>@<host>:<pid>`: lets a later run on the same host tell a dead holder from a live one. */
+/**
+ * `<runId>@<host>:<pid>:<incarnation>`: the pid is for people reading the state; the incarnation names
+ * this process's liveness lock, which is how a later run on the same host tells a dead holder from a
+ * live one (see `holdProcessLiveness`).
+ */
 export function leaseOwner(runId: string): string {
-  return `${runId}@${hostname()}:${process.pid}`;
+  return `${runId}@${hostname()}:${process.pid}:${PROCESS_INCARNATION}`;
 }
 
 /**
- * Whether a lease holder is certainly dead: it ran on this host, and its process no longer exists. A crashed
- * local run then does not block the next one until its lease expires. Holders on other hosts (or in this
- * very process) are never judged dead.
+ * Whether a lease holder is certainly dead: it ran on this host, and the kernel no longer holds its
+ * process's liveness lock (the process is gone, even if its pid is still listed or reused). A crashed
+ * local run then does not block the next one until its lease expires. Holders on other hosts, in this
+ * very process, or without a liveness lock are never judged dead: their lease expires instead.
  */
-export function isDeadLocalHolder(holder: Lease): boolean {
+export async function isDeadLocalHolder(holder: Lease): Promise<boolean> {
   const m = OWNER.exec(holder.owner);
   if (!m) return false;
-  const pid = Number(m[3]);
-  return m[2] === hostname() && pid !== process.pid && !isProcessAlive(pid);
+  const incarnation = m[4] as string;
+  if (m[2] !== hostname() || incarnation === PROCESS_INCARNATION) return false;
+  return isIncarnationDead(incarnation);
 }

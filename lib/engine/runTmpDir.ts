@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { incarnationLiveness, PROCESS_INCARNATION } from '../util/processLiveness.ts';
 
 const PREFIX = 'tunnel-archiver-';
 const OWNER_FILE = 'owner.pid';
 /** This process incarnation: a restarted process may get the same pid (a Lambda sandbox), never this id. */
-const INCARNATION = randomUUID();
+const INCARNATION = PROCESS_INCARNATION;
 
 /** Whether a process with this pid exists on this host (EPERM: it exists but is someone else's). */
 export function isProcessAlive(pid: number): boolean {
@@ -32,8 +32,12 @@ export async function makeRunTmpDir(root: string, runId: string): Promise<{ dir:
     const [pidText, incarnation] = (await readFile(join(dir, OWNER_FILE), 'utf8').catch(() => '')).split(' ');
     const pid = Number.parseInt(pidText ?? '', 10);
     if (!Number.isInteger(pid) || pid <= 0) continue; // not ours to judge (no owner file)
-    const ours = pid === process.pid && incarnation === INCARNATION; // another run of this process
-    const otherLive = pid !== process.pid && isProcessAlive(pid);
+    const ours = incarnation === INCARNATION; // another run of this process
+    // The kernel decides where the owner took a liveness lock (a CLI run); else, as a fallback (a Lambda
+    // sandbox holds none), whether its pid still exists.
+    const liveness = await incarnationLiveness(incarnation ?? '');
+    const otherLive =
+      liveness === 'alive' || (liveness === 'unknown' && pid !== process.pid && isProcessAlive(pid));
     if (ours || otherLive) continue;
     await rm(dir, { recursive: true, force: true });
     removed++;

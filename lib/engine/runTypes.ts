@@ -22,7 +22,7 @@ export interface ArchiveDeps {
   /** Unique id of this run (random by default). */
   runId?: string;
   /** Decides whether a lease holder is certainly dead (local mode: a pid on this host that no longer exists). */
-  isLeaseHolderDead?: (holder: Lease) => boolean;
+  isLeaseHolderDead?: (holder: Lease) => boolean | Promise<boolean>;
   /** Progress callback (CLI progress bar); called after each day. */
   onProgress?: (event: ProgressEvent) => void;
 }

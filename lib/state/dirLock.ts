@@ -1,54 +1,70 @@
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { tryKernelLock } from '../util/kernelLock.ts';
 
-const LOCK_FILE = 'tunnel-archiver.lock';
+/** The kernel lock of a state folder (a LevelDB database of its own, beside the state's). */
+export const DIR_LOCK = 'run-lock';
+/** Who took the lock, for the message a second run prints; informative only, never used to judge liveness. */
+const HOLDER_FILE = 'holder.json';
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+interface Holder {
+  pid: number;
+  host: string;
+  since: string;
+  argv: string;
 }
 
 /**
- * Claims `dir` for this process with a pid file. An embedded LevelDB cannot be shared between
- * processes (the second one crashes on its first request), so a second archiver on the same folder
- * must fail early with a message a person can act on. A lock left by a dead process is taken over.
- * Returns the release function.
+ * Claims `dir` for this process. An embedded LevelDB cannot be shared between processes (the second one
+ * crashes on its first request), so a second archiver on the same folder must fail early with a message
+ * a person can act on. Liveness comes from the kernel ({@link tryKernelLock}): the lock of a killed run
+ * is gone the moment it dies, so the next run starts at once. The message names the holder (pid, host,
+ * start, command line); any other failure to take the lock keeps its cause. Returns the release function.
  */
 export async function lockDir(dir: string): Promise<() => Promise<void>> {
-  await mkdir(dir, { recursive: true });
-  const file = path.join(dir, LOCK_FILE);
-  // Written aside then hard-linked in: the lock file appears atomically, never empty.
-  const mine = `${file}.${process.pid}`;
-  await writeFile(mine, String(process.pid));
+  const lockDirPath = path.join(dir, DIR_LOCK);
+  let result: Awaited<ReturnType<typeof tryKernelLock>>;
   try {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        await link(mine, file);
-        return async () => {
-          await unlink(file).catch(() => undefined);
-        };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      const pid = Number.parseInt(await readFile(file, 'utf8').catch(() => ''), 10);
-      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
-        throw new ArchiverError(
-          'LEASE_HELD',
-          `state folder ${dir} is in use by another tunnel-archiver (pid ${pid}); wait for it to finish or stop it`,
-          { details: { dir, pid } },
-        );
-      }
-      // Left by a process that died: remove it and race for it again.
-      await unlink(file).catch(() => undefined);
-    }
-  } finally {
-    await unlink(mine).catch(() => undefined);
+    result = await tryKernelLock(lockDirPath);
+  } catch (cause) {
+    throw new ArchiverError(
+      'STORE_FAILED',
+      `cannot lock the state folder ${dir}: ${(cause as Error).message}${(cause as Error).cause ? ` (${((cause as Error).cause as Error).message})` : ''}`,
+      { cause, retryable: false, details: { dir } },
+    );
   }
-  throw new ArchiverError('LEASE_HELD', `cannot lock state folder ${dir}: another process keeps taking it`);
+  if (result.held) {
+    const holder = await readHolder(lockDirPath);
+    const who = result.byThisProcess
+      ? 'this very process (another run in it has the folder open)'
+      : holder
+        ? `pid ${holder.pid} on ${holder.host}, since ${holder.since} (${holder.argv})`
+        : 'a live process';
+    throw new ArchiverError(
+      'LEASE_HELD',
+      `state folder ${dir} is in use by another tunnel-archiver: ${who}; wait for it to finish or stop it`,
+      { details: { dir, ...(holder ? { pid: holder.pid, host: holder.host } : {}) } },
+    );
+  }
+  const holder: Holder = {
+    pid: process.pid,
+    host: hostname(),
+    since: new Date().toISOString(),
+    argv: process.argv
+      .slice(1)
+      .map((a) => path.basename(a))
+      .join(' '),
+  };
+  await writeFile(path.join(lockDirPath, HOLDER_FILE), JSON.stringify(holder)).catch(() => undefined);
+  return () => result.lock.release();
+}
+
+async function readHolder(lockDirPath: string): Promise<Holder | undefined> {
+  try {
+    return JSON.parse(await readFile(path.join(lockDirPath, HOLDER_FILE), 'utf8')) as Holder;
+  } catch {
+    return undefined;
+  }
 }

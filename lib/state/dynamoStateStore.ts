@@ -266,7 +266,7 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
               fence: num(item, 'fence') ?? 0,
               expiresAt: num(item, 'expiresAt') ?? 0,
             };
-      const broken = held && breakIf?.(held);
+      const broken = held !== undefined && (await breakIf?.(held)) === true;
       if (held !== undefined && held.owner !== owner && held.expiresAt >= t && !broken) return undefined;
       const lease: Lease = { owner, fence: (held?.fence ?? 0) + 1, expiresAt: t + ttlMs };
       try {

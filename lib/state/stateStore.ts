@@ -189,7 +189,7 @@ export interface StateStore {
     owner: string,
     now: Date,
     ttlMs: number,
-    breakIf?: (holder: Lease) => boolean,
+    breakIf?: (holder: Lease) => boolean | Promise<boolean>,
   ): Promise<Lease | undefined>;
   /** Extends a held lease; throws `LEASE_HELD` when it was lost (expired and taken). */
   renewLease(lease: Lease, now: Date, ttlMs: number): Promise<Lease>;

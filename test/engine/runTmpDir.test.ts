@@ -47,16 +47,3 @@ describe('makeRunTmpDir', () => {
     ]);
   });
 });
-
-describe('isDeadLocalHolder', () => {
-  it('judges dead only a holder on this host whose process is gone', async () => {
-    const { isDeadLocalHolder, leaseOwner } = await import('../../lib/engine/leaseOwner.ts');
-    const { hostname } = await import('node:os');
-    const lease = (owner: string) => ({ owner, fence: 1, expiresAt: 0 });
-    expect(isDeadLocalHolder(lease(`r1@${hostname()}:${deadPid()}`))).toBe(true);
-    expect(isDeadLocalHolder(lease(`r1@${hostname()}:${process.ppid}`))).toBe(false);
-    expect(isDeadLocalHolder(lease(leaseOwner('mine')))).toBe(false);
-    expect(isDeadLocalHolder(lease(`r1@another-host:${deadPid()}`))).toBe(false);
-    expect(isDeadLocalHolder(lease('legacy-owner'))).toBe(false);
-  });
-});

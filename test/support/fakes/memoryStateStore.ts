@@ -68,7 +68,7 @@ export class MemoryStateStore implements StateStore {
     owner: string,
     now: Date,
     ttlMs: number,
-    breakIf?: (holder: Lease) => boolean,
+    breakIf?: (holder: Lease) => boolean | Promise<boolean>,
   ): Promise<Lease | undefined> {
     // Like the adapter: read, then a write conditioned on the fence read. A replayed call (an SDK retry
     // after a lost response) re-sends the same conditional write, so it reuses the first read.
@@ -77,7 +77,7 @@ export class MemoryStateStore implements StateStore {
       const t = now.getTime();
       read ??= { held: this.#lease === undefined ? undefined : { ...this.#lease } };
       const { held } = read;
-      const broken = held && breakIf?.({ ...held });
+      const broken = held !== undefined && (await breakIf?.({ ...held })) === true;
       if (held !== undefined && held.owner !== owner && held.expiresAt >= t && !broken) return undefined;
       const current = this.#lease;
       const conditionHolds =
