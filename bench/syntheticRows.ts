@@ -49,6 +49,8 @@ export function* syntheticRows(count: number, seed = 1): Generator<ArchiveRow> {
       port: tcp ? 10_000 + (next() % 1000) : null,
       extra_json: null,
       archived_at: archivedAt,
+      start_time_text: null,
+      end_time_text: null,
     };
   }
 }

@@ -50,7 +50,7 @@ export function viewStatements(dir: string): string[] {
     if (!existsSync(folder)) continue;
     const glob = path.join(folder, 'dt=*', '*.parquet');
     out.push(
-      `CREATE VIEW ${table.name} AS SELECT * FROM read_parquet(${sqlString(glob)}, hive_partitioning = true, hive_types = {'dt': VARCHAR})`,
+      `CREATE VIEW ${table.name} AS SELECT * FROM read_parquet(${sqlString(glob)}, hive_partitioning = true, hive_types = {'dt': VARCHAR}, union_by_name = true)`,
     );
   }
   return out;

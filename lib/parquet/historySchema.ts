@@ -30,6 +30,9 @@ const COLUMNS = [
   { name: 'port', kind: 'int', nullable: true },
   { name: 'extra_json', kind: 'string', nullable: true },
   { name: 'archived_at', kind: 'timestamp', nullable: false },
+  // Added after the first release: last, so files and tables keep every earlier column's position.
+  { name: 'start_time_text', kind: 'string', nullable: true },
+  { name: 'end_time_text', kind: 'string', nullable: true },
 ] as const satisfies readonly ColumnSpec[];
 
 // Compile-time guard: every ArchiveRow field has a column (a missing one makes this `true` fail to assign).

@@ -26,7 +26,10 @@ export interface ArchiveRow {
   token_hmac: string | null;
   /** `tokenHmac(tokenKey, virtual_token_value)` under `keep` and `hash`; null under `drop`. */
   virtual_token_hmac: string | null;
-  /** Host names as a sorted, de-duplicated set (the form `record_id` hashes). */
+  /**
+   * Host names exactly as the API listed them: its order (the tunnel's own address first, custom
+   * domains after) and any repeats. `record_id` hashes them as a sorted set, so order never changes ids.
+   */
   domains: string[];
   mode: string;
   mode_udp: string;
@@ -37,4 +40,8 @@ export interface ArchiveRow {
   /** JSON of the fields the seed does not name (tokens redacted by policy), or null when there are none. */
   extra_json: string | null;
   archived_at: Date;
+  /** `start_time` as the API sent it, when `start_time` alone cannot give it back (see `lostInstantText`); else null. */
+  start_time_text: string | null;
+  /** `end_time` as the API sent it, when `end_time` alone cannot give it back; else null. */
+  end_time_text: string | null;
 }

@@ -6,6 +6,7 @@ import { parseClientAddress } from './parseClientAddress.ts';
 import { recordIdentity } from './recordId.ts';
 import { redactTokens } from './redactTokens.ts';
 import { toEpochMs } from './toEpochMs.ts';
+import { lostInstantText } from './wireInstant.ts';
 
 export interface ToArchiveRowOptions {
   tokenPolicy: TokenPolicy;
@@ -38,7 +39,7 @@ export function toArchiveRow(record: HistoryRecord, opts: ToArchiveRowOptions): 
     virtual_token_value: keepRaw ? record.virtual_token_value : null,
     token_hmac: keepHmac ? n.token_hmac : null,
     virtual_token_hmac: keepHmac ? n.virtual_token_hmac : null,
-    domains: n.domains,
+    domains: [...record.domains],
     mode: record.mode,
     mode_udp: record.mode_udp,
     client_ip: record.client_ip,
@@ -47,6 +48,9 @@ export function toArchiveRow(record: HistoryRecord, opts: ToArchiveRowOptions): 
     port: record.port,
     extra_json: extraJson(record, opts),
     archived_at: new Date(opts.archivedAt.getTime()),
+    start_time_text: lostInstantText(record.start_time, n.start_ms),
+    end_time_text:
+      record.end_time === null || n.end_ms === null ? null : lostInstantText(record.end_time, n.end_ms),
   };
 }
 

@@ -26,6 +26,8 @@ export function row(n: number, start = '2026-11-20T10:00:00.000Z'): ArchiveRow {
     port: null,
     extra_json: null,
     archived_at: new Date('2026-11-22T00:00:00.000Z'),
+    start_time_text: null,
+    end_time_text: null,
   };
 }
 

@@ -24,7 +24,8 @@ describe('toArchiveRow', () => {
       virtual_token_value: null,
       token_hmac: hmac('AAXXYY99F'),
       virtual_token_hmac: null,
-      domains: ['test.a.pinggy.link', 'test.example.com'],
+      // As the API listed them: the tunnel's own address is not moved behind a custom domain.
+      domains: ['test.example.com', 'test.a.pinggy.link'],
       mode: 'http',
       mode_udp: '',
       client_ip: '[5.7.152.215]:48696',
@@ -33,6 +34,9 @@ describe('toArchiveRow', () => {
       port: null,
       extra_json: null,
       archived_at: archivedAt,
+      // The documented spelling (ms, +00:00): the timestamp gives it back, so no text is kept.
+      start_time_text: null,
+      end_time_text: null,
     });
   });
 
@@ -115,9 +119,28 @@ describe('toArchiveRow', () => {
     expect(row.archived_at).toEqual(archivedAt);
   });
 
-  it('stores domains as the sorted, de-duplicated set that record_id hashes', () => {
-    const row = toArchiveRow(baseRecord({ domains: ['b.example', 'a.example', 'b.example'] }), hash);
-    expect(row.domains).toEqual(['a.example', 'b.example']);
+  it('stores domains in the order received, repeats included, while record_id hashes them as a set', () => {
+    const sent = ['b.example', 'a.example', 'b.example'];
+    const row = toArchiveRow(baseRecord({ domains: sent }), hash);
+    expect(row.domains).toEqual(['b.example', 'a.example', 'b.example']);
+    const reordered = toArchiveRow(baseRecord({ domains: ['a.example', 'b.example'] }), hash);
+    expect(reordered.record_id).toBe(row.record_id);
+  });
+
+  it('keeps the sent text of a time the timestamp column cannot give back, and only then', () => {
+    const cases: [string, string | null][] = [
+      ['2025-02-06T16:16:44.571+00:00', null], // the documented spelling
+      ['2025-02-06T18:16:44.571+02:00', '2025-02-06T18:16:44.571+02:00'], // another offset
+      ['2025-02-06T16:16:44.571Z', '2025-02-06T16:16:44.571Z'],
+      ['2025-02-06T16:16:44.571234+00:00', '2025-02-06T16:16:44.571234+00:00'], // beyond milliseconds
+      ['2025-02-06T16:16+00:00', '2025-02-06T16:16+00:00'], // no seconds
+    ];
+    for (const [text, kept] of cases) {
+      const row = toArchiveRow(baseRecord({ start_time: text, end_time: text }), hash);
+      expect(row.start_time_text, text).toBe(kept);
+      expect(row.end_time_text, text).toBe(kept);
+    }
+    expect(toArchiveRow(baseRecord({ end_time: null }), hash).end_time_text).toBeNull();
   });
 
   it('writes 128-bit hex ids', () => {
