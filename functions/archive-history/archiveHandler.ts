@@ -64,11 +64,22 @@ export function createArchiveHandler(deps: ArchiveHandlerDeps) {
     logger.info('verify starting', {});
     const api = deps.createApi(await deps.getApiKey());
     const { tokenKey } = await deps.getKeys();
+    // The head every run records in the state table: a bucket writer who removes the newest digests
+    // cannot also rewind it, so the weekly check notices a truncated chain.
+    const head = (await deps.state.getMeta())?.chainHead;
     let result: VerifyResult;
     try {
       result = await verify(
         { objects: deps.objects, clock },
-        { api, tokenKey, windowDays: deps.config.windowDays, pageSize: deps.config.pageSize },
+        {
+          api,
+          tokenKey,
+          windowDays: deps.config.windowDays,
+          pageSize: deps.config.pageSize,
+          ...(head
+            ? { expectedHeads: [{ seq: head.seq, sha256: head.sha256, source: 'the state table' }] }
+            : {}),
+        },
       );
     } finally {
       await api.close();

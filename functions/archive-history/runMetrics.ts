@@ -22,6 +22,7 @@ export function summaryMetrics(summary: RunSummary): MetricPoint[] {
     { name: METRIC.UnpublishedFileAgeHours, value: summary.oldestUnpublishedHours },
     { name: METRIC.AuthFailures, value: 0 },
     { name: METRIC.RunSucceeded, value: 1 },
+    ...(summary.digest ? [{ name: METRIC.ChainHeadSeq, value: summary.digest.seq }] : []),
   ];
 }
 

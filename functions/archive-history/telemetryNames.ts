@@ -32,6 +32,8 @@ export const METRIC = {
   VerifyFailures: 'VerifyFailures',
   /** Records the API has that the archive will take on a later run (not a failure). */
   VerifyPending: 'VerifyPending',
+  /** Position of the digest this run appended: the chain head, recorded outside the bucket on every run. */
+  ChainHeadSeq: 'ChainHeadSeq',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];

@@ -15,6 +15,14 @@ const STATUS_FLAGS: FlagSet = { ...COMMON_FLAGS };
 delete STATUS_FLAGS.days;
 delete STATUS_FLAGS.quiet;
 
+const VERIFY_FLAGS: FlagSet = {
+  ...COMMON_FLAGS,
+  'expect-head': {
+    type: 'string',
+    help: 'SEQ:SHA256, the chain head you saw last (run and verify print it): a chain that ends before it is reported truncated',
+  },
+};
+
 /**
  * Every command, its help and its flags, in the order the global help lists them. Commands are
  * imported when run, so `--help` and the local commands never load what they do not use.
@@ -46,7 +54,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'verify [flags]',
     summary:
       'check the archive on its own (digest chain, signatures, files, no doubles); with TUNNEL_API_KEY also against the API; exit 5 on a failure',
-    flags: COMMON_FLAGS,
+    flags: VERIFY_FLAGS,
     run: async (f, io) => (await import('./verifyCommand.ts')).verifyCommand(f, io),
   },
   recover: {

@@ -36,7 +36,12 @@ export function formatSummary(s: RunSummary): string {
             : `  live sessions:  ${s.active.listed} open, ${s.active.rows} change row(s)${s.active.longSessions ? `, ${s.active.longSessions} open longer than history can show` : ''}`,
         ]
       : []),
-    ...(s.digest ? [`  digest:         ${s.digest.key} (${s.digest.files} file(s))`] : []),
+    ...(s.digest
+      ? [
+          `  digest:         ${s.digest.key} (${s.digest.files} file(s))`,
+          `  chain head:     ${s.digest.seq}:${s.digest.sha256} (an auditor checks it with verify --expect-head)`,
+        ]
+      : []),
     ...(s.rebuilt ? [`  state rebuilt:  ${s.rebuilt.files} file(s) from the archive`] : []),
     ...(s.foreignFiles
       ? [

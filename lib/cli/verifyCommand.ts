@@ -1,13 +1,15 @@
+import { existsSync } from 'node:fs';
 import { systemClock } from '../clock/clock.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
-import { loadConfig } from '../config/loadConfig.ts';
+import { type Config, loadConfig } from '../config/loadConfig.ts';
 import { readTokenKey } from '../keys/readTokenKey.ts';
-import { jsonLineLogger } from '../log/logger.ts';
+import { jsonLineLogger, silentLogger } from '../log/logger.ts';
 import { objectStoreFromUrl } from '../store/objectStoreFromUrl.ts';
 import type { TunnelApiClient } from '../upstream/createTunnelApiClient.ts';
+import { type ExpectedHead, parseExpectedHead } from '../verify/checkHead.ts';
 import { verifyArchive } from '../verify/verifyArchive.ts';
 import type { VerifyResult } from '../verify/verifyTypes.ts';
-import { buildApi, keysDirOf } from './buildRuntime.ts';
+import { buildApi, buildStores, keysDirOf, localDestDir, localStateDirOf } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { EXIT_VERIFY_GAP } from './exitCodes.ts';
 import { type CliFlags, parseNow } from './parseCliFlags.ts';
@@ -30,11 +32,17 @@ export async function verifyCommand(flags: CliFlags, io: CliIo): Promise<number>
       io.stderr.write('No TUNNEL_API_KEY: checking the archive only, not against the API\n');
     // Comparing with the API needs the token key (ids are keyed); the archive-only checks never do.
     const tokenKey = api ? await readTokenKey(keysDirOf(config)) : undefined;
+    const expectedHeads: ExpectedHead[] = [];
+    const auditor = flags.values['expect-head'];
+    if (typeof auditor === 'string') expectedHeads.push(parseExpectedHead(auditor));
+    const recorded = await stateHead(config, io, Boolean(flags.values.json));
+    if (recorded) expectedHeads.push(recorded);
     const result = await verifyArchive(
       { objects, clock },
       {
         windowDays: config.windowDays,
         pageSize: config.pageSize,
+        expectedHeads,
         ...(api && tokenKey ? { api, tokenKey } : {}),
       },
     );
@@ -46,12 +54,39 @@ export async function verifyCommand(flags: CliFlags, io: CliIo): Promise<number>
   }
 }
 
+/**
+ * The chain head the state recorded, when the state can be read: `--state`, or the local state folder
+ * when it exists (never created here). A state in use by a run, or unreadable, is skipped with a note:
+ * the archive-only checks still run.
+ */
+async function stateHead(config: Config, io: CliIo, quiet: boolean): Promise<ExpectedHead | undefined> {
+  const dir = localDestDir(config.dest);
+  if (!config.state && (dir === undefined || !existsSync(localStateDirOf(dir)))) return undefined;
+  try {
+    const stores = await buildStores(config, silentLogger);
+    try {
+      const head = (await stores.state.getMeta())?.chainHead;
+      return head && { seq: head.seq, sha256: head.sha256, source: 'the state' };
+    } finally {
+      await stores.close();
+    }
+  } catch (error) {
+    if (!quiet)
+      io.stderr.write(
+        `The state cannot be read (${(error as Error).message}): the chain is not compared with the head it recorded\n`,
+      );
+    return undefined;
+  }
+}
+
 /** Human report: summary, per-day comparison (with an API), then one line per failure naming its object or day. */
 export function formatVerify(r: VerifyResult, where: string): string {
   const lines = [
     `Archive ${where}`,
     `  digests ${r.digests}, files ${r.files}, rows ${r.rows}, distinct records ${r.records}`,
     `  last digest written ${r.lastDigestAt ?? 'never'} (every run writes one: an old date means runs stopped, or the newest digests were removed)`,
+    `  chain head ${r.head ? `${r.head.seq}:${r.head.sha256}` : 'none'} (note it; next time pass it as --expect-head)`,
+    ...r.expectedHeads.map((h) => `  compared with the head ${h.source} recorded: ${h.seq}:${h.sha256}`),
   ];
   if (r.days.length > 0) {
     lines.push(

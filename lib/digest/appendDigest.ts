@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Clock } from '../clock/clock.ts';
 import { ManifestMembership } from '../engine/manifestMembership.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
@@ -40,6 +41,9 @@ export interface AppendDigestInput {
 export interface AppendDigestResult {
   key: string;
   seq: number;
+  /** SHA-256 (hex) of the digest's bytes as written: with `seq`, the chain's new head. */
+  sha256: string;
+  createdAt: string;
   files: number;
   rows: number;
   /** Data files left out: neither digested nor named by their partition's manifest. */
@@ -98,7 +102,8 @@ export async function appendDigest(
     const signature = Buffer.from(await signer.sign(signedBytes(body))).toString('base64');
     const digest: Digest = { ...body, signature };
     const key = digestKeys.digest(seq);
-    if (await objects.putIfAbsent(key, `${JSON.stringify(digest, null, 1)}\n`)) {
+    const text = `${JSON.stringify(digest, null, 1)}\n`;
+    if (await objects.putIfAbsent(key, text)) {
       const rows = files.reduce((a, f) => a + (f.rows ?? 0), 0);
       logger.debug('digest written', { key, files: files.length, rows });
       if (foreign.length > 0) {
@@ -106,7 +111,8 @@ export async function appendDigest(
           files: foreign,
         });
       }
-      return { key, seq, files: files.length, rows, foreign };
+      const sha256 = createHash('sha256').update(text, 'utf8').digest('hex');
+      return { key, seq, sha256, createdAt: body.createdAt, files: files.length, rows, foreign };
     }
     logger.warn('another writer took this digest position; re-reading the chain', { key, attempt });
   }

@@ -198,7 +198,7 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
     const digest = await appendDigestSafely(deps, runId, results);
     const finished = clock.now();
     const ok = !stoppedByDeadline && failedDays.length === 0;
-    await putMetaSafely(deps, finished, ok);
+    await putMetaSafely(deps, finished, ok, digest);
     const summary: RunSummary = {
       runId,
       startedAt: started.toISOString(),
@@ -252,13 +252,16 @@ async function appendDigestSafely(
   deps: ArchiveDeps,
   runId: string,
   results: readonly DayResult[],
-): Promise<{ key: string; files: number } | undefined> {
+): Promise<RunSummary['digest']> {
   try {
     const scans = results
       .filter((r) => !r.interrupted)
       .map((r) => ({ day: r.day, scannedAt: r.scannedAt, complete: r.complete && r.shortfall === 0 }));
     const d = await appendDigest(deps, { runId, scans });
-    return { key: d.key, files: d.files };
+    // On every run, the head goes to the log too (and to a metric in AWS): a second record of it that
+    // someone with write access to the bucket cannot rewind.
+    deps.logger.info('digest chain head', { seq: d.seq, sha256: d.sha256, key: d.key });
+    return { key: d.key, files: d.files, seq: d.seq, sha256: d.sha256, createdAt: d.createdAt };
   } catch (error) {
     deps.logger.error('could not append the digest; the next run lists these files', {
       code: ArchiverError.is(error) ? error.code : 'INTERNAL',
@@ -336,14 +339,25 @@ async function learnWindow(deps: ArchiveDeps, meta: ArchiveMeta, days: number): 
   return deps.state.putMeta({ ...fresh, learnedWindowDays }).catch(() => ({ ...fresh, learnedWindowDays }));
 }
 
-async function putMetaSafely(deps: ArchiveDeps, at: Date, success: boolean): Promise<void> {
+async function putMetaSafely(
+  deps: ArchiveDeps,
+  at: Date,
+  success: boolean,
+  digest: RunSummary['digest'],
+): Promise<void> {
   try {
     const fresh = await deps.state.getMeta();
     if (!fresh) return;
+    // The head only moves forward: a slower concurrent run never records an older head over a newer one.
+    const head =
+      digest && (fresh.chainHead?.seq ?? 0) < digest.seq
+        ? { chainHead: { seq: digest.seq, key: digest.key, sha256: digest.sha256, at: digest.createdAt } }
+        : {};
     await deps.state.putMeta({
       ...fresh,
       lastRunAt: at.toISOString(),
       ...(success ? { lastSuccessAt: at.toISOString() } : {}),
+      ...head,
     });
   } catch (e) {
     deps.logger.warn('could not record the run in META', { error: String(e) });

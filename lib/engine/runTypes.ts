@@ -142,7 +142,7 @@ export interface RunSummary {
   /** Age in hours of the oldest listed-but-unpublished file found at the start of the run (0: none). */
   oldestUnpublishedHours: number;
   /** The digest this run appended (absent when writing it failed: the next run lists these files). */
-  digest?: { key: string; files: number };
+  digest?: { key: string; files: number; seq: number; sha256: string; createdAt: string };
   /** State the run rebuilt from the archive first (the state store had lost it). */
   rebuilt?: { partitions: number; files: number; rows: number };
   /**

@@ -62,6 +62,14 @@ export const archiveMetaSchema = z.looseObject({
   lastRunAt: z.string().exactOptional(),
   lastSuccessAt: z.string().exactOptional(),
   learnedWindowDays: z.number().int().positive().exactOptional(),
+  chainHead: z
+    .object({
+      seq: z.number().int().positive(),
+      key: z.string(),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      at: z.string(),
+    })
+    .exactOptional(),
   version,
 }) satisfies z.ZodType<ArchiveMeta>;
 

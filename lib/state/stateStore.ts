@@ -86,7 +86,20 @@ export interface ArchiveMeta {
    * (a 59-day server, or a server calendar ahead of UTC). The planner never trusts more than this.
    */
   learnedWindowDays?: number;
+  /**
+   * The digest chain's head as this archiver last wrote it. Kept outside the bucket, so someone who can
+   * write the bucket cannot quietly rewind the chain: `verify` reports digests missing up to it as `truncated`.
+   */
+  chainHead?: ChainHead;
   version: number;
+}
+
+/** A digest chain's newest digest: its position, key, SHA-256 of its bytes and when it was written. */
+export interface ChainHead {
+  seq: number;
+  key: string;
+  sha256: string;
+  at: string;
 }
 
 /** The observed fields of a live session as stored: `ObservedFields` with times as ISO strings. */

@@ -8,6 +8,7 @@ import type { ObjectStore } from '../store/objectStore.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
 import { checkChain } from './checkChain.ts';
 import { checkFiles } from './checkFiles.ts';
+import { checkHead, type ExpectedHead } from './checkHead.ts';
 import { compareUpstream } from './compareUpstream.ts';
 import { countLostSessions } from './countLostSessions.ts';
 import { DEFAULT_INGESTION_GRACE_MS, lastCompleteScans } from './lastScans.ts';
@@ -24,6 +25,8 @@ export interface VerifyOptions {
   maxPasses?: number;
   /** Upstream ingestion lag to allow (default 48 h): a session that ended this long before a scan may still be pending. */
   graceMs?: number;
+  /** Heads recorded outside the bucket (the state's, an auditor's `--expect-head`): a chain that ends before one is `truncated`. */
+  expectedHeads?: ExpectedHead[];
 }
 
 /**
@@ -40,6 +43,8 @@ export async function verifyArchive(
   const checkedAt = deps.clock.now();
   const chain = await readDigestChain(deps.objects);
   const failures = checkChain(chain);
+  for (const expected of options.expectedHeads ?? []) failures.push(...checkHead(chain, expected));
+  const newest = chain.entries.at(-1);
   const today = toDay(checkedAt);
   // Ids are needed only for the window (one day of margin each side: the API's day vs UTC start_time).
   const from = addDays(windowStartOf(today, options.windowDays), -1);
@@ -54,7 +59,9 @@ export async function verifyArchive(
     ok: false,
     checkedAt: checkedAt.toISOString(),
     digests: chain.entries.length,
-    lastDigestAt: chain.entries.at(-1)?.digest?.createdAt ?? null,
+    lastDigestAt: newest?.digest?.createdAt ?? null,
+    head: newest ? { seq: newest.seq, key: newest.key, sha256: newest.sha256 } : null,
+    expectedHeads: (options.expectedHeads ?? []).map(({ seq, sha256, source }) => ({ seq, sha256, source })),
     files: files.files,
     rows: files.rows,
     records: files.records,

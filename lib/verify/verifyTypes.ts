@@ -3,6 +3,7 @@ export type VerifyFailureKind =
   | 'public-key'
   | 'digest'
   | 'chain'
+  | 'truncated'
   | 'signature'
   | 'missing-file'
   | 'unlisted'
@@ -44,6 +45,10 @@ export interface VerifyResult {
    * a last digest older than the run schedule says so (every run writes one, even when it adds nothing).
    */
   lastDigestAt: string | null;
+  /** The chain's newest digest (`seq`, SHA-256 of its bytes): what an auditor notes to pass as `--expect-head` next time. */
+  head: { seq: number; key: string; sha256: string } | null;
+  /** The recorded heads the chain was compared with (state, auditor); a shorter chain is `truncated`. */
+  expectedHeads: { seq: number; sha256: string; source: string }[];
   files: number;
   rows: number;
   /** Distinct record ids across `history/`. */

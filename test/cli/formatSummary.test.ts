@@ -51,7 +51,13 @@ describe('formatSummary', () => {
       ...runSummary(),
       brokenPartitions: ['history/dt=2026-09-01'],
       active: { listed: 12, rows: 3, longSessions: 1 },
-      digest: { key: 'digests/0000000007.json', files: 4 },
+      digest: {
+        key: 'digests/0000000007.json',
+        files: 4,
+        seq: 7,
+        sha256: 'a'.repeat(64),
+        createdAt: '2026-11-20T06:00:00.000Z',
+      },
       rebuilt: { partitions: 2, files: 5, rows: 100 },
       foreignFiles: ['history/dt=2026-09-02/x.parquet'],
     });
@@ -60,6 +66,9 @@ describe('formatSummary', () => {
       '  live sessions:  12 open, 3 change row(s), 1 open longer than history can show\n',
     );
     expect(text).toContain('  digest:         digests/0000000007.json (4 file(s))\n');
+    expect(text).toContain(
+      `  chain head:     7:${'a'.repeat(64)} (an auditor checks it with verify --expect-head)\n`,
+    );
     expect(text).toContain('  state rebuilt:  5 file(s) from the archive\n');
     expect(text).toContain(
       '  foreign files:  history/dt=2026-09-02/x.parquet (never committed by the archiver',

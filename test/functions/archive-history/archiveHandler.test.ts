@@ -18,6 +18,8 @@ function verifyResult(overrides: Partial<VerifyResult> = {}): VerifyResult {
     checkedAt: '2025-02-06T12:00:00.000Z',
     digests: 3,
     lastDigestAt: '2025-02-06T11:00:00.000Z',
+    head: { seq: 3, key: 'digests/0000000003.json', sha256: 'c'.repeat(64) },
+    expectedHeads: [],
     files: 10,
     rows: 100,
     records: 100,
@@ -49,7 +51,7 @@ function harness(outcome: () => Promise<RunSummary>, overrides: Partial<ArchiveH
       env: { ARCHIVE_DEST: 's3://archive-bucket/', ARCHIVE_STATE: 'dynamodb://state', PAGE_SIZE: '500' },
     }),
     objects: { url: 's3://archive-bucket/' } as ObjectStore,
-    state: {} as StateStore,
+    state: { getMeta: async () => undefined } as unknown as StateStore,
     clock: new ManualClock(NOW),
     logger: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
     metrics: {
@@ -182,6 +184,20 @@ describe('createArchiveHandler', () => {
     expect(h.calls.closed).toBe(1);
     expect(h.calls.published).toBe(1);
     expect(h.logs).toContainEqual({ level: 'error', message: 'verify failure', attributes: failure });
+  });
+
+  it('compares the chain with the head the state table recorded, so a truncated chain is noticed', async () => {
+    const seen: { expectedHeads?: unknown }[] = [];
+    const chainHead = { seq: 9, key: 'digests/0000000009.json', sha256: 'd'.repeat(64), at: NOW };
+    const h = harness(async () => runSummary(), {
+      state: { getMeta: async () => ({ chainHead }) } as unknown as StateStore,
+      verify: async (_deps, options) => {
+        seen.push(options);
+        return verifyResult();
+      },
+    });
+    await h.handler({ verify: true }, h.context);
+    expect(seen[0]?.expectedHeads).toEqual([{ seq: 9, sha256: 'd'.repeat(64), source: 'the state table' }]);
   });
 
   it('publishes VerifyFailures=0 for an intact archive', async () => {
