@@ -258,9 +258,9 @@ async function appendDigestSafely(
       .filter((r) => !r.interrupted)
       .map((r) => ({ day: r.day, scannedAt: r.scannedAt, complete: r.complete && r.shortfall === 0 }));
     const d = await appendDigest(deps, { runId, scans });
-    // On every run, the head goes to the log too (and to a metric in AWS): a second record of it that
-    // someone with write access to the bucket cannot rewind.
-    deps.logger.info('digest chain head', { seq: d.seq, sha256: d.sha256, key: d.key });
+    // The head also leaves in the summary (the Lambda's `run finished` log line and the ChainHeadSeq
+    // metric; the CLI's printed summary): records of it that a writer of the bucket cannot rewind.
+    deps.logger.debug('digest chain head', { seq: d.seq, sha256: d.sha256, key: d.key });
     return { key: d.key, files: d.files, seq: d.seq, sha256: d.sha256, createdAt: d.createdAt };
   } catch (error) {
     deps.logger.error('could not append the digest; the next run lists these files', {

@@ -39,9 +39,17 @@ describe('appendDigest', () => {
     const a = await parquetOf([1, 2, 3]);
     await objects.put('history/dt=2026-11-20/a.parquet', a);
     const first = await appendDigest(deps(), { runId: 'r1', scans });
-    expect(first).toEqual({ key: digestKeys.digest(1), seq: 1, files: 1, rows: 3, foreign: [] });
-
     const chain = await readDigestChain(objects);
+    // The head it reports is the digest as stored: its SHA-256 is the one the chain computes.
+    expect(first).toEqual({
+      key: digestKeys.digest(1),
+      seq: 1,
+      sha256: chain.entries[0]?.sha256,
+      createdAt: chain.entries[0]?.digest?.createdAt,
+      files: 1,
+      rows: 3,
+      foreign: [],
+    });
     const d1 = chain.entries[0]?.digest;
     expect(d1).toMatchObject({ seq: 1, runId: 'r1', previous: null, scans, keyId: signer.keyId });
     expect(d1?.files).toEqual([

@@ -1,9 +1,9 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDay } from '../../lib/clock/day.ts';
 import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
-import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
+import { readable } from '../support/footerlessPages.ts';
 import { runCli } from '../support/runCli.ts';
 import { startWorld, type World, windowDays } from './engineKit.ts';
 
@@ -33,21 +33,6 @@ async function files(dir: string): Promise<string[]> {
     else if (e.isFile()) out.push(p);
   }
   return out;
-}
-
-/** The text of a file as a reader sees it: Parquet decoded row by row (its pages are compressed), else raw. */
-async function readable(path: string): Promise<string> {
-  const bytes = await readFile(path);
-  if (path.endsWith('.parquet')) {
-    try {
-      return JSON.stringify(await readHistoryRows(new Uint8Array(bytes)), (_k, v) =>
-        typeof v === 'bigint' ? String(v) : v,
-      );
-    } catch {
-      return bytes.toString('latin1');
-    }
-  }
-  return bytes.toString('latin1');
 }
 
 describe('under the default hash policy, after a run killed mid-walk and resumed', () => {

@@ -101,6 +101,24 @@ describe('createArchiveHandler', () => {
     expect(h.calls.published).toBe(1);
   });
 
+  it('records the chain head on every run: the ChainHeadSeq metric and the run finished log line', async () => {
+    const digest = {
+      key: 'digests/0000000012.json',
+      files: 3,
+      seq: 12,
+      sha256: 'e'.repeat(64),
+      createdAt: NOW,
+    };
+    const h = harness(async () => runSummary({ digest }));
+    await h.handler({}, h.context);
+    expect(h.metrics).toMatchObject({ ChainHeadSeq: 12 });
+    const finished = h.logs.find((l) => l.message === 'run finished');
+    expect(finished?.attributes).toMatchObject({ digest: { seq: 12, sha256: 'e'.repeat(64) } });
+    const without = harness(async () => runSummary());
+    await without.handler({}, without.context);
+    expect(without.metrics).not.toHaveProperty('ChainHeadSeq');
+  });
+
   it('passes backfillDays to the engine as onlyDays', async () => {
     const h = harness(async () => runSummary());
     await h.handler({ backfillDays: ['2025-02-03', '2025-02-01'] }, h.context);
