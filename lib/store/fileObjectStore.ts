@@ -20,6 +20,7 @@ import { ArchiverError } from '../errors/archiverError.ts';
 import { readRange } from './byteSource.ts';
 import { assertObjectKey, storeFailed } from './objectKey.ts';
 import type { ObjectInfo, ObjectStore } from './objectStore.ts';
+import { sameObjectBytes, writeOnceConflict } from './writeOnceConflict.ts';
 
 /**
  * Scratch folder for in-flight writes. Like every root entry whose name starts with '.' (local mode
@@ -160,7 +161,7 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
     }
   }
 
-  return {
+  const store: ObjectStore = {
     url: pathToFileURL(root).href,
 
     putFile: (key, localPath) => writeAtomically(key, (tmp) => copyFile(localPath, tmp)),
@@ -285,6 +286,8 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
           const code = errno(error);
           if (code === 'EEXIST') {
             // Already published (by us before a crash, or earlier): only the staging copy is left to drop.
+            // Other bytes there are another writer's: fail loudly and keep ours.
+            if (!(await sameObjectBytes(store, fromKey, toKey))) throw writeOnceConflict(fromKey, toKey);
           } else if (code === 'ENOENT') {
             if ((await statFile(to)) !== undefined) return; // from is gone and to exists: a repeated publish.
             throw new ArchiverError('STORE_FAILED', `cannot publish '${fromKey}': it does not exist`, {
@@ -298,6 +301,7 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
               await removeEmptyParents(path.dirname(from), root);
               return;
             }
+            if (!(await sameObjectBytes(store, fromKey, toKey))) throw writeOnceConflict(fromKey, toKey);
           } else {
             throw error;
           }
@@ -323,4 +327,5 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
       await removeEmptyParents(path.dirname(file), root);
     },
   };
+  return store;
 }

@@ -13,6 +13,7 @@ import {
 import { ArchiverError } from '../errors/archiverError.ts';
 import { assertObjectKey, storeFailed } from './objectKey.ts';
 import type { ObjectInfo, ObjectStore } from './objectStore.ts';
+import { sameObjectBytes, writeOnceConflict } from './writeOnceConflict.ts';
 
 export interface S3ObjectStoreOptions {
   client: S3Client;
@@ -35,6 +36,15 @@ function isPreconditionFailed(error: unknown): boolean {
 function isConditionalConflict(error: unknown): boolean {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
   return e?.name === 'ConditionalRequestConflict' || e?.$metadata?.httpStatusCode === 409;
+}
+
+/** Tries of a write-once write against racing writers (409 ConditionalRequestConflict, 412). */
+const CONFLICT_ATTEMPTS = 8;
+
+/** A 409 means another conditional write to the key is in flight: back off (25 ms doubling, jittered). */
+function conflictBackoff(attempt: number): Promise<void> {
+  const ms = Math.min(1_000, 25 * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function isNotFound(error: unknown): boolean {
@@ -97,7 +107,7 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
       ...condition,
     });
 
-  return {
+  const store: ObjectStore = {
     url,
 
     async putFile(key, localPath) {
@@ -137,8 +147,9 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
           return true;
         } catch (error) {
           if (isPreconditionFailed(error)) return false;
-          // A racing conditional write: re-read; retry only while nothing is there.
-          if (isConditionalConflict(error) && attempt < 3) {
+          // A racing conditional write is in flight (409): wait, re-read, and retry only while nothing is there.
+          if (isConditionalConflict(error) && attempt < CONFLICT_ATTEMPTS) {
+            await conflictBackoff(attempt);
             if ((await headSize(key).catch(() => undefined)) !== undefined) return false;
             continue;
           }
@@ -206,7 +217,15 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
 
     async publish(fromKey, toKey) {
       try {
-        if ((await headSize(toKey)) === undefined) {
+        for (let attempt = 1; ; attempt++) {
+          if ((await headSize(toKey)) !== undefined) {
+            // Target present (an earlier attempt of ours, or a racing writer that won): our bytes there
+            // finish the publish by dropping the source; another writer's bytes fail loudly and keep ours.
+            if ((await headSize(fromKey)) !== undefined && !(await sameObjectBytes(store, fromKey, toKey)))
+              throw writeOnceConflict(fromKey, toKey);
+            await deleteKey(fromKey);
+            return;
+          }
           try {
             await client.send(
               new CopyObjectCommand({
@@ -217,12 +236,15 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
                 IfNoneMatch: '*',
               }),
             );
+            await deleteKey(fromKey);
+            return;
           } catch (error) {
-            // 412: the target appeared meanwhile (e.g. our own earlier attempt whose response was lost).
+            // 412: the target appeared since the HEAD (a racing writer, or our own earlier attempt whose
+            // response was lost); 409: a racing conditional write is in flight. Both: look again.
             if (isPreconditionFailed(error) || isConditionalConflict(error)) {
-              if ((await headSize(toKey)) === undefined) throw error;
-              await deleteKey(fromKey);
-              return;
+              if (attempt >= CONFLICT_ATTEMPTS) throw error;
+              if (isConditionalConflict(error)) await conflictBackoff(attempt);
+              continue;
             }
             if (!isNotFound(error)) throw error;
             throw new ArchiverError('STORE_FAILED', `cannot publish ${where(fromKey)}: it does not exist`, {
@@ -231,8 +253,6 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
             });
           }
         }
-        // Target present (now or from an earlier attempt): dropping the source finishes the publish.
-        await deleteKey(fromKey);
       } catch (error) {
         throw storeFailed(`cannot publish ${where(fromKey)} as ${toKey}`, error);
       }
@@ -247,4 +267,5 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
       }
     },
   };
+  return store;
 }

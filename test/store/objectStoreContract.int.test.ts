@@ -9,6 +9,7 @@ import type { ObjectInfo, ObjectStore } from '../../lib/store/objectStore.ts';
 import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { startS3rver } from '../support/startS3rver.ts';
+import { startWriteOnceFront } from '../support/writeOnceS3Front.ts';
 
 /** The same behaviour is required of every ObjectStore adapter: one table of cases, run for each. */
 interface Subject {
@@ -31,6 +32,22 @@ const adapters: { name: string; start: () => Promise<Subject> }[] = [
       return {
         store: createS3ObjectStore({ client: s3.client, bucket: s3.bucket, prefix: 'tenant/archive' }),
         close: s3.close,
+      };
+    },
+  },
+  {
+    // Behind a front that enforces If-None-Match as S3 does (s3rver alone ignores it): the conditional
+    // branches (412, 409) run, not only the HEAD before the write.
+    name: 'createS3ObjectStore behind a write-once S3 front',
+    start: async () => {
+      const s3 = await startS3rver();
+      const front = await startWriteOnceFront(s3);
+      return {
+        store: createS3ObjectStore({ client: front.client, bucket: s3.bucket, prefix: 'tenant/archive' }),
+        close: async () => {
+          await front.close();
+          await s3.close();
+        },
       };
     },
   },
@@ -180,12 +197,26 @@ describe.each(adapters)('$name (ObjectStore contract)', ({ start }) => {
     expect(text(await store.get('history/dt=2024-03-04/p.parquet'))).toBe('once');
   });
 
-  it('never overwrites an existing target, and still drops the staged copy', async () => {
-    await store.put('history/dt=2024-03-05/p.parquet', 'first');
-    await store.put('_staging/run3/p.parquet', 'second');
+  it('never overwrites an existing target: the same bytes there finish the publish (the staged copy is dropped)', async () => {
+    await store.put('history/dt=2024-03-05/p.parquet', 'same');
+    await store.put('_staging/run3/p.parquet', 'same');
     await store.publish('_staging/run3/p.parquet', 'history/dt=2024-03-05/p.parquet');
-    expect(text(await store.get('history/dt=2024-03-05/p.parquet'))).toBe('first');
+    expect(text(await store.get('history/dt=2024-03-05/p.parquet'))).toBe('same');
     expect(await store.head('_staging/run3/p.parquet')).toBeUndefined();
+  });
+
+  it('never overwrites an existing target: other bytes there fail loudly, and the staged copy is kept', async () => {
+    await store.put('history/dt=2024-03-07/p.parquet', 'first');
+    await store.put('_staging/run4/p.parquet', 'other');
+    await expect(
+      store.publish('_staging/run4/p.parquet', 'history/dt=2024-03-07/p.parquet'),
+    ).rejects.toMatchObject({
+      code: 'STORE_FAILED',
+      retryable: false,
+      message: expect.stringMatching(/write-once conflict/),
+    });
+    expect(text(await store.get('history/dt=2024-03-07/p.parquet'))).toBe('first');
+    expect(text(await store.get('_staging/run4/p.parquet'))).toBe('other');
   });
 
   it('fails to publish when neither source nor target exists', async () => {

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { ArchiverError } from '../../../lib/errors/archiverError.ts';
 import { assertObjectKey, storeFailed } from '../../../lib/store/objectKey.ts';
 import type { ObjectInfo, ObjectStore } from '../../../lib/store/objectStore.ts';
+import { writeOnceConflict } from '../../../lib/store/writeOnceConflict.ts';
 import { FaultPlan } from './faultPlan.ts';
 
 export interface MemoryObjectStoreOptions {
@@ -128,8 +129,11 @@ export class MemoryObjectStore implements ObjectStore {
           retryable: false,
         });
       }
-      // Never overwrite: an existing target wins, only the staging copy is dropped.
-      if (!this.#objects.has(toKey)) this.#objects.set(toKey, from);
+      // Never overwrite: an existing target with our bytes ends the publish; other bytes fail loudly.
+      const existing = this.#objects.get(toKey);
+      if (existing === undefined) this.#objects.set(toKey, from);
+      else if (Buffer.compare(Buffer.from(existing), Buffer.from(from)) !== 0)
+        throw writeOnceConflict(fromKey, toKey);
       this.#objects.delete(fromKey);
     });
   }

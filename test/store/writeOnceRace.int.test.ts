@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
+import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
+import { startWriteOnceFront, type WriteOnceFront } from '../support/writeOnceS3Front.ts';
+
+let s3: S3rverHandle;
+let front: WriteOnceFront;
+beforeAll(async () => {
+  s3 = await startS3rver();
+  // Each conditional write stays in flight 60 ms: two racing writers meet there, every time.
+  front = await startWriteOnceFront(s3, { holdMs: 60 });
+});
+afterAll(async () => {
+  await front?.close();
+  await s3?.close();
+});
+
+/** Two writers, each with its own store (as two Lambdas), both behind the S3 front. */
+const writers = () =>
+  [1, 2].map(() => createS3ObjectStore({ client: front.client, bucket: s3.bucket, prefix: 'race' }));
+const text = (b: Uint8Array | undefined) => (b === undefined ? undefined : new TextDecoder().decode(b));
+
+describe('write-once under a race, against an S3 front that enforces If-None-Match as S3 does', () => {
+  it('putIfAbsent: exactly one of two racing writers wins; the loser is told, whatever it meets (409 or 412)', async () => {
+    const before = { ...front.stats };
+    const [a, b] = writers();
+    const won = await Promise.all([
+      a!.putIfAbsent('digests/0000000001.json', 'A'),
+      b!.putIfAbsent('digests/0000000001.json', 'B'),
+    ]);
+    expect(won.filter(Boolean)).toHaveLength(1);
+    expect(text(await a!.get('digests/0000000001.json'))).toBe(won[0] ? 'A' : 'B');
+    // The race really happened: the front refused a conditional write (409 in flight, or 412 after).
+    expect(front.stats.conflicts + front.stats.preconditionFailed).toBeGreaterThan(
+      before.conflicts + before.preconditionFailed,
+    );
+  });
+
+  it('publish, identical bytes: both publishers carry on; one object, both staged copies gone', async () => {
+    const before = { ...front.stats };
+    const [a, b] = writers();
+    await a!.put('_staging/r1/x.parquet', 'same bytes');
+    await b!.put('_staging/r2/x.parquet', 'same bytes');
+    await Promise.all([
+      a!.publish('_staging/r1/x.parquet', 'history/dt=2026-11-20/x.parquet'),
+      b!.publish('_staging/r2/x.parquet', 'history/dt=2026-11-20/x.parquet'),
+    ]);
+    expect(text(await a!.get('history/dt=2026-11-20/x.parquet'))).toBe('same bytes');
+    expect(await a!.head('_staging/r1/x.parquet')).toBeUndefined();
+    expect(await a!.head('_staging/r2/x.parquet')).toBeUndefined();
+    expect(front.stats.conflicts + front.stats.preconditionFailed).toBeGreaterThan(
+      before.conflicts + before.preconditionFailed,
+    );
+  });
+
+  it('publish, different bytes: the winner’s object stays, the loser fails loudly and keeps its staged copy', async () => {
+    const [a, b] = writers();
+    await a!.put('_staging/r3/y.parquet', 'bytes of A');
+    await b!.put('_staging/r4/y.parquet', 'bytes of B');
+    const outcomes = await Promise.allSettled([
+      a!.publish('_staging/r3/y.parquet', 'history/dt=2026-11-21/y.parquet'),
+      b!.publish('_staging/r4/y.parquet', 'history/dt=2026-11-21/y.parquet'),
+    ]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const loser = outcomes.findIndex((o) => o.status === 'rejected');
+    expect((outcomes[loser] as PromiseRejectedResult).reason).toMatchObject({
+      code: 'STORE_FAILED',
+      message: expect.stringMatching(/write-once conflict/),
+    });
+    const winnerBytes = loser === 0 ? 'bytes of B' : 'bytes of A';
+    expect(text(await a!.get('history/dt=2026-11-21/y.parquet'))).toBe(winnerBytes);
+    const loserStaged = loser === 0 ? '_staging/r3/y.parquet' : '_staging/r4/y.parquet';
+    expect(text(await a!.get(loserStaged))).toBe(loser === 0 ? 'bytes of A' : 'bytes of B');
+  });
+});

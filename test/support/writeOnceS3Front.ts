@@ -1,0 +1,116 @@
+import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3rverHandle } from './startS3rver.ts';
+
+export interface WriteOnceFront {
+  endpoint: string;
+  /** An S3 client that talks to the front (configured as the s3rver one). */
+  client: S3Client;
+  /** What the front answered instead of s3rver: the branches a racing writer meets. */
+  stats: { preconditionFailed: number; conflicts: number; conditionalWrites: number };
+  close(): Promise<void>;
+}
+
+/**
+ * An S3 front for s3rver, which ignores `If-None-Match`: it enforces the header as S3 does, atomically
+ * per key. A conditional PUT (or copy) to a key that exists gets 412 PreconditionFailed; one that arrives
+ * while another conditional write to the same key is in flight gets 409 ConditionalRequestConflict.
+ * Everything else passes through unchanged. `holdMs` keeps each conditional write in flight that long
+ * before it is decided, so two racing writers deterministically meet each other there.
+ */
+export async function startWriteOnceFront(
+  s3: S3rverHandle,
+  opts: { holdMs?: number } = {},
+): Promise<WriteOnceFront> {
+  const upstream = new URL(s3.endpoint);
+  const inFlight = new Set<string>();
+  const stats = { preconditionFailed: 0, conflicts: 0, conditionalWrites: 0 };
+  const fail = (res: ServerResponse, status: number, code: string, message: string) => {
+    res.writeHead(status, { 'content-type': 'application/xml' });
+    res.end(
+      `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message><RequestId>front</RequestId></Error>`,
+    );
+  };
+  const forward = (req: IncomingMessage, res: ServerResponse): Promise<void> =>
+    new Promise((resolve) => {
+      const out = request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: req.headers,
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+          answer.on('end', resolve);
+          answer.on('error', resolve);
+        },
+      );
+      out.on('error', () => {
+        fail(res, 502, 'BadGateway', 'upstream failed');
+        resolve();
+      });
+      req.pipe(out);
+    });
+  const server = createServer(async (req, res) => {
+    if (req.method !== 'PUT' || req.headers['if-none-match'] !== '*') return void (await forward(req, res));
+    const path = decodeURIComponent((req.url ?? '/').split('?')[0] ?? '/');
+    const [, bucket = '', ...rest] = path.split('/');
+    const key = rest.join('/');
+    stats.conditionalWrites++;
+    if (inFlight.has(path)) {
+      stats.conflicts++;
+      req.resume();
+      return fail(
+        res,
+        409,
+        'ConditionalRequestConflict',
+        'A conflicting conditional operation is in progress',
+      );
+    }
+    inFlight.add(path);
+    try {
+      if (opts.holdMs) await new Promise((r) => setTimeout(r, opts.holdMs));
+      const exists = await s3.client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
+        () => true,
+        () => false,
+      );
+      if (exists) {
+        stats.preconditionFailed++;
+        req.resume();
+        return fail(
+          res,
+          412,
+          'PreconditionFailed',
+          'At least one of the pre-conditions you specified did not hold',
+        );
+      }
+      await forward(req, res);
+    } finally {
+      inFlight.delete(path);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    forcePathStyle: true,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  return {
+    endpoint,
+    client,
+    stats,
+    async close() {
+      client.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
