@@ -7,6 +7,7 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { parquetMetadata } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTINS_BY_REQUIRE, LAMBDA_NODE_MAJOR } from '../../infra/constructs/archiveFunction.ts';
+import { readActiveRows } from '../../lib/active/activeParquet.ts';
 import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
 import {
   EMULATOR_FREE_KEY,
@@ -17,6 +18,7 @@ import {
 import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import { recordId } from '../../lib/records/recordId.ts';
+import { tokenHmac } from '../../lib/records/tokenHmac.ts';
 import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
 import { LAMBDA_NODE } from '../parquet/lambdaNode.ts';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../support/startDynalite.ts';
@@ -33,8 +35,16 @@ const SIGNING_KEY_ID = 'arn:aws:kms:us-east-1:000000000000:key/digest-signing-ke
 // The bundle exactly as `cdk synth` produces it, outside the repo so it cannot lean on node_modules.
 const outdir = mkdtempSync(join(tmpdir(), 'ta-proof-bundle-'));
 const { template } = synthApp({ bundle: true, outdir });
-const code = Object.values(template.findResources('AWS::Lambda::Function'))[0]?.Properties.Code;
-const bundle = join(outdir, `asset.${String(code.S3Key).replace(/\.zip$/, '')}`, 'index.mjs');
+/** The bundle of one function of the template, found by a variable only its environment has. */
+function bundleOf(marker: string): string {
+  const fn = Object.values(template.findResources('AWS::Lambda::Function')).find(
+    (f) => f.Properties.Environment?.Variables?.[marker] !== undefined,
+  );
+  if (!fn) throw new Error(`no function with ${marker} in its environment`);
+  return join(outdir, `asset.${String(fn.Properties.Code.S3Key).replace(/\.zip$/, '')}`, 'index.mjs');
+}
+const bundle = bundleOf('DIGEST_SIGNING_KEY_ID');
+const snapshotBundle = bundleOf('SNAPSHOT_INTERVAL_MINUTES');
 
 let emulator: EmulatorHandle;
 let s3: S3rverHandle;
@@ -309,6 +319,63 @@ describe('the CDK-bundled handler', () => {
       expect([...truthIds([day], before, heavy)].filter((id) => !archived.has(id))).toEqual([]);
     } finally {
       await Promise.allSettled([heavy.close(), store.close()]);
+    }
+  });
+
+  it('the snapshot function, bundled as deployed: two scheduled invocations on Node 24 write live rows to active/ once', async () => {
+    expect(snapshotBundle).not.toBe(bundle);
+    const store = await startS3rver('lambda-snapshot');
+    try {
+      const table = `${dynamo.table}-snapshot`;
+      await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
+      const { results, stdout } = await invokeBundle(
+        [{ 'detail-type': 'Scheduled Event' }, { 'detail-type': 'Scheduled Event' }],
+        {
+          ARCHIVE_DEST: `s3://${store.bucket}/`,
+          ARCHIVE_STATE: `dynamodb://${table}`,
+          AWS_ENDPOINT_URL_S3: store.endpoint,
+          SNAPSHOT_INTERVAL_MINUTES: '5',
+        },
+        snapshotBundle,
+      );
+      expect(/^NODE (\d+)\./m.exec(stdout)?.[1]).toBe(String(LAMBDA_NODE_MAJOR));
+      expect(
+        results.map((r) => r.ok),
+        stdout.slice(-2000),
+      ).toEqual([true, true]);
+      const [first, second] = results.map(
+        (r) => r.value as { listed: number; events: Record<string, number> },
+      );
+      expect(first?.listed).toBeGreaterThan(0);
+      expect(first?.events.seen).toBe(first?.listed);
+      // The rows in active/ are the rows both snapshots derived, each once.
+      const rows: string[] = [];
+      const hmacs = new Set<string>();
+      const page = await store.client.send(
+        new ListObjectsV2Command({ Bucket: store.bucket, Prefix: 'active/' }),
+      );
+      for (const o of page.Contents ?? []) {
+        const body = await store.client.send(new GetObjectCommand({ Bucket: store.bucket, Key: o.Key }));
+        for (const r of await readActiveRows(
+          await (body.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
+        )) {
+          rows.push(r.row_id);
+          if (r.virtual_token_hmac) hmacs.add(r.virtual_token_hmac);
+        }
+      }
+      // Keyed like history: the same secret, the same derivation, so active and history HMACs join.
+      const key = tokenKeyFromSecret('k'.repeat(64), TOKEN_KEY_SECRET_ID);
+      const expected = new Set(emulator.active().map((a) => tokenHmac(key, a.virtualToken)));
+      expect(hmacs.size).toBeGreaterThan(0);
+      for (const h of hmacs) expect(expected.has(h), h).toBe(true);
+      const derived = [first, second].reduce(
+        (n, r) => n + Object.values(r?.events ?? {}).reduce((a, b) => a + b, 0),
+        0,
+      );
+      expect(rows).toHaveLength(derived);
+      expect(new Set(rows).size).toBe(rows.length);
+    } finally {
+      await store.close();
     }
   });
 
