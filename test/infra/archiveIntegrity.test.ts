@@ -7,7 +7,7 @@ import {
   SERVICE_NAME,
 } from '../../functions/archive-history/telemetryNames.ts';
 import { DEFAULT_VERIFY_SCHEDULE } from '../../infra/constructs/archiveIntegrity.ts';
-import { iamStatements, resourceSuffix, synthApp } from './testApp.ts';
+import { iamStatements, propsOf, resourceSuffix, synthApp } from './testApp.ts';
 
 const { stack, template } = synthApp();
 const logicalId = (c: { node: { defaultChild?: unknown } }) =>
@@ -33,14 +33,14 @@ describe('ArchiveIntegrity', () => {
       }),
       DeletionPolicy: 'Retain',
     });
-    template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: {
-        Variables: Match.objectLike({
-          [INTEGRITY_ENV.digestKeyId]: { 'Fn::GetAtt': [logicalId(stack.integrity.signingKey), 'Arn'] },
-          [INTEGRITY_ENV.tokenKeySecretId]: { Ref: logicalId(stack.integrity.tokenKey) },
-        }),
-      },
+    // Per function: the archiver signs and hashes; the snapshot function hashes with the same key, never signs.
+    expect(propsOf({ stack, template }, stack.archiver.fn).Environment?.Variables).toMatchObject({
+      [INTEGRITY_ENV.digestKeyId]: { 'Fn::GetAtt': [logicalId(stack.integrity.signingKey), 'Arn'] },
+      [INTEGRITY_ENV.tokenKeySecretId]: { Ref: logicalId(stack.integrity.tokenKey) },
     });
+    const snapshotEnv = propsOf({ stack, template }, stack.snapshots.fn).Environment?.Variables ?? {};
+    expect(snapshotEnv).toMatchObject({ TOKEN_KEY_SECRET_ID: { Ref: logicalId(stack.integrity.tokenKey) } });
+    expect(snapshotEnv).not.toHaveProperty(INTEGRITY_ENV.digestKeyId);
   });
 
   it('denies, to every principal, any write under history/, digests/, active/ and quarantine/ without If-None-Match', () => {
@@ -80,16 +80,20 @@ describe('ArchiveIntegrity', () => {
   });
 
   it('verifies weekly with {"verify": true}, retries and a dead-letter queue, and alarms on VerifyFailures', () => {
-    template.hasResourceProperties('AWS::Events::Rule', {
-      ScheduleExpression: DEFAULT_VERIFY_SCHEDULE,
-      Targets: [
-        Match.objectLike({
-          Input: JSON.stringify({ verify: true }),
-          RetryPolicy: Match.objectLike({ MaximumRetryAttempts: 2 }),
-          DeadLetterConfig: Match.objectLike({ Arn: Match.anyValue() }),
-        }),
-      ],
-    });
+    // The verify rule itself, by its logical id, and aimed at the archiver.
+    const rule = propsOf({ stack, template }, stack.integrity.verifyRule) as {
+      ScheduleExpression: string;
+      Targets: unknown[];
+    };
+    expect(rule.ScheduleExpression).toBe(DEFAULT_VERIFY_SCHEDULE);
+    expect(rule.Targets).toEqual([
+      expect.objectContaining({
+        Arn: { 'Fn::GetAtt': [logicalId(stack.archiver.fn), 'Arn'] },
+        Input: JSON.stringify({ verify: true }),
+        RetryPolicy: expect.objectContaining({ MaximumRetryAttempts: 2 }),
+        DeadLetterConfig: expect.objectContaining({ Arn: expect.anything() }),
+      }),
+    ]);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: METRICS_NAMESPACE,
       MetricName: METRIC.VerifyFailures,

@@ -1,9 +1,8 @@
-import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { iamStatements, nagViolations, staleAcknowledgements, synthApp } from './testApp.ts';
+import { iamStatements, nagViolations, propsOf, staleAcknowledgements, synthApp } from './testApp.ts';
 
 // Every optional context key at once, as strings, the way `cdk deploy -c key=value` passes them.
-const { app, template } = synthApp({
+const { app, stack, template } = synthApp({
   context: {
     objectLockDays: '365',
     objectLockMode: 'COMPLIANCE',
@@ -34,12 +33,14 @@ describe('TunnelArchiverStack with every context option set', () => {
   it('imports the named secret instead of creating one, and reads only it', () => {
     // Only the generated token-key secret: the API key's is imported.
     template.resourceCountIs('AWS::SecretsManager::Secret', 1);
-    template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: {
-        Variables: Match.objectLike({ TUNNEL_API_KEY_SECRET_ID: 'pinggy/api-key', TOKEN_VALUES: 'drop' }),
-      },
-      TracingConfig: { Mode: 'Active' },
-    });
+    // Each function on its own: both read the imported secret under the chosen token policy.
+    for (const fn of [stack.archiver.fn, stack.snapshots.fn]) {
+      expect(propsOf({ stack, template }, fn).Environment?.Variables).toMatchObject({
+        TUNNEL_API_KEY_SECRET_ID: 'pinggy/api-key',
+        TOKEN_VALUES: 'drop',
+      });
+    }
+    expect(propsOf({ stack, template }, stack.archiver.fn).TracingConfig).toEqual({ Mode: 'Active' });
     const secret = iamStatements(template).filter(
       (s) =>
         s.actions.includes('secretsmanager:GetSecretValue') &&
@@ -59,7 +60,7 @@ describe('TunnelArchiverStack with every context option set', () => {
       Protocol: 'email',
       Endpoint: 'ops@example.com',
     });
-    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(15 */4 * * ? *)' });
+    expect(propsOf({ stack, template }, stack.archiver.rule).ScheduleExpression).toBe('cron(15 */4 * * ? *)');
   });
 
   it('still leaves no unacknowledged cdk-nag finding, and no stale acknowledgement', () => {

@@ -112,3 +112,14 @@ export function resourceSuffix(resource: unknown): string {
   const last = join?.[1].at(-1);
   return typeof last === 'string' ? last : JSON.stringify(resource);
 }
+
+/** Properties of one resource, found by its construct's logical id: assertions about one function, not any. */
+export function propsOf(
+  { stack, template }: Pick<SynthResult, 'stack' | 'template'>,
+  construct: { node: { defaultChild?: unknown } },
+): Record<string, unknown> & { Environment?: { Variables?: Record<string, unknown> } } {
+  const id = stack.getLogicalId(construct.node.defaultChild as never);
+  const resource = template.toJSON().Resources[id];
+  if (!resource) throw new Error(`no resource ${id} in the template`);
+  return resource.Properties;
+}

@@ -4,7 +4,7 @@ import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/archive
 import { archiveKeys } from '../../lib/engine/archiveKeys.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
 import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
-import { iamStatements, resourceSuffix, synthApp } from './testApp.ts';
+import { iamStatements, propsOf, resourceSuffix, synthApp } from './testApp.ts';
 
 const { stack, template } = synthApp();
 const ref = (construct: { node: { defaultChild?: unknown } }) => ({
@@ -81,45 +81,62 @@ describe('TunnelArchiverStack', () => {
     });
   });
 
-  describe('function', () => {
-    it('runs Node 24 on arm64, one at a time, with a failure destination', () => {
-      template.hasResourceProperties('AWS::Lambda::Function', {
+  describe('functions (each asserted by its own logical id)', () => {
+    const archiver = propsOf({ stack, template }, stack.archiver.fn);
+    const snapshots = propsOf({ stack, template }, stack.snapshots.fn);
+    const archiverId = stack.getLogicalId(stack.archiver.fn.node.defaultChild as never);
+
+    it('the archiver runs Node 24 on arm64, one at a time, 15 minutes, 1 GiB, with a failure destination', () => {
+      expect(archiver).toMatchObject({
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         ReservedConcurrentExecutions: 1,
         Timeout: 900,
         MemorySize: 1024,
       });
-      template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
-        DestinationConfig: {
-          OnFailure: { Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('Failures'), 'Arn'] } },
-        },
+      const configs = Object.values(template.findResources('AWS::Lambda::EventInvokeConfig')).filter(
+        (c) => JSON.stringify(c.Properties.FunctionName) === JSON.stringify({ Ref: archiverId }),
+      );
+      expect(configs).toHaveLength(1);
+      expect(configs[0]?.Properties.DestinationConfig).toEqual({
+        OnFailure: { Destination: { 'Fn::GetAtt': [expect.stringMatching(/Failures/), 'Arn'] } },
       });
     });
 
-    it('is configured for S3, DynamoDB and the secret through its environment', () => {
-      template.hasResourceProperties('AWS::Lambda::Function', {
-        Environment: {
-          Variables: Match.objectLike({
-            ARCHIVE_DEST: { 'Fn::Join': ['', ['s3://', archiveBucket, '/']] },
-            ARCHIVE_STATE: { 'Fn::Join': ['', ['dynamodb://', ref(stack.table)]] },
-            TUNNEL_API_KEY_SECRET_ID: ref(stack.apiKey.secret),
-            TOKEN_VALUES: 'hash',
-          }),
-        },
+    it('the snapshot function runs Node 24 on arm64, one at a time, apart from the archiver', () => {
+      expect(snapshots).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        ReservedConcurrentExecutions: 1,
       });
+      expect(snapshots.Role).not.toEqual(archiver.Role);
     });
 
-    it('is started by the default schedule with retries and a dead-letter queue', () => {
-      template.hasResourceProperties('AWS::Events::Rule', {
-        ScheduleExpression: 'rate(6 hours)',
-        Targets: [
-          Match.objectLike({
-            RetryPolicy: Match.objectLike({ MaximumRetryAttempts: 4 }),
-            DeadLetterConfig: Match.objectLike({ Arn: Match.anyValue() }),
-          }),
-        ],
-      });
+    it('each is configured for S3, DynamoDB and the secret through its own environment', () => {
+      for (const props of [archiver, snapshots]) {
+        expect(props.Environment?.Variables).toMatchObject({
+          ARCHIVE_DEST: { 'Fn::Join': ['', ['s3://', archiveBucket, '/']] },
+          ARCHIVE_STATE: { 'Fn::Join': ['', ['dynamodb://', ref(stack.table)]] },
+          TUNNEL_API_KEY_SECRET_ID: ref(stack.apiKey.secret),
+          TOKEN_VALUES: 'hash',
+        });
+      }
+      expect(snapshots.Environment?.Variables).toMatchObject({ SNAPSHOT_INTERVAL_MINUTES: '5' });
+    });
+
+    it('the archiver is started by the default schedule with retries and a dead-letter queue', () => {
+      const rule = propsOf({ stack, template }, stack.archiver.rule) as {
+        ScheduleExpression: string;
+        Targets: unknown[];
+      };
+      expect(rule.ScheduleExpression).toBe('rate(6 hours)');
+      expect(rule.Targets).toEqual([
+        expect.objectContaining({
+          Arn: { 'Fn::GetAtt': [archiverId, 'Arn'] },
+          RetryPolicy: expect.objectContaining({ MaximumRetryAttempts: 4 }),
+          DeadLetterConfig: expect.objectContaining({ Arn: expect.anything() }),
+        }),
+      ]);
     });
   });
 
