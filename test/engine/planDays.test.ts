@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, type Day, dayRange } from '../../lib/clock/day.ts';
+import { addDays, type Day, dayRange, daysBetween } from '../../lib/clock/day.ts';
 import { nextDayState } from '../../lib/engine/nextDayState.ts';
 import { daysAtRisk, planDays } from '../../lib/engine/planDays.ts';
 import type { DayState } from '../../lib/state/stateStore.ts';
+import { testSeed } from '../support/testSeed.ts';
 
 const TODAY = '2026-11-21';
 const base = { windowDays: 60, rescanAges: [1, 2, 3, 7, 14, 30, 45] };
@@ -105,43 +106,61 @@ describe('planDays', () => {
     expect(plan([state(day, [], { gap: true })]).due.find((d) => d.day === day)).toBeUndefined();
   });
 
-  it('property: a daily schedule scans every day at every checkpoint and seals it before it leaves', () => {
+  it('property: through outages of days, each checkpoint interval with a run is scanned once, at its first run, and only a run on the last day seals', () => {
+    // The checkpoints of a day: first sight, the rescan ages, the two final sweeps. An interval is
+    // [checkpoint, next checkpoint); the last one is the last queryable age alone.
+    const CHECKPOINTS = [0, ...base.rescanAges, 58, 59];
+    const interval = (age: number) => CHECKPOINTS.filter((c) => c <= age).length - 1;
     fc.assert(
-      fc.property(fc.array(fc.boolean(), { minLength: 120, maxLength: 120 }), (skips) => {
-        // Runs on 120 consecutive days; some are missed (but never two weeks in a row).
-        const days = new Map<Day, DayState>();
-        const start = '2026-01-01';
-        let missedInRow = 0;
-        const skipped = new Set<Day>();
-        let firstWindowStart: Day | undefined;
-        for (let i = 0; i < 120; i++) {
-          const today = addDays(start, i);
-          const skip = skips[i] && missedInRow < 1;
-          missedInRow = skip ? missedInRow + 1 : 0;
-          if (skip) {
-            skipped.add(today);
-            continue;
+      fc.property(
+        // Outages anywhere in 120 days of a daily schedule, each up to two weeks long, overlapping or not.
+        fc.array(
+          fc.record({ start: fc.integer({ min: 0, max: 119 }), length: fc.integer({ min: 1, max: 14 }) }),
+          {
+            maxLength: 6,
+          },
+        ),
+        (outages) => {
+          const start = '2026-01-01';
+          const skipped = new Set<Day>();
+          for (const o of outages)
+            for (let k = 0; k < o.length; k++) skipped.add(addDays(start, o.start + k));
+          const days = new Map<Day, DayState>();
+          const runs: Day[] = [];
+          let firstWindowStart: Day | undefined;
+          for (let i = 0; i < 120; i++) {
+            const today = addDays(start, i);
+            if (skipped.has(today)) continue;
+            runs.push(today);
+            firstWindowStart ??= addDays(today, -59);
+            const p = planDays({ ...base, today, days, firstWindowStart });
+            for (const g of p.newGaps) days.set(g, { ...(days.get(g) ?? state(g, [])), gap: true });
+            for (const d of p.due) {
+              const s = days.get(d.day) ?? state(d.day, [], { version: 0 });
+              days.set(
+                d.day,
+                nextDayState(s, { ...complete, age: d.age }, new Date(`${today}T06:00:00Z`), 60),
+              );
+            }
           }
-          firstWindowStart ??= addDays(today, -59);
-          const p = planDays({ ...base, today, days, firstWindowStart });
-          for (const g of p.newGaps) days.set(g, { ...(days.get(g) ?? state(g, [])), gap: true });
-          for (const d of p.due) {
-            const s = days.get(d.day) ?? state(d.day, [], { version: 0 });
-            days.set(d.day, nextDayState(s, { ...complete, age: d.age }, new Date(`${today}T06:00:00Z`), 60));
+          if (firstWindowStart === undefined) return;
+          // Every day that has left the window by the end (and was ours: on or after the first window).
+          for (const d of dayRange(firstWindowStart, addDays(start, 119 - 60))) {
+            const ages = runs.map((r) => daysBetween(d, r)).filter((a) => a >= 0 && a <= 59);
+            const expected: number[] = [];
+            for (const age of ages)
+              if (!expected.some((e) => interval(e) === interval(age))) expected.push(age);
+            const s = days.get(d);
+            expect(s?.scannedAges ?? [], `${d} (runs at ages ${ages.join(',')})`).toEqual(expected);
+            const ranLast = ages.includes(59);
+            expect(s?.sealed ?? false, d).toBe(ranLast);
+            // A gap is recorded by the first run after the day left the window: none ran, none is known yet.
+            const runAfter = runs.some((r) => daysBetween(d, r) >= 60);
+            expect(s?.gap ?? false, d).toBe(!ranLast && runAfter);
           }
-        }
-        // Every day that has left the window by the end was sealed by a sweep at age 59, or (only when the
-        // run on its last queryable day was missed) recorded as a gap; none was scanned twice at one age.
-        for (const d of dayRange(firstWindowStart ?? start, addDays(start, 119 - 60))) {
-          const s = days.get(d);
-          const lastDayRan = !skipped.has(addDays(d, 59));
-          expect(s?.sealed ?? false, d).toBe(lastDayRan);
-          if (!lastDayRan) expect(s?.gap ?? false, d).toBe(true);
-          expect(new Set(s?.scannedAges).size).toBe(s?.scannedAges.length);
-          if (s?.sealed) expect(s.scannedAges.at(-1)).toBe(59);
-        }
-      }),
-      { numRuns: 30 },
+        },
+      ),
+      { numRuns: 200, seed: testSeed(), endOnFailure: true },
     );
   });
 });
