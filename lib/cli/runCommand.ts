@@ -19,6 +19,7 @@ import { failedDaysOf, formatSummary } from './formatSummary.ts';
 import { type CliFlags, parseNow } from './parseCliFlags.ts';
 import { progressReporter } from './progressReporter.ts';
 import { queryCommandLine } from './queryCommand.ts';
+import { withCrashPoints } from './withCrashPoints.ts';
 
 export interface RunContext {
   config: Config;
@@ -104,11 +105,13 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
       const progress = progressReporter(ctx.lines, Boolean(io.stderr.isTTY));
       const deadline = config.maxRunMs ? new Date(clock.now().getTime() + config.maxRunMs) : undefined;
       // A failure must not land on the progress bar's line: end it whatever happens.
+      const ports = { api, objects: stores.objects, state: stores.state };
+      const { api: runApi, objects, state } = config.crashAt ? withCrashPoints(ports, config.crashAt) : ports;
       const summary = await runArchive(
         {
-          api,
-          objects: stores.objects,
-          state: stores.state,
+          api: runApi,
+          objects,
+          state,
           clock,
           logger,
           ...keys,

@@ -143,6 +143,13 @@ export const SETTINGS = [
     description: 'Optional deadline for a CLI run, in ms from its start.',
   },
   {
+    key: 'crashAt',
+    env: 'CRASH_AT',
+    default: undefined,
+    description:
+      'Testing only: the CLI kills itself (SIGKILL) right after the Nth step of one phase, PHASE:N with PHASE walk, upload, commit, publish or digest; recovery tests use it to crash at every phase.',
+  },
+  {
     key: 'logLevel',
     env: 'LOG_LEVEL',
     flag: 'log-level',

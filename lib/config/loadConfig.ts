@@ -82,6 +82,12 @@ export function buildConfigSchema(names: SettingNames = ENV_NAMES) {
       leaseTtlMs: intIn(names.leaseTtlMs, 1_000, 86_400_000),
       deadlineReserveMs: intIn(names.deadlineReserveMs, 0, 3_600_000),
       maxRunMs: intIn(names.maxRunMs, 1, 86_400_000).optional(),
+      crashAt: z
+        .string()
+        .regex(/^(walk|upload|commit|publish|digest):[1-9]\d*$/, {
+          message: `${names.crashAt} must be PHASE:N (PHASE one of walk, upload, commit, publish, digest; N >= 1)`,
+        })
+        .optional(),
       logLevel: oneOf(names.logLevel, ['debug', 'info', 'warn', 'error']),
       logFormat: oneOf(names.logFormat, ['auto', 'human', 'json']),
     })
