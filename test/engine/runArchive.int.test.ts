@@ -5,6 +5,7 @@ import { runArchive } from '../../lib/engine/runArchive.ts';
 import type { RunSummary } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
+import { seededRandom, testSeed } from '../support/testSeed.ts';
 import {
   archivedIds,
   diffArchive,
@@ -147,23 +148,60 @@ describe('runArchive', () => {
   });
 
   it('never doubles a record even when leases expire under concurrent writers', async () => {
+    const seed = testSeed();
     world = await startWorld({ start: START, store: 'file' });
     const w = world;
     const zombie = { ...TEST_OPTIONS, leaseTtlMs: 1_000 };
     w.clock.advance(0);
-    // Every writer finds the previous lease expired (the clock jumps), so all three write at once.
-    const deps = () => ({
-      ...w.deps(),
-      clock: {
-        now: () => new Date(w.clock.now().getTime() + Math.random() * 5_000),
-        sleep: w.clock.sleep.bind(w.clock),
-      },
-    });
-    const results = await Promise.allSettled([
-      runArchive(deps(), zombie),
-      runArchive(deps(), zombie),
-      runArchive(deps(), zombie),
-    ]);
+    // Three writers start one after another, each as soon as the previous one holds the lease; each one's
+    // clock reads 2 s later than the last's (plus seeded jitter), so it finds that lease expired (TTL 1 s)
+    // and takes it over while the previous writer is still running: three zombies writing at once.
+    const random = seededRandom(seed);
+    let running = 0;
+    /** Leases taken while a writer that had taken one was still running: the takeovers. */
+    const takeovers: { fence: number; whileRunning: number }[] = [];
+    const writer = (i: number) => {
+      const base = w.deps();
+      let holding = false;
+      let acquired!: () => void;
+      const ready = new Promise<void>((resolve) => (acquired = resolve));
+      const offset = i * 2_000 + Math.floor(random() * 500);
+      const state = {
+        ...base.state,
+        async acquireLease(...args: Parameters<typeof base.state.acquireLease>) {
+          const lease = await base.state.acquireLease(...args);
+          if (lease) {
+            if (running > 0) takeovers.push({ fence: lease.fence, whileRunning: running });
+            running++;
+            holding = true;
+          }
+          acquired();
+          return lease;
+        },
+      };
+      const deps = {
+        ...base,
+        state,
+        clock: { now: () => new Date(w.clock.now().getTime() + offset), sleep: w.clock.sleep.bind(w.clock) },
+      };
+      const run = () =>
+        runArchive(deps, zombie).finally(() => {
+          if (holding) running--;
+          holding = false;
+          acquired();
+        });
+      return { run, ready };
+    };
+    const runs: Promise<unknown>[] = [];
+    for (let i = 0; i < 3; i++) {
+      const next = writer(i);
+      runs.push(next.run());
+      await next.ready;
+    }
+    const results = await Promise.allSettled(runs);
+    // The scenario the test is named for happened: leases were taken from writers still running.
+    expect(takeovers.length, `seed ${seed}: takeovers`).toBe(2);
+    expect(takeovers.map((t) => t.fence)).toEqual([...takeovers.map((t) => t.fence)].sort((x, y) => x - y));
     for (const r of results)
       if (r.status === 'rejected')
         expect(ArchiverError.is(r.reason) && ['CONFLICT', 'LEASE_HELD'].includes(r.reason.code)).toBe(true);
