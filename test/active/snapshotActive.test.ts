@@ -4,6 +4,7 @@ import { snapshotActive } from '../../lib/active/snapshotActive.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import type { ActiveSession } from '../../lib/upstream/schemas.ts';
+import { testSeed } from '../support/testSeed.ts';
 import { MemoryActiveState, MemoryRowSink, session, TOKEN_KEY } from './activeKit.ts';
 
 const T0 = '2025-03-01T23:40:00.000Z';
@@ -89,6 +90,9 @@ function snapshotOf(step: (number | undefined)[]): ActiveSession[] {
 
 describe('snapshotActive', () => {
   it('writes every seen/changed/gone row exactly once whatever run is killed (property)', async () => {
+    // The runs each armed fault really killed, by fault: a property whose faults never fire proves nothing.
+    const killed = new Map<Fault, number>();
+    const seed = testSeed();
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.tuple(stepArb, fc.constantFrom(...FAULTS)), { minLength: 1, maxLength: 12 }),
@@ -110,6 +114,7 @@ describe('snapshotActive', () => {
                 await run(faulty);
                 break;
               } catch (error) {
+                killed.set(fault, (killed.get(fault) ?? 0) + 1);
                 if (attempts > 2) throw error;
               }
             }
@@ -144,8 +149,11 @@ describe('snapshotActive', () => {
           expect(faulty.state.item?.sessions).toEqual(reference.state.item?.sessions);
         },
       ),
-      { numRuns: 150 },
+      { numRuns: 150, seed, endOnFailure: true },
     );
+    expect(killed.get('none') ?? 0, `seed ${seed}`).toBe(0);
+    for (const fault of FAULTS.filter((f) => f !== 'none'))
+      expect(killed.get(fault) ?? 0, `seed ${seed}: runs killed by ${fault}`).toBeGreaterThan(0);
   });
 
   it('a crash after commit followed by a revert still records the change and keeps the archive right', async () => {

@@ -11,6 +11,7 @@ import { FaultPlan, type FaultRule } from '../support/fakes/faultPlan.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import { dayOfRecords, ScriptedUpstream, sessionRecord } from '../support/scriptedUpstream.ts';
+import { testSeed } from '../support/testSeed.ts';
 import { archivedIds, TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from './engineKit.ts';
 
 const WINDOW = 8;
@@ -43,6 +44,9 @@ const dayArb = fc.record({
 
 describe('runArchive under random fault schedules', () => {
   it('property: over a multi-day timeline with lost responses, failures and crashes, nothing is lost or doubled and the last run is green', async () => {
+    // What was really injected across the property's runs: a property whose faults never fire proves nothing.
+    const fired = { lostResponse: 0, fail: 0, crash: 0 };
+    const seed = testSeed();
     await fc.assert(
       fc.asyncProperty(
         fc.array(dayArb, { minLength: 3, maxLength: 6 }),
@@ -87,6 +91,9 @@ describe('runArchive under random fault schedules', () => {
             // A crashed process never released its lease: the next run comes after it expired.
             clock.advance(OPTIONS.leaseTtlMs + 1);
           }
+          for (const e of plan.log)
+            if (e.outcome === 'lostResponse' || e.outcome === 'fail' || e.outcome === 'crash')
+              fired[e.outcome]++;
           // The last run, fault-free, is green and leaves the archive exact.
           plan.revive().clearRules().crashAfter(undefined);
           const last = await runArchive(deps, OPTIONS);
@@ -122,7 +129,10 @@ describe('runArchive under random fault schedules', () => {
             ).toBe(true);
         },
       ),
-      { numRuns: 25 },
+      { numRuns: 25, seed, endOnFailure: true },
     );
+    expect(fired.lostResponse, `seed ${seed}: lost responses injected`).toBeGreaterThan(0);
+    expect(fired.fail, `seed ${seed}: failures injected`).toBeGreaterThan(0);
+    expect(fired.crash, `seed ${seed}: crashes injected`).toBeGreaterThan(0);
   }, 120_000);
 });
