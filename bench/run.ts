@@ -353,6 +353,14 @@ if (!only || only.includes('cold-start')) {
   }
 }
 
+if (!only || only.includes('emulator-dataset')) {
+  const { datasetGeneration } = await import('./datasetGeneration.ts');
+  const d = datasetGeneration();
+  console.log(
+    JSON.stringify({ bench: 'emulator-dataset', ...d, maxColdWindowMs: 1_000, maxScaled60DaysMs: 4_000 }),
+  );
+}
+
 // `--only` re-runs some cases of the last run of the same mode: the others keep their recorded figures.
 const previous = only ? readPrevious() : undefined;
 // Figures of older results files carry no time of their own: that of their run.

@@ -20,18 +20,14 @@ describe('sessionsStartingOn', () => {
     expect(sessionsStartingOn(2, '2025-02-10')).not.toEqual(sessionsStartingOn(1, '2025-02-10'));
   });
 
-  it('generates a cold 60-day window well under a second', () => {
-    // Best of two fresh seeds, so one scheduler hiccup on a shared machine does not decide the result.
-    const timings = [98, 99].map((seed) => {
-      const t0 = performance.now();
+  it('generates a 60-day window of thousands of sessions (its speed is measured by npm run bench: emulator-dataset)', () => {
+    for (const seed of [98, 99]) {
       const n = dayRange('2024-05-01', '2024-06-29').reduce(
         (sum, day) => sum + sessionsStartingOn(seed, day).length,
         0,
       );
       expect(n).toBeGreaterThan(5_000);
-      return performance.now() - t0;
-    });
-    expect(Math.min(...timings)).toBeLessThan(1_000);
+    }
   });
 
   it('only returns sessions that start on the given UTC day', () => {
@@ -142,13 +138,10 @@ describe('DatasetOptions.scale', () => {
     expect(sessionsStartingOn(1, day, scaled).map((s) => s.history)).toEqual(a);
   });
 
-  it('generates 60 days at scale 20 (hundreds of thousands of sessions) in a few seconds', () => {
-    const t0 = performance.now();
+  it('generates 60 days at scale 20: hundreds of thousands of sessions (timed by the bench, not here)', () => {
     let n = 0;
     for (const day of dayRange('2024-05-01', '2024-06-29')) n += sessionsStartingOn(5, day, scaled).length;
-    const ms = performance.now() - t0;
     expect(n).toBeGreaterThan(300_000);
-    expect(ms).toBeLessThan(4_000);
   });
 });
 
