@@ -5,6 +5,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Property tests vary their seed on every run and print it on failure (TEST_SEED replays it).
+    setupFiles: ['test/support/fastCheckSetup.ts'],
     projects: [
       {
         extends: true,

@@ -1,8 +1,9 @@
-import { createHash, generateKeyPairSync, sign } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { describe, expect, it } from 'vitest';
 import { verifySignature } from '../../lib/digest/digestSigner.ts';
 import { kmsDigestSigner } from '../../lib/digest/kmsDigestSigner.ts';
+import { ecdsaSignDigest } from '../infra/ecdsaSignDigest.ts';
 
 describe('kmsDigestSigner', () => {
   it('asks KMS to sign the SHA-256 digest, and the result verifies over the whole message', async () => {
@@ -16,7 +17,12 @@ describe('kmsDigestSigner', () => {
           expect(Buffer.from(command.input.Message as Uint8Array)).toEqual(
             createHash('sha256').update(data).digest(),
           );
-          return { Signature: new Uint8Array(sign('sha256', data, privateKey)) };
+          // As KMS does in DIGEST mode: ECDSA over the 32 bytes it was given, which it never hashes again.
+          return {
+            Signature: new Uint8Array(
+              ecdsaSignDigest(privateKey, Buffer.from(command.input.Message as Uint8Array)),
+            ),
+          };
         }
         return { PublicKey: new Uint8Array(publicKey.export({ type: 'spki', format: 'der' })) };
       },
