@@ -15,7 +15,7 @@ import { committerRowSink } from '../../lib/active/committerRowSink.ts';
 import { rebuildActiveFromArchive } from '../../lib/active/readActiveArchive.ts';
 import { systemClock } from '../../lib/clock/clock.ts';
 import { loadConfig } from '../../lib/config/loadConfig.ts';
-import { PartitionCommitter } from '../../lib/engine/partitionCommitter.ts';
+import { PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';

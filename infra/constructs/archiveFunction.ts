@@ -29,7 +29,7 @@ export interface ArchiveFunctionProps {
 }
 
 /** Repository root (this file is infra/constructs/archiveFunction.ts). */
-export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const HANDLER_ENTRY = fileURLToPath(
   new URL('../../functions/archive-history/handler.ts', import.meta.url),
 );

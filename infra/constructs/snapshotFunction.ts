@@ -19,7 +19,7 @@ import {
   SNAPSHOT_METRIC,
 } from '../../functions/snapshot-active/snapshotTelemetry.ts';
 import { activeKeys } from '../../lib/active/activeKeys.ts';
-import { archiveKeys } from '../../lib/engine/archiveKeys.ts';
+import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
 import { LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
 

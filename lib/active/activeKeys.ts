@@ -1,5 +1,5 @@
 import type { Day } from '../clock/day.ts';
-import { archiveKeys } from '../engine/archiveKeys.ts';
+import { archiveKeys } from '../commit/archiveKeys.ts';
 
 /** Object keys of the `active/` dataset (the Glue table `tunnel_active_sessions`), from `archiveKeys`. */
 export const activeKeys = {

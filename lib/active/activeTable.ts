@@ -1,5 +1,5 @@
+import type { ActiveSession } from '../records/schemas.ts';
 import { toEpochMs } from '../records/toEpochMs.ts';
-import type { ActiveSession } from '../upstream/schemas.ts';
 
 const DAY_MS = 86_400_000;
 

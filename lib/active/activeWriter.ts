@@ -1,4 +1,4 @@
-import type { DatasetWriter } from '../engine/partitionCommitter.ts';
+import type { DatasetWriter } from '../commit/partitionCommitter.ts';
 import { readStringColumn } from '../parquet/readHistoryParquet.ts';
 import { writeActiveParquet } from './activeParquet.ts';
 import type { ActiveRow } from './activeRow.ts';

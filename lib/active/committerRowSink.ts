@@ -1,5 +1,5 @@
 import type { Day } from '../clock/day.ts';
-import type { CommitResult, PartitionCommitter } from '../engine/partitionCommitter.ts';
+import type { CommitResult, PartitionCommitter } from '../commit/partitionCommitter.ts';
 import type { ActiveRow } from './activeRow.ts';
 import { activeWriter } from './activeWriter.ts';
 

@@ -1,10 +1,10 @@
+import type { ActiveSession } from '../records/schemas.ts';
 import type {
   ActiveObservation,
   ActiveObservations,
   ClosedSession,
   SnapshotGap,
 } from '../state/stateStore.ts';
-import type { ActiveSession } from '../upstream/schemas.ts';
 import type { ActiveEvent, ActiveRow, ActiveRowOptions, ObservedFields } from './activeRow.ts';
 import { activeRowId } from './activeRowId.ts';
 import { fromStoredFields, toStoredFields } from './storedFields.ts';

@@ -1,10 +1,10 @@
 import type { Clock } from '../clock/clock.ts';
 import { type Day, toDay } from '../clock/day.ts';
-import { relieveHeap } from '../engine/relieveHeap.ts';
 import type { Logger } from '../log/logger.ts';
 import type { TokenPolicy } from '../records/archiveRow.ts';
 import type { ActiveObservations, ActiveState, SnapshotGap, StateStore } from '../state/stateStore.ts';
 import type { RequestOptions, UpstreamApi } from '../upstream/upstreamApi.ts';
+import { relieveHeap } from '../util/relieveHeap.ts';
 import type { ActiveEvent, ActiveRow } from './activeRow.ts';
 import { diffSnapshot } from './diffSnapshot.ts';
 import { type LongSession, longSessions } from './longSessions.ts';

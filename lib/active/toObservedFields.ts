@@ -1,8 +1,8 @@
 import { canonicalJson } from '../records/canonicalJson.ts';
+import { type ActiveSession, activeSessionSchema } from '../records/schemas.ts';
 import { sha256Hex } from '../records/sha256Hex.ts';
 import { toEpochMs } from '../records/toEpochMs.ts';
 import { tokenHmac } from '../records/tokenHmac.ts';
-import { type ActiveSession, activeSessionSchema } from '../upstream/schemas.ts';
 import type { ActiveRowOptions, ObservedFields } from './activeRow.ts';
 
 const NAMED: ReadonlySet<string> = new Set(Object.keys(activeSessionSchema.shape));

@@ -1,6 +1,6 @@
 import { isDay } from '../clock/day.ts';
+import { repairPartition } from '../commit/repairPartition.ts';
 import { loadConfig } from '../config/loadConfig.ts';
-import { repairPartition } from '../engine/repairPartition.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { buildStores } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';

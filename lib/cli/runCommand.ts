@@ -1,9 +1,9 @@
 import { type Clock, systemClock } from '../clock/clock.ts';
 import { isDay, toDay } from '../clock/day.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
+import { isDeadLocalHolder } from '../commit/leaseOwner.ts';
 import { archiveOptionsFromConfig } from '../config/archiveOptionsFromConfig.ts';
 import { type Config, loadConfig } from '../config/loadConfig.ts';
-import { isDeadLocalHolder } from '../engine/leaseOwner.ts';
 import { windowStartOf } from '../engine/planDays.ts';
 import { preflight } from '../engine/preflight.ts';
 import { runArchive } from '../engine/runArchive.ts';

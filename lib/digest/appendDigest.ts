@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock/clock.ts';
-import { ManifestMembership } from '../engine/manifestMembership.ts';
+import { ManifestMembership } from '../commit/manifestMembership.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateStore } from '../state/stateStore.ts';

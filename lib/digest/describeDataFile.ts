@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { type FileMetaData, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
+import { dataKeyInfo } from '../commit/archiveKeys.ts';
 import { sourceAsyncBuffer } from '../parquet/readHistoryParquet.ts';
 import { type ByteSource, toSource } from '../store/byteSource.ts';
-import { dataKeyInfo } from './digestKeys.ts';
 import type { DigestFile } from './digestSchema.ts';
 
 /** Bytes read per request when hashing a stored file: memory holds one chunk, never the file. */

@@ -1,4 +1,4 @@
-import { archiveKeys } from '../engine/archiveKeys.ts';
+import { archiveKeys } from '../commit/archiveKeys.ts';
 
 /**
  * Key layout of the digest chain. A digest's key is a function of its position alone
@@ -26,16 +26,3 @@ export const digestKeys = {
     archiveKeys.quarantinePrefix,
   ] as const,
 };
-
-/** What a listed file holds: one of the two Parquet data sets, or one quarantined record (JSON). */
-export type ListedDataset = 'history' | 'active' | 'quarantine';
-
-/** Which data set a listed key belongs to, and its `dt` partition (a quarantined record's `day`). */
-export function dataKeyInfo(key: string): { dataset: ListedDataset; dt: string | null } {
-  if (key.startsWith(archiveKeys.quarantinePrefix)) {
-    return { dataset: 'quarantine', dt: /^quarantine\/day=(\d{4}-\d{2}-\d{2})\//.exec(key)?.[1] ?? null };
-  }
-  const dataset = key.startsWith('active/') ? 'active' : 'history';
-  const dt = /(?:^|\/)dt=(\d{4}-\d{2}-\d{2})\//.exec(key)?.[1] ?? null;
-  return { dataset, dt };
-}

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ArchiverError } from '../errors/archiverError.ts';
-import type { ActiveSession, HistoryRecord } from '../upstream/schemas.ts';
+import type { ActiveSession, HistoryRecord } from '../records/schemas.ts';
 import { type DatasetOptions, DEFAULT_DATASET } from './dataset.ts';
 import { type EmulatorClock, realClock } from './emulatorClock.ts';
 import { type EmulatorResponse, htmlError, tooManyRequests } from './errorBodies.ts';

@@ -1,6 +1,6 @@
 import { isDay, toDay } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import type { HistoryRecord } from '../upstream/schemas.ts';
+import type { HistoryRecord } from '../records/schemas.ts';
 import { windowStart } from './routes.ts';
 import type { SessionArchive } from './sessionArchive.ts';
 

@@ -1,14 +1,14 @@
+import type { PartitionCommitter } from '../commit/partitionCommitter.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { partitionOf, toArchiveRow } from '../records/toArchiveRow.ts';
 import type { DayState } from '../state/stateStore.ts';
+import { relieveHeap } from '../util/relieveHeap.ts';
 import { historyWriter } from './historyWriter.ts';
 import { nextDayState } from './nextDayState.ts';
-import type { PartitionCommitter } from './partitionCommitter.ts';
 import { PartitionDrafts } from './partitionDrafts.ts';
 import type { PlannedDay } from './planDays.ts';
 import { putDayMerging } from './putDayMerging.ts';
 import { quarantineRejected } from './quarantineRejected.ts';
-import { relieveHeap } from './relieveHeap.ts';
 import type { ArchiveDeps, ArchiveOptions, DayResult } from './runTypes.ts';
 import { walkDay } from './walkDay.ts';
 

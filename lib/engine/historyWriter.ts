@@ -1,8 +1,8 @@
+import type { StreamingDatasetWriter } from '../commit/partitionCommitter.ts';
 import { HistoryParquetFile, type ParquetEncoder } from '../parquet/historyParquetFile.ts';
 import { readHistoryFileRows, readStringColumn } from '../parquet/readHistoryParquet.ts';
 import { writeHistoryParquet } from '../parquet/writeHistoryParquet.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
-import type { StreamingDatasetWriter } from './partitionCommitter.ts';
 
 /** `history/`: archive rows, deduped by `record_id`; files can be written row by row during a walk. */
 export function historyWriter(

@@ -1,14 +1,14 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Day } from '../clock/day.ts';
-import { IdSet } from './idSet.ts';
 import type {
   CommitResult,
   PartitionCommitter,
   RowFile,
   StreamingDatasetWriter,
-} from './partitionCommitter.ts';
-import { relieveHeap } from './relieveHeap.ts';
+} from '../commit/partitionCommitter.ts';
+import { IdSet } from '../util/idSet.ts';
+import { relieveHeap } from '../util/relieveHeap.ts';
 
 /** Largest `expect` hint honoured (an id set sized for it is about 70 MiB). */
 const MAX_EXPECTED = 2_000_000;

@@ -1,9 +1,9 @@
 import type { Day } from '../clock/day.ts';
+import { archiveKeys } from '../commit/archiveKeys.ts';
 import type { TokenPolicy } from '../records/archiveRow.ts';
 import { redactTokens } from '../records/redactTokens.ts';
+import type { RejectedRecord } from '../records/schemas.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
-import type { RejectedRecord } from '../upstream/schemas.ts';
-import { archiveKeys } from './archiveKeys.ts';
 
 /** The token policy and key that quarantined raw items are redacted with (the run's own). */
 export interface QuarantineRedaction {

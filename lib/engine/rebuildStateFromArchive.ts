@@ -1,5 +1,7 @@
 import type { Clock } from '../clock/clock.ts';
 import { isDay } from '../clock/day.ts';
+import { archiveKeys } from '../commit/archiveKeys.ts';
+import { emptyManifest } from '../commit/partitionCommitter.ts';
 import { describeDataFile } from '../digest/describeDataFile.ts';
 import type { DigestFile } from '../digest/digestSchema.ts';
 import { readDigestChain } from '../digest/readDigestChain.ts';
@@ -8,8 +10,6 @@ import type { Logger } from '../log/logger.ts';
 import type { Dataset, ManifestFile, PartitionManifest, StateStore } from '../state/stateStore.ts';
 import { objectSource } from '../store/byteSource.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
-import { archiveKeys } from './archiveKeys.ts';
-import { emptyManifest } from './partitionCommitter.ts';
 
 export interface RebuildDeps {
   objects: ObjectStore;

@@ -5,21 +5,22 @@ import { committerRowSink } from '../active/committerRowSink.ts';
 import { rebuildActiveFromArchive } from '../active/readActiveArchive.ts';
 import { snapshotActive } from '../active/snapshotActive.ts';
 import { type Day, daysBetween, toDay } from '../clock/day.ts';
+import { leaseOwner } from '../commit/leaseOwner.ts';
+import { PartitionCommitter } from '../commit/partitionCommitter.ts';
+import { publishAllPending } from '../commit/publishAllPending.ts';
+import { sweepStaging } from '../commit/sweepStaging.ts';
 import { appendDigest } from '../digest/appendDigest.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { checkArchiveKeys } from '../keys/checkArchiveKeys.ts';
 import type { ArchiveMeta, DayState, Lease } from '../state/stateStore.ts';
+import { relieveHeap } from '../util/relieveHeap.ts';
+import { makeRunTmpDir } from '../util/runTmpDir.ts';
 import { archiveDay } from './archiveDay.ts';
-import { leaseOwner } from './leaseOwner.ts';
 import { failedDayState, gapDayState } from './nextDayState.ts';
-import { PartitionCommitter } from './partitionCommitter.ts';
 import { daysAtRisk, type PlannedDay, planDays, windowStartOf } from './planDays.ts';
 import { preflight } from './preflight.ts';
-import { publishAllPending } from './publishAllPending.ts';
 import { putDayMerging } from './putDayMerging.ts';
 import { rebuildStateFromArchive } from './rebuildStateFromArchive.ts';
-import { relieveHeap } from './relieveHeap.ts';
-import { makeRunTmpDir } from './runTmpDir.ts';
 import type {
   ActiveSummary,
   ArchiveDeps,
@@ -28,7 +29,6 @@ import type {
   FailedDay,
   RunSummary,
 } from './runTypes.ts';
-import { sweepStaging } from './sweepStaging.ts';
 
 /** Errors that no other day could escape: the run stops, with that error's own exit code. */
 const RUN_FATAL = new Set(['AUTH_REJECTED', 'PLAN_REQUIRED', 'LEASE_HELD', 'CONFIG_INVALID']);

@@ -2,11 +2,11 @@ import type { Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { rawRecordId } from '../records/recordId.ts';
-import type { HistoryPage, HistoryRecord, RejectedRecord } from '../upstream/schemas.ts';
+import type { HistoryPage, HistoryRecord, RejectedRecord } from '../records/schemas.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
-import { IdSet } from './idSet.ts';
-import { Limiter } from './limiter.ts';
-import { mapLimit } from './mapLimit.ts';
+import { IdSet } from '../util/idSet.ts';
+import { Limiter } from '../util/limiter.ts';
+import { mapLimit } from '../util/mapLimit.ts';
 
 /**
  * Passes in a row that add nothing before a walk stops that holds every row its short pages proved

@@ -4,8 +4,8 @@
  * fetches, validates and hashes the next pages. Requests of one file are handled strictly in order.
  */
 import { parentPort } from 'node:worker_threads';
-import { relieveHeap } from '../engine/relieveHeap.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { relieveHeap } from '../util/relieveHeap.ts';
 import { ParquetDraftWriter } from './parquetDraftWriter.ts';
 import type { FileResult, WorkerReply, WorkerRequest } from './parquetWorkerProtocol.ts';
 

@@ -1,7 +1,7 @@
 import * as nodeCrypto from 'node:crypto';
 import { createHash, createHmac } from 'node:crypto';
-import type { HistoryRecord } from '../upstream/schemas.ts';
 import { canonicalJson } from './canonicalJson.ts';
+import type { HistoryRecord } from './schemas.ts';
 import { toEpochMs } from './toEpochMs.ts';
 import { tokenHmac, tokenKeyObject } from './tokenHmac.ts';
 

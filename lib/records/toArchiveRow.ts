@@ -1,10 +1,10 @@
 import { type Day, toDay } from '../clock/day.ts';
-import { HISTORY_RECORD_FIELDS, type HistoryRecord } from '../upstream/schemas.ts';
 import type { ArchiveRow, TokenPolicy } from './archiveRow.ts';
 import { canonicalJson, setOwn } from './canonicalJson.ts';
 import { parseClientAddress } from './parseClientAddress.ts';
 import { recordIdentity } from './recordId.ts';
 import { redactTokens } from './redactTokens.ts';
+import { HISTORY_RECORD_FIELDS, type HistoryRecord } from './schemas.ts';
 import { toEpochMs } from './toEpochMs.ts';
 import { lostInstantText } from './wireInstant.ts';
 

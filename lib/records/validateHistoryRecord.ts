@@ -1,6 +1,6 @@
-import { formatIssues } from '../upstream/formatIssues.ts';
-import { type HistoryRecord, historyRecordSchema } from '../upstream/schemas.ts';
+import { formatIssues } from './formatIssues.ts';
 import { clientPortProblem } from './parseClientAddress.ts';
+import { type HistoryRecord, historyRecordSchema } from './schemas.ts';
 import { toEpochMs } from './toEpochMs.ts';
 
 /** No session of the archive can start before this instant (2000-01-01T00:00:00Z). */

@@ -6,8 +6,8 @@ import {
   GetItemCommand,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { mapLimit } from '../engine/mapLimit.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { mapLimit } from '../util/mapLimit.ts';
 
 type Item = Record<string, AttributeValue>;
 

@@ -1,6 +1,5 @@
 import type * as z from 'zod';
-import { validateHistoryRecord } from '../records/validateHistoryRecord.ts';
-import { formatIssues } from './formatIssues.ts';
+import { formatIssues } from '../records/formatIssues.ts';
 import {
   type ActiveSession,
   activeListSchema,
@@ -8,7 +7,8 @@ import {
   type HistoryRecord,
   pageEnvelopeSchema,
   type RejectedRecord,
-} from './schemas.ts';
+} from '../records/schemas.ts';
+import { validateHistoryRecord } from '../records/validateHistoryRecord.ts';
 
 export { formatIssues };
 

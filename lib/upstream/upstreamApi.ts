@@ -1,5 +1,5 @@
 import type { Day } from '../clock/day.ts';
-import type { ActiveSession, HistoryPage } from './schemas.ts';
+import type { ActiveSession, HistoryPage } from '../records/schemas.ts';
 
 export interface RequestOptions {
   signal?: AbortSignal;

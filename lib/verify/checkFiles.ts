@@ -1,13 +1,13 @@
+import { archiveKeys } from '../commit/archiveKeys.ts';
 import { parquetRowCount, sha256OfSource } from '../digest/describeDataFile.ts';
 import { digestKeys } from '../digest/digestKeys.ts';
 import type { DigestFile } from '../digest/digestSchema.ts';
 import type { DigestChain } from '../digest/readDigestChain.ts';
-import { archiveKeys } from '../engine/archiveKeys.ts';
-import { IdSet } from '../engine/idSet.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { readStringColumn } from '../parquet/readHistoryParquet.ts';
 import { type ByteSource, objectSource } from '../store/byteSource.ts';
 import type { ObjectInfo, ObjectStore } from '../store/objectStore.ts';
+import { IdSet } from '../util/idSet.ts';
 import type { VerifyFailure } from './verifyTypes.ts';
 
 export interface FileCheck {

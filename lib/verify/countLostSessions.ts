@@ -1,7 +1,7 @@
 import { readActiveRows } from '../active/activeParquet.ts';
 import type { ActiveRow } from '../active/activeRow.ts';
 import { toDay } from '../clock/day.ts';
-import { archiveKeys } from '../engine/archiveKeys.ts';
+import { archiveKeys } from '../commit/archiveKeys.ts';
 import { readRowGroups } from '../parquet/readHistoryParquet.ts';
 import { objectSource } from '../store/byteSource.ts';
 import type { ObjectStore } from '../store/objectStore.ts';

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { activeParquetBytes, readActiveRows } from '../../lib/active/activeParquet.ts';
 import type { ActiveRow } from '../../lib/active/activeRow.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import type { ActiveSession } from '../../lib/records/schemas.ts';
 import type { ActiveState, StateStore } from '../../lib/state/stateStore.ts';
-import type { ActiveSession } from '../../lib/upstream/schemas.ts';
 
 export const TOKEN_KEY = new Uint8Array(32).fill(7);
 

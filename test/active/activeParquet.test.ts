@@ -10,7 +10,7 @@ import { diffSnapshot } from '../../lib/active/diffSnapshot.ts';
 import { rebuildActiveFromArchive } from '../../lib/active/readActiveArchive.ts';
 import { rebuildActiveObservations } from '../../lib/active/rebuildActiveObservations.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
-import { PartitionCommitter } from '../../lib/engine/partitionCommitter.ts';
+import { PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { readStringColumn } from '../../lib/parquet/readHistoryParquet.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';

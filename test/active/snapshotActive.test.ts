@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { snapshotActive } from '../../lib/active/snapshotActive.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
-import type { ActiveSession } from '../../lib/upstream/schemas.ts';
+import type { ActiveSession } from '../../lib/records/schemas.ts';
 import { testSeed } from '../support/testSeed.ts';
 import { MemoryActiveState, MemoryRowSink, session, TOKEN_KEY } from './activeKit.ts';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliIo } from '../../lib/cli/cliIo.ts';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = path.join(REPO_ROOT, 'bin/tunnel-archiver.js');
 
 /**

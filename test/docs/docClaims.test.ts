@@ -18,7 +18,7 @@ const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.u
 /** The README and every page under docs/: each claim below is checked in the page that makes it. */
 const PAGES = [
   'README.md',
-  ...readdirSync(new URL('../../docs/', import.meta.url))
+  ...readdirSync(new URL('../../docs', import.meta.url))
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),
 ];

@@ -7,7 +7,7 @@ import {
   isLongDay,
   sessionsStartingOn,
 } from '../../lib/emulator/dataset.ts';
-import { historyRecordSchema } from '../../lib/upstream/schemas.ts';
+import { historyRecordSchema } from '../../lib/records/schemas.ts';
 
 const DAYS = dayRange('2025-01-01', '2025-03-01');
 const byDay = new Map(DAYS.map((day) => [day, sessionsStartingOn(1, day)]));

@@ -4,7 +4,7 @@ import { sessionsStartingOn } from '../../lib/emulator/dataset.ts';
 import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
 import { POISON_KINDS, poisonFor, resolvePoison } from '../../lib/emulator/poison.ts';
 import { type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
-import { historyRecordSchema } from '../../lib/upstream/schemas.ts';
+import { historyRecordSchema } from '../../lib/records/schemas.ts';
 import { daysByKind, getJson, historyPath, key, NOW, TODAY } from './emulatorKit.ts';
 
 type Page = { totalElements: number; content: unknown[] };

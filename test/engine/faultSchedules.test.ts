@@ -6,7 +6,7 @@ import { runArchive } from '../../lib/engine/runArchive.ts';
 import type { ArchiveOptions } from '../../lib/engine/runTypes.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { recordId } from '../../lib/records/recordId.ts';
-import { historyRecordSchema } from '../../lib/upstream/schemas.ts';
+import { historyRecordSchema } from '../../lib/records/schemas.ts';
 import { FaultPlan, type FaultRule } from '../support/fakes/faultPlan.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';

@@ -2,14 +2,14 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { archiveKeys } from '../../lib/engine/archiveKeys.ts';
+import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { quarantineRejected } from '../../lib/engine/quarantineRejected.ts';
 import type { TokenPolicy } from '../../lib/records/archiveRow.ts';
 import { rawRecordId } from '../../lib/records/recordId.ts';
+import type { RejectedRecord } from '../../lib/records/schemas.ts';
 import { tokenHmac } from '../../lib/records/tokenHmac.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
-import type { RejectedRecord } from '../../lib/upstream/schemas.ts';
 import { baseRecord, TEST_TOKEN_KEY } from '../records/historyRecords.ts';
 
 const tokenKey = TEST_TOKEN_KEY;

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { addDays, toDay } from '../../lib/clock/day.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
 import { recordId } from '../../lib/records/recordId.ts';
-import { historyRecordSchema } from '../../lib/upstream/schemas.ts';
+import { historyRecordSchema } from '../../lib/records/schemas.ts';
 import {
   archivedIds,
   duckdb,

@@ -14,11 +14,11 @@ import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
 import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
 import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
 import { recordId } from '../../lib/records/recordId.ts';
+import { historyRecordSchema } from '../../lib/records/schemas.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import type { StateStore } from '../../lib/state/stateStore.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
-import { historyRecordSchema } from '../../lib/upstream/schemas.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import {
   dayOfRecords,
@@ -346,7 +346,7 @@ describe('runArchive recovery', () => {
 
 describe('repairPartition', () => {
   it('drops only the missing file from a broken manifest; the next scan re-archives its rows exactly once', async () => {
-    const { repairPartition } = await import('../../lib/engine/repairPartition.ts');
+    const { repairPartition } = await import('../../lib/commit/repairPartition.ts');
     rig = await startRig();
     const r = rig;
     await runArchive(r.deps(), TEST_OPTIONS);

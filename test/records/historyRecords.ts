@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { type HistoryRecord, historyRecordSchema, pageEnvelopeSchema } from '../../lib/upstream/schemas.ts';
+import { type HistoryRecord, historyRecordSchema, pageEnvelopeSchema } from '../../lib/records/schemas.ts';
 
 /** A fixed 32-byte token key for tests (never a real one). */
 export const TEST_TOKEN_KEY: Uint8Array = Uint8Array.from({ length: 32 }, (_, i) => i + 1);

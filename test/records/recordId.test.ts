@@ -8,10 +8,10 @@ import {
   recordIdentity,
   sessionId,
 } from '../../lib/records/recordId.ts';
+import { HISTORY_RECORD_FIELDS, type HistoryRecord } from '../../lib/records/schemas.ts';
 import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
 import { toEpochMs } from '../../lib/records/toEpochMs.ts';
 import { tokenHmac } from '../../lib/records/tokenHmac.ts';
-import { HISTORY_RECORD_FIELDS, type HistoryRecord } from '../../lib/upstream/schemas.ts';
 import {
   baseRecord,
   documentedRecord,

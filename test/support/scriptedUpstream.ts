@@ -1,8 +1,8 @@
 import type { Clock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import type { ActiveSession, HistoryPage } from '../../lib/records/schemas.ts';
 import { parseHistoryPage } from '../../lib/upstream/parseResponses.ts';
-import type { ActiveSession, HistoryPage } from '../../lib/upstream/schemas.ts';
 import type { RequestOptions, UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 
 export interface ScriptedUpstreamOptions {

@@ -8,8 +8,8 @@ import {
   type EmulatorHandle,
   startEmulator,
 } from '../../lib/emulator/startEmulator.ts';
+import type { HistoryRecord } from '../../lib/records/schemas.ts';
 import { createTunnelApiClient, type TunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
-import type { HistoryRecord } from '../../lib/upstream/schemas.ts';
 import { rejectionOf } from './testClient.ts';
 
 const NOW = '2025-03-01T12:00:00.000Z';

@@ -8,9 +8,9 @@ import { isDay } from '../../lib/clock/day.ts';
 import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
 import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
 import type { ArchiveRow, TokenPolicy } from '../../lib/records/archiveRow.ts';
+import { HISTORY_RECORD_FIELDS } from '../../lib/records/schemas.ts';
 import { partitionOf, toArchiveRow } from '../../lib/records/toArchiveRow.ts';
 import { parseHistoryPage } from '../../lib/upstream/parseResponses.ts';
-import { HISTORY_RECORD_FIELDS } from '../../lib/upstream/schemas.ts';
 import { baseRecord, recordFrom, recordPartsArb, TEST_TOKEN_KEY } from '../records/historyRecords.ts';
 
 const fixture = JSON.parse(

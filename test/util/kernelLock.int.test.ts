@@ -4,7 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isDeadLocalHolder, leaseOwner } from '../../lib/engine/leaseOwner.ts';
+import { isDeadLocalHolder, leaseOwner } from '../../lib/commit/leaseOwner.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { DIR_LOCK, lockDir } from '../../lib/state/dirLock.ts';
 import { isKernelLockHeld, tryKernelLock } from '../../lib/util/kernelLock.ts';

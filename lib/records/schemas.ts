@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { parseInstant } from '../records/toEpochMs.ts';
+import { parseInstant } from './toEpochMs.ts';
 
 /**
  * Wire schemas of the tunnel session API (`shared/seed/tunnel-session-api.md` §2).

@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { incarnationLiveness, PROCESS_INCARNATION } from '../util/processLiveness.ts';
+import { incarnationLiveness, PROCESS_INCARNATION } from './processLiveness.ts';
 
 const PREFIX = 'tunnel-archiver-';
 const OWNER_FILE = 'owner.pid';

@@ -34,3 +34,16 @@ export const archiveKeys = {
     return m ? new Date(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`) : undefined;
   },
 };
+
+/** What a listed file holds: one of the two Parquet data sets, or one quarantined record (JSON). */
+export type ListedDataset = 'history' | 'active' | 'quarantine';
+
+/** Which data set a listed key belongs to, and its `dt` partition (a quarantined record's `day`). */
+export function dataKeyInfo(key: string): { dataset: ListedDataset; dt: string | null } {
+  if (key.startsWith(archiveKeys.quarantinePrefix)) {
+    return { dataset: 'quarantine', dt: /^quarantine\/day=(\d{4}-\d{2}-\d{2})\//.exec(key)?.[1] ?? null };
+  }
+  const dataset = key.startsWith('active/') ? 'active' : 'history';
+  const dt = /(?:^|\/)dt=(\d{4}-\d{2}-\d{2})\//.exec(key)?.[1] ?? null;
+  return { dataset, dt };
+}

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { HISTORY_RECORD_FIELDS, historyRecordSchema, portSchema } from '../../lib/records/schemas.ts';
 import { parseActiveList } from '../../lib/upstream/parseResponses.ts';
-import { HISTORY_RECORD_FIELDS, historyRecordSchema, portSchema } from '../../lib/upstream/schemas.ts';
-import { baseRecord } from '../records/historyRecords.ts';
+import { baseRecord } from './historyRecords.ts';
 
 const activeFixture = JSON.parse(
-  readFileSync(new URL('./fixtures/active-documented.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../upstream/fixtures/active-documented.json', import.meta.url), 'utf8'),
 ) as Record<string, unknown>[];
 
 describe('portSchema', () => {

@@ -1,5 +1,5 @@
-import { dataKeyInfo } from '../digest/digestKeys.ts';
 import type { StateStore } from '../state/stateStore.ts';
+import { dataKeyInfo } from './archiveKeys.ts';
 
 /** Where a data file stands in the state: named by its partition's manifest, not named, or no manifest at all. */
 export type Membership = 'listed' | 'unlisted' | 'no-manifest';

@@ -7,9 +7,9 @@ import type { Logger } from '../log/logger.ts';
 import type { Dataset, ManifestFile, PartitionManifest, StateStore } from '../state/stateStore.ts';
 import { type ByteSource, objectSource } from '../store/byteSource.ts';
 import type { ObjectInfo, ObjectStore } from '../store/objectStore.ts';
+import { IdSet } from '../util/idSet.ts';
 import { archiveKeys } from './archiveKeys.ts';
 import { brokenPartition } from './brokenPartition.ts';
-import { IdSet } from './idSet.ts';
 import { publishPending } from './publishPending.ts';
 import { putManifestOnce } from './putManifestOnce.ts';
 

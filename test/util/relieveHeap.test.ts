@@ -1,6 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { HEAP_HEADROOM_BYTES, relieveHeap } from '../../lib/engine/relieveHeap.ts';
+import { HEAP_HEADROOM_BYTES, relieveHeap } from '../../lib/util/relieveHeap.ts';
 
 describe('relieveHeap', () => {
   it('collects once the heap holds more than the headroom of garbage, and not again right after', () => {
