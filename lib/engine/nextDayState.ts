@@ -1,6 +1,6 @@
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { DayState } from '../state/stateStore.ts';
-import { lastSweepAge } from './planDays.ts';
+import { sealRule } from './sealRule.ts';
 
 export interface ScanOutcome {
   age: number;
@@ -23,7 +23,7 @@ export function nextDayState(previous: DayState, scan: ScanOutcome, now: Date, w
   if (scan.interrupted) {
     return { ...previous, complete: false, deferredRuns: (previous.deferredRuns ?? 0) + 1 };
   }
-  const sealed = previous.sealed || (scan.complete && scan.age >= lastSweepAge(windowDays));
+  const sealed = sealRule.merged(previous, { sealed: sealRule.seals(scan, windowDays) });
   return {
     ...rest,
     scannedAges: [...new Set([...previous.scannedAges, scan.age])].sort((a, b) => a - b),

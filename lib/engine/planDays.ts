@@ -1,6 +1,7 @@
 import { addDays, type Day, dayRange, daysBetween } from '../clock/day.ts';
 import type { DayState } from '../state/stateStore.ts';
 import type { DayResult } from './runTypes.ts';
+import { lastSweepAge, sealRule } from './sealRule.ts';
 
 export interface PlanInput {
   today: Day;
@@ -32,11 +33,6 @@ export function windowStartOf(today: Day, windowDays: number): Day {
   return addDays(today, -(windowDays - 1));
 }
 
-/** The oldest age the server still answers for: the last chance to sweep a day. */
-export function lastSweepAge(windowDays: number): number {
-  return windowDays - 1;
-}
-
 /** The final sweeps run at the last two ages the server can still be queried for. */
 export function isFinalAge(age: number, windowDays: number): boolean {
   return age >= lastSweepAge(windowDays) - 1;
@@ -56,7 +52,7 @@ export function planDays(input: PlanInput): Plan {
   for (const day of dayRange(windowStart, input.today)) {
     const age = daysBetween(day, input.today);
     const state = input.days.get(day);
-    if (state?.sealed || state?.gap) continue;
+    if (sealRule.settled(state)) continue;
     const lastAge = state && state.scannedAges.length > 0 ? Math.max(...state.scannedAges) : undefined;
     const final = isFinalAge(age, input.windowDays);
     if (lastAge === undefined) {
@@ -76,7 +72,7 @@ export function planDays(input: PlanInput): Plan {
   if (input.firstWindowStart <= lastGone) {
     for (const day of dayRange(input.firstWindowStart, lastGone)) {
       const state = input.days.get(day);
-      if (!state?.sealed && !state?.gap) newGaps.push(day);
+      if (!sealRule.settled(state)) newGaps.push(day);
     }
   }
   return { due: ordered, newGaps, windowStart };

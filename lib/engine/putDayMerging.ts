@@ -1,5 +1,6 @@
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { DayState, StateStore } from '../state/stateStore.ts';
+import { sealRule } from './sealRule.ts';
 
 const MAX_TRIES = 4;
 
@@ -22,7 +23,7 @@ export async function putDayMerging(deps: { state: StateStore }, next: DayState)
         scannedAges: [...new Set([...(stored?.scannedAges ?? []), ...attempt.scannedAges])].sort(
           (a, b) => a - b,
         ),
-        sealed: attempt.sealed || (stored?.sealed ?? false),
+        sealed: sealRule.merged(attempt, stored),
         version: stored?.version ?? 0,
       };
     }

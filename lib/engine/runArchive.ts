@@ -10,7 +10,7 @@ import { PartitionCommitter } from '../commit/partitionCommitter.ts';
 import { publishAllPending } from '../commit/publishAllPending.ts';
 import { sweepStaging } from '../commit/sweepStaging.ts';
 import { appendDigest } from '../digest/appendDigest.ts';
-import { ArchiverError } from '../errors/archiverError.ts';
+import { ArchiverError, type ArchiverErrorCode } from '../errors/archiverError.ts';
 import { checkArchiveKeys } from '../keys/checkArchiveKeys.ts';
 import type { ArchiveMeta, DayState, Lease } from '../state/stateStore.ts';
 import { relieveHeap } from '../util/relieveHeap.ts';
@@ -31,7 +31,12 @@ import type {
 } from './runTypes.ts';
 
 /** Errors that no other day could escape: the run stops, with that error's own exit code. */
-const RUN_FATAL = new Set(['AUTH_REJECTED', 'PLAN_REQUIRED', 'LEASE_HELD', 'CONFIG_INVALID']);
+const RUN_FATAL: ReadonlySet<ArchiverErrorCode> = new Set<ArchiverErrorCode>([
+  'AUTH_REJECTED',
+  'PLAN_REQUIRED',
+  'LEASE_HELD',
+  'CONFIG_INVALID',
+]);
 
 /**
  * One archiving run: publish what earlier runs committed, plan the due days, walk each, append what is new
@@ -100,7 +105,7 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
       days.set(day, s);
       logger.error('day left the window before it was sealed: late records may be lost', {
         day,
-        code: 'GAP',
+        code: 'GAP' satisfies ArchiverErrorCode,
       });
     }
     const gaps = [...plan.newGaps];
@@ -166,7 +171,7 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
           logger.error('day left the server before its final sweep: recorded as a gap', {
             day: planned.day,
             age: planned.age,
-            code: 'GAP',
+            code: 'GAP' satisfies ArchiverErrorCode,
             learnedWindowDays: planned.age,
           });
         } else {
@@ -239,7 +244,7 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
   }
 }
 
-function failedOf(day: Day, code: string, message: string, attempts: number): FailedDay {
+function failedOf(day: Day, code: ArchiverErrorCode, message: string, attempts: number): FailedDay {
   return { day, code, message, attempts };
 }
 

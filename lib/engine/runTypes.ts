@@ -1,6 +1,7 @@
 import type { Clock } from '../clock/clock.ts';
 import type { Day } from '../clock/day.ts';
 import type { DigestSigner } from '../digest/digestSigner.ts';
+import type { ArchiverErrorCode } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
 import type { ParquetEncoder } from '../parquet/historyParquetFile.ts';
 import type { TokenPolicy } from '../records/archiveRow.ts';
@@ -108,7 +109,7 @@ export interface ActiveSummary {
 /** A day whose walk or commit failed on this run. */
 export interface FailedDay {
   day: Day;
-  code: string;
+  code: ArchiverErrorCode;
   message: string;
   /** Failed runs in a row for this day, this one included. */
   attempts: number;

@@ -22,6 +22,8 @@ export const ERROR_CODES = {
   PAGE_LIMIT: { retryable: false },
   /** The SQL given to `query` failed in the engine (syntax, unknown table or column, a bad cast). */
   QUERY_FAILED: { retryable: false },
+  /** A day left the API's window before it was sealed: recorded and logged (never thrown). */
+  GAP: { retryable: false },
   INTERNAL: { retryable: false },
 } as const satisfies Record<string, { retryable: boolean }>;
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { isDay } from '../clock/day.ts';
+import { type ArchiverErrorCode, ERROR_CODES } from '../errors/archiverError.ts';
 import type { ActiveState, ArchiveMeta, DayState, PartitionManifest } from './stateStore.ts';
 
 /**
@@ -27,7 +28,9 @@ export const dayStateSchema = z.looseObject({
   gapReason: z.string().exactOptional(),
   failure: z
     .looseObject({
-      code: z.string(),
+      code: z
+        .string()
+        .transform((c): ArchiverErrorCode => (c in ERROR_CODES ? (c as ArchiverErrorCode) : 'INTERNAL')),
       message: z.string(),
       attempts: z.number().int().nonnegative(),
       firstFailedAt: z.string(),

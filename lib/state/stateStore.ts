@@ -1,4 +1,5 @@
 import type { Day } from '../clock/day.ts';
+import type { ArchiverErrorCode } from '../errors/archiverError.ts';
 
 /** The single-writer lease. `fence` grows by one on every acquisition. */
 export interface Lease {
@@ -40,7 +41,8 @@ export interface DayState {
 
 /** A failed day: recorded, logged and counted, and the run goes on with the other days. */
 export interface DayFailure {
-  code: string;
+  /** A member of the one code table; a code an older version stored and this one lacks reads as INTERNAL. */
+  code: ArchiverErrorCode;
   message: string;
   /** Failed attempts since the last success. */
   attempts: number;
