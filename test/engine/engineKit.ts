@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { expect } from 'vitest';
 import { type Clock, ManualClock } from '../../lib/clock/clock.ts';
 import { type Day, dayRange } from '../../lib/clock/day.ts';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
@@ -201,4 +202,16 @@ export async function duckdb(sql: string): Promise<Record<string, unknown>[]> {
     conn.closeSync();
     instance.closeSync();
   }
+}
+
+/** Exactly once: no record id twice in `history/`, and every id the upstream exposes for `days` archived. */
+export async function expectArchiveExact(
+  world: World,
+  objects: ObjectStore,
+  days: Day[],
+  tokenKey: Uint8Array = TEST_TOKEN_KEY,
+): Promise<void> {
+  const archive = await archivedIds(objects);
+  expect(archive.total, 'no record archived twice').toBe(archive.distinct);
+  expect(diffArchive(archive.byDt, truthIds(world, days, undefined, tokenKey))).toEqual([]);
 }

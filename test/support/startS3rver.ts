@@ -110,14 +110,7 @@ export async function startS3rver(bucket = 'test-archive'): Promise<S3rverHandle
   });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new S3Client({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    forcePathStyle: true,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  const client = s3rverClient(endpoint);
   return {
     endpoint,
     bucket,
@@ -128,4 +121,19 @@ export async function startS3rver(bucket = 'test-archive'): Promise<S3rverHandle
       await rm(directory, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * An S3 client for s3rver (or a front before it): path-style, its fake credentials, and checksums only
+ * when required (otherwise the SDK sends aws-chunked bodies that s3rver would store verbatim).
+ */
+export function s3rverClient(endpoint: string): S3Client {
+  return new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    forcePathStyle: true,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
 }

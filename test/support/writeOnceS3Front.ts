@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import type { S3rverHandle } from './startS3rver.ts';
+import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { type S3rverHandle, s3rverClient } from './startS3rver.ts';
 
 export interface WriteOnceFront {
   endpoint: string;
@@ -95,14 +95,7 @@ export async function startWriteOnceFront(
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const client = new S3Client({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    forcePathStyle: true,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  const client = s3rverClient(endpoint);
   return {
     endpoint,
     client,
