@@ -1,0 +1,156 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { type DatasetWriter, PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
+import { silentLogger } from '../../lib/log/logger.ts';
+import type { ByteSource } from '../../lib/store/byteSource.ts';
+import { FaultPlan } from '../support/fakes/faultPlan.ts';
+import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
+import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
+
+/** The commit protocol alone, without Parquet: rows are ids, files are one id a line. */
+const lines: DatasetWriter<string> = {
+  dataset: 'history',
+  async write(rows, localPath) {
+    const out: string[] = [];
+    for await (const r of rows) out.push(r);
+    await writeFile(localPath, out.join('\n'));
+    return { rows: out.length };
+  },
+  async *readIds(source: ByteSource) {
+    const text = new TextDecoder().decode(await source.read(0, source.byteLength));
+    for (const id of text.split('\n')) if (id) yield id;
+  },
+  idOf: (row) => row,
+};
+
+const DT = '2026-11-20';
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ta-committer-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const committer = (objects: MemoryObjectStore, state: MemoryStateStore, runId = 'r1') =>
+  new PartitionCommitter({
+    objects,
+    state,
+    clock: new ManualClock('2026-11-22T06:00:00.000Z'),
+    logger: silentLogger,
+    runId,
+    fence: 1,
+    tmpDir: dir,
+  });
+
+const rowsOf = (ids: string[]) =>
+  async function* () {
+    for (const id of ids) yield [id, id] as const;
+  };
+
+async function archived(objects: MemoryObjectStore): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const o of objects.list(`history/dt=${DT}/`))
+    ids.push(...new TextDecoder().decode(await objects.get(o.key)).split('\n'));
+  return ids.sort();
+}
+
+describe('PartitionCommitter', () => {
+  it('stages, lists in the manifest, then publishes; the same rows again add nothing', async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const c = committer(objects, state);
+    expect(
+      await c.commit(
+        lines,
+        DT,
+        new Set(['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb']),
+        rowsOf(['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb']),
+      ),
+    ).toMatchObject({
+      newRecords: 2,
+      files: 1,
+    });
+    expect(
+      await c.commit(
+        lines,
+        DT,
+        new Set([
+          'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+          'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
+          'cccccccccccccccccccccccccccccccc',
+        ]),
+        rowsOf([
+          'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+          'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
+          'cccccccccccccccccccccccccccccccc',
+        ]),
+      ),
+    ).toMatchObject({
+      newRecords: 1,
+    });
+    expect(
+      await c.commit(
+        lines,
+        DT,
+        new Set(['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'cccccccccccccccccccccccccccccccc']),
+        rowsOf(['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'cccccccccccccccccccccccccccccccc']),
+      ),
+    ).toMatchObject({
+      newRecords: 0,
+      files: 0,
+    });
+    const manifest = await state.getPartition(DT);
+    expect(manifest?.files.map((f) => f.published)).toEqual([true, true]);
+    expect(await archived(objects)).toEqual([
+      'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+      'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
+      'cccccccccccccccccccccccccccccccc',
+    ]);
+    const staged: string[] = [];
+    for await (const o of objects.list('_staging/')) staged.push(o.key);
+    expect(staged).toEqual([]);
+  });
+
+  it('another writer committed some of the rows meanwhile: only the rest is added (ids read back from its files)', async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    await committer(objects, state, 'other').commit(
+      lines,
+      DT,
+      new Set(['bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb']),
+      rowsOf(['bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb']),
+    );
+    const mine = await committer(objects, state).commit(
+      lines,
+      DT,
+      new Set(['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb']),
+      rowsOf(['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb']),
+    );
+    expect(mine.newRecords).toBe(1);
+    expect(await archived(objects)).toEqual([
+      'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+      'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
+    ]);
+  });
+
+  it('a manifest write whose response was lost is settled by re-reading: listed once, published once', async () => {
+    const faults = FaultPlan.none();
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore({ faults });
+    faults.add({ op: 'putPartition', fault: 'lostResponse', mode: 'unknown', times: 1 });
+    const r = await committer(objects, state).commit(
+      lines,
+      DT,
+      new Set(['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa']),
+      rowsOf(['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa']),
+    );
+    expect(r.newRecords).toBe(1);
+    expect(faults.log.some((e) => e.outcome === 'lostResponse')).toBe(true);
+    expect((await state.getPartition(DT))?.files).toHaveLength(1);
+    expect(await archived(objects)).toEqual(['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa']);
+  });
+});
