@@ -17,6 +17,10 @@ delete STATUS_FLAGS.quiet;
 
 const VERIFY_FLAGS: FlagSet = {
   ...COMMON_FLAGS,
+  since: {
+    type: 'string',
+    help: 'DAY (YYYY-MM-DD): check only digests written and partitions from that day on (quick checks; keep a full one weekly)',
+  },
   'expect-head': {
     type: 'string',
     help: 'SEQ:SHA256, the chain head you saw last (run and verify print it): a chain that ends before it is reported truncated',

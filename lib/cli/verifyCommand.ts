@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import { systemClock } from '../clock/clock.ts';
+import { isDay } from '../clock/day.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
 import { type Config, loadConfig } from '../config/loadConfig.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
 import { readTokenKey } from '../keys/readTokenKey.ts';
 import { jsonLineLogger, silentLogger } from '../log/logger.ts';
 import { objectStoreFromUrl } from '../store/objectStoreFromUrl.ts';
@@ -22,6 +24,13 @@ import { type CliFlags, parseNow } from './parseCliFlags.ts';
 export async function verifyCommand(flags: CliFlags, io: CliIo): Promise<number> {
   const config = loadConfig({ flags: flags.values, env: io.env });
   const now = parseNow(flags.values.now);
+  const sinceFlag = flags.values.since;
+  if (sinceFlag !== undefined && (typeof sinceFlag !== 'string' || !isDay(sinceFlag)))
+    throw new ArchiverError(
+      'CONFIG_INVALID',
+      `--since must be a day, YYYY-MM-DD, got '${String(sinceFlag)}'`,
+    );
+  const since = sinceFlag === undefined ? undefined : (sinceFlag as string);
   const clock = now ? offsetClock(now) : systemClock;
   const logger = jsonLineLogger(config.logLevel, (l) => io.stderr.write(`${l}\n`));
   const objects = objectStoreFromUrl(config.dest);
@@ -43,6 +52,7 @@ export async function verifyCommand(flags: CliFlags, io: CliIo): Promise<number>
         windowDays: config.windowDays,
         pageSize: config.pageSize,
         expectedHeads,
+        ...(since === undefined ? {} : { since }),
         ...(api && tokenKey ? { api, tokenKey } : {}),
       },
     );
@@ -87,6 +97,11 @@ export function formatVerify(r: VerifyResult, where: string): string {
     `  last digest written ${r.lastDigestAt ?? 'never'} (every run writes one: an old date means runs stopped, or the newest digests were removed)`,
     `  chain head ${r.head ? `${r.head.seq}:${r.head.sha256}` : 'none'} (note it; next time pass it as --expect-head)`,
     ...r.expectedHeads.map((h) => `  compared with the head ${h.source} recorded: ${h.seq}:${h.sha256}`),
+    ...(r.since
+      ? [
+          `  checked only digests written and partitions from ${r.since} on (--since): run a full verify weekly`,
+        ]
+      : []),
   ];
   if (r.days.length > 0) {
     lines.push(

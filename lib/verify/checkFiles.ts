@@ -1,4 +1,4 @@
-import { archiveKeys } from '../commit/archiveKeys.ts';
+import { archiveKeys, dataKeyInfo } from '../commit/archiveKeys.ts';
 import { parquetRowCount, sha256OfSource } from '../digest/describeDataFile.ts';
 import { digestKeys } from '../digest/digestKeys.ts';
 import type { DigestFile } from '../digest/digestSchema.ts';
@@ -33,7 +33,10 @@ export async function checkFiles(
   objects: ObjectStore,
   chain: DigestChain,
   keepIds: (dt: string) => boolean = () => false,
+  /** Check only objects of partitions (and quarantine days) from this day on; the rest is skipped unread. */
+  since?: string,
 ): Promise<FileCheck> {
+  const inScope = (key: string) => since === undefined || (dataKeyInfo(key).dt ?? '') >= since;
   const failures: VerifyFailure[] = [];
   const listed = new Map<string, { file: DigestFile; digest: string }>();
   for (const e of chain.entries) {
@@ -61,6 +64,7 @@ export async function checkFiles(
   for (const prefix of digestKeys.listedPrefixes) {
     const quarantine = prefix === archiveKeys.quarantinePrefix;
     for await (const o of objects.list(prefix)) {
+      if (!inScope(o.key)) continue;
       const read = await readFileFacts(objects, o, !quarantine);
       if (!read) continue; // removed between list and read
       present.add(o.key);
@@ -135,7 +139,7 @@ export async function checkFiles(
     }
   }
   for (const [key, { digest }] of listed) {
-    if (!present.has(key)) {
+    if (!present.has(key) && inScope(key)) {
       failures.push({
         kind: 'missing-file',
         object: key,

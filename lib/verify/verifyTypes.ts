@@ -49,6 +49,8 @@ export interface VerifyResult {
   head: { seq: number; key: string; sha256: string } | null;
   /** The recorded heads the chain was compared with (state, auditor); a shorter chain is `truncated`. */
   expectedHeads: { seq: number; sha256: string; source: string }[];
+  /** Set when only what was written from this day on was checked (`--since`). */
+  since?: string;
   files: number;
   rows: number;
   /** Distinct record ids across `history/`. */

@@ -102,6 +102,12 @@ describe('a truncated chain is noticed', () => {
     expect((JSON.parse(r.stdout) as VerifyResult).failures).toEqual([
       expect.objectContaining({ kind: 'chain', object: 'digests/0000000003.json' }),
     ]);
+    const since = await verify(copy, '--since', '2026-10-01');
+    expect(since.code, since.stdout + since.stderr).toBe(0);
+    expect((JSON.parse(since.stdout) as VerifyResult).since).toBe('2026-10-01');
+    const badDay = await verify(copy, '--since', 'last week');
+    expect(badDay.code).toBe(2);
+    expect(badDay.stderr).toContain("--since must be a day, YYYY-MM-DD, got 'last week'");
     const bad = await verify(copy, '--expect-head', '3:nothex');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--expect-head must be SEQ:SHA256');
