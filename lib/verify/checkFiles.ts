@@ -8,6 +8,7 @@ import { readStringColumn } from '../parquet/readHistoryParquet.ts';
 import { type ByteSource, objectSource } from '../store/byteSource.ts';
 import type { ObjectInfo, ObjectStore } from '../store/objectStore.ts';
 import { IdSet } from '../util/idSet.ts';
+import { readAhead } from '../util/readAhead.ts';
 import type { VerifyFailure } from './verifyTypes.ts';
 
 export interface FileCheck {
@@ -19,6 +20,9 @@ export interface FileCheck {
   /** The `record_id`s of the partitions `keepIds` selected (for the upstream comparison). */
   recordIds: Set<string>;
 }
+
+/** Files read and hashed at once by verify: bounded, so memory and connections do not grow with the archive. */
+const READ_CONCURRENCY = 8;
 
 /**
  * Data checks: every object under `history/`, `active/` and `quarantine/` is listed in exactly one
@@ -37,6 +41,9 @@ export async function checkFiles(
   since?: string,
 ): Promise<FileCheck> {
   const inScope = (key: string) => since === undefined || (dataKeyInfo(key).dt ?? '') >= since;
+  async function* inScopeOf(all: AsyncIterable<ObjectInfo>): AsyncGenerator<ObjectInfo> {
+    for await (const o of all) if (inScope(o.key)) yield o;
+  }
   const failures: VerifyFailure[] = [];
   const listed = new Map<string, { file: DigestFile; digest: string }>();
   for (const e of chain.entries) {
@@ -63,9 +70,12 @@ export async function checkFiles(
   let rows = 0;
   for (const prefix of digestKeys.listedPrefixes) {
     const quarantine = prefix === archiveKeys.quarantinePrefix;
-    for await (const o of objects.list(prefix)) {
-      if (!inScope(o.key)) continue;
-      const read = await readFileFacts(objects, o, !quarantine);
+    // Up to READ_CONCURRENCY files are read and hashed ahead, in order; ids are still checked one file at a time.
+    const facts = readAhead(inScopeOf(objects.list(prefix)), READ_CONCURRENCY, async (o) => ({
+      o,
+      read: await readFileFacts(objects, o, !quarantine),
+    }));
+    for await (const { o, read } of facts) {
       if (!read) continue; // removed between list and read
       present.add(o.key);
       if (!quarantine) files++;
