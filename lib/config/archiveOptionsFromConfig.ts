@@ -10,6 +10,7 @@ export function archiveOptionsFromConfig(
     tokenPolicy: config.tokenValues,
     pageSize: config.pageSize,
     pageConcurrency: config.pageConcurrency,
+    dayConcurrency: config.dayConcurrency,
     maxPasses: config.maxPasses,
     rescanAges: config.rescanAges,
     maxPagesPerDay: config.maxPagesPerDay,

@@ -77,6 +77,14 @@ export const SETTINGS = [
     description: 'Pages of one day fetched at once.',
   },
   {
+    key: 'dayConcurrency',
+    env: 'DAY_CONCURRENCY',
+    flag: 'day-concurrency',
+    default: '1',
+    description:
+      'Days walked at once (each with PAGE_CONCURRENCY requests): a first backfill goes faster; the API sees DAY_CONCURRENCY x PAGE_CONCURRENCY requests in flight.',
+  },
+  {
     key: 'maxPasses',
     env: 'MAX_PASSES',
     flag: 'max-passes',

@@ -59,6 +59,7 @@ export function buildConfigSchema(names: SettingNames = ENV_NAMES) {
       tokenValues: oneOf(names.tokenValues, TOKEN_POLICIES),
       pageSize: intIn(names.pageSize, 1, 10_000),
       pageConcurrency: intIn(names.pageConcurrency, 1, 16),
+      dayConcurrency: intIn(names.dayConcurrency, 1, 16),
       maxPasses: intIn(names.maxPasses, 1, 500),
       rescanAges: z.string().transform((s, ctx) => {
         const ages = s

@@ -123,21 +123,23 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
     const failedDays: FailedDay[] = [];
     const deferredDays: Day[] = [];
     let stoppedByDeadline = false;
+    let fatal: ArchiverError | undefined;
     let done = 0;
-    for (const planned of due) {
-      if (
-        options.deadline &&
-        clock.now().getTime() + options.deadlineReserveMs >= options.deadline.getTime()
-      ) {
-        stoppedByDeadline = true;
-        deferredDays.push(...due.slice(done).map((p) => p.day));
-        break;
-      }
+    let nextIndex = 0;
+    const runTmp = tmpDir;
+    // Lease renewals one at a time, in order, whichever day finishes first.
+    let renewing: Promise<void> = Promise.resolve();
+    const renew = () =>
+      (renewing = renewing.then(async () => {
+        held = await state.renewLease(held, clock.now(), options.leaseTtlMs);
+      }));
+    /** One day: walk, commit, next state; a day's failure is recorded and the others go on. */
+    const archiveOne = async (planned: PlannedDay): Promise<void> => {
       done++;
       const previous = days.get(planned.day) ?? blankDay(planned.day);
       try {
         const { result, next } = await archiveDay(planned, previous, committer, deps, options, {
-          tmpDir,
+          tmpDir: runTmp,
           windowDays,
           signal: deadlineSignal(deps, options),
         });
@@ -145,7 +147,7 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
         results.push(result);
         if (result.interrupted) {
           stoppedByDeadline = true;
-          deferredDays.push(planned.day, ...due.slice(done).map((p) => p.day));
+          deferredDays.push(planned.day);
           const limit = options.deferralsBeforeFailure ?? 3;
           if ((next.deferredRuns ?? 0) >= limit) {
             failedDays.push(
@@ -158,10 +160,13 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
             );
           }
           deps.onProgress?.({ done, total: due.length, day: planned.day, newRecords: result.newRecords });
-          break;
+          return;
         }
       } catch (error) {
-        if (ArchiverError.is(error) && RUN_FATAL.has(error.code)) throw error;
+        if (ArchiverError.is(error) && RUN_FATAL.has(error.code)) {
+          fatal ??= error;
+          return;
+        }
         if (ArchiverError.is(error, 'OUTSIDE_WINDOW') && planned.age >= windowDays - 3) {
           // The server keeps fewer days than we thought (or its calendar runs ahead of UTC): learn it.
           const reason = `the server answered 400 for age ${planned.age}: ${error.message}`;
@@ -189,7 +194,7 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
           });
         }
       }
-      held = await state.renewLease(held, clock.now(), options.leaseTtlMs);
+      await renew();
       const last = results.at(-1);
       deps.onProgress?.({
         done,
@@ -197,7 +202,24 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
         day: planned.day,
         newRecords: last?.day === planned.day ? last.newRecords : 0,
       });
-    }
+    };
+    // `dayConcurrency` workers take the due days in order; each day commits its own partitions, so
+    // exactly once holds as for one. No new day starts inside the deadline's reserve or after a fatal error.
+    const worker = async (): Promise<void> => {
+      while (!stoppedByDeadline && fatal === undefined && nextIndex < due.length) {
+        if (
+          options.deadline &&
+          clock.now().getTime() + options.deadlineReserveMs >= options.deadline.getTime()
+        ) {
+          stoppedByDeadline = true;
+          break;
+        }
+        await archiveOne(due[nextIndex++] as PlannedDay);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, options.dayConcurrency ?? 1) }, worker));
+    if (fatal) throw fatal;
+    if (stoppedByDeadline) deferredDays.push(...due.slice(nextIndex).map((p) => p.day));
 
     const learned = Math.min(windowDays, meta.learnedWindowDays ?? windowDays);
     const digest = await appendDigestSafely(deps, runId, results);

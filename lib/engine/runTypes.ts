@@ -41,6 +41,8 @@ export interface ArchiveOptions {
   pageSize: number;
   /** Pages fetched at once within one day. */
   pageConcurrency: number;
+  /** Days walked at once (default 1); each commits its own partitions, so exactly once holds as for one. */
+  dayConcurrency?: number;
   /** Walks of one day before a shortfall against `totalElements` is accepted and recorded. */
   maxPasses: number;
   /** Hard cap on the pages of one day's pass: beyond it the day fails with `PAGE_LIMIT`. */
