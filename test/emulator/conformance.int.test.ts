@@ -3,9 +3,9 @@ import { addDays } from '../../lib/clock/day.ts';
 import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
 import { EMULATOR_FREE_KEY, type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
 import { activeListSchema, historyRecordSchema, pageEnvelopeSchema } from '../../lib/records/schemas.ts';
+import activeFixture from '../fixtures/active-documented.json' with { type: 'json' };
+import historyFixture from '../fixtures/history-documented.json' with { type: 'json' };
 import { daysByKind, get, getJson, historyPath, NOW, TODAY, WINDOW_FIRST } from './emulatorKit.ts';
-import activeFixture from './fixtures/active-documented.json' with { type: 'json' };
-import historyFixture from './fixtures/history-documented.json' with { type: 'json' };
 
 type Json = Record<string, unknown>;
 const ACTIVE = '/backend/api/v1/session/active';

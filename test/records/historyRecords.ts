@@ -9,7 +9,7 @@ export const OTHER_TOKEN_KEY: Uint8Array = Uint8Array.from({ length: 32 }, (_, i
 
 /** The one record of the documented history response (copy of /work/shared/fixtures/history-documented.json). */
 export function documentedRecord(): HistoryRecord {
-  const text = readFileSync(new URL('./fixtures/history-documented.json', import.meta.url), 'utf8');
+  const text = readFileSync(new URL('../fixtures/history-documented.json', import.meta.url), 'utf8');
   const page = pageEnvelopeSchema.parse(JSON.parse(text));
   return historyRecordSchema.parse(page.content[0]);
 }

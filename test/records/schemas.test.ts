@@ -5,7 +5,7 @@ import { parseActiveList } from '../../lib/upstream/parseResponses.ts';
 import { baseRecord } from './historyRecords.ts';
 
 const activeFixture = JSON.parse(
-  readFileSync(new URL('../upstream/fixtures/active-documented.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../fixtures/active-documented.json', import.meta.url), 'utf8'),
 ) as Record<string, unknown>[];
 
 describe('portSchema', () => {

@@ -6,7 +6,7 @@ import { type Handler, json, type ScriptedServer, startScriptedServer, text } fr
 import { API_KEY, testClient } from './testClient.ts';
 
 const fixture = (name: string): unknown =>
-  JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8'));
+  JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8'));
 const activeFixture = fixture('active-documented.json') as Record<string, unknown>[];
 const historyFixture = fixture('history-documented.json') as Record<string, unknown>;
 

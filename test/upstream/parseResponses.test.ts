@@ -14,7 +14,7 @@ import { parseHistoryPage } from '../../lib/upstream/parseResponses.ts';
 import { baseRecord, recordFrom, recordPartsArb, TEST_TOKEN_KEY } from '../records/historyRecords.ts';
 
 const fixture = JSON.parse(
-  readFileSync(new URL('./fixtures/history-documented.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../fixtures/history-documented.json', import.meta.url), 'utf8'),
 ) as Record<string, unknown>;
 const now = new Date('2026-11-20T12:00:00.000Z');
 const INT32_MIN = -(2 ** 31);

@@ -6,7 +6,7 @@ import { json, startScriptedServer } from './scriptedServer.ts';
 import { rejectionOf, testClient } from './testClient.ts';
 
 const ACTIVE = JSON.parse(
-  readFileSync(new URL('./fixtures/active-documented.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../fixtures/active-documented.json', import.meta.url), 'utf8'),
 );
 
 async function closedPort(): Promise<number> {
