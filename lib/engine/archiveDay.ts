@@ -3,6 +3,7 @@ import type { ArchiveRow } from '../records/archiveRow.ts';
 import { partitionOf, toArchiveRow } from '../records/toArchiveRow.ts';
 import type { DayState } from '../state/stateStore.ts';
 import { relieveHeap } from '../util/relieveHeap.ts';
+import { CarriedRows, loadWalkIds, saveWalkIds } from './carriedRows.ts';
 import { historyWriter } from './historyWriter.ts';
 import { nextDayState } from './nextDayState.ts';
 import { PartitionDrafts } from './partitionDrafts.ts';
@@ -45,18 +46,27 @@ export async function archiveDay(
     },
   );
   try {
+    // A walk an earlier run's deadline cut goes on from where it stood, with the ids it had taken (when
+    // they cannot be read, it simply starts again: slower, never weaker). Under a deadline, the walk's
+    // ids are remembered, so that a cut leaves them for the next run.
+    const carried = previous.walk ? await loadWalkIds(objects, planned.day) : undefined;
+    const resume = carried ? previous.walk : undefined;
+    const sink = ctx.signal || carried ? new CarriedRows(drafts, carried) : drafts;
     const walk = await walkDay(api, planned.day, {
       pageSize: options.pageSize,
       concurrency: options.pageConcurrency,
       maxPasses: options.maxPasses,
       maxPagesPerDay: options.maxPagesPerDay,
-      sink: drafts,
+      sink,
+      ...(resume ? { resume } : {}),
       toRow: (record) =>
         toArchiveRow(record, { tokenPolicy: options.tokenPolicy, tokenKey: deps.tokenKey, archivedAt }),
       tokenKey: deps.tokenKey,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
     const { newRecords, files, bytes } = await drafts.commitAll();
+    if (walk.interrupted && walk.progress && sink instanceof CarriedRows)
+      await saveWalkIds(objects, planned.day, sink.ids);
     const quarantined = await quarantineRejected(objects, planned.day, walk.rejected, clock.now(), {
       tokenPolicy: options.tokenPolicy,
       tokenKey: deps.tokenKey,
@@ -73,6 +83,7 @@ export async function archiveDay(
           distinctSeen: walk.distinct,
           shortfall: walk.shortfall,
           quarantined: walk.rejected.size,
+          ...(walk.progress && sink instanceof CarriedRows ? { progress: walk.progress } : {}),
         },
         clock.now(),
         ctx.windowDays,

@@ -1,5 +1,5 @@
 import { ArchiverError } from '../errors/archiverError.ts';
-import type { DayState } from '../state/stateStore.ts';
+import type { DayState, WalkProgress } from '../state/stateStore.ts';
 import { sealRule } from './sealRule.ts';
 
 export interface ScanOutcome {
@@ -10,6 +10,14 @@ export interface ScanOutcome {
   distinctSeen: number;
   shortfall: number;
   quarantined: number;
+  /** Where an interrupted walk stands (the next run goes on from there). */
+  progress?: WalkProgress;
+}
+
+/** Whether an interrupted walk got further than the walk it resumed: a later pass, or a later page. */
+function madeProgress(previous: WalkProgress | undefined, now: WalkProgress | undefined): boolean {
+  if (!previous || !now) return true;
+  return now.passes > previous.passes || (now.passes === previous.passes && now.nextPage > previous.nextPage);
 }
 
 /**
@@ -19,9 +27,17 @@ export interface ScanOutcome {
  */
 export function nextDayState(previous: DayState, scan: ScanOutcome, now: Date, windowDays: number): DayState {
   const at = now.toISOString();
-  const { failure: _failure, deferredRuns: _deferred, ...rest } = previous;
+  const { failure: _failure, deferredRuns: _deferred, walk: _walk, ...rest } = previous;
   if (scan.interrupted) {
-    return { ...previous, complete: false, deferredRuns: (previous.deferredRuns ?? 0) + 1 };
+    // Cut short: the walk's place is kept for the next run. A day counts as stuck (DEADLINE after a few
+    // runs) only while resumed walks stop getting further, not merely because it needs several runs.
+    const { walk: _previousWalk, ...kept } = previous;
+    return {
+      ...kept,
+      complete: false,
+      deferredRuns: madeProgress(previous.walk, scan.progress) ? 1 : (previous.deferredRuns ?? 0) + 1,
+      ...(scan.progress ? { walk: scan.progress } : {}),
+    };
   }
   const sealed = sealRule.merged(previous, { sealed: sealRule.seals(scan, windowDays) });
   return {

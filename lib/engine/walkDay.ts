@@ -3,6 +3,7 @@ import { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { rawRecordId } from '../records/recordId.ts';
 import type { HistoryPage, HistoryRecord, RejectedRecord } from '../records/schemas.ts';
+import type { WalkProgress } from '../state/stateStore.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
 import { IdSet } from '../util/idSet.ts';
 import { Limiter } from '../util/limiter.ts';
@@ -15,6 +16,8 @@ import { mapLimit } from '../util/mapLimit.ts';
  * what is archived. Rows the pages themselves proved are never given up this way, only at `maxPasses`.
  */
 export const STALLED_PASSES = 5;
+
+export type { WalkProgress };
 
 /**
  * Pages a walk may hold per request it may have in flight: one being fetched, one fetched and waiting for
@@ -42,6 +45,11 @@ export interface WalkOptions {
   tokenKey: Uint8Array;
   /** The record's archive row (under the token policy); its `record_id` is the dedupe key. */
   toRow: (record: HistoryRecord) => ArchiveRow;
+  /**
+   * Where an earlier run's walk of this day stopped (its deadline came): this walk goes on from there,
+   * with the sink already holding that walk's rows, so the evidence is the union of both runs.
+   */
+  resume?: WalkProgress;
 }
 
 /**
@@ -92,6 +100,8 @@ export interface WalkResult {
   unreliableTotals: boolean;
   /** The deadline cut the walk short; what it holds is still worth committing. */
   interrupted: boolean;
+  /** When interrupted: where the next run goes on (see `WalkOptions.resume`). */
+  progress?: WalkProgress;
 }
 
 /**
@@ -109,13 +119,17 @@ export interface WalkResult {
 export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions): Promise<WalkResult> {
   const sink = options.sink;
   const rejected = new Map<string, RejectedRecord>();
-  const totals = new Set<number>();
-  let total = 0;
+  const resume = options.resume;
+  const totals = new Set<number>(resume?.totals ?? []);
+  let total = Math.max(0, ...totals);
   /** Rows the server really had, by offset arithmetic on a pass's short last page: `last * size + length`. */
-  let observed = 0;
-  let pages = 0;
-  let passes = 0;
-  let stalled = 0;
+  let observed = resume?.observed ?? 0;
+  let pages = resume?.pages ?? 0;
+  // A resumed pass is counted once: it goes on, it does not start again.
+  let passes = resume ? resume.passes - 1 : 0;
+  let stalled = resume?.stalled ?? 0;
+  /** The current pass, for the progress an interruption stores. */
+  let current = { size: 0, planned: 0, start: 0, passStart: 0, absorbed: new Set<number>() };
   let complete = false;
   let interrupted = false;
   const opts = options.signal ? { signal: options.signal } : {};
@@ -152,38 +166,63 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
   const itemsOf = (page: HistoryPage) => page.content.length + page.rejected.length;
 
   try {
+    let resuming = resume !== undefined && resume.nextPage > 0;
     while (passes < options.maxPasses && !complete && stalled < STALLED_PASSES) {
       passes++;
-      const before = collected();
-      const first = await api.historyPage(day, day, 0, options.pageSize, opts);
-      if (first.totalPages > options.maxPagesPerDay) throw pageLimit(day, first.totalPages, options);
-      if (passes === 1) sink.expect?.(day, first.totalElements);
-      await absorb(first);
-      // The server may cap the page size silently: the size it echoes is the truth.
-      const size = first.size > 0 ? first.size : Math.max(itemsOf(first), 1);
-      const planned = Math.max(1, first.totalPages, Math.ceil(first.totalElements / size));
-      const lengths = new Map<number, number>([[0, itemsOf(first)]]);
+      let before = collected();
+      let size: number;
+      let planned: number;
+      let start = 1;
+      const lengths = new Map<number, number>();
+      if (resuming && resume) {
+        // Go on with the pass the earlier run began: its pages before `nextPage` are in the sink.
+        resuming = false;
+        ({ size, planned } = resume);
+        before = resume.passStart;
+        start = resume.nextPage;
+        current = { size, planned, start, passStart: before, absorbed: new Set() };
+        for (let n = 0; n < start; n++) current.absorbed.add(n);
+        // Past the planned pages, the earlier run went on only because the page before was full.
+        if (start > planned - 1) lengths.set(start - 1, size);
+      } else {
+        current = { size: 0, planned: 0, start: 0, passStart: before, absorbed: new Set() };
+        const first = await api.historyPage(day, day, 0, options.pageSize, opts);
+        if (first.totalPages > options.maxPagesPerDay) throw pageLimit(day, first.totalPages, options);
+        if (passes === 1) sink.expect?.(day, first.totalElements);
+        await absorb(first);
+        // The server may cap the page size silently: the size it echoes is the truth.
+        size = first.size > 0 ? first.size : Math.max(itemsOf(first), 1);
+        planned = Math.max(1, first.totalPages, Math.ceil(first.totalElements / size));
+        lengths.set(0, itemsOf(first));
+        current = { size, planned, start: 0, passStart: before, absorbed: new Set([0]) };
+      }
       // Requests run ahead of absorbing: `concurrency` of them in flight (the load the server sees), and
       // as many fetched pages again may wait for (or be in) `absorb`, so a page's CPU work (validation,
       // ids, encoding) hides under the latency of the next pages instead of adding to it.
       const requests = new Limiter(options.concurrency);
+      const from = Math.max(1, start);
       await mapLimit(
-        Array.from({ length: Math.min(planned, options.maxPagesPerDay) - 1 }, (_, i) => i + 1),
+        Array.from(
+          { length: Math.max(0, Math.min(planned, options.maxPagesPerDay) - from) },
+          (_, i) => i + from,
+        ),
         PAGES_HELD_PER_REQUEST * options.concurrency,
         async (n) => {
           const page = await requests.run(() => api.historyPage(day, day, n, size, opts));
           lengths.set(n, itemsOf(page));
           await absorb(page);
+          current.absorbed.add(n);
         },
       );
       // Past the planned pages, go on until a short or empty page: a stale total must not end the walk.
-      let last = planned - 1;
+      let last = Math.max(planned - 1, start - 1);
       while ((lengths.get(last) ?? 0) >= size) {
         last++;
         if (last >= options.maxPagesPerDay) throw pageLimit(day, last + 1, options);
         const page = await api.historyPage(day, day, last, size, opts);
         lengths.set(last, itemsOf(page));
         await absorb(page);
+        current.absorbed.add(last);
       }
       observed = Math.max(observed, last * size + (lengths.get(last) ?? 0));
       const addedThisPass = collected() - before;
@@ -199,6 +238,8 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
     interrupted = true;
     complete = false;
   }
+  let nextPage = 0;
+  while (current.absorbed.has(nextPage)) nextPage++;
 
   function unreliableTotals(): boolean {
     return totals.size > 1 || collected() > total;
@@ -215,6 +256,21 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
     complete,
     unreliableTotals: unreliableTotals(),
     interrupted,
+    ...(interrupted
+      ? {
+          progress: {
+            passes: Math.max(passes, 1),
+            nextPage,
+            size: current.size,
+            planned: current.planned,
+            totals: [...totals],
+            observed,
+            stalled,
+            passStart: current.passStart,
+            pages,
+          },
+        }
+      : {}),
   };
 }
 

@@ -37,6 +37,19 @@ export const dayStateSchema = z.looseObject({
       lastFailedAt: z.string(),
     })
     .exactOptional(),
+  walk: z
+    .object({
+      passes: z.number().int().positive(),
+      nextPage: z.number().int().nonnegative(),
+      size: z.number().int().nonnegative(),
+      planned: z.number().int().nonnegative(),
+      totals: z.array(z.number().int().nonnegative()),
+      observed: z.number().int().nonnegative(),
+      stalled: z.number().int().nonnegative(),
+      passStart: z.number().int().nonnegative(),
+      pages: z.number().int().nonnegative(),
+    })
+    .exactOptional(),
   deferredRuns: z.number().int().nonnegative().exactOptional(),
   version,
 }) satisfies z.ZodType<DayState>;

@@ -35,8 +35,35 @@ export interface DayState {
   failure?: DayFailure;
   /** Consecutive runs whose deadline cut this day's walk short (its records so far were committed). */
   deferredRuns?: number;
+  /**
+   * Where the last walk stands when its deadline cut it (its rows so far were committed, and their ids
+   * saved beside the staging files): the next run goes on from there. Cleared by a walk that ends.
+   */
+  walk?: WalkProgress;
   /** Optimistic concurrency: incremented by every write. 0 = never stored. */
   version: number;
+}
+
+/**
+ * Where a walk stands when its deadline cuts it: enough for the next run to go on with the same pass,
+ * under the same completeness rules. Pages before `nextPage` of the current pass were absorbed.
+ */
+export interface WalkProgress {
+  /** Passes started, the current one included. */
+  passes: number;
+  /** First page of the current pass not absorbed yet (0: the pass has not begun). */
+  nextPage: number;
+  /** The page size the server echoed for the current pass, and the pages it planned. */
+  size: number;
+  planned: number;
+  /** Every `totalElements` seen, and the rows short pages proved (see `walkDay`). */
+  totals: number[];
+  observed: number;
+  stalled: number;
+  /** Rows the walk held when the current pass began (what the pass has added is measured from it). */
+  passStart: number;
+  /** Pages fetched so far, over every run. */
+  pages: number;
 }
 
 /** A failed day: recorded, logged and counted, and the run goes on with the other days. */

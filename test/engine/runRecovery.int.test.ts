@@ -234,7 +234,7 @@ describe('runArchive recovery', () => {
     );
   });
 
-  it('commits what a walk held when the deadline cut it short, resumes it next run, and reports it after 3 runs', async () => {
+  it('commits what a walk held when the deadline cut it short, goes on from there next run, and reports it only once resumed walks stop getting further', async () => {
     const heavy = addDays(toDay(new Date(START)), -59);
     let clockRef: ManualClock | undefined;
     rig = await startRig({
@@ -264,14 +264,37 @@ describe('runArchive recovery', () => {
       },
     });
     let current: ReturnType<typeof withDeadline> | undefined;
-    for (let run = 1; run <= 3; run++) {
+    let lastPage = 0;
+    // Each run goes on where the last one stopped (it does not start at page 0 again): progress, no failure.
+    for (let run = 1; run <= 2; run++) {
       current = withDeadline();
       const s = await runArchive(r.deps({ api: deadlineApi }), current);
       expect(s.stoppedByDeadline).toBe(true);
       expect(s.days[0]).toMatchObject({ day: heavy, interrupted: true });
       expect(s.days[0]?.newRecords ?? 0).toBeGreaterThan(0);
       expect(s.deferredDays[0]).toBe(heavy);
-      if (run < 3) expect(s.failedDays).toEqual([]);
+      expect(s.failedDays).toEqual([]);
+      const walk = (await r.state.getDay(heavy))?.walk;
+      expect(walk?.nextPage ?? 0, `run ${run} got further`).toBeGreaterThan(lastPage);
+      lastPage = walk?.nextPage ?? 0;
+      expect((await r.state.getDay(heavy))?.deferredRuns).toBe(1);
+      r.clock.advance(60_000);
+    }
+    // A deadline that leaves no time for a single page: resumed walks stop getting further, and after
+    // the limit of such runs the day is reported (DEADLINE) while it stays due.
+    const stuck = new Proxy(r.api, {
+      get(target, prop, receiver) {
+        if (prop !== 'historyPage') return Reflect.get(target, prop, receiver);
+        return async (...args: Parameters<ScriptedUpstream['historyPage']>) => {
+          if (args[0] === heavy) throw new ArchiverError('DEADLINE', 'aborted (deadline)');
+          return target.historyPage(...args);
+        };
+      },
+    });
+    for (let run = 1; run <= 2; run++) {
+      const s = await runArchive(r.deps({ api: stuck }), withDeadline());
+      expect(s.days[0]).toMatchObject({ day: heavy, interrupted: true, newRecords: 0 });
+      if (run < 2) expect(s.failedDays).toEqual([]);
       else expect(s.failedDays).toEqual([expect.objectContaining({ day: heavy, code: 'DEADLINE' })]);
       r.clock.advance(60_000);
     }
