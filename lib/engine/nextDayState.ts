@@ -1,3 +1,4 @@
+import type { Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { DayState, WalkProgress } from '../state/stateStore.ts';
 import { sealRule } from './sealRule.ts';
@@ -73,4 +74,9 @@ export function failedDayState(previous: DayState, error: unknown, now: Date): D
 /** A day the server no longer answers for: a gap, with what was observed. */
 export function gapDayState(previous: DayState, reason: string): DayState {
   return { ...previous, gap: true, gapReason: reason };
+}
+
+/** The state of a day no run has recorded yet. */
+export function blankDay(day: Day): DayState {
+  return { day, scannedAges: [], sealed: false, version: 0 };
 }

@@ -12,31 +12,17 @@ import { sweepStaging } from '../commit/sweepStaging.ts';
 import { appendDigest } from '../digest/appendDigest.ts';
 import { ArchiverError, type ArchiverErrorCode } from '../errors/archiverError.ts';
 import { checkArchiveKeys } from '../keys/checkArchiveKeys.ts';
-import type { ArchiveMeta, DayState, Lease } from '../state/stateStore.ts';
+import type { ArchiveMeta, Lease } from '../state/stateStore.ts';
 import { relieveHeap } from '../util/relieveHeap.ts';
 import { makeRunTmpDir } from '../util/runTmpDir.ts';
-import { archiveDay } from './archiveDay.ts';
-import { failedDayState, gapDayState } from './nextDayState.ts';
+import { archiveDueDays } from './archiveDueDays.ts';
+import { deadlineSignal } from './deadlineSignal.ts';
+import { blankDay, gapDayState } from './nextDayState.ts';
 import { daysAtRisk, type PlannedDay, planDays, windowStartOf } from './planDays.ts';
 import { preflight } from './preflight.ts';
 import { putDayMerging } from './putDayMerging.ts';
 import { rebuildStateFromArchive } from './rebuildStateFromArchive.ts';
-import type {
-  ActiveSummary,
-  ArchiveDeps,
-  ArchiveOptions,
-  DayResult,
-  FailedDay,
-  RunSummary,
-} from './runTypes.ts';
-
-/** Errors that no other day could escape: the run stops, with that error's own exit code. */
-const RUN_FATAL: ReadonlySet<ArchiverErrorCode> = new Set<ArchiverErrorCode>([
-  'AUTH_REJECTED',
-  'PLAN_REQUIRED',
-  'LEASE_HELD',
-  'CONFIG_INVALID',
-]);
+import type { ActiveSummary, ArchiveDeps, ArchiveOptions, DayResult, RunSummary } from './runTypes.ts';
 
 /**
  * One archiving run: publish what earlier runs committed, plan the due days, walk each, append what is new
@@ -119,107 +105,22 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
     const committer = new PartitionCommitter({ ...deps, runId, fence: lease.fence, tmpDir });
     const active =
       options.snapshotActive === false ? undefined : await snapshotInRun(deps, options, committer);
-    const results: DayResult[] = [];
-    const failedDays: FailedDay[] = [];
-    const deferredDays: Day[] = [];
-    let stoppedByDeadline = false;
-    let fatal: ArchiverError | undefined;
-    let done = 0;
-    let nextIndex = 0;
-    const runTmp = tmpDir;
-    // Lease renewals one at a time, in order, whichever day finishes first.
-    let renewing: Promise<void> = Promise.resolve();
-    const renew = () =>
-      (renewing = renewing.then(async () => {
+    const outcome = await archiveDueDays({
+      deps,
+      options,
+      due,
+      days,
+      windowDays,
+      committer,
+      tmpDir,
+      meta,
+      renewLease: async () => {
         held = await state.renewLease(held, clock.now(), options.leaseTtlMs);
-      }));
-    /** One day: walk, commit, next state; a day's failure is recorded and the others go on. */
-    const archiveOne = async (planned: PlannedDay): Promise<void> => {
-      done++;
-      const previous = days.get(planned.day) ?? blankDay(planned.day);
-      try {
-        const { result, next } = await archiveDay(planned, previous, committer, deps, options, {
-          tmpDir: runTmp,
-          windowDays,
-          signal: deadlineSignal(deps, options),
-        });
-        days.set(planned.day, next);
-        results.push(result);
-        if (result.interrupted) {
-          stoppedByDeadline = true;
-          deferredDays.push(planned.day);
-          const limit = options.deferralsBeforeFailure ?? 3;
-          if ((next.deferredRuns ?? 0) >= limit) {
-            failedDays.push(
-              failedOf(
-                planned.day,
-                'DEADLINE',
-                `the deadline cut this day short on ${next.deferredRuns} runs in a row`,
-                next.deferredRuns ?? 0,
-              ),
-            );
-          }
-          deps.onProgress?.({ done, total: due.length, day: planned.day, newRecords: result.newRecords });
-          return;
-        }
-      } catch (error) {
-        if (ArchiverError.is(error) && RUN_FATAL.has(error.code)) {
-          fatal ??= error;
-          return;
-        }
-        if (ArchiverError.is(error, 'OUTSIDE_WINDOW') && planned.age >= windowDays - 3) {
-          // The server keeps fewer days than we thought (or its calendar runs ahead of UTC): learn it.
-          const reason = `the server answered 400 for age ${planned.age}: ${error.message}`;
-          days.set(planned.day, await putDayMerging(deps, gapDayState(previous, reason)));
-          gaps.push(planned.day);
-          meta = await learnWindow(deps, meta, planned.age);
-          logger.error('day left the server before its final sweep: recorded as a gap', {
-            day: planned.day,
-            age: planned.age,
-            code: 'GAP' satisfies ArchiverErrorCode,
-            learnedWindowDays: planned.age,
-          });
-        } else {
-          const failed = failedDayState(previous, error, clock.now());
-          days.set(planned.day, await putDayMerging(deps, failed).catch(() => failed));
-          const f = failed.failure;
-          failedDays.push(
-            failedOf(planned.day, f?.code ?? 'INTERNAL', f?.message ?? String(error), f?.attempts ?? 1),
-          );
-          logger.error('day failed; the run goes on with the other days', {
-            day: planned.day,
-            code: f?.code,
-            error: f?.message,
-            attempts: f?.attempts,
-          });
-        }
-      }
-      await renew();
-      const last = results.at(-1);
-      deps.onProgress?.({
-        done,
-        total: due.length,
-        day: planned.day,
-        newRecords: last?.day === planned.day ? last.newRecords : 0,
-      });
-    };
-    // `dayConcurrency` workers take the due days in order; each day commits its own partitions, so
-    // exactly once holds as for one. No new day starts inside the deadline's reserve or after a fatal error.
-    const worker = async (): Promise<void> => {
-      while (!stoppedByDeadline && fatal === undefined && nextIndex < due.length) {
-        if (
-          options.deadline &&
-          clock.now().getTime() + options.deadlineReserveMs >= options.deadline.getTime()
-        ) {
-          stoppedByDeadline = true;
-          break;
-        }
-        await archiveOne(due[nextIndex++] as PlannedDay);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, options.dayConcurrency ?? 1) }, worker));
-    if (fatal) throw fatal;
-    if (stoppedByDeadline) deferredDays.push(...due.slice(nextIndex).map((p) => p.day));
+      },
+    });
+    meta = outcome.meta;
+    gaps.push(...outcome.gaps);
+    const { results, failedDays, deferredDays, stoppedByDeadline } = outcome;
 
     const learned = Math.min(windowDays, meta.learnedWindowDays ?? windowDays);
     const digest = await appendDigestSafely(deps, runId, results);
@@ -264,10 +165,6 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
       .catch((e: unknown) => logger.warn('could not release the lease', { error: String(e) }));
     if (tmpDir) await rm(tmpDir, { recursive: true, force: true });
   }
-}
-
-function failedOf(day: Day, code: ArchiverErrorCode, message: string, attempts: number): FailedDay {
-  return { day, code, message, attempts };
 }
 
 /**
@@ -360,12 +257,6 @@ async function establishMeta(deps: ArchiveDeps, started: Date, windowStart: Day)
   }
 }
 
-async function learnWindow(deps: ArchiveDeps, meta: ArchiveMeta, days: number): Promise<ArchiveMeta> {
-  const fresh = (await deps.state.getMeta()) ?? meta;
-  const learnedWindowDays = Math.min(days, fresh.learnedWindowDays ?? days);
-  return deps.state.putMeta({ ...fresh, learnedWindowDays }).catch(() => ({ ...fresh, learnedWindowDays }));
-}
-
 async function putMetaSafely(
   deps: ArchiveDeps,
   at: Date,
@@ -389,16 +280,6 @@ async function putMetaSafely(
   } catch (e) {
     deps.logger.warn('could not record the run in META', { error: String(e) });
   }
-}
-
-function deadlineSignal(deps: ArchiveDeps, options: ArchiveOptions): AbortSignal | undefined {
-  if (!options.deadline) return undefined;
-  const ms = options.deadline.getTime() - deps.clock.now().getTime() - options.deadlineReserveMs / 2;
-  return AbortSignal.timeout(Math.max(1, ms));
-}
-
-export function blankDay(day: Day): DayState {
-  return { day, scannedAges: [], sealed: false, version: 0 };
 }
 
 function sum<T>(xs: T[], f: (x: T) => number): number {

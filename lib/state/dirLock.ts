@@ -8,6 +8,8 @@ import { tryKernelLock } from '../util/kernelLock.ts';
 export const DIR_LOCK = 'run-lock';
 /** Who took the lock, for the message a second run prints; informative only, never used to judge liveness. */
 const HOLDER_FILE = 'holder.json';
+const HELD_RETRIES = 10;
+const HELD_RETRY_MS = 100;
 
 interface Holder {
   pid: number;
@@ -28,6 +30,12 @@ export async function lockDir(dir: string): Promise<() => Promise<void>> {
   let result: Awaited<ReturnType<typeof tryKernelLock>>;
   try {
     result = await tryKernelLock(lockDirPath);
+    // A holder being killed is gone for the kernel only once its last thread has exited (its pid may
+    // already show as a zombie): a few short retries let such a lock go before it is called "in use".
+    for (let retry = 0; result.held && !result.byThisProcess && retry < HELD_RETRIES; retry++) {
+      await new Promise((resolve) => setTimeout(resolve, HELD_RETRY_MS));
+      result = await tryKernelLock(lockDirPath);
+    }
   } catch (cause) {
     throw new ArchiverError(
       'STORE_FAILED',

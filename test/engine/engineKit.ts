@@ -16,7 +16,7 @@ import {
   type EmulatorOptions,
   startEmulator,
 } from '../../lib/emulator/startEmulator.ts';
-import type { ArchiveOptions } from '../../lib/engine/runTypes.ts';
+import type { ArchiveDeps, ArchiveOptions } from '../../lib/engine/runTypes.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import { recordId } from '../../lib/records/recordId.ts';
@@ -122,15 +122,7 @@ export async function startWorld(opts: {
     ...(s3 ? { s3 } : {}),
     dynamo,
     dir,
-    deps: () => ({
-      api,
-      objects,
-      state,
-      clock,
-      logger: silentLogger,
-      tokenKey: TEST_TOKEN_KEY,
-      signer: TEST_SIGNER,
-    }),
+    deps: () => testDeps({ api, objects, state, clock }),
     close: async () => {
       await api.close();
       await emulator.close();
@@ -214,4 +206,11 @@ export async function expectArchiveExact(
   const archive = await archivedIds(objects);
   expect(archive.total, 'no record archived twice').toBe(archive.distinct);
   expect(diffArchive(archive.byDt, truthIds(world, days, undefined, tokenKey))).toEqual([]);
+}
+
+/** A run's dependencies for tests: the given ports, a silent logger, and the test keys. */
+export function testDeps<P extends Pick<ArchiveDeps, 'api' | 'objects' | 'state' | 'clock'>>(
+  ports: P,
+): P & Pick<ArchiveDeps, 'logger' | 'tokenKey' | 'signer'> {
+  return { ...ports, logger: silentLogger, tokenKey: TEST_TOKEN_KEY, signer: TEST_SIGNER };
 }

@@ -4,7 +4,6 @@ import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
 import type { ArchiveOptions } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { historyRecordSchema } from '../../lib/records/schemas.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
@@ -13,7 +12,7 @@ import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
 import { seededRandom, testSeed } from '../support/testSeed.ts';
-import { archivedIds, TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from './engineKit.ts';
+import { archivedIds, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from './engineKit.ts';
 
 const PAGES = 30;
 const PER_PAGE = 10;
@@ -56,19 +55,7 @@ function world(reshuffle: boolean, seed: number) {
     // A deadline far off: the budget above cuts the walks; the deadline only arms the walk's bookkeeping.
     deadline: new Date(clock.now().getTime() + 3_600_000),
   };
-  const run = () =>
-    runArchive(
-      {
-        api: budgeted(),
-        objects,
-        state,
-        clock,
-        logger: silentLogger,
-        tokenKey: TEST_TOKEN_KEY,
-        signer: TEST_SIGNER,
-      },
-      options,
-    );
+  const run = () => runArchive(testDeps({ api: budgeted(), objects, state, clock }), options);
   return { day, clock, state, objects, faults, truth, run };
 }
 

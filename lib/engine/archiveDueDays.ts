@@ -1,0 +1,167 @@
+import type { Day } from '../clock/day.ts';
+import type { PartitionCommitter } from '../commit/partitionCommitter.ts';
+import { ArchiverError, type ArchiverErrorCode } from '../errors/archiverError.ts';
+import type { ArchiveMeta, DayState } from '../state/stateStore.ts';
+import { archiveDay } from './archiveDay.ts';
+import { deadlineSignal } from './deadlineSignal.ts';
+import { blankDay, failedDayState, gapDayState } from './nextDayState.ts';
+import type { PlannedDay } from './planDays.ts';
+import { putDayMerging } from './putDayMerging.ts';
+import type { ArchiveDeps, ArchiveOptions, DayResult, FailedDay } from './runTypes.ts';
+
+/** Errors that no other day could escape: the run stops, with that error's own exit code. */
+const RUN_FATAL: ReadonlySet<ArchiverErrorCode> = new Set<ArchiverErrorCode>([
+  'AUTH_REJECTED',
+  'PLAN_REQUIRED',
+  'LEASE_HELD',
+  'CONFIG_INVALID',
+]);
+
+export interface DueDaysContext {
+  deps: ArchiveDeps;
+  options: ArchiveOptions;
+  /** The days to archive, in order. */
+  due: PlannedDay[];
+  /** Known day states by day; updated as each day ends. */
+  days: Map<Day, DayState>;
+  windowDays: number;
+  committer: PartitionCommitter;
+  tmpDir: string;
+  meta: ArchiveMeta;
+  /** Extends the run's lease; called after every day that ran to its end. */
+  renewLease(): Promise<void>;
+}
+
+export interface DueDaysOutcome {
+  results: DayResult[];
+  failedDays: FailedDay[];
+  deferredDays: Day[];
+  /** Days the server no longer answered for (400 at the window's edge): recorded as gaps. */
+  gaps: Day[];
+  stoppedByDeadline: boolean;
+  /** The archive's META, with the window learned from those 400s. */
+  meta: ArchiveMeta;
+}
+
+/**
+ * The days of one run: each walked, committed and recorded in its own state; a day's failure is
+ * recorded and the others go on; a day the server no longer answers for at the window's edge becomes a
+ * gap and teaches the window; no new day starts inside the deadline's reserve; an error no day could
+ * escape (a rejected key) stops the run once every running day has ended.
+ */
+export async function archiveDueDays(ctx: DueDaysContext): Promise<DueDaysOutcome> {
+  const { deps, options, due, days, windowDays, committer } = ctx;
+  const { clock, logger } = deps;
+  let meta = ctx.meta;
+  const newGaps: Day[] = [];
+  const runTmp = ctx.tmpDir;
+  const results: DayResult[] = [];
+  const failedDays: FailedDay[] = [];
+  const deferredDays: Day[] = [];
+  let stoppedByDeadline = false;
+  let fatal: ArchiverError | undefined;
+  let done = 0;
+  let nextIndex = 0;
+  // Lease renewals one at a time, in order, whichever day finishes first.
+  let renewing: Promise<void> = Promise.resolve();
+  const renew = () => (renewing = renewing.then(ctx.renewLease));
+  /** One day: walk, commit, next state; a day's failure is recorded and the others go on. */
+  const archiveOne = async (planned: PlannedDay): Promise<void> => {
+    done++;
+    const previous = days.get(planned.day) ?? blankDay(planned.day);
+    try {
+      const { result, next } = await archiveDay(planned, previous, committer, deps, options, {
+        tmpDir: runTmp,
+        windowDays,
+        signal: deadlineSignal(deps, options),
+      });
+      days.set(planned.day, next);
+      results.push(result);
+      if (result.interrupted) {
+        stoppedByDeadline = true;
+        deferredDays.push(planned.day);
+        const limit = options.deferralsBeforeFailure ?? 3;
+        if ((next.deferredRuns ?? 0) >= limit) {
+          failedDays.push(
+            failedOf(
+              planned.day,
+              'DEADLINE',
+              `the deadline cut this day short on ${next.deferredRuns} runs in a row`,
+              next.deferredRuns ?? 0,
+            ),
+          );
+        }
+        deps.onProgress?.({ done, total: due.length, day: planned.day, newRecords: result.newRecords });
+        return;
+      }
+    } catch (error) {
+      if (ArchiverError.is(error) && RUN_FATAL.has(error.code)) {
+        fatal ??= error;
+        return;
+      }
+      if (ArchiverError.is(error, 'OUTSIDE_WINDOW') && planned.age >= windowDays - 3) {
+        // The server keeps fewer days than we thought (or its calendar runs ahead of UTC): learn it.
+        const reason = `the server answered 400 for age ${planned.age}: ${error.message}`;
+        days.set(planned.day, await putDayMerging(deps, gapDayState(previous, reason)));
+        newGaps.push(planned.day);
+        meta = await learnWindow(deps, meta, planned.age);
+        logger.error('day left the server before its final sweep: recorded as a gap', {
+          day: planned.day,
+          age: planned.age,
+          code: 'GAP' satisfies ArchiverErrorCode,
+          learnedWindowDays: planned.age,
+        });
+      } else {
+        const failed = failedDayState(previous, error, clock.now());
+        days.set(planned.day, await putDayMerging(deps, failed).catch(() => failed));
+        const f = failed.failure;
+        failedDays.push(
+          failedOf(planned.day, f?.code ?? 'INTERNAL', f?.message ?? String(error), f?.attempts ?? 1),
+        );
+        logger.error('day failed; the run goes on with the other days', {
+          day: planned.day,
+          code: f?.code,
+          error: f?.message,
+          attempts: f?.attempts,
+        });
+      }
+    }
+    await renew();
+    const last = results.at(-1);
+    deps.onProgress?.({
+      done,
+      total: due.length,
+      day: planned.day,
+      newRecords: last?.day === planned.day ? last.newRecords : 0,
+    });
+  };
+  // `dayConcurrency` workers take the due days in order; each day commits its own partitions, so
+  // exactly once holds as for one. No new day starts inside the deadline's reserve or after a fatal error.
+  const worker = async (): Promise<void> => {
+    while (!stoppedByDeadline && fatal === undefined && nextIndex < due.length) {
+      if (
+        options.deadline &&
+        clock.now().getTime() + options.deadlineReserveMs >= options.deadline.getTime()
+      ) {
+        stoppedByDeadline = true;
+        break;
+      }
+      await archiveOne(due[nextIndex++] as PlannedDay);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.dayConcurrency ?? 1) }, worker));
+  if (fatal) throw fatal;
+  if (stoppedByDeadline) deferredDays.push(...due.slice(nextIndex).map((p) => p.day));
+
+  return { results, failedDays, deferredDays, gaps: newGaps, stoppedByDeadline, meta };
+}
+
+function failedOf(day: Day, code: ArchiverErrorCode, message: string, attempts: number): FailedDay {
+  return { day, code, message, attempts };
+}
+
+async function learnWindow(deps: ArchiveDeps, meta: ArchiveMeta, days: number): Promise<ArchiveMeta> {
+  const fresh = (await deps.state.getMeta()) ?? meta;
+  const learnedWindowDays = Math.min(days, fresh.learnedWindowDays ?? days);
+  return deps.state.putMeta({ ...fresh, learnedWindowDays }).catch(() => ({ ...fresh, learnedWindowDays }));
+}
