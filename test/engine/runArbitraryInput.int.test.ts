@@ -87,7 +87,7 @@ describe('runArchive on arbitrary JSON', () => {
           }
         },
       ),
-      { numRuns: 50 },
+      { numRuns: 25 },
     );
   });
 });
