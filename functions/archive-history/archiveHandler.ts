@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock/clock.ts';
+import { budgetFromRemaining } from '../../lib/clock/deadlineBudget.ts';
 import { archiveOptionsFromConfig } from '../../lib/config/archiveOptionsFromConfig.ts';
 import type { Config } from '../../lib/config/loadConfig.ts';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
@@ -11,7 +12,6 @@ import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 import { type VerifyOptions, verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
-import { lambdaDeadline } from './lambdaDeadline.ts';
 import { parseArchiveEvent } from './parseArchiveEvent.ts';
 import { failureMetrics, type MetricPoint, summaryMetrics } from './runMetrics.ts';
 import { METRIC } from './telemetryNames.ts';
@@ -96,12 +96,22 @@ export function createArchiveHandler(deps: ArchiveHandlerDeps) {
     try {
       const request = parseArchiveEvent(event);
       if (request.kind === 'verify') return await runVerify();
-      const deadline = lambdaDeadline(clock.now(), context.getRemainingTimeInMillis());
+      // The run's one deadline: Lambda's hard timeout, less the one reserve (DEADLINE_RESERVE_MS) kept for
+      // committing what the walks hold, the digest, the lease and flushing metrics.
+      const budget = budgetFromRemaining(
+        clock,
+        context.getRemainingTimeInMillis(),
+        deps.config.deadlineReserveMs,
+      );
       const options = archiveOptionsFromConfig(deps.config, {
-        deadline,
+        budget,
         ...(request.kind === 'backfill' ? { onlyDays: request.days } : {}),
       });
-      logger.info('run starting', { request, deadline: deadline.toISOString() });
+      logger.info('run starting', {
+        request,
+        deadline: budget.endsAt?.toISOString(),
+        stopAt: budget.stopAt?.toISOString(),
+      });
       const api = deps.createApi(await deps.getApiKey());
       let summary: RunSummary;
       try {

@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from '../clock/clock.ts';
 import { isDay, toDay } from '../clock/day.ts';
+import { budgetFromRemaining } from '../clock/deadlineBudget.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
 import { isDeadLocalHolder } from '../commit/leaseOwner.ts';
 import { archiveOptionsFromConfig } from '../config/archiveOptionsFromConfig.ts';
@@ -103,7 +104,8 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
     const stores = await buildStores(config, logger);
     try {
       const progress = progressReporter(ctx.lines, Boolean(io.stderr.isTTY));
-      const deadline = config.maxRunMs ? new Date(clock.now().getTime() + config.maxRunMs) : undefined;
+      // The run's one deadline: --max-run-ms from now, less the one reserve (--deadline-reserve-ms).
+      const budget = budgetFromRemaining(clock, config.maxRunMs, config.deadlineReserveMs);
       // A failure must not land on the progress bar's line: end it whatever happens.
       const ports = { api, objects: stores.objects, state: stores.state };
       const { api: runApi, objects, state } = config.crashAt ? withCrashPoints(ports, config.crashAt) : ports;
@@ -120,7 +122,7 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
           ...(json || ctx.quiet ? {} : { onProgress: progress.onProgress }),
         },
         archiveOptionsFromConfig(config, {
-          ...(deadline ? { deadline } : {}),
+          budget,
           ...(ctx.onlyDays ? { onlyDays: ctx.onlyDays } : {}),
         }),
       ).finally(() => progress.finish());

@@ -1,7 +1,7 @@
 import type { ArchiveOptions } from '../engine/runTypes.ts';
 import type { Config } from './loadConfig.ts';
 
-/** The engine's options from resolved config; `extra` (deadline, onlyDays, tmpDir) comes from the caller. */
+/** The engine's options from resolved config; `extra` (the deadline budget, onlyDays, tmpDir) comes from the caller. */
 export function archiveOptionsFromConfig(
   config: Config,
   extra: Partial<ArchiveOptions> = {},
@@ -15,7 +15,6 @@ export function archiveOptionsFromConfig(
     rescanAges: config.rescanAges,
     maxPagesPerDay: config.maxPagesPerDay,
     windowDays: config.windowDays,
-    deadlineReserveMs: config.deadlineReserveMs,
     rowGroupSize: config.rowGroupSize,
     parquetEncoder: config.parquetEncoder,
     leaseTtlMs: config.leaseTtlMs,

@@ -141,14 +141,16 @@ export const SETTINGS = [
     env: 'DEADLINE_RESERVE_MS',
     flag: 'deadline-reserve-ms',
     default: '60000',
-    description: 'Time kept before a deadline: no new day starts inside it.',
+    description:
+      "The one reserve kept before a run's end (Lambda timeout, or --max-run-ms): inside it no day starts and walks stop, committing what they hold.",
   },
   {
     key: 'maxRunMs',
     env: 'MAX_RUN_MS',
     flag: 'max-run-ms',
     default: undefined,
-    description: 'Optional deadline for a CLI run, in ms from its start.',
+    description:
+      'Optional end of a CLI run, in ms from its start (work stops DEADLINE_RESERVE_MS before it).',
   },
   {
     key: 'crashAt',

@@ -1,4 +1,6 @@
+import type { DeadlineBudget } from '../clock/deadlineBudget.ts';
 import type { PartitionCommitter } from '../commit/partitionCommitter.ts';
+import type { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { partitionOf, toArchiveRow } from '../records/toArchiveRow.ts';
 import type { DayState } from '../state/stateStore.ts';
@@ -17,13 +19,22 @@ export interface DayContext {
   tmpDir: string;
   /** The effective window (configured, or learned from the server). */
   windowDays: number;
-  signal: AbortSignal | undefined;
+  /** The run's one deadline budget. */
+  budget: DeadlineBudget;
 }
 
 /**
+ * How a day ended: walked (to its end, or cut by the budget with what it held committed), or refused by
+ * the server as outside its window (nothing committed; the run decides whether it became a gap).
+ */
+export type DayOutcome =
+  | { kind: 'walked'; result: DayResult; next: DayState }
+  | { kind: 'outside-window'; refusal: ArchiverError };
+
+/**
  * Walks one day, commits its new rows partition by partition, quarantines its bad records and stores the
- * day's next state. A walk the deadline cut short still commits what it holds. Errors propagate: the run
- * records them in the day's state and goes on.
+ * day's next state. A walk the budget cut short still commits what it holds. Other errors propagate: the
+ * run records them in the day's state and goes on.
  */
 export async function archiveDay(
   planned: PlannedDay,
@@ -32,7 +43,7 @@ export async function archiveDay(
   deps: ArchiveDeps,
   options: ArchiveOptions,
   ctx: DayContext,
-): Promise<{ result: DayResult; next: DayState }> {
+): Promise<DayOutcome> {
   const { api, objects, clock } = deps;
   const archivedAt = clock.now();
   // Rows are encoded into per-partition files while the walk is still fetching.
@@ -51,7 +62,7 @@ export async function archiveDay(
     // ids are remembered, so that a cut leaves them for the next run.
     const carried = previous.walk ? await loadWalkIds(objects, planned.day) : undefined;
     const resume = carried ? previous.walk : undefined;
-    const sink = ctx.signal || carried ? new CarriedRows(drafts, carried) : drafts;
+    const sink = ctx.budget.endsAt || carried ? new CarriedRows(drafts, carried) : drafts;
     const walk = await walkDay(api, planned.day, {
       pageSize: options.pageSize,
       concurrency: options.pageConcurrency,
@@ -62,8 +73,9 @@ export async function archiveDay(
       toRow: (record) =>
         toArchiveRow(record, { tokenPolicy: options.tokenPolicy, tokenKey: deps.tokenKey, archivedAt }),
       tokenKey: deps.tokenKey,
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      budget: ctx.budget,
     });
+    if (walk.outsideWindow) return { kind: 'outside-window', refusal: walk.outsideWindow };
     const { newRecords, files, bytes } = await drafts.commitAll();
     if (walk.interrupted && walk.progress && sink instanceof CarriedRows)
       await saveWalkIds(objects, planned.day, sink.ids);
@@ -98,6 +110,7 @@ export async function archiveDay(
       });
     }
     return {
+      kind: 'walked',
       next,
       result: {
         day: planned.day,

@@ -1,9 +1,9 @@
 import type { Day } from '../clock/day.ts';
+import type { DeadlineBudget } from '../clock/deadlineBudget.ts';
 import type { PartitionCommitter } from '../commit/partitionCommitter.ts';
 import { ArchiverError, type ArchiverErrorCode } from '../errors/archiverError.ts';
 import type { ArchiveMeta, DayState } from '../state/stateStore.ts';
-import { archiveDay } from './archiveDay.ts';
-import { deadlineSignal } from './deadlineSignal.ts';
+import { archiveDay, type DayOutcome } from './archiveDay.ts';
 import { blankDay, failedDayState, gapDayState } from './nextDayState.ts';
 import type { PlannedDay } from './planDays.ts';
 import { putDayMerging } from './putDayMerging.ts';
@@ -28,6 +28,8 @@ export interface DueDaysContext {
   committer: PartitionCommitter;
   tmpDir: string;
   meta: ArchiveMeta;
+  /** The run's one deadline budget: no day starts once it is spent, and it cuts the walks. */
+  budget: DeadlineBudget;
   /** Extends the run's lease; called after every day that ran to its end. */
   renewLease(): Promise<void>;
 }
@@ -46,7 +48,7 @@ export interface DueDaysOutcome {
 /**
  * The days of one run: each walked, committed and recorded in its own state; a day's failure is
  * recorded and the others go on; a day the server no longer answers for at the window's edge becomes a
- * gap and teaches the window; no new day starts inside the deadline's reserve; an error no day could
+ * gap and teaches the window; no new day starts once the budget is spent; an error no day could
  * escape (a rejected key) stops the run once every running day has ended.
  */
 export async function archiveDueDays(ctx: DueDaysContext): Promise<DueDaysOutcome> {
@@ -69,80 +71,93 @@ export async function archiveDueDays(ctx: DueDaysContext): Promise<DueDaysOutcom
   const archiveOne = async (planned: PlannedDay): Promise<void> => {
     done++;
     const previous = days.get(planned.day) ?? blankDay(planned.day);
+    let outcome: DayOutcome;
     try {
-      const { result, next } = await archiveDay(planned, previous, committer, deps, options, {
+      outcome = await archiveDay(planned, previous, committer, deps, options, {
         tmpDir: runTmp,
         windowDays,
-        signal: deadlineSignal(deps, options),
+        budget: ctx.budget,
       });
-      days.set(planned.day, next);
-      results.push(result);
-      if (result.interrupted) {
-        stoppedByDeadline = true;
-        deferredDays.push(planned.day);
-        const limit = options.deferralsBeforeFailure ?? 3;
-        if ((next.deferredRuns ?? 0) >= limit) {
-          failedDays.push(
-            failedOf(
-              planned.day,
-              'DEADLINE',
-              `the deadline cut this day short on ${next.deferredRuns} runs in a row`,
-              next.deferredRuns ?? 0,
-            ),
-          );
-        }
-        deps.onProgress?.({ done, total: due.length, day: planned.day, newRecords: result.newRecords });
-        return;
-      }
     } catch (error) {
       if (ArchiverError.is(error) && RUN_FATAL.has(error.code)) {
         fatal ??= error;
         return;
       }
-      if (ArchiverError.is(error, 'OUTSIDE_WINDOW') && planned.age >= windowDays - 3) {
-        // The server keeps fewer days than we thought (or its calendar runs ahead of UTC): learn it.
-        const reason = `the server answered 400 for age ${planned.age}: ${error.message}`;
-        days.set(planned.day, await putDayMerging(deps, gapDayState(previous, reason)));
-        newGaps.push(planned.day);
-        meta = await learnWindow(deps, meta, planned.age);
-        logger.error('day left the server before its final sweep: recorded as a gap', {
-          day: planned.day,
-          age: planned.age,
-          code: 'GAP' satisfies ArchiverErrorCode,
-          learnedWindowDays: planned.age,
-        });
-      } else {
-        const failed = failedDayState(previous, error, clock.now());
-        days.set(planned.day, await putDayMerging(deps, failed).catch(() => failed));
-        const f = failed.failure;
-        failedDays.push(
-          failedOf(planned.day, f?.code ?? 'INTERNAL', f?.message ?? String(error), f?.attempts ?? 1),
-        );
-        logger.error('day failed; the run goes on with the other days', {
-          day: planned.day,
-          code: f?.code,
-          error: f?.message,
-          attempts: f?.attempts,
-        });
-      }
+      await failDay(planned, previous, error);
+      return ended(planned.day);
     }
+    if (outcome.kind === 'outside-window') {
+      await leftWindow(planned, previous, outcome.refusal);
+      return ended(planned.day);
+    }
+    const { result, next } = outcome;
+    days.set(planned.day, next);
+    results.push(result);
+    if (!result.interrupted) return ended(planned.day);
+    // Cut by the budget: what the walk held is committed, and the day goes on in the next run.
+    stoppedByDeadline = true;
+    deferredDays.push(planned.day);
+    const limit = options.deferralsBeforeFailure ?? 3;
+    if ((next.deferredRuns ?? 0) >= limit) {
+      failedDays.push(
+        failedOf(
+          planned.day,
+          'DEADLINE',
+          `the deadline cut this day short on ${next.deferredRuns} runs in a row`,
+          next.deferredRuns ?? 0,
+        ),
+      );
+    }
+    deps.onProgress?.({ done, total: due.length, day: planned.day, newRecords: result.newRecords });
+  };
+  /** A day that ran to its end (walked, failed or refused): the lease is renewed and progress reported. */
+  const ended = async (day: Day): Promise<void> => {
     await renew();
     const last = results.at(-1);
-    deps.onProgress?.({
-      done,
-      total: due.length,
+    deps.onProgress?.({ done, total: due.length, day, newRecords: last?.day === day ? last.newRecords : 0 });
+  };
+  /** A day that failed: recorded in its own state, and the run goes on with the others. */
+  const failDay = async (planned: PlannedDay, previous: DayState, error: unknown): Promise<void> => {
+    const failed = failedDayState(previous, error, clock.now());
+    days.set(planned.day, await putDayMerging(deps, failed).catch(() => failed));
+    const f = failed.failure;
+    failedDays.push(
+      failedOf(planned.day, f?.code ?? 'INTERNAL', f?.message ?? String(error), f?.attempts ?? 1),
+    );
+    logger.error('day failed; the run goes on with the other days', {
       day: planned.day,
-      newRecords: last?.day === planned.day ? last.newRecords : 0,
+      code: f?.code,
+      error: f?.message,
+      attempts: f?.attempts,
+    });
+  };
+  /**
+   * The server refused the day (400): at the window's edge, the server keeps fewer days than we thought
+   * (or its calendar runs ahead of UTC), so the day becomes a gap and the window is learned; earlier, the
+   * day fails like any other.
+   */
+  const leftWindow = async (
+    planned: PlannedDay,
+    previous: DayState,
+    refusal: ArchiverError,
+  ): Promise<void> => {
+    if (planned.age < windowDays - 3) return failDay(planned, previous, refusal);
+    const reason = `the server answered 400 for age ${planned.age}: ${refusal.message}`;
+    days.set(planned.day, await putDayMerging(deps, gapDayState(previous, reason)));
+    newGaps.push(planned.day);
+    meta = await learnWindow(deps, meta, planned.age);
+    logger.error('day left the server before its final sweep: recorded as a gap', {
+      day: planned.day,
+      age: planned.age,
+      code: 'GAP' satisfies ArchiverErrorCode,
+      learnedWindowDays: planned.age,
     });
   };
   // `dayConcurrency` workers take the due days in order; each day commits its own partitions, so
-  // exactly once holds as for one. No new day starts inside the deadline's reserve or after a fatal error.
+  // exactly once holds as for one. No new day starts once the budget is spent or after a fatal error.
   const worker = async (): Promise<void> => {
     while (!stoppedByDeadline && fatal === undefined && nextIndex < due.length) {
-      if (
-        options.deadline &&
-        clock.now().getTime() + options.deadlineReserveMs >= options.deadline.getTime()
-      ) {
+      if (ctx.budget.spent()) {
         stoppedByDeadline = true;
         break;
       }

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock/clock.ts';
 import type { Day } from '../clock/day.ts';
+import type { DeadlineBudget } from '../clock/deadlineBudget.ts';
 import type { DigestSigner } from '../digest/digestSigner.ts';
 import type { ArchiverErrorCode } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
@@ -54,10 +55,12 @@ export interface ArchiveOptions {
    * and windowDays-1; a server that keeps fewer days is learned from its 400s.
    */
   windowDays: number;
-  /** Absolute time by which the run must have stopped starting new work. */
-  deadline?: Date;
-  /** Time kept in reserve before `deadline` for committing the day in flight. */
-  deadlineReserveMs: number;
+  /**
+   * The run's one deadline budget (from the Lambda's remaining time or `--max-run-ms`, with the
+   * `DEADLINE_RESERVE_MS` reserve): built once by the caller and handed down to the day loop and the
+   * walks. Absent: no deadline.
+   */
+  budget?: DeadlineBudget;
   /** Rows per Parquet row group. */
   rowGroupSize: number;
   /** Where history row groups are encoded (default `inline`); see `HistoryParquetFileOptions.encoder`. */

@@ -1,4 +1,5 @@
 import type { Day } from '../clock/day.ts';
+import type { DeadlineBudget } from '../clock/deadlineBudget.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { rawRecordId } from '../records/recordId.ts';
@@ -38,7 +39,8 @@ export interface WalkOptions {
   maxPasses: number;
   /** Hard cap on pages fetched in one pass: an absurd `totalPages` or a server that never ends fails the day. */
   maxPagesPerDay: number;
-  signal?: AbortSignal;
+  /** The run's time: once spent, the walk asks for no more pages and returns `interrupted`. */
+  budget?: DeadlineBudget;
   /** Where every valid row goes as soon as its page arrives; it dedupes them (see {@link WalkSink}). */
   sink: WalkSink;
   /** Key of the quarantine ids (keyed, so a quarantine file name is never an unkeyed hash of a token). */
@@ -102,7 +104,15 @@ export interface WalkResult {
   interrupted: boolean;
   /** When interrupted: where the next run goes on (see `WalkOptions.resume`). */
   progress?: WalkProgress;
+  /**
+   * The server refused the day as outside its window (HTTP 400): the walk stopped and holds nothing
+   * worth committing; the run decides whether the day became a gap.
+   */
+  outsideWindow?: ArchiverError;
 }
+
+/** Why a walk stopped before its rules ended it, as a value. */
+type Stop = { kind: 'interrupted' } | { kind: 'outside-window'; error: ArchiverError };
 
 /**
  * Collects every record of one history day. Pages are unsorted offset pages whose order may change between
@@ -113,8 +123,8 @@ export interface WalkResult {
  *   beyond the total, a total that changed), only when a whole pass then added nothing new.
  * Passes repeat until complete, until {@link STALLED_PASSES} passes in a row added nothing while only
  * the total says more rows exist, or until `maxPasses` is spent: with an order reshuffled on every request a pass sees each row with probability
- * about 1 − 1/e, so n rows need about ln(n) + 5 passes (17 for 100k). The deadline's abort ends the walk
- * with what it has.
+ * about 1 − 1/e, so n rows need about ln(n) + 5 passes (17 for 100k). A spent budget ends the walk with
+ * what it has (`interrupted`); a day the server refuses as outside its window ends it with `outsideWindow`.
  */
 export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions): Promise<WalkResult> {
   const sink = options.sink;
@@ -131,9 +141,31 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
   /** The current pass, for the progress an interruption stores. */
   let current = { size: 0, planned: 0, start: 0, passStart: 0, absorbed: new Set<number>() };
   let complete = false;
-  let interrupted = false;
-  const opts = options.signal ? { signal: options.signal } : {};
+  let stop: Stop | undefined;
+  const budget = options.budget;
+  const signal = budget?.signal();
+  const opts = signal ? { signal } : {};
   const collected = () => sink.distinct + rejected.size;
+  /**
+   * One page, or nothing once the walk has stopped: no page is asked for once the budget is spent, and the
+   * port's two ways of saying "no more" (its request aborted by the budget: DEADLINE; the day refused:
+   * OUTSIDE_WINDOW) become the walk's stop value right here, where the request is made.
+   */
+  const fetchPage = async (n: number, size: number): Promise<HistoryPage | undefined> => {
+    if (stop) return undefined;
+    if (budget?.spent()) {
+      stop = { kind: 'interrupted' };
+      return undefined;
+    }
+    try {
+      return await api.historyPage(day, day, n, size, opts);
+    } catch (error) {
+      if (ArchiverError.is(error, 'DEADLINE')) stop ??= { kind: 'interrupted' };
+      else if (ArchiverError.is(error, 'OUTSIDE_WINDOW')) stop ??= { kind: 'outside-window', error };
+      else throw error;
+      return undefined;
+    }
+  };
 
   let absorbed = 0;
   const absorb = async (page: HistoryPage): Promise<void> => {
@@ -165,9 +197,9 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
   };
   const itemsOf = (page: HistoryPage) => page.content.length + page.rejected.length;
 
-  try {
+  {
     let resuming = resume !== undefined && resume.nextPage > 0;
-    while (passes < options.maxPasses && !complete && stalled < STALLED_PASSES) {
+    while (!stop && passes < options.maxPasses && !complete && stalled < STALLED_PASSES) {
       passes++;
       let before = collected();
       let size: number;
@@ -186,7 +218,8 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
         if (start > planned - 1) lengths.set(start - 1, size);
       } else {
         current = { size: 0, planned: 0, start: 0, passStart: before, absorbed: new Set() };
-        const first = await api.historyPage(day, day, 0, options.pageSize, opts);
+        const first = await fetchPage(0, options.pageSize);
+        if (!first) break;
         if (first.totalPages > options.maxPagesPerDay) throw pageLimit(day, first.totalPages, options);
         if (passes === 1) sink.expect?.(day, first.totalElements);
         await absorb(first);
@@ -208,22 +241,26 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
         ),
         PAGES_HELD_PER_REQUEST * options.concurrency,
         async (n) => {
-          const page = await requests.run(() => api.historyPage(day, day, n, size, opts));
+          const page = stop ? undefined : await requests.run(() => fetchPage(n, size));
+          if (!page) return;
           lengths.set(n, itemsOf(page));
           await absorb(page);
           current.absorbed.add(n);
         },
       );
       // Past the planned pages, go on until a short or empty page: a stale total must not end the walk.
+      if (stop) break;
       let last = Math.max(planned - 1, start - 1);
       while ((lengths.get(last) ?? 0) >= size) {
         last++;
         if (last >= options.maxPagesPerDay) throw pageLimit(day, last + 1, options);
-        const page = await api.historyPage(day, day, last, size, opts);
+        const page = await fetchPage(last, size);
+        if (!page) break;
         lengths.set(last, itemsOf(page));
         await absorb(page);
         current.absorbed.add(last);
       }
+      if (stop) break;
       observed = Math.max(observed, last * size + (lengths.get(last) ?? 0));
       const addedThisPass = collected() - before;
       // Rows short of what a short page proved the server holds are never given up on (only maxPasses
@@ -233,11 +270,9 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
       complete =
         collected() >= Math.max(total, observed) && (!unreliable || (passes > 1 && addedThisPass === 0));
     }
-  } catch (error) {
-    if (!ArchiverError.is(error, 'DEADLINE')) throw error;
-    interrupted = true;
-    complete = false;
   }
+  const interrupted = stop?.kind === 'interrupted';
+  if (stop) complete = false;
   let nextPage = 0;
   while (current.absorbed.has(nextPage)) nextPage++;
 
@@ -256,6 +291,7 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
     complete,
     unreliableTotals: unreliableTotals(),
     interrupted,
+    ...(stop?.kind === 'outside-window' ? { outsideWindow: stop.error } : {}),
     ...(interrupted
       ? {
           progress: {

@@ -53,7 +53,6 @@ export const TEST_OPTIONS: ArchiveOptions = {
   rescanAges: [1, 2, 3, 7, 14, 30, 45],
   maxPagesPerDay: 1000,
   windowDays: 60,
-  deadlineReserveMs: 0,
   rowGroupSize: 1000,
   leaseTtlMs: 60_000,
 };

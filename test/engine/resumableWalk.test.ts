@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
+import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
 import type { ArchiveOptions } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
@@ -53,7 +54,7 @@ function world(reshuffle: boolean, seed: number) {
     pageSize: 100,
     onlyDays: [day],
     // A deadline far off: the budget above cuts the walks; the deadline only arms the walk's bookkeeping.
-    deadline: new Date(clock.now().getTime() + 3_600_000),
+    budget: deadlineBudget(clock, new Date(clock.now().getTime() + 3_600_000), 0),
   };
   const run = () => runArchive(testDeps({ api: budgeted(), objects, state, clock }), options);
   return { day, clock, state, objects, faults, truth, run };

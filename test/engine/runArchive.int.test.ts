@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addDays, toDay } from '../../lib/clock/day.ts';
+import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
 import type { RunSummary } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
@@ -221,7 +222,7 @@ describe('runArchive', () => {
     const t0 = Date.now();
     const first = await runArchive(
       { ...w.deps(), clock: realNowClock },
-      { ...TEST_OPTIONS, deadline: new Date(Date.parse(START) + 1_500), deadlineReserveMs: 200 },
+      { ...TEST_OPTIONS, budget: deadlineBudget(realNowClock, new Date(Date.parse(START) + 1_500), 200) },
     );
     expect(first.stoppedByDeadline).toBe(true);
     expect(first.daysDeferred).toBeGreaterThan(0);

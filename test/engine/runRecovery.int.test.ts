@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, dayRange, toDay } from '../../lib/clock/day.ts';
+import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
 import { readDigestChain } from '../../lib/digest/readDigestChain.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
 import type { ArchiveDeps } from '../../lib/engine/runTypes.ts';
@@ -248,15 +249,14 @@ describe('runArchive recovery', () => {
     clockRef = r.clock;
     const withDeadline = () => ({
       ...TEST_OPTIONS,
-      deadline: new Date(r.clock.now().getTime() + 25_000),
-      deadlineReserveMs: 2_000,
+      budget: deadlineBudget(r.clock, new Date(r.clock.now().getTime() + 25_000), 2_000),
     });
     // AbortSignal.timeout runs on real time, so the scripted server aborts by the simulated clock instead.
     const deadlineApi = new Proxy(r.api, {
       get(target, prop, receiver) {
         if (prop !== 'historyPage') return Reflect.get(target, prop, receiver);
         return async (...args: Parameters<ScriptedUpstream['historyPage']>) => {
-          const limit = current?.deadline?.getTime() ?? Number.POSITIVE_INFINITY;
+          const limit = current?.budget?.endsAt?.getTime() ?? Number.POSITIVE_INFINITY;
           if (r.clock.now().getTime() >= limit - 1_000)
             throw new ArchiverError('DEADLINE', 'aborted (deadline)');
           return target.historyPage(...args);

@@ -92,7 +92,9 @@ describe('createArchiveHandler', () => {
     await expect(h.handler({ 'detail-type': 'Scheduled Event' }, h.context)).resolves.toBe(summary);
     expect(h.calls.runs).toHaveLength(1);
     const { options } = h.calls.runs[0]!;
-    expect(options.deadline?.toISOString()).toBe('2025-02-06T12:14:40.000Z');
+    // The budget ends at Lambda's timeout; work stops the one reserve (DEADLINE_RESERVE_MS, 60 s) before it.
+    expect(options.budget?.endsAt?.toISOString()).toBe('2025-02-06T12:15:00.000Z');
+    expect(options.budget?.stopAt?.toISOString()).toBe('2025-02-06T12:14:00.000Z');
     expect(options.pageSize).toBe(500);
     expect(options.onlyDays).toBeUndefined();
     expect(h.calls.keys).toEqual([API_KEY]);

@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { committerRowSink } from '../active/committerRowSink.ts';
+import { rebuildActiveFromArchive } from '../active/readActiveArchive.ts';
+import { snapshotActive } from '../active/snapshotActive.ts';
+import { type Day, daysBetween, toDay } from '../clock/day.ts';
+import { type DeadlineBudget, unboundedBudget } from '../clock/deadlineBudget.ts';
+import { leaseOwner } from '../commit/leaseOwner.ts';
+import { PartitionCommitter } from '../commit/partitionCommitter.ts';
+import { publishAllPending } from '../commit/publishAllPending.ts';
+import { sweepStaging } from '../commit/sweepStaging.ts';
+import { ArchiverError, type ArchiverErrorCode } from '../errors/archiverError.ts';
+import { checkArchiveKeys } from '../keys/checkArchiveKeys.ts';
+import type { ArchiveMeta, DayState, Lease } from '../state/stateStore.ts';
+import { relieveHeap } from '../util/relieveHeap.ts';
+import { makeRunTmpDir } from '../util/runTmpDir.ts';
+import { blankDay, gapDayState } from './nextDayState.ts';
+import { type PlannedDay, planDays, windowStartOf } from './planDays.ts';
+import { preflight } from './preflight.ts';
+import { putDayMerging } from './putDayMerging.ts';
+import { rebuildStateFromArchive } from './rebuildStateFromArchive.ts';
+import type { ActiveSummary, ArchiveDeps, ArchiveOptions } from './runTypes.ts';
+
+/** A run made ready for its days: lease held, state rebuilt, days planned, committer open. */
+export interface PreparedRun {
+  runId: string;
+  started: Date;
+  today: Day;
+  budget: DeadlineBudget;
+  /** What publishing earlier runs' committed files found. */
+  pending: Awaited<ReturnType<typeof publishAllPending>>;
+  rebuilt: Awaited<ReturnType<typeof rebuildStateFromArchive>>;
+  meta: ArchiveMeta;
+  /** The effective window (configured, or learned from the server). */
+  windowDays: number;
+  /** Known day states by day; the day loop updates it. */
+  days: Map<Day, DayState>;
+  due: PlannedDay[];
+  /** Days that left the window unsealed, found while planning. */
+  gaps: Day[];
+  committer: PartitionCommitter;
+  tmpDir: string;
+  active: ActiveSummary | undefined;
+  /** Extends the lease (after every day). */
+  renewLease(): Promise<void>;
+  /** Releases the lease and removes the run's temp folder; never throws. */
+  close(): Promise<void>;
+}
+
+/**
+ * Everything before the days: publish what earlier runs committed (no API needed), check the key and
+ * plan, record the archive's first window, refuse foreign keys, take the lease, put back state the
+ * archive holds, plan the due days (recording new gaps), sweep old staging and snapshot the active list.
+ * On failure after the lease is taken, the lease is released before the error leaves.
+ */
+export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Promise<PreparedRun> {
+  const { api, state, clock } = deps;
+  const runId = deps.runId ?? randomUUID().slice(0, 8);
+  const budget = options.budget ?? unboundedBudget(clock);
+  const started = clock.now();
+  const today = toDay(started);
+  const configuredStart = windowStartOf(today, options.windowDays);
+  for (const d of options.onlyDays ?? []) {
+    if (d < configuredStart || d > today) {
+      throw new ArchiverError(
+        'OUTSIDE_WINDOW',
+        `Backfill day ${d} is outside the ${options.windowDays}-day window ${configuredStart}..${today}`,
+      );
+    }
+  }
+  // Committed files are published first: this needs no API, so no upstream trouble can hold them back.
+  const pending = await publishAllPending(deps);
+  await preflight(api, today, budget.signal());
+  // The archive's promise starts with its first run: recorded before anything else can fail, so the days
+  // of that first window are ours (a gap if never archived), whatever happens to this run.
+  const archiveMeta = await establishMeta(deps, started, configuredStart);
+  // Keys other than the archive's would re-archive everything under new ids: refused before any new data.
+  await checkArchiveKeys(deps.objects, deps);
+
+  const lease = await state.acquireLease(
+    leaseOwner(runId),
+    started,
+    options.leaseTtlMs,
+    deps.isLeaseHolderDead,
+  );
+  if (!lease) {
+    throw new ArchiverError(
+      'LEASE_HELD',
+      'Another archiver run holds the lease; this run did nothing and exits. It resumes on the next schedule.',
+    );
+  }
+  let held: Lease = lease;
+  let tmpDir: string | undefined;
+  const close = async (): Promise<void> => {
+    await state
+      .releaseLease(held)
+      .catch((e: unknown) => deps.logger.warn('could not release the lease', { error: String(e) }));
+    if (tmpDir) await rm(tmpDir, { recursive: true, force: true });
+  };
+  try {
+    tmpDir = (await makeRunTmpDir(options.tmpDir ?? tmpdir(), runId)).dir;
+    // State is a cache of the archive: what the archive holds and the state lacks is put back first, so a
+    // lost state table never makes a run write a record twice.
+    const rebuilt = await rebuildStateFromArchive({
+      objects: deps.objects,
+      state,
+      logger: deps.logger,
+      clock,
+    });
+    const windowDays = Math.min(options.windowDays, archiveMeta.learnedWindowDays ?? options.windowDays);
+    const { days, due, gaps } = await planRun(deps, options, today, windowDays, archiveMeta);
+    await sweepStaging(deps, started);
+    const committer = new PartitionCommitter({ ...deps, runId, fence: lease.fence, tmpDir });
+    const active =
+      options.snapshotActive === false ? undefined : await snapshotInRun(deps, options, committer);
+    return {
+      runId,
+      started,
+      today,
+      budget,
+      pending,
+      rebuilt,
+      meta: archiveMeta,
+      windowDays,
+      days,
+      due,
+      gaps,
+      committer,
+      tmpDir,
+      active,
+      renewLease: async () => {
+        held = await state.renewLease(held, clock.now(), options.leaseTtlMs);
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** The due days (planned, or those asked for), with the days that left the window unsealed recorded as gaps. */
+async function planRun(
+  deps: ArchiveDeps,
+  options: ArchiveOptions,
+  today: Day,
+  windowDays: number,
+  meta: ArchiveMeta,
+): Promise<{ days: Map<Day, DayState>; due: PlannedDay[]; gaps: Day[] }> {
+  const days = new Map((await deps.state.listDays()).map((d) => [d.day, d] as const));
+  const plan = planDays({
+    today,
+    windowDays,
+    rescanAges: options.rescanAges,
+    days,
+    firstWindowStart: meta.firstWindowStart,
+  });
+  for (const day of plan.newGaps) {
+    const s = await putDayMerging(
+      deps,
+      gapDayState(days.get(day) ?? blankDay(day), 'left the window unsealed'),
+    );
+    days.set(day, s);
+    deps.logger.error('day left the window before it was sealed: late records may be lost', {
+      day,
+      code: 'GAP' satisfies ArchiverErrorCode,
+    });
+  }
+  const due: PlannedDay[] = options.onlyDays
+    ? [...new Set(options.onlyDays)]
+        .sort()
+        .map((day) => ({ day, age: daysBetween(day, today), reason: 'requested' as const }))
+    : plan.due;
+  return { days, due, gaps: [...plan.newGaps] };
+}
+
+/**
+ * Every archiving run also snapshots the active list (one request), through the same committer. A failed
+ * snapshot is logged and reported in the summary; it never fails the history run.
+ */
+async function snapshotInRun(
+  deps: ArchiveDeps,
+  options: ArchiveOptions,
+  committer: PartitionCommitter,
+): Promise<ActiveSummary> {
+  try {
+    const r = await snapshotActive(
+      {
+        api: deps.api,
+        state: deps.state,
+        commitRows: committerRowSink(committer),
+        rebuildFromArchive: () => rebuildActiveFromArchive(deps.objects),
+        clock: deps.clock,
+        // In a history run the snapshot's findings go to the summary (`active`); its lines are debug.
+        logger: { ...deps.logger, info: deps.logger.debug, warn: deps.logger.debug },
+        tokenKey: deps.tokenKey,
+      },
+      { tokenPolicy: options.tokenPolicy, windowDays: options.windowDays },
+    );
+    return {
+      listed: r.listed,
+      rows: r.events.seen + r.events.changed + r.events.gone,
+      longSessions: r.longSessions.length,
+    };
+  } catch (error) {
+    deps.logger.warn('active snapshot failed; the history run goes on', {
+      code: ArchiverError.is(error) ? error.code : 'INTERNAL',
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return {
+      listed: 0,
+      rows: 0,
+      longSessions: 0,
+      error: error instanceof Error ? error.message : String(error),
+    };
+  } finally {
+    // A big active list (its JSON, state and rows) is garbage now: not to be carried into the first walk.
+    relieveHeap();
+  }
+}
+
+async function establishMeta(deps: ArchiveDeps, started: Date, windowStart: Day): Promise<ArchiveMeta> {
+  const existing = await deps.state.getMeta();
+  if (existing) return existing;
+  try {
+    return await deps.state.putMeta({
+      firstRunAt: started.toISOString(),
+      firstWindowStart: windowStart,
+      version: 0,
+    });
+  } catch (error) {
+    // A lost response or a racing first run: whoever wrote it, it is there now.
+    const stored = await deps.state.getMeta();
+    if (stored) return stored;
+    throw error;
+  }
+}
