@@ -2,7 +2,8 @@ import type { DeadlineBudget } from '../clock/deadlineBudget.ts';
 import type { PartitionCommitter } from '../commit/partitionCommitter.ts';
 import type { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
-import { partitionOf, toArchiveRow } from '../records/toArchiveRow.ts';
+import { mapArchiveRow } from '../records/mapArchiveRow.ts';
+import { partitionOf } from '../records/toArchiveRow.ts';
 import type { DayState } from '../state/stateStore.ts';
 import { relieveHeap } from '../util/relieveHeap.ts';
 import { CarriedRows, loadWalkIds, saveWalkIds } from './carriedRows.ts';
@@ -71,7 +72,7 @@ export async function archiveDay(
       sink,
       ...(resume ? { resume } : {}),
       toRow: (record) =>
-        toArchiveRow(record, { tokenPolicy: options.tokenPolicy, tokenKey: deps.tokenKey, archivedAt }),
+        mapArchiveRow(record, { tokenPolicy: options.tokenPolicy, tokenKey: deps.tokenKey, archivedAt }),
       tokenKey: deps.tokenKey,
       budget: ctx.budget,
     });

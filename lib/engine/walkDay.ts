@@ -2,6 +2,7 @@ import type { Day } from '../clock/day.ts';
 import type { DeadlineBudget } from '../clock/deadlineBudget.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
+import type { MappedRow } from '../records/mapArchiveRow.ts';
 import { rawRecordId } from '../records/recordId.ts';
 import type { HistoryPage, HistoryRecord, RejectedRecord } from '../records/schemas.ts';
 import type { WalkProgress } from '../state/stateStore.ts';
@@ -45,8 +46,11 @@ export interface WalkOptions {
   sink: WalkSink;
   /** Key of the quarantine ids (keyed, so a quarantine file name is never an unkeyed hash of a token). */
   tokenKey: Uint8Array;
-  /** The record's archive row (under the token policy); its `record_id` is the dedupe key. */
-  toRow: (record: HistoryRecord) => ArchiveRow;
+  /**
+   * The record's archive row (under the token policy; its `record_id` is the dedupe key), or why it
+   * cannot become one (`mapArchiveRow`): then it is quarantined.
+   */
+  toRow: (record: HistoryRecord) => MappedRow;
   /**
    * Where an earlier run's walk of this day stopped (its deadline came): this walk goes on from there,
    * with the sink already holding that walk's rows, so the evidence is the union of both runs.
@@ -173,18 +177,13 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
     totals.add(page.totalElements);
     total = Math.max(total, page.totalElements);
     for (const r of page.content) {
-      let row: ArchiveRow;
-      try {
-        row = options.toRow(r);
-      } catch (error) {
-        // Valid by the schema but not mappable to a row: quarantined like any other bad record.
-        rejected.set(rawRecordId(r, options.tokenKey), {
-          raw: r,
-          reason: `cannot map to an archive row: ${(error as Error).message}`,
-        });
+      const mapped = options.toRow(r);
+      if (!mapped.ok) {
+        // Valid by the schema but not mappable to a row (judged in records/): quarantined like any other.
+        rejected.set(rawRecordId(r, options.tokenKey), { raw: r, reason: mapped.reason });
         continue;
       }
-      const pending = sink.add(row);
+      const pending = sink.add(mapped.row);
       if (pending) await pending;
       // Let the event loop in now and then: a response that arrived meanwhile is read, and the next
       // request sent, at once rather than after the whole page (keeps `concurrency` requests in flight).

@@ -1,14 +1,12 @@
 import type * as z from 'zod';
 import { formatIssues } from '../records/formatIssues.ts';
+import { judgeHistoryContent } from '../records/judgeHistoryContent.ts';
 import {
   type ActiveSession,
   activeListSchema,
   type HistoryPage,
-  type HistoryRecord,
   pageEnvelopeSchema,
-  type RejectedRecord,
 } from '../records/schemas.ts';
-import { validateHistoryRecord } from '../records/validateHistoryRecord.ts';
 
 export { formatIssues };
 
@@ -22,21 +20,14 @@ export function parseActiveList(json: unknown): Parsed<ActiveSession[]> {
 }
 
 /**
- * A history page: the envelope must match (else the whole response is suspect and retried), but
- * each record is judged alone by `validateHistoryRecord` against `now` (the run clock's now); a bad
- * record lands in `rejected` with a reason and never fails the page. Never throws, whatever the JSON.
+ * A history page: only the envelope is parsed here (a mismatch makes the whole response suspect, and it
+ * is retried); its records are judged in `records/` (`judgeHistoryContent`), each alone, a bad one landing
+ * in `rejected` with a reason. Never throws, whatever the JSON.
  */
 export function parseHistoryPage(json: unknown, now: Date): Parsed<HistoryPage> {
   const envelope = pageEnvelopeSchema.safeParse(json);
   if (!envelope.success) return invalid(envelope.error);
-  const content: HistoryRecord[] = [];
-  const rejected: RejectedRecord[] = [];
-  envelope.data.content.forEach((raw, index) => {
-    const result = validateHistoryRecord(raw, now);
-    if (result.ok) content.push(result.record);
-    else rejected.push({ raw, reason: `content[${index}]: ${result.reason}` });
-  });
-  return { ok: true, value: { ...envelope.data, content, rejected } };
+  return { ok: true, value: { ...envelope.data, ...judgeHistoryContent(envelope.data.content, now) } };
 }
 
 function invalid(error: z.ZodError): Parsed<never> {

@@ -9,7 +9,7 @@ import {
   walkDay,
 } from '../../lib/engine/walkDay.ts';
 import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
-import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
+import { mapArchiveRow } from '../../lib/records/mapArchiveRow.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 import { dayOfRecords, ScriptedUpstream, type ScriptedUpstreamOptions } from '../support/scriptedUpstream.ts';
 
@@ -25,7 +25,7 @@ function options(extra: Partial<WalkOptions> = {}): WalkOptions {
     maxPagesPerDay: 50,
     sink: new DistinctRows(() => undefined),
     tokenKey: KEY,
-    toRow: (r) => toArchiveRow(r, { tokenPolicy: 'hash', tokenKey: KEY, archivedAt: clock.now() }),
+    toRow: (r) => mapArchiveRow(r, { tokenPolicy: 'hash', tokenKey: KEY, archivedAt: clock.now() }),
     ...extra,
   };
 }
@@ -235,8 +235,9 @@ describe('walkDay', () => {
       options({
         tokenKey: KEY,
         toRow: (r) => {
-          if (n++ === 3) throw new Error('cannot map');
-          return toArchiveRow(r, { tokenPolicy: 'hash', tokenKey: KEY, archivedAt: clock.now() });
+          // The fourth record cannot become a row (as one whose mapping throws: `mapArchiveRow`).
+          if (n++ === 3) return { ok: false, reason: 'cannot map to an archive row: cannot map' };
+          return mapArchiveRow(r, { tokenPolicy: 'hash', tokenKey: KEY, archivedAt: clock.now() });
         },
       }),
     );
