@@ -56,7 +56,7 @@ module.exports = {
       from: {
         path: '^lib/',
         pathNot:
-          '^lib/(store/(s3ObjectStore|objectStoreFromUrl)|state/(dynamoStateStore|ensureStateTable|stateStoreFromUrl|activeChunks)|digest/kmsDigestSigner|cli/buildRuntime)[.]ts$',
+          '^lib/(store/(s3ObjectStore|objectStoreFromUrl)|state/(dynamoStateStore|dynamoVersionedItems|ensureStateTable|stateStoreFromUrl|activeChunks)|digest/kmsDigestSigner|cli/buildRuntime)[.]ts$',
       },
       to: { path: '@aws-sdk/' },
     },

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock/clock.ts';
 import type { Config } from '../../lib/config/loadConfig.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import type { Logger } from '../../lib/log/logger.ts';
-import type { StateStore } from '../../lib/state/stateStore.ts';
+import type { LiveStore } from '../../lib/state/stateStore.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 import type { MetricsSink } from '../archive-history/archiveHandler.ts';
 import type { SnapshotSettings } from './snapshotSettings.ts';
@@ -13,7 +13,7 @@ import { SNAPSHOT_METRIC } from './snapshotTelemetry.ts';
 export interface SnapshotHandlerDeps {
   config: Config;
   settings: SnapshotSettings;
-  state: Pick<StateStore, 'getActiveState' | 'putActiveState'>;
+  state: LiveStore;
   commitRows: SnapshotActiveDeps['commitRows'];
   rebuildFromArchive?: SnapshotActiveDeps['rebuildFromArchive'];
   clock: Clock;

@@ -2,7 +2,7 @@ import type { Clock } from '../clock/clock.ts';
 import { type Day, toDay } from '../clock/day.ts';
 import type { Logger } from '../log/logger.ts';
 import type { TokenPolicy } from '../records/archiveRow.ts';
-import type { ActiveObservations, ActiveState, SnapshotGap, StateStore } from '../state/stateStore.ts';
+import type { ActiveObservations, ActiveState, LiveStore, SnapshotGap } from '../state/stateStore.ts';
 import type { RequestOptions, UpstreamApi } from '../upstream/upstreamApi.ts';
 import { relieveHeap } from '../util/relieveHeap.ts';
 import type { ActiveEvent, ActiveRow } from './activeRow.ts';
@@ -17,7 +17,7 @@ export const DEFAULT_SNAPSHOT_SCHEDULE_MS = 5 * 60_000;
 
 export interface SnapshotActiveDeps {
   api: Pick<UpstreamApi, 'listActive'>;
-  state: Pick<StateStore, 'getActiveState' | 'putActiveState'>;
+  state: LiveStore;
   /**
    * Commits rows to `active/dt=<dt>/` exactly once: rows whose `row_id` the partition already holds
    * are dropped (the engine's committer in production; a file sink in tests).

@@ -1,4 +1,4 @@
-import type { StateStore } from '../state/stateStore.ts';
+import type { ManifestStore } from '../state/stateStore.ts';
 import { dataKeyInfo } from './archiveKeys.ts';
 
 /** Where a data file stands in the state: named by its partition's manifest, not named, or no manifest at all. */
@@ -12,10 +12,10 @@ export type Membership = 'listed' | 'unlisted' | 'no-manifest';
  * name was never written by the archiver: planted, or foreign.
  */
 export class ManifestMembership {
-  readonly #state: Pick<StateStore, 'getPartition'>;
+  readonly #state: Pick<ManifestStore, 'getPartition'>;
   readonly #names = new Map<string, Set<string> | null>();
 
-  constructor(state: Pick<StateStore, 'getPartition'>) {
+  constructor(state: Pick<ManifestStore, 'getPartition'>) {
     this.#state = state;
   }
 

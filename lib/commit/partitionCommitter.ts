@@ -4,7 +4,7 @@ import type { Clock } from '../clock/clock.ts';
 import type { Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
-import type { Dataset, ManifestFile, PartitionManifest, StateStore } from '../state/stateStore.ts';
+import type { Dataset, ManifestFile, ManifestStore, PartitionManifest } from '../state/stateStore.ts';
 import { type ByteSource, objectSource } from '../store/byteSource.ts';
 import type { ObjectInfo, ObjectStore } from '../store/objectStore.ts';
 import { IdSet } from '../util/idSet.ts';
@@ -55,7 +55,7 @@ type Produce = (fresh: IdSet, localPath: string) => Promise<{ path: string; rows
 
 export interface CommitterDeps {
   objects: ObjectStore;
-  state: StateStore;
+  state: ManifestStore;
   clock: Clock;
   logger: Logger;
   runId: string;

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock/clock.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
-import type { StateStore } from '../state/stateStore.ts';
+import type { ManifestStore } from '../state/stateStore.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { publishPending } from './publishPending.ts';
 
@@ -21,7 +21,7 @@ export interface PublishAllResult {
  */
 export async function publishAllPending(deps: {
   objects: ObjectStore;
-  state: StateStore;
+  state: ManifestStore;
   clock: Clock;
   logger: Logger;
 }): Promise<PublishAllResult> {

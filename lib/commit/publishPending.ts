@@ -1,6 +1,6 @@
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
-import type { PartitionManifest, StateStore } from '../state/stateStore.ts';
+import type { ManifestStore, PartitionManifest } from '../state/stateStore.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { archiveKeys } from './archiveKeys.ts';
 import { brokenPartition } from './brokenPartition.ts';
@@ -13,7 +13,7 @@ const MAX_TRIES = 5;
  * (`PARTITION_BROKEN`). Marking the files published is settled by re-reading when its outcome is unknown.
  */
 export async function publishPending(
-  deps: { objects: ObjectStore; state: StateStore; logger: Logger },
+  deps: { objects: ObjectStore; state: ManifestStore; logger: Logger },
   manifest: PartitionManifest,
 ): Promise<PartitionManifest> {
   const dataset = manifest.dataset ?? 'history';

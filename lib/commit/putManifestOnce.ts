@@ -1,6 +1,6 @@
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
-import type { ManifestFile, PartitionManifest, StateStore } from '../state/stateStore.ts';
+import type { ManifestFile, ManifestStore, PartitionManifest } from '../state/stateStore.ts';
 
 /** Tries of one manifest write whose outcome stays unknown before the commit is given up for this run. */
 const MAX_UNKNOWN = 4;
@@ -13,7 +13,7 @@ const MAX_UNKNOWN = 4;
  * is thrown and the staged file must be left where it is.
  */
 export async function putManifestOnce(
-  deps: { state: StateStore; logger: Logger },
+  deps: { state: ManifestStore; logger: Logger },
   manifest: PartitionManifest,
   file: ManifestFile,
 ): Promise<PartitionManifest | 'moved-on'> {

@@ -1,6 +1,6 @@
 import type { Day } from '../clock/day.ts';
 import type { Logger } from '../log/logger.ts';
-import type { Dataset, ManifestFile, StateStore } from '../state/stateStore.ts';
+import type { Dataset, ManifestFile, ManifestStore } from '../state/stateStore.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { archiveKeys } from './archiveKeys.ts';
 
@@ -20,7 +20,7 @@ export interface RepairResult {
  * while it is in the API window; older rows are lost, which the result and the log say.
  */
 export async function repairPartition(
-  deps: { objects: ObjectStore; state: StateStore; logger: Logger },
+  deps: { objects: ObjectStore; state: ManifestStore; logger: Logger },
   dt: Day,
   opts: { dataset?: Dataset; apply: boolean },
 ): Promise<RepairResult> {

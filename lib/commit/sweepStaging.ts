@@ -1,5 +1,5 @@
 import type { Logger } from '../log/logger.ts';
-import type { StateStore } from '../state/stateStore.ts';
+import type { ManifestStore } from '../state/stateStore.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { archiveKeys } from './archiveKeys.ts';
 
@@ -13,7 +13,7 @@ export const ORPHAN_AGE_MS = 24 * 3_600_000;
  * bucket has no lifecycle rule on `_staging/` for the same reason).
  */
 export async function sweepStaging(
-  deps: { objects: ObjectStore; state: StateStore; logger: Logger },
+  deps: { objects: ObjectStore; state: ManifestStore; logger: Logger },
   now: Date,
 ): Promise<number> {
   const listed = new Set<string>();

@@ -1,5 +1,5 @@
 import { ArchiverError } from '../errors/archiverError.ts';
-import type { DayState, StateStore } from '../state/stateStore.ts';
+import type { DayState, DayStateStore } from '../state/stateStore.ts';
 import { sealRule } from './sealRule.ts';
 
 const MAX_TRIES = 4;
@@ -9,7 +9,7 @@ const MAX_TRIES = 4;
  * SDK retried into a CONFLICT) is settled by re-reading: when the stored state already is ours, done;
  * otherwise ours is merged onto the stored one (ages unioned, sealed kept) and written again.
  */
-export async function putDayMerging(deps: { state: StateStore }, next: DayState): Promise<DayState> {
+export async function putDayMerging(deps: { state: DayStateStore }, next: DayState): Promise<DayState> {
   let attempt = next;
   for (let i = 1; ; i++) {
     try {

@@ -7,13 +7,13 @@ import type { DigestFile } from '../digest/digestSchema.ts';
 import { readDigestChain } from '../digest/readDigestChain.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
-import type { Dataset, ManifestFile, PartitionManifest, StateStore } from '../state/stateStore.ts';
+import type { Dataset, ManifestFile, ManifestStore, PartitionManifest } from '../state/stateStore.ts';
 import { objectSource } from '../store/byteSource.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 
 export interface RebuildDeps {
   objects: ObjectStore;
-  state: StateStore;
+  state: ManifestStore;
   logger: Logger;
   /** Commit time for files no digest lists and whose name carries no time stamp. */
   clock?: Clock;

@@ -1,15 +1,5 @@
-import {
-  type AttributeValue,
-  type DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  ScanCommand,
-  type ScanCommandOutput,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import type * as z from 'zod';
-import type { Day } from '../clock/day.ts';
+import { type DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { ArchiverError } from '../errors/archiverError.ts';
 import {
   type ChunkRef,
@@ -22,12 +12,15 @@ import {
 } from './activeChunks.ts';
 import { decodeActiveData, encodeActiveData } from './activeStateItem.ts';
 import {
-  activeStateSchema,
-  archiveMetaSchema,
-  dayStateSchema,
-  partitionManifestSchema,
-} from './stateSchemas.ts';
-import type { ActiveState, Dataset, Lease, StateStore } from './stateStore.ts';
+  dynamoItems,
+  dynamoVersionedItems,
+  type Item,
+  isConditionalFailure,
+  plainItem,
+} from './dynamoVersionedItems.ts';
+import { activeStateSchema } from './stateSchemas.ts';
+import type { ActiveState, Lease, StateStore } from './stateStore.ts';
+import { decodeEntity, versionConflict, versionedConcerns } from './versionedConcerns.ts';
 
 export { ensureStateTable } from './ensureStateTable.ts';
 
@@ -38,73 +31,35 @@ export interface DynamoStateStoreOptions {
   scanLimit?: number;
 }
 
-type Item = Record<string, AttributeValue>;
-
 const LEASE_PK = 'LEASE';
-const META_PK = 'META';
-const DAY_PREFIX = 'DAY#';
-const PART_PREFIX = 'PART#';
 const ACTIVE_PK = 'ACTIVE';
 /** Compressed live-session state kept inline in the `ACTIVE` item; more goes to chunk items. */
 const MAX_COMPRESSED_ITEM_BYTES = 390_000;
 
-/** `PART#<dt>` for history (the key older releases wrote), `PART#active#<dt>` for the active snapshots. */
-function partitionKey(dt: Day, dataset: Dataset): string {
-  return dataset === 'history' ? `${PART_PREFIX}${dt}` : `${PART_PREFIX}${dataset}#${dt}`;
-}
-
-function isConditionalFailure(error: unknown): boolean {
-  return (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
-}
-
-/** A stored item as plain values (`{ pk, version, data }`, or the lease's fields). */
-function plain(item: Item): Record<string, unknown> {
-  return unmarshall(item);
-}
-
-function num(item: Item, name: string): number | undefined {
-  const n = plain(item)[name];
+function num(item: Item | undefined, name: string): number | undefined {
+  const n = item === undefined ? undefined : plainItem(item)[name];
   return typeof n === 'number' ? n : undefined;
 }
 
-function str(item: Item, name: string): string | undefined {
-  const v = plain(item)[name];
+function str(item: Item | undefined, name: string): string | undefined {
+  const v = item === undefined ? undefined : plainItem(item)[name];
   return typeof v === 'string' ? v : undefined;
 }
 
 /**
  * StateStore on one DynamoDB table keyed by `pk` only: `LEASE`, `META`, `DAY#<day>`, `PART#<dt>`, `ACTIVE`
  * (live-session observations, stored gzip-compressed in `dataGz`, or in `ACTIVE#…` chunk items when big).
- * Entities are a `data` JSON attribute plus a numeric `version`; every write is a conditional put, so
- * two runs that both think they hold the lease cannot both commit (the loser gets `CONFLICT`).
- * Uses only PutItem/UpdateItem/GetItem/DeleteItem/Scan so it also runs on dynalite (local mode, tests).
+ * Manifests, day state and META are the shared concerns (`versionedConcerns`) on the DynamoDB
+ * versioned-item primitive (`dynamoVersionedItems`); the lease and the live state, whose items carry
+ * more than JSON, are here. Every write is conditional, so two runs that both think they hold the lease
+ * cannot both commit (the loser gets `CONFLICT`).
  */
 export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStore {
   const { client, table } = opts;
+  const { failed, getItem, conditionalPut } = dynamoItems(opts);
 
-  const failed = (what: string, cause: unknown): ArchiverError =>
-    cause instanceof ArchiverError
-      ? cause
-      : new ArchiverError(
-          'STORE_FAILED',
-          `${what} in DynamoDB table '${table}': ${(cause as Error)?.message}`,
-          {
-            cause,
-          },
-        );
-
-  const getItem = async (pk: string): Promise<Item | undefined> => {
-    try {
-      const out = await client.send(
-        new GetItemCommand({ TableName: table, Key: marshall({ pk }), ConsistentRead: true }),
-      );
-      return out.Item;
-    } catch (error) {
-      throw failed(`cannot read '${pk}'`, error);
-    }
-  };
-
-  const decode = <T>(pk: string, item: Item, schema: z.ZodType<T>): T => {
+  /** The live state's item, decoded from its compressed bytes (`dataGz`) or its JSON `data`. */
+  const decodeActive = (item: Item): ActiveState => {
     let data: unknown;
     try {
       data =
@@ -112,54 +67,15 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
           ? JSON.parse(str(item, 'data') ?? 'null')
           : decodeActiveData(item.dataGz.B);
     } catch (cause) {
-      throw new ArchiverError('INTERNAL', `state item '${pk}' in table '${table}' holds invalid JSON`, {
-        cause,
-      });
-    }
-    const parsed = schema.safeParse({ ...(data as object), version: num(item, 'version') });
-    if (!parsed.success) {
-      throw new ArchiverError('INTERNAL', `state item '${pk}' in table '${table}' is malformed`, {
-        cause: parsed.error,
-      });
-    }
-    return parsed.data;
-  };
-
-  const getVersioned = async <T>(pk: string, schema: z.ZodType<T>): Promise<T | undefined> => {
-    const item = await getItem(pk);
-    return item === undefined ? undefined : decode(pk, item, schema);
-  };
-
-  /** Puts `body` as `pk` at `version + 1` if the stored version is still `version` (0 = absent). */
-  const conditionalPut = async (pk: string, version: number, body: Item): Promise<void> => {
-    const expected = version === 0 ? {} : marshall({ ':expected': version });
-    try {
-      await client.send(
-        new PutItemCommand({
-          TableName: table,
-          Item: { ...marshall({ pk, version: version + 1 }), ...body },
-          ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : '#version = :expected',
-          ...(version === 0
-            ? {}
-            : { ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: expected }),
-        }),
+      throw new ArchiverError(
+        'INTERNAL',
+        `state item '${ACTIVE_PK}' in table '${table}' holds invalid JSON`,
+        {
+          cause,
+        },
       );
-    } catch (error) {
-      if (isConditionalFailure(error)) {
-        throw new ArchiverError('CONFLICT', `state item '${pk}' changed since version ${version} was read`, {
-          cause: error,
-          details: { pk, expectedVersion: version },
-        });
-      }
-      throw failed(`cannot write '${pk}'`, error);
     }
-  };
-
-  /** Stores `entity` as `version + 1` if the stored version is still `entity.version` (0 = absent). */
-  const putVersioned = async <T extends { version: number }>(pk: string, entity: T): Promise<T> => {
-    const { version, ...data } = entity;
-    await conditionalPut(pk, version, marshall({ data: JSON.stringify(data) }));
-    return { ...entity, version: version + 1 };
+    return decodeEntity(ACTIVE_PK, data, num(item, 'version') ?? 0, activeStateSchema, `in table '${table}'`);
   };
 
   /**
@@ -174,15 +90,7 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
     const bytes = encodeActiveData(data);
     const before = await getItem(ACTIVE_PK);
     const stored = before === undefined ? 0 : (num(before, 'version') ?? 0);
-    if (stored !== version) {
-      throw new ArchiverError(
-        'CONFLICT',
-        `state item '${ACTIVE_PK}' changed since version ${version} was read`,
-        {
-          details: { pk: ACTIVE_PK, expectedVersion: version },
-        },
-      );
-    }
+    if (stored !== version) throw versionConflict(ACTIVE_PK, version);
     const replaced = chunkRefOf(before);
     let mine: ChunkRef | undefined;
     if (bytes.byteLength <= MAX_COMPRESSED_ITEM_BYTES) {
@@ -213,48 +121,24 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
       const item = await getItem(ACTIVE_PK);
       if (item === undefined) return undefined;
       const ref = chunkRefOf(item);
-      if (ref === undefined) return decode(ACTIVE_PK, item, activeStateSchema);
+      if (ref === undefined) return decodeActive(item);
       let bytes: Uint8Array | undefined;
       try {
         bytes = await readChunks(client, table, ref);
       } catch (error) {
         throw failed(`cannot read the chunks of '${ACTIVE_PK}'`, error);
       }
-      if (bytes !== undefined) return decode(ACTIVE_PK, { ...item, dataGz: { B: bytes } }, activeStateSchema);
+      if (bytes !== undefined) return decodeActive({ ...item, dataGz: { B: bytes } });
       // A newer state replaced (and deleted) these chunks between the two reads: read the item again.
       if (attempt >= 3) throw chunksLost(ACTIVE_PK, table, ref);
     }
-  };
-
-  const scanPrefix = async <T>(prefix: string, schema: z.ZodType<T>): Promise<T[]> => {
-    const out: T[] = [];
-    let start: Item | undefined;
-    do {
-      let page: ScanCommandOutput;
-      try {
-        page = await client.send(
-          new ScanCommand({
-            TableName: table,
-            ConsistentRead: true,
-            FilterExpression: 'begins_with(pk, :prefix)',
-            ExpressionAttributeValues: marshall({ ':prefix': prefix }),
-            ...(opts.scanLimit === undefined ? {} : { Limit: opts.scanLimit }),
-            ...(start === undefined ? {} : { ExclusiveStartKey: start }),
-          }),
-        );
-      } catch (error) {
-        throw failed(`cannot scan '${prefix}*'`, error);
-      }
-      for (const item of page.Items ?? []) out.push(decode(str(item, 'pk') ?? prefix, item, schema));
-      start = page.LastEvaluatedKey;
-    } while (start !== undefined);
-    return out;
   };
 
   const leaseKey = marshall({ pk: LEASE_PK });
   const leaseNames = { '#owner': 'owner', '#fence': 'fence', '#expiresAt': 'expiresAt' };
 
   return {
+    ...versionedConcerns(dynamoVersionedItems(opts)),
     async acquireLease(owner, now, ttlMs, breakIf) {
       const t = now.getTime();
       const item = await getItem(LEASE_PK);
@@ -354,23 +238,6 @@ export function createDynamoStateStore(opts: DynamoStateStoreOptions): StateStor
         throw failed('cannot release the lease', error);
       }
     },
-
-    getMeta: () => getVersioned(META_PK, archiveMetaSchema),
-    putMeta: (meta) => putVersioned(META_PK, meta),
-
-    getDay: (day: Day) => getVersioned(`${DAY_PREFIX}${day}`, dayStateSchema),
-    listDays: async () =>
-      (await scanPrefix(DAY_PREFIX, dayStateSchema)).sort((a, b) => a.day.localeCompare(b.day)),
-    putDay: (state) => putVersioned(`${DAY_PREFIX}${state.day}`, state),
-
-    getPartition: (dt: Day, dataset: Dataset = 'history') =>
-      getVersioned(partitionKey(dt, dataset), partitionManifestSchema),
-    listPartitions: async () =>
-      (await scanPrefix(PART_PREFIX, partitionManifestSchema)).sort(
-        (a, b) => (a.dataset ?? 'history').localeCompare(b.dataset ?? 'history') || a.dt.localeCompare(b.dt),
-      ),
-    putPartition: (manifest) =>
-      putVersioned(partitionKey(manifest.dt, manifest.dataset ?? 'history'), manifest),
 
     getActiveState,
     putActiveState,

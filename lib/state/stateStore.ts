@@ -219,10 +219,31 @@ export interface ActiveState extends ActiveObservations {
 }
 
 /**
- * Port: the cursor/state store (DynamoDB API). All writes are conditional: `put*` fails with
- * `ArchiverError('CONFLICT')` when the stored `version` is not `expectedVersion`, and stores `version + 1`.
+ * The state store's five concerns, each a port of its own so that a consumer depends only on what it
+ * uses. All writes are conditional: `put*` fails with `ArchiverError('CONFLICT')` when the stored
+ * `version` is not the entity's `version` (0: never stored), and stores `version + 1`. The versioned
+ * concerns (manifests, day state, meta) are written once, in `versionedConcerns.ts`, on the
+ * {@link VersionedItems} primitive that each backend implements.
  */
-export interface StateStore {
+
+/** Partition manifests: the commit log, the only source of truth of what is archived. */
+export interface ManifestStore {
+  getPartition(dt: Day, dataset?: Dataset): Promise<PartitionManifest | undefined>;
+  /** Every partition of every dataset: history first, then active, each by day. */
+  listPartitions(): Promise<PartitionManifest[]>;
+  putPartition(manifest: PartitionManifest): Promise<PartitionManifest>;
+}
+
+/** What the archive knows of each history day (scans, sealing, failures, a cut walk's place). */
+export interface DayStateStore {
+  getDay(day: Day): Promise<DayState | undefined>;
+  /** Every day, in day order. */
+  listDays(): Promise<DayState[]>;
+  putDay(state: DayState): Promise<DayState>;
+}
+
+/** The single-writer lease; its `fence` grows by one on every acquisition. */
+export interface LeaseStore {
   /**
    * Takes the lease when it is free or expired, or when `breakIf(holder)` says its holder is certainly dead
    * (e.g. a local process that no longer exists); returns `undefined` when another owner holds it.
@@ -237,21 +258,24 @@ export interface StateStore {
   renewLease(lease: Lease, now: Date, ttlMs: number): Promise<Lease>;
   /** Gives the lease up if still ours. */
   releaseLease(lease: Lease): Promise<void>;
+}
 
-  getMeta(): Promise<ArchiveMeta | undefined>;
-  putMeta(meta: ArchiveMeta): Promise<ArchiveMeta>;
-
-  getDay(day: Day): Promise<DayState | undefined>;
-  listDays(): Promise<DayState[]>;
-  putDay(state: DayState): Promise<DayState>;
-
-  getPartition(dt: Day, dataset?: Dataset): Promise<PartitionManifest | undefined>;
-  listPartitions(): Promise<PartitionManifest[]>;
-  putPartition(manifest: PartitionManifest): Promise<PartitionManifest>;
-
-  /** Live-session observations (issue 9); `undefined` before the first snapshot. */
+/** Live-session observations (issue 9); `undefined` before the first snapshot. */
+export interface LiveStore {
   getActiveState(): Promise<ActiveState | undefined>;
   putActiveState(state: ActiveState): Promise<ActiveState>;
+}
 
+/** The archive's META: its first window, the last runs, the learned window, the chain's head. */
+export interface MetaStore {
+  getMeta(): Promise<ArchiveMeta | undefined>;
+  putMeta(meta: ArchiveMeta): Promise<ArchiveMeta>;
+}
+
+/**
+ * The whole state store (DynamoDB API): every concern, for the wiring and the few callers (a run, the
+ * state rebuild) that need several. A consumer of one concern takes that concern's port instead.
+ */
+export interface StateStore extends ManifestStore, DayStateStore, LeaseStore, LiveStore, MetaStore {
   close?(): Promise<void>;
 }

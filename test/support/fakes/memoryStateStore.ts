@@ -1,12 +1,6 @@
-import type { z } from 'zod';
 import type { Day } from '../../../lib/clock/day.ts';
 import { ArchiverError } from '../../../lib/errors/archiverError.ts';
-import {
-  activeStateSchema,
-  archiveMetaSchema,
-  dayStateSchema,
-  partitionManifestSchema,
-} from '../../../lib/state/stateSchemas.ts';
+import { activeStateSchema } from '../../../lib/state/stateSchemas.ts';
 import type {
   ActiveState,
   ArchiveMeta,
@@ -15,18 +9,12 @@ import type {
   PartitionManifest,
   StateStore,
 } from '../../../lib/state/stateStore.ts';
+import { decodeItem, versionedConcerns } from '../../../lib/state/versionedConcerns.ts';
 import { FaultPlan } from './faultPlan.ts';
+import { MemoryVersionedItems } from './memoryVersionedItems.ts';
 
 /** The datasets a partition manifest can belong to (shared contract; absent = history). */
 export type PartitionDataset = 'history' | 'active';
-
-type WithDataset = PartitionManifest & { dataset?: PartitionDataset };
-
-interface StoredItem {
-  version: number;
-  /** JSON of the entity without `version`, as DynamoDB's `data` attribute holds it. */
-  data: string;
-}
 
 interface StoredLease {
   owner: string;
@@ -41,20 +29,19 @@ export interface MemoryStateStoreOptions {
   name?: string;
 }
 
-const partitionKey = (dt: Day, dataset: PartitionDataset | undefined): string =>
-  dataset === undefined || dataset === 'history' ? `PART#${dt}` : `PART#${dataset}#${dt}`;
-
 /**
- * In-memory {@link StateStore} with the same semantics as `createDynamoStateStore`: versioned
- * conditional puts (`CONFLICT` with `details: { pk, expectedVersion }`), a lease whose fence grows on
- * every acquisition and is only expired on release, items stored as JSON and validated when read.
+ * In-memory {@link StateStore} with the same semantics as `createDynamoStateStore`: manifests, day state
+ * and META are the shared concerns (`versionedConcerns`) on the in-memory versioned-item primitive, as the
+ * adapter's are on DynamoDB's; a lease whose fence grows on every acquisition and is only expired on
+ * release; items stored as JSON and validated when read.
  * Every call goes through a {@link FaultPlan}, so tests can lose responses, fail calls or crash.
  */
 export class MemoryStateStore implements StateStore {
   /** Replace to change the faults of later calls (e.g. a fresh plan for the next "process"). */
   faults: FaultPlan;
   readonly name: string;
-  readonly #items = new Map<string, StoredItem>();
+  readonly #items = new MemoryVersionedItems();
+  readonly #concerns = versionedConcerns(this.#items);
   #lease: StoredLease | undefined;
 
   constructor(options: MemoryStateStoreOptions = {}) {
@@ -127,57 +114,51 @@ export class MemoryStateStore implements StateStore {
   }
 
   getMeta(): Promise<ArchiveMeta | undefined> {
-    return this.#run('getMeta', [], async () => this.#get('META', archiveMetaSchema));
+    return this.#run('getMeta', [], () => this.#concerns.getMeta());
   }
 
   putMeta(meta: ArchiveMeta): Promise<ArchiveMeta> {
-    return this.#run('putMeta', [meta], async () => this.#put('META', meta));
+    return this.#run('putMeta', [meta], () => this.#concerns.putMeta(meta));
   }
 
   getActiveState(): Promise<ActiveState | undefined> {
-    return this.#run('getActiveState', [], async () => this.#get('ACTIVE', activeStateSchema));
+    return this.#run('getActiveState', [], async () => {
+      const item = await this.#items.get('ACTIVE');
+      return item === undefined ? undefined : decodeItem(item, activeStateSchema, this.#items.where);
+    });
   }
 
   putActiveState(state: ActiveState): Promise<ActiveState> {
-    return this.#run('putActiveState', [state], async () => this.#put('ACTIVE', state));
+    return this.#run('putActiveState', [state], async () => {
+      const { version, ...data } = state;
+      await this.#items.put('ACTIVE', version, JSON.stringify(data));
+      return { ...state, version: version + 1 };
+    });
   }
 
   getDay(day: Day): Promise<DayState | undefined> {
-    return this.#run('getDay', [day], async () => this.#get(`DAY#${day}`, dayStateSchema));
+    return this.#run('getDay', [day], () => this.#concerns.getDay(day));
   }
 
   listDays(): Promise<DayState[]> {
-    return this.#run('listDays', [], async () =>
-      this.#scan('DAY#', dayStateSchema).sort((a, b) => a.day.localeCompare(b.day)),
-    );
+    return this.#run('listDays', [], () => this.#concerns.listDays());
   }
 
   putDay(state: DayState): Promise<DayState> {
-    return this.#run('putDay', [state], async () => this.#put(`DAY#${state.day}`, state));
+    return this.#run('putDay', [state], () => this.#concerns.putDay(state));
   }
 
   getPartition(dt: Day, dataset?: PartitionDataset): Promise<PartitionManifest | undefined> {
-    return this.#run('getPartition', [dt, dataset], async () =>
-      this.#get(partitionKey(dt, dataset), partitionManifestSchema),
-    );
+    return this.#run('getPartition', [dt, dataset], () => this.#concerns.getPartition(dt, dataset));
   }
 
-  /** Manifests of one dataset (default `history`), ordered by `dt`. */
   /** Every partition of every dataset, like the adapter's scan of `PART#` (history first, then by day). */
   listPartitions(): Promise<PartitionManifest[]> {
-    return this.#run('listPartitions', [], async () =>
-      this.#scan('PART#', partitionManifestSchema).sort(
-        (a, b) =>
-          ((a as WithDataset).dataset ?? 'history').localeCompare((b as WithDataset).dataset ?? 'history') ||
-          a.dt.localeCompare(b.dt),
-      ),
-    );
+    return this.#run('listPartitions', [], () => this.#concerns.listPartitions());
   }
 
   putPartition(manifest: PartitionManifest): Promise<PartitionManifest> {
-    return this.#run('putPartition', [manifest], async () =>
-      this.#put(partitionKey(manifest.dt, (manifest as WithDataset).dataset), manifest),
-    );
+    return this.#run('putPartition', [manifest], () => this.#concerns.putPartition(manifest));
   }
 
   async close(): Promise<void> {}
@@ -187,8 +168,8 @@ export class MemoryStateStore implements StateStore {
   /** Every stored item by key (`META`, `DAY#…`, `PART#…`), as parsed JSON plus `version`. */
   dump(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const [pk, item] of [...this.#items].sort(([a], [b]) => a.localeCompare(b))) {
-      out[pk] = { ...(JSON.parse(item.data) as object), version: item.version };
+    for (const item of this.#items.all()) {
+      out[item.pk] = { ...(JSON.parse(item.data) as object), version: item.version };
     }
     return out;
   }
@@ -200,7 +181,7 @@ export class MemoryStateStore implements StateStore {
 
   /** Writes raw `data` under `pk` (e.g. a malformed item), bypassing versions and faults. */
   setRaw(pk: string, data: unknown, version = 1): void {
-    this.#items.set(pk, { version, data: JSON.stringify(data) });
+    this.#items.setRaw(pk, JSON.stringify(data), version);
   }
 
   /** Loses the whole state (issue 8's state-loss case); the lease goes too. */
@@ -213,44 +194,5 @@ export class MemoryStateStore implements StateStore {
 
   #run<T>(op: string, args: readonly unknown[], apply: () => Promise<T>): Promise<T> {
     return this.faults.run(this.name, op, args, apply);
-  }
-
-  #decode<T>(pk: string, item: StoredItem, schema: z.ZodType<T>): T {
-    let data: unknown;
-    try {
-      data = JSON.parse(item.data);
-    } catch (cause) {
-      throw new ArchiverError('INTERNAL', `state item '${pk}' holds invalid JSON`, { cause });
-    }
-    const parsed = schema.safeParse({ ...(data as object), version: item.version });
-    if (!parsed.success) {
-      throw new ArchiverError('INTERNAL', `state item '${pk}' is malformed`, { cause: parsed.error });
-    }
-    return parsed.data;
-  }
-
-  #get<T>(pk: string, schema: z.ZodType<T>): T | undefined {
-    const item = this.#items.get(pk);
-    return item === undefined ? undefined : this.#decode(pk, item, schema);
-  }
-
-  #scan<T>(prefix: string, schema: z.ZodType<T>): T[] {
-    const out: T[] = [];
-    for (const [pk, item] of this.#items) if (pk.startsWith(prefix)) out.push(this.#decode(pk, item, schema));
-    return out;
-  }
-
-  /** Stores `entity` as `version + 1` if the stored version is still `entity.version` (0 = absent). */
-  #put<T extends { version: number }>(pk: string, entity: T): T {
-    const { version, ...data } = entity;
-    const stored = this.#items.get(pk);
-    const ok = version === 0 ? stored === undefined : stored?.version === version;
-    if (!ok) {
-      throw new ArchiverError('CONFLICT', `state item '${pk}' changed since version ${version} was read`, {
-        details: { pk, expectedVersion: version },
-      });
-    }
-    this.#items.set(pk, { version: version + 1, data: JSON.stringify(data) });
-    return { ...entity, version: version + 1 };
   }
 }
