@@ -14,7 +14,7 @@ import {
 import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import { SMALL_DATASET } from '../engine/engineKit.ts';
+import { SMALL_DATASET } from '../support/engineKit.ts';
 import { runCli as runCliShared } from '../support/runCli.ts';
 import { CHILD_TMPDIR } from './cliKit.ts';
 

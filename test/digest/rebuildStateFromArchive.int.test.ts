@@ -17,7 +17,7 @@ import {
   truthIds,
   type World,
   windowDays,
-} from '../engine/engineKit.ts';
+} from '../support/engineKit.ts';
 import { optionsFor, runAndDigest } from './proofKit.ts';
 
 const START = '2026-10-01T06:00:00.000Z';

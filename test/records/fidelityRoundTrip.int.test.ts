@@ -10,7 +10,7 @@ import { silentLogger } from '../../lib/log/logger.ts';
 import { HISTORY_RECORD_FIELDS } from '../../lib/records/schemas.ts';
 import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import { TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../engine/engineKit.ts';
+import { TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../support/engineKit.ts';
 import { ScriptedUpstream } from '../support/scriptedUpstream.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
 import { readDocSql } from './docSql.ts';

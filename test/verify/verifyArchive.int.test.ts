@@ -16,7 +16,7 @@ import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
 import { runAndDigest } from '../digest/proofKit.ts';
-import { SMALL_DATASET, startWorld, TEST_TOKEN_KEY, type World } from '../engine/engineKit.ts';
+import { SMALL_DATASET, startWorld, TEST_TOKEN_KEY, type World } from '../support/engineKit.ts';
 
 const START = '2026-10-01T06:00:00.000Z';
 let world: World;

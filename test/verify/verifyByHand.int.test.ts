@@ -25,8 +25,8 @@ import { silentLogger } from '../../lib/log/logger.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import { parquetOf } from '../digest/digestFixtures.ts';
-import { SMALL_DATASET } from '../engine/engineKit.ts';
 import { type KmsStubHandle, startKmsStub } from '../infra/startKmsStub.ts';
+import { SMALL_DATASET } from '../support/engineKit.ts';
 import { runCli } from '../support/runCli.ts';
 
 const SCRIPT = fileURLToPath(new URL('../../docs/verify-by-hand.sh', import.meta.url));

@@ -9,7 +9,7 @@ import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
-import { archivedIds, SMALL_DATASET } from '../engine/engineKit.ts';
+import { archivedIds, SMALL_DATASET } from '../support/engineKit.ts';
 import { runCli } from '../support/runCli.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';

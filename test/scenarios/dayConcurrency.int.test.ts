@@ -3,7 +3,13 @@ import { toDay } from '../../lib/clock/day.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
-import { expectArchiveExact, startWorld, TEST_OPTIONS, type World, windowDays } from './engineKit.ts';
+import {
+  expectArchiveExact,
+  startWorld,
+  TEST_OPTIONS,
+  type World,
+  windowDays,
+} from '../support/engineKit.ts';
 
 const START = '2026-11-20T06:00:00.000Z';
 let world: World | undefined;

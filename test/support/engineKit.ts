@@ -26,8 +26,8 @@ import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
 import { createTunnelApiClient, type TunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
-import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
-import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
+import { type DynaliteHandle, startDynalite } from './startDynalite.ts';
+import { type S3rverHandle, startS3rver } from './startS3rver.ts';
 
 /** A small dataset so a simulated timeline of weeks runs in seconds; still multi-page with a 100-row cap. */
 export const SMALL_DATASET: Partial<DatasetOptions> = {

@@ -21,6 +21,7 @@ import type { StateStore } from '../../lib/state/stateStore.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
+import { archivedIds, TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../support/engineKit.ts';
 import {
   dayOfRecords,
   ScriptedUpstream,
@@ -28,7 +29,6 @@ import {
   sessionRecord,
 } from '../support/scriptedUpstream.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
-import { archivedIds, TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from './engineKit.ts';
 
 const START = '2026-11-20T06:00:00.000Z';
 

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDay } from '../../lib/clock/day.ts';
 import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
+import { startWorld, type World, windowDays } from '../support/engineKit.ts';
 import { readable } from '../support/footerlessPages.ts';
 import { runCli } from '../support/runCli.ts';
-import { startWorld, type World, windowDays } from './engineKit.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';
 let world: World;

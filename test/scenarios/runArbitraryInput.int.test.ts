@@ -11,9 +11,9 @@ import { rawRecordId, recordId } from '../../lib/records/recordId.ts';
 import { historyRecordSchema } from '../../lib/records/schemas.ts';
 import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { archivedIds, TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../support/engineKit.ts';
 import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
-import { archivedIds, TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from './engineKit.ts';
 
 let dynamo: DynaliteHandle;
 beforeAll(async () => {

@@ -12,7 +12,7 @@ import {
   TEST_TOKEN_KEY,
   type World,
   windowDays,
-} from './engineKit.ts';
+} from '../support/engineKit.ts';
 
 const START = '2026-10-01T06:00:00.000Z';
 let world: World | undefined;

@@ -6,7 +6,7 @@ import { toDay } from '../../lib/clock/day.ts';
 import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
 import { LOCAL_KEY_FILES } from '../../lib/keys/loadLocalKeys.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import { expectArchiveExact, startWorld, type World, windowDays } from '../engine/engineKit.ts';
+import { expectArchiveExact, startWorld, type World, windowDays } from '../support/engineKit.ts';
 import { CLI, runCli } from '../support/runCli.ts';
 import { seededRandom, testSeed } from '../support/testSeed.ts';
 

@@ -7,12 +7,12 @@ import type { ArchiveOptions } from '../../lib/engine/runTypes.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { historyRecordSchema } from '../../lib/records/schemas.ts';
+import { archivedIds, TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../support/engineKit.ts';
 import { FaultPlan, type FaultRule } from '../support/fakes/faultPlan.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import { dayOfRecords, ScriptedUpstream, sessionRecord } from '../support/scriptedUpstream.ts';
 import { testSeed } from '../support/testSeed.ts';
-import { archivedIds, TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from './engineKit.ts';
 
 const WINDOW = 8;
 const OPTIONS: ArchiveOptions = { ...TEST_OPTIONS, windowDays: WINDOW, rescanAges: [1, 3] };

@@ -3,7 +3,7 @@ import { addDays, toDay } from '../../lib/clock/day.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { recordId } from '../../lib/records/recordId.ts';
-import { archivedIds, startWorld, TEST_OPTIONS, TEST_TOKEN_KEY, type World } from './engineKit.ts';
+import { archivedIds, startWorld, TEST_OPTIONS, TEST_TOKEN_KEY, type World } from '../support/engineKit.ts';
 
 const START = '2026-10-01T06:00:00.000Z';
 let world: World | undefined;

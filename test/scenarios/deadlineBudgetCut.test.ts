@@ -3,10 +3,10 @@ import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
 import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
+import { archivedIds, TEST_OPTIONS, testDeps } from '../support/engineKit.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
-import { archivedIds, TEST_OPTIONS, testDeps } from './engineKit.ts';
 
 describe('runArchive under a deadline budget', () => {
   it('a walk cut by the budget commits what it holds, marks the day interrupted, and asks for no page after', async () => {

@@ -6,7 +6,6 @@ import { runArchive } from '../../lib/engine/runArchive.ts';
 import type { RunSummary } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
-import { seededRandom, testSeed } from '../support/testSeed.ts';
 import {
   archivedIds,
   diffArchive,
@@ -16,7 +15,8 @@ import {
   truthIds,
   type World,
   windowDays,
-} from './engineKit.ts';
+} from '../support/engineKit.ts';
+import { seededRandom, testSeed } from '../support/testSeed.ts';
 
 const START = '2026-10-01T06:00:00.000Z';
 let world: World | undefined;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleQueries } from '../../infra/constructs/historyCatalog.ts';
 import { TABLES } from '../../lib/config/tableNames.ts';
-import { BIN, cliIn, emptyFolders, freshDir, type Ran, REPO_ROOT, spawnIn } from './cliKit.ts';
+import { BIN, cliIn, emptyFolders, freshDir, type Ran, REPO_ROOT, spawnIn } from '../cli/cliKit.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';
 let root: string;

@@ -10,8 +10,8 @@ import type { HistoryPage, HistoryRecord } from '../../lib/records/schemas.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
+import { TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../support/engineKit.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
-import { TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from './engineKit.ts';
 
 const good: HistoryRecord = {
   start_time: '2026-09-30T10:00:00.000+00:00',

@@ -8,12 +8,12 @@ import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { historyRecordSchema } from '../../lib/records/schemas.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
+import { archivedIds, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
 import { FaultPlan } from '../support/fakes/faultPlan.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
 import { seededRandom, testSeed } from '../support/testSeed.ts';
-import { archivedIds, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from './engineKit.ts';
 
 const PAGES = 30;
 const PER_PAGE = 10;

@@ -10,9 +10,9 @@ import { LOCAL_KEY_FILES, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { type DropResponseProxy, startDropResponseProxy } from '../support/dropResponseProxy.ts';
+import { archivedIds, SMALL_DATASET } from '../support/engineKit.ts';
 import { runCli } from '../support/runCli.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
-import { archivedIds, SMALL_DATASET } from './engineKit.ts';
 
 const START = Date.parse('2026-10-01T06:00:00.000Z');
 let dir: string;

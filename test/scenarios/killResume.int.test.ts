@@ -4,8 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDay } from '../../lib/clock/day.ts';
 import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
 import { LOCAL_KEY_FILES } from '../../lib/keys/loadLocalKeys.ts';
+import {
+  archivedIds,
+  diffArchive,
+  startWorld,
+  truthIds,
+  type World,
+  windowDays,
+} from '../support/engineKit.ts';
 import { runCli } from '../support/runCli.ts';
-import { archivedIds, diffArchive, startWorld, truthIds, type World, windowDays } from './engineKit.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';
 let world: World;
