@@ -30,6 +30,12 @@ export interface ScriptedUpstreamOptions {
  * An in-memory stand-in for the tunnel session API (the `UpstreamApi` port) whose every page is built from
  * a script: the records of each day and how the server lies about them. Pages go through the real page
  * parser, so validation is the production one.
+ *
+ * Why not the emulator (lib/emulator): engine tests need exactly these records for exactly this day (any
+ * JSON, bad items included), a hook before every page request that can advance a fake clock or fail one
+ * chosen page, and no HTTP or server process, so hundreds of runs in a property test stay deterministic
+ * and fast. The emulator serves a generated dataset over HTTP with faults drawn at rates; its fault knobs
+ * cannot pick "page 3 of the oldest day costs 10 s".
  */
 export class ScriptedUpstream implements UpstreamApi {
   readonly requests: { day: Day; page: number; size: number }[] = [];
