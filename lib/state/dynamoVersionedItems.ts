@@ -76,25 +76,28 @@ export function dynamoItems(opts: DynamoItemsOptions) {
     }
   };
 
+  /** One Scan page of the items under `prefix`, from `start`. */
+  const scanPage = (prefix: string, start: Item | undefined): Promise<ScanCommandOutput> =>
+    client
+      .send(
+        new ScanCommand({
+          TableName: table,
+          ConsistentRead: true,
+          FilterExpression: 'begins_with(pk, :prefix)',
+          ExpressionAttributeValues: marshall({ ':prefix': prefix }),
+          ...(opts.scanLimit === undefined ? {} : { Limit: opts.scanLimit }),
+          ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+        }),
+      )
+      .catch((error: unknown) => {
+        throw failed(`cannot scan '${prefix}*'`, error);
+      });
+
   const scanPrefix = async (prefix: string): Promise<Item[]> => {
     const out: Item[] = [];
     let start: Item | undefined;
     do {
-      let page: ScanCommandOutput;
-      try {
-        page = await client.send(
-          new ScanCommand({
-            TableName: table,
-            ConsistentRead: true,
-            FilterExpression: 'begins_with(pk, :prefix)',
-            ExpressionAttributeValues: marshall({ ':prefix': prefix }),
-            ...(opts.scanLimit === undefined ? {} : { Limit: opts.scanLimit }),
-            ...(start === undefined ? {} : { ExclusiveStartKey: start }),
-          }),
-        );
-      } catch (error) {
-        throw failed(`cannot scan '${prefix}*'`, error);
-      }
+      const page = await scanPage(prefix, start);
       out.push(...(page.Items ?? []));
       start = page.LastEvaluatedKey;
     } while (start !== undefined);

@@ -6,26 +6,21 @@ import {
   GetItemCommand,
   ScanCommand,
 } from '@aws-sdk/client-dynamodb';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { diffSnapshot } from '../../lib/active/diffSnapshot.ts';
 import { toPendingRow } from '../../lib/active/storedFields.ts';
 import { ACTIVE_CHUNK_PREFIX, chunkRefOf } from '../../lib/state/activeChunks.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import type { ActiveState } from '../../lib/state/stateStore.ts';
 import { startDropResponseProxy } from '../support/dropResponseProxy.ts';
+import { serverPer } from '../support/serverPer.ts';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../support/startDynalite.ts';
 import { session, TOKEN_KEY } from './activeKit.ts';
 
 const T0 = new Date('2025-03-01T12:00:00.000Z');
 
 describe('createDynamoStateStore: active state', () => {
-  let dynamo: DynaliteHandle;
-  beforeAll(async () => {
-    dynamo = await startDynalite();
-  });
-  afterAll(async () => {
-    await dynamo?.close();
-  });
+  const dynamo = serverPer(startDynalite);
 
   it('stores 2000 open sessions plus their pending rows in one compressed item, versioned', async () => {
     const store = createDynamoStateStore({ client: dynamo.client, table: dynamo.table });
@@ -105,13 +100,7 @@ describe('createDynamoStateStore: active state', () => {
   };
 
   describe('a state too big for one item', () => {
-    let fresh: DynaliteHandle;
-    beforeEach(async () => {
-      fresh = await startDynalite();
-    });
-    afterEach(async () => {
-      await fresh?.close();
-    });
+    const fresh = serverPer(startDynalite, 'test');
 
     it('goes to chunk items the ACTIVE item names; replaced chunks are deleted, back to inline when small', async () => {
       const store = createDynamoStateStore({ client: fresh.client, table: fresh.table });

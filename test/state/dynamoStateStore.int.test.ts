@@ -4,7 +4,8 @@ import { addDays } from '../../lib/clock/day.ts';
 import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
 import type { DayState, PartitionManifest, StateStore } from '../../lib/state/stateStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
-import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
+import { serverSlot } from '../support/serverPer.ts';
+import { startDynalite } from '../support/startDynalite.ts';
 
 const T0 = new Date('2024-06-01T00:00:00Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -47,15 +48,11 @@ interface StateSubject {
 }
 
 function dynamoSubject(): StateSubject {
-  let dynamo: DynaliteHandle;
+  const { server: dynamo, start, stop } = serverSlot(startDynalite);
   return {
     name: 'createDynamoStateStore',
-    start: async () => {
-      dynamo = await startDynalite();
-    },
-    stop: async () => {
-      await dynamo?.close();
-    },
+    start,
+    stop,
     // A fresh table per concern keeps the lease and listing tests independent.
     storeOn: async (table, scanLimit) => {
       await ensureStateTable(dynamo.client, table);

@@ -4,7 +4,8 @@ import { ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import type { VersionedItems } from '../../lib/state/versionedItems.ts';
 import { MemoryVersionedItems } from '../support/fakes/memoryVersionedItems.ts';
-import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
+import { serverSlot } from '../support/serverPer.ts';
+import { startDynalite } from '../support/startDynalite.ts';
 
 /** A backend of the primitive: a fresh, empty set of items per call (`scanLimit`: items a listing page). */
 interface ItemsSubject {
@@ -15,16 +16,12 @@ interface ItemsSubject {
 }
 
 function dynamoSubject(): ItemsSubject {
-  let dynamo: DynaliteHandle;
+  const { server: dynamo, start, stop } = serverSlot(startDynalite);
   let n = 0;
   return {
     name: 'dynamoVersionedItems',
-    start: async () => {
-      dynamo = await startDynalite();
-    },
-    stop: async () => {
-      await dynamo?.close();
-    },
+    start,
+    stop,
     fresh: async (scanLimit) => {
       const table = `items-${++n}`;
       await ensureStateTable(dynamo.client, table);

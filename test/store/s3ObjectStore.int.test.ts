@@ -1,8 +1,9 @@
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ObjectInfo } from '../../lib/store/objectStore.ts';
 import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
-import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
+import { serverPer } from '../support/serverPer.ts';
+import { startS3rver } from '../support/startS3rver.ts';
 
 async function collect(iterable: AsyncIterable<ObjectInfo>): Promise<string[]> {
   const out: string[] = [];
@@ -12,14 +13,7 @@ async function collect(iterable: AsyncIterable<ObjectInfo>): Promise<string[]> {
 
 // The behaviour shared with files is in objectStoreContract.int.test.ts; these are the S3-only details.
 describe('createS3ObjectStore', () => {
-  let s3: S3rverHandle;
-
-  beforeAll(async () => {
-    s3 = await startS3rver();
-  });
-  afterAll(async () => {
-    await s3?.close();
-  });
+  const s3 = serverPer(startS3rver);
 
   const rawKeys = async (prefix: string): Promise<string[]> => {
     const out = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }));

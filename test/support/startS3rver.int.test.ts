@@ -1,7 +1,8 @@
 import { request } from 'node:http';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type S3rverHandle, startS3rver } from './startS3rver.ts';
+import { describe, expect, it } from 'vitest';
+import { serverPer } from './serverPer.ts';
+import { startS3rver } from './startS3rver.ts';
 
 /** Sends a PUT whose body stops after `sent` of `declared` bytes, then drops the connection. */
 async function tornPut(endpoint: string, path: string, declared: number, sent: number): Promise<void> {
@@ -16,13 +17,7 @@ async function tornPut(endpoint: string, path: string, declared: number, sent: n
 }
 
 describe('startS3rver (S3-faithful PUTs)', () => {
-  let s3: S3rverHandle;
-  beforeAll(async () => {
-    s3 = await startS3rver();
-  });
-  afterAll(async () => {
-    await s3?.close();
-  });
+  const s3 = serverPer(startS3rver);
 
   it('leaves nothing behind when the uploader dies mid-body, as S3 does', async () => {
     await tornPut(s3.endpoint, `/${s3.bucket}/torn.json`, 100, 10);
