@@ -1,7 +1,5 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { type DatasetWriter, PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
@@ -9,6 +7,7 @@ import type { ByteSource } from '../../lib/store/byteSource.ts';
 import { FaultPlan } from '../support/fakes/faultPlan.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
+import { tempDirPer } from '../support/tempDirPer.ts';
 
 /** The commit protocol alone, without Parquet: rows are ids, files are one id a line. */
 const lines: DatasetWriter<string> = {
@@ -27,13 +26,7 @@ const lines: DatasetWriter<string> = {
 };
 
 const DT = '2026-11-20';
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ta-committer-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = tempDirPer('ta-committer-', 'test');
 
 const committer = (objects: MemoryObjectStore, state: MemoryStateStore, runId = 'r1') =>
   new PartitionCommitter({
@@ -43,7 +36,7 @@ const committer = (objects: MemoryObjectStore, state: MemoryStateStore, runId = 
     logger: silentLogger,
     runId,
     fence: 1,
-    tmpDir: dir,
+    tmpDir: tmp.dir,
   });
 
 const rowsOf = (ids: string[]) =>

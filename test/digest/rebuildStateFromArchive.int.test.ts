@@ -1,6 +1,6 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toDay } from '../../lib/clock/day.ts';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
 import { rebuildStateFromArchive } from '../../lib/engine/rebuildStateFromArchive.ts';
@@ -13,19 +13,15 @@ import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import {
   archivedIds,
   diffArchive,
-  startWorld,
   truthIds,
   type World,
   windowDays,
+  worldPerTest,
 } from '../support/engineKit.ts';
 import { optionsFor, runAndDigest } from './proofKit.ts';
 
 const START = '2026-10-01T06:00:00.000Z';
-let world: World | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
+const worlds = worldPerTest();
 
 /** A brand-new, empty state table on the same server: the state was lost. */
 async function freshState(w: World, name: string): Promise<StateStore> {
@@ -35,7 +31,7 @@ async function freshState(w: World, name: string): Promise<StateStore> {
 
 describe('rebuildStateFromArchive', () => {
   it('after the state is lost, rebuilds the manifests so the next run archives nothing twice', async () => {
-    world = await startWorld({ start: START, store: 'file' });
+    const world = await worlds.open({ start: START, store: 'file' });
     const w = world;
     const signer: DigestSigner = (await loadLocalKeys(localKeysDir(`${w.dir}/archive`))).signer;
     await runAndDigest(w, signer);
@@ -69,7 +65,7 @@ describe('rebuildStateFromArchive', () => {
   });
 
   it('is what the run does first on a lost state: it reports every file it put back', async () => {
-    world = await startWorld({ start: START, store: 'file' });
+    const world = await worlds.open({ start: START, store: 'file' });
     const w = world;
     const first = await runArchive(w.deps(), optionsFor(w));
     const state = await freshState(w, 'lost-reported');
@@ -79,7 +75,7 @@ describe('rebuildStateFromArchive', () => {
   });
 
   it('also rebuilds files published by a run that died before writing its digest', async () => {
-    world = await startWorld({ start: START, store: 'file' });
+    const world = await worlds.open({ start: START, store: 'file' });
     const w = world;
     await runArchive(w.deps(), optionsFor(w));
     // As if the run died before writing its digest: the chain holds no digest of it.

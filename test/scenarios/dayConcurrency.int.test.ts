@@ -1,22 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toDay } from '../../lib/clock/day.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
-import {
-  expectArchiveExact,
-  startWorld,
-  TEST_OPTIONS,
-  type World,
-  windowDays,
-} from '../support/engineKit.ts';
+import { expectArchiveExact, TEST_OPTIONS, windowDays, worldPerTest } from '../support/engineKit.ts';
 
 const START = '2026-11-20T06:00:00.000Z';
-let world: World | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
+const worlds = worldPerTest();
 
 /** The API, counting how many different days have a request in flight at once. */
 function counting(api: UpstreamApi) {
@@ -42,7 +32,7 @@ function counting(api: UpstreamApi) {
 
 describe('--day-concurrency: several days walked at once', () => {
   it('walks up to N days at once, and the archive is exact', async () => {
-    world = await startWorld({ start: START, store: 'file', faults: { delayMs: 5 } });
+    const world = await worlds.open({ start: START, store: 'file', faults: { delayMs: 5 } });
     const w = world;
     const deps = w.deps();
     const api = counting(deps.api);
@@ -58,7 +48,7 @@ describe('--day-concurrency: several days walked at once', () => {
   });
 
   it('a failing day is recorded while the days beside it go on; a fatal error stops new days and fails the run', async () => {
-    world = await startWorld({ start: START, store: 'file' });
+    const world = await worlds.open({ start: START, store: 'file' });
     const w = world;
     const deps = w.deps();
     const bad = toDay(new Date(Date.parse(START) - 10 * 86_400_000));

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addDays, toDay } from '../../lib/clock/day.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
 import { recordId } from '../../lib/records/recordId.ts';
@@ -7,23 +7,18 @@ import { historyRecordSchema } from '../../lib/records/schemas.ts';
 import {
   archivedIds,
   duckdb,
-  startWorld,
   TEST_OPTIONS,
   TEST_TOKEN_KEY,
-  type World,
   windowDays,
+  worldPerTest,
 } from '../support/engineKit.ts';
 
 const START = '2026-10-01T06:00:00.000Z';
-let world: World | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
+const worlds = worldPerTest();
 
 describe('runArchive against an adversarial emulator over HTTP', () => {
   it('stale whole-page totals, poison records and a 59-day server: exact archive, poison quarantined, edge day a gap, run green', async () => {
-    world = await startWorld({
+    const world = await worlds.open({
       start: START,
       store: 'file',
       emulator: { staleTotals: 'floor-pages', poisonRecords: { count: 2 }, windowDays: 59 },

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addDays, toDay } from '../../lib/clock/day.ts';
 import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
@@ -10,24 +10,19 @@ import {
   archivedIds,
   diffArchive,
   duckdb,
-  startWorld,
   TEST_OPTIONS,
   truthIds,
-  type World,
   windowDays,
+  worldPerTest,
 } from '../support/engineKit.ts';
 import { seededRandom, testSeed } from '../support/testSeed.ts';
 
 const START = '2026-10-01T06:00:00.000Z';
-let world: World | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
+const worlds = worldPerTest();
 
 describe('runArchive', () => {
   it('archives the whole window exactly once, and a second run adds nothing', async () => {
-    world = await startWorld({ start: START, store: 'file' });
+    const world = await worlds.open({ start: START, store: 'file' });
     const first = await runArchive(world.deps(), TEST_OPTIONS);
     const days = windowDays(toDay(world.clock.now()));
     expect(first.daysScanned).toBe(60);
@@ -85,7 +80,7 @@ describe('runArchive', () => {
   });
 
   it('stays exact over 75 daily runs with late arrivals, missed runs, 429s, 5xx, resets and truncated bodies', async () => {
-    world = await startWorld({
+    const world = await worlds.open({
       start: START,
       store: 'file',
       faults: {
@@ -136,7 +131,7 @@ describe('runArchive', () => {
   });
 
   it('lets only one of two overlapping runs write; the other fails with LEASE_HELD', async () => {
-    world = await startWorld({ start: START, store: 'file' });
+    const world = await worlds.open({ start: START, store: 'file' });
     const results = await Promise.allSettled([
       runArchive(world.deps(), TEST_OPTIONS),
       runArchive(world.deps(), TEST_OPTIONS),
@@ -150,7 +145,7 @@ describe('runArchive', () => {
 
   it('never doubles a record even when leases expire under concurrent writers', async () => {
     const seed = testSeed();
-    world = await startWorld({ start: START, store: 'file' });
+    const world = await worlds.open({ start: START, store: 'file' });
     const w = world;
     const zombie = { ...TEST_OPTIONS, leaseTtlMs: 1_000 };
     w.clock.advance(0);
@@ -213,7 +208,7 @@ describe('runArchive', () => {
   });
 
   it('stops starting days at the deadline and the next run finishes the rest', async () => {
-    world = await startWorld({ start: START, store: 'file', faults: { delayMs: 20 } });
+    const world = await worlds.open({ start: START, store: 'file', faults: { delayMs: 20 } });
     const w = world;
     const realNowClock = {
       now: () => new Date(Date.parse(START) + (Date.now() - t0)),
@@ -235,7 +230,7 @@ describe('runArchive', () => {
   });
 
   it('on S3: a file committed but not yet published fails only its day, and the next run publishes it without writing it again', async () => {
-    world = await startWorld({ start: START, store: 's3' });
+    const world = await worlds.open({ start: START, store: 's3' });
     const w = world;
     let publishes = 0;
     const failing: ObjectStore = Object.assign(Object.create(w.objects) as ObjectStore, {
@@ -266,7 +261,7 @@ describe('runArchive', () => {
   });
 
   it('rejects a backfill day outside the window before writing anything', async () => {
-    world = await startWorld({ start: START, store: 'file' });
+    const world = await worlds.open({ start: START, store: 'file' });
     const old = addDays(toDay(world.clock.now()), -60);
     await expect(runArchive(world.deps(), { ...TEST_OPTIONS, onlyDays: [old] })).rejects.toMatchObject({
       code: 'OUTSIDE_WINDOW',
@@ -277,7 +272,7 @@ describe('runArchive', () => {
 
 describe('runArchive under offset drift', () => {
   it('never archives a phantom or a double while rows are inserted mid-walk, and rescans catch up', async () => {
-    world = await startWorld({ start: START, store: 'file', faults: { driftInsertPerRequest: 3 } });
+    const world = await worlds.open({ start: START, store: 'file', faults: { driftInsertPerRequest: 3 } });
     const w = world;
     const days = windowDays(toDay(w.clock.now()));
     await runArchive(w.deps(), TEST_OPTIONS);

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { type Clock, ManualClock } from '../../lib/clock/clock.ts';
 import { type Day, dayRange } from '../../lib/clock/day.ts';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
@@ -76,6 +76,24 @@ export interface World {
     signer: DigestSigner;
   };
   close(): Promise<void>;
+}
+
+/**
+ * Worlds for the tests of a file: `open` starts one (as {@link startWorld}), and every world a test opened
+ * is closed after it.
+ */
+export function worldPerTest(): { open: typeof startWorld } {
+  const opened: World[] = [];
+  afterEach(async () => {
+    for (const w of opened.splice(0)) await w.close();
+  });
+  return {
+    open: async (opts) => {
+      const w = await startWorld(opts);
+      opened.push(w);
+      return w;
+    },
+  };
 }
 
 /** Emulator + DynamoDB-compatible server + (file or S3-compatible) object store, all on 127.0.0.1. */

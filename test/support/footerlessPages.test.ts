@@ -1,23 +1,17 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
 import { row } from '../digest/digestFixtures.ts';
 import { footerlessPages, readable } from './footerlessPages.ts';
+import { tempDirPer } from './tempDirPer.ts';
 
 const TOKEN = 'PLANTED-RAW-TOKEN-7f3a9c';
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ta-footerless-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = tempDirPer('ta-footerless-');
 
 /** A 3,000-row draft written under `keep` (raw tokens in it), cut as a kill leaves it: no footer, last page torn. */
 async function killedDraft(): Promise<string> {
-  const full = join(dir, 'full.parquet');
+  const full = join(tmp.dir, 'full.parquet');
   const rows = Array.from({ length: 3000 }, (_, i) => ({
     ...row(i),
     token_value: i === 1234 ? TOKEN : `t-${i % 7}`,
@@ -26,7 +20,7 @@ async function killedDraft(): Promise<string> {
   const bytes = await readFile(full);
   const footer = bytes.readUInt32LE(bytes.length - 8);
   const cut = bytes.subarray(0, bytes.length - 8 - footer - 5);
-  const draft = join(dir, 'walk-2026-11-20-killed.parquet');
+  const draft = join(tmp.dir, 'walk-2026-11-20-killed.parquet');
   await writeFile(draft, cut);
   return draft;
 }

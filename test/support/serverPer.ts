@@ -4,6 +4,17 @@ interface Closable {
   close(): Promise<void>;
 }
 
+/** An object that reads through to whatever `current()` returns at the time of each access. */
+export function readThrough<T extends object>(current: () => T | undefined, what = 'the server'): T {
+  return new Proxy({} as T, {
+    get: (_target, name) => {
+      const now = current();
+      if (now === undefined) throw new Error(`${what} is not started (or already stopped)`);
+      return Reflect.get(now, name);
+    },
+  });
+}
+
 /**
  * A server (dynalite, s3rver...) held in a slot: `start` starts a fresh one, `stop` closes it, and `server`
  * reads through to whichever is current, so tests write `dynamo.client` as if they held the handle.
@@ -12,14 +23,8 @@ export function serverSlot<T extends Closable>(
   start: () => Promise<T>,
 ): { server: T; start(): Promise<void>; stop(): Promise<void> } {
   let current: T | undefined;
-  const server = new Proxy({} as T, {
-    get: (_target, name) => {
-      if (current === undefined) throw new Error('the server is not started (or already stopped)');
-      return Reflect.get(current, name);
-    },
-  });
   return {
-    server,
+    server: readThrough(() => current),
     start: async () => {
       current = await start();
     },

@@ -1,16 +1,9 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../lib/clock/clock.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { createTunnelApiClient, type TunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
-import {
-  type Handler,
-  json,
-  type ScriptedServer,
-  silent,
-  startScriptedServer,
-  text,
-} from './scriptedServer.ts';
-import { API_KEY, everything, rejectionOf, type TestClient, testClient } from './testClient.ts';
+import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
+import { type Handler, json, silent, text } from './scriptedServer.ts';
+import { API_KEY, everything, rejectionOf, scriptedClientPerTest, testClient } from './testClient.ts';
 
 const bodies: [string, (status: number) => Handler][] = [
   ['a JSON body', (s) => json(s, { status: s, error: 'Bad Request', message: 'date out of range' })],
@@ -39,24 +32,7 @@ const echoAuth =
     res.end(body);
   };
 
-let server: ScriptedServer;
-let t: TestClient;
-let client: TunnelApiClient;
-
-beforeAll(async () => {
-  server = await startScriptedServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.clear();
-  t = testClient(server.url);
-  client = t.client;
-});
-afterEach(async () => {
-  await client.close();
-});
+const { server, t, client } = scriptedClientPerTest();
 
 describe('createTunnelApiClient error mapping', () => {
   describe.each(bodies)('with %s', (_kind, respond) => {

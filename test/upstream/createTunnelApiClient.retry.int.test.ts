@@ -1,20 +1,17 @@
 import { createServer } from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import type { TunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
 import {
   cutOff,
   dropConnection,
   type Handler,
   json,
-  type ScriptedServer,
   silent,
   stalledBody,
-  startScriptedServer,
   text,
   truncatedJson,
 } from './scriptedServer.ts';
-import { rejectionOf, type TestClient, testClient } from './testClient.ts';
+import { rejectionOf, scriptedClientPerTest, testClient } from './testClient.ts';
 
 const SORT = { empty: true, sorted: false, unsorted: true };
 const EMPTY_PAGE = {
@@ -37,23 +34,9 @@ const html503: Handler = text(
   'text/html',
 );
 
-let server: ScriptedServer;
-let t: TestClient;
-let client: TunnelApiClient;
-
-beforeAll(async () => {
-  server = await startScriptedServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.clear();
-  t = testClient(server.url, { headersTimeoutMs: 500, bodyTimeoutMs: 500 });
-  client = t.client;
-});
-afterEach(async () => {
-  await client.close();
+const { server, t, client, reconfigure } = scriptedClientPerTest({
+  headersTimeoutMs: 500,
+  bodyTimeoutMs: 500,
 });
 
 const history = () => client.historyPage('2025-02-06', '2025-02-06', 0, 10);
@@ -106,10 +89,9 @@ describe('createTunnelApiClient retries', () => {
   });
 
   it('rides out an outage longer than maxDelay within the budget', async () => {
-    t = testClient(server.url, {
+    reconfigure({
       retry: { maxAttempts: 20, baseDelayMs: 5, maxDelayMs: 20, budgetMs: 10_000 },
     });
-    client = t.client;
     server.script(...Array.from({ length: 12 }, () => html503), json(200, []));
     await expect(client.listActive()).resolves.toEqual([]);
     expect(server.requests).toHaveLength(13);
@@ -146,10 +128,9 @@ describe('createTunnelApiClient retries', () => {
   });
 
   it('stops when the time budget is spent, even with attempts left', async () => {
-    t = testClient(server.url, {
+    reconfigure({
       retry: { maxAttempts: 100, baseDelayMs: 400, maxDelayMs: 400, budgetMs: 1_000 },
     });
-    client = t.client;
     server.script(...Array.from({ length: 20 }, () => html503));
     const error = await rejectionOf(client.listActive());
     expect(error).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', status: 503 });

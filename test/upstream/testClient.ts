@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import { afterEach, beforeEach } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { jsonLineLogger } from '../../lib/log/logger.ts';
 import {
@@ -6,6 +7,9 @@ import {
   type TunnelApiClient,
   type TunnelApiClientOptions,
 } from '../../lib/upstream/createTunnelApiClient.ts';
+
+import { readThrough, serverPer } from '../support/serverPer.ts';
+import { type ScriptedServer, startScriptedServer } from './scriptedServer.ts';
 
 export const API_KEY = 'pk_test_S3cr3t-KEY-0123456789abcdef';
 
@@ -69,4 +73,37 @@ export function everything(error: unknown): string {
     showHidden: true,
     breakLength: Number.POSITIVE_INFINITY,
   });
+}
+
+/**
+ * The scripted server of a file and a fresh client of it for every test (its script and requests cleared
+ * first, the client closed after): `server`, `t` and `client` read through to the current ones.
+ */
+export function scriptedClientPerTest(overrides: Partial<TunnelApiClientOptions> = {}): {
+  server: ScriptedServer;
+  t: TestClient;
+  client: TunnelApiClient;
+  /** Replaces this test's client by one with other options (closed after the test like the first). */
+  reconfigure(options: Partial<TunnelApiClientOptions>): void;
+} {
+  const server = serverPer(startScriptedServer);
+  let current: TestClient | undefined;
+  const replaced: TestClient[] = [];
+  beforeEach(() => {
+    server.clear();
+    current = testClient(server.url, overrides);
+  });
+  afterEach(async () => {
+    for (const c of replaced.splice(0)) await c.client.close();
+    await current?.client.close();
+  });
+  return {
+    server,
+    t: readThrough(() => current, 'the test client'),
+    client: readThrough(() => current?.client, 'the test client'),
+    reconfigure: (options) => {
+      if (current) replaced.push(current);
+      current = testClient(server.url, options);
+    },
+  };
 }

@@ -1,7 +1,6 @@
-import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { appendDigest } from '../../lib/digest/appendDigest.ts';
 import { loadLocalKeys } from '../../lib/keys/loadLocalKeys.ts';
@@ -9,23 +8,17 @@ import { silentLogger } from '../../lib/log/logger.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import { parquetOf } from '../digest/digestFixtures.ts';
+import { tempDirPer } from '../support/tempDirPer.ts';
 
 const OLD = 'history/dt=2026-11-01/old.parquet';
 const NEW = 'history/dt=2026-11-21/new.parquet';
-let dir: string;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ta-since-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = tempDirPer('ta-since-');
 
 /** Two runs three weeks apart: the first digests an old partition, the second a recent one. */
 async function archive(name: string): Promise<string> {
-  const root = join(dir, name);
+  const root = join(tmp.dir, name);
   const objects = createFileObjectStore(root);
-  const { signer } = await loadLocalKeys(join(dir, `${name}-keys`));
+  const { signer } = await loadLocalKeys(join(tmp.dir, `${name}-keys`));
   await objects.put(OLD, await parquetOf([1, 2], '2026-11-01T10:00:00.000Z'));
   await appendDigest(
     { objects, signer, clock: new ManualClock('2026-11-02T06:00:00.000Z'), logger: silentLogger },
