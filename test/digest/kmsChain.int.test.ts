@@ -1,8 +1,7 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KMSClient } from '@aws-sdk/client-kms';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { appendDigest } from '../../lib/digest/appendDigest.ts';
 import { digestKeys } from '../../lib/digest/digestKeys.ts';
@@ -10,19 +9,13 @@ import { kmsDigestSigner } from '../../lib/digest/kmsDigestSigner.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
-import { type KmsStubHandle, startKmsStub } from '../infra/startKmsStub.ts';
+import { startKmsStub } from '../infra/startKmsStub.ts';
+import { serverPer } from '../support/serverPer.ts';
+import { tempDirPer } from '../support/tempDirPer.ts';
 import { parquetOf } from './digestFixtures.ts';
 
-let kms: KmsStubHandle;
-let dir: string;
-beforeAll(async () => {
-  kms = await startKmsStub();
-  dir = await mkdtemp(join(tmpdir(), 'ta-kms-chain-'));
-});
-afterAll(async () => {
-  await kms?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const kms = serverPer(startKmsStub);
+const tmp = tempDirPer('ta-kms-chain-');
 
 describe('a digest chain signed by KMS (ECDSA P-256, MessageType DIGEST)', () => {
   it('verifies with the published public key alone, and a tampered digest is named', async () => {
@@ -32,7 +25,7 @@ describe('a digest chain signed by KMS (ECDSA P-256, MessageType DIGEST)', () =>
       credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
     });
     const signer = kmsDigestSigner({ client, keyId: 'arn:aws:kms:us-east-1:000000000000:key/k' });
-    const objects = createFileObjectStore(join(dir, 'archive'));
+    const objects = createFileObjectStore(join(tmp.dir, 'archive'));
     const clock = new ManualClock('2026-11-22T10:00:00.000Z');
     const deps = { objects, signer, clock, logger: silentLogger };
     await objects.put('history/dt=2026-11-20/a.parquet', await parquetOf([1, 2, 3]));
@@ -46,7 +39,7 @@ describe('a digest chain signed by KMS (ECDSA P-256, MessageType DIGEST)', () =>
     expect(intact.failures).toEqual([]);
     expect(intact).toMatchObject({ ok: true, digests: 2, files: 2, rows: 4 });
 
-    const file = join(dir, 'archive', digestKeys.digest(2));
+    const file = join(tmp.dir, 'archive', digestKeys.digest(2));
     const d = JSON.parse(await readFile(file, 'utf8'));
     d.scans = [{ day: '2026-11-21', scannedAt: '2026-11-22T09:00:00.000Z', complete: true }];
     await writeFile(file, JSON.stringify(d));

@@ -1,8 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, toDay } from '../../lib/clock/day.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
@@ -12,7 +10,9 @@ import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamo
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../support/engineKit.ts';
 import { ScriptedUpstream } from '../support/scriptedUpstream.ts';
-import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
+import { serverPer } from '../support/serverPer.ts';
+import { startDynalite } from '../support/startDynalite.ts';
+import { tempDirPer } from '../support/tempDirPer.ts';
 import { readDocSql } from './docSql.ts';
 
 const clock = new ManualClock('2026-11-20T06:00:00Z');
@@ -76,20 +76,12 @@ const SENT: Record<string, unknown>[] = [
   },
 ];
 
-let dynamo: DynaliteHandle;
-let dir: string;
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  dir = await mkdtemp(join(tmpdir(), 'ta-fidelity-'));
-});
-afterAll(async () => {
-  await dynamo.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const dynamo = serverPer(startDynalite);
+const tmp = tempDirPer('ta-fidelity-');
 
 describe('the archive returns what the API sent', () => {
   it('round trip: every documented field of every record, read back with DuckDB, equals the text sent', async () => {
-    const objects = createFileObjectStore(join(dir, 'archive'));
+    const objects = createFileObjectStore(join(tmp.dir, 'archive'));
     await ensureStateTable(dynamo.client, 'fidelity');
     const summary = await runArchive(
       {
@@ -109,7 +101,7 @@ describe('the archive returns what the API sent', () => {
     // The documented query that gives the sent values back (docs/data-contract.md), over this archive.
     const sql = readDocSql('sent values').replace(
       'tunnel_sessions',
-      `read_parquet('${join(dir, 'archive')}/history/*/*.parquet', union_by_name = true)`,
+      `read_parquet('${join(tmp.dir, 'archive')}/history/*/*.parquet', union_by_name = true)`,
     );
     const rows = (await db.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
     expect(rows).toHaveLength(SENT.length);
@@ -130,7 +122,7 @@ describe('the archive returns what the API sent', () => {
     // The documented spelling keeps no text: nothing was lost, so nothing is stored twice.
     const plain = (
       await db.runAndReadAll(
-        `SELECT start_time_text, end_time_text FROM read_parquet('${join(dir, 'archive')}/history/*/*.parquet', union_by_name = true) WHERE user_email = 'plain@example.com'`,
+        `SELECT start_time_text, end_time_text FROM read_parquet('${join(tmp.dir, 'archive')}/history/*/*.parquet', union_by_name = true) WHERE user_email = 'plain@example.com'`,
       )
     ).getRowsJson();
     expect(plain).toEqual([[null, null]]);

@@ -6,12 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
 import { rawRecordId, recordId } from '../../lib/records/recordId.ts';
 import { historyRecordSchema } from '../../lib/records/schemas.ts';
 import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import { archivedIds, TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../support/engineKit.ts';
+import { archivedIds, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
 import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
 
@@ -53,21 +52,10 @@ describe('runArchive on arbitrary JSON', () => {
             const table = `arbitrary-${runNo++}`;
             await ensureStateTable(dynamo.client, table);
             const state = createDynamoStateStore({ client: dynamo.client, table });
-            const summary = await runArchive(
-              {
-                api,
-                objects,
-                state,
-                clock,
-                logger: silentLogger,
-                tokenKey: TEST_TOKEN_KEY,
-                signer: TEST_SIGNER,
-              },
-              {
-                ...TEST_OPTIONS,
-                onlyDays: [day],
-              },
-            );
+            const summary = await runArchive(testDeps({ api, objects, state, clock }), {
+              ...TEST_OPTIONS,
+              onlyDays: [day],
+            });
             expect(summary.failedDays).toEqual([]);
             const valid = new Set<string>();
             const invalid = new Set<string>();

@@ -10,7 +10,6 @@ import { runArchive } from '../../lib/engine/runArchive.ts';
 import type { ArchiveDeps } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { KEY_CHECK_KEY } from '../../lib/keys/checkArchiveKeys.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
 import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
 import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
 import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
@@ -21,7 +20,7 @@ import type { StateStore } from '../../lib/state/stateStore.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
-import { archivedIds, TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../support/engineKit.ts';
+import { archivedIds, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
 import {
   dayOfRecords,
   ScriptedUpstream,
@@ -72,16 +71,7 @@ async function startRig(opts: Partial<ScriptedUpstreamOptions> = {}, perDay = 12
     state,
     dynamo,
     dir,
-    deps: (extra = {}) => ({
-      api,
-      objects,
-      state,
-      clock,
-      logger: silentLogger,
-      tokenKey: TEST_TOKEN_KEY,
-      signer: TEST_SIGNER,
-      ...extra,
-    }),
+    deps: (extra = {}) => ({ ...testDeps({ api, objects, state, clock }), ...extra }),
   };
   return r;
 }

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stateStoreFromUrl } from '../../lib/state/stateStoreFromUrl.ts';
+import { BAD_STATE_URLS, itClosesItsOwnClient } from '../url/storeUrlCases.ts';
 
 describe('stateStoreFromUrl', () => {
   const dynamoClient = new DynamoDBClient({
@@ -18,21 +19,9 @@ describe('stateStoreFromUrl', () => {
     },
   );
 
-  it('builds and later closes its own client when none is injected', async () => {
-    const store = stateStoreFromUrl('dynamodb://archive-state');
-    expect(store.close).toBeTypeOf('function');
-    await store.close?.();
-  });
+  itClosesItsOwnClient('client', () => stateStoreFromUrl('dynamodb://archive-state'));
 
-  it.each([
-    '',
-    'archive-state',
-    'dynamodb://',
-    'dynamodb://ab',
-    'dynamodb://bad name',
-    'dynamodb://t/x',
-    's3://bucket',
-  ])('rejects %j with CONFIG_INVALID naming the expected form', (url) => {
+  it.each(BAD_STATE_URLS)('rejects %j with CONFIG_INVALID naming the expected form', (url) => {
     expect(() => stateStoreFromUrl(url, { dynamoClient })).toThrowError(
       expect.objectContaining({
         code: 'CONFIG_INVALID',

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
+import { itClosesItsOwnClient } from '../url/storeUrlCases.ts';
 
 describe('objectStoreFromUrl', () => {
   const s3Client = new S3Client({
@@ -33,11 +34,7 @@ describe('objectStoreFromUrl', () => {
     expect(objectStoreFromUrl(url, { s3Client }).url).toBe(expected);
   });
 
-  it('builds and later closes its own S3 client when none is injected', async () => {
-    const store = objectStoreFromUrl('s3://my-bucket/p');
-    expect(store.close).toBeTypeOf('function');
-    await store.close?.();
-  });
+  itClosesItsOwnClient('S3 client', () => objectStoreFromUrl('s3://my-bucket/p'));
 
   it.each([
     '',

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDestUrl, parseStateUrl } from '../../lib/url/storeUrl.ts';
+import { BAD_STATE_URLS } from './storeUrlCases.ts';
 
 const CWD = '/work/here';
 
@@ -54,15 +55,7 @@ describe('parseStateUrl', () => {
     expect(parseStateUrl(url)).toEqual({ kind: 'dynamodb', table });
   });
 
-  it.each([
-    '',
-    'archive-state',
-    'dynamodb://',
-    'dynamodb://ab',
-    'dynamodb://bad name',
-    'dynamodb://t/x',
-    's3://b',
-  ])('rejects %j naming ARCHIVE_STATE and the value', (url) => {
+  it.each(BAD_STATE_URLS)('rejects %j naming ARCHIVE_STATE and the value', (url) => {
     expect(() => parseStateUrl(url)).toThrowError(
       expect.objectContaining({
         code: 'CONFIG_INVALID',
