@@ -44,6 +44,9 @@ const rowsOf = (ids: string[]) =>
     for (const id of ids) yield [id, id] as const;
   };
 
+/** Commits the rows of these ids (each row is its id) to partition DT. */
+const commitIds = (c: PartitionCommitter, ids: string[]) => c.commit(lines, DT, new Set(ids), rowsOf(ids));
+
 async function archived(objects: MemoryObjectStore): Promise<string[]> {
   const ids: string[] = [];
   for await (const o of objects.list(`history/dt=${DT}/`))
@@ -57,41 +60,22 @@ describe('PartitionCommitter', () => {
     const state = new MemoryStateStore();
     const c = committer(objects, state);
     expect(
-      await c.commit(
-        lines,
-        DT,
-        new Set(['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb']),
-        rowsOf(['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb']),
-      ),
+      await commitIds(c, ['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb']),
     ).toMatchObject({
       newRecords: 2,
       files: 1,
     });
     expect(
-      await c.commit(
-        lines,
-        DT,
-        new Set([
-          'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
-          'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
-          'cccccccccccccccccccccccccccccccc',
-        ]),
-        rowsOf([
-          'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
-          'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
-          'cccccccccccccccccccccccccccccccc',
-        ]),
-      ),
+      await commitIds(c, [
+        'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+        'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
+        'cccccccccccccccccccccccccccccccc',
+      ]),
     ).toMatchObject({
       newRecords: 1,
     });
     expect(
-      await c.commit(
-        lines,
-        DT,
-        new Set(['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'cccccccccccccccccccccccccccccccc']),
-        rowsOf(['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'cccccccccccccccccccccccccccccccc']),
-      ),
+      await commitIds(c, ['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'cccccccccccccccccccccccccccccccc']),
     ).toMatchObject({
       newRecords: 0,
       files: 0,
@@ -111,18 +95,11 @@ describe('PartitionCommitter', () => {
   it('another writer committed some of the rows meanwhile: only the rest is added (ids read back from its files)', async () => {
     const objects = new MemoryObjectStore();
     const state = new MemoryStateStore();
-    await committer(objects, state, 'other').commit(
-      lines,
-      DT,
-      new Set(['bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb']),
-      rowsOf(['bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb']),
-    );
-    const mine = await committer(objects, state).commit(
-      lines,
-      DT,
-      new Set(['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb']),
-      rowsOf(['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb']),
-    );
+    await commitIds(committer(objects, state, 'other'), ['bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb']);
+    const mine = await commitIds(committer(objects, state), [
+      'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+      'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
+    ]);
     expect(mine.newRecords).toBe(1);
     expect(await archived(objects)).toEqual([
       'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
@@ -135,12 +112,7 @@ describe('PartitionCommitter', () => {
     const objects = new MemoryObjectStore();
     const state = new MemoryStateStore({ faults });
     faults.add({ op: 'putPartition', fault: 'lostResponse', mode: 'unknown', times: 1 });
-    const r = await committer(objects, state).commit(
-      lines,
-      DT,
-      new Set(['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa']),
-      rowsOf(['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa']),
-    );
+    const r = await commitIds(committer(objects, state), ['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa']);
     expect(r.newRecords).toBe(1);
     expect(faults.log.some((e) => e.outcome === 'lostResponse')).toBe(true);
     expect((await state.getPartition(DT))?.files).toHaveLength(1);

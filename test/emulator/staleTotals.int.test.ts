@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addDays } from '../../lib/clock/day.ts';
 import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
 import { staleCount } from '../../lib/emulator/staleTotals.ts';
-import { type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
+import { startEmulator } from '../../lib/emulator/startEmulator.ts';
+import { serverPer } from '../support/serverPer.ts';
 import { daysByKind, getJson, historyPath, key, NOW, TODAY } from './emulatorKit.ts';
 
 type Page = {
@@ -54,16 +55,14 @@ describe('staleCount', () => {
 });
 
 describe("startEmulator({ staleTotals: 'floor-pages' })", () => {
-  let emu: EmulatorHandle;
-  beforeAll(async () => {
-    emu = await startEmulator({
+  const emu = serverPer(() =>
+    startEmulator({
       seed: 1,
       clock: fixedClock(NOW),
       staleTotals: 'floor-pages',
       faults: { stableOrder: true },
-    });
-  });
-  afterAll(() => emu.close());
+    }),
+  );
 
   it('rounds totals down to whole pages, so a walker trusting totalPages loses the last partial page', async () => {
     const size = 7;
@@ -103,17 +102,15 @@ describe("startEmulator({ staleTotals: 'floor-pages' })", () => {
 });
 
 describe("startEmulator({ staleTotals: 'lag' })", () => {
-  let emu: EmulatorHandle;
-  beforeAll(async () => {
-    emu = await startEmulator({
+  const emu = serverPer(() =>
+    startEmulator({
       seed: 1,
       clock: fixedClock(NOW),
       staleTotals: 'lag',
       staleLagMs: 12 * 3_600_000,
       faults: { stableOrder: true },
-    });
-  });
-  afterAll(() => emu.close());
+    }),
+  );
 
   it('counts an older snapshot: fewer rows than the content holds on a day still filling up', async () => {
     const day = addDays(TODAY, -1);

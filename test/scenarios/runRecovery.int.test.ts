@@ -329,11 +329,7 @@ describe('runArchive recovery', () => {
   it('blocks only the partition whose manifest lists a missing file, with a clear error', async () => {
     rig = await startRig();
     const r = rig;
-    await runArchive(r.deps(), TEST_OPTIONS);
-    const victim = (await r.state.listPartitions())[10];
-    const file = victim?.files[0];
-    if (!victim || !file) throw new Error('no partition');
-    await rm(join(r.dir, 'archive', 'history', `dt=${victim.dt}`, file.name));
+    const { victim } = await archiveThenLoseAFile(r, 10);
     await r.state.putPartition({ ...victim, files: victim.files.map((f) => ({ ...f, published: false })) });
     r.clock.advance(86_400_000);
     const s = await runArchive(r.deps(), { ...TEST_OPTIONS, onlyDays: [victim.dt, addDays(victim.dt, 1)] });
@@ -362,11 +358,7 @@ describe('repairPartition', () => {
     const { repairPartition } = await import('../../lib/commit/repairPartition.ts');
     rig = await startRig();
     const r = rig;
-    await runArchive(r.deps(), TEST_OPTIONS);
-    const victim = (await r.state.listPartitions())[20];
-    const file = victim?.files[0];
-    if (!victim || !file) throw new Error('no partition');
-    await rm(join(r.dir, 'archive', 'history', `dt=${victim.dt}`, file.name));
+    const { victim, file } = await archiveThenLoseAFile(r, 20);
     const dry = await repairPartition(r.deps(), victim.dt, { apply: false });
     expect(dry.dropped.map((f) => f.name)).toEqual([file.name]);
     expect((await r.state.getPartition(victim.dt))?.files).toHaveLength(victim.files.length);
@@ -465,3 +457,13 @@ describe('foreign files', () => {
     expect(archived.ids).toEqual(truth(r));
   });
 });
+
+/** Archives the whole window, then deletes the first file of the `index`-th partition behind the manifest's back. */
+async function archiveThenLoseAFile(r: Rig, index: number) {
+  await runArchive(r.deps(), TEST_OPTIONS);
+  const victim = (await r.state.listPartitions())[index];
+  const file = victim?.files[0];
+  if (!victim || !file) throw new Error('no partition');
+  await rm(join(r.dir, 'archive', 'history', `dt=${victim.dt}`, file.name));
+  return { victim, file };
+}
