@@ -27,6 +27,12 @@ const VERIFY_FLAGS: FlagSet = {
   },
 };
 
+const REPORT_FLAGS: FlagSet = {
+  ...STATUS_FLAGS,
+  out: { type: 'string', help: 'FILE to write (default: report.html in the local archive folder)' },
+  verify: { type: 'boolean', help: 'add a fresh archive-only check (as `verify` without an API key)' },
+};
+
 /**
  * Every command, its help and its flags, in the order the global help lists them. Commands are
  * imported when run, so `--help` and the local commands never load what they do not use.
@@ -60,6 +66,14 @@ export const COMMANDS: Record<string, Command> = {
       'check the archive on its own (digest chain, signatures, files, no doubles); with TUNNEL_API_KEY also against the API; exit 5 on a failure',
     flags: VERIFY_FLAGS,
     run: async (f, io) => (await import('./verifyCommand.ts')).verifyCommand(f, io),
+  },
+  report: {
+    usage: 'report [--out FILE] [--verify] [flags]',
+    summary: 'one self-contained HTML page of the archive: coverage calendar, activity, health, integrity',
+    details:
+      'Reads only; works without the state (the digests suffice). The page loads nothing from elsewhere.',
+    flags: REPORT_FLAGS,
+    run: async (f, io) => (await import('./reportCommand.ts')).reportCommand(f, io),
   },
   recover: {
     usage: 'recover [flags]',

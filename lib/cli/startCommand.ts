@@ -5,6 +5,7 @@ import { EMULATOR_PAID_KEY, startEmulator } from '../emulator/startEmulator.ts';
 import type { CliIo } from './cliIo.ts';
 import type { CliFlags } from './parseCliFlags.ts';
 import { parseNow } from './parseCliFlags.ts';
+import { reportHint } from './reportHint.ts';
 import { executeRun, exitCodeOfRun, runContext, whereToLook } from './runCommand.ts';
 
 const DEFAULT_DEST = SETTINGS.find((s) => s.key === 'dest')?.default ?? 'file://./archive';
@@ -20,7 +21,8 @@ export async function startCommand(flags: CliFlags, io: CliIo): Promise<number> 
   if (io.env.TUNNEL_API_KEY) {
     const ctx = runContext(flags, io);
     const summary = await executeRun(ctx, io, json);
-    if (!json) io.stdout.write(whereToLook(ctx.config, DEFAULT_DEST));
+    if (!json)
+      io.stdout.write(whereToLook(ctx.config, DEFAULT_DEST) + reportHint(ctx.config.dest, DEFAULT_DEST));
     return exitCodeOfRun(summary);
   }
   // Validate first with a stand-in URL: the emulator's own is known only once it listens.
@@ -33,7 +35,8 @@ export async function startCommand(flags: CliFlags, io: CliIo): Promise<number> 
     if (!ctx.quiet)
       ctx.logger.info('no TUNNEL_API_KEY: archiving from the embedded emulator', { url: emulator.url });
     const summary = await executeRun(ctx, io, json);
-    if (!json) io.stdout.write(whereToLook(ctx.config, DEFAULT_DEST));
+    if (!json)
+      io.stdout.write(whereToLook(ctx.config, DEFAULT_DEST) + reportHint(ctx.config.dest, DEFAULT_DEST));
     return exitCodeOfRun(summary);
   } finally {
     await emulator.close();

@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
-import { activeStatus } from '../active/activeStatus.ts';
 import { systemClock } from '../clock/clock.ts';
-import { dayRange, daysBetween, toDay } from '../clock/day.ts';
+import { toDay } from '../clock/day.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
 import { loadConfig } from '../config/loadConfig.ts';
-import { isFinalAge, windowStartOf } from '../engine/planDays.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { archiveStatus, readStatusInputs } from '../status/archiveStatus.ts';
 import { buildStores, localDestDir, localStateDirOf } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { cliLogger, resolveLogFormat, stderrLines } from './cliLog.ts';
@@ -15,7 +14,11 @@ import { type CliFlags, parseNow } from './parseCliFlags.ts';
  * `status` only reads: on a local destination with no archive (a mistyped --dest, or nothing run yet)
  * it says so and creates nothing, instead of starting an empty state store there.
  */
-function assertLocalArchiveExists(dest: string, state: string | undefined): void {
+export function assertLocalArchiveExists(
+  dest: string,
+  state: string | undefined,
+  options: { needState: boolean } = { needState: true },
+): void {
   const dir = localDestDir(dest);
   if (dir === undefined) return;
   if (!existsSync(dir))
@@ -23,7 +26,7 @@ function assertLocalArchiveExists(dest: string, state: string | undefined): void
       'CONFIG_INVALID',
       `no archive at ${dir}: the folder does not exist (mistyped --dest?); nothing was created`,
     );
-  if (state === undefined && !existsSync(localStateDirOf(dir)))
+  if (options.needState && state === undefined && !existsSync(localStateDirOf(dir)))
     throw new ArchiverError(
       'CONFIG_INVALID',
       `no archive state in ${localStateDirOf(dir)}: nothing has been archived into ${dir} yet (run \`tunnel-archiver run\` first); nothing was created`,
@@ -42,31 +45,15 @@ export async function statusCommand(flags: CliFlags, io: CliIo): Promise<number>
     cliLogger(stderrLines(io), config.logLevel, resolveLogFormat(config.logFormat, io)),
   );
   try {
-    const days = new Map((await stores.state.listDays()).map((d) => [d.day, d] as const));
-    const meta = await stores.state.getMeta();
-    const windowStart = windowStartOf(today, config.windowDays);
-    const rows = dayRange(windowStart, today).map((day) => {
-      const s = days.get(day);
-      const age = daysBetween(day, today);
-      return {
-        day,
-        age,
-        scanned: s?.scannedAges.length ? s.scannedAges.join(',') : '-',
-        sealed: s?.sealed ?? false,
-        records: s?.distinctSeen ?? 0,
-        total: s?.totalElements ?? 0,
-        shortfall: s?.shortfall ?? 0,
-        atRisk: isFinalAge(age, config.windowDays) && !s?.sealed,
-      };
+    const status = archiveStatus(await readStatusInputs(stores.state), {
+      today,
+      now: clock.now(),
+      windowDays: config.windowDays,
     });
-    const gaps = [...days.values()]
-      .filter((d) => d.gap)
-      .map((d) => d.day)
-      .sort();
-    const failed = [...days.values()].filter((d) => d.failure).map((d) => ({ day: d.day, ...d.failure }));
-    const live = activeStatus(await stores.state.getActiveState(), clock.now(), config.windowDays);
+    const { meta, gaps, failed, live } = status;
+    const rows = status.days;
     if (flags.values.json) {
-      io.stdout.write(`${JSON.stringify({ today, meta, days: rows, gaps, failed, live })}\n`);
+      io.stdout.write(`${JSON.stringify(status)}\n`);
       return 0;
     }
     io.stdout.write(

@@ -1,0 +1,87 @@
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { systemClock } from '../clock/clock.ts';
+import { offsetClock } from '../clock/offsetClock.ts';
+import { type Config, loadConfig } from '../config/loadConfig.ts';
+import { silentLogger } from '../log/logger.ts';
+import { buildReportModel } from '../report/buildReportModel.ts';
+import { renderReport } from '../report/renderReport.ts';
+import { readStatusInputs, type StatusInputs } from '../status/archiveStatus.ts';
+import { objectStoreFromUrl } from '../store/objectStoreFromUrl.ts';
+import { verifyArchive } from '../verify/verifyArchive.ts';
+import { buildStores, localDestDir, localStateDirOf } from './buildRuntime.ts';
+import type { CliIo } from './cliIo.ts';
+import { type CliFlags, parseNow } from './parseCliFlags.ts';
+import { defaultReportPath } from './reportHint.ts';
+import { assertLocalArchiveExists } from './statusCommand.ts';
+
+/**
+ * The state's reads, when a state exists (`--state`, or the local state folder; never created here).
+ * A state that cannot be read (in use by a run, unreachable) is skipped with a note: the calendar then
+ * comes from the digests alone.
+ */
+async function readStateIfAny(config: Config, io: CliIo): Promise<StatusInputs | undefined> {
+  const dir = localDestDir(config.dest);
+  if (!config.state && (dir === undefined || !existsSync(localStateDirOf(dir)))) return undefined;
+  try {
+    const stores = await buildStores(config, silentLogger);
+    try {
+      return await readStatusInputs(stores.state);
+    } finally {
+      await stores.close();
+    }
+  } catch (error) {
+    io.stderr.write(
+      `The state cannot be read (${(error as Error).message}): the report uses the digests alone\n`,
+    );
+    return undefined;
+  }
+}
+
+/**
+ * `tunnel-archiver report`: one self-contained HTML page of the archive (coverage calendar, activity,
+ * health, findings, integrity). Reads only. `--verify` adds a fresh archive-only check, the same as
+ * `verify` without an API key.
+ */
+export async function reportCommand(flags: CliFlags, io: CliIo): Promise<number> {
+  const config = loadConfig({ flags: flags.values, env: io.env });
+  const now = parseNow(flags.values.now);
+  const clock = now ? offsetClock(now) : systemClock;
+  assertLocalArchiveExists(config.dest, undefined, { needState: false });
+  const out =
+    typeof flags.values.out === 'string' ? resolve(flags.values.out) : defaultReportPath(config.dest);
+  const state = await readStateIfAny(config, io);
+  const objects = objectStoreFromUrl(config.dest);
+  try {
+    const head = state?.meta?.chainHead;
+    const verify = flags.values.verify
+      ? await verifyArchive(
+          { objects, clock },
+          {
+            windowDays: config.windowDays,
+            pageSize: config.pageSize,
+            expectedHeads: head ? [{ seq: head.seq, sha256: head.sha256, source: 'the state' }] : [],
+          },
+        )
+      : undefined;
+    const model = await buildReportModel({
+      objects,
+      clock,
+      windowDays: config.windowDays,
+      ...(state ? { state } : {}),
+      ...(verify ? { verify } : {}),
+    });
+    const html = renderReport(model);
+    await mkdir(dirname(out), { recursive: true });
+    await writeFile(out, html);
+    io.stdout.write(
+      flags.values.json
+        ? `${JSON.stringify({ out, bytes: Buffer.byteLength(html) })}\n`
+        : `Report: ${out} (${Math.round(Buffer.byteLength(html) / 1024)} KiB); open it in a browser\n`,
+    );
+    return 0;
+  } finally {
+    await objects.close?.();
+  }
+}
