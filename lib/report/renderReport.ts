@@ -114,7 +114,7 @@ function integrity(m: ReportModel): string {
   const head = m.integrity.head;
   return `<h2 id="integrity">Integrity</h2><p>Compare these with what you saw last (pass the head to <code>verify --expect-head SEQ:SHA256</code>).</p>
 ${table(
-  ['', ''],
+  [],
   [
     ['chain head seq', head ? figure('verify.head.seq', head.seq) : 'no digest yet'],
     ['chain head SHA-256', head ? `<code>${figure('verify.head.sha256', head.sha256)}</code>` : '-'],

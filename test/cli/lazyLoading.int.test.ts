@@ -1,3 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, spawnIn } from './cliKit.ts';
 
@@ -15,6 +18,7 @@ describe('the CLI loads the AWS SDK and DuckDB only when a command needs them', 
     [['run', '--page-size', '0'], 2],
     [['status'], 2],
     [['query', 'SELECT 1'], 2],
+    [['report', '--help'], 0],
   ])('%j loads neither (exit %i)', async (argv, code) => {
     expect(await run(argv)).toEqual({ code, loaded: 0 });
   });
@@ -30,5 +34,39 @@ describe('the CLI loads the AWS SDK and DuckDB only when a command needs them', 
     const r = await run(['status', '--dest', 's3://bucket-x/p', '--state', 'dynamodb://tbl'], env);
     expect(r.code).toBe(1);
     expect(r.loaded).toBeGreaterThan(0);
+  });
+});
+
+/** The files of a bundle that load when `entry` does: static imports, followed; `import()` is not. */
+function staticallyLoaded(entry: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const code = readFileSync(file, 'utf8');
+    for (const m of code.matchAll(
+      /(?:^|[;\n])\s*(?:import|export)\s[^;]*?from\s*"(\.[^"]+)"|(?:^|[;\n])\s*import\s*"(\.[^"]+)"/g,
+    ))
+      visit(path.resolve(path.dirname(file), (m[1] ?? m[2]) as string));
+  };
+  visit(entry);
+  return [...seen];
+}
+
+describe("the report's packages stay out of every command but report", () => {
+  const heavy = /from\s*"(@observablehq\/plot|linkedom|playwright-core)"/;
+  it('no module the CLI loads at start imports Plot or linkedom; the chunk of the report command does', async () => {
+    const { bundleTs } = (await import(pathToFileURL(path.join(REPO_ROOT, 'bin/importTs.js')).href)) as {
+      bundleTs(entry: string): Promise<string>;
+    };
+    const main = fileURLToPath(await bundleTs(path.join(REPO_ROOT, 'lib/cli/main.ts')));
+    const atStart = staticallyLoaded(main);
+    expect(atStart.length).toBeGreaterThan(0);
+    expect(atStart.filter((f) => heavy.test(readFileSync(f, 'utf8')))).toEqual([]);
+    // Control: the packages are in the bundle's folder, in a chunk only `import()` reaches.
+    const all = readdirSync(path.dirname(main)).map((f) => path.join(path.dirname(main), f));
+    expect(
+      all.filter((f) => f.endsWith('.js') && heavy.test(readFileSync(f, 'utf8'))).length,
+    ).toBeGreaterThan(0);
   });
 });
