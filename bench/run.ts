@@ -361,6 +361,18 @@ if (!only || only.includes('emulator-dataset')) {
   );
 }
 
+let report: Awaited<ReturnType<typeof import('./reportThreeYears.ts').reportThreeYears>> | undefined;
+if (!only || only.includes('report-3y')) {
+  try {
+    const { reportThreeYears, REPORT_TARGETS } = await import('./reportThreeYears.ts');
+    report = { ...(await reportThreeYears(quick ? 1 : 3)), measuredAt: runAt };
+    console.log(JSON.stringify({ bench: 'report-3y', ...report, ...REPORT_TARGETS }));
+  } catch (error) {
+    failed++;
+    console.log(JSON.stringify({ bench: 'report-3y', error: String(error) }));
+  }
+}
+
 // `--only` re-runs some cases of the last run of the same mode: the others keep their recorded figures.
 const previous = only ? readPrevious() : undefined;
 // Figures of older results files carry no time of their own: that of their run.
@@ -377,6 +389,7 @@ const merged = {
     )
     .filter((r): r is CaseResult => r !== undefined),
   cold: cold ?? kept(previous?.cold),
+  report: report ?? kept(previous?.report),
   at: new Date(),
   load: [loadBefore, round(loadavg()[0] ?? 0)] as [number, number],
 };
