@@ -5,7 +5,7 @@ import { asIBucket, asITable } from './cdkTypes.ts';
 import { ActiveCatalog } from './constructs/activeCatalog.ts';
 import { ApiKeySecret } from './constructs/apiKeySecret.ts';
 import { ArchiveAlarms } from './constructs/archiveAlarms.ts';
-import { ArchiveBuckets } from './constructs/archiveBuckets.ts';
+import { ArchiveBuckets, openReportCommand } from './constructs/archiveBuckets.ts';
 import { ArchiveFunction } from './constructs/archiveFunction.ts';
 import { ArchiveIntegrity } from './constructs/archiveIntegrity.ts';
 import { HistoryCatalog } from './constructs/historyCatalog.ts';
@@ -127,6 +127,11 @@ export class TunnelArchiverStack extends Stack {
     new CfnOutput(this, 'VerifyNowCommand', {
       value: `aws lambda invoke --function-name ${fnName} --payload '{"verify":true}' --cli-binary-format raw-in-base64-out /dev/stdout`,
       description: 'Verify the archive now (digest chain, files, API window)',
+    });
+    new CfnOutput(this, 'OpenReportCommand', {
+      value: openReportCommand(this.buckets.archive.bucketName),
+      description:
+        'Prints a presigned URL (1 hour) of the report the weekly verify writes; open it in a browser',
     });
     new CfnOutput(this, 'FunctionName', { value: fnName, description: 'Archiver Lambda' });
     new CfnOutput(this, 'AthenaWorkGroup', {

@@ -43,7 +43,15 @@ export interface ArchiveHandlerDeps {
   getKeys: () => Promise<{ tokenKey: Uint8Array; signer: DigestSigner }>;
   /** The verifier; injectable like `run`. */
   verify?: (deps: { objects: ObjectStore; clock: Clock }, options: VerifyOptions) => Promise<VerifyResult>;
+  /** Writes `reports/index.html` after a verify; injectable like `run` (default: `publishReport`, loaded then). */
+  publishReport?: PublishReport;
 }
+
+type PublishReport = typeof import('../../lib/report/publishReport.ts').publishReport;
+
+/** The report writer, imported only when a verify has a result to show (its chart libraries are big). */
+const lazyPublishReport: PublishReport = async (deps, options) =>
+  (await import('../../lib/report/publishReport.ts')).publishReport(deps, options);
 
 /**
  * The Lambda's behaviour without AWS: validate the event, run the engine against a deadline from the
@@ -89,6 +97,17 @@ export function createArchiveHandler(deps: ArchiveHandlerDeps) {
     for (const f of result.failures) logger.error('verify failure', { ...f });
     const { days: _days, failures, ...totals } = result;
     logger.info('verify finished', { ...totals, failures: failures.length });
+    // The weekly picture of the archive: a report that cannot be written is logged, and the verify
+    // result (its metrics and alarm) stands.
+    try {
+      const written = await (deps.publishReport ?? lazyPublishReport)(
+        { objects: deps.objects, state: deps.state, clock },
+        { windowDays: deps.config.windowDays, verify: result },
+      );
+      logger.info('report written', written);
+    } catch (error) {
+      logger.error('report not written', { error: (error as Error).message });
+    }
     return result;
   };
 

@@ -24,7 +24,19 @@ export const PREFIX = {
   quarantine: archiveKeys.quarantinePrefix,
   staging: archiveKeys.stagingPrefix,
   digests: archiveKeys.digestsPrefix,
+  reports: archiveKeys.reportsPrefix,
 } as const;
+
+/** Versions of `reports/index.html` kept (the current one and the weeks before it). */
+export const REPORT_VERSIONS_KEPT = 8;
+
+/**
+ * The command that prints a presigned URL (valid one hour) of the weekly report; open the URL in a
+ * browser. The stack outputs it and the verify alarm names it.
+ */
+export function openReportCommand(bucketName: string): string {
+  return `aws s3 presign s3://${bucketName}/${archiveKeys.report} --expires-in 3600`;
+}
 
 /**
  * No rule expires current objects under `_staging/`: a file there may be committed (listed in its manifest)
@@ -86,6 +98,14 @@ export class ArchiveBuckets extends Construct {
           id: 'expire-deleted-staging-versions',
           prefix: PREFIX.staging,
           noncurrentVersionExpiration: Duration.days(STAGING_NONCURRENT_DAYS),
+        },
+        {
+          // reports/index.html is replaced by every weekly verify: the last versions are kept, older
+          // ones expire (under Object Lock, once their retention ends).
+          id: 'keep-last-reports',
+          prefix: PREFIX.reports,
+          noncurrentVersionExpiration: Duration.days(1),
+          noncurrentVersionsToRetain: REPORT_VERSIONS_KEPT - 1,
         },
         {
           id: 'expire-noncurrent-versions',

@@ -12,6 +12,7 @@ import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import type { TokenPolicy } from '../../lib/records/archiveRow.ts';
 import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
 import { dynamoStateUrl, s3DestUrl } from '../../lib/url/storeUrl.ts';
@@ -170,6 +171,15 @@ export class ArchiveFunction extends Construct {
           objects(PREFIX.quarantine),
           objects(PREFIX.digests),
         ],
+      }),
+    );
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'WriteWeeklyReport',
+        effect: Effect.ALLOW,
+        // The one page the weekly verify replaces (reports/ is not write-once).
+        actions: ['s3:PutObject'],
+        resources: [bucket.arnForObjects(archiveKeys.report)],
       }),
     );
     role.addToPolicy(

@@ -18,7 +18,7 @@ import {
   SERVICE_NAME,
   VERIFY_EVENT,
 } from '../../functions/archive-history/telemetryNames.ts';
-import { PREFIX } from './archiveBuckets.ts';
+import { openReportCommand, PREFIX } from './archiveBuckets.ts';
 
 export interface ArchiveIntegrityProps {
   bucket: Bucket;
@@ -124,8 +124,7 @@ export class ArchiveIntegrity extends Construct {
     );
 
     this.verifyAlarm = new Alarm(this, 'VerifyFailures', {
-      alarmDescription:
-        'verify found a failure: a changed, missing or extra file, a broken digest chain, or records the API has that the archive lacks. Each failure is logged with the object or day it names.',
+      alarmDescription: `verify found a failure: a changed, missing or extra file, a broken digest chain, or records the API has that the archive lacks. Each failure is logged with the object or day it names. See the report the verify wrote: open the URL that \`${openReportCommand(bucket.bucketName)}\` prints.`,
       metric: new Metric({
         namespace: METRICS_NAMESPACE,
         metricName: METRIC.VerifyFailures,

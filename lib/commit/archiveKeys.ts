@@ -14,6 +14,9 @@ export const archiveKeys = {
   quarantinePrefix: 'quarantine/',
   /** The digest chain (`lib/digest/digestKeys.ts` lays out the keys under it). */
   digestsPrefix: 'digests/',
+  /** The HTML report the weekly verify writes (replaced each week; outside the write-once prefixes). */
+  reportsPrefix: 'reports/',
+  report: 'reports/index.html',
   data: (dt: Day, name: string) => `history/dt=${dt}/${name}`,
   dataOf: (dataset: Dataset, dt: Day, name: string) => `${dataset}/dt=${dt}/${name}`,
   staging: (runId: string, dt: Day, name: string) => `_staging/${runId}/dt=${dt}/${name}`,

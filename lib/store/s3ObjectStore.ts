@@ -104,6 +104,8 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
       Key: fullKey(key),
       Body: bytes,
       ContentLength: bytes.byteLength,
+      // A page opened from a presigned URL must be served as HTML, not downloaded.
+      ...(key.endsWith('.html') ? { ContentType: 'text/html; charset=utf-8' } : {}),
       ...condition,
     });
 

@@ -1,0 +1,32 @@
+import type { Clock } from '../clock/clock.ts';
+import { archiveKeys } from '../commit/archiveKeys.ts';
+import type { StateStore } from '../state/stateStore.ts';
+import { readStatusInputs } from '../status/archiveStatus.ts';
+import type { ObjectStore } from '../store/objectStore.ts';
+import type { VerifyResult } from '../verify/verifyTypes.ts';
+import { buildReportModel } from './buildReportModel.ts';
+import { renderReport } from './renderReport.ts';
+
+/**
+ * Writes the report of the archive, with a verify result, to `reports/index.html` in the archive itself
+ * (the weekly verify in AWS). The key is replaced each time: `reports/` is not write-once, and the
+ * bucket's lifecycle keeps the last versions.
+ */
+export async function publishReport(
+  deps: {
+    objects: ObjectStore;
+    state: Pick<StateStore, 'listDays' | 'getMeta' | 'getActiveState'>;
+    clock: Clock;
+  },
+  options: { windowDays: number; verify: VerifyResult },
+): Promise<{ key: string; bytes: number }> {
+  const model = await buildReportModel({
+    objects: deps.objects,
+    clock: deps.clock,
+    windowDays: options.windowDays,
+    state: await readStatusInputs(deps.state),
+    verify: options.verify,
+  });
+  const bytes = await deps.objects.put(archiveKeys.report, renderReport(model));
+  return { key: archiveKeys.report, bytes };
+}
