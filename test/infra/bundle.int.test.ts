@@ -287,6 +287,12 @@ describe('the CDK-bundled handler', () => {
       .map((l) => JSON.parse(l));
     expect(emf).toEqual([expect.objectContaining({ VerifyFailures: result.failures.length })]);
     expect(stdout).not.toContain(EMULATOR_PAID_KEY);
+    // The bundled function wrote the weekly report (Plot and its DOM bundled too), as HTML.
+    const page = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: 'reports/index.html' }));
+    expect(page.ContentType).toBe('text/html; charset=utf-8');
+    expect(await page.Body?.transformToString()).toContain(
+      `data-figure="verify.records">${(result as unknown as { records: number }).records}<`,
+    );
   });
   it('encodes inline even when PARQUET_ENCODER=worker asks for the worker: the bundle has no worker entry', async () => {
     // Every day past one chunk (1,024 rows), so the CLI would start its encoding worker for it.
