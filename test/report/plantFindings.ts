@@ -9,8 +9,8 @@ export const PLANTED_FINDINGS = [
   { rule: 'off-hours', severity: 'low', entity: '10.0.0.0/24', last_seen: '2026-09-30T23:00:00.000Z' },
 ];
 
-/** Writes a small findings dataset (`findings/dt=<day>/planted.parquet`) into a local archive folder. */
-export async function plantFindings(dir: string, dt = '2026-09-30'): Promise<void> {
+/** The planted findings as one Parquet file. */
+export function plantedFindingsParquet(): Uint8Array {
   const col = (name: keyof (typeof PLANTED_FINDINGS)[number]) => ({
     name,
     data: PLANTED_FINDINGS.map((f) => f[name]),
@@ -25,7 +25,15 @@ export async function plantFindings(dir: string, dt = '2026-09-30'): Promise<voi
       { name: 'count', data: [3, 1, 7], type: 'INT32' },
     ],
   });
-  const folder = path.join(dir, 'findings', `dt=${dt}`);
-  await mkdir(folder, { recursive: true });
-  await writeFile(path.join(folder, 'planted.parquet'), new Uint8Array(bytes));
+  return new Uint8Array(bytes);
+}
+
+/** The key of the planted file under the archive root. */
+export const plantedFindingsKey = (dt = '2026-09-30') => `findings/dt=${dt}/planted.parquet`;
+
+/** Writes a small findings dataset (`findings/dt=<day>/planted.parquet`) into a local archive folder. */
+export async function plantFindings(dir: string): Promise<void> {
+  const file = path.join(dir, plantedFindingsKey());
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, plantedFindingsParquet());
 }

@@ -65,6 +65,23 @@ describe('npm start, then the printed query', () => {
     expect(lines[2]).toMatch(/^2026-\d\d-\d\d +\w+ +\d+$/);
   }, 120_000);
 
+  it('ends with the report command and where it writes; run as printed, it writes the page there', async () => {
+    const lines = start.stdout.split('\n').map((l) => l.trim());
+    const command = lines.find((l) => l.startsWith('npx tunnel-archiver report'));
+    expect(command).toBeDefined();
+    const where = lines.find((l) => l.startsWith('writes '))?.slice('writes '.length);
+    expect(where).toBe(path.join(dir, 'report.html'));
+    expect(existsSync(where as string)).toBe(false);
+    const r = await spawnIn(root, [
+      'sh',
+      '-c',
+      (command as string).replace(/^npx tunnel-archiver/, `node ${BIN}`),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(where);
+    expect(existsSync(where as string)).toBe(true);
+  }, 120_000);
+
   it('query prints CSV and JSON from the same views', async () => {
     const dest = ['--dest', `file://./my%20dir`];
     const sql = 'SELECT count(*) AS n, count(DISTINCT dt) AS days FROM tunnel_sessions';

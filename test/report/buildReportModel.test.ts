@@ -1,0 +1,98 @@
+import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { digestKeys } from '../../lib/digest/digestKeys.ts';
+import { buildReportModel, publicKeyFingerprint } from '../../lib/report/buildReportModel.ts';
+import { renderReport } from '../../lib/report/renderReport.ts';
+import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
+import { PLANTED_FINDINGS, plantedFindingsKey, plantedFindingsParquet } from './plantFindings.ts';
+
+const NOW = '2026-10-01T06:00:00.000Z';
+
+/** One digest listing one file of `dt` and the scans given. */
+async function putDigest(
+  objects: MemoryObjectStore,
+  seq: number,
+  dt: string,
+  scans: { day: string; scannedAt: string; complete: boolean }[],
+) {
+  const file = {
+    key: `history/dt=${dt}/f${seq}.parquet`,
+    sha256: 'a'.repeat(64),
+    bytes: 10,
+    rows: 5,
+    dataset: 'history',
+    dt,
+    min: null,
+    max: null,
+  };
+  const digest = {
+    format: 1,
+    seq,
+    runId: `r${seq}`,
+    createdAt: NOW,
+    keyId: 'k',
+    algorithm: 'ed25519',
+    previous: null,
+    scans,
+    files: [file],
+    signature: 's',
+  };
+  await objects.put(digestKeys.digest(seq), JSON.stringify(digest));
+}
+
+describe('buildReportModel', () => {
+  it('without the state, takes the calendar from the digests: sealed by a complete final scan, a gap when it left the window unsealed', async () => {
+    const objects = new MemoryObjectStore();
+    await putDigest(objects, 1, '2026-08-03', [{ day: '2026-08-03', scannedAt: NOW, complete: true }]); // age 59
+    await putDigest(objects, 2, '2026-07-01', [
+      { day: '2026-07-01', scannedAt: '2026-07-02T06:00:00.000Z', complete: true },
+    ]);
+    const m = await buildReportModel({ objects, clock: new ManualClock(NOW), windowDays: 60 });
+    const of = (day: string) => m.calendar.find((d) => d.day === day);
+    expect(m.status).toBeUndefined();
+    expect(m.calendar[0]?.day).toBe('2026-07-01');
+    expect(m.calendar.at(-1)?.day).toBe('2026-10-01');
+    expect(of('2026-08-03')).toMatchObject({
+      status: 'sealed',
+      files: 1,
+      rows: 5,
+      scans: 1,
+      scannedAges: [59],
+    });
+    expect(of('2026-07-01')).toMatchObject({ status: 'gap', scannedAges: [1] });
+    expect(of('2026-09-30')).toMatchObject({ status: 'window', files: 0, scans: 0 });
+    expect(m.integrity.head?.seq).toBe(2);
+    expect(m.findings).toBeUndefined();
+    expect(renderReport(m)).not.toContain('id="findings"');
+  });
+
+  it('shows the findings dataset when there is one: counts by rule and severity, latest first', async () => {
+    const objects = new MemoryObjectStore();
+    await objects.put(plantedFindingsKey(), plantedFindingsParquet());
+    const m = await buildReportModel({ objects, clock: new ManualClock(NOW), windowDays: 60 });
+    expect(m.findings).toEqual({
+      total: PLANTED_FINDINGS.length,
+      byRule: [
+        { rule: 'token-new-network', severity: 'high', count: 2 },
+        { rule: 'off-hours', severity: 'low', count: 1 },
+      ],
+      latest: [
+        expect.objectContaining({ rule: 'off-hours', entity: '10.0.0.0/24', dt: '2026-09-30' }),
+        expect.objectContaining({ entity: 'tok:ab12' }),
+        expect.objectContaining({ entity: 'tok:cd34' }),
+      ],
+    });
+    expect(renderReport(m)).toContain('id="findings"');
+  });
+});
+
+describe('publicKeyFingerprint', () => {
+  it('is what docs/report.md says openssl prints: SHA-256 of the DER public key', () => {
+    const pem = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const der = execFileSync('openssl', ['pkey', '-pubin', '-outform', 'DER'], { input: pem });
+    const byHand = execFileSync('sha256sum', { input: der }).toString().split(' ')[0];
+    expect(publicKeyFingerprint(pem)).toBe(byHand);
+  });
+});
