@@ -14,18 +14,23 @@ function plotDocument(): NonNullable<Plot.PlotOptions['document']> {
 
 const utc = (day: string) => new Date(`${day}T00:00:00Z`);
 
+/** What both charts share: the server-side DOM, the page's width, a UTC time axis. */
+const frame = (height: number, yLabel: string) => ({
+  document: plotDocument(),
+  width: 900,
+  height,
+  marginLeft: 50,
+  x: { type: 'utc' as const, label: null },
+  y: { label: yLabel, grid: true },
+});
+
 /** Sessions per day, stacked by mode; weekly bars once the archive is longer than half a year. */
 export function sessionsByModeChart(byMode: ModeCount[]): string {
   if (byMode.length === 0) return '<p>No sessions archived yet.</p>';
   const days = new Set(byMode.map((m) => m.day)).size;
   const interval = days > 183 ? 'week' : 'day';
   const chart = Plot.plot({
-    document: plotDocument(),
-    width: 900,
-    height: 220,
-    marginLeft: 50,
-    x: { type: 'utc', label: null },
-    y: { label: `sessions per ${interval}`, grid: true },
+    ...frame(220, `sessions per ${interval}`),
     color: { legend: true, scheme: 'tableau10' },
     marks: [
       Plot.rectY(
@@ -61,12 +66,7 @@ export function liveChart(live: LivePoint[]): string {
   if (live.length === 0) return '<p>No live snapshots in <code>active/</code> yet.</p>';
   const points = downsample(live).map((p) => ({ at: new Date(p.at), open: p.open }));
   const chart = Plot.plot({
-    document: plotDocument(),
-    width: 900,
-    height: 160,
-    marginLeft: 50,
-    x: { type: 'utc', label: null },
-    y: { label: 'open sessions', grid: true },
+    ...frame(160, 'open sessions'),
     marks: [
       Plot.lineY(points, { x: 'at', y: 'open', curve: 'step-after' }),
       // A few snapshots draw no visible line: each gets a dot.

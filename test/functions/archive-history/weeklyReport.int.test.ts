@@ -1,5 +1,5 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createArchiveHandler } from '../../../functions/archive-history/archiveHandler.ts';
 import { addDays, toDay } from '../../../lib/clock/day.ts';
 import { archiveKeys } from '../../../lib/commit/archiveKeys.ts';
@@ -9,65 +9,67 @@ import { verifyArchive } from '../../../lib/verify/verifyArchive.ts';
 import type { VerifyResult } from '../../../lib/verify/verifyTypes.ts';
 import { startWorld, TEST_OPTIONS, TEST_TOKEN_KEY, type World } from '../../engine/engineKit.ts';
 
-let world: World | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
-
 describe('the weekly verify writes reports/index.html (S3-compatible server)', () => {
   it('after {"verify": true}, the bucket holds the report as HTML, with that verify result and the state\'s days', async () => {
-    world = await startWorld({ start: '2026-10-01T06:00:00.000Z', store: 's3' });
-    const w = world;
-    const s3 = w.s3 as NonNullable<World['s3']>;
-    const deps = w.deps();
-    // A few days are enough for the page; the archive-only checks keep the test short (the API
-    // comparison is verify's own test).
-    const today = toDay(w.clock.now());
-    await runArchive(deps, { ...TEST_OPTIONS, onlyDays: [1, 2, 3, 59].map((n) => addDays(today, -n)) });
-    const logs: { message: string; attributes?: Record<string, unknown> }[] = [];
-    const log = (message: string, attributes?: Record<string, unknown>) =>
-      logs.push({ message, ...(attributes ? { attributes } : {}) });
-    const handler = createArchiveHandler({
-      config: loadConfig({
-        env: { ARCHIVE_DEST: `s3://${s3.bucket}/archive`, ARCHIVE_STATE: 'dynamodb://state' },
-      }),
-      objects: w.objects,
-      state: w.state,
-      clock: w.clock,
-      logger: { debug: log, info: log, warn: log, error: log },
-      metrics: { addMetric: () => undefined, publishStoredMetrics: () => undefined },
-      getApiKey: async () => 'emulator',
-      getKeys: async () => ({ tokenKey: TEST_TOKEN_KEY, signer: deps.signer }),
-      verify: ({ objects, clock }, { api: _api, tokenKey: _key, ...options }) =>
-        verifyArchive({ objects, clock }, options),
-      // The world's client, kept open for the world to close.
-      createApi: () => ({
-        listActive: (o) => w.api.listActive(o),
-        historyPage: (from, to, page, size, o) => w.api.historyPage(from, to, page, size, o),
-        close: async () => undefined,
-      }),
-    });
-    const result = (await handler(
-      { verify: true },
-      { getRemainingTimeInMillis: () => 600_000 },
-    )) as VerifyResult;
-    expect(result.ok).toBe(true);
-    expect(logs.map((l) => l.message)).toContain('report written');
-
-    const got = await s3.client.send(
-      new GetObjectCommand({ Bucket: s3.bucket, Key: `archive/${archiveKeys.report}` }),
-    );
-    expect(got.ContentType).toBe('text/html; charset=utf-8');
-    const html = (await got.Body?.transformToString()) ?? '';
-    expect(html).toContain(`<span data-figure="verify.records">${result.records}</span>`);
-    expect(html).toContain(`<span data-figure="verify.head.sha256">${result.head?.sha256}</span>`);
-    const days = await w.state.listDays();
-    expect(days.length).toBeGreaterThan(3);
-    for (const d of days)
-      expect(html).toContain(`data-day="${d.day}" data-status="${d.sealed ? 'sealed' : 'window'}"`);
-    // A second verify replaces the page (reports/ is not write-once).
-    await handler({ verify: true }, { getRemainingTimeInMillis: () => 600_000 });
-    expect(logs.filter((l) => l.message === 'report written')).toHaveLength(2);
+    const w = await startWorld({ start: '2026-10-01T06:00:00.000Z', store: 's3' });
+    try {
+      await weeklyVerifyWritesTheReport(w);
+    } finally {
+      await w.close();
+    }
   });
 });
+
+/** Archives a few days, runs the handler's verify twice, and reads the page back from the bucket. */
+async function weeklyVerifyWritesTheReport(w: World): Promise<void> {
+  const s3 = w.s3 as NonNullable<World['s3']>;
+  const deps = w.deps();
+  // A few days are enough for the page; the archive-only checks keep the test short (the API
+  // comparison is verify's own test).
+  const today = toDay(w.clock.now());
+  await runArchive(deps, { ...TEST_OPTIONS, onlyDays: [1, 2, 3, 59].map((n) => addDays(today, -n)) });
+  const logs: { message: string; attributes?: Record<string, unknown> }[] = [];
+  const log = (message: string, attributes?: Record<string, unknown>) =>
+    logs.push({ message, ...(attributes ? { attributes } : {}) });
+  const handler = createArchiveHandler({
+    config: loadConfig({
+      env: { ARCHIVE_DEST: `s3://${s3.bucket}/archive`, ARCHIVE_STATE: 'dynamodb://state' },
+    }),
+    objects: w.objects,
+    state: w.state,
+    clock: w.clock,
+    logger: { debug: log, info: log, warn: log, error: log },
+    metrics: { addMetric: () => undefined, publishStoredMetrics: () => undefined },
+    getApiKey: async () => 'emulator',
+    getKeys: async () => ({ tokenKey: TEST_TOKEN_KEY, signer: deps.signer }),
+    verify: ({ objects, clock }, { api: _api, tokenKey: _key, ...options }) =>
+      verifyArchive({ objects, clock }, options),
+    // The world's client, kept open for the world to close.
+    createApi: () => ({
+      listActive: (o) => w.api.listActive(o),
+      historyPage: (from, to, page, size, o) => w.api.historyPage(from, to, page, size, o),
+      close: async () => undefined,
+    }),
+  });
+  const result = (await handler(
+    { verify: true },
+    { getRemainingTimeInMillis: () => 600_000 },
+  )) as VerifyResult;
+  expect(result.ok).toBe(true);
+  expect(logs.map((l) => l.message)).toContain('report written');
+
+  const got = await s3.client.send(
+    new GetObjectCommand({ Bucket: s3.bucket, Key: `archive/${archiveKeys.report}` }),
+  );
+  expect(got.ContentType).toBe('text/html; charset=utf-8');
+  const html = (await got.Body?.transformToString()) ?? '';
+  expect(html).toContain(`<span data-figure="verify.records">${result.records}</span>`);
+  expect(html).toContain(`<span data-figure="verify.head.sha256">${result.head?.sha256}</span>`);
+  const days = await w.state.listDays();
+  expect(days.length).toBeGreaterThan(3);
+  for (const d of days)
+    expect(html).toContain(`data-day="${d.day}" data-status="${d.sealed ? 'sealed' : 'window'}"`);
+  // A second verify replaces the page (reports/ is not write-once).
+  await handler({ verify: true }, { getRemainingTimeInMillis: () => 600_000 });
+  expect(logs.filter((l) => l.message === 'report written')).toHaveLength(2);
+}
