@@ -177,9 +177,9 @@ export class ArchiveFunction extends Construct {
       new PolicyStatement({
         sid: 'WriteWeeklyReport',
         effect: Effect.ALLOW,
-        // The one page the weekly verify replaces (reports/ is not write-once).
+        // The page the weekly verify replaces, and its result beside it (reports/ is not write-once).
         actions: ['s3:PutObject'],
-        resources: [bucket.arnForObjects(archiveKeys.report)],
+        resources: [bucket.arnForObjects(archiveKeys.report), bucket.arnForObjects(archiveKeys.lastVerify)],
       }),
     );
     role.addToPolicy(

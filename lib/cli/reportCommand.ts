@@ -45,7 +45,7 @@ async function readStateIfAny(config: Config, io: CliIo): Promise<StatusInputs |
  * `verify` without an API key.
  */
 export async function reportCommand(flags: CliFlags, io: CliIo): Promise<number> {
-  const config = loadConfig({ flags: flags.values, env: io.env });
+  const config = loadConfig({ flags: flags.values, env: io.env, readsOnly: true });
   const now = parseNow(flags.values.now);
   const clock = now ? offsetClock(now) : systemClock;
   assertLocalArchiveExists(config.dest, undefined, { needState: false });

@@ -17,6 +17,8 @@ export const archiveKeys = {
   /** The HTML report the weekly verify writes (replaced each week; outside the write-once prefixes). */
   reportsPrefix: 'reports/',
   report: 'reports/index.html',
+  /** The weekly verify's result (`verify --json`'s shape), which a local `report` shows when it runs none. */
+  lastVerify: 'reports/verify.json',
   data: (dt: Day, name: string) => `history/dt=${dt}/${name}`,
   dataOf: (dataset: Dataset, dt: Day, name: string) => `${dataset}/dt=${dt}/${name}`,
   staging: (runId: string, dt: Day, name: string) => `_staging/${runId}/dt=${dt}/${name}`,

@@ -45,7 +45,7 @@ const viaParser = (name: string, envName: string, parse: (s: string) => unknown)
   });
 
 /** The one schema of every setting; `names` says how each is named in messages. */
-export function buildConfigSchema(names: SettingNames = ENV_NAMES) {
+export function buildConfigSchema(names: SettingNames = ENV_NAMES, readsOnly = false) {
   return z
     .object({
       apiKey: z.string().min(1, `${names.apiKey} is empty`).optional(),
@@ -93,7 +93,7 @@ export function buildConfigSchema(names: SettingNames = ENV_NAMES) {
       logFormat: oneOf(names.logFormat, ['auto', 'human', 'json']),
     })
     .superRefine((c, ctx) => {
-      if (c.state === undefined && c.dest.trim().startsWith('s3://')) {
+      if (!readsOnly && c.state === undefined && c.dest.trim().startsWith('s3://')) {
         ctx.addIssue({
           code: 'custom',
           path: ['state'],
@@ -111,6 +111,8 @@ export interface ConfigInput {
   /** CLI flags by setting key or by flag name (`base-url`); they win over the environment. */
   flags?: Record<string, unknown>;
   env: Record<string, string | undefined>;
+  /** For a command that only reads the archive (`report`): an `s3://` destination needs no state then. */
+  readsOnly?: boolean;
 }
 
 /**
@@ -128,7 +130,7 @@ export function loadConfig(input: ConfigInput): Config {
     const value = flag ?? (env === undefined || env === '' ? undefined : env) ?? s.default;
     if (value !== undefined) raw[s.key] = value;
   }
-  const parsed = buildConfigSchema(names).safeParse(raw);
+  const parsed = buildConfigSchema(names, input.readsOnly).safeParse(raw);
   if (!parsed.success) {
     const message = parsed.error.issues.map((i) => i.message).join('; ');
     throw new ArchiverError('CONFIG_INVALID', `Invalid configuration: ${message}`, { cause: parsed.error });

@@ -11,6 +11,7 @@ import { dayStatus } from './dayStatus.ts';
 import { readLiveSeries, readSessionsByMode } from './readActivity.ts';
 import { readFindings } from './readFindings.ts';
 import type { CalendarDay, ReportModel } from './reportModel.ts';
+import { readStoredVerify } from './storedVerify.ts';
 
 export interface ReportInputs {
   objects: ObjectStore;
@@ -18,7 +19,7 @@ export interface ReportInputs {
   windowDays: number;
   /** The state's reads (`readStatusInputs`); without them the calendar comes from the digests alone. */
   state?: StatusInputs;
-  /** A verify result to show (`verifyArchive`'s, as `verify --json` prints it). */
+  /** A verify result to show (`verifyArchive`'s, as `verify --json` prints it); else the stored one, if any. */
   verify?: VerifyResult;
 }
 
@@ -133,15 +134,16 @@ export async function buildReportModel(inputs: ReportInputs): Promise<ReportMode
   ]);
   const newest = chain.entries.at(-1);
   const lastDigestAt = newest?.digest?.createdAt ?? null;
-  const verify = inputs.verify;
+  const stored = inputs.verify ? undefined : await readStoredVerify(objects);
+  const verify = inputs.verify ?? stored;
   return {
     generatedAt: now.toISOString(),
     archive: objects.url,
     today,
     windowDays: inputs.windowDays,
     ...(status ? { status } : {}),
-    ...(verify ? { verify } : {}),
-    calendar: calendarOf(status, inputs, today, digests),
+    ...(verify ? { verify, verifySource: stored ? ('stored' as const) : ('fresh' as const) } : {}),
+    calendar: calendarOf(status, { ...inputs, ...(verify ? { verify } : {}) }, today, digests),
     activity: {
       byMode,
       live,

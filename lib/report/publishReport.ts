@@ -6,10 +6,11 @@ import type { ObjectStore } from '../store/objectStore.ts';
 import type { VerifyResult } from '../verify/verifyTypes.ts';
 import { buildReportModel } from './buildReportModel.ts';
 import { renderReport } from './renderReport.ts';
+import { storeVerify } from './storedVerify.ts';
 
 /**
  * Writes the report of the archive, with a verify result, to `reports/index.html` in the archive itself
- * (the weekly verify in AWS). The key is replaced each time: `reports/` is not write-once, and the
+ * (the weekly verify in AWS), and the result beside it (`reports/verify.json`) for a local `report`. The key is replaced each time: `reports/` is not write-once, and the
  * bucket's lifecycle keeps the last versions.
  */
 export async function publishReport(
@@ -27,6 +28,7 @@ export async function publishReport(
     state: await readStatusInputs(deps.state),
     verify: options.verify,
   });
+  await storeVerify(deps.objects, options.verify);
   const bytes = await deps.objects.put(archiveKeys.report, renderReport(model));
   return { key: archiveKeys.report, bytes };
 }

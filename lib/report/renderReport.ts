@@ -42,9 +42,13 @@ function activity(m: ReportModel): string {
 function verifySection(m: ReportModel): string {
   const v = m.verify;
   if (!v)
-    return '<p>No verify result here: <code>tunnel-archiver report --verify</code> adds a fresh archive-only check (the weekly one in AWS writes its own report).</p>';
+    return '<p>No verify result is stored: <code>tunnel-archiver report --verify</code> adds a fresh archive-only check (the weekly verify in AWS stores its result in <code>reports/verify.json</code>).</p>';
   const failures = v.failures.slice(0, MAX_FAILURES_SHOWN);
-  return `<p>verify checked at ${esc(v.checkedAt)}: <span class="${v.ok ? 'ok' : 'bad'}">${v.ok ? 'OK' : 'FAILED'}</span>,
+  const source =
+    m.verifySource === 'stored'
+      ? `the last stored result (<code>reports/verify.json</code>, checked ${ageOf(v.checkedAt, new Date(m.generatedAt))})`
+      : 'a fresh check';
+  return `<p>verify, ${source}, checked at ${esc(v.checkedAt)}: <span class="${v.ok ? 'ok' : 'bad'}">${v.ok ? 'OK' : 'FAILED'}</span>,
 ${figure('verify.failures', v.failures.length)} failure(s); ${figure('verify.digests', v.digests)} digests,
 ${figure('verify.files', v.files)} files, ${figure('verify.rows', v.rows)} rows, ${figure('verify.records', v.records)} distinct records;
 ${figure('verify.pending', v.pending)} pending; ${figure('verify.lostSessions', v.lostSessions)} sessions seen live that history never listed.</p>

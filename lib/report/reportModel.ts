@@ -64,6 +64,8 @@ export interface ReportModel {
   status?: ArchiveStatus;
   /** `verify --json`: a fresh archive-only check (`--verify`) or the weekly one (Lambda). */
   verify?: VerifyResult;
+  /** Where `verify` comes from: a check run for this report, or the last one stored in the archive. */
+  verifySource?: 'fresh' | 'stored';
   calendar: CalendarDay[];
   activity: { byMode: ModeCount[]; live: LivePoint[]; longSessions: LongSession[] };
   health: {

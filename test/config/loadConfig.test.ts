@@ -12,6 +12,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ env: { RESCAN_AGES: '7, 1,3,3' } }).rescanAges).toEqual([1, 3, 7]);
   });
 
+  it('lets a command that only reads (report) take an s3:// destination without a state', () => {
+    expect(loadConfig({ env: { ARCHIVE_DEST: 's3://my-bucket/p' }, readsOnly: true }).state).toBeUndefined();
+  });
+
   it.each([
     [{ TOKEN_VALUES: 'x' }, "TOKEN_VALUES must be keep, hash or drop, got 'x'"],
     [{ TUNNEL_API_BASE_URL: 'foo' }, "TUNNEL_API_BASE_URL must be an http(s) URL, got 'foo'"],

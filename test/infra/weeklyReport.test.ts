@@ -29,11 +29,14 @@ describe('the weekly report in AWS', () => {
   });
 
   it('lets the function replace reports/index.html, outside the write-once prefixes', () => {
-    expect(WRITE_ONCE_PREFIXES.some((p) => archiveKeys.report.startsWith(p))).toBe(false);
+    for (const key of [archiveKeys.report, archiveKeys.lastVerify])
+      expect(WRITE_ONCE_PREFIXES.some((p) => key.startsWith(p))).toBe(false);
     const grants = iamStatements(template).filter(
       (s) => s.effect === 'Allow' && s.actions.includes('s3:PutObject'),
     );
-    expect(grants.flatMap((g) => g.resources.map(resourceSuffix))).toContain(`/${archiveKeys.report}`);
+    const granted = grants.flatMap((g) => g.resources.map(resourceSuffix));
+    expect(granted).toContain(`/${archiveKeys.report}`);
+    expect(granted).toContain(`/${archiveKeys.lastVerify}`);
     const bucketPolicy = Object.values(template.findResources('AWS::S3::BucketPolicy'))
       .flatMap(
         (p) =>

@@ -2,9 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
+import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { digestKeys } from '../../lib/digest/digestKeys.ts';
 import { buildReportModel, publicKeyFingerprint } from '../../lib/report/buildReportModel.ts';
 import { renderReport } from '../../lib/report/renderReport.ts';
+import { readStoredVerify, storeVerify } from '../../lib/report/storedVerify.ts';
+import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { PLANTED_FINDINGS, plantedFindingsKey, plantedFindingsParquet } from './plantFindings.ts';
 
@@ -94,5 +97,22 @@ describe('publicKeyFingerprint', () => {
     const der = execFileSync('openssl', ['pkey', '-pubin', '-outform', 'DER'], { input: pem });
     const byHand = execFileSync('sha256sum', { input: der }).toString().split(' ')[0];
     expect(publicKeyFingerprint(pem)).toBe(byHand);
+  });
+});
+
+describe('the stored verify result', () => {
+  it('is shown when the report runs no verify of its own, and said to be stored; anything else there is ignored', async () => {
+    const objects = new MemoryObjectStore();
+    const clock = new ManualClock(NOW);
+    const fresh = await verifyArchive({ objects, clock }, { windowDays: 60 });
+    await storeVerify(objects, fresh);
+    const m = await buildReportModel({ objects, clock, windowDays: 60 });
+    expect(m.verifySource).toBe('stored');
+    expect(m.verify).toEqual(JSON.parse(JSON.stringify(fresh)));
+    expect(renderReport(m)).toContain('reports/verify.json');
+    const own = await buildReportModel({ objects, clock, windowDays: 60, verify: { ...fresh, records: 7 } });
+    expect(own).toMatchObject({ verifySource: 'fresh', verify: { records: 7 } });
+    await objects.put(archiveKeys.lastVerify, '{"ok": "yes"}');
+    expect(await readStoredVerify(objects)).toBeUndefined();
   });
 });

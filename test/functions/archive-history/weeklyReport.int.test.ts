@@ -5,6 +5,7 @@ import { addDays, toDay } from '../../../lib/clock/day.ts';
 import { archiveKeys } from '../../../lib/commit/archiveKeys.ts';
 import { loadConfig } from '../../../lib/config/loadConfig.ts';
 import { runArchive } from '../../../lib/engine/runArchive.ts';
+import { readStoredVerify } from '../../../lib/report/storedVerify.ts';
 import { verifyArchive } from '../../../lib/verify/verifyArchive.ts';
 import type { VerifyResult } from '../../../lib/verify/verifyTypes.ts';
 import { startWorld, TEST_OPTIONS, TEST_TOKEN_KEY, type World } from '../../engine/engineKit.ts';
@@ -69,6 +70,8 @@ async function weeklyVerifyWritesTheReport(w: World): Promise<void> {
   expect(days.length).toBeGreaterThan(3);
   for (const d of days)
     expect(html).toContain(`data-day="${d.day}" data-status="${d.sealed ? 'sealed' : 'window'}"`);
+  // The result is stored beside it, and a report built later without a verify of its own shows it.
+  expect(await readStoredVerify(w.objects)).toEqual(JSON.parse(JSON.stringify(result)));
   // A second verify replaces the page (reports/ is not write-once).
   await handler({ verify: true }, { getRemainingTimeInMillis: () => 600_000 });
   expect(logs.filter((l) => l.message === 'report written')).toHaveLength(2);
