@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
@@ -123,8 +123,11 @@ describe('the report in headless Chromium', () => {
     expect(byDay.get(failedDay)).toBe('failed');
     expect(status.failed.map((f) => f.day)).toEqual([failedDay]);
     expect(status.gaps).toEqual([gapDay]);
-    const archivedDays = (await page.$$eval('.grid .cell', (els) => els.length)) - 1;
-    expect(archivedDays).toBe(status.days.length);
+    // The window's days and the planted gap before it; and every partition of history/ among them.
+    expect(cells.length).toBe(status.days.length + 1);
+    const partitions = (await readdir(path.join(dir, 'history'))).map((p) => p.replace('dt=', ''));
+    expect(partitions.length).toBeGreaterThan(30);
+    for (const dt of partitions) expect(byDay.has(dt), dt).toBe(true);
 
     const figures = Object.fromEntries(
       await page.$$eval('[data-figure]', (els) =>

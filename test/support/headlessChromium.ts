@@ -13,8 +13,11 @@ const CANDIDATES = [
  * The system Chromium, never a downloaded one: `CHROMIUM_PATH`, else the usual paths. Throws, naming
  * what was tried and how to install it, when there is none: a browser test fails, it never skips.
  */
-export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
-  const tried = [env.CHROMIUM_PATH, ...CANDIDATES].filter((p): p is string => Boolean(p));
+export function chromiumPath(
+  env: NodeJS.ProcessEnv = process.env,
+  candidates: readonly string[] = CANDIDATES,
+): string {
+  const tried = [env.CHROMIUM_PATH, ...candidates].filter((p): p is string => Boolean(p));
   const found = tried.find((p) => existsSync(p));
   if (found) return found;
   throw new Error(
