@@ -1,4 +1,6 @@
 import { createHash, createPublicKey } from 'node:crypto';
+import { longSessions } from '../active/longSessions.ts';
+import { rebuildActiveFromArchive } from '../active/readActiveArchive.ts';
 import type { Clock } from '../clock/clock.ts';
 import { type Day, dayRange, daysBetween, toDay } from '../clock/day.ts';
 import { archiveKeys } from '../commit/archiveKeys.ts';
@@ -147,7 +149,10 @@ export async function buildReportModel(inputs: ReportInputs): Promise<ReportMode
     activity: {
       byMode,
       live,
-      longSessions: status?.live.longSessions ?? [],
+      // Without the state, the sessions open at the last snapshot come from active/ itself.
+      longSessions: status
+        ? status.live.longSessions
+        : longSessions((await rebuildActiveFromArchive(objects)) ?? { sessions: {} }, now, inputs.windowDays),
     },
     health: {
       lastRunAt: status?.meta?.lastRunAt ?? lastDigestAt,

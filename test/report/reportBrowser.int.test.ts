@@ -11,7 +11,9 @@ import { offsetClock } from '../../lib/clock/offsetClock.ts';
 import { loadConfig } from '../../lib/config/loadConfig.ts';
 import { EMULATOR_PAID_KEY, startEmulator } from '../../lib/emulator/startEmulator.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
+import { buildReportModel } from '../../lib/report/buildReportModel.ts';
 import type { ArchiveStatus } from '../../lib/status/archiveStatus.ts';
+import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
 import { captureIo, freshDir, REPO_ROOT } from '../cli/cliKit.ts';
 import { launchChromium } from '../support/headlessChromium.ts';
@@ -171,6 +173,16 @@ describe('the report in headless Chromium', () => {
     mkdirSync(path.dirname(path.resolve(REPO_ROOT, shot)), { recursive: true });
     await page.screenshot({ path: path.resolve(REPO_ROOT, shot), fullPage: true });
     await page.close();
+  });
+
+  it('without the state, finds the same tunnels open longer than history can show, from active/', async () => {
+    const model = await buildReportModel({
+      objects: createFileObjectStore(dir),
+      clock: offsetClock(new Date(NOW)),
+      windowDays: 60,
+    });
+    expect(status.live.longSessions.length).toBeGreaterThan(0);
+    expect(model.activity.longSessions.map((l) => l.id)).toEqual(status.live.longSessions.map((l) => l.id));
   });
 
   it('is self-contained: no script, no external URL in any src or href', () => {
