@@ -1,7 +1,6 @@
 import type { Clock } from '../clock/clock.ts';
 import { archiveKeys } from '../commit/archiveKeys.ts';
-import type { StateStore } from '../state/stateStore.ts';
-import { readStatusInputs } from '../status/archiveStatus.ts';
+import { readStatusInputs, type StatusReads } from '../status/archiveStatus.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import type { VerifyResult } from '../verify/verifyTypes.ts';
 import { buildReportModel } from './buildReportModel.ts';
@@ -16,7 +15,7 @@ import { storeVerify } from './storedVerify.ts';
 export async function publishReport(
   deps: {
     objects: ObjectStore;
-    state: Pick<StateStore, 'listDays' | 'getMeta' | 'getActiveState'>;
+    state: StatusReads;
     clock: Clock;
   },
   options: { windowDays: number; verify: VerifyResult },

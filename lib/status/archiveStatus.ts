@@ -1,7 +1,14 @@
 import { type ActiveStatus, activeStatus } from '../active/activeStatus.ts';
 import { type Day, dayRange, daysBetween } from '../clock/day.ts';
 import { isFinalAge, windowStartOf } from '../engine/planDays.ts';
-import type { ArchiveMeta, DayFailure, DayState, StateStore } from '../state/stateStore.ts';
+import type {
+  ArchiveMeta,
+  DayFailure,
+  DayState,
+  DayStateStore,
+  LiveStore,
+  MetaStore,
+} from '../state/stateStore.ts';
 
 /** One window day as `status` shows it. */
 export interface StatusDay {
@@ -31,13 +38,16 @@ export interface ArchiveStatus {
 export interface StatusInputs {
   days: DayState[];
   meta: ArchiveMeta | undefined;
-  active: Awaited<ReturnType<StateStore['getActiveState']>>;
+  active: Awaited<ReturnType<LiveStore['getActiveState']>>;
 }
 
+/** The state concerns `status` reads (read-only): days, META and the live observations. */
+export type StatusReads = Pick<DayStateStore, 'listDays'> &
+  Pick<MetaStore, 'getMeta'> &
+  Pick<LiveStore, 'getActiveState'>;
+
 /** The reads `status` needs from the state (read-only). */
-export async function readStatusInputs(
-  state: Pick<StateStore, 'listDays' | 'getMeta' | 'getActiveState'>,
-): Promise<StatusInputs> {
+export async function readStatusInputs(state: StatusReads): Promise<StatusInputs> {
   const [days, meta, active] = await Promise.all([state.listDays(), state.getMeta(), state.getActiveState()]);
   return { days, meta, active };
 }

@@ -8,16 +8,13 @@ import { runArchive } from '../../../lib/engine/runArchive.ts';
 import { readStoredVerify } from '../../../lib/report/storedVerify.ts';
 import { verifyArchive } from '../../../lib/verify/verifyArchive.ts';
 import type { VerifyResult } from '../../../lib/verify/verifyTypes.ts';
-import { startWorld, TEST_OPTIONS, TEST_TOKEN_KEY, type World } from '../../engine/engineKit.ts';
+import { TEST_OPTIONS, TEST_TOKEN_KEY, type World, worldPerTest } from '../../support/engineKit.ts';
+
+const worlds = worldPerTest();
 
 describe('the weekly verify writes reports/index.html (S3-compatible server)', () => {
   it('after {"verify": true}, the bucket holds the report as HTML, with that verify result and the state\'s days', async () => {
-    const w = await startWorld({ start: '2026-10-01T06:00:00.000Z', store: 's3' });
-    try {
-      await weeklyVerifyWritesTheReport(w);
-    } finally {
-      await w.close();
-    }
+    await weeklyVerifyWritesTheReport(await worlds.open({ start: '2026-10-01T06:00:00.000Z', store: 's3' }));
   });
 });
 
