@@ -128,7 +128,7 @@ describe('runArchive', () => {
     expect(final.total).toBe(totalNew);
     const stats = world.emulator.stats();
     expect(Object.values(stats.faultsInjected).reduce((a, b) => a + b, 0)).toBeGreaterThan(20);
-  });
+  }, 300_000);
 
   it('lets only one of two overlapping runs write; the other fails with LEASE_HELD', async () => {
     const world = await worlds.open({ start: START, store: 'file' });
