@@ -1,5 +1,6 @@
 import { cpus } from 'node:os';
 import type { ColdStartResult } from './coldStart.ts';
+import type { FanoutFigures } from './fanoutSimulation.ts';
 import { REPORT_TARGETS, type ReportBenchResult } from './reportTargets.ts';
 import type { CaseResult } from './run.ts';
 
@@ -12,6 +13,8 @@ export interface ResultsInput {
   cold: ColdStartResult | undefined;
   /** The HTML report of a synthetic 3-year archive (absent in results of older runs). */
   report?: ReportBenchResult | undefined;
+  /** `fanout-2M`: how big an account one Lambda and the fan-out serve (absent until measured). */
+  fanout?: (FanoutFigures & { measuredAt?: string }) | undefined;
   at: Date;
   /** 1-minute load average before and after the run: figures from a busy machine are noisy. */
   load: [number, number];
@@ -32,6 +35,7 @@ function measuredIn(input: ResultsInput): string[] {
   for (const r of input.results) add(r.name, r.measuredAt);
   if (input.cold) add('cold-start', input.cold.measuredAt);
   if (input.report) add('report-3y', input.report.measuredAt);
+  if (input.fanout) add('fanout-2M', input.fanout.measuredAt);
   if (byTime.size <= 1) return [];
   const runs = [...byTime].sort(([a], [b]) => a.localeCompare(b));
   return [
@@ -142,6 +146,7 @@ export function renderResults(input: ResultsInput): string {
     );
   }
   if (input.report) lines.push(...reportLines(input.report));
+  if (input.fanout) lines.push(...fanoutLines(input.fanout));
   lines.push(
     '',
     'Why a target is missed, with profiles and the size breakdown by column: [PROFILE.md](PROFILE.md).',
@@ -164,5 +169,28 @@ function reportLines(r: ReportBenchResult): string[] {
     '|---|---:|---:|:---:|',
     `| page size | ${(r.bytes / MiB).toFixed(2)} MiB | < 2 MiB | ${sizeMet ? 'yes' : 'NO'} |`,
     `| first paint (median) | ${r.firstPaintMs} ms | < ${REPORT_TARGETS.maxFirstPaintMs} ms | ${paintMet ? 'yes' : 'NO'} |`,
+  ];
+}
+
+/** `fanout-2M`: the wall time of a 2M-session day by map concurrency, from the measured work of a page. */
+function fanoutLines(f: FanoutFigures): string[] {
+  const m = f.measured;
+  return [
+    '',
+    '## A 2M-session day on AWS (fan-out, `fanout-2M`)',
+    '',
+    `Measured: ${m.sessions} sessions in ${m.pages} pages of 100, walked in ${m.items} page ranges in ${m.walkSeconds} s ` +
+      `(${(f.pageWorkSeconds * 1000).toFixed(2)} ms of work a page), finished (ids unioned, digest) in ${m.finishSeconds} s. ` +
+      `At 150 ms a request and 2 requests in flight per worker, a worker takes ${(f.workerSecondsPerPage * 1000).toFixed(0)} ms a page.`,
+    '',
+    '| map concurrency | wall time of a 2M-session day |',
+    '|---:|---:|',
+    ...f.wallMinutes.map((w) => `| ${w.concurrency} | ${w.minutes} min |`),
+    '',
+    `Largest day: ${f.largestDayOneLambda.toLocaleString('en-US')} sessions in one Lambda (14 min of work); ` +
+      `${f.largestDayFanout.toLocaleString('en-US')} sessions in one orchestration at concurrency 16 ` +
+      (f.fanoutBound === 'memory'
+        ? `(bound by the finish step's id union: ${f.unionBytesPerId} bytes an id in 700 MiB).`
+        : '(bound by its 5 h timeout).'),
   ];
 }

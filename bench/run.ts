@@ -373,6 +373,20 @@ if (!only || only.includes('report-3y')) {
   }
 }
 
+let fanout: (import('./fanoutSimulation.ts').FanoutFigures & { measuredAt: string }) | undefined;
+if (!only || only.includes('fanout-2M')) {
+  try {
+    const { fanoutSimulation } = await import('./fanoutSimulation.ts');
+    // Each map item costs a Lambda invocation on top of its pages: a cold start, as measured above.
+    const overhead = ((cold ?? readPrevious()?.cold)?.medianMs ?? 200) / 1000;
+    fanout = { ...(await fanoutSimulation(quick ? 5_000 : 40_000, overhead)), measuredAt: runAt };
+    console.log(JSON.stringify({ bench: 'fanout-2M', ...fanout }));
+  } catch (error) {
+    failed++;
+    console.log(JSON.stringify({ bench: 'fanout-2M', error: String(error) }));
+  }
+}
+
 // `--only` re-runs some cases of the last run of the same mode: the others keep their recorded figures.
 const previous = only ? readPrevious() : undefined;
 // Figures of older results files carry no time of their own: that of their run.
@@ -390,6 +404,7 @@ const merged = {
     .filter((r): r is CaseResult => r !== undefined),
   cold: cold ?? kept(previous?.cold),
   report: report ?? kept(previous?.report),
+  fanout: fanout ?? kept(previous?.fanout),
   at: new Date(),
   load: [loadBefore, round(loadavg()[0] ?? 0)] as [number, number],
 };

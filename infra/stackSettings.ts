@@ -17,6 +17,10 @@ export interface StackSettings {
   tracing: boolean;
   /** TOKEN_VALUES for the function: keep | hash | drop. */
   tokenValues: TokenPolicy;
+  /** Items the fan-out's map walks at once (the API's rate limit is the ceiling: keep it small). */
+  fanoutConcurrency: number;
+  /** Pages of one map item: a day of more pages is walked in ranges of this many, in parallel. */
+  fanoutRangePages: number;
 }
 
 /** `-c key=value` arrives as a string, cdk.json values as JSON: accept both, reject the rest loudly. */
@@ -45,6 +49,8 @@ const settingsSchema = z.object({
   objectLockMode: z.enum(['GOVERNANCE', 'COMPLIANCE']).default('GOVERNANCE'),
   tracing: boolish.default(false),
   tokenValues: z.enum(TOKEN_POLICIES).default('hash'),
+  fanoutConcurrency: z.coerce.number().int().min(1).max(1000).default(4),
+  fanoutRangePages: z.coerce.number().int().min(10).max(100_000).default(500),
 });
 
 export const SETTING_KEYS = Object.keys(settingsSchema.shape) as (keyof StackSettings)[];

@@ -1,13 +1,15 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
+import { INTEGRITY_ENV } from '../functions/archive-history/telemetryNames.ts';
 import { asIBucket, asITable } from './cdkTypes.ts';
 import { ActiveCatalog } from './constructs/activeCatalog.ts';
 import { ApiKeySecret } from './constructs/apiKeySecret.ts';
 import { ArchiveAlarms } from './constructs/archiveAlarms.ts';
 import { ArchiveBuckets, openReportCommand } from './constructs/archiveBuckets.ts';
-import { ArchiveFunction } from './constructs/archiveFunction.ts';
+import { ArchiveFunction, archiverEnvironment } from './constructs/archiveFunction.ts';
 import { ArchiveIntegrity } from './constructs/archiveIntegrity.ts';
+import { FanoutOrchestration } from './constructs/fanoutOrchestration.ts';
 import { HistoryCatalog } from './constructs/historyCatalog.ts';
 import { SnapshotFunction } from './constructs/snapshotFunction.ts';
 import type { StackSettings } from './stackSettings.ts';
@@ -31,6 +33,8 @@ export class TunnelArchiverStack extends Stack {
   readonly snapshots: SnapshotFunction;
   readonly activeCatalog: ActiveCatalog;
   readonly integrity: ArchiveIntegrity;
+  /** Days bigger than one run (issue 24): the scheduled state machine and its workers. */
+  readonly fanout: FanoutOrchestration;
 
   constructor(scope: Construct, id: string, props: TunnelArchiverStackProps) {
     super(scope, id, props);
@@ -55,7 +59,7 @@ export class TunnelArchiverStack extends Stack {
       settings.apiKeySecret === undefined ? {} : { existing: settings.apiKeySecret },
     );
 
-    this.archiver = new ArchiveFunction(this, 'Archiver', {
+    const engine = {
       bucket: this.buckets.archive,
       table: asITable(this.table),
       secret: this.apiKey.secret,
@@ -63,7 +67,8 @@ export class TunnelArchiverStack extends Stack {
       schedule: settings.schedule,
       tracing: settings.tracing,
       tokenValues: settings.tokenValues,
-    });
+    };
+    this.archiver = new ArchiveFunction(this, 'Archiver', { ...engine, scheduleStartsFunction: false });
 
     this.alarms = new ArchiveAlarms(this, 'Alarms', {
       fn: this.archiver.fn,
@@ -76,6 +81,26 @@ export class TunnelArchiverStack extends Stack {
       role: this.archiver.fn.role as NonNullable<typeof this.archiver.fn.role>,
       topic: this.alarms.topic,
       failures: this.archiver.failures,
+    });
+
+    this.fanout = new FanoutOrchestration(this, 'Fanout', {
+      bucket: this.buckets.archive,
+      role: this.archiver.fn.role as NonNullable<typeof this.archiver.fn.role>,
+      environment: {
+        ...archiverEnvironment(engine),
+        [INTEGRITY_ENV.digestKeyId]: this.integrity.signingKey.keyArn,
+        [INTEGRITY_ENV.tokenKeySecretId]: this.integrity.tokenKey.secretArn,
+      },
+      maxConcurrency: settings.fanoutConcurrency,
+      rangePages: settings.fanoutRangePages,
+      tracing: settings.tracing,
+      schedule: this.archiver.rule,
+      failures: this.archiver.failures,
+      alarmTopic: this.alarms.topic,
+    });
+    new CfnOutput(this, 'FanoutStateMachineArn', {
+      value: this.fanout.stateMachine.stateMachineArn,
+      description: 'The scheduled orchestration: plan, walk days and page ranges in parallel, finish',
     });
 
     this.catalog = new HistoryCatalog(this, 'Catalog', {

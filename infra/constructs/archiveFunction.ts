@@ -27,6 +27,20 @@ export interface ArchiveFunctionProps {
   schedule: string;
   tracing: boolean;
   tokenValues: TokenPolicy;
+  /** Whether the schedule invokes this function (false: another target, the fan-out, is added to `rule`). */
+  scheduleStartsFunction?: boolean;
+}
+
+/** The environment of every function that runs the engine (the archiver and the fan-out's workers). */
+export function archiverEnvironment(props: ArchiveFunctionProps): Record<string, string> {
+  return {
+    ARCHIVE_DEST: s3DestUrl(props.bucket.bucketName),
+    ARCHIVE_STATE: dynamoStateUrl(props.table.tableName),
+    TUNNEL_API_KEY_SECRET_ID: props.secretId,
+    TOKEN_VALUES: props.tokenValues,
+    LOG_LEVEL: 'info',
+    NODE_OPTIONS: '--enable-source-maps',
+  };
 }
 
 /** Repository root (this file is infra/constructs/archiveFunction.ts). */
@@ -77,6 +91,21 @@ export const LAMBDA_BUNDLING: BundlingOptions = {
   },
 };
 
+/** What every function that runs the engine shares: one ESM bundle, Node 24 on arm64, 1 GiB, 15 minutes. */
+export function engineFunctionProps(entry: string) {
+  return {
+    entry,
+    handler: 'handler',
+    projectRoot: PROJECT_ROOT,
+    depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+    runtime: LAMBDA_RUNTIME,
+    architecture: Architecture.ARM_64,
+    memorySize: 1024,
+    timeout: Duration.minutes(15),
+    bundling: LAMBDA_BUNDLING,
+  };
+}
+
 /**
  * The archiver Lambda with its own role (no managed policies), log group, failure queue and schedule.
  * One writer only (reserved concurrency 1); failed async invocations land in the failure queue.
@@ -109,14 +138,7 @@ export class ArchiveFunction extends Construct {
     });
 
     this.fn = new NodejsFunction(this, 'Function', {
-      entry: HANDLER_ENTRY,
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
-      runtime: LAMBDA_RUNTIME,
-      architecture: Architecture.ARM_64,
-      memorySize: 1024,
-      timeout: Duration.minutes(15),
+      ...engineFunctionProps(HANDLER_ENTRY),
       reservedConcurrentExecutions: 1,
       retryAttempts: 2,
       maxEventAge: Duration.hours(6),
@@ -125,15 +147,7 @@ export class ArchiveFunction extends Construct {
       logGroup,
       tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       description: 'Archives Pinggy tunnel-session history to Parquet on S3, exactly once',
-      environment: {
-        ARCHIVE_DEST: s3DestUrl(props.bucket.bucketName),
-        ARCHIVE_STATE: dynamoStateUrl(props.table.tableName),
-        TUNNEL_API_KEY_SECRET_ID: props.secretId,
-        TOKEN_VALUES: props.tokenValues,
-        LOG_LEVEL: 'info',
-        NODE_OPTIONS: '--enable-source-maps',
-      },
-      bundling: LAMBDA_BUNDLING,
+      environment: archiverEnvironment(props),
     });
 
     // No AwsSolutions-L1 acknowledgement: Node.js 24 is the newest Node runtime aws-cdk-lib knows, so
@@ -145,13 +159,16 @@ export class ArchiveFunction extends Construct {
       schedule: Schedule.expression(props.schedule),
       description: 'Runs the tunnel archiver',
     });
-    this.rule.addTarget(
-      new LambdaFunction(this.fn, {
-        retryAttempts: 4,
-        maxEventAge: Duration.hours(2),
-        deadLetterQueue: this.failures,
-      }),
-    );
+    // The schedule starts the fan-out's state machine (see docs/fanout.md); the function stays for runs
+    // started by hand, backfills and verify.
+    if (props.scheduleStartsFunction ?? true)
+      this.rule.addTarget(
+        new LambdaFunction(this.fn, {
+          retryAttempts: 4,
+          maxEventAge: Duration.hours(2),
+          deadLetterQueue: this.failures,
+        }),
+      );
   }
 
   private grantLeastPrivilege(role: Role, logGroup: LogGroup, props: ArchiveFunctionProps): void {

@@ -60,7 +60,7 @@ export async function finishRun(
  * the days this run scanned (when, and whether completely). A failure is logged; the next run's digest
  * lists these files, since it lists whatever no digest lists yet.
  */
-async function appendDigestSafely(
+export async function appendDigestSafely(
   deps: ArchiveDeps,
   runId: string,
   results: readonly DayResult[],
@@ -83,7 +83,7 @@ async function appendDigestSafely(
   }
 }
 
-async function putMetaSafely(
+export async function putMetaSafely(
   deps: ArchiveDeps,
   at: Date,
   success: boolean,

@@ -141,7 +141,7 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
 }
 
 /** The due days (planned, or those asked for), with the days that left the window unsealed recorded as gaps. */
-async function planRun(
+export async function planRun(
   deps: ArchiveDeps,
   options: ArchiveOptions,
   today: Day,
@@ -220,7 +220,11 @@ async function snapshotInRun(
   }
 }
 
-async function establishMeta(deps: ArchiveDeps, started: Date, windowStart: Day): Promise<ArchiveMeta> {
+export async function establishMeta(
+  deps: ArchiveDeps,
+  started: Date,
+  windowStart: Day,
+): Promise<ArchiveMeta> {
   const existing = await deps.state.getMeta();
   if (existing) return existing;
   try {

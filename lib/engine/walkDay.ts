@@ -3,13 +3,13 @@ import type { DeadlineBudget } from '../clock/deadlineBudget.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import type { MappedRow } from '../records/mapArchiveRow.ts';
-import { rawRecordId } from '../records/recordId.ts';
 import type { HistoryPage, HistoryRecord, RejectedRecord } from '../records/schemas.ts';
 import type { WalkProgress } from '../state/stateStore.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
 import { IdSet } from '../util/idSet.ts';
 import { Limiter } from '../util/limiter.ts';
 import { mapLimit } from '../util/mapLimit.ts';
+import { pageAbsorber } from './pageAbsorber.ts';
 
 /**
  * Passes in a row that add nothing before a walk stops that holds every row its short pages proved
@@ -26,9 +26,6 @@ export type { WalkProgress };
  * (or in) `absorb`. So at most `2 × concurrency` parsed pages are in memory.
  */
 export const PAGES_HELD_PER_REQUEST = 2;
-
-/** A walk yields to the event loop every 256 rows it absorbs without waiting (see `absorb`). */
-const YIELD_EVERY_MASK = 255;
 
 /** Default cap on passes: enough for a million-row day reshuffled per request (about 19 passes), twice over. */
 export const DEFAULT_MAX_PASSES = 50;
@@ -171,28 +168,12 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
     }
   };
 
-  let absorbed = 0;
+  const absorbRows = pageAbsorber(options, rejected);
   const absorb = async (page: HistoryPage): Promise<void> => {
     pages++;
     totals.add(page.totalElements);
     total = Math.max(total, page.totalElements);
-    for (const r of page.content) {
-      const mapped = options.toRow(r);
-      if (!mapped.ok) {
-        // Valid by the schema but not mappable to a row (judged in records/): quarantined like any other.
-        rejected.set(rawRecordId(r, options.tokenKey), { raw: r, reason: mapped.reason });
-        continue;
-      }
-      const pending = sink.add(mapped.row);
-      if (pending) await pending;
-      // Let the event loop in now and then: a response that arrived meanwhile is read, and the next
-      // request sent, at once rather than after the whole page (keeps `concurrency` requests in flight).
-      else if ((++absorbed & YIELD_EVERY_MASK) === 0) await new Promise(setImmediate);
-    }
-    for (const r of page.rejected) {
-      const id = rawRecordId(r.raw, options.tokenKey);
-      if (!rejected.has(id)) rejected.set(id, r);
-    }
+    await absorbRows(page);
   };
   const itemsOf = (page: HistoryPage) => page.content.length + page.rejected.length;
 

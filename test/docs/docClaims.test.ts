@@ -146,6 +146,8 @@ describe('README and docs/', () => {
       'AWS::KMS::Key': 'KMS customer managed key',
     };
     const USAGE = new Set([
+      // The fan-out's state machine bills per state transition.
+      'AWS::StepFunctions::StateMachine',
       'AWS::S3::Bucket',
       'AWS::S3::BucketPolicy',
       'AWS::DynamoDB::GlobalTable',

@@ -23,14 +23,14 @@ import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
 import { LAMBDA_NODE } from '../parquet/lambdaNode.ts';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../support/startDynalite.ts';
 import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
+import { lambdaTestEnv, TEST_LAMBDA_IDS } from './lambdaTestEnv.ts';
 import { type KmsStubHandle, startKmsStub } from './startKmsStub.ts';
 import { type SecretsStubHandle, startSecretsStub } from './startSecretsStub.ts';
 import { synthApp } from './testApp.ts';
 
-const SECRET_ID = 'tunnel-archiver/api-key';
+const SECRET_ID = TEST_LAMBDA_IDS.apiKeySecret;
 const FREE_SECRET_ID = 'tunnel-archiver/free-plan-key';
-const TOKEN_KEY_SECRET_ID = 'tunnel-archiver/token-key';
-const SIGNING_KEY_ID = 'arn:aws:kms:us-east-1:000000000000:key/digest-signing-key';
+const TOKEN_KEY_SECRET_ID = TEST_LAMBDA_IDS.tokenKeySecret;
 
 // The bundle exactly as `cdk synth` produces it, outside the repo so it cannot lean on node_modules.
 const outdir = mkdtempSync(join(tmpdir(), 'ta-proof-bundle-'));
@@ -110,19 +110,7 @@ async function invokeBundle(
     timeout: 120_000,
     env: {
       PATH: process.env.PATH ?? '',
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'S3RVER',
-      AWS_SECRET_ACCESS_KEY: 'S3RVER',
-      AWS_ENDPOINT_URL_S3: s3.endpoint,
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
-      AWS_ENDPOINT_URL_KMS: kms.endpoint,
-      DIGEST_SIGNING_KEY_ID: SIGNING_KEY_ID,
-      TOKEN_KEY_SECRET_ID: TOKEN_KEY_SECRET_ID,
-      TUNNEL_API_BASE_URL: emulator.url,
-      TUNNEL_API_KEY_SECRET_ID: SECRET_ID,
-      ARCHIVE_DEST: `s3://${s3.bucket}/`,
-      ARCHIVE_STATE: `dynamodb://${dynamo.table}`,
+      ...lambdaTestEnv({ s3, dynamo, secrets, kms, apiUrl: emulator.url }),
       LOG_LEVEL: 'warn',
       NODE_OPTIONS: '--enable-source-maps',
       ...env,

@@ -28,6 +28,8 @@ describe('AwsSolutionsChecks on the TunnelArchiver app', () => {
         .map((a) => a.id)
         .sort(),
     ).toEqual([
+      // The fan-out's state machine: X-Ray.
+      'AwsSolutions-IAM5[Resource::*]',
       // _staging/ twice: the archiver's role and the snapshot role (its rows go through the committer).
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/*]',
@@ -37,6 +39,12 @@ describe('AwsSolutionsChecks on the TunnelArchiver app', () => {
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/digests/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/history/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/quarantine/*]',
+      // The fan-out's state machine (with the four below): its function's versions, the map's items and
+      // results, its child executions and map runs.
+      'AwsSolutions-IAM5[Resource::<FanoutFunction65504326.Arn>:*]',
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::<BucketsArchiveCE3432CC>/*]',
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"FanoutStateMachine6169B15B"}]}]}/*:*]',
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"FanoutStateMachine6169B15B"}]}]}:*]',
       'AwsSolutions-SMG4',
       'AwsSolutions-SMG4',
       'AwsSolutions-SQS3',

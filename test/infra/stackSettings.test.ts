@@ -11,6 +11,8 @@ describe('readStackSettings', () => {
       objectLockMode: 'GOVERNANCE',
       tracing: false,
       tokenValues: 'hash',
+      fanoutConcurrency: 4,
+      fanoutRangePages: 500,
     });
   });
 

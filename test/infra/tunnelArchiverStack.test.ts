@@ -124,7 +124,7 @@ describe('TunnelArchiverStack', () => {
       expect(snapshots.Environment?.Variables).toMatchObject({ SNAPSHOT_INTERVAL_MINUTES: '5' });
     });
 
-    it('the archiver is started by the default schedule with retries and a dead-letter queue', () => {
+    it('the default schedule starts the fan-out state machine (not the function), with retries and a dead-letter queue', () => {
       const rule = propsOf({ stack, template }, stack.archiver.rule) as {
         ScheduleExpression: string;
         Targets: unknown[];
@@ -132,7 +132,7 @@ describe('TunnelArchiverStack', () => {
       expect(rule.ScheduleExpression).toBe('rate(6 hours)');
       expect(rule.Targets).toEqual([
         expect.objectContaining({
-          Arn: { 'Fn::GetAtt': [archiverId, 'Arn'] },
+          Arn: { Ref: stack.getLogicalId(stack.fanout.stateMachine.node.defaultChild as never) },
           RetryPolicy: expect.objectContaining({ MaximumRetryAttempts: 4 }),
           DeadLetterConfig: expect.objectContaining({ Arn: expect.anything() }),
         }),

@@ -181,6 +181,13 @@ export async function archivedIds(
 }
 
 /** Asserts partition by partition that the archive holds exactly `expected`, no more, no less, no doubles. */
+/** The archive holds exactly `truth`: every id once, none missing, none extra. */
+export async function expectIdsExact(objects: ObjectStore, truth: ReadonlySet<string>): Promise<void> {
+  const archive = await archivedIds(objects);
+  expect(archive.total, 'nothing twice').toBe(archive.distinct);
+  expect(new Set([...archive.byDt.values()].flat())).toEqual(truth);
+}
+
 export function diffArchive(byDt: Map<Day, string[]>, expected: Map<Day, Set<string>>): string[] {
   const problems: string[] = [];
   for (const [day, want] of expected) {

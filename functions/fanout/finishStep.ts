@@ -1,0 +1,14 @@
+import * as z from 'zod';
+import { finishFanout } from '../../lib/engine/fanoutFinish.ts';
+import { fanoutPlanOutputSchema } from '../../lib/engine/fanoutTypes.ts';
+import type { RunSummary } from '../../lib/engine/runTypes.ts';
+import type { EngineCall } from './fanoutHandler.ts';
+
+/** `{ step: 'finish', plan }`: the plan step's output, passed through the map. */
+export const finishStepEvent = z.strictObject({ step: z.literal('finish'), plan: fanoutPlanOutputSchema });
+
+/** The finish step: the single writer of the ranged days, the digest, META and the run summary. */
+export const finishStep =
+  (e: z.infer<typeof finishStepEvent>): EngineCall<RunSummary> =>
+  (deps, options) =>
+    finishFanout(deps, options, e.plan);

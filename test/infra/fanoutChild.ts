@@ -1,0 +1,175 @@
+/**
+ * Runs the fan-out's synthesized state machine under aws-local-stepfunctions (Node >= 22: started with the
+ * Lambda's Node, tools/lambda-node, by fanoutStateMachine.int.test.ts), its Lambda tasks overridden to call
+ * the real handler (functions/fanout/handler.ts) in process, against the emulator, s3rver, dynalite and the
+ * KMS and Secrets Manager stubs, all started and stopped here. Prints one `RESULT <json>` line.
+ *
+ * The local runner runs a Distributed Map as a plain Map: it ignores ItemReader and ResultWriter. So the
+ * map's items are read here as ItemReader reads them (the JSON array at the plan's `itemsKey`, by a task
+ * state put before the map), and ResultWriter, ToleratedFailurePercentage are covered by template assertions.
+ */
+import { readFileSync } from 'node:fs';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { StateMachine } from 'aws-local-stepfunctions';
+import { systemClock } from '../../lib/clock/clock.ts';
+import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
+import { EMULATOR_PAID_KEY, startEmulator } from '../../lib/emulator/startEmulator.ts';
+import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
+import { recordId } from '../../lib/records/recordId.ts';
+import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
+import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
+import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
+import { startDynalite } from '../support/startDynalite.ts';
+import { startS3rver } from '../support/startS3rver.ts';
+import { lambdaTestEnv, TEST_LAMBDA_IDS } from './lambdaTestEnv.ts';
+import { startKmsStub } from './startKmsStub.ts';
+import { startSecretsStub } from './startSecretsStub.ts';
+
+const [definitionFile, windowDaysArg] = process.argv.slice(2);
+const WINDOW_DAYS = Number(windowDaysArg);
+const definition = JSON.parse(readFileSync(definitionFile as string, 'utf8'));
+
+const emulator = await startEmulator({
+  seed: 24,
+  maxPageSize: 10,
+  windowDays: WINDOW_DAYS,
+  faults: { stableOrder: true },
+  dataset: { normalMin: 5, normalMax: 30, heavyMin: 150, heavyMax: 220, heavyEveryDays: 4 },
+});
+const s3 = await startS3rver('fanout-archive');
+const dynamo = await startDynalite();
+const secrets = await startSecretsStub({
+  [TEST_LAMBDA_IDS.apiKeySecret]: JSON.stringify({ apiKey: EMULATOR_PAID_KEY }),
+  [TEST_LAMBDA_IDS.tokenKeySecret]: 'k'.repeat(64),
+});
+const kms = await startKmsStub();
+Object.assign(process.env, {
+  ...lambdaTestEnv({ s3, dynamo, secrets, kms, apiUrl: emulator.url }),
+  WINDOW_DAYS: String(WINDOW_DAYS),
+  PAGE_SIZE: '100',
+  LOG_LEVEL: 'error',
+});
+// The real handler, its clients built from the environment above (as in a Lambda container).
+const { handler } = await import('../../functions/fanout/handler.ts');
+const context = {
+  functionName: 'fanout',
+  awsRequestId: 'req',
+  getRemainingTimeInMillis: () => 300_000,
+} as never;
+
+/** A Lambda error as Step Functions names it: the error's own name. */
+const named = (name: string, message: string) => Object.assign(new Error(message), { name });
+
+const log = { walks: [] as string[], errors: [] as { id: string; name: string }[], finishCalls: 0, storm: 0 };
+let failedOnce: string | undefined;
+let storm: 'pending' | 'on' | 'over' = 'pending';
+/** Rate-limited item attempts the storm lasts for (every worker meets 429s meanwhile). */
+const STORM_LENGTH = 4;
+
+const local = structuredClone(definition);
+const map = local.States.Walk;
+delete map.ItemReader;
+delete map.ResultWriter;
+delete map.ToleratedFailurePercentage;
+map.ItemsPath = '$.items';
+local.States.Plan.Next = 'ReadItems';
+local.States.ReadItems = {
+  Type: 'Task',
+  Resource: 'arn:aws:lambda:us-east-1:000000000000:function:item-reader',
+  Parameters: { 'Key.$': '$.plan.itemsKey' },
+  ResultPath: '$.items',
+  Next: 'Walk',
+};
+
+const machine = new StateMachine(local, { validationOptions: { checkPaths: false, checkArn: false } });
+const before = new Date().toISOString();
+const run = (name: string) =>
+  machine.run(
+    {},
+    {
+      context: { Execution: { Name: name, Input: {}, StartTime: new Date().toISOString() } },
+      overrides: {
+        retryIntervalOverrides: { Plan: 5, WalkItem: 20, Finish: 5 },
+        // Typed loosely: the runner types its handlers over JSON values.
+        taskResourceLocalHandlers: {
+          Plan: (input: unknown) => handler(input, context),
+          ReadItems: async ({ Key }: { Key: string }) => {
+            const o = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key }));
+            return JSON.parse(await (o.Body as { transformToString(): Promise<string> }).transformToString());
+          },
+          WalkItem: async (input: { item: { id: string; kind: string; from?: number } }) => {
+            const { item } = input;
+            log.walks.push(item.id);
+            // The storm starts with the second range of the giant day, for every worker at once.
+            if (storm === 'pending' && item.kind === 'range' && (item.from ?? 0) > 0) {
+              storm = 'on';
+              emulator.setFaults({ stableOrder: true, rate429: 1, retryAfterSeconds: 600 });
+            }
+            try {
+              const out = await handler(input, context);
+              // One range's first attempt commits, then its response is lost: the map retries it.
+              if (item.kind === 'range' && failedOnce === undefined && storm === 'over') {
+                failedOnce = item.id;
+                throw named('Archiver.STORE_FAILED', 'lost response after the commit');
+              }
+              return out;
+            } catch (error) {
+              const name = (error as Error).name;
+              log.errors.push({ id: item.id, name });
+              if (name === 'Archiver.RATE_LIMITED' && ++log.storm >= STORM_LENGTH && storm === 'on') {
+                storm = 'over';
+                emulator.setFaults({ stableOrder: true });
+              }
+              throw error;
+            }
+          },
+          Finish: async (input: unknown) => {
+            const out = await handler(input, context);
+            // The first finish's response is lost too: the retried step must not append a second digest.
+            if (++log.finishCalls === 1)
+              throw named('Archiver.STORE_FAILED', 'lost response after the digest');
+            return out;
+          },
+        } as never,
+      },
+    },
+  );
+
+const out: Record<string, unknown> = { before, today: toDay(new Date()) };
+try {
+  out.first = await run('exec-1').result;
+  out.firstLog = structuredClone(log);
+  out.failedOnce = failedOnce;
+  out.stormOver = storm;
+  out.second = await run('exec-2').result;
+  const after = new Date();
+  out.after = after.toISOString();
+  // What the emulator exposed when the first orchestration began, and after the last ended.
+  const tokenKey = tokenKeyFromSecret('k'.repeat(64), TEST_LAMBDA_IDS.tokenKeySecret);
+  const window = dayRange(addDays(toDay(after), -(WINDOW_DAYS - 1)), toDay(after));
+  const truth = (at: Date) => window.flatMap((d) => emulator.truth(d, at).map((r) => recordId(r, tokenKey)));
+  out.truthBefore = truth(new Date(before));
+  out.truthAfter = truth(after);
+  // The auditor's check, with fan-out on: the digest chain, every file, no id twice, the API compared.
+  const api = createTunnelApiClient({ baseUrl: emulator.url, apiKey: EMULATOR_PAID_KEY });
+  try {
+    const verified = await verifyArchive(
+      { objects: objectStoreFromUrl(`s3://${s3.bucket}/`, { s3Client: s3.client }), clock: systemClock },
+      { api, tokenKey, windowDays: WINDOW_DAYS, pageSize: 100 },
+    );
+    out.verify = { failures: verified.failures, digests: verified.digests };
+  } finally {
+    await api.close();
+  }
+} catch (error) {
+  out.error = { name: (error as Error).name, message: (error as Error).message };
+}
+out.log = log;
+out.s3 = { endpoint: s3.endpoint, bucket: s3.bucket };
+console.log(`RESULT ${JSON.stringify(out)}`);
+// The parent reads the archive while these stay up; it closes them by closing stdin.
+process.stdin.resume();
+process.stdin.on('end', async () => {
+  await Promise.allSettled([emulator.close(), s3.close(), dynamo.close(), secrets.close(), kms.close()]);
+  process.exit(0);
+});

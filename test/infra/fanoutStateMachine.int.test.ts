@@ -1,0 +1,163 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FANOUT_RESULTS_PREFIX } from '../../infra/constructs/fanoutOrchestration.ts';
+import type { Day } from '../../lib/clock/day.ts';
+import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
+import { LAMBDA_NODE, RUN_TS } from '../parquet/lambdaNode.ts';
+import { s3rverClient } from '../support/startS3rver.ts';
+import { synthApp } from './testApp.ts';
+
+const WINDOW_DAYS = 8;
+// Ranges of 10 pages: the emulator's heavy days (150-220 sessions, 10 a page) are split in two or three.
+const { stack, template } = synthApp({ context: { fanoutRangePages: 10 } });
+const machineId = stack.getLogicalId(stack.fanout.stateMachine.node.defaultChild as never);
+
+/** The state machine's definition as synthesized, its references resolved to stand-in names. */
+function definition(): { States: Record<string, Record<string, unknown>> } {
+  const body = template.toJSON().Resources[machineId].Properties.DefinitionString as {
+    'Fn::Join': [string, unknown[]];
+  };
+  const text = body['Fn::Join'][1]
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const p = part as { 'Fn::GetAtt'?: [string, string]; Ref?: string };
+      if (p['Fn::GetAtt']) return `arn:aws:lambda:us-east-1:000000000000:function:${p['Fn::GetAtt'][0]}`;
+      if (p.Ref === 'AWS::Partition') return 'aws';
+      return String(p.Ref);
+    })
+    .join('');
+  return JSON.parse(text);
+}
+
+interface ChildResult {
+  before: string;
+  after: string;
+  today: Day;
+  first: { summary: Record<string, unknown> } & Record<string, unknown>;
+  second: { summary: Record<string, unknown> } & Record<string, unknown>;
+  firstLog: { walks: string[]; errors: { id: string; name: string }[]; finishCalls: number; storm: number };
+  failedOnce?: string;
+  stormOver: string;
+  error?: { name: string; message: string };
+  truthBefore: string[];
+  truthAfter: string[];
+  verify: { failures: unknown[] };
+  s3: { endpoint: string; bucket: string };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'ta-fanout-'));
+let child: ChildProcess;
+let result: ChildResult;
+let client: S3Client;
+
+beforeAll(async () => {
+  const file = join(dir, 'definition.json');
+  writeFileSync(file, JSON.stringify(definition()));
+  // aws-local-stepfunctions 3 needs Node >= 22: the Lambda's own Node runs it.
+  child = spawn(LAMBDA_NODE, [RUN_TS, 'test/infra/fanoutChild.ts', file, String(WINDOW_DAYS)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let out = '';
+  result = await new Promise<ChildResult>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = out.split('\n').find((l) => l.startsWith('RESULT '));
+      if (line) resolve(JSON.parse(line.slice('RESULT '.length)));
+    });
+    child.on('exit', (code) =>
+      reject(new Error(`the runner exited (${code}) without a result: ${out.slice(-2000)}`)),
+    );
+  });
+  client = s3rverClient(result.s3.endpoint);
+}, 120_000);
+
+afterAll(async () => {
+  child?.stdin?.end();
+  await new Promise((r) => child?.once('exit', r));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function objectKeys(prefix: string): Promise<string[]> {
+  const page = await client.send(new ListObjectsV2Command({ Bucket: result.s3.bucket, Prefix: prefix }));
+  return (page.Contents ?? []).map((o) => o.Key as string);
+}
+
+describe('the fan-out state machine, as synthesized, under aws-local-stepfunctions with the real handlers', () => {
+  it('runs to its end through a 429 storm, a retried range and a retried finish', () => {
+    expect(result.error).toBeUndefined();
+    const log = result.firstLog;
+    // The storm: several items were rate-limited and retried by the map, none failed for it.
+    expect(log.errors.filter((e) => e.name === 'Archiver.RATE_LIMITED').length).toBeGreaterThanOrEqual(4);
+    expect(result.stormOver).toBe('over');
+    // One range committed, lost its response, and was walked again.
+    expect(result.failedOnce).toMatch(/-r\d+$/);
+    expect(log.walks.filter((id) => id === result.failedOnce).length).toBeGreaterThanOrEqual(2);
+    expect(log.finishCalls).toBe(2);
+    expect(result.first.summary).toMatchObject({
+      failedDays: [],
+      deferredDays: [],
+      daysScanned: WINDOW_DAYS,
+    });
+  });
+
+  it('split the giant days into page ranges, walked by several workers', () => {
+    const ranges = [...new Set(result.firstLog.walks.filter((id) => /-r\d+$/.test(id)))];
+    expect(ranges.length).toBeGreaterThanOrEqual(4);
+    const giant = new Set(ranges.map((id) => id.slice(0, 10)));
+    for (const day of giant) expect(ranges.filter((id) => id.startsWith(day)).length).toBeGreaterThan(1);
+  });
+
+  it('writes one digest per orchestration, the retried finish included', async () => {
+    const digests = (await objectKeys('digests/')).filter((k) => /\d+.*\.json$/.test(k));
+    expect(result.first.summary).toMatchObject({ digest: { seq: 1 } });
+    expect(result.second.summary).toMatchObject({ digest: { seq: 2 }, recordsNew: 0 });
+    expect(digests.length).toBe(2);
+  });
+
+  it('archives every record exactly once (a second orchestration adds nothing)', async () => {
+    const ids: string[] = [];
+    for (const key of await objectKeys('history/')) {
+      const o = await client.send(new GetObjectCommand({ Bucket: result.s3.bucket, Key: key }));
+      ids.push(
+        ...(await readRecordIds(
+          await (o.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
+        )),
+      );
+    }
+    // No id twice, nothing that did not exist, everything that existed when the first orchestration began.
+    expect(new Set(ids).size).toBe(ids.length);
+    const upper = new Set(result.truthAfter);
+    expect(ids.filter((id) => !upper.has(id))).toEqual([]);
+    const archived = new Set(ids);
+    expect(result.truthBefore.filter((id) => !archived.has(id))).toEqual([]);
+    // The summary counts what each item's last attempt added: the retried range's lost attempt is not in it.
+    expect(result.first.summary.recordsNew).toBeLessThan(ids.length);
+  });
+
+  it('passes verify afterwards: the digest chain, every file, no id twice, nothing missing from the API', () => {
+    expect(result.verify.failures).toEqual([]);
+  });
+
+  it('covers in the template what only AWS runs: ItemReader, ResultWriter, tolerated failures, MaxConcurrency', () => {
+    const walk = definition().States.Walk as Record<string, unknown>;
+    expect(walk).toMatchObject({
+      Type: 'Map',
+      MaxConcurrency: 4,
+      ToleratedFailurePercentage: 100,
+      ItemProcessor: { ProcessorConfig: { Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' } },
+      ItemReader: {
+        Resource: 'arn:aws:states:::s3:getObject',
+        ReaderConfig: { InputType: 'JSON' },
+        Parameters: { 'Key.$': '$.plan.itemsKey' },
+      },
+      ResultWriter: {
+        Resource: 'arn:aws:states:::s3:putObject',
+        Parameters: { Prefix: FANOUT_RESULTS_PREFIX },
+      },
+    });
+  });
+});
