@@ -13,6 +13,7 @@ const LAYERS = [
   ['features', ['keys', 'active']],
   ['engine', ['engine']],
   ['tools', ['verify', 'query', 'config']],
+  ['detect', ['detect']],
   ['cli', ['cli']],
 ];
 
@@ -56,7 +57,7 @@ module.exports = {
       from: {
         path: '^lib/',
         pathNot:
-          '^lib/(store/(s3ObjectStore|objectStoreFromUrl)|state/(dynamoStateStore|dynamoVersionedItems|ensureStateTable|stateStoreFromUrl|activeChunks)|digest/kmsDigestSigner|cli/buildRuntime)[.]ts$',
+          '^lib/(store/(s3ObjectStore|objectStoreFromUrl)|state/(dynamoStateStore|dynamoVersionedItems|ensureStateTable|stateStoreFromUrl|activeChunks)|digest/kmsDigestSigner|detect/dynamoFindingLedger|cli/buildRuntime)[.]ts$',
       },
       to: { path: '@aws-sdk/' },
     },

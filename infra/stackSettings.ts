@@ -21,6 +21,8 @@ export interface StackSettings {
   fanoutConcurrency: number;
   /** Pages of one map item: a day of more pages is walked in ranges of this many, in parallel. */
   fanoutRangePages: number;
+  /** Detection overrides (thresholds, allowlists, time zone), as `tunnel-archiver detect --settings` reads them. */
+  detections?: unknown;
 }
 
 /** `-c key=value` arrives as a string, cdk.json values as JSON: accept both, reject the rest loudly. */
@@ -51,6 +53,20 @@ const settingsSchema = z.object({
   tokenValues: z.enum(TOKEN_POLICIES).default('hash'),
   fanoutConcurrency: z.coerce.number().int().min(1).max(1000).default(4),
   fanoutRangePages: z.coerce.number().int().min(10).max(100_000).default(500),
+  // An object in cdk.json, or JSON text with -c detections='{...}'; checked against the rules in the stack.
+  detections: z
+    .union([
+      z.record(z.string(), z.unknown()),
+      z.string().transform((s, ctx) => {
+        try {
+          return JSON.parse(s) as unknown;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'detections must be JSON' });
+          return z.NEVER;
+        }
+      }),
+    ])
+    .optional(),
 });
 
 export const SETTING_KEYS = Object.keys(settingsSchema.shape) as (keyof StackSettings)[];
@@ -72,9 +88,10 @@ export function readStackSettings(tryGetContext: (key: string) => unknown): Stac
       cause: parsed.error,
     });
   }
-  const { apiKeySecret, alarmEmail, objectLockDays, ...rest } = parsed.data;
+  const { apiKeySecret, alarmEmail, objectLockDays, detections, ...rest } = parsed.data;
   return {
     ...rest,
+    ...(detections === undefined ? {} : { detections }),
     ...(apiKeySecret === undefined ? {} : { apiKeySecret }),
     ...(alarmEmail === undefined ? {} : { alarmEmail }),
     ...(objectLockDays === undefined ? {} : { objectLockDays }),

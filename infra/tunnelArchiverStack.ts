@@ -9,6 +9,7 @@ import { ArchiveAlarms } from './constructs/archiveAlarms.ts';
 import { ArchiveBuckets, openReportCommand } from './constructs/archiveBuckets.ts';
 import { ArchiveFunction, archiverEnvironment } from './constructs/archiveFunction.ts';
 import { ArchiveIntegrity } from './constructs/archiveIntegrity.ts';
+import { Detections } from './constructs/detections.ts';
 import { FanoutOrchestration } from './constructs/fanoutOrchestration.ts';
 import { HistoryCatalog } from './constructs/historyCatalog.ts';
 import { SnapshotFunction } from './constructs/snapshotFunction.ts';
@@ -35,6 +36,8 @@ export class TunnelArchiverStack extends Stack {
   readonly integrity: ArchiveIntegrity;
   /** Days bigger than one run (issue 24): the scheduled state machine and its workers. */
   readonly fanout: FanoutOrchestration;
+  /** Detections (issue 20): scheduled rules in Athena, live rules in the snapshot function, findings. */
+  readonly detections: Detections;
 
   constructor(scope: Construct, id: string, props: TunnelArchiverStackProps) {
     super(scope, id, props);
@@ -122,6 +125,19 @@ export class TunnelArchiverStack extends Stack {
       archive: asIBucket(this.buckets.archive),
       database: this.catalog.database,
       historyTable: this.catalog.table,
+    });
+    this.detections = new Detections(this, 'Detections', {
+      bucket: this.buckets.archive,
+      athenaResults: asIBucket(this.buckets.athenaResults),
+      table: asITable(this.table),
+      database: this.catalog.database,
+      historyTable: this.catalog.table,
+      settings: settings.detections,
+      snapshotFunction: this.snapshots,
+    });
+    new CfnOutput(this, 'FindingsTopicArn', {
+      value: this.detections.topic.topicArn,
+      description: 'SNS topic new findings are published to (subscribe your pager or SIEM)',
     });
     new CfnOutput(this, 'SnapshotFunctionName', {
       value: this.snapshots.fn.functionName,

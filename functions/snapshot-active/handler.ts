@@ -24,6 +24,7 @@ import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.
 import { apiKeyFromSecret } from '../archive-history/apiKeyFromSecret.ts';
 import { s3ClientConfig, tableFromStateUrl } from '../archive-history/awsClients.ts';
 import { loggerPort } from '../archive-history/loggerPort.ts';
+import { liveAlertsFor } from './liveAlertsFor.ts';
 import { createSnapshotHandler } from './snapshotHandler.ts';
 import { snapshotSettings } from './snapshotSettings.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './snapshotTelemetry.ts';
@@ -53,7 +54,13 @@ async function secret(id: string): Promise<string | Uint8Array | undefined> {
 
 const objects = objectStoreFromUrl(config.dest, { s3Client: new S3Client(s3ClientConfig(process.env)) });
 
-const state = createDynamoStateStore({ client: new DynamoDBClient({}), table });
+const dynamo = new DynamoDBClient({});
+const state = createDynamoStateStore({ client: dynamo, table });
+
+// The live detection rules, when the stack gives a findings topic (functions/detect/liveAlerts.ts).
+const topic = process.env.FINDINGS_TOPIC_ARN;
+const live =
+  topic === undefined || topic === '' ? undefined : await liveAlertsFor(dynamo, table, topic, metrics);
 
 const snapshot = createSnapshotHandler({
   config,
@@ -73,6 +80,7 @@ const snapshot = createSnapshotHandler({
       }),
     )(dt, rows),
   rebuildFromArchive: () => rebuildActiveFromArchive(objects),
+  ...(live === undefined ? {} : { afterSnapshot: live }),
   clock: systemClock,
   logger: log,
   metrics,

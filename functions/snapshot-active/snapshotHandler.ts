@@ -16,6 +16,8 @@ export interface SnapshotHandlerDeps {
   state: LiveStore;
   commitRows: SnapshotActiveDeps['commitRows'];
   rebuildFromArchive?: SnapshotActiveDeps['rebuildFromArchive'];
+  /** The live detection rules on each snapshot (functions/detect/liveAlerts.ts). */
+  afterSnapshot?: SnapshotActiveDeps['afterSnapshot'];
   clock: Clock;
   logger: Logger;
   metrics: MetricsSink;
@@ -45,6 +47,7 @@ export function createSnapshotHandler(deps: SnapshotHandlerDeps) {
             state: deps.state,
             commitRows: deps.commitRows,
             ...(deps.rebuildFromArchive === undefined ? {} : { rebuildFromArchive: deps.rebuildFromArchive }),
+            ...(deps.afterSnapshot === undefined ? {} : { afterSnapshot: deps.afterSnapshot }),
             clock: deps.clock,
             logger,
             tokenKey: await deps.getTokenKey(),

@@ -13,7 +13,7 @@ import {
   namedSessionsColumns,
   namedSessionsSql,
 } from '../../lib/query/activeViews.ts';
-import { DATABASE_NAME, historyTableParameters } from './historyCatalog.ts';
+import { DATABASE_NAME, parquetTableInput } from './historyCatalog.ts';
 
 export interface ActiveCatalogProps {
   archive: IBucket;
@@ -41,13 +41,16 @@ export function prestoViewInput(
   name: string,
   description: string,
   sql: string,
-  columns: readonly { name: string; athenaType: string }[],
+  columns: readonly { name: string; athenaType: string; prestoType?: string }[],
 ): CfnTable.TableInputProperty {
   const view = {
     originalSql: sql,
     catalog: 'awsdatacatalog',
     schema: DATABASE_NAME,
-    columns: columns.map((c) => ({ name: c.name, type: PRESTO_TYPE[c.athenaType] ?? c.athenaType })),
+    columns: columns.map((c) => ({
+      name: c.name,
+      type: c.prestoType ?? PRESTO_TYPE[c.athenaType] ?? c.athenaType,
+    })),
   };
   return {
     name,
@@ -80,24 +83,13 @@ export class ActiveCatalog extends Construct {
     this.table = new CfnTable(this, 'Table', {
       catalogId: Aws.ACCOUNT_ID,
       databaseName: DATABASE_NAME,
-      tableInput: {
-        name: ACTIVE_TABLE,
-        description:
-          'One row per change of a live tunnel session (seen, changed, gone); dt = UTC day observed',
-        tableType: 'EXTERNAL_TABLE',
-        parameters: historyTableParameters(location),
-        partitionKeys: [{ name: 'dt', type: 'string', comment: 'UTC day of the observation, YYYY-MM-DD' }],
-        storageDescriptor: {
-          location,
-          columns: ACTIVE_COLUMNS.map((c) => ({ name: c.name, type: c.athenaType })),
-          inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
-          outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
-          serdeInfo: {
-            serializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
-            parameters: { 'serialization.format': '1' },
-          },
-        },
-      },
+      tableInput: parquetTableInput(
+        ACTIVE_TABLE,
+        'One row per change of a live tunnel session (seen, changed, gone); dt = UTC day observed',
+        location,
+        ACTIVE_COLUMNS,
+        'UTC day of the observation, YYYY-MM-DD',
+      ),
     });
     this.table.node.addDependency(props.database);
 

@@ -21,6 +21,7 @@ export interface ArchiveBucketsProps {
 export const PREFIX = {
   history: archiveKeys.historyPrefix,
   active: archiveKeys.activePrefix,
+  findings: archiveKeys.findingsPrefix,
   quarantine: archiveKeys.quarantinePrefix,
   staging: archiveKeys.stagingPrefix,
   digests: archiveKeys.digestsPrefix,

@@ -181,10 +181,12 @@ export class ArchiveFunction extends Construct {
         sid: 'WriteDataNoDelete',
         effect: Effect.ALLOW,
         actions: ['s3:GetObject', 's3:PutObject'],
-        // Every dataset a run writes: history, the active-list snapshot it takes, quarantine, its digest.
+        // Every dataset a run writes or digests: history, the active-list snapshot it takes, the findings
+        // the detect function committed (digested, and published when pending), quarantine, its digest.
         resources: [
           objects(PREFIX.history),
           objects(PREFIX.active),
+          objects(PREFIX.findings),
           objects(PREFIX.quarantine),
           objects(PREFIX.digests),
         ],
@@ -245,7 +247,13 @@ export class ArchiveFunction extends Construct {
 
     // cdk-nag names a wildcard finding after the resolved resource: `<BucketLogicalId.Arn>/prefix/*`.
     const bucketArn = `<${Stack.of(this).getLogicalId(bucket.node.defaultChild as CfnBucket)}.Arn>`;
-    for (const prefix of [PREFIX.history, PREFIX.active, PREFIX.quarantine, PREFIX.staging]) {
+    for (const prefix of [
+      PREFIX.history,
+      PREFIX.active,
+      PREFIX.findings,
+      PREFIX.quarantine,
+      PREFIX.staging,
+    ]) {
       Validations.of(role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::${bucketArn}/${prefix}*]`,
         reason: `Object keys under ${prefix} are generated per run and day; the grant is scoped to that one prefix of the archive bucket.`,

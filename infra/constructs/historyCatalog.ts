@@ -17,6 +17,36 @@ export const TABLE_NAME = 'tunnel_sessions';
 export const WORKGROUP_NAME = 'tunnel-archiver';
 
 /**
+ * The Glue table input of a Parquet dataset at `location`, partitioned by `dt` (projected; see
+ * `historyTableParameters`), Hive Parquet SerDe: history, active and findings share it.
+ */
+export function parquetTableInput(
+  name: string,
+  description: string,
+  location: string,
+  columns: readonly { name: string; athenaType: string }[],
+  dtComment: string,
+): CfnTable.TableInputProperty {
+  return {
+    name,
+    description,
+    tableType: 'EXTERNAL_TABLE',
+    parameters: historyTableParameters(location),
+    partitionKeys: [{ name: 'dt', type: 'string', comment: dtComment }],
+    storageDescriptor: {
+      location,
+      columns: columns.map((c) => ({ name: c.name, type: c.athenaType })),
+      inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
+      outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
+      serdeInfo: {
+        serializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
+        parameters: { 'serialization.format': '1' },
+      },
+    },
+  };
+}
+
+/**
  * Table parameters: Parquet, and `dt` projected (no crawler, no MSCK REPAIR) so a partition written
  * this morning is queryable at once. The range covers every day a record can have (`DT_RANGE`).
  */
@@ -79,23 +109,13 @@ export class HistoryCatalog extends Construct {
     this.table = new CfnTable(this, 'Table', {
       catalogId: Aws.ACCOUNT_ID,
       databaseName: DATABASE_NAME,
-      tableInput: {
-        name: TABLE_NAME,
-        description: 'One row per tunnel session; partitioned by dt = UTC start day (YYYY-MM-DD)',
-        tableType: 'EXTERNAL_TABLE',
-        parameters: historyTableParameters(location),
-        partitionKeys: [{ name: 'dt', type: 'string', comment: 'UTC day the session started, YYYY-MM-DD' }],
-        storageDescriptor: {
-          location,
-          columns: HISTORY_COLUMNS.map((c) => ({ name: c.name, type: c.athenaType })),
-          inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
-          outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
-          serdeInfo: {
-            serializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
-            parameters: { 'serialization.format': '1' },
-          },
-        },
-      },
+      tableInput: parquetTableInput(
+        TABLE_NAME,
+        'One row per tunnel session; partitioned by dt = UTC start day (YYYY-MM-DD)',
+        location,
+        HISTORY_COLUMNS,
+        'UTC day the session started, YYYY-MM-DD',
+      ),
     });
     this.table.node.addDependency(this.database);
 

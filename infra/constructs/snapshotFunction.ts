@@ -22,6 +22,7 @@ import { activeKeys } from '../../lib/active/activeKeys.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
 import { LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
+import { withDetections } from './detectionsBundling.ts';
 
 export const SNAPSHOT_HANDLER_ENTRY = fileURLToPath(
   new URL('../../functions/snapshot-active/handler.ts', import.meta.url),
@@ -101,7 +102,8 @@ export class SnapshotFunction extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
-      bundling: LAMBDA_BUNDLING,
+      // With detections/: the live rules run after each snapshot once the stack gives a findings topic.
+      bundling: withDetections(LAMBDA_BUNDLING),
     });
     this.grantLeastPrivilege(role, logGroup, props);
 

@@ -28,6 +28,8 @@ export interface SnapshotActiveDeps {
   clock: Clock;
   logger: Logger;
   tokenKey: Uint8Array;
+  /** Called with the stored observations after each snapshot (the live detection rules). */
+  afterSnapshot?: (observations: ActiveObservations, observedAt: Date) => Promise<void>;
 }
 
 export interface SnapshotActiveOptions {
@@ -126,6 +128,7 @@ export async function snapshotActive(
     relieveHeap();
   }
   await deps.state.putActiveState({ ...base, ...diff.next, gaps, version });
+  await deps.afterSnapshot?.(diff.next, observedAt);
 
   const events: Record<ActiveEvent, number> = { seen: 0, changed: 0, gone: 0 };
   for (const row of diff.rows) events[row.event] += 1;

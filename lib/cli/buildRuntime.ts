@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Clock } from '../clock/clock.ts';
 import type { Config } from '../config/loadConfig.ts';
+import type { FindingLedger } from '../detect/findingLedger.ts';
 import type { DigestSigner } from '../digest/digestSigner.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { loadLocalKeys, localKeysDir } from '../keys/loadLocalKeys.ts';
@@ -22,6 +23,8 @@ export interface Runtime {
   state: StateStore;
   /** Where local state lives, when it is the embedded server. */
   localStateDir?: string;
+  /** Claims of detection findings in the embedded state's table (local state only). */
+  findingLedger?: (owner: string) => FindingLedger;
   close(): Promise<void>;
 }
 
@@ -106,10 +109,12 @@ export async function buildStores(config: Config, logger: Logger): Promise<Omit<
     );
   }
   process.env[SDK_NODE_WARNING_SWITCH] ??= 'true';
-  const [{ DynamoDBClient }, { createDynamoStateStore, ensureStateTable }] = await Promise.all([
-    import('@aws-sdk/client-dynamodb'),
-    import('../state/dynamoStateStore.ts'),
-  ]);
+  const [{ DynamoDBClient }, { createDynamoStateStore, ensureStateTable }, { dynamoFindingLedger }] =
+    await Promise.all([
+      import('@aws-sdk/client-dynamodb'),
+      import('../state/dynamoStateStore.ts'),
+      import('../detect/dynamoFindingLedger.ts'),
+    ]);
   const client = new DynamoDBClient({
     endpoint: local.endpoint,
     region: 'local',
@@ -122,6 +127,7 @@ export async function buildStores(config: Config, logger: Logger): Promise<Omit<
     objects,
     state,
     localStateDir,
+    findingLedger: (owner) => dynamoFindingLedger(client, LOCAL_STATE_TABLE, owner),
     close: async () => {
       client.destroy();
       await local.close();

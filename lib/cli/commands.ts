@@ -1,4 +1,5 @@
 import type { CliIo } from './cliIo.ts';
+import { DETECT_FLAGS } from './detectFlags.ts';
 import { type CliFlags, COMMON_FLAGS, type FlagSet, parseCliFlags } from './parseCliFlags.ts';
 import { QUERY_FLAGS } from './queryCommand.ts';
 import { REPAIR_FLAGS } from './repairCommand.ts';
@@ -101,6 +102,14 @@ export const COMMANDS: Record<string, Command> = {
       'Views: tunnel_sessions over history/dt=*/*.parquet, and tunnel_active_sessions over active/ once it exists.\nPrints a table, or CSV (--csv) or a JSON array (--json). Reads only.',
     flags: QUERY_FLAGS,
     run: async (f, io) => (await import('./queryCommand.ts')).queryCommand(f, io),
+  },
+  detect: {
+    usage: 'detect [--since DAY] [--rule ID] [--json] [--fail-on SEVERITY] [--test]',
+    summary: 'run the detection rules (detections/) over the local archive and print the findings',
+    details:
+      'Findings are stored under findings/dt=…/ and listed in the digest chain; "new" marks the ones this run claimed.\nExit 0 with or without findings; --fail-on SEVERITY exits 9 when one is at or above it. --test runs the rules\' yml tests.',
+    flags: DETECT_FLAGS,
+    run: async (f, io) => (await import('./detectCommand.ts')).detectCommand(f, io),
   },
   emulator: {
     usage: 'emulator [--port N] [...]',

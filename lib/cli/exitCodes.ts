@@ -21,12 +21,18 @@ export const EXIT_CODES = [
       'partial: the run finished, but some days failed (listed in the summary); the next run retries them',
   },
   { code: 8, meaning: "`query`'s SQL failed (syntax, unknown table or column); the message is the engine's" },
+  {
+    code: 9,
+    meaning: '`detect --fail-on`: a finding at or above that severity (or a failed `detect --test`)',
+  },
 ] as const;
 
 export const EXIT_OK = 0;
 export const EXIT_VERIFY_GAP = 5;
 /** The run went on past failed days (`summary.failedDays` is not empty). */
 export const EXIT_PARTIAL = 7;
+/** `detect --fail-on SEVERITY` saw a finding at or above it, or `detect --test` failed. */
+export const EXIT_FINDINGS = 9;
 
 /** Process exit code for each failure a person must act on differently. */
 export function exitCodeFor(code: ArchiverErrorCode): number {

@@ -5,6 +5,7 @@ import { loadConfig } from '../config/loadConfig.ts';
 import { TABLES } from '../config/tableNames.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { ARCHIVE_DATABASE, LOST_SESSIONS_VIEW, NAMED_SESSIONS_VIEW } from '../query/activeViews.ts';
+import { ATHENA_MACROS } from '../query/duckdbShims.ts';
 import { localViewSetup } from '../query/localViews.ts';
 import { parseDestUrl } from '../url/storeUrl.ts';
 import type { CliIo } from './cliIo.ts';
@@ -36,11 +37,7 @@ function localDestUrl(dest: string): string {
 
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
-/**
- * Athena (Trino) functions the saved queries use that DuckDB names differently. `date_format` with
- * `%Y`, `%m`, `%d` (all the saved queries use) means the same in both.
- */
-export const ATHENA_MACROS = ['CREATE MACRO date_format(d, f) AS strftime(d, f)'];
+export { ATHENA_MACROS } from '../query/duckdbShims.ts';
 
 /** Views named like the Athena tables over every dataset the archive folder holds. */
 export function viewStatements(dir: string): string[] {

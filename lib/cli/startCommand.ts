@@ -8,6 +8,10 @@ import { parseNow } from './parseCliFlags.ts';
 import { reportHint } from './reportHint.ts';
 import { executeRun, exitCodeOfRun, runContext, whereToLook } from './runCommand.ts';
 
+/** What `npm start` adds on the emulator: the emulator planted one pattern per detection rule. */
+export const DETECT_HINT =
+  'Detections (the emulator planted one suspicious pattern per rule; see docs/detections.md):\n  npx tunnel-archiver detect\n';
+
 const DEFAULT_DEST = SETTINGS.find((s) => s.key === 'dest')?.default ?? 'file://./archive';
 
 /**
@@ -28,7 +32,12 @@ export async function startCommand(flags: CliFlags, io: CliIo): Promise<number> 
   // Validate first with a stand-in URL: the emulator's own is known only once it listens.
   runContext(flags, io, { baseUrl: 'http://127.0.0.1', apiKey: EMULATOR_PAID_KEY });
   const now = parseNow(flags.values.now);
-  const emulator = await startEmulator({ seed: 1, clock: now ? offsetClock(now) : systemClock });
+  // The detections demo: office traffic plus one planted pattern per starter rule, so `detect` shows findings.
+  const emulator = await startEmulator({
+    seed: 1,
+    clock: now ? offsetClock(now) : systemClock,
+    detectionDemo: true,
+  });
   try {
     const ctx = runContext(flags, io, { baseUrl: emulator.url, apiKey: EMULATOR_PAID_KEY });
     // Through the logger, so stderr keeps one format (JSON lines off a terminal).
@@ -36,7 +45,9 @@ export async function startCommand(flags: CliFlags, io: CliIo): Promise<number> 
       ctx.logger.info('no TUNNEL_API_KEY: archiving from the embedded emulator', { url: emulator.url });
     const summary = await executeRun(ctx, io, json);
     if (!json)
-      io.stdout.write(whereToLook(ctx.config, DEFAULT_DEST) + reportHint(ctx.config.dest, DEFAULT_DEST));
+      io.stdout.write(
+        whereToLook(ctx.config, DEFAULT_DEST) + reportHint(ctx.config.dest, DEFAULT_DEST) + DETECT_HINT,
+      );
     return exitCodeOfRun(summary);
   } finally {
     await emulator.close();

@@ -10,6 +10,8 @@ const STAMP = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z-/;
 export const archiveKeys = {
   historyPrefix: 'history/',
   activePrefix: 'active/',
+  /** What the detection rules found (the Glue table `tunnel_findings`). */
+  findingsPrefix: 'findings/',
   stagingPrefix: '_staging/',
   quarantinePrefix: 'quarantine/',
   /** The digest chain (`lib/digest/digestKeys.ts` lays out the keys under it). */
@@ -19,6 +21,8 @@ export const archiveKeys = {
   report: 'reports/index.html',
   /** The weekly verify's result (`verify --json`'s shape), which a local `report` shows when it runs none. */
   lastVerify: 'reports/verify.json',
+  /** The prefix of a dataset's partitions (`history/`, `active/`, `findings/`). */
+  datasetPrefix: (dataset: Dataset) => `${dataset}/`,
   data: (dt: Day, name: string) => `history/dt=${dt}/${name}`,
   dataOf: (dataset: Dataset, dt: Day, name: string) => `${dataset}/dt=${dt}/${name}`,
   staging: (runId: string, dt: Day, name: string) => `_staging/${runId}/dt=${dt}/${name}`,
@@ -40,15 +44,19 @@ export const archiveKeys = {
   },
 };
 
-/** What a listed file holds: one of the two Parquet data sets, or one quarantined record (JSON). */
-export type ListedDataset = 'history' | 'active' | 'quarantine';
+/** What a listed file holds: one of the Parquet data sets, or one quarantined record (JSON). */
+export type ListedDataset = 'history' | 'active' | 'findings' | 'quarantine';
 
 /** Which data set a listed key belongs to, and its `dt` partition (a quarantined record's `day`). */
 export function dataKeyInfo(key: string): { dataset: ListedDataset; dt: string | null } {
   if (key.startsWith(archiveKeys.quarantinePrefix)) {
     return { dataset: 'quarantine', dt: /^quarantine\/day=(\d{4}-\d{2}-\d{2})\//.exec(key)?.[1] ?? null };
   }
-  const dataset = key.startsWith('active/') ? 'active' : 'history';
+  const dataset = key.startsWith(archiveKeys.activePrefix)
+    ? 'active'
+    : key.startsWith(archiveKeys.findingsPrefix)
+      ? 'findings'
+      : 'history';
   const dt = /(?:^|\/)dt=(\d{4}-\d{2}-\d{2})\//.exec(key)?.[1] ?? null;
   return { dataset, dt };
 }

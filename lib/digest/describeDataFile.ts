@@ -6,6 +6,9 @@ import { sourceAsyncBuffer } from '../parquet/readHistoryParquet.ts';
 import { type ByteSource, toSource } from '../store/byteSource.ts';
 import type { DigestFile } from './digestSchema.ts';
 
+/** The column whose range a digest records, per dataset. */
+const TIME_COLUMN = { history: 'start_time', active: 'observed_at', findings: 'detected_at', quarantine: '' };
+
 /** Bytes read per request when hashing a stored file: memory holds one chunk, never the file. */
 const HASH_CHUNK = 1024 * 1024;
 
@@ -39,7 +42,7 @@ export async function parquetRowCount(source: ByteSource | Uint8Array): Promise<
 
 /**
  * What a digest records of one data file: SHA-256 and size of the bytes, rows from the footer, and the
- * time range of `start_time` (history) or `observed_at` (active): from the footer's column statistics
+ * time range of `start_time` (history), `observed_at` (active) or `detected_at` (findings): from the footer's column statistics
  * when every row group has them, else by reading that column one row group at a time. Memory holds a
  * hash chunk or a row group, never the file.
  */
@@ -50,7 +53,7 @@ export async function describeDataFile(key: string, source: ByteSource | Uint8Ar
   const rows = meta === null ? null : Number(meta.num_rows);
   let range: { lo: number; hi: number } | undefined;
   if (meta !== null && rows !== null && rows > 0) {
-    const column = dataset === 'active' ? 'observed_at' : 'start_time';
+    const column = TIME_COLUMN[dataset];
     range = statisticsRange(meta, column) ?? (await scannedRange(src, meta, column));
   }
   return {

@@ -18,11 +18,12 @@ export const digestKeys = {
     return m ? Number(m[1]) : undefined;
   },
   /** Prefixes of the data sets every digest accounts for. */
-  dataPrefixes: [archiveKeys.historyPrefix, archiveKeys.activePrefix] as const,
+  dataPrefixes: [archiveKeys.historyPrefix, archiveKeys.activePrefix, archiveKeys.findingsPrefix] as const,
   /** Every prefix a digest lists files of: the data sets, and the quarantined records (JSON, no rows). */
   listedPrefixes: [
     archiveKeys.historyPrefix,
     archiveKeys.activePrefix,
+    archiveKeys.findingsPrefix,
     archiveKeys.quarantinePrefix,
   ] as const,
 };

@@ -13,9 +13,9 @@ export const digestFileSchema = z.object({
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   bytes: z.number().int().nonnegative(),
   rows: z.number().int().nonnegative().nullable(),
-  dataset: z.enum(['history', 'active', 'quarantine']),
+  dataset: z.enum(['history', 'active', 'findings', 'quarantine']),
   dt: z.string().nullable(),
-  /** Min and max `start_time` (history) or `observed_at` (active), ISO 8601. */
+  /** Min and max `start_time` (history), `observed_at` (active) or `detected_at` (findings), ISO 8601. */
   min: z.string().nullable(),
   max: z.string().nullable(),
 });

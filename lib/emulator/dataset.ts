@@ -79,6 +79,12 @@ export interface DatasetOptions {
   longEveryDays: number;
   longMinMs: number;
   longMaxMs: number;
+  /**
+   * "Office" traffic (off by default): each token connects from one fixed address of its owner's
+   * network, tunnels start in working hours (08:00-17:00 UTC), no UDP, no virtual tokens, no custom
+   * domains. The normal traffic then trips none of the detection rules (`npm start`'s demo).
+   */
+  office?: boolean;
 }
 
 const MINUTE = 60_000;
@@ -156,9 +162,11 @@ export function sessionsStartingOn(
   const usedStarts = new Set<number>();
   const out: LazySession[] = [];
   const n = Math.min(count, limit);
+  const office = options.office === true;
+  const draw = () => (office ? officeHours(rng.int(0, DAY_MS - 1)) : rng.int(0, DAY_MS - 1));
   for (let i = 0; i < n; i++) {
-    let offset = rng.int(0, DAY_MS - 1);
-    while (usedStarts.has(offset)) offset = rng.int(0, DAY_MS - 1);
+    let offset = draw();
+    while (usedStarts.has(offset)) offset = draw();
     usedStarts.add(offset);
     out.push(new LazySession(rng, users, `${day}#${i}`, dayStart + offset, options));
   }
@@ -169,6 +177,16 @@ export function sessionsStartingOn(
     first.lagMs = 0;
   }
   return out;
+}
+
+/** An offset into the day mapped into office hours, 08:00 to 17:00 UTC. */
+function officeHours(offset: number): number {
+  return 8 * HOUR + (offset % (9 * HOUR));
+}
+
+/** The address a token connects from in office traffic: one per token, in its owner's /24. */
+function officeAddress(users: readonly EmulatedUser[], user: EmulatedUser, token: { value: string }): string {
+  return `198.18.${users.indexOf(user) % 256}.${10 + user.tokens.findIndex((t) => t.value === token.value)}`;
 }
 
 /** Whether `day` is its block's long-session day: the first day of the block with any sessions. */
@@ -251,23 +269,28 @@ function drawSession(
   const full = endMsFinal !== null;
   const user = rng.pick(users);
   const token = rng.pick(user.tokens);
+  const office = options.office === true;
   const kind = rng.weighted(MODES);
   const mode = kind === 'udp' ? 'tcp' : kind;
-  const modeUdp = kind === 'udp' ? 'udp' : '';
+  const modeUdp = kind === 'udp' && !office ? 'udp' : '';
   const port = kind === 'http' ? null : kind === 'tls' ? 443 : rng.int(10_000, 60_000);
   const activePort = port ?? 443;
-  const virtual = user.virtualTokens.length > 0 && rng.chance(0.35) ? rng.pick(user.virtualTokens) : null;
+  const virtual =
+    !office && user.virtualTokens.length > 0 && rng.chance(0.35) ? rng.pick(user.virtualTokens) : null;
   const tokenValue = (virtual && rng.chance(0.5)) || rng.chance(0.04) ? null : token.value;
   const host = full ? rng.chars('abcdefghijklmnopqrstuvwxyz0123456789', 8) : skip(rng, 8);
   const webLike = kind === 'http' || kind === 'tls';
   const customdomain =
-    webLike && user.customDomains.length > 0 && rng.chance(0.4) ? rng.pick(user.customDomains) : null;
+    webLike && !office && user.customDomains.length > 0 && rng.chance(0.4)
+      ? rng.pick(user.customDomains)
+      : null;
   const noDomains = rng.chance(0.06);
   const v4 = rng.chance(0.7);
   let clientIp = '';
   if (full) clientIp = v4 ? ipv4(rng) : ipv6(rng);
   else if (v4) rng.skip(4);
   else rng.skip(rng.chance(0.5) ? 1 : 7);
+  if (office) clientIp = full ? officeAddress(users, user, token) : '';
   // Log-spread durations skewed towards short: most last minutes, a few last weeks.
   const span = Math.log(options.maxSessionMs / options.minSessionMs);
   const durationMs = Math.round(options.minSessionMs * Math.exp(rng.next() ** 2.5 * span)) + rng.int(0, 999);

@@ -1,5 +1,6 @@
 import { addDays, dayRange, toDay } from '../clock/day.ts';
 import { type DatasetOptions, type EmulatedSession, isLongDay, sessionsStartingOn } from './dataset.ts';
+import { plantedSessions } from './plantedSessions.ts';
 import { type PoisonConfig, type PoisonItem, poisonFor } from './poison.ts';
 
 const DAY_MS = 86_400_000;
@@ -22,7 +23,11 @@ export class SessionArchive {
   /** The last few `visible` answers: a page walk asks the same question once per page. */
   readonly #recentVisible: { key: string; fromMs: number; untilMs: number; rows: EmulatedSession[] }[] = [];
 
-  constructor(seed: string | number, options: DatasetOptions, poison?: PoisonConfig) {
+  /** Plant one pattern per starter detection rule on the two days before this day (`plantedSessions`). */
+  readonly #plantBefore: string | undefined;
+
+  constructor(seed: string | number, options: DatasetOptions, poison?: PoisonConfig, plantBefore?: string) {
+    this.#plantBefore = plantBefore;
     this.#seed = seed;
     this.#options = options;
     this.#poison = poison;
@@ -32,7 +37,8 @@ export class SessionArchive {
   sessions(day: string): EmulatedSession[] {
     let sessions = this.#days.get(day);
     if (!sessions) {
-      sessions = byOrderKey(sessionsStartingOn(this.#seed, day, this.#options));
+      const planted = this.#plantBefore === undefined ? [] : plantedSessions(day, this.#plantBefore);
+      sessions = byOrderKey([...sessionsStartingOn(this.#seed, day, this.#options), ...planted]);
       while (this.#days.size > 0 && this.#cached + sessions.length > CACHE_SESSIONS) {
         const oldest = this.#days.keys().next().value!;
         this.#cached -= this.#days.get(oldest)!.length;

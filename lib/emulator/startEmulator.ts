@@ -39,7 +39,21 @@ export interface EmulatorOptions {
   poisonRecords?: PoisonConfig;
   /** Real time for outages and Retry-After dates; defaults to `Date.now`. */
   wallNow?: () => number;
+  /**
+   * The detections demo (`npm start`): office traffic that trips no rule (`DETECTION_DEMO_DATASET`)
+   * plus one planted pattern per starter rule on the two days before the clock's day at start.
+   */
+  detectionDemo?: boolean;
 }
+
+/**
+ * The dataset knobs of the detections demo: office traffic and sessions under 4 hours. The long-lived
+ * tunnels stay (the active list shows them; they never end inside the window, so history never does).
+ */
+export const DETECTION_DEMO_DATASET: Partial<DatasetOptions> = {
+  office: true,
+  maxSessionMs: 4 * 3_600_000,
+};
 
 export interface EmulatorStats {
   requests: number;
@@ -86,7 +100,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   }
   const staleTotals = resolveStale(options.staleTotals, options.staleLagMs);
   const poison = resolvePoison(options.poisonRecords);
-  const archive = new SessionArchive(seed, { ...DEFAULT_DATASET, ...options.dataset, scale }, poison);
+  const demo = options.detectionDemo === true;
+  const archive = new SessionArchive(
+    seed,
+    { ...DEFAULT_DATASET, ...(demo ? DETECTION_DEMO_DATASET : {}), ...options.dataset, scale },
+    poison,
+    demo ? clock.now().toISOString().slice(0, 10) : undefined,
+  );
   const faults = new FaultInjector(seed, options.faults);
   const paidKeys = new Set(options.paidKeys ?? [EMULATOR_PAID_KEY]);
   const freeKeys = new Set(options.freeKeys ?? [EMULATOR_FREE_KEY]);

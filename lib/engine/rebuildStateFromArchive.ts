@@ -57,9 +57,7 @@ export async function rebuildStateFromArchive(deps: RebuildDeps): Promise<Rebuil
   for (const dataset of DATASETS) {
     const byDt = new Map<string, { name: string; key: string; size: number }[]>();
     const pattern = new RegExp(`^${dataset}/dt=([^/]+)/([^/]+)$`);
-    for await (const o of deps.objects.list(
-      dataset === 'history' ? archiveKeys.historyPrefix : archiveKeys.activePrefix,
-    )) {
+    for await (const o of deps.objects.list(archiveKeys.datasetPrefix(dataset))) {
       const m = pattern.exec(o.key);
       if (!m || !isDay(m[1] as string)) continue;
       const list = byDt.get(m[1] as string) ?? [];
@@ -96,7 +94,7 @@ export async function rebuildStateFromArchive(deps: RebuildDeps): Promise<Rebuil
   return result;
 }
 
-const DATASETS: readonly Dataset[] = ['history', 'active'];
+const DATASETS: readonly Dataset[] = ['history', 'active', 'findings'];
 
 async function digestedFiles(
   objects: ObjectStore,

@@ -2,7 +2,7 @@ import type { SchemaElement } from 'hyparquet';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 
 /** Column kinds of the archive; each maps to exactly one Parquet shape and one Athena/Glue type. */
-type ColumnKind = 'string' | 'timestamp' | 'int' | 'string_list';
+export type ColumnKind = 'string' | 'timestamp' | 'int' | 'string_list';
 
 interface ColumnSpec {
   name: keyof ArchiveRow;
@@ -42,7 +42,7 @@ void everyFieldHasAColumn;
 
 const STRING = { type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } } as const;
 
-const ATHENA_TYPE: Record<ColumnKind, string> = {
+export const ATHENA_TYPE: Record<ColumnKind, string> = {
   string: 'string',
   timestamp: 'timestamp',
   int: 'int',
@@ -77,7 +77,16 @@ export const HISTORY_PARQUET_SCHEMA: SchemaElement[] = [
   ...COLUMNS.flatMap((c) => schemaElements(c)),
 ];
 
-function schemaElements({ name, kind, nullable }: ColumnSpec): SchemaElement[] {
+/** The Parquet elements of one column of these kinds (shared by every dataset written with them). */
+export function schemaElements({
+  name,
+  kind,
+  nullable,
+}: {
+  name: string;
+  kind: ColumnKind;
+  nullable: boolean;
+}): SchemaElement[] {
   const repetition_type = nullable ? 'OPTIONAL' : 'REQUIRED';
   switch (kind) {
     case 'string':

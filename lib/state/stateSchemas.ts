@@ -67,7 +67,7 @@ export const manifestFileSchema = z.looseObject({
 
 export const partitionManifestSchema = z.looseObject({
   dt: day,
-  dataset: z.enum(['history', 'active']).exactOptional(),
+  dataset: z.enum(['history', 'active', 'findings']).exactOptional(),
   files: z.array(manifestFileSchema),
   version,
 }) satisfies z.ZodType<PartitionManifest>;

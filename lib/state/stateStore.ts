@@ -77,8 +77,11 @@ export interface DayFailure {
   lastFailedAt: string;
 }
 
-/** The datasets of the archive: `history/` (the API's history) and `active/` (snapshots of the active list). */
-export type Dataset = 'history' | 'active';
+/**
+ * The datasets of the archive: `history/` (the API's history), `active/` (snapshots of the active list)
+ * and `findings/` (what the detection rules found).
+ */
+export type Dataset = 'history' | 'active' | 'findings';
 
 /** One committed Parquet file of a partition. */
 export interface ManifestFile {

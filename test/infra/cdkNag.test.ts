@@ -30,13 +30,22 @@ describe('AwsSolutionsChecks on the TunnelArchiver app', () => {
     ).toEqual([
       // The fan-out's state machine: X-Ray.
       'AwsSolutions-IAM5[Resource::*]',
-      // _staging/ twice: the archiver's role and the snapshot role (its rows go through the committer).
+      // _staging/ three times: the archiver's role, the snapshot role (its rows go through the committer)
+      // and the detect role (findings go through the committer too).
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/*]',
-      // active/ twice: the archiver's role (every run snapshots the active list) and the snapshot role.
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/*]',
+      // active/ three times: the archiver's role (every run snapshots the active list), the snapshot role,
+      // and the detect role (Athena reads it with the caller's credentials, read-only).
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/active/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/active/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/active/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/digests/*]',
+      // findings/: the detect role writes them, the archiver digests (and publishes) them.
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/findings/*]',
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/findings/*]',
+      // history/: the archiver writes it, the detect role reads it (Athena).
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/history/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/history/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/quarantine/*]',
       // The fan-out's state machine (with the four below): its function's versions, the map's items and
@@ -45,6 +54,8 @@ describe('AwsSolutionsChecks on the TunnelArchiver app', () => {
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::<BucketsArchiveCE3432CC>/*]',
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"FanoutStateMachine6169B15B"}]}]}/*:*]',
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"FanoutStateMachine6169B15B"}]}]}:*]',
+      // Athena's query results of the detect role, under results/ of the results bucket.
+      'AwsSolutions-IAM5[Resource::<BucketsAthenaResultsDAB4D203.Arn>/results/*]',
       'AwsSolutions-SMG4',
       'AwsSolutions-SMG4',
       'AwsSolutions-SQS3',

@@ -160,11 +160,11 @@ describe('TunnelArchiverStack', () => {
       }
     });
 
-    it('grants only object reads and writes on history/ and quarantine/', () => {
+    it('grants only object reads and writes on history/ and quarantine/ (reads alone to the detect role)', () => {
       const data = s3.filter((s) =>
         s.resources.some((r) => /\/(history|quarantine)\/\*$/.test(resourceSuffix(r))),
       );
-      expect(data.flatMap((s) => s.actions).sort()).toEqual(['s3:GetObject', 's3:PutObject']);
+      expect([...new Set(data.flatMap((s) => s.actions))].sort()).toEqual(['s3:GetObject', 's3:PutObject']);
     });
 
     it('lets the archiver read and write every dataset a run writes, from the one key layout', () => {
@@ -179,6 +179,7 @@ describe('TunnelArchiverStack', () => {
         [
           archiveKeys.activePrefix,
           archiveKeys.digestsPrefix,
+          archiveKeys.findingsPrefix,
           archiveKeys.historyPrefix,
           archiveKeys.quarantinePrefix,
         ]

@@ -1,0 +1,111 @@
+import * as z from 'zod';
+import type { Clock } from '../../lib/clock/clock.ts';
+import { dueRules, type EvaluateResult, evaluateRules } from '../../lib/detect/evaluateRules.ts';
+import type { Finding } from '../../lib/detect/finding.ts';
+import type { FindingLedger } from '../../lib/detect/findingLedger.ts';
+import { findingMessage } from '../../lib/detect/findingMessage.ts';
+import type { RuleEngine } from '../../lib/detect/ruleEngine.ts';
+import type { DetectionRule } from '../../lib/detect/ruleSchema.ts';
+import type { DetectionSettings } from '../../lib/detect/ruleSettings.ts';
+import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import type { Logger } from '../../lib/log/logger.ts';
+import type { MetricsSink } from '../archive-history/archiveHandler.ts';
+import { DETECT_METRIC } from './detectTelemetry.ts';
+
+/** Counts findings per rule and severity (Powertools single metrics with both dimensions in AWS). */
+export type FindingCounter = (
+  metric: typeof DETECT_METRIC.Findings | typeof DETECT_METRIC.NewFindings,
+  rule: string,
+  severity: string,
+  count: number,
+) => void;
+
+export interface DetectHandlerDeps {
+  rules: readonly DetectionRule[];
+  overrides: DetectionSettings;
+  engine: RuleEngine;
+  ledger: (owner: string) => FindingLedger;
+  commitFindings: (findings: readonly Finding[]) => Promise<unknown>;
+  publish: (subject: string, message: string) => Promise<void>;
+  countFindings: FindingCounter;
+  metrics: MetricsSink;
+  clock: Clock;
+  logger: Logger;
+  /** The schedule's period: a rule runs when its own schedule ticks within the period that ends now. */
+  tickMs: number;
+  runId: () => string;
+}
+
+/** A scheduled event (anything), or `{ "rules": ["id", ...] }` to run those rules now. */
+const detectEvent = z.object({ rules: z.array(z.string()).optional() }).loose();
+
+/** Counts `findings` per rule and severity under `metric`. */
+export function countPerRule(
+  count: FindingCounter,
+  metric: Parameters<FindingCounter>[0],
+  findings: readonly Finding[],
+) {
+  const n = new Map<string, { rule: string; severity: string; count: number }>();
+  for (const f of findings) {
+    const key = `${f.rule_id}|${f.severity}`;
+    n.set(key, { rule: f.rule_id, severity: f.severity, count: (n.get(key)?.count ?? 0) + 1 });
+  }
+  for (const c of n.values()) count(metric, c.rule, c.severity, c.count);
+}
+
+/**
+ * The detect Lambda without AWS: evaluates the rules that are due (Athena through `engine`), stores
+ * the findings (`findings/` through the committer), claims each in the state table and publishes the
+ * claimed ones to SNS with the runbook and the SQL of their rows; metrics per rule and severity.
+ */
+export function createDetectHandler(deps: DetectHandlerDeps) {
+  const { logger, metrics } = deps;
+  return async (event: unknown): Promise<EvaluateResult & { due: string[] }> => {
+    try {
+      const parsed = detectEvent.safeParse(event ?? {});
+      if (!parsed.success)
+        throw new ArchiverError('CONFIG_INVALID', 'the detect event must be an object', {
+          cause: parsed.error,
+        });
+      const asked = parsed.data.rules;
+      const due = asked
+        ? deps.rules.filter((r) => asked.includes(r.id))
+        : dueRules(deps.rules, deps.clock.now(), deps.tickMs);
+      const result = await evaluateRules(
+        {
+          engine: deps.engine,
+          ledger: deps.ledger(deps.runId()),
+          clock: deps.clock,
+          logger,
+          commitFindings: deps.commitFindings,
+          deliver: async (f, rule) => {
+            const { subject, message } = findingMessage(f, rule);
+            await deps.publish(subject, message);
+          },
+        },
+        { rules: due, overrides: deps.overrides },
+      );
+      countPerRule(deps.countFindings, DETECT_METRIC.Findings, result.findings);
+      countPerRule(deps.countFindings, DETECT_METRIC.NewFindings, result.delivered);
+      metrics.addMetric(DETECT_METRIC.EvaluationSucceeded, 'Count', 1);
+      logger.info('rules evaluated', {
+        due: due.map((r) => r.id),
+        findings: result.findings.length,
+        new: result.delivered.length,
+      });
+      return { ...result, due: due.map((r) => r.id) };
+    } catch (error) {
+      throw failed(logger, metrics, error);
+    } finally {
+      metrics.publishStoredMetrics();
+    }
+  };
+}
+
+/** A failed evaluation: counted (EvaluationSucceeded 0) and logged with its code; returned to be thrown. */
+function failed(logger: Logger, metrics: MetricsSink, error: unknown): unknown {
+  metrics.addMetric(DETECT_METRIC.EvaluationSucceeded, 'Count', 0);
+  const code = ArchiverError.is(error) ? error.code : 'INTERNAL';
+  logger.error('detection failed', { code, error: error instanceof Error ? error.message : String(error) });
+  return error;
+}

@@ -1,0 +1,88 @@
+/**
+ * Detect Lambda entry point: wiring only (see `createDetectHandler`). Built once per container.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { AthenaClient } from '@aws-sdk/client-athena';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SNSClient } from '@aws-sdk/client-sns';
+import type { Context } from 'aws-lambda';
+import { systemClock } from '../../lib/clock/clock.ts';
+import { PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
+import { loadConfig } from '../../lib/config/loadConfig.ts';
+import { dynamoFindingLedger } from '../../lib/detect/dynamoFindingLedger.ts';
+import { commitFindings } from '../../lib/detect/findingsDataset.ts';
+import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
+import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
+import { s3ClientConfig, tableFromStateUrl } from '../archive-history/awsClients.ts';
+import { loggerPort } from '../archive-history/loggerPort.ts';
+import { athenaRuleEngine } from './athenaRuleEngine.ts';
+import { powertoolsFindingCounter, snsPublisher } from './awsFindingSinks.ts';
+import { createDetectHandler } from './detectHandler.ts';
+import { DETECT_SERVICE, METRICS_NAMESPACE } from './detectTelemetry.ts';
+import { lambdaDetections } from './lambdaDetections.ts';
+
+const logger = new Logger({ serviceName: DETECT_SERVICE });
+const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: DETECT_SERVICE });
+const config = loadConfig({ env: process.env });
+const table = tableFromStateUrl(config.state);
+const { WORKGROUP, DATABASE, FINDINGS_TOPIC_ARN, SCHEDULE_MINUTES } = process.env;
+if (table === undefined || !WORKGROUP || !DATABASE || !FINDINGS_TOPIC_ARN)
+  throw new ArchiverError(
+    'CONFIG_INVALID',
+    'Set ARCHIVE_STATE (dynamodb://), WORKGROUP, DATABASE and FINDINGS_TOPIC_ARN',
+  );
+const log = loggerPort(logger);
+const { rules, overrides } = await lambdaDetections(process.env, import.meta.url);
+const dynamo = new DynamoDBClient({});
+const sns = new SNSClient({});
+const objects = objectStoreFromUrl(config.dest, { s3Client: new S3Client(s3ClientConfig(process.env)) });
+const state = createDynamoStateStore({ client: dynamo, table });
+
+let runId = '';
+const detect = createDetectHandler({
+  rules,
+  overrides,
+  engine: athenaRuleEngine(new AthenaClient({}), {
+    workGroup: WORKGROUP,
+    database: DATABASE,
+    sleep: (ms) => sleep(ms),
+  }),
+  ledger: (owner) => dynamoFindingLedger(dynamo, table, owner),
+  // Through the archiver's committer: staged, listed in a manifest, published; the next archiver run digests them.
+  commitFindings: (findings) =>
+    commitFindings(
+      new PartitionCommitter({
+        objects,
+        state,
+        clock: systemClock,
+        logger: log,
+        runId,
+        fence: 0,
+        tmpDir: join(tmpdir(), 'tunnel-archiver-detect'),
+      }),
+      findings,
+    ),
+  publish: snsPublisher(sns, FINDINGS_TOPIC_ARN),
+  countFindings: powertoolsFindingCounter(metrics),
+  metrics,
+  clock: systemClock,
+  logger: log,
+  tickMs: Number(SCHEDULE_MINUTES ?? '5') * 60_000,
+  runId: () => {
+    runId = `detect-${randomUUID().slice(0, 8)}`;
+    return runId;
+  },
+});
+
+export const handler = async (event: unknown, context: Context) => {
+  logger.addContext(context);
+  return detect(event);
+};

@@ -1,0 +1,90 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { systemClock } from '../clock/clock.ts';
+import { isDay } from '../clock/day.ts';
+import { offsetClock } from '../clock/offsetClock.ts';
+import { archiveKeys } from '../commit/archiveKeys.ts';
+import { loadConfig } from '../config/loadConfig.ts';
+import { detectLocalArchive } from '../detect/detectLocalArchive.ts';
+import { anyAtOrAbove, findingsJson, formatFindings } from '../detect/formatFindings.ts';
+import { loadRules } from '../detect/loadRules.ts';
+import { SEVERITIES, type Severity } from '../detect/ruleSchema.ts';
+import { NO_OVERRIDES, readDetectionSettings } from '../detect/ruleSettings.ts';
+import { runRuleTests } from '../detect/runRuleTests.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
+import { jsonLineLogger } from '../log/logger.ts';
+import { buildStores, loadCliKeys, localDestDir } from './buildRuntime.ts';
+import type { CliIo } from './cliIo.ts';
+import { EXIT_FINDINGS } from './exitCodes.ts';
+import type { CliFlags } from './parseCliFlags.ts';
+import { parseNow } from './parseCliFlags.ts';
+
+function severityFlag(value: unknown): Severity | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && (SEVERITIES as readonly string[]).includes(value))
+    return value as Severity;
+  throw new ArchiverError(
+    'CONFIG_INVALID',
+    `--fail-on must be one of ${SEVERITIES.join(', ')}, got '${String(value)}'`,
+  );
+}
+
+/**
+ * `tunnel-archiver detect`: every rule (or `--rule`) over the local archive; prints the findings and
+ * exits 0 whether or not there are any (`--fail-on` makes findings fail, for CI). `--test` runs the
+ * rules' yml tests instead.
+ */
+export async function detectCommand(flags: CliFlags, io: CliIo): Promise<number> {
+  const v = flags.values;
+  const failOn = severityFlag(v['fail-on']);
+  let rules = await loadRules();
+  if (typeof v.rule === 'string') {
+    rules = rules.filter((r) => r.id === v.rule);
+    if (rules.length === 0) throw new ArchiverError('CONFIG_INVALID', `no rule '${v.rule}' in detections/`);
+  }
+  if (v.test) {
+    const results = await runRuleTests(rules);
+    for (const r of results)
+      io.stdout.write(`${r.ok ? 'ok  ' : 'FAIL'} ${r.rule}: ${r.test}${r.ok ? '' : ` (${r.message})`}\n`);
+    const failed = results.filter((r) => !r.ok).length;
+    io.stdout.write(`${results.length - failed} passed, ${failed} failed\n`);
+    return failed === 0 ? 0 : EXIT_FINDINGS;
+  }
+  if (v.since !== undefined && (typeof v.since !== 'string' || !isDay(v.since)))
+    throw new ArchiverError('CONFIG_INVALID', `--since must be a day, YYYY-MM-DD, got '${String(v.since)}'`);
+  const config = loadConfig({ flags: { dest: v.dest }, env: io.env });
+  const dir = localDestDir(config.dest);
+  if (dir === undefined)
+    throw new ArchiverError(
+      'CONFIG_INVALID',
+      `detect reads a local archive; ${config.dest} is on S3 (the stack runs the rules there)`,
+    );
+  if (!existsSync(join(dir, archiveKeys.historyPrefix)))
+    throw new ArchiverError(
+      'CONFIG_INVALID',
+      `no archive at ${dir} (no ${archiveKeys.historyPrefix} folder): run \`npm start\` or \`tunnel-archiver run\` first, or pass --dest`,
+    );
+  const overrides =
+    typeof v.settings === 'string' ? await readDetectionSettings(v.settings, rules) : NO_OVERRIDES;
+  const now = parseNow(v.now);
+  const clock = now ? offsetClock(now) : systemClock;
+  const logger = jsonLineLogger(config.logLevel, (l) => io.stderr.write(`${l}\n`));
+  const stores = await buildStores(config, logger);
+  try {
+    const { findingLedger } = stores;
+    if (findingLedger === undefined)
+      throw new ArchiverError(
+        'CONFIG_INVALID',
+        'detect keeps its finding claims in the local state: unset ARCHIVE_STATE',
+      );
+    const { signer } = await loadCliKeys(config);
+    const result = await detectLocalArchive(
+      { dir, objects: stores.objects, state: stores.state, signer, ledger: findingLedger, clock, logger },
+      { rules, overrides, ...(typeof v.since === 'string' ? { since: v.since } : {}) },
+    );
+    io.stdout.write(v.json ? `${JSON.stringify(findingsJson(result))}\n` : formatFindings(result));
+    return failOn !== undefined && anyAtOrAbove(result.findings, failOn) ? EXIT_FINDINGS : 0;
+  } finally {
+    await stores.close();
+  }
+}

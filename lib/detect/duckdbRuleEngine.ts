@@ -1,0 +1,46 @@
+import { ArchiverError } from '../errors/archiverError.ts';
+import { ATHENA_MACROS, DUCKDB_SESSION } from '../query/duckdbShims.ts';
+import { projectRule, type RuleEngine } from './ruleEngine.ts';
+
+export interface DuckDbRuleEngine extends RuleEngine {
+  run(sql: string): Promise<void>;
+  /** Rows of any statement as JSON values (tests, tools). */
+  query(sql: string): Promise<Record<string, unknown>[]>;
+  close(): void;
+}
+
+/**
+ * Rules on DuckDB in memory: the Athena shims first, then `setup` (the local archive's catalog, or a
+ * yml test's table). DuckDB is loaded only here, when rules run.
+ */
+export async function duckdbRuleEngine(setup: readonly string[]): Promise<DuckDbRuleEngine> {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  for (const s of [...DUCKDB_SESSION, ...ATHENA_MACROS, ...setup]) await connection.run(s);
+  return {
+    run: async (sql) => {
+      await connection.run(sql);
+    },
+    query: async (sql) =>
+      (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[],
+    async runRule(sql) {
+      try {
+        const reader = await connection.runAndReadAll(
+          projectRule(sql, { epochMs: (c) => `epoch_ms(${c})`, ids: (c) => c }),
+        );
+        return reader.getRowObjectsJson() as Record<string, unknown>[];
+      } catch (cause) {
+        throw new ArchiverError(
+          'QUERY_FAILED',
+          `a rule's SQL failed in DuckDB: ${(cause as Error).message}`,
+          { cause },
+        );
+      }
+    },
+    close() {
+      connection.closeSync();
+      instance.closeSync();
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { writeFile } from 'node:fs/promises';
+import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
+import type { Day } from '../clock/day.ts';
+import type { CommitResult, DatasetWriter, PartitionCommitter } from '../commit/partitionCommitter.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
+import { ATHENA_TYPE, type ColumnKind, schemaElements } from '../parquet/historySchema.ts';
+import { DEFAULT_PARQUET_COMPRESSION, parquetCompressors } from '../parquet/parquetCompression.ts';
+import { readStringColumn } from '../parquet/readHistoryParquet.ts';
+import type { Finding } from './finding.ts';
+
+type FindingColumn = { name: keyof Omit<Finding, 'dt'>; kind: ColumnKind; nullable: boolean };
+
+/** The columns of `findings/dt=<day>/*.parquet` (the Glue table `tunnel_findings` is generated from this). */
+const COLUMNS: readonly FindingColumn[] = [
+  { name: 'finding_id', kind: 'string', nullable: false },
+  { name: 'rule_id', kind: 'string', nullable: false },
+  { name: 'title', kind: 'string', nullable: false },
+  { name: 'severity', kind: 'string', nullable: false },
+  { name: 'source', kind: 'string', nullable: false },
+  { name: 'entity', kind: 'string', nullable: false },
+  { name: 'token_hmac', kind: 'string', nullable: true },
+  { name: 'client_network', kind: 'string', nullable: true },
+  { name: 'session_id', kind: 'string', nullable: true },
+  { name: 'first_seen', kind: 'timestamp', nullable: false },
+  { name: 'last_seen', kind: 'timestamp', nullable: false },
+  { name: 'hits', kind: 'int', nullable: false },
+  { name: 'record_ids', kind: 'string_list', nullable: false },
+  { name: 'dedupe_key', kind: 'string', nullable: false },
+  { name: 'period_start', kind: 'timestamp', nullable: false },
+  { name: 'detected_at', kind: 'timestamp', nullable: false },
+];
+
+/** Glue columns of the findings table, in file order (the stack's table and the local views use these). */
+export const FINDINGS_COLUMNS = COLUMNS.map((c) => ({ name: c.name, athenaType: ATHENA_TYPE[c.kind] }));
+
+/** Glue table name of the findings dataset. */
+export const FINDINGS_TABLE = 'tunnel_findings';
+
+async function writeFindingsParquet(rows: readonly Finding[], localPath: string): Promise<{ rows: number }> {
+  const writer = new ByteWriter();
+  const parquet = new ParquetWriter({
+    writer,
+    schema: [{ name: 'root', num_children: COLUMNS.length }, ...COLUMNS.flatMap(schemaElements)],
+    codec: DEFAULT_PARQUET_COMPRESSION,
+    compressors: parquetCompressors(DEFAULT_PARQUET_COMPRESSION),
+    statistics: true,
+  });
+  const columnData = COLUMNS.map((c) => ({ name: c.name, data: rows.map((r) => r[c.name]) }));
+  if (rows.length > 0) await parquet.write({ columnData });
+  await parquet.finish();
+  try {
+    await writeFile(localPath, new Uint8Array(writer.getBuffer()), { mode: 0o600 });
+  } catch (cause) {
+    throw new ArchiverError('STORE_FAILED', `writing ${localPath} failed: ${(cause as Error).message}`, {
+      cause,
+    });
+  }
+  return { rows: rows.length };
+}
+
+async function collect<T>(rows: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const r of rows) out.push(r);
+  return out;
+}
+
+/** `findings/`: one row per finding, deduped by `finding_id` (the same finding in its period is one row). */
+export const findingsWriter: DatasetWriter<Finding> = {
+  dataset: 'findings',
+  idOf: (row) => row.finding_id,
+  readIds: (bytes) => readStringColumn(bytes, 'finding_id'),
+  // A handful of findings per evaluation: one file, written from memory.
+  write: async (rows, localPath) => writeFindingsParquet(await collect(rows), localPath),
+};
+
+/**
+ * Commits findings through the archive's committer (staged file, conditional manifest write, publish),
+ * one partition per `dt`, so they are listed by the digest chain and checked by `verify` like history.
+ * A finding already stored (same id) is not written again.
+ */
+export async function commitFindings(
+  committer: PartitionCommitter,
+  findings: readonly Finding[],
+): Promise<CommitResult> {
+  const byDt = new Map<Day, Finding[]>();
+  for (const f of findings) byDt.set(f.dt, [...(byDt.get(f.dt) ?? []), f]);
+  const total: CommitResult = { newRecords: 0, files: 0, bytes: 0 };
+  for (const [dt, rows] of [...byDt].sort(([a], [b]) => a.localeCompare(b))) {
+    const r = await committer.commit(
+      findingsWriter,
+      dt,
+      new Set(rows.map((f) => f.finding_id)),
+      async function* () {
+        for (const f of rows) yield [f.finding_id, f] as const;
+      },
+    );
+    total.newRecords += r.newRecords;
+    total.files += r.files;
+    total.bytes += r.bytes;
+  }
+  return total;
+}

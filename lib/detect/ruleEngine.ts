@@ -1,0 +1,64 @@
+import * as z from 'zod';
+import { ArchiverError } from '../errors/archiverError.ts';
+import type { RuleHit } from './finding.ts';
+
+/**
+ * Runs a rendered rule and returns its rows with times as epoch milliseconds: DuckDB locally
+ * (`duckdbRuleEngine`), Athena in AWS (functions/detect). Each adapter wraps the rule in its own
+ * projection for the times; the rule's SQL is the same.
+ */
+export interface RuleEngine {
+  runRule(sql: string): Promise<Record<string, unknown>[]>;
+}
+
+const epochMs = z.union([z.number(), z.string(), z.bigint()]).transform((v) => new Date(Number(v)));
+const count = z.union([z.number(), z.string(), z.bigint()]).transform((v) => Number(v));
+const text = z.string().nullable();
+
+const ruleRowSchema = z.object({
+  entity: z.string(),
+  token_hmac: text,
+  client_network: text,
+  session_id: text,
+  first_seen_ms: epochMs,
+  last_seen_ms: epochMs,
+  hits: count,
+  // A list (DuckDB), or the ids joined by commas (Athena's text results).
+  record_ids: z.union([z.array(z.string()), z.string().transform((s) => (s === '' ? [] : s.split(',')))]),
+});
+
+/** How an engine spells a time as epoch ms, and the ids as a value its results can carry. */
+export interface Projection {
+  epochMs: (column: string) => string;
+  ids: (column: string) => string;
+}
+
+/** The projection both engines put around a rule: every column a finding needs, times as epoch ms. */
+export function projectRule(sql: string, p: Projection): string {
+  return `SELECT entity, token_hmac, client_network, session_id, ${p.epochMs('first_seen')} AS first_seen_ms,
+  ${p.epochMs('last_seen')} AS last_seen_ms, hits, ${p.ids('record_ids')} AS record_ids
+FROM (
+${sql}
+) rule_rows`;
+}
+
+/** An engine's row as a `RuleHit`; a rule that returns other columns is `CONFIG_INVALID`. */
+export function toRuleHit(ruleId: string, row: Record<string, unknown>): RuleHit {
+  const parsed = ruleRowSchema.safeParse(row);
+  if (!parsed.success) {
+    throw new ArchiverError('CONFIG_INVALID', `rule ${ruleId} returned a row without the finding columns`, {
+      cause: parsed.error,
+    });
+  }
+  const r = parsed.data;
+  return {
+    entity: r.entity,
+    token_hmac: r.token_hmac,
+    client_network: r.client_network,
+    session_id: r.session_id,
+    first_seen: r.first_seen_ms,
+    last_seen: r.last_seen_ms,
+    hits: r.hits,
+    record_ids: [...r.record_ids].sort(),
+  };
+}

@@ -1,0 +1,73 @@
+import { readFile } from 'node:fs/promises';
+import { parse } from 'yaml';
+import * as z from 'zod';
+import { ArchiverError } from '../errors/archiverError.ts';
+import { formatIssues } from '../records/formatIssues.ts';
+import { type DetectionRule, type SettingValue, settingValue } from './ruleSchema.ts';
+
+/**
+ * A deployment's overrides (a settings file locally, the `detections` CDK context in AWS): settings
+ * for every rule that has them (e.g. `time_zone`), and per rule (`threshold`, an allowlist, `enabled`).
+ * The SQL never changes; it names settings as `{{name}}`.
+ */
+export const detectionSettingsSchema = z.strictObject({
+  settings: z.record(z.string(), settingValue).default({}),
+  rules: z.record(z.string(), z.record(z.string(), z.union([settingValue, z.boolean()]))).default({}),
+});
+export type DetectionSettings = z.infer<typeof detectionSettingsSchema>;
+
+export const NO_OVERRIDES: DetectionSettings = { settings: {}, rules: {} };
+
+/** Validates overrides from any source (parsed YAML/JSON); unknown rules or settings are refused. */
+export function parseDetectionSettings(
+  raw: unknown,
+  rules: readonly DetectionRule[],
+  where: string,
+): DetectionSettings {
+  const parsed = detectionSettingsSchema.safeParse(raw ?? {});
+  if (!parsed.success) {
+    throw new ArchiverError('CONFIG_INVALID', `${where}: ${formatIssues(parsed.error)}`, {
+      cause: parsed.error,
+    });
+  }
+  for (const [id, values] of Object.entries(parsed.data.rules)) {
+    const rule = rules.find((r) => r.id === id);
+    if (!rule) throw new ArchiverError('CONFIG_INVALID', `${where}: no rule '${id}'`);
+    for (const name of Object.keys(values)) {
+      if (name !== 'enabled' && name !== 'threshold' && !(name in rule.settings))
+        throw new ArchiverError('CONFIG_INVALID', `${where}: rule '${id}' has no setting '${name}'`);
+    }
+  }
+  return parsed.data;
+}
+
+/** Reads a settings file (YAML or JSON). */
+export async function readDetectionSettings(
+  path: string,
+  rules: readonly DetectionRule[],
+): Promise<DetectionSettings> {
+  const text = await readFile(path, 'utf8').catch((cause: unknown) => {
+    throw new ArchiverError(
+      'CONFIG_INVALID',
+      `cannot read the detection settings ${path}: ${(cause as Error).message}`,
+      { cause },
+    );
+  });
+  return parseDetectionSettings(parse(text), rules, path);
+}
+
+/** A rule's effective settings: its yml values, then the deployment's shared settings, then its own. */
+export function effectiveSettings(
+  rule: DetectionRule,
+  overrides: DetectionSettings,
+): Record<string, SettingValue> {
+  const out: Record<string, SettingValue> = { threshold: rule.threshold, ...rule.settings };
+  for (const [k, v] of Object.entries(overrides.settings)) if (k in out) out[k] = v;
+  for (const [k, v] of Object.entries(overrides.rules[rule.id] ?? {})) if (typeof v !== 'boolean') out[k] = v;
+  return out;
+}
+
+/** Whether the deployment turned a rule off (`rules.<id>.enabled: false`). */
+export function ruleEnabled(rule: DetectionRule, overrides: DetectionSettings): boolean {
+  return overrides.rules[rule.id]?.enabled !== false;
+}

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { duckdbRuleEngine } from '../../lib/detect/duckdbRuleEngine.ts';
+import { dynamoFindingLedger } from '../../lib/detect/dynamoFindingLedger.ts';
+import { evaluateRules } from '../../lib/detect/evaluateRules.ts';
+import type { Finding } from '../../lib/detect/finding.ts';
+import { loadRules } from '../../lib/detect/loadRules.ts';
+import { testTableSql } from '../../lib/detect/runRuleTests.ts';
+import { silentLogger } from '../../lib/log/logger.ts';
+import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
+
+let dynamo: DynaliteHandle;
+beforeAll(async () => {
+  dynamo = await startDynalite();
+});
+afterAll(async () => {
+  await dynamo.close();
+});
+
+const rules = await loadRules();
+/** Every rule's positive yml rows in one table: several findings of several rules. */
+const rows = rules.flatMap((r) =>
+  r.tests.filter((t) => t.findings.length > 0 && !t.settings && !t.since).flatMap((t) => t.rows),
+);
+const expected = rules.flatMap((r) =>
+  r.tests
+    .filter((t) => t.findings.length > 0 && !t.settings && !t.since)
+    .flatMap((t) => t.findings.map((f) => `${r.id}:${f.entity}`)),
+);
+
+/** One evaluation as a schedule would run it: its own engine, the shared ledger, deliveries recorded. */
+async function evaluate(owner: string, delivered: Finding[], at: string) {
+  const engine = await duckdbRuleEngine([testTableSql(rows as never)]);
+  try {
+    return await evaluateRules(
+      {
+        engine,
+        ledger: dynamoFindingLedger(dynamo.client, dynamo.table, owner),
+        clock: new ManualClock(at),
+        logger: silentLogger,
+        deliver: async (f) => {
+          delivered.push(f);
+        },
+      },
+      { rules: rules.filter((r) => r.id !== 'first_seen_token'), since: '2026-03-01', until: '2026-03-02' },
+    );
+  } finally {
+    engine.close();
+  }
+}
+
+describe('dedupe with the DynamoDB-compatible server', () => {
+  it('the same evaluation twice delivers each finding once', async () => {
+    const delivered: Finding[] = [];
+    const first = await evaluate('run-a', delivered, '2026-03-03T10:00:00Z');
+    const second = await evaluate('run-b', delivered, '2026-03-03T10:05:00Z');
+    expect(first.findings.length).toBeGreaterThanOrEqual(6);
+    expect(second.findings.map((f) => f.finding_id).sort()).toEqual(
+      first.findings.map((f) => f.finding_id).sort(),
+    );
+    expect(second.delivered).toEqual([]);
+    expect(delivered.map((f) => f.finding_id).sort()).toEqual(first.findings.map((f) => f.finding_id).sort());
+    for (const key of expected.filter((k) => !k.startsWith('first_seen_token')))
+      expect(delivered.map((f) => `${f.rule_id}:${f.entity}`)).toContain(key);
+  });
+
+  it('two concurrent evaluations deliver each finding once between them', async () => {
+    const delivered: Finding[] = [];
+    // A later day: new dedupe periods, so nothing is claimed yet.
+    const [a, b] = await Promise.all([
+      evaluate('run-c', delivered, '2026-04-20T10:00:00Z'),
+      evaluate('run-d', delivered, '2026-04-20T10:00:01Z'),
+    ]);
+    const ids = delivered.map((f) => f.finding_id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.sort()).toEqual(a.findings.map((f) => f.finding_id).sort());
+    expect(a.delivered.length + b.delivered.length).toBe(a.findings.length);
+  });
+});

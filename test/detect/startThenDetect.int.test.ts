@@ -1,0 +1,93 @@
+import { appendFile, readdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DETECT_HINT } from '../../lib/cli/startCommand.ts';
+import { addDays } from '../../lib/clock/day.ts';
+import { loadRules } from '../../lib/detect/loadRules.ts';
+import { PLANTED_EMAIL, PLANTS } from '../../lib/emulator/plantedSessions.ts';
+import { cliIn, freshDir, type Ran } from '../cli/cliKit.ts';
+
+const NOW = '2026-10-01T06:00:00.000Z';
+const LATER = '2026-10-01T06:10:00.000Z';
+let root: string;
+let start: Ran;
+let detect: Ran;
+let findings: { rule_id: string; record_ids: string[]; new: boolean }[];
+let planted: Set<string>;
+
+beforeAll(async () => {
+  root = await freshDir('detect');
+  // The last 12 days are enough for the baselines and keep the run short.
+  const days = Array.from({ length: 12 }, (_, i) => addDays('2026-09-30', -i)).join(',');
+  start = await cliIn(root, ['start', '--now', NOW, '--quiet', '--days', days]);
+  detect = await cliIn(root, ['detect', '--now', LATER, '--json']);
+  findings = JSON.parse(detect.stdout || '[]');
+  const q = await cliIn(root, [
+    'query',
+    '--json',
+    `SELECT record_id FROM tunnel_sessions WHERE user_email = '${PLANTED_EMAIL}'`,
+  ]);
+  planted = new Set((JSON.parse(q.stdout) as { record_id: string }[]).map((r) => r.record_id));
+}, 180_000);
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('npm start, then tunnel-archiver detect', () => {
+  it('finds every planted pattern, each by the rule it was planted for', async () => {
+    expect(start.code, start.stderr).toBe(0);
+    expect(start.stdout).toContain(DETECT_HINT);
+    expect(detect.code, detect.stderr).toBe(0);
+    expect(planted.size).toBe(PLANTS.length);
+    const rules = (await loadRules()).map((r) => r.id);
+    for (const rule of new Set(PLANTS.map((p) => p.rule))) {
+      expect(rules).toContain(rule);
+      expect(findings.map((f) => f.rule_id)).toContain(rule);
+    }
+  });
+
+  it('finds nothing in the normal traffic of the same run', () => {
+    const normal = findings.filter((f) => f.record_ids.some((id) => !planted.has(id)));
+    expect(normal).toEqual([]);
+    expect(findings.every((f) => f.new)).toBe(true);
+  });
+
+  it('prints a table by default, the same findings again as seen; --fail-on high exits 9', async () => {
+    const again = await cliIn(root, ['detect', '--now', LATER, '--fail-on', 'high']);
+    expect(again.code, again.stderr).toBe(9);
+    expect(again.stdout).toMatch(new RegExp(`^${findings.length} findings \\(`, 'm'));
+    expect(again.stdout).toMatch(/^HIGH +token_many_networks/m);
+    expect(again.stdout).not.toMatch(/ new$/m);
+  });
+
+  it('refuses a folder without an archive, and creates nothing there', async () => {
+    const empty = await freshDir('detect-empty');
+    const r = await cliIn(empty, ['detect']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no archive at .*run `npm start`/);
+    expect(await readdir(empty)).toEqual([]);
+    await rm(empty, { recursive: true, force: true });
+  });
+
+  it('stores findings under findings/dt=…/, lists them in the digest chain, and verify checks them', async () => {
+    const archive = path.join(root, 'archive');
+    const digests = (await readdir(path.join(archive, 'digests'))).filter((n) => /^\d+\.json$/.test(n));
+    const listed = await Promise.all(
+      digests.map(
+        async (n) =>
+          JSON.parse(await readFile(path.join(archive, 'digests', n), 'utf8')) as {
+            files: { key: string; rows: number }[];
+          },
+      ),
+    );
+    const files = listed.flatMap((d) => d.files).filter((f) => f.key.startsWith('findings/dt='));
+    expect(files.length).toBeGreaterThan(0);
+    expect(files.reduce((a, f) => a + f.rows, 0)).toBe(findings.length);
+    const ok = await cliIn(root, ['verify']);
+    expect(ok.code, ok.stdout).toBe(0);
+    await appendFile(path.join(archive, files[0]?.key ?? ''), 'x');
+    const tampered = await cliIn(root, ['verify']);
+    expect(tampered.code).toBe(5);
+    expect(tampered.stdout).toContain(files[0]?.key);
+  });
+});
