@@ -23,9 +23,18 @@ export function countingObjectStore(inner: ObjectStore): {
   };
   const objects: ObjectStore = {
     url: inner.url,
-    putFile: (k, p) => (tick('putFile'), inner.putFile(k, p)),
-    put: (k, b) => (tick('put'), inner.put(k, b)),
-    putIfAbsent: (k, b) => (tick('putIfAbsent'), inner.putIfAbsent(k, b)),
+    putFile: (k, p) => {
+      tick('putFile');
+      return inner.putFile(k, p);
+    },
+    put: (k, b) => {
+      tick('put');
+      return inner.put(k, b);
+    },
+    putIfAbsent: (k, b) => {
+      tick('putIfAbsent');
+      return inner.putIfAbsent(k, b);
+    },
     get: async (k) => {
       tick('get');
       const bytes = await inner.get(k);
@@ -38,7 +47,10 @@ export function countingObjectStore(inner: ObjectStore): {
       counts.bytesRead += bytes?.byteLength ?? 0;
       return bytes;
     },
-    head: (k) => (tick('head'), inner.head(k)),
+    head: (k) => {
+      tick('head');
+      return inner.head(k);
+    },
     async *list(prefix) {
       let n = 0;
       tick('list');
@@ -47,8 +59,14 @@ export function countingObjectStore(inner: ObjectStore): {
         yield o;
       }
     },
-    publish: (a, b) => (tick('publish'), inner.publish(a, b)),
-    deleteStaging: (k) => (tick('deleteStaging'), inner.deleteStaging(k)),
+    publish: (a, b) => {
+      tick('publish');
+      return inner.publish(a, b);
+    },
+    deleteStaging: (k) => {
+      tick('deleteStaging');
+      return inner.deleteStaging(k);
+    },
     ...(inner.close ? { close: () => inner.close?.() ?? Promise.resolve() } : {}),
   };
   return {
