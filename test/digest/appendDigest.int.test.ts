@@ -24,6 +24,17 @@ let signer: DigestSigner;
 const clock = new ManualClock('2026-11-22T10:15:00.000Z');
 const deps = () => ({ objects, signer, clock, logger: silentLogger });
 const scans = [{ day: '2026-11-20', scannedAt: '2026-11-22T10:14:00.000Z', complete: true }];
+/** A file of the manifest of `history/dt=2026-11-20`, committed now. */
+const manifestFile = (name: string, published: boolean) => ({
+  name,
+  stagingKey: `_staging/r/dt=2026-11-20/${name}`,
+  rows: 1,
+  bytes: 1,
+  runId: 'r',
+  fence: 1,
+  committedAt: clock.now().toISOString(),
+  published,
+});
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ta-digest-'));
@@ -135,16 +146,7 @@ describe('appendDigest', () => {
 
   it('with the state, digests only committed files: a planted file stays out (and unlisted), a racing commit counts', async () => {
     const state = new MemoryStateStore();
-    const file = (name: string) => ({
-      name,
-      stagingKey: `_staging/r/dt=2026-11-20/${name}`,
-      rows: 1,
-      bytes: 1,
-      runId: 'r',
-      fence: 1,
-      committedAt: clock.now().toISOString(),
-      published: true,
-    });
+    const file = (name: string) => manifestFile(name, true);
     const v1 = await state.putPartition({ dt: '2026-11-20', version: 0, files: [file('a.parquet')] });
     await objects.put('history/dt=2026-11-20/a.parquet', await parquetOf([1]));
     await objects.put('history/dt=2026-11-20/planted.parquet', await parquetOf([2]));
@@ -182,16 +184,7 @@ describe('appendDigest', () => {
   it('from the head and the notes: lists committed notes only, keeps unpublished ones, settles dead ones, and steps over a racing digest', async () => {
     const state = new MemoryStateStore();
     const at = clock.now().toISOString();
-    const file = (name: string, published: boolean) => ({
-      name,
-      stagingKey: `_staging/r/dt=2026-11-20/${name}`,
-      rows: 1,
-      bytes: 1,
-      runId: 'r',
-      fence: 1,
-      committedAt: at,
-      published,
-    });
+    const file = manifestFile;
     await state.putPartition({
       dt: '2026-11-20',
       version: 0,
