@@ -1,4 +1,5 @@
 import { cpus } from 'node:os';
+import { type ArchiveAgeResult, ageRatios } from './archiveAge.ts';
 import type { ColdStartResult } from './coldStart.ts';
 import type { FanoutFigures } from './fanoutSimulation.ts';
 import { REPORT_TARGETS, type ReportBenchResult } from './reportTargets.ts';
@@ -15,6 +16,8 @@ export interface ResultsInput {
   report?: ReportBenchResult | undefined;
   /** `fanout-2M`: how big an account one Lambda and the fan-out serve (absent until measured). */
   fanout?: (FanoutFigures & { measuredAt?: string }) | undefined;
+  /** The "archive age" case (absent in results of older runs). */
+  age?: ArchiveAgeResult | undefined;
   at: Date;
   /** 1-minute load average before and after the run: figures from a busy machine are noisy. */
   load: [number, number];
@@ -36,6 +39,7 @@ function measuredIn(input: ResultsInput): string[] {
   if (input.cold) add('cold-start', input.cold.measuredAt);
   if (input.report) add('report-3y', input.report.measuredAt);
   if (input.fanout) add('fanout-2M', input.fanout.measuredAt);
+  if (input.age) add('archive-age', input.age.measuredAt);
   if (byTime.size <= 1) return [];
   const runs = [...byTime].sort(([a], [b]) => a.localeCompare(b));
   return [
@@ -147,6 +151,7 @@ export function renderResults(input: ResultsInput): string {
   }
   if (input.report) lines.push(...reportLines(input.report));
   if (input.fanout) lines.push(...fanoutLines(input.fanout));
+  if (input.age) lines.push(...ageLines(input.age));
   lines.push(
     '',
     'Why a target is missed, with profiles and the size breakdown by column: [PROFILE.md](PROFILE.md).',
@@ -193,4 +198,45 @@ function fanoutLines(f: FanoutFigures): string[] {
         ? `(bound by the finish step's id union: ${f.unionBytesPerId} bytes an id in 700 MiB).`
         : '(bound by its 5 h timeout).'),
   ];
+}
+
+/** The "archive age" section: one steady-state run on a 60-day and an old archive, per store. */
+function ageLines(age: ArchiveAgeResult): string[] {
+  const years = (age.oldDays / 365).toFixed(age.oldDays % 365 === 0 ? 0 : 1);
+  const lines = [
+    '',
+    '## Archive age',
+    '',
+    `One steady-state run (the next day's, ${age.runs === 1 ? 'one run' : `median of ${age.runs} days' runs, peak RSS the highest`}, ` +
+      'each in a fresh process, with the embedded state on disk) on an archive ' +
+      `${age.youngDays} days old and on one ${age.oldDays} days (${years} years) old, generated as the stack would ` +
+      'leave it (a history file, 24 active files and a digest a day; `bench/archiveAge.ts`). Requests and bytes ' +
+      'read are counted at the object store. Target: each figure of the old archive ≤ ' +
+      `${age.maxRatio}× the young one's.`,
+    '',
+    `| store | figure | ${age.youngDays} days | ${age.oldDays} days | ratio | target | met |`,
+    '|---|---|---:|---:|---:|---:|:---:|',
+  ];
+  for (const r of age.stores) {
+    const ratios = ageRatios(r);
+    const row = (name: string, key: keyof typeof ratios) =>
+      `| ${r.store === 's3' ? 'S3 (s3rver)' : 'file'} | ${name} | ${r.young[key]} | ${r.old[key]} | ${ratios[key]}× | ≤ ${age.maxRatio}× | ${ratios[key] <= age.maxRatio ? 'yes' : 'NO'} |`;
+    lines.push(
+      row('store requests', 'requests'),
+      row('bytes read', 'bytesRead'),
+      row('wall s', 'seconds'),
+      row('peak RSS MiB', 'peakRssMiB'),
+    );
+  }
+  lines.push(
+    '',
+    `| store | old archive files | verify s (whole archive) | verify peak RSS MiB | verify ok |`,
+    '|---|---:|---:|---:|:---:|',
+  );
+  for (const r of age.stores) {
+    lines.push(
+      `| ${r.store === 's3' ? 'S3 (s3rver)' : 'file'} | ${r.verify.files} | ${r.verify.seconds} | ${r.verify.peakRssMiB} | ${r.verify.ok ? 'yes' : 'NO'} |`,
+    );
+  }
+  return lines;
 }

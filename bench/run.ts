@@ -353,6 +353,18 @@ if (!only || only.includes('cold-start')) {
   }
 }
 
+let age: import('./archiveAge.ts').ArchiveAgeResult | undefined;
+if (!only || only.includes('archive-age')) {
+  try {
+    const { archiveAge } = await import('./archiveAge.ts');
+    age = { ...(await archiveAge(quick)), measuredAt: runAt };
+    console.log(JSON.stringify({ bench: 'archive-age', ...age }));
+  } catch (error) {
+    failed++;
+    console.log(JSON.stringify({ bench: 'archive-age', error: String(error) }));
+  }
+}
+
 if (!only || only.includes('emulator-dataset')) {
   const { datasetGeneration } = await import('./datasetGeneration.ts');
   const d = datasetGeneration();
@@ -405,6 +417,7 @@ const merged = {
   cold: cold ?? kept(previous?.cold),
   report: report ?? kept(previous?.report),
   fanout: fanout ?? kept(previous?.fanout),
+  age: age ?? kept(previous?.age),
   at: new Date(),
   load: [loadBefore, round(loadavg()[0] ?? 0)] as [number, number],
 };

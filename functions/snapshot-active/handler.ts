@@ -67,7 +67,7 @@ const snapshot = createSnapshotHandler({
   settings,
   state,
   // The archiver's exactly-once committer (manifests, digests); it needs no lease: manifest writes are conditional.
-  commitRows: (dt, rows) =>
+  commitRows: (dt, rows, batch) =>
     committerRowSink(
       new PartitionCommitter({
         objects,
@@ -78,7 +78,7 @@ const snapshot = createSnapshotHandler({
         fence: 0,
         tmpDir: join(tmpdir(), 'tunnel-archiver-snapshot'),
       }),
-    )(dt, rows),
+    )(dt, rows, batch),
   rebuildFromArchive: () => rebuildActiveFromArchive(objects),
   ...(live === undefined ? {} : { afterSnapshot: live }),
   clock: systemClock,

@@ -12,7 +12,7 @@ import { SNAPSHOT_METRIC } from './snapshotTelemetry.ts';
 
 export interface SnapshotHandlerDeps {
   config: Config;
-  settings: SnapshotSettings;
+  settings: Pick<SnapshotSettings, 'scheduleMs'> & Partial<SnapshotSettings>;
   state: LiveStore;
   commitRows: SnapshotActiveDeps['commitRows'];
   rebuildFromArchive?: SnapshotActiveDeps['rebuildFromArchive'];
@@ -56,6 +56,9 @@ export function createSnapshotHandler(deps: SnapshotHandlerDeps) {
             tokenPolicy: deps.config.tokenValues,
             windowDays: deps.config.windowDays,
             scheduleMs: deps.settings.scheduleMs,
+            ...(deps.settings.commitEveryMs === undefined
+              ? {}
+              : { commitEveryMs: deps.settings.commitEveryMs }),
           },
         );
       } finally {

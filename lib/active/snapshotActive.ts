@@ -2,7 +2,14 @@ import type { Clock } from '../clock/clock.ts';
 import { type Day, toDay } from '../clock/day.ts';
 import type { Logger } from '../log/logger.ts';
 import type { TokenPolicy } from '../records/archiveRow.ts';
-import type { ActiveObservations, ActiveState, LiveStore, SnapshotGap } from '../state/stateStore.ts';
+import type {
+  ActiveObservations,
+  ActiveState,
+  LiveStore,
+  PendingActiveRow,
+  PendingActiveRows,
+  SnapshotGap,
+} from '../state/stateStore.ts';
 import type { RequestOptions, UpstreamApi } from '../upstream/upstreamApi.ts';
 import { relieveHeap } from '../util/relieveHeap.ts';
 import type { ActiveEvent, ActiveRow } from './activeRow.ts';
@@ -20,9 +27,11 @@ export interface SnapshotActiveDeps {
   state: LiveStore;
   /**
    * Commits rows to `active/dt=<dt>/` exactly once: rows whose `row_id` the partition already holds
-   * are dropped (the engine's committer in production; a file sink in tests).
+   * are dropped (the engine's committer in production; a file sink in tests). With `batch`, the rows
+   * are one batch by that name, which never gains rows once a commit of it was tried: a committer may
+   * skip a batch its partition already lists instead of reading the partition's ids.
    */
-  commitRows(dt: Day, rows: readonly ActiveRow[]): Promise<unknown>;
+  commitRows(dt: Day, rows: readonly ActiveRow[], batch?: string): Promise<unknown>;
   /** When the state has no active item yet: the observations the archive implies (last row per id). */
   rebuildFromArchive?: () => Promise<ActiveObservations | undefined>;
   clock: Clock;
@@ -36,6 +45,12 @@ export interface SnapshotActiveOptions {
   tokenPolicy: TokenPolicy;
   windowDays: number;
   scheduleMs?: number;
+  /**
+   * Rows are kept in the state and committed once the oldest of them is this old (or when the UTC day
+   * turns), as one file: `active/` gets about a file an hour, whatever the schedule. 0 (the default, and
+   * what an archiving run uses) commits every snapshot's rows, with those held before.
+   */
+  commitEveryMs?: number;
   signal?: AbortSignal;
 }
 
@@ -53,13 +68,15 @@ export interface SnapshotActiveResult {
 }
 
 /**
- * One snapshot, exactly once: read the last observations (finishing a previous run's pending commit),
- * list the active sessions (one request), diff, store the new observations together with the rows as
- * `pending`, commit the rows, then clear `pending`. Every step can die: before the first state write
- * nothing happened; after it the next run re-commits the same rows and the commit drops the `row_id`s
- * it already holds. (Committing first and storing the state after, as first drafted, loses a `gone` when
- * a session changes back or ends between the crashed run and the next one.) A concurrent snapshot makes
- * the first state write fail with `CONFLICT` (retryable) before it has committed anything.
+ * One snapshot, exactly once: read the last observations (finishing a previous run's sealed commit),
+ * list the active sessions (one request), diff, and store the new observations together with the rows
+ * not committed yet as `pending` (the held ones first). When the batch is due (`commitEveryMs`), it is
+ * stored sealed, committed as one batch, and `pending` cleared. Every step can die: before the state write
+ * nothing happened; after it the next run finds the rows (held, or sealed: then it commits them again, and
+ * the commit skips a batch it already holds). A sealed batch never gains rows, and a batch never spans two
+ * UTC days. (Committing first and storing the state after, as first drafted, loses a `gone` when a session
+ * changes back or ends between the crashed run and the next one.) A concurrent snapshot makes the state
+ * write fail with `CONFLICT` (retryable) before it has committed anything.
  */
 export async function snapshotActive(
   deps: SnapshotActiveDeps,
@@ -79,14 +96,12 @@ export async function snapshotActive(
     }
   }
   const previous: ActiveState = stored ?? { sessions: {}, gaps: [], version: 0 };
-  if (previous.pending !== undefined) {
-    // The last run stored its rows but may have died before (or while) committing them.
-    const { dt, rows } = previous.pending;
-    await deps.commitRows(
-      dt,
-      rows.map((r) => fromPendingRow(r, previous.sessions)),
-    );
-    deps.logger.info('committed the rows of an unfinished snapshot', { dt, rows: rows.length });
+  let held = previous.pending;
+  if (held !== undefined && (held.sealed === true || held.batch === undefined)) {
+    // The last run sealed these rows (or an older release stored them) but may have died before (or while)
+    // committing them.
+    await commitPending(deps, held, previous.sessions);
+    held = undefined;
   }
 
   const request: RequestOptions = opts.signal === undefined ? {} : { signal: opts.signal };
@@ -107,27 +122,42 @@ export async function snapshotActive(
   if (diff.duplicateIds.length > 0) {
     deps.logger.warn('active list repeats session ids', { ids: diff.duplicateIds });
   }
+  const dt = toDay(observedAt);
+  if (held !== undefined && held.dt !== dt) {
+    // A batch never spans two days: the held rows of an earlier day are committed by themselves.
+    await commitPending(deps, held, previous.sessions);
+    held = undefined;
+  }
 
   const gaps = diff.gap === undefined ? previous.gaps : [...previous.gaps, diff.gap].slice(-MAX_STORED_GAPS);
   const { pending: _done, ...base } = previous;
-  let version = previous.version;
-  if (diff.rows.length > 0) {
+  const next = { ...base, ...diff.next, gaps };
+  const rows = [
+    ...(held?.rows ?? []).map((r) => keepFields(r, previous.sessions, diff.next.sessions)),
+    ...diff.rows.map(toPendingRow),
+  ];
+  const first = rows[0];
+  if (first === undefined) {
+    await deps.state.putActiveState({ ...next, version: previous.version });
+  } else {
+    const commitEveryMs = opts.commitEveryMs ?? 0;
+    const due = observedAt.getTime() - Date.parse(first.observed_at) >= commitEveryMs;
+    const pending: PendingActiveRows = {
+      dt,
+      rows,
+      batch: held?.batch ?? first.row_id,
+      ...(due ? { sealed: true } : {}),
+    };
     // Write-ahead: the rows go into the state first, so a crash before (or during) the commit is
     // finished by the next run, even if the session has changed back or ended by then.
-    const dt = toDay(observedAt);
-    const ahead = await deps.state.putActiveState({
-      ...base,
-      ...diff.next,
-      gaps,
-      pending: { dt, rows: diff.rows.map(toPendingRow) },
-      version,
-    });
-    version = ahead.version;
-    relieveHeap();
-    await deps.commitRows(dt, diff.rows);
-    relieveHeap();
+    const ahead = await deps.state.putActiveState({ ...next, pending, version: previous.version });
+    if (due) {
+      relieveHeap();
+      await commitPending(deps, pending, diff.next.sessions);
+      relieveHeap();
+      await deps.state.putActiveState({ ...next, version: ahead.version });
+    }
   }
-  await deps.state.putActiveState({ ...base, ...diff.next, gaps, version });
   await deps.afterSnapshot?.(diff.next, observedAt);
 
   const events: Record<ActiveEvent, number> = { seen: 0, changed: 0, gone: 0 };
@@ -153,4 +183,29 @@ export async function snapshotActive(
     duplicateIds: diff.duplicateIds,
     rebuilt,
   };
+}
+
+async function commitPending(
+  deps: SnapshotActiveDeps,
+  pending: PendingActiveRows,
+  sessions: ActiveState['sessions'],
+): Promise<void> {
+  const rows = pending.rows.map((r) => fromPendingRow(r, sessions));
+  await deps.commitRows(pending.dt, rows, pending.batch);
+  deps.logger.debug('committed held active rows', { dt: pending.dt, rows: rows.length });
+}
+
+/**
+ * A held row without fields of its own reads them from its session in the same item: when this snapshot
+ * changes (or closes) that session, the row keeps the fields it was observed with.
+ */
+function keepFields(
+  row: PendingActiveRow,
+  before: ActiveState['sessions'],
+  after: ActiveState['sessions'],
+): PendingActiveRow {
+  if (row.fields !== undefined) return row;
+  const was = before[row.id];
+  if (was === undefined || after[row.id]?.hash === was.hash) return row;
+  return { ...row, fields: was.fields };
 }

@@ -1,4 +1,4 @@
-import type { ManifestStore } from '../state/stateStore.ts';
+import type { Dataset, ManifestStore } from '../state/stateStore.ts';
 import { dataKeyInfo } from './archiveKeys.ts';
 
 /** Where a data file stands in the state: named by its partition's manifest, not named, or no manifest at all. */
@@ -20,9 +20,11 @@ export class ManifestMembership {
   }
 
   async of(key: string): Promise<Membership> {
-    const { dataset, dt } = dataKeyInfo(key);
-    if (dataset === 'quarantine') return 'no-manifest'; // quarantined records have no manifest
+    const { dataset: kind, dt } = dataKeyInfo(key);
+    if (kind === 'quarantine') return 'no-manifest'; // quarantined records have no manifest
     if (dt === null) return 'unlisted';
+    // The manifest's dataset is the key's first folder: any dataset the committer writes, not only those named here.
+    const dataset = key.slice(0, key.indexOf('/')) as Dataset;
     const name = key.slice(key.lastIndexOf('/') + 1);
     const cacheKey = `${dataset}/${dt}`;
     if (this.#names.get(cacheKey)?.has(name)) return 'listed';

@@ -4,12 +4,19 @@ import type { Clock } from '../clock/clock.ts';
 import type { Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
-import type { Dataset, ManifestFile, ManifestStore, PartitionManifest } from '../state/stateStore.ts';
+import type {
+  Dataset,
+  ManifestFile,
+  ManifestStore,
+  MetaStore,
+  PartitionManifest,
+} from '../state/stateStore.ts';
 import { type ByteSource, objectSource } from '../store/byteSource.ts';
 import type { ObjectInfo, ObjectStore } from '../store/objectStore.ts';
 import { IdSet } from '../util/idSet.ts';
 import { archiveKeys } from './archiveKeys.ts';
 import { brokenPartition } from './brokenPartition.ts';
+import { pendingDigest } from './pendingDigest.ts';
 import { publishPending } from './publishPending.ts';
 import { putManifestOnce } from './putManifestOnce.ts';
 
@@ -55,7 +62,8 @@ type Produce = (fresh: IdSet, localPath: string) => Promise<{ path: string; rows
 
 export interface CommitterDeps {
   objects: ObjectStore;
-  state: ManifestStore;
+  /** Manifests, and META for the notes of the next digest (`pendingDigest`). */
+  state: ManifestStore & MetaStore;
   clock: Clock;
   logger: Logger;
   runId: string;
@@ -193,23 +201,65 @@ export class PartitionCommitter {
     });
   }
 
+  /**
+   * Commits `rows` as one batch named `batch`, unless the partition already lists a file of that batch:
+   * exactly once without reading any file's ids, for a writer that keeps its rows until a batch is
+   * committed and gives a batch the same name on every try (the live-session rows).
+   */
+  commitBatch<Row>(
+    writer: DatasetWriter<Row>,
+    dt: Day,
+    batch: string,
+    rows: readonly Row[],
+  ): Promise<CommitResult> {
+    return this.#commit(
+      writer,
+      dt,
+      idSetOf(rows.map((r) => writer.idOf(r))),
+      async (_fresh, localPath) => {
+        async function* all(): AsyncGenerator<Row> {
+          yield* rows;
+        }
+        const written = await writer.write(all(), localPath);
+        return { path: localPath, rows: written.rows };
+      },
+      batch,
+    );
+  }
+
   async #commit<Row>(
     writer: DatasetWriter<Row>,
     dt: Day,
     ids: IdSet,
     produce: Produce,
+    batch?: string,
   ): Promise<CommitResult> {
     const { state, objects, logger } = this.#deps;
     const dataset = writer.dataset;
     for (let attempt = 1; attempt <= MAX_CONFLICTS; attempt++) {
       const manifest = (await state.getPartition(dt, dataset)) ?? emptyManifest(dataset, dt);
-      const known = await this.knownIds(writer, manifest);
-      const fresh = ids.without(known);
+      const known = batch === undefined ? await this.knownIds(writer, manifest) : undefined;
+      const fresh =
+        known !== undefined
+          ? ids.without(known)
+          : manifest.files.some((f) => f.batch === batch)
+            ? new IdSet()
+            : ids;
       if (fresh.size === 0) {
         await publishPending(this.#deps, manifest);
         return { newRecords: 0, files: 0, bytes: 0 };
       }
-      const file = await this.#stage(writer, dt, fresh, produce);
+      const staged = await this.#stage(writer, dt, fresh, produce);
+      const file = batch === undefined ? staged : { ...staged, batch };
+      // Noted for the next digest before it can be committed: whatever happens next, the digest that
+      // finds it listed lists it, without listing the archive.
+      await pendingDigest.note(state, [
+        {
+          key: archiveKeys.dataOf(dataset, dt, file.name),
+          stagingKey: file.stagingKey,
+          at: file.committedAt,
+        },
+      ]);
       const outcome = await putManifestOnce(this.#deps, manifest, file);
       if (outcome === 'moved-on') {
         // Certainly unlisted: our conditional put required a version the manifest has left behind.
@@ -217,10 +267,12 @@ export class PartitionCommitter {
         logger.warn('partition changed under us; re-reading it', { dataset, dt, attempt });
         continue;
       }
-      // The committed ids join the cache; a partition that was empty simply takes the set (no copy).
-      if (known.size === 0) this.#ids.set(`${dataset}#${dt}`, fresh);
-      else known.addAll(fresh);
-      this.#loaded.get(`${dataset}#${dt}`)?.add(file.name);
+      if (known !== undefined) {
+        // The committed ids join the cache; a partition that was empty simply takes the set (no copy).
+        if (known.size === 0) this.#ids.set(`${dataset}#${dt}`, fresh);
+        else known.addAll(fresh);
+        this.#loaded.get(`${dataset}#${dt}`)?.add(file.name);
+      }
       await publishPending(this.#deps, outcome);
       return { newRecords: fresh.size, files: 1, bytes: file.bytes };
     }

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock/clock.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
-import type { ManifestStore } from '../state/stateStore.ts';
+import type { ManifestStore, PartitionManifest } from '../state/stateStore.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { publishPending } from './publishPending.ts';
 
@@ -27,28 +27,37 @@ export async function publishAllPending(deps: {
 }): Promise<PublishAllResult> {
   const result: PublishAllResult = { published: 0, broken: [], oldestUnpublishedHours: 0 };
   const now = deps.clock.now().getTime();
-  for (const manifest of await deps.state.listPartitions()) {
-    const pending = manifest.files.filter((f) => !f.published);
-    if (pending.length === 0) continue;
-    const where = `${manifest.dataset ?? 'history'}/dt=${manifest.dt}`;
-    for (const f of pending) {
-      const hours = (now - Date.parse(f.committedAt)) / 3_600_000;
-      if (Number.isFinite(hours))
-        result.oldestUnpublishedHours = Math.max(result.oldestUnpublishedHours, hours);
-    }
-    try {
-      await publishPending(deps, manifest);
-      result.published += pending.length;
-    } catch (error) {
-      if (!ArchiverError.is(error, 'PARTITION_BROKEN')) throw error;
-      result.broken.push(where);
-      deps.logger.error('partition blocked: its manifest lists a missing file', {
-        partition: where,
-        code: error.code,
-        error: error.message,
-      });
-    }
-  }
+  for (const manifest of await deps.state.listPartitions())
+    await publishPartition(deps, manifest, now, result);
   result.oldestUnpublishedHours = Math.round(result.oldestUnpublishedHours * 10) / 10;
   return result;
+}
+
+/** Publishes one partition's listed-but-unpublished files into `result`; a broken partition is reported. */
+export async function publishPartition(
+  deps: { objects: ObjectStore; state: ManifestStore; logger: Logger },
+  manifest: PartitionManifest,
+  now: number,
+  result: PublishAllResult,
+): Promise<void> {
+  const pending = manifest.files.filter((f) => !f.published);
+  if (pending.length === 0) return;
+  const where = `${manifest.dataset ?? 'history'}/dt=${manifest.dt}`;
+  for (const f of pending) {
+    const hours = (now - Date.parse(f.committedAt)) / 3_600_000;
+    if (Number.isFinite(hours))
+      result.oldestUnpublishedHours = Math.max(result.oldestUnpublishedHours, hours);
+  }
+  try {
+    await publishPending(deps, manifest);
+    result.published += pending.length;
+  } catch (error) {
+    if (!ArchiverError.is(error, 'PARTITION_BROKEN')) throw error;
+    result.broken.push(where);
+    deps.logger.error('partition blocked: its manifest lists a missing file', {
+      partition: where,
+      code: error.code,
+      error: error.message,
+    });
+  }
 }

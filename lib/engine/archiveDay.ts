@@ -80,10 +80,14 @@ export async function archiveDay(
     const { newRecords, files, bytes } = await drafts.commitAll();
     if (walk.interrupted && walk.progress && sink instanceof CarriedRows)
       await saveWalkIds(objects, planned.day, sink.ids);
-    const quarantined = await quarantineRejected(objects, planned.day, walk.rejected, clock.now(), {
-      tokenPolicy: options.tokenPolicy,
-      tokenKey: deps.tokenKey,
-    });
+    const quarantined = await quarantineRejected(
+      objects,
+      planned.day,
+      walk.rejected,
+      clock.now(),
+      { tokenPolicy: options.tokenPolicy, tokenKey: deps.tokenKey },
+      deps.state,
+    );
     const next = await putDayMerging(
       deps,
       nextDayState(

@@ -4,15 +4,18 @@ import { tmpdir } from 'node:os';
 import { committerRowSink } from '../active/committerRowSink.ts';
 import { rebuildActiveFromArchive } from '../active/readActiveArchive.ts';
 import { snapshotActive } from '../active/snapshotActive.ts';
-import { type Day, daysBetween, toDay } from '../clock/day.ts';
+import { addDays, type Day, dayRange, daysBetween, toDay } from '../clock/day.ts';
 import { type DeadlineBudget, unboundedBudget } from '../clock/deadlineBudget.ts';
 import { leaseOwner } from '../commit/leaseOwner.ts';
 import { PartitionCommitter } from '../commit/partitionCommitter.ts';
 import { publishAllPending } from '../commit/publishAllPending.ts';
+import { publishNoted } from '../commit/publishNoted.ts';
 import { sweepStaging } from '../commit/sweepStaging.ts';
+import { chainHeadMatches } from '../digest/chainHeadMatches.ts';
 import { ArchiverError, type ArchiverErrorCode } from '../errors/archiverError.ts';
 import { checkArchiveKeys } from '../keys/checkArchiveKeys.ts';
-import type { ArchiveMeta, DayState, Lease } from '../state/stateStore.ts';
+import type { ArchiveMeta, ChainHead, DayState, Lease } from '../state/stateStore.ts';
+import { mapLimit } from '../util/mapLimit.ts';
 import { relieveHeap } from '../util/relieveHeap.ts';
 import { makeRunTmpDir } from '../util/runTmpDir.ts';
 import { blankDay, gapDayState } from './nextDayState.ts';
@@ -31,6 +34,10 @@ export interface PreparedRun {
   /** What publishing earlier runs' committed files found. */
   pending: Awaited<ReturnType<typeof publishAllPending>>;
   rebuilt: Awaited<ReturnType<typeof rebuildStateFromArchive>>;
+  /** Whether this run reconciles the state with the whole archive (see `reconcileDue`). */
+  reconcile: boolean;
+  /** The chain head the state recorded, checked against the archive: a steady run's digest follows it. */
+  head?: ChainHead;
   meta: ArchiveMeta;
   /** The effective window (configured, or learned from the server). */
   windowDays: number;
@@ -69,8 +76,14 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
       );
     }
   }
+  // A steady run trusts the state (its chain head matches the archive's) and works from what it noted;
+  // otherwise, and once a week, it reconciles the state with the whole archive.
+  const known = await state.getMeta();
+  const reconcile = options.reconcile === true || (await reconcileDue(deps, known, started));
   // Committed files are published first: this needs no API, so no upstream trouble can hold them back.
-  const pending = await publishAllPending(deps);
+  const pending = reconcile
+    ? await publishAllPending(deps)
+    : await publishNoted(deps, known?.pendingDigest ?? []);
   await preflight(api, today, budget.signal());
   // The archive's promise starts with its first run: recorded before anything else can fail, so the days
   // of that first window are ours (a gap if never archived), whatever happens to this run.
@@ -102,15 +115,12 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
     tmpDir = (await makeRunTmpDir(options.tmpDir ?? tmpdir(), runId)).dir;
     // State is a cache of the archive: what the archive holds and the state lacks is put back first, so a
     // lost state table never makes a run write a record twice.
-    const rebuilt = await rebuildStateFromArchive({
-      objects: deps.objects,
-      state,
-      logger: deps.logger,
-      clock,
-    });
+    const rebuilt = reconcile
+      ? await rebuildStateFromArchive({ objects: deps.objects, state, logger: deps.logger, clock })
+      : { partitions: [], files: 0, rows: 0, undigested: 0, foreign: [] };
     const windowDays = Math.min(options.windowDays, archiveMeta.learnedWindowDays ?? options.windowDays);
-    const { days, due, gaps } = await planRun(deps, options, today, windowDays, archiveMeta);
-    await sweepStaging(deps, started);
+    const { days, due, gaps } = await planRun(deps, options, today, windowDays, archiveMeta, reconcile);
+    if (reconcile) await sweepStaging(deps, started);
     const committer = new PartitionCommitter({ ...deps, runId, fence: lease.fence, tmpDir });
     const active =
       options.snapshotActive === false ? undefined : await snapshotInRun(deps, options, committer);
@@ -121,6 +131,8 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
       budget,
       pending,
       rebuilt,
+      reconcile,
+      ...(!reconcile && known?.chainHead ? { head: known.chainHead } : {}),
       meta: archiveMeta,
       windowDays,
       days,
@@ -147,14 +159,19 @@ export async function planRun(
   today: Day,
   windowDays: number,
   meta: ArchiveMeta,
+  reconcile = true,
 ): Promise<{ days: Map<Day, DayState>; due: PlannedDay[]; gaps: Day[] }> {
-  const days = new Map((await deps.state.listDays()).map((d) => [d.day, d] as const));
+  const read = reconcile
+    ? { from: meta.firstWindowStart, days: await deps.state.listDays() }
+    : await daysSinceLastRun(deps, meta, today, windowDays);
+  const days = new Map(read.days.map((d) => [d.day, d] as const));
   const plan = planDays({
     today,
     windowDays,
     rescanAges: options.rescanAges,
     days,
-    firstWindowStart: meta.firstWindowStart,
+    // Days before those read were settled by earlier runs: only the ones read can turn into gaps.
+    firstWindowStart: read.from,
   });
   for (const day of plan.newGaps) {
     const s = await putDayMerging(
@@ -239,4 +256,45 @@ export async function establishMeta(
     if (stored) return stored;
     throw error;
   }
+}
+
+/**
+ * The day states a steady run needs, read one by one (a bounded number of reads, however old the archive):
+ * the window, and the days that left it since the last run (they may turn into gaps). Older days were
+ * settled (sealed, or recorded as gaps) by an earlier run. Without a last run, every day.
+ */
+async function daysSinceLastRun(
+  deps: ArchiveDeps,
+  meta: ArchiveMeta,
+  today: Day,
+  windowDays: number,
+): Promise<{ from: Day; days: DayState[] }> {
+  if (meta.lastRunAt === undefined) return { from: meta.firstWindowStart, days: await deps.state.listDays() };
+  const lastWindow = windowStartOf(toDay(new Date(meta.lastRunAt)), windowDays);
+  const from = [meta.firstWindowStart, addDays(lastWindow, -2)].sort().at(-1) as Day;
+  const read = await mapLimit(dayRange(from, today), 8, (d) => deps.state.getDay(d));
+  return { from, days: read.filter((d): d is DayState => d !== undefined) };
+}
+
+/** Reconciliations with the whole archive happen at least this often (and whenever the state is off). */
+export const RECONCILE_EVERY_MS = 7 * 86_400_000;
+
+/**
+ * Whether this run must reconcile the state with the whole archive (publish from every manifest,
+ * rebuild the state from the listing, sweep staging, digest from the listing and the whole chain): when
+ * there is no state yet, when the state's chain head does not match the archive's, or when the last
+ * reconciliation is a week old. Otherwise the run reads only what it touches and what it noted.
+ */
+async function reconcileDue(deps: ArchiveDeps, meta: ArchiveMeta | undefined, now: Date): Promise<boolean> {
+  const last = meta?.reconciledAt === undefined ? Number.NaN : Date.parse(meta.reconciledAt);
+  const why =
+    meta === undefined
+      ? 'no state yet'
+      : !(now.getTime() - last < RECONCILE_EVERY_MS)
+        ? 'last reconciliation is a week old or more'
+        : !(await chainHeadMatches(deps.objects, meta.chainHead))
+          ? "the state's chain head does not match the archive's"
+          : undefined;
+  if (why !== undefined) deps.logger.info('reconciling the state with the whole archive', { why });
+  return why !== undefined;
 }

@@ -1,8 +1,10 @@
 import type { Day } from '../clock/day.ts';
 import { archiveKeys } from '../commit/archiveKeys.ts';
+import { pendingDigest } from '../commit/pendingDigest.ts';
 import type { TokenPolicy } from '../records/archiveRow.ts';
 import { redactTokens } from '../records/redactTokens.ts';
 import type { RejectedRecord } from '../records/schemas.ts';
+import type { StateStore } from '../state/stateStore.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 
 /** The token policy and key that quarantined raw items are redacted with (the run's own). */
@@ -25,11 +27,21 @@ export async function quarantineRejected(
   rejected: ReadonlyMap<string, RejectedRecord>,
   now: Date,
   redaction: QuarantineRedaction,
+  state?: Pick<StateStore, 'getMeta' | 'putMeta'>,
 ): Promise<number> {
   let written = 0;
+  const fresh: [string, RejectedRecord][] = [];
   for (const [id, r] of rejected) {
     const key = archiveKeys.quarantine(day, id);
-    if (await objects.head(key)) continue;
+    if (!(await objects.head(key))) fresh.push([key, r]);
+  }
+  // Noted for the next digest before they are written (see `pendingDigest`).
+  if (state)
+    await pendingDigest.note(
+      state,
+      fresh.map(([key]) => ({ key, at: now.toISOString() })),
+    );
+  for (const [key, r] of fresh) {
     const raw = redactTokens(r.raw, redaction.tokenPolicy, redaction.tokenKey);
     // Write-once (the bucket policy refuses anything else): digests list quarantined records too.
     const put = await objects.putIfAbsent(

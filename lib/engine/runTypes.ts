@@ -75,6 +75,11 @@ export interface ArchiveOptions {
   snapshotActive?: boolean;
   /** Runs the deadline cut a day short in a row before that day is reported as failed. */
   deferralsBeforeFailure?: number;
+  /**
+   * Reconcile the state with the whole archive in this run (see `reconcileDue`), even when the state's
+   * chain head matches and the last reconciliation is recent.
+   */
+  reconcile?: boolean;
 }
 
 export interface DayResult {

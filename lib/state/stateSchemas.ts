@@ -63,6 +63,7 @@ export const manifestFileSchema = z.looseObject({
   fence: z.number().int(),
   committedAt: z.string(),
   published: z.boolean(),
+  batch: z.string().exactOptional(),
 });
 
 export const partitionManifestSchema = z.looseObject({
@@ -86,6 +87,10 @@ export const archiveMetaSchema = z.looseObject({
       at: z.string(),
     })
     .exactOptional(),
+  pendingDigest: z
+    .array(z.looseObject({ key: z.string(), stagingKey: z.string().exactOptional(), at: z.string() }))
+    .exactOptional(),
+  reconciledAt: z.string().exactOptional(),
   version,
 }) satisfies z.ZodType<ArchiveMeta>;
 
@@ -132,7 +137,14 @@ export const activeStateSchema = z.looseObject({
   closed: z
     .record(z.string(), z.looseObject({ seq: z.number().int().nonnegative(), goneAt: z.string() }))
     .exactOptional(),
-  pending: z.looseObject({ dt: day, rows: z.array(pendingActiveRowSchema) }).exactOptional(),
+  pending: z
+    .looseObject({
+      dt: day,
+      rows: z.array(pendingActiveRowSchema),
+      batch: z.string().exactOptional(),
+      sealed: z.boolean().exactOptional(),
+    })
+    .exactOptional(),
   lastSnapshotAt: z.string().exactOptional(),
   gaps: z.array(z.looseObject({ from: z.string(), to: z.string(), ms: z.number() })),
   version,

@@ -95,6 +95,11 @@ export interface ManifestFile {
   fence: number;
   committedAt: string;
   published: boolean;
+  /**
+   * The batch of rows the file holds, when its writer commits whole batches (the live-session rows):
+   * a batch already listed is not committed again, without reading any file's ids.
+   */
+  batch?: string;
 }
 
 /** The commit log of one Hive partition `dt=<dt>`: the only source of truth of what is archived. */
@@ -123,7 +128,25 @@ export interface ArchiveMeta {
    * write the bucket cannot quietly rewind the chain: `verify` reports digests missing up to it as `truncated`.
    */
   chainHead?: ChainHead;
+  /**
+   * Files committed (or about to be: noted before their manifest write) that no digest lists yet: what
+   * the next digest lists, and what a run publishes first (`lib/commit/pendingDigest.ts`). Lets a run
+   * work from what it knows instead of listing the archive.
+   */
+  pendingDigest?: PendingDigestFile[];
+  /** When a run last reconciled the state with the whole archive (listing it, reading the whole chain). */
+  reconciledAt?: string;
   version: number;
+}
+
+/** A data file (any dataset) or quarantined record noted for the next digest. */
+export interface PendingDigestFile {
+  /** Its final key (`<dataset>/dt=<dt>/<name>`, `quarantine/day=<d>/<id>.json`). */
+  key: string;
+  /** Where it is staged before publication (data files). */
+  stagingKey?: string;
+  /** When it was noted. */
+  at: string;
 }
 
 /** A digest chain's newest digest: its position, key, SHA-256 of its bytes and when it was written. */
@@ -206,6 +229,10 @@ export interface PendingActiveRow {
 export interface PendingActiveRows {
   dt: Day;
   rows: PendingActiveRow[];
+  /** The batch's name (its first row's id): absent when an older release stored the rows. */
+  batch?: string;
+  /** Set when a commit of the batch may have begun: it never gains rows, and the next run commits it. */
+  sealed?: boolean;
 }
 
 /** Live-session state: one item; rebuildable from `active/` (the last row per id). */

@@ -64,3 +64,37 @@ describe('renderResults', () => {
     expect(renderResults(input([caseResult('day-100k')]))).not.toContain('Figures from');
   });
 });
+
+describe('renderResults: archive age', () => {
+  it('shows each figure at both ages with its ratio, and says NO for a figure over the target', () => {
+    const run = (seconds: number) => ({
+      requests: 33,
+      byMethod: {},
+      bytesRead: 1000,
+      seconds,
+      peakRssMiB: 130,
+    });
+    const md = renderResults({
+      ...input([caseResult('day-100k')]),
+      age: {
+        youngDays: 60,
+        oldDays: 1095,
+        runs: 3,
+        maxRatio: 1.1,
+        stores: [
+          {
+            store: 'file',
+            generated: { days: 1035, files: 25875, digests: 1035 },
+            young: run(2),
+            old: run(3),
+            verify: { seconds: 60, peakRssMiB: 190, ok: true, files: 25937 },
+          },
+        ],
+      },
+    });
+    expect(md).toContain('## Archive age');
+    expect(md).toContain('| file | store requests | 33 | 33 | 1× | ≤ 1.1× | yes |');
+    expect(md).toContain('| file | wall s | 2 | 3 | 1.5× | ≤ 1.1× | NO |');
+    expect(md).toContain('| file | 25937 | 60 | 190 | yes |');
+  });
+});

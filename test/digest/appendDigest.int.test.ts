@@ -24,6 +24,17 @@ let signer: DigestSigner;
 const clock = new ManualClock('2026-11-22T10:15:00.000Z');
 const deps = () => ({ objects, signer, clock, logger: silentLogger });
 const scans = [{ day: '2026-11-20', scannedAt: '2026-11-22T10:14:00.000Z', complete: true }];
+/** A file of the manifest of `history/dt=2026-11-20`, committed now. */
+const manifestFile = (name: string, published: boolean) => ({
+  name,
+  stagingKey: `_staging/r/dt=2026-11-20/${name}`,
+  rows: 1,
+  bytes: 1,
+  runId: 'r',
+  fence: 1,
+  committedAt: clock.now().toISOString(),
+  published,
+});
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ta-digest-'));
@@ -49,6 +60,7 @@ describe('appendDigest', () => {
       files: 1,
       rows: 3,
       foreign: [],
+      settled: [],
     });
     const d1 = chain.entries[0]?.digest;
     expect(d1).toMatchObject({ seq: 1, runId: 'r1', previous: null, scans, keyId: signer.keyId });
@@ -134,16 +146,7 @@ describe('appendDigest', () => {
 
   it('with the state, digests only committed files: a planted file stays out (and unlisted), a racing commit counts', async () => {
     const state = new MemoryStateStore();
-    const file = (name: string) => ({
-      name,
-      stagingKey: `_staging/r/dt=2026-11-20/${name}`,
-      rows: 1,
-      bytes: 1,
-      runId: 'r',
-      fence: 1,
-      committedAt: clock.now().toISOString(),
-      published: true,
-    });
+    const file = (name: string) => manifestFile(name, true);
     const v1 = await state.putPartition({ dt: '2026-11-20', version: 0, files: [file('a.parquet')] });
     await objects.put('history/dt=2026-11-20/a.parquet', await parquetOf([1]));
     await objects.put('history/dt=2026-11-20/planted.parquet', await parquetOf([2]));
@@ -176,6 +179,47 @@ describe('appendDigest', () => {
     expect((await verifyArchive({ objects, clock }, { windowDays: 60 })).failures).toEqual([
       expect.objectContaining({ kind: 'unlisted', object: 'history/dt=2026-11-20/planted.parquet' }),
     ]);
+  });
+
+  it('from the head and the notes: lists committed notes only, keeps unpublished ones, settles dead ones, and steps over a racing digest', async () => {
+    const state = new MemoryStateStore();
+    const at = clock.now().toISOString();
+    const file = manifestFile;
+    await state.putPartition({
+      dt: '2026-11-20',
+      version: 0,
+      files: [file('a.parquet', true), file('b.parquet', true), file('staged.parquet', false)],
+    });
+    const first = await appendDigest({ ...deps(), state }, { runId: 'r0', scans });
+    await objects.put('history/dt=2026-11-20/a.parquet', await parquetOf([1]));
+    await objects.put('history/dt=2026-11-20/b.parquet', await parquetOf([2]));
+    await objects.put('_staging/r/dt=2026-11-20/staged.parquet', await parquetOf([3]));
+    // Never listed here, whatever its note says: a planted file under a noted name, and a dead note.
+    await objects.put('history/dt=2026-11-20/planted.parquet', await parquetOf([4]));
+    const note = (name: string) => ({
+      key: `history/dt=2026-11-20/${name}`,
+      stagingKey: `_staging/r/dt=2026-11-20/${name}`,
+      at,
+    });
+    const pending = ['a.parquet', 'b.parquet', 'staged.parquet', 'planted.parquet', 'dead.parquet'].map(note);
+    const head = { seq: first.seq, key: first.key, sha256: first.sha256, at };
+    // Another writer appends after the same head first, listing b.
+    const racer = await appendDigest(
+      { ...deps(), state },
+      { runId: 'racer', scans, pending: [note('b.parquet')], head },
+    );
+    const d = await appendDigest({ ...deps(), state }, { runId: 'r1', scans, pending, head });
+    expect(d.seq).toBe(racer.seq + 1);
+    const chain = await readDigestChain(objects);
+    expect(chain.entries.at(-1)?.digest?.previous).toEqual({ key: racer.key, sha256: racer.sha256 });
+    expect(chain.entries.at(-1)?.digest?.files.map((f) => f.key)).toEqual([
+      'history/dt=2026-11-20/a.parquet',
+    ]);
+    expect(d.foreign).toEqual(['history/dt=2026-11-20/planted.parquet']);
+    expect(d.settled.sort()).toEqual(
+      ['a.parquet', 'b.parquet', 'dead.parquet', 'planted.parquet'].map((n) => note(n).key),
+    );
+    expect(checkChain(chain)).toEqual([]);
   });
 
   it('lists quarantined records too (hash and size, no rows), so verify catches one changed, removed or added', async () => {

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, dayRange, toDay } from '../../lib/clock/day.ts';
 import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
+import { pendingDigest } from '../../lib/commit/pendingDigest.ts';
 import { readDigestChain } from '../../lib/digest/readDigestChain.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
 import type { ArchiveDeps } from '../../lib/engine/runTypes.ts';
@@ -329,8 +330,12 @@ describe('runArchive recovery', () => {
   it('blocks only the partition whose manifest lists a missing file, with a clear error', async () => {
     rig = await startRig();
     const r = rig;
-    const { victim } = await archiveThenLoseAFile(r, 10);
+    const { victim, file } = await archiveThenLoseAFile(r, 10);
     await r.state.putPartition({ ...victim, files: victim.files.map((f) => ({ ...f, published: false })) });
+    // A committed, unpublished file was noted for the next digest when it was committed: a run publishes it.
+    await pendingDigest.note(r.state, [
+      { key: `history/dt=${victim.dt}/${file.name}`, at: file.committedAt },
+    ]);
     r.clock.advance(86_400_000);
     const s = await runArchive(r.deps(), { ...TEST_OPTIONS, onlyDays: [victim.dt, addDays(victim.dt, 1)] });
     expect(s.brokenPartitions).toEqual([`history/dt=${victim.dt}`]);
@@ -439,7 +444,11 @@ describe('foreign files', () => {
     );
     await r.objects.putFile(plantedKey, local);
     r.clock.advance(3_600_000);
-    const next = await runArchive(r.deps(), TEST_OPTIONS);
+    // A steady run never lists the archive, so never sees it; the reconciliation (weekly, or whenever the
+    // state does not match the archive's head) lists everything and reports it.
+    const steady = await runArchive(r.deps(), TEST_OPTIONS);
+    expect(steady.foreignFiles).toBeUndefined();
+    const next = await runArchive(r.deps(), { ...TEST_OPTIONS, reconcile: true });
     expect(next.foreignFiles).toEqual([plantedKey]);
     expect(next.failedDays).toEqual([]);
     expect((await r.state.getPartition(victim?.dt as string))?.files.map((f) => f.name)).not.toContain(

@@ -83,6 +83,14 @@ describe('snapshotSettings', () => {
     expect(snapshotSettings(env).scheduleMs).toBe(ms);
   });
 
+  it('holds rows for SNAPSHOT_COMMIT_MINUTES (default 60; 0 commits every snapshot) before a commit', () => {
+    expect(snapshotSettings({}).commitEveryMs).toBe(3_600_000);
+    expect(snapshotSettings({ SNAPSHOT_COMMIT_MINUTES: '0' }).commitEveryMs).toBe(0);
+    expect(() => snapshotSettings({ SNAPSHOT_COMMIT_MINUTES: '-1' })).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID' }),
+    );
+  });
+
   it('rejects a bad interval with CONFIG_INVALID', () => {
     expect(() => snapshotSettings({ SNAPSHOT_INTERVAL_MINUTES: '0' })).toThrow(
       expect.objectContaining({ code: 'CONFIG_INVALID' }),

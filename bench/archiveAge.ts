@@ -1,0 +1,130 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startS3rver } from '../test/support/startS3rver.ts';
+
+/** One steady-state run, as `bench/archiveAgeChild.ts run` measures it. */
+export interface AgeRun {
+  requests: number;
+  /** Requests by store method (in a summary: of the first day's run). */
+  byMethod: Record<string, number>;
+  bytesRead: number;
+  seconds: number;
+  peakRssMiB: number;
+}
+
+export interface AgeStoreResult {
+  store: 'file' | 's3';
+  /** Files and digests generated for the old archive, and how long preparing it took. */
+  generated: { days: number; files: number; digests: number };
+  /** Median of the runs (one a day, same days at both ages); peak RSS is the highest. */
+  young: AgeRun;
+  old: AgeRun;
+  /** `verify` of the whole old archive, in its own process. */
+  verify: { seconds: number; peakRssMiB: number; ok: boolean; files: number };
+}
+
+export interface ArchiveAgeResult {
+  youngDays: number;
+  oldDays: number;
+  runs: number;
+  maxRatio: number;
+  stores: AgeStoreResult[];
+  measuredAt?: string;
+}
+
+const runTs = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));
+const child = fileURLToPath(new URL('./archiveAgeChild.ts', import.meta.url));
+
+async function phase(args: string[], day?: number): Promise<Record<string, unknown>> {
+  const { stdout } = await promisify(execFile)(process.execPath, [runTs, child, ...args], {
+    env: { ...process.env, ...(day === undefined ? {} : { AGE_RUN_DAY: String(day) }) },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const line = stdout.trim().split('\n').at(-1) ?? '{}';
+  return JSON.parse(line) as Record<string, unknown>;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] as number;
+
+function summarize(runs: AgeRun[]): AgeRun {
+  return {
+    requests: median(runs.map((r) => r.requests)),
+    byMethod: runs[0]?.byMethod ?? {},
+    bytesRead: median(runs.map((r) => r.bytesRead)),
+    seconds: Math.round(median(runs.map((r) => r.seconds)) * 1000) / 1000,
+    peakRssMiB: Math.round(Math.max(...runs.map((r) => r.peakRssMiB)) * 10) / 10,
+  };
+}
+
+/**
+ * The "archive age" case: for the file store and an S3-compatible server (s3rver, in this process), an
+ * archive 60 days old and one `oldDays` old are prepared (`ageArchive`: as the stack would leave them,
+ * not by running a run a day), then the same steady-state runs (one a day, `runs` days, alternating) are
+ * measured on both, each in a fresh process, and verify is timed on the old one. Target: requests, bytes
+ * read, wall time and peak RSS of the old archive's run each ≤ `maxRatio` × the young one's.
+ */
+export async function archiveAge(quick: boolean): Promise<ArchiveAgeResult> {
+  const youngDays = 60;
+  const oldDays = quick ? 240 : 3 * 365;
+  const runs = quick ? 1 : 3;
+  const stores: AgeStoreResult[] = [];
+  for (const store of ['file', 's3'] as const) {
+    const s3 = store === 's3' ? await startS3rver('bench-archive') : undefined;
+    const dirs = {
+      young: mkdtempSync(join(tmpdir(), 'ta-age-young-')),
+      old: mkdtempSync(join(tmpdir(), 'ta-age-old-')),
+    };
+    try {
+      const args = (p: string, age: number, dir: string) => [
+        p,
+        store,
+        String(age),
+        dir,
+        ...(s3 ? [s3.endpoint, s3.bucket] : []),
+      ];
+      await phase(args('prepare', youngDays, dirs.young));
+      const prepared = await phase(args('prepare', oldDays, dirs.old));
+      const measured = { young: [] as AgeRun[], old: [] as AgeRun[] };
+      for (let day = 2; day < 2 + runs; day++) {
+        measured.old.push((await phase(args('run', oldDays, dirs.old), day)) as unknown as AgeRun);
+        measured.young.push((await phase(args('run', youngDays, dirs.young), day)) as unknown as AgeRun);
+      }
+      const verify = await phase(args('verify', oldDays, dirs.old), 1 + runs);
+      stores.push({
+        store,
+        generated: prepared.generated as AgeStoreResult['generated'],
+        young: summarize(measured.young),
+        old: summarize(measured.old),
+        verify: {
+          seconds: Math.round((verify.seconds as number) * 100) / 100,
+          peakRssMiB: Math.round((verify.peakRssMiB as number) * 10) / 10,
+          ok: verify.ok as boolean,
+          files: verify.files as number,
+        },
+      });
+    } finally {
+      await s3?.close();
+      rmSync(dirs.young, { recursive: true, force: true });
+      rmSync(dirs.old, { recursive: true, force: true });
+    }
+  }
+  return { youngDays, oldDays, runs, maxRatio: 1.1, stores };
+}
+
+/** Ratios (old ÷ young) of the four measured figures. */
+export function ageRatios(
+  r: AgeStoreResult,
+): Record<'requests' | 'bytesRead' | 'seconds' | 'peakRssMiB', number> {
+  const ratio = (a: number, b: number) =>
+    b === 0 ? (a === 0 ? 1 : Number.POSITIVE_INFINITY) : Math.round((a / b) * 100) / 100;
+  return {
+    requests: ratio(r.old.requests, r.young.requests),
+    bytesRead: ratio(r.old.bytesRead, r.young.bytesRead),
+    seconds: ratio(r.old.seconds, r.young.seconds),
+    peakRssMiB: ratio(r.old.peakRssMiB, r.young.peakRssMiB),
+  };
+}
