@@ -88,10 +88,14 @@ export async function finishFanout(
     results.push(done.result);
     if (done.result.interrupted) deferredDays.push(day);
   }
-  const digest = await appendDigestSafely(deps, plan.orchestrationId, results);
+  // A steady orchestration appends after the head the state recorded (checked by its plan), from the notes;
+  // one that reconciled digests from the listing, as a run does.
+  const reconciled = plan.reconcile !== false;
+  const head = reconciled ? undefined : (await state.getMeta())?.chainHead;
+  const digest = await appendDigestSafely(deps, plan.orchestrationId, results, head);
   const finished = clock.now();
   const ok = failedDays.length === 0 && deferredDays.length === 0;
-  await putMetaSafely(deps, finished, ok, digest);
+  await putMetaSafely(deps, finished, ok, digest, reconciled);
   const days = new Map((await state.listDays()).map((d) => [d.day, d] as const));
   const started = new Date(plan.startedAt);
   const sum = (f: (r: DayResult) => number) => results.reduce((a, r) => a + f(r), 0);

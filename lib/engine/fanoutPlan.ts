@@ -1,12 +1,13 @@
 import { toDay } from '../clock/day.ts';
 import { publishAllPending } from '../commit/publishAllPending.ts';
+import { publishNoted } from '../commit/publishNoted.ts';
 import { sweepStaging } from '../commit/sweepStaging.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { checkArchiveKeys } from '../keys/checkArchiveKeys.ts';
 import { type FanoutItem, type FanoutPlanOutput, fanoutKeys, rangeItemId } from './fanoutTypes.ts';
 import { type PlannedDay, windowStartOf } from './planDays.ts';
 import { preflight } from './preflight.ts';
-import { establishMeta, planRun } from './prepareRun.ts';
+import { establishMeta, planRun, reconcileDue } from './prepareRun.ts';
 import { rebuildStateFromArchive } from './rebuildStateFromArchive.ts';
 import type { ArchiveDeps, ArchiveOptions } from './runTypes.ts';
 
@@ -37,7 +38,12 @@ export async function planFanout(
   const { api, state, clock, logger } = deps;
   const started = clock.now();
   const today = toDay(started);
-  await publishAllPending(deps);
+  // As a run does: a steady orchestration trusts the state and works from what it noted; a missing state,
+  // a head that does not match the archive's, or a week since the last reconciliation reconciles.
+  const known = await state.getMeta();
+  const reconcile = await reconcileDue(deps, known, started);
+  if (reconcile) await publishAllPending(deps);
+  else await publishNoted(deps, known?.pendingDigest ?? []);
   const signal = options.budget?.signal();
   await preflight(api, today, signal);
   const meta = await establishMeta(deps, started, windowStartOf(today, options.windowDays));
@@ -53,10 +59,10 @@ export async function planFanout(
     // State is a cache of the archive: what the archive holds and the state lacks is put back first.
     // The fan-out runs the schedule's plan (backfills go to the archiver function).
     const { onlyDays: _onlyDays, ...scheduled } = options;
-    await rebuildStateFromArchive({ objects: deps.objects, state, logger, clock });
+    if (reconcile) await rebuildStateFromArchive({ objects: deps.objects, state, logger, clock });
     const windowDays = Math.min(options.windowDays, meta.learnedWindowDays ?? options.windowDays);
-    const { days, due, gaps } = await planRun(deps, scheduled, today, windowDays, meta);
-    await sweepStaging(deps, started);
+    const { days, due, gaps } = await planRun(deps, scheduled, today, windowDays, meta, reconcile);
+    if (reconcile) await sweepStaging(deps, started);
     const items: FanoutItem[] = [];
     for (const planned of due) {
       const walk = days.get(planned.day)?.walk;
@@ -75,6 +81,7 @@ export async function planFanout(
       itemsKey,
       itemCount: items.length,
       gaps,
+      reconcile,
     };
   } catch (error) {
     await state.releaseLease(lease).catch(() => {});

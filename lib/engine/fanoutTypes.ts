@@ -50,6 +50,8 @@ export const fanoutPlanOutputSchema = z.strictObject({
   itemsKey: z.string(),
   itemCount: z.number().int().nonnegative(),
   gaps: z.array(day),
+  /** Whether the plan reconciled the state with the whole archive (absent: treated as reconciled). */
+  reconcile: z.boolean().optional(),
 });
 export type FanoutPlanOutput = z.infer<typeof fanoutPlanOutputSchema>;
 

@@ -285,7 +285,11 @@ export const RECONCILE_EVERY_MS = 7 * 86_400_000;
  * there is no state yet, when the state's chain head does not match the archive's, or when the last
  * reconciliation is a week old. Otherwise the run reads only what it touches and what it noted.
  */
-async function reconcileDue(deps: ArchiveDeps, meta: ArchiveMeta | undefined, now: Date): Promise<boolean> {
+export async function reconcileDue(
+  deps: ArchiveDeps,
+  meta: ArchiveMeta | undefined,
+  now: Date,
+): Promise<boolean> {
   const last = meta?.reconciledAt === undefined ? Number.NaN : Date.parse(meta.reconciledAt);
   const why =
     meta === undefined

@@ -10,6 +10,7 @@ import type { ArchiveOptions } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { historyRecordSchema } from '../../lib/records/schemas.ts';
+import { countingObjectStore } from '../support/countingObjectStore.ts';
 import { expectIdsExact, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
@@ -30,7 +31,8 @@ function world(reshuffle: boolean, seed: number) {
   ]);
   const api = new ScriptedUpstream({ clock, days, maxPageSize: PER_PAGE, reshuffle, seed });
   const state = new MemoryStateStore();
-  const objects = new MemoryObjectStore();
+  const counted = countingObjectStore(new MemoryObjectStore());
+  const objects = counted.objects;
   const truth = new Set(
     [...days.values()].flat().map((r) => recordId(historyRecordSchema.parse(r), TEST_TOKEN_KEY)),
   );
@@ -72,7 +74,7 @@ function world(reshuffle: boolean, seed: number) {
     clock.advance(60_000);
     return { plan, items, walked, summary };
   };
-  return { giant, small, state, objects, truth, orchestrate, deps, options, failing };
+  return { giant, small, state, objects, counted, truth, orchestrate, deps, options, failing };
 }
 
 describe('fan-out in process (plan, map items at once, finish)', () => {
@@ -129,6 +131,20 @@ describe('fan-out in process (plan, map items at once, finish)', () => {
       runs++;
     }
     expect((await w.state.getDay(w.giant))?.complete, `seed ${seed}: after ${runs}`).toBe(true);
+    await expectIdsExact(w.objects, w.truth);
+  });
+
+  it('a steady orchestration lists nothing: it works from the state it trusts and the files it noted (#18)', async () => {
+    const w = world(false, 3);
+    for (let i = 0; i < 4 && !(await w.state.getDay(w.giant))?.complete; i++) await w.orchestrate();
+    const first = (await w.state.getMeta())?.chainHead;
+    expect(first).toBeDefined();
+    w.counted.reset();
+    const { summary } = await w.orchestrate(); // nothing new: a steady orchestration
+    expect(w.counted.counts.byMethod.list ?? 0).toBe(0);
+    expect(summary.failedDays).toEqual([]);
+    const chain = await readDigestChain(w.objects);
+    expect(chain.entries.at(-1)?.seq).toBe((first?.seq ?? 0) + 1);
     await expectIdsExact(w.objects, w.truth);
   });
 });
