@@ -3,7 +3,10 @@ import { type ArchiveAgeResult, ageRatios } from './archiveAge.ts';
 import type { ColdStartResult } from './coldStart.ts';
 import type { FanoutFigures } from './fanoutSimulation.ts';
 import { REPORT_TARGETS, type ReportBenchResult } from './reportTargets.ts';
+import type { QuietRun } from './quietRun.ts';
+import { renderIssue22 } from './renderIssue22.ts';
 import type { CaseResult } from './run.ts';
+import type { WalkRequests } from './walkRequests.ts';
 
 export interface ResultsInput {
   quick: boolean;
@@ -21,6 +24,9 @@ export interface ResultsInput {
   at: Date;
   /** 1-minute load average before and after the run: figures from a busy machine are noisy. */
   load: [number, number];
+  /** Issue 22: quiet steady-state runs (CLI, Lambda bundle) and day-walk requests. */
+  quiet?: QuietRun[] | undefined;
+  walks?: WalkRequests[] | undefined;
 }
 
 const MiB = 1_048_576;
@@ -84,6 +90,7 @@ export function renderResults(input: ResultsInput): string {
         `${met(r.maxRssMiB, r.peakRssMiB <= (r.maxRssMiB ?? 0))} |`,
     );
   }
+  lines.push('', ...renderIssue22(input));
   const withMemory = results.filter((r) => r.memory !== undefined);
   if (withMemory.length > 0) {
     lines.push(
