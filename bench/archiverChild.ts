@@ -12,7 +12,7 @@ const args = JSON.parse(process.argv[2] ?? '{}') as { url: string; onlyDays?: Da
 let sizes: ColumnSizes | undefined;
 let rewrite: DuckdbRewrite | undefined;
 let maxRssKiB = 0;
-const { summary, seconds, peakRssMiB, baselineRssMiB, atPeak } = await measuredLocalRun(
+const { summary, seconds, cpuSeconds, peakRssMiB, baselineRssMiB, atPeak } = await measuredLocalRun(
   args.url,
   process.env,
   args.onlyDays ? { onlyDays: args.onlyDays } : {},
@@ -26,6 +26,7 @@ const { summary, seconds, peakRssMiB, baselineRssMiB, atPeak } = await measuredL
 console.log(
   JSON.stringify({
     seconds,
+    cpuSeconds,
     node: process.versions.node,
     codec: DEFAULT_PARQUET_COMPRESSION,
     records: summary.recordsNew,

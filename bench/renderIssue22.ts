@@ -39,12 +39,17 @@ export function renderIssue22(input: Issue22Input): string[] {
   const cpu = byName(cpuCase);
   if (cpu) {
     const us = ((cpu.archiverSeconds - cpu.measuredBoundSeconds) / cpu.records) * 1e6;
+    const c = cpu.cpu;
+    const cpuUs = c ? ((c.archiverSeconds - c.boundSeconds) / cpu.records) * 1e6 : undefined;
     rows.push([
-      `time beyond the bound ≤ 8 µs a record (${cpu.description})`,
-      `(${cpu.archiverSeconds} s − ${cpu.measuredBoundSeconds} s) ÷ ${cpu.records} = **${r2(us)} µs**`,
-      yes(us <= 8),
+      `CPU beyond the bound ≤ 8 µs a record (${cpu.description})`,
+      (c
+        ? `CPU: (${c.archiverSeconds} s − ${c.boundSeconds} s) ÷ ${cpu.records} = **${r2(cpuUs as number)} µs**; `
+        : '') +
+        `wall: (${cpu.archiverSeconds} s − ${cpu.measuredBoundSeconds} s) ÷ ${cpu.records} = ${r2(us)} µs`,
+      yes((cpuUs ?? us) <= 8),
     ]);
-  } else missing('time beyond the bound ≤ 8 µs a record', cpuCase);
+  } else missing('CPU beyond the bound ≤ 8 µs a record', cpuCase);
   const latency = (target: string, name: string, max: number) => {
     const r = byName(name);
     if (!r) return missing(target, name);

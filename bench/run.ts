@@ -21,7 +21,7 @@ import { type ResultsInput, renderResults } from './renderResults.ts';
 import { startReplayServer } from './replayServer.ts';
 import { flatDayDataset, scaledDataset } from './scaledDataset.ts';
 import type { ScriptResult } from './scriptChild.ts';
-import { type ScriptFigures, scriptFigures } from './scriptFigures.ts';
+import { type CpuFigures, cpuFigures, type ScriptFigures, scriptFigures } from './scriptFigures.ts';
 
 export interface BenchCase {
   name: string;
@@ -79,6 +79,8 @@ export interface CaseResult {
   script?: ScriptFigures;
   /** DuckDB's rewrite of the archive's own files, file for file, with the same codec. */
   duckdbRewrite?: DuckdbRewrite;
+  /** CPU seconds of the bound's and the archiver's processes. */
+  cpu?: CpuFigures;
 }
 
 const PAGE_SIZE = 2000;
@@ -227,6 +229,7 @@ interface ArchiverResult {
   node: string;
   codec: string;
   seconds: number;
+  cpuSeconds?: number;
   records: number;
   pages: number;
   bytes: number;
@@ -323,6 +326,7 @@ async function runCase(c: BenchCase): Promise<CaseResult> {
         node: archiver.node,
         ...(archiver.sizes ? { sizes: archiver.sizes } : {}),
         ...(archiver.duckdbRewrite ? { duckdbRewrite: archiver.duckdbRewrite } : {}),
+        ...cpuFigures(bounds, archivers),
         ...(c.script ? { script: scriptFigures(scripts, archiver.seconds, c.script.maxRatio) } : {}),
       };
     } finally {

@@ -34,3 +34,28 @@ export function scriptFigures(
     ...(maxRatio === undefined ? {} : { maxRatio }),
   };
 }
+
+/** CPU seconds of a case (issue 22): the least the bound's process took, the archiver's median. */
+export interface CpuFigures {
+  boundSeconds: number;
+  archiverSeconds: number;
+}
+
+/** `{ cpu }` of a case, or nothing when its children reported no CPU time. */
+export function cpuFigures(
+  bounds: readonly { cpuSeconds?: number | undefined }[],
+  archivers: readonly { cpuSeconds?: number | undefined }[],
+): { cpu?: CpuFigures } {
+  const b = bounds.map((r) => r.cpuSeconds).filter((x): x is number => x !== undefined);
+  const a = archivers
+    .map((r) => r.cpuSeconds)
+    .filter((x): x is number => x !== undefined)
+    .sort((x, y) => x - y);
+  if (b.length === 0 || a.length === 0) return {};
+  return {
+    cpu: {
+      boundSeconds: round(Math.min(...b)),
+      archiverSeconds: round(a[Math.floor((a.length - 1) / 2)] as number),
+    },
+  };
+}
