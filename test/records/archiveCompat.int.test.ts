@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
 import type { HistoryRecord } from '../../lib/records/schemas.ts';
 import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
@@ -39,14 +39,6 @@ function fixedRecords(): HistoryRecord[] {
   ];
 }
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'archive-compat-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
 describe('archives stay byte-for-byte compatible (#22)', () => {
   it('gives the same ids and the same Parquet file as the code before the fixed-layout ids', async () => {
     const rows = fixedRecords().map((r, i) =>
@@ -54,11 +46,17 @@ describe('archives stay byte-for-byte compatible (#22)', () => {
     );
     const ids = createHash('sha256');
     for (const row of rows) ids.update(`${row.record_id} ${row.session_id}\n`);
-    const path = join(dir, 'fixed.parquet');
-    await writeHistoryParquet(rows, path, { compression: 'SNAPPY' });
-    const file = createHash('sha256')
-      .update(await readFile(path))
-      .digest('hex');
+    const dir = await mkdtemp(join(tmpdir(), 'archive-compat-'));
+    let file: string;
+    try {
+      const path = join(dir, 'fixed.parquet');
+      await writeHistoryParquet(rows, path, { compression: 'SNAPPY' });
+      file = createHash('sha256')
+        .update(await readFile(path))
+        .digest('hex');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
     expect({ ids: ids.digest('hex'), file }).toEqual({ ids: IDS_SHA256, file: FILE_SHA256 });
   });
 });

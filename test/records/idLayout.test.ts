@@ -18,8 +18,9 @@ import { recordFrom, recordPartsArb, TEST_TOKEN_KEY } from './historyRecords.ts'
 const sha128 = (text: string): string =>
   nodeCrypto.createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
 
-function referenceRecordId(n: NormalisedRecord): string {
-  const canonical = JSON.stringify({
+/** The record_id's fields, keys in sorted order, as the old code wrote them. */
+function recordFields(n: NormalisedRecord): Record<string, unknown> {
+  return {
     client_ip: n.client_ip,
     domains: n.domains,
     end_time: n.end_ms,
@@ -30,20 +31,19 @@ function referenceRecordId(n: NormalisedRecord): string {
     token_hmac: n.token_hmac,
     user_email: n.user_email,
     virtual_token_hmac: n.virtual_token_hmac,
-  });
-  return sha128(`tunnel-archiver/record/v2\n${canonical}`);
+  };
+}
+
+const SESSION_FIELDS = ['client_ip', 'mode', 'start_time', 'token_hmac', 'user_email', 'virtual_token_hmac'];
+
+function referenceRecordId(n: NormalisedRecord): string {
+  return sha128(`tunnel-archiver/record/v2\n${JSON.stringify(recordFields(n))}`);
 }
 
 function referenceSessionId(n: NormalisedRecord): string {
-  const canonical = JSON.stringify({
-    client_ip: n.client_ip,
-    mode: n.mode,
-    start_time: n.start_ms,
-    token_hmac: n.token_hmac,
-    user_email: n.user_email,
-    virtual_token_hmac: n.virtual_token_hmac,
-  });
-  return sha128(`tunnel-archiver/session/v1\n${canonical}`);
+  const all = recordFields(n);
+  const session = Object.fromEntries(SESSION_FIELDS.map((k) => [k, all[k]]));
+  return sha128(`tunnel-archiver/session/v1\n${JSON.stringify(session)}`);
 }
 
 /** Any UTF-16 text: quotes, backslashes, control characters, lone and paired surrogates, U+2028. */
