@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { EMULATOR_PAID_KEY, startEmulator } from '../lib/emulator/startEmulator.ts';
+import { lambdaTestEnv, TEST_LAMBDA_IDS } from '../test/infra/lambdaTestEnv.ts';
 import { startKmsStub } from '../test/infra/startKmsStub.ts';
 import { startSecretsStub } from '../test/infra/startSecretsStub.ts';
 import { synthApp } from '../test/infra/testApp.ts';
@@ -91,8 +92,8 @@ export async function quietLambdaRun(runs: number): Promise<QuietRun> {
   const s3 = await startS3rver('quiet-archive');
   const dynamo = await startDynalite();
   const secrets = await startSecretsStub({
-    'tunnel-archiver/api-key': JSON.stringify({ apiKey: EMULATOR_PAID_KEY }),
-    'tunnel-archiver/token-key': 'k'.repeat(64),
+    [TEST_LAMBDA_IDS.apiKeySecret]: JSON.stringify({ apiKey: EMULATOR_PAID_KEY }),
+    [TEST_LAMBDA_IDS.tokenKeySecret]: 'k'.repeat(64),
   });
   const kms = await startKmsStub();
   try {
@@ -117,19 +118,7 @@ export async function quietLambdaRun(runs: number): Promise<QuietRun> {
         maxBuffer: 1 << 24,
         env: {
           PATH: process.env.PATH ?? '',
-          AWS_REGION: 'us-east-1',
-          AWS_ACCESS_KEY_ID: 'S3RVER',
-          AWS_SECRET_ACCESS_KEY: 'S3RVER',
-          AWS_ENDPOINT_URL_S3: s3.endpoint,
-          AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-          AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
-          AWS_ENDPOINT_URL_KMS: kms.endpoint,
-          DIGEST_SIGNING_KEY_ID: 'arn:aws:kms:us-east-1:000000000000:key/bench',
-          TOKEN_KEY_SECRET_ID: 'tunnel-archiver/token-key',
-          TUNNEL_API_BASE_URL: emulator.url,
-          TUNNEL_API_KEY_SECRET_ID: 'tunnel-archiver/api-key',
-          ARCHIVE_DEST: `s3://${s3.bucket}/`,
-          ARCHIVE_STATE: `dynamodb://${dynamo.table}`,
+          ...lambdaTestEnv({ s3, dynamo, secrets, kms, apiUrl: emulator.url }),
           LOG_LEVEL: 'warn',
           NODE_OPTIONS: '--enable-source-maps',
         },

@@ -11,6 +11,9 @@ export interface Issue22Input {
 }
 
 const yes = (ok: boolean): string => (ok ? 'yes' : 'NO');
+/** When a case's figures were measured (`--only` runs keep older ones). */
+const when = (r: CaseResult): string =>
+  r.measuredAt ? ` (run of ${r.measuredAt.slice(0, 16).replace('T', ' ')})` : '';
 const r2 = (n: number): number => Math.round(n * 100) / 100;
 
 /** `## Issue 22 targets`: every target of issue 22 with its figure and whether it is met. */
@@ -25,7 +28,7 @@ export function renderIssue22(input: Issue22Input): string[] {
     const s = r.script;
     rows.push([
       target,
-      `${r.archiverSeconds} s against ${s.seconds} s (fetch ${s.fetchSeconds} s + DuckDB ${s.duckdbSeconds} s): **${s.ratio}×**`,
+      `${r.archiverSeconds} s against ${s.seconds} s (fetch ${s.fetchSeconds} s + DuckDB ${s.duckdbSeconds} s): **${s.ratio}×**${when(r)}`,
       max === undefined ? 'reported' : yes(s.ratio <= max),
     ]);
   };
@@ -46,7 +49,7 @@ export function renderIssue22(input: Issue22Input): string[] {
       (c
         ? `CPU: (${c.archiverSeconds} s − ${c.boundSeconds} s) ÷ ${cpu.records} = **${r2(cpuUs as number)} µs**; `
         : '') +
-        `wall: (${cpu.archiverSeconds} s − ${cpu.measuredBoundSeconds} s) ÷ ${cpu.records} = ${r2(us)} µs`,
+        `wall: (${cpu.archiverSeconds} s − ${cpu.measuredBoundSeconds} s) ÷ ${cpu.records} = ${r2(us)} µs${when(cpu)}`,
       yes((cpuUs ?? us) <= 8),
     ]);
   } else missing('CPU beyond the bound ≤ 8 µs a record', cpuCase);
@@ -55,7 +58,7 @@ export function renderIssue22(input: Issue22Input): string[] {
     if (!r) return missing(target, name);
     rows.push([
       target,
-      `${r.archiverSeconds} s against ${r.boundSeconds} s: **${r.ratio}×**`,
+      `${r.archiverSeconds} s against ${r.boundSeconds} s: **${r.ratio}×**${when(r)}`,
       yes(r.ratio <= max),
     ]);
   };

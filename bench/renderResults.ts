@@ -68,6 +68,14 @@ export function renderResults(input: ResultsInput): string {
       `${input.load[1]} on ${cpus().length} cores). Do not edit: re-run the bench.`,
     '',
     ...measuredIn(input),
+    ...(Math.max(...input.load) > cpus().length
+      ? [
+          `The machine was loaded (load average above its ${cpus().length} cores: other work ran beside the bench), ` +
+            'so wall times are longer than on an idle machine; ratios compare runs of the same minutes, and CPU ' +
+            'seconds (issue 22 table) vary least.',
+          '',
+        ]
+      : []),
     'BOUND: every page fetched once and `JSON.parse`d, nothing else (with latency: pages × latency ÷ ' +
       'concurrency). ARCHIVER: a full local run (embedded state, local folder) in its own process; peak RSS ' +
       'is that process\u2019s high-water mark, with no heap cap. ' +
