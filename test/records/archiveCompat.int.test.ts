@@ -18,7 +18,8 @@ import {
 /*
  * Archives written before #22 (ids from canonical-JSON strings, rows mapped by the old toArchiveRow)
  * must stay byte for byte what the current code writes. The two digests below were computed by the
- * code before that change (commit ced12b3 of branch perf) from exactly this dataset: the first over
+ * code before that change (the ids from `JSON.stringify` of their fields as an object, the rows
+ * from `toArchiveRow` with `Object.entries` for extras) from exactly this dataset: the first over
  * every row's two ids, the second over the Parquet file (SNAPPY: the writer's own JavaScript codec,
  * so the bytes do not depend on the Node running the test).
  */
