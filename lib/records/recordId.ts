@@ -44,7 +44,8 @@ export function normaliseRecord(record: HistoryRecord, tokenKey: Uint8Array): No
     token_hmac: record.token_value === null ? null : tokenHmac(tokenKey, record.token_value),
     virtual_token_hmac:
       record.virtual_token_value === null ? null : tokenHmac(tokenKey, record.virtual_token_value),
-    domains: [...new Set(record.domains)].sort(),
+    // One domain or none (most records): already a sorted set.
+    domains: record.domains.length < 2 ? [...record.domains] : [...new Set(record.domains)].sort(),
     mode: record.mode,
     mode_udp: record.mode_udp,
     client_ip: record.client_ip,
