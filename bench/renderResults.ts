@@ -2,9 +2,9 @@ import { cpus } from 'node:os';
 import { type ArchiveAgeResult, ageRatios } from './archiveAge.ts';
 import type { ColdStartResult } from './coldStart.ts';
 import type { FanoutFigures } from './fanoutSimulation.ts';
-import { REPORT_TARGETS, type ReportBenchResult } from './reportTargets.ts';
 import type { QuietRun } from './quietRun.ts';
 import { renderIssue22 } from './renderIssue22.ts';
+import { REPORT_TARGETS, type ReportBenchResult } from './reportTargets.ts';
 import type { CaseResult } from './run.ts';
 import type { WalkRequests } from './walkRequests.ts';
 
