@@ -89,13 +89,15 @@ export async function quietCliRun(runs: number): Promise<QuietRun> {
 export async function quietLambdaRun(runs: number): Promise<QuietRun> {
   const outdir = await mkdtemp(join(tmpdir(), 'ta-bench-quiet-bundle-'));
   const emulator = await startEmulator({ seed: 5, faults: { stableOrder: true } });
-  const s3 = await startS3rver('quiet-archive');
-  const dynamo = await startDynalite();
-  const secrets = await startSecretsStub({
-    [TEST_LAMBDA_IDS.apiKeySecret]: JSON.stringify({ apiKey: EMULATOR_PAID_KEY }),
-    [TEST_LAMBDA_IDS.tokenKeySecret]: 'k'.repeat(64),
-  });
-  const kms = await startKmsStub();
+  const [s3, dynamo, secrets, kms] = await Promise.all([
+    startS3rver('quiet-archive'),
+    startDynalite(),
+    startSecretsStub({
+      [TEST_LAMBDA_IDS.apiKeySecret]: JSON.stringify({ apiKey: EMULATOR_PAID_KEY }),
+      [TEST_LAMBDA_IDS.tokenKeySecret]: 'k'.repeat(64),
+    }),
+    startKmsStub(),
+  ]);
   try {
     const { template } = synthApp({ bundle: true, outdir });
     const fn = Object.values(template.findResources('AWS::Lambda::Function')).find(
