@@ -5,12 +5,14 @@
 import type { Day } from '../lib/clock/day.ts';
 import { DEFAULT_PARQUET_COMPRESSION } from '../lib/parquet/parquetCompression.ts';
 import { type ColumnSizes, columnSizes } from './columnSizes.ts';
+import { type DuckdbRewrite, duckdbRewrite } from './duckdbRewrite.ts';
 import { measuredLocalRun } from './measuredLocalRun.ts';
 
 const args = JSON.parse(process.argv[2] ?? '{}') as { url: string; onlyDays?: Day[]; columns?: boolean };
 let sizes: ColumnSizes | undefined;
+let rewrite: DuckdbRewrite | undefined;
 let maxRssKiB = 0;
-const { summary, seconds, peakRssMiB, baselineRssMiB, atPeak } = await measuredLocalRun(
+const { summary, seconds, cpuSeconds, peakRssMiB, baselineRssMiB, atPeak } = await measuredLocalRun(
   args.url,
   process.env,
   args.onlyDays ? { onlyDays: args.onlyDays } : {},
@@ -18,11 +20,13 @@ const { summary, seconds, peakRssMiB, baselineRssMiB, atPeak } = await measuredL
     // Read after the run's peak RSS is taken, so the archiver's figures are untouched.
     maxRssKiB = process.resourceUsage().maxRSS;
     if (args.columns) sizes = await columnSizes(dir);
+    if (args.columns) rewrite = await duckdbRewrite(dir, DEFAULT_PARQUET_COMPRESSION);
   },
 );
 console.log(
   JSON.stringify({
     seconds,
+    cpuSeconds,
     node: process.versions.node,
     codec: DEFAULT_PARQUET_COMPRESSION,
     records: summary.recordsNew,
@@ -36,5 +40,6 @@ console.log(
     // ArrayBuffers (id sets, row-group buffers) at the peak; the rest is code, threads and malloc.
     memory: { baselineRss: baselineRssMiB, ...atPeak },
     ...(sizes ? { sizes } : {}),
+    ...(rewrite ? { duckdbRewrite: rewrite } : {}),
   }),
 );

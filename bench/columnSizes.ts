@@ -13,9 +13,14 @@ export interface ColumnSizes {
 
 /** Where the bytes of the Parquet files under `root/history/` go, column by column, from their footers. */
 export async function columnSizes(root: string): Promise<ColumnSizes> {
+  return columnSizesOf(await parquetFiles(join(root, 'history')));
+}
+
+/** Where the bytes of these Parquet files go, column by column, from their footers. */
+export async function columnSizesOf(paths: readonly string[]): Promise<ColumnSizes> {
   const out: ColumnSizes = { files: 0, bytes: 0, footerBytes: 0, columns: [] };
   const byName = new Map<string, { bytes: number; encodings: Set<string>; codecs: Set<string> }>();
-  for (const path of await parquetFiles(join(root, 'history'))) {
+  for (const path of paths) {
     const bytes = await readFile(path);
     const meta = parquetMetadata(
       bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
@@ -45,7 +50,7 @@ export async function columnSizes(root: string): Promise<ColumnSizes> {
   return out;
 }
 
-async function parquetFiles(dir: string): Promise<string[]> {
+export async function parquetFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   const out: string[] = [];
   for (const e of entries) {

@@ -7,6 +7,8 @@ export interface BoundResult {
   pages: number;
   records: number;
   seconds: number;
+  /** CPU seconds of the bound's process (boundChild only). */
+  cpuSeconds?: number;
 }
 
 /**

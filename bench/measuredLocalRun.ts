@@ -14,10 +14,13 @@ import { createDynamoStateStore, ensureStateTable } from '../lib/state/dynamoSta
 import { startLocalDynamo } from '../lib/state/localDynamo.ts';
 import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
 import { createTunnelApiClient } from '../lib/upstream/createTunnelApiClient.ts';
+import { cpuSecondsSince } from './cpuSeconds.ts';
 
 export interface MeasuredRun {
   summary: RunSummary;
   seconds: number;
+  /** CPU time (user + system, all threads of the process) the run took. */
+  cpuSeconds: number;
   baselineRssMiB: number;
   peakRssMiB: number;
   /** Where the sampled peak's memory was (MiB): V8 heap committed and used, external and ArrayBuffers. */
@@ -50,6 +53,7 @@ export async function measuredLocalRun(
     let atPeak = process.memoryUsage();
     let peakAt = 0;
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     const sampler = setInterval(() => {
       const now = process.memoryUsage();
       if (now.rss >= peak) {
@@ -74,6 +78,7 @@ export async function measuredLocalRun(
       return {
         summary,
         seconds: (performance.now() - t0) / 1000,
+        cpuSeconds: cpuSecondsSince(cpu0),
         baselineRssMiB: Math.round(baseline / 1_048_576),
         peakRssMiB: Math.round(peak / 1_048_576),
         atPeak: {

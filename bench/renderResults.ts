@@ -2,8 +2,11 @@ import { cpus } from 'node:os';
 import { type ArchiveAgeResult, ageRatios } from './archiveAge.ts';
 import type { ColdStartResult } from './coldStart.ts';
 import type { FanoutFigures } from './fanoutSimulation.ts';
+import type { QuietRun } from './quietRun.ts';
+import { renderIssue22 } from './renderIssue22.ts';
 import { REPORT_TARGETS, type ReportBenchResult } from './reportTargets.ts';
 import type { CaseResult } from './run.ts';
+import type { WalkRequests } from './walkRequests.ts';
 
 export interface ResultsInput {
   quick: boolean;
@@ -21,6 +24,9 @@ export interface ResultsInput {
   at: Date;
   /** 1-minute load average before and after the run: figures from a busy machine are noisy. */
   load: [number, number];
+  /** Issue 22: quiet steady-state runs (CLI, Lambda bundle) and day-walk requests. */
+  quiet?: QuietRun[] | undefined;
+  walks?: WalkRequests[] | undefined;
 }
 
 const MiB = 1_048_576;
@@ -62,6 +68,14 @@ export function renderResults(input: ResultsInput): string {
       `${input.load[1]} on ${cpus().length} cores). Do not edit: re-run the bench.`,
     '',
     ...measuredIn(input),
+    ...(Math.max(...input.load) > cpus().length
+      ? [
+          `The machine was loaded (load average above its ${cpus().length} cores: other work ran beside the bench), ` +
+            'so wall times are longer than on an idle machine; ratios compare runs of the same minutes, and CPU ' +
+            'seconds (issue 22 table) vary least.',
+          '',
+        ]
+      : []),
     'BOUND: every page fetched once and `JSON.parse`d, nothing else (with latency: pages × latency ÷ ' +
       'concurrency). ARCHIVER: a full local run (embedded state, local folder) in its own process; peak RSS ' +
       'is that process\u2019s high-water mark, with no heap cap. ' +
@@ -84,6 +98,7 @@ export function renderResults(input: ResultsInput): string {
         `${met(r.maxRssMiB, r.peakRssMiB <= (r.maxRssMiB ?? 0))} |`,
     );
   }
+  lines.push('', ...renderIssue22(input));
   const withMemory = results.filter((r) => r.memory !== undefined);
   if (withMemory.length > 0) {
     lines.push(

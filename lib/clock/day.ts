@@ -12,8 +12,17 @@ export function isDay(s: string): s is Day {
 
 /** UTC calendar day of an instant. */
 export function toDay(t: Date): Day {
-  return t.toISOString().slice(0, 10);
+  // Rows come day by day: the last day's text is reused (an invalid Date is NaN, never equal, and throws).
+  const dayNumber = Math.floor(t.getTime() / DAY_MS);
+  if (dayNumber === lastDayNumber) return lastDay;
+  const day = t.toISOString().slice(0, 10);
+  lastDayNumber = dayNumber;
+  lastDay = day;
+  return day;
 }
+
+let lastDayNumber = Number.NaN;
+let lastDay: Day = '';
 
 export function addDays(day: Day, n: number): Day {
   return toDay(new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS));

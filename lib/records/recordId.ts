@@ -44,7 +44,8 @@ export function normaliseRecord(record: HistoryRecord, tokenKey: Uint8Array): No
     token_hmac: record.token_value === null ? null : tokenHmac(tokenKey, record.token_value),
     virtual_token_hmac:
       record.virtual_token_value === null ? null : tokenHmac(tokenKey, record.virtual_token_value),
-    domains: [...new Set(record.domains)].sort(),
+    // One domain or none (most records): already a sorted set.
+    domains: record.domains.length < 2 ? [...record.domains] : [...new Set(record.domains)].sort(),
     mode: record.mode,
     mode_udp: record.mode_udp,
     client_ip: record.client_ip,
@@ -71,20 +72,7 @@ export function normaliseRecord(record: HistoryRecord, tokenKey: Uint8Array): No
  * does not depend on the token policy: switching policy never re-archives anything.
  */
 export function recordIdOf(n: NormalisedRecord): string {
-  // Keys written in sorted order, so this is the canonical JSON without a generic sort per record.
-  const canonical = JSON.stringify({
-    client_ip: n.client_ip,
-    domains: n.domains,
-    end_time: n.end_ms,
-    mode: n.mode,
-    mode_udp: n.mode_udp,
-    port: n.port,
-    start_time: n.start_ms,
-    token_hmac: n.token_hmac,
-    user_email: n.user_email,
-    virtual_token_hmac: n.virtual_token_hmac,
-  });
-  return id128(`tunnel-archiver/record/v2\n${canonical}`);
+  return id128(recordIdText(n, jsonText(n.client_ip), jsonText(n.user_email)));
 }
 
 /**
@@ -96,21 +84,63 @@ export function recordIdOf(n: NormalisedRecord): string {
  * with the same `session_id`: a revision, not an unexplained duplicate.
  */
 export function sessionIdOf(n: NormalisedRecord): string {
-  const canonical = JSON.stringify({
-    client_ip: n.client_ip,
-    mode: n.mode,
-    start_time: n.start_ms,
-    token_hmac: n.token_hmac,
-    user_email: n.user_email,
-    virtual_token_hmac: n.virtual_token_hmac,
-  });
-  return id128(`tunnel-archiver/session/v1\n${canonical}`);
+  return id128(sessionIdText(n, jsonText(n.client_ip), jsonText(n.user_email)));
+}
+
+/*
+ * The texts hashed into the ids, written field by field in their fixed (sorted) key order instead of
+ * by `JSON.stringify` of an object: byte for byte the same canonical JSON (test/records/idLayout.test.ts
+ * checks it against the object form over arbitrary records), without building the object, and with
+ * the fields both ids share escaped once.
+ */
+function recordIdText(n: NormalisedRecord, clientIp: string, userEmail: string): string {
+  let domains = '[';
+  for (let i = 0; i < n.domains.length; i++)
+    domains += (i === 0 ? '' : ',') + jsonText(n.domains[i] as string);
+  return (
+    `tunnel-archiver/record/v2\n{"client_ip":${clientIp},"domains":${domains}],"end_time":${jsonNumber(n.end_ms)},` +
+    `"mode":${jsonText(n.mode)},"mode_udp":${jsonText(n.mode_udp)},"port":${jsonNumber(n.port)},` +
+    `"start_time":${jsonNumber(n.start_ms)},"token_hmac":${jsonNullable(n.token_hmac)},"user_email":${userEmail},` +
+    `"virtual_token_hmac":${jsonNullable(n.virtual_token_hmac)}}`
+  );
+}
+
+function sessionIdText(n: NormalisedRecord, clientIp: string, userEmail: string): string {
+  return (
+    `tunnel-archiver/session/v1\n{"client_ip":${clientIp},"mode":${jsonText(n.mode)},` +
+    `"start_time":${jsonNumber(n.start_ms)},"token_hmac":${jsonNullable(n.token_hmac)},"user_email":${userEmail},` +
+    `"virtual_token_hmac":${jsonNullable(n.virtual_token_hmac)}}`
+  );
+}
+
+/** Characters `JSON.stringify` writes escaped (or may: any surrogate), so a string with one goes to it. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: exactly the control characters JSON escapes
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** `JSON.stringify(s)` of a string: quoted as is when nothing in it needs escaping. */
+function jsonText(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
+function jsonNullable(s: string | null): string {
+  return s === null ? 'null' : jsonText(s);
+}
+
+/** `JSON.stringify(n)` of a number or null (a non-finite number is `null` there too). */
+function jsonNumber(n: number | null): string {
+  return n === null || !Number.isFinite(n) ? 'null' : String(n);
 }
 
 /** Both ids of a validated record, hashing each token once. */
 export function recordIdentity(record: HistoryRecord, tokenKey: Uint8Array): RecordIdentity {
   const normalised = normaliseRecord(record, tokenKey);
-  return { record_id: recordIdOf(normalised), session_id: sessionIdOf(normalised), normalised };
+  const clientIp = jsonText(normalised.client_ip);
+  const userEmail = jsonText(normalised.user_email);
+  return {
+    record_id: id128(recordIdText(normalised, clientIp, userEmail)),
+    session_id: id128(sessionIdText(normalised, clientIp, userEmail)),
+    normalised,
+  };
 }
 
 /** The `record_id` of a validated record (see {@link recordIdOf}). */

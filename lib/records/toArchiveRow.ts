@@ -63,14 +63,14 @@ export function partitionOf(
 }
 
 function extraJson(record: HistoryRecord, opts: ToArchiveRowOptions): string | null {
-  const extra: Record<string, unknown> = {};
-  let any = false;
-  for (const [key, value] of Object.entries(record)) {
+  // Most records carry only the named fields: no object is built for them.
+  let extra: Record<string, unknown> | undefined;
+  for (const key of Object.keys(record)) {
     if (NAMED.has(key)) continue;
-    setOwn(extra, key, value);
-    any = true;
+    extra ??= {};
+    setOwn(extra, key, (record as Record<string, unknown>)[key]);
   }
-  if (!any) return null;
+  if (extra === undefined) return null;
   const redacted = redactTokens(extra, opts.tokenPolicy, opts.tokenKey, [
     record.token_value,
     record.virtual_token_value,

@@ -1,5 +1,6 @@
 import { formatIssues } from './formatIssues.ts';
 import { clientPortProblem } from './parseClientAddress.ts';
+import { plainHistoryRecord } from './plainHistoryRecord.ts';
 import { type HistoryRecord, historyRecordSchema } from './schemas.ts';
 import { toEpochMs } from './toEpochMs.ts';
 
@@ -19,9 +20,12 @@ export type ValidatedRecord = { ok: true; record: HistoryRecord } | { ok: false;
  * bad item is quarantined with its reason instead of failing its page. `now` is the run clock's now.
  */
 export function validateHistoryRecord(raw: unknown, now: Date): ValidatedRecord {
-  const parsed = historyRecordSchema.safeParse(raw);
-  if (!parsed.success) return { ok: false, reason: formatIssues(parsed.error) };
-  const record = parsed.data;
+  let record = plainHistoryRecord(raw);
+  if (record === undefined) {
+    const parsed = historyRecordSchema.safeParse(raw);
+    if (!parsed.success) return { ok: false, reason: formatIssues(parsed.error) };
+    record = parsed.data;
+  }
   const latest = now.getTime() + FUTURE_SLACK_MS;
   const start = toEpochMs(record.start_time);
   const end = record.end_time === null ? null : toEpochMs(record.end_time);

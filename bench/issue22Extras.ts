@@ -1,0 +1,34 @@
+import type { QuietRun } from './quietRun.ts';
+import type { WalkRequests } from './walkRequests.ts';
+
+/** The measurements of issue 22 that are not cases: quiet runs (`quiet-run`), walk requests (`walk-requests`). */
+export async function issue22Extras(
+  only: readonly string[] | undefined,
+  quick: boolean,
+): Promise<{ quiet?: QuietRun[]; walks?: WalkRequests[]; failed: number }> {
+  const out: { quiet?: QuietRun[]; walks?: WalkRequests[]; failed: number } = { failed: 0 };
+  const attempt = async <T>(name: string, measure: () => Promise<T>): Promise<T | undefined> => {
+    if (only && !only.includes(name)) return undefined;
+    try {
+      const result = await measure();
+      console.log(JSON.stringify({ bench: name, result }));
+      return result;
+    } catch (error) {
+      out.failed++;
+      console.log(JSON.stringify({ bench: name, error: String(error) }));
+      return undefined;
+    }
+  };
+  const quiet = await attempt('quiet-run', async () => {
+    const { quietCliRun, quietLambdaRun } = await import('./quietRun.ts');
+    const runs = quick ? 3 : 5;
+    return [await quietCliRun(runs), await quietLambdaRun(runs)];
+  });
+  if (quiet) out.quiet = quiet;
+  const walks = await attempt('walk-requests', async () => {
+    const { walkRequests } = await import('./walkRequests.ts');
+    return [await walkRequests('stable'), await walkRequests('reshuffled')];
+  });
+  if (walks) out.walks = walks;
+  return out;
+}

@@ -1,0 +1,158 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { EMULATOR_PAID_KEY, startEmulator } from '../lib/emulator/startEmulator.ts';
+import { lambdaTestEnv, TEST_LAMBDA_IDS } from '../test/infra/lambdaTestEnv.ts';
+import { startKmsStub } from '../test/infra/startKmsStub.ts';
+import { startSecretsStub } from '../test/infra/startSecretsStub.ts';
+import { synthApp } from '../test/infra/testApp.ts';
+import { LAMBDA_NODE } from '../test/parquet/lambdaNode.ts';
+import { startDynalite } from '../test/support/startDynalite.ts';
+import { startS3rver } from '../test/support/startS3rver.ts';
+
+/** A steady-state run with nothing new (issue 22): its time beyond the start of a bare Node process. */
+export interface QuietRun {
+  how: 'cli' | 'lambda';
+  node: string;
+  /** Median wall time of a bare `node -e ''` of the same Node (process start). */
+  processStartMs: number;
+  /** Median wall time of the quiet run's whole process. */
+  runMs: number;
+  /** runMs − processStartMs. */
+  beyondStartMs: number;
+  /** Lambda only: of that, the bundle's import (cold start) and the handler's run (medians). */
+  importMs?: number;
+  handlerMs?: number;
+  samplesMs: number[];
+}
+
+const exec = promisify(execFile);
+const BIN = fileURLToPath(new URL('../bin/tunnel-archiver.js', import.meta.url));
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;
+
+async function timed(run: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await run();
+  return performance.now() - t0;
+}
+
+async function processStart(node: string, runs: number): Promise<number> {
+  const ms: number[] = [];
+  for (let i = 0; i < runs; i++) ms.push(await timed(() => exec(node, ['-e', ''])));
+  return median(ms);
+}
+
+/**
+ * The CLI, local mode: `tunnel-archiver run` fills a folder archive of the emulator's default 60 days
+ * once, then `runs` more runs find nothing new (today's page and the active list are still read).
+ */
+export async function quietCliRun(runs: number): Promise<QuietRun> {
+  const emulator = await startEmulator({ seed: 5, faults: { stableOrder: true } });
+  const dir = await mkdtemp(join(tmpdir(), 'ta-bench-quiet-'));
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: dir,
+    TMPDIR: dir,
+    TUNNEL_API_BASE_URL: emulator.url,
+    TUNNEL_API_KEY: EMULATOR_PAID_KEY,
+    ARCHIVE_DEST: `file://${join(dir, 'archive')}`,
+  };
+  const run = () => exec(process.execPath, [BIN, 'run'], { cwd: dir, env, maxBuffer: 1 << 24 });
+  try {
+    await run();
+    const samplesMs: number[] = [];
+    for (let i = 0; i < runs; i++) samplesMs.push(Math.round(await timed(run)));
+    const processStartMs = Math.round(await processStart(process.execPath, runs));
+    const runMs = median(samplesMs);
+    return {
+      how: 'cli',
+      node: process.versions.node,
+      processStartMs,
+      runMs,
+      beyondStartMs: runMs - processStartMs,
+      samplesMs,
+    };
+  } finally {
+    await emulator.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The Lambda bundle (as `cdk synth` builds it) on the Lambda's Node 24 against s3rver, dynalite and
+ * stubs of Secrets Manager and KMS: one process archives the 60 days, then each of `runs` fresh
+ * processes (a cold container each) imports the bundle and handles one scheduled event, finding nothing new.
+ */
+export async function quietLambdaRun(runs: number): Promise<QuietRun> {
+  const outdir = await mkdtemp(join(tmpdir(), 'ta-bench-quiet-bundle-'));
+  const emulator = await startEmulator({ seed: 5, faults: { stableOrder: true } });
+  const [s3, dynamo, secrets, kms] = await Promise.all([
+    startS3rver('quiet-archive'),
+    startDynalite(),
+    startSecretsStub({
+      [TEST_LAMBDA_IDS.apiKeySecret]: JSON.stringify({ apiKey: EMULATOR_PAID_KEY }),
+      [TEST_LAMBDA_IDS.tokenKeySecret]: 'k'.repeat(64),
+    }),
+    startKmsStub(),
+  ]);
+  try {
+    const { template } = synthApp({ bundle: true, outdir });
+    const fn = Object.values(template.findResources('AWS::Lambda::Function')).find(
+      (f) => f.Properties.Environment?.Variables?.DIGEST_SIGNING_KEY_ID !== undefined,
+    );
+    const bundle = join(
+      outdir,
+      `asset.${String(fn?.Properties.Code.S3Key).replace(/\.zip$/, '')}`,
+      'index.mjs',
+    );
+    const script = `
+      const t0 = performance.now();
+      const { handler } = await import(${JSON.stringify(bundle)});
+      const t1 = performance.now();
+      await handler({}, { functionName: 'tunnel-archiver', awsRequestId: 'bench', getRemainingTimeInMillis: () => 300000 });
+      console.log(JSON.stringify({ importMs: t1 - t0, handlerMs: performance.now() - t1, node: process.versions.node }));`;
+    const invoke = () =>
+      exec(LAMBDA_NODE, ['--input-type=module', '-e', script], {
+        cwd: outdir,
+        maxBuffer: 1 << 24,
+        env: {
+          PATH: process.env.PATH ?? '',
+          ...lambdaTestEnv({ s3, dynamo, secrets, kms, apiUrl: emulator.url }),
+          LOG_LEVEL: 'warn',
+          NODE_OPTIONS: '--enable-source-maps',
+        },
+      });
+    const parse = (stdout: string) =>
+      JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as {
+        importMs: number;
+        handlerMs: number;
+        node: string;
+      };
+    await invoke();
+    const samples: { wall: number; importMs: number; handlerMs: number; node: string }[] = [];
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      const { stdout } = await invoke();
+      samples.push({ wall: performance.now() - t0, ...parse(stdout) });
+    }
+    const processStartMs = Math.round(await processStart(LAMBDA_NODE, runs));
+    const samplesMs = samples.map((s) => Math.round(s.wall));
+    const runMs = median(samplesMs);
+    return {
+      how: 'lambda',
+      node: samples[0]?.node ?? '',
+      processStartMs,
+      runMs,
+      beyondStartMs: runMs - processStartMs,
+      importMs: Math.round(median(samples.map((s) => s.importMs))),
+      handlerMs: Math.round(median(samples.map((s) => s.handlerMs))),
+      samplesMs,
+    };
+  } finally {
+    await Promise.allSettled([emulator.close(), s3.close(), dynamo.close(), secrets.close(), kms.close()]);
+    await rm(outdir, { recursive: true, force: true });
+  }
+}

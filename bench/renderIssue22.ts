@@ -1,0 +1,143 @@
+import type { QuietRun } from './quietRun.ts';
+import type { CaseResult } from './run.ts';
+import type { WalkRequests } from './walkRequests.ts';
+
+/** What the issue-22 section of RESULTS.md reads (part of `ResultsInput`). */
+export interface Issue22Input {
+  quick: boolean;
+  results: CaseResult[];
+  quiet?: QuietRun[] | undefined;
+  walks?: WalkRequests[] | undefined;
+}
+
+const yes = (ok: boolean): string => (ok ? 'yes' : 'NO');
+/** When a case's figures were measured (`--only` runs keep older ones). */
+const when = (r: CaseResult): string =>
+  r.measuredAt ? ` (run of ${r.measuredAt.slice(0, 16).replace('T', ' ')})` : '';
+const r2 = (n: number): number => Math.round(n * 100) / 100;
+
+/** `## Issue 22 targets`: every target of issue 22 with its figure and whether it is met. */
+export function renderIssue22(input: Issue22Input): string[] {
+  const byName = (name: string) => input.results.find((r) => r.name === name);
+  const rows: [string, string, string][] = [];
+  const missing = (target: string, name: string) =>
+    rows.push([target, `not measured (\`--only=${name}\`)`, '']);
+  const scriptRow = (target: string, name: string, max?: number) => {
+    const r = byName(name);
+    if (!r?.script) return missing(target, name);
+    const s = r.script;
+    rows.push([
+      target,
+      `${r.archiverSeconds} s against ${s.seconds} s (fetch ${s.fetchSeconds} s + DuckDB ${s.duckdbSeconds} s): **${s.ratio}×**${when(r)}`,
+      max === undefined ? 'reported' : yes(s.ratio <= max),
+    ]);
+  };
+  const backfill = input.quick ? 'day-20k' : 'backfill-1M';
+  scriptRow(`${input.quick ? 'quick stand-in: 20k day' : '1M backfill'} ≤ 1.5× the script`, backfill, 1.5);
+  if (!input.quick) {
+    scriptRow('100k day against the script', 'day-100k');
+    scriptRow('1M day against the script', 'day-1M');
+  }
+  const cpuCase = input.quick ? 'day-20k' : 'day-1M';
+  const cpu = byName(cpuCase);
+  if (cpu) {
+    const us = ((cpu.archiverSeconds - cpu.measuredBoundSeconds) / cpu.records) * 1e6;
+    const c = cpu.cpu;
+    const cpuUs = c ? ((c.archiverSeconds - c.boundSeconds) / cpu.records) * 1e6 : undefined;
+    rows.push([
+      `CPU beyond the bound ≤ 8 µs a record (${cpu.description})`,
+      (c
+        ? `CPU: (${c.archiverSeconds} s − ${c.boundSeconds} s) ÷ ${cpu.records} = **${r2(cpuUs as number)} µs**; `
+        : '') +
+        `wall: (${cpu.archiverSeconds} s − ${cpu.measuredBoundSeconds} s) ÷ ${cpu.records} = ${r2(us)} µs${when(cpu)}`,
+      yes((cpuUs ?? us) <= 8),
+    ]);
+  } else missing('CPU beyond the bound ≤ 8 µs a record', cpuCase);
+  const latency = (target: string, name: string, max: number) => {
+    const r = byName(name);
+    if (!r) return missing(target, name);
+    rows.push([
+      target,
+      `${r.archiverSeconds} s against ${r.boundSeconds} s: **${r.ratio}×**${when(r)}`,
+      yes(r.ratio <= max),
+    ]);
+  };
+  latency(
+    '≤ 1.2× the latency bound at 20 ms a request',
+    input.quick ? 'default-backfill-20ms' : 'backfill-1M-20ms',
+    1.2,
+  );
+  if (!input.quick) latency('≤ 1.1× the latency bound at 150 ms a request (100k day)', 'day-100k-150ms', 1.1);
+  for (const w of input.walks ?? []) {
+    const stable = w.order === 'stable';
+    rows.push([
+      stable
+        ? 'requests a day walk, stable order: ≤ totalPages + 1'
+        : 'requests a day walk, reshuffled order (report passes)',
+      `${w.requests} requests for a minimum of ${w.minimum} (Σ totalPages, ${w.days} days, ${w.records} records, ` +
+        `page size ${w.pageSize}); worst day +${w.worstDayExcess}; ${w.passes} passes, at most ${w.maxPasses} a day`,
+      stable ? yes(w.worstDayExcess <= 1) : 'reported',
+    ]);
+  }
+  if (!input.walks) missing('requests a day walk', 'walk-requests');
+  for (const q of input.quiet ?? []) {
+    const parts =
+      q.importMs === undefined ? '' : ` (bundle import ${q.importMs} ms, handler ${q.handlerMs} ms)`;
+    rows.push([
+      `quiet steady-state run ≤ 0.5 s beyond process start, ${q.how === 'cli' ? 'CLI' : 'Lambda bundle against s3rver + dynalite'}`,
+      `Node ${q.node}: ${q.runMs} ms − ${q.processStartMs} ms = **${q.beyondStartMs} ms**${parts}; samples ${q.samplesMs.join(', ')} ms`,
+      yes(q.beyondStartMs <= 500),
+    ]);
+  }
+  if (!input.quiet) missing('quiet steady-state run ≤ 0.5 s beyond process start', 'quiet-run');
+  for (const r of input.results.filter((c) => c.duckdbRewrite)) {
+    const d = r.duckdbRewrite as NonNullable<CaseResult['duckdbRewrite']>;
+    rows.push([
+      `writer bytes ≤ 1.0× DuckDB's, same rows and codec, file for file (Node ${r.node}, ${d.codec})`,
+      `${d.archiveBytes} against ${d.duckdbBytes} bytes: **${d.ratio}×** over ${d.rows} rows; worst file ${d.worstFile.ratio}×`,
+      yes(d.worstFile.ratio <= 1),
+    ]);
+  }
+  for (const name of input.quick ? [] : ['day-1M', 'backfill-1M']) {
+    const r = byName(name);
+    if (!r) missing(`peak RSS ≤ 256 MiB (${name})`, name);
+    else
+      rows.push([
+        `peak RSS ≤ 256 MiB, ${r.description}`,
+        `**${r.peakRssMiB} MiB**`,
+        yes(r.peakRssMiB <= 256),
+      ]);
+  }
+  const lines = [
+    '## Issue 22 targets',
+    '',
+    'THE SCRIPT: what a user would write instead: every page fetched and `JSON.parse`d exactly as the bound, ' +
+      'each body saved to a file, then DuckDB `COPY (SELECT unnest(content, recursive := true) FROM read_json(...)) ' +
+      "TO ... (FORMAT parquet, COMPRESSION zstd)`; median of its runs, alternating with the archiver's on the same replayed pages.",
+    '',
+    '| target | figure | met |',
+    '|---|---|:---:|',
+    ...rows.map(([t, f, m]) => `| ${t} | ${f} | ${m} |`),
+  ];
+  for (const r of input.results.filter((c) => c.duckdbRewrite)) {
+    const d = r.duckdbRewrite as NonNullable<CaseResult['duckdbRewrite']>;
+    const duck = new Map(d.duckdbColumns.columns.map((c) => [c.name, c]));
+    const perRecord = (bytes: number) => (bytes / d.rows).toFixed(1);
+    lines.push(
+      '',
+      `Bytes a record by column, Node ${r.node} (${d.codec}), ${d.rows} rows in ${d.archiveColumns.files} files: the archive against DuckDB's rewrite of the same files:`,
+      '',
+      '| column | archive | DuckDB | archive encodings | DuckDB encodings |',
+      '|---|---:|---:|---|---|',
+      ...[...d.archiveColumns.columns]
+        .sort((a, b) => b.bytes - a.bytes)
+        .map((c) => {
+          const o = duck.get(c.name);
+          return `| ${c.name} | ${perRecord(c.bytes)} | ${o ? perRecord(o.bytes) : '-'} | ${c.encodings.join(', ')} | ${o?.encodings.join(', ') ?? ''} |`;
+        }),
+      `| footers | ${perRecord(d.archiveColumns.footerBytes)} | ${perRecord(d.duckdbColumns.footerBytes)} | | |`,
+      `| **all** | **${perRecord(d.archiveBytes)}** | **${perRecord(d.duckdbBytes)}** | | |`,
+    );
+  }
+  return lines;
+}

@@ -1,0 +1,61 @@
+import type { ScriptResult } from './scriptChild.ts';
+
+/** The script's figures in a case of bench/run.ts: the median of its runs, and the archiver against it. */
+export interface ScriptFigures {
+  /** Median of the runs by total time; its two halves are that run's. */
+  seconds: number;
+  fetchSeconds: number;
+  duckdbSeconds: number;
+  parquetBytes: number;
+  peakRssMiB: number;
+  /** Archiver seconds ÷ script seconds, both medians of the same run of the bench. */
+  ratio: number;
+  maxRatio?: number;
+}
+
+const round = (n: number): number => Math.round(n * 100) / 100;
+
+/** The median script run (as the archiver's time is its median run) and the archiver's ratio to it. */
+export function scriptFigures(
+  runs: readonly ScriptResult[],
+  archiverSeconds: number,
+  maxRatio: number | undefined,
+): ScriptFigures {
+  const sorted = [...runs].sort((a, b) => a.seconds - b.seconds);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)];
+  if (!median) throw new Error('the script case ran no script');
+  return {
+    seconds: round(median.seconds),
+    fetchSeconds: round(median.fetchSeconds),
+    duckdbSeconds: round(median.duckdbSeconds),
+    parquetBytes: median.parquetBytes,
+    peakRssMiB: Math.max(...runs.map((r) => r.peakRssMiB)),
+    ratio: round(archiverSeconds / median.seconds),
+    ...(maxRatio === undefined ? {} : { maxRatio }),
+  };
+}
+
+/** CPU seconds of a case (issue 22): the least the bound's process took, the archiver's median. */
+export interface CpuFigures {
+  boundSeconds: number;
+  archiverSeconds: number;
+}
+
+/** `{ cpu }` of a case, or nothing when its children reported no CPU time. */
+export function cpuFigures(
+  bounds: readonly { cpuSeconds?: number | undefined }[],
+  archivers: readonly { cpuSeconds?: number | undefined }[],
+): { cpu?: CpuFigures } {
+  const b = bounds.map((r) => r.cpuSeconds).filter((x): x is number => x !== undefined);
+  const a = archivers
+    .map((r) => r.cpuSeconds)
+    .filter((x): x is number => x !== undefined)
+    .sort((x, y) => x - y);
+  if (b.length === 0 || a.length === 0) return {};
+  return {
+    cpu: {
+      boundSeconds: round(Math.min(...b)),
+      archiverSeconds: round(a[Math.floor((a.length - 1) / 2)] as number),
+    },
+  };
+}

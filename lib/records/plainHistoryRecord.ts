@@ -1,0 +1,54 @@
+import { HISTORY_RECORD_FIELDS, type HistoryRecord } from './schemas.ts';
+import { parseInstant } from './toEpochMs.ts';
+
+const FIELD_COUNT = HISTORY_RECORD_FIELDS.length;
+const hasOwn = Object.hasOwn;
+
+/**
+ * The common case of the wire schema without zod: a plain object with exactly the named fields (no
+ * extras), each of its type. Returns what `historyRecordSchema.parse` returns for it (a new object, keys
+ * in the schema's order, `domains` copied), or undefined for anything else, which then goes through
+ * zod and gets its reasons (test/records/plainHistoryRecord.test.ts checks both against zod).
+ */
+export function plainHistoryRecord(raw: unknown): HistoryRecord | undefined {
+  if (typeof raw !== 'object' || raw === null || Object.getPrototypeOf(raw) !== Object.prototype)
+    return undefined;
+  const r = raw as Record<string, unknown>;
+  if (Object.keys(r).length !== FIELD_COUNT) return undefined;
+  for (const field of HISTORY_RECORD_FIELDS) if (!hasOwn(r, field)) return undefined;
+  const {
+    start_time,
+    end_time,
+    user_email,
+    token_value,
+    virtual_token_value,
+    domains,
+    mode,
+    mode_udp,
+    client_ip,
+    port,
+  } = r;
+  if (typeof start_time !== 'string' || !parseInstant(start_time).ok) return undefined;
+  if (end_time !== null && (typeof end_time !== 'string' || !parseInstant(end_time).ok)) return undefined;
+  if (typeof user_email !== 'string' || typeof mode !== 'string' || typeof mode_udp !== 'string')
+    return undefined;
+  if (typeof client_ip !== 'string') return undefined;
+  if (token_value !== null && typeof token_value !== 'string') return undefined;
+  if (virtual_token_value !== null && typeof virtual_token_value !== 'string') return undefined;
+  if (port !== null && !(Number.isInteger(port) && (port as number) >= 0 && (port as number) <= 65_535))
+    return undefined;
+  if (!Array.isArray(domains)) return undefined;
+  for (const d of domains) if (typeof d !== 'string') return undefined;
+  return {
+    start_time,
+    end_time,
+    user_email,
+    token_value,
+    virtual_token_value,
+    domains: [...domains],
+    mode,
+    mode_udp,
+    client_ip,
+    port,
+  } as HistoryRecord;
+}
