@@ -130,8 +130,8 @@ export async function claimAndDeliver(
 function mergeFindings(a: Finding, b: Finding): Finding {
   return {
     ...a,
-    first_seen: a.first_seen < b.first_seen ? a.first_seen : b.first_seen,
-    last_seen: a.last_seen > b.last_seen ? a.last_seen : b.last_seen,
+    first_seen: new Date(Math.min(a.first_seen.getTime(), b.first_seen.getTime())),
+    last_seen: new Date(Math.max(a.last_seen.getTime(), b.last_seen.getTime())),
     hits: a.hits + b.hits,
     record_ids: [...new Set([...a.record_ids, ...b.record_ids])].sort(),
   };
