@@ -48,14 +48,14 @@ describe('AwsSolutionsChecks on the TunnelArchiver app', () => {
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/history/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/history/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/quarantine/*]',
+      // Athena's query results of the detect role, under results/ of the results bucket.
+      'AwsSolutions-IAM5[Resource::<BucketsAthenaResultsDAB4D203.Arn>/results/*]',
       // The fan-out's state machine (with the four below): its function's versions, the map's items and
       // results, its child executions and map runs.
       'AwsSolutions-IAM5[Resource::<FanoutFunction65504326.Arn>:*]',
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::<BucketsArchiveCE3432CC>/*]',
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"FanoutStateMachine6169B15B"}]}]}/*:*]',
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"FanoutStateMachine6169B15B"}]}]}:*]',
-      // Athena's query results of the detect role, under results/ of the results bucket.
-      'AwsSolutions-IAM5[Resource::<BucketsAthenaResultsDAB4D203.Arn>/results/*]',
       'AwsSolutions-SMG4',
       'AwsSolutions-SMG4',
       'AwsSolutions-SQS3',
