@@ -46,6 +46,8 @@ export function openReportCommand(bucketName: string): string {
  * versions those deletes leave behind expire here.
  */
 export const STAGING_NONCURRENT_DAYS = 1;
+/** Days the fan-out's per-orchestration bookkeeping under `_staging/fanout*` is kept. */
+export const FANOUT_BOOKKEEPING_DAYS = 7;
 
 /**
  * The archive bucket (versioned, TLS-only, private, optionally Object-Locked), its server access log
@@ -99,6 +101,15 @@ export class ArchiveBuckets extends Construct {
           id: 'expire-deleted-staging-versions',
           prefix: PREFIX.staging,
           noncurrentVersionExpiration: Duration.days(STAGING_NONCURRENT_DAYS),
+        },
+        {
+          // The fan-out's bookkeeping (items, item outcomes, range ids, the finished marker, the Distributed
+          // Map's result files) is per orchestration and read only while it runs (hours at most): it expires,
+          // so it never piles up with the archive's age. Data files are never under it: a run's staged files
+          // are under _staging/<8 hex run id>/.
+          id: 'expire-fanout-bookkeeping',
+          prefix: `${PREFIX.staging}fanout`,
+          expiration: Duration.days(FANOUT_BOOKKEEPING_DAYS),
         },
         {
           // reports/index.html is replaced by every weekly verify: the last versions are kept, older

@@ -50,7 +50,7 @@ describe('TunnelArchiverStack', () => {
       });
     });
 
-    it('tiers history/, never expires a current object (a committed file may wait in _staging/), expires old noncurrent versions', () => {
+    it('tiers history/, never expires a current data object (a committed file may wait in _staging/), only the fan-out bookkeeping, expires old noncurrent versions', () => {
       const rules = template.toJSON().Resources[archiveBucket.Ref].Properties.LifecycleConfiguration.Rules;
       expect(rules).toContainEqual(
         expect.objectContaining({
@@ -58,7 +58,16 @@ describe('TunnelArchiverStack', () => {
           Transitions: [{ StorageClass: 'INTELLIGENT_TIERING', TransitionInDays: 30 }],
         }),
       );
-      for (const rule of rules) expect(rule.ExpirationInDays, rule.Id).toBeUndefined();
+      const bookkeeping = rules.filter(
+        (r: { ExpirationInDays?: number }) => r.ExpirationInDays !== undefined,
+      );
+      expect(bookkeeping).toEqual([
+        expect.objectContaining({ Prefix: '_staging/fanout', ExpirationInDays: 7 }),
+      ]);
+      // No staged data file can fall under it: a run's staging folder is its 8-hex-digit run id.
+      expect(archiveKeys.staging('0f3a9c1d', '2026-11-20', 'x.parquet').startsWith('_staging/fanout')).toBe(
+        false,
+      );
       expect(rules).toContainEqual(
         expect.objectContaining({ Prefix: '_staging/', NoncurrentVersionExpiration: { NoncurrentDays: 1 } }),
       );
