@@ -99,10 +99,10 @@ export function renderResults(input: ResultsInput): string {
     );
   }
   lines.push('', ...renderIssue22(input));
-  const withMemory = results.filter((r) => r.memory !== undefined);
-  if (withMemory.length > 0) {
-    lines.push(
-      '',
+  pushSection(
+    lines,
+    results.filter((r) => r.memory !== undefined),
+    [
       '## Where the peak memory is',
       '',
       'Sampled every 20 ms in the archiver process (MiB): its RSS before the run (code, as one esbuild bundle, ' +
@@ -112,32 +112,31 @@ export function renderResults(input: ResultsInput): string {
       '',
       '| case | RSS before the run | peak RSS | peak at s (of the run) | heap committed | heap used | external | of which ArrayBuffers |',
       '|---|---:|---:|---:|---:|---:|---:|---:|',
-    );
-    for (const r of withMemory) {
+    ],
+    (r) => {
       const m = r.memory as NonNullable<CaseResult['memory']>;
-      lines.push(
-        `| ${r.description} | ${m.baselineRss} | ${r.peakRssMiB} | ${m.seconds ?? '?'} (${r.archiverSeconds}) | ${m.heapTotal} | ${m.heapUsed} | ${m.external} | ${m.arrayBuffers} |`,
-      );
-    }
-  }
+      return `| ${r.description} | ${m.baselineRss} | ${r.peakRssMiB} | ${m.seconds ?? '?'} (${r.archiverSeconds}) | ${m.heapTotal} | ${m.heapUsed} | ${m.external} | ${m.arrayBuffers} |`;
+    },
+  );
   const sized = results.filter((r) => r.gzipJsonlBytes !== undefined);
-  if (sized.length > 0) {
-    lines.push(
-      '',
+  pushSection(
+    lines,
+    sized,
+    [
       '## Size (default dataset)',
       '',
       '| Node | archive (Parquet) | gzipped JSON lines of the same records | ratio | target | codec | met |',
       '|---|---:|---:|---:|---:|---|:---:|',
-    );
-    for (const r of sized) {
+    ],
+    (r) => {
       const gz = r.gzipJsonlBytes ?? 0;
       const ratio = Math.round((r.parquetBytes / gz) * 100) / 100;
-      lines.push(
+      return (
         `| ${r.node} | ${(r.parquetBytes / MiB).toFixed(2)} MiB | ${(gz / MiB).toFixed(2)} MiB | ${ratio}× | ≤ 1× | ` +
-          `${r.codec} | ${ratio <= 1 ? 'yes' : 'NO'} |`,
+        `${r.codec} | ${ratio <= 1 ? 'yes' : 'NO'} |`
       );
-    }
-  }
+    },
+  );
   for (const r of sized) {
     if (!r.sizes) continue;
     lines.push(
@@ -254,4 +253,15 @@ function ageLines(age: ArchiveAgeResult): string[] {
     );
   }
   return lines;
+}
+
+/** Pushes a blank line, the heading lines, then one line per item; nothing at all when there are no items. */
+function pushSection<T>(
+  lines: string[],
+  items: readonly T[],
+  heading: readonly string[],
+  row: (item: T) => string,
+): void {
+  if (items.length === 0) return;
+  lines.push('', ...heading, ...items.map(row));
 }

@@ -145,51 +145,44 @@ export class TunnelArchiverStack extends Stack {
     });
 
     const fnName = this.archiver.fn.functionName;
-    new CfnOutput(this, 'ArchiveBucketName', {
-      value: this.buckets.archive.bucketName,
-      description: 'Parquet archive (history/dt=YYYY-MM-DD/)',
-    });
-    new CfnOutput(this, 'StateTableName', {
-      value: this.table.tableName,
-      description: 'DynamoDB state table',
-    });
-    new CfnOutput(this, 'ApiKeySecretArn', {
-      value: this.apiKey.secret.secretArn,
-      description: 'Secret holding the Pinggy API key',
-    });
-    new CfnOutput(this, 'DigestSigningKeyArn', {
-      value: this.integrity.signingKey.keyArn,
-      description: 'KMS key that signs digests/ (kept if the stack is deleted)',
-    });
-    new CfnOutput(this, 'TokenKeySecretArn', {
-      value: this.integrity.tokenKey.secretArn,
-      description: 'Token HMAC key: back it up; kept if the stack is deleted',
-    });
-    new CfnOutput(this, 'VerifyNowCommand', {
-      value: `aws lambda invoke --function-name ${fnName} --payload '{"verify":true}' --cli-binary-format raw-in-base64-out /dev/stdout`,
-      description: 'Verify the archive now (digest chain, files, API window)',
-    });
-    new CfnOutput(this, 'OpenReportCommand', {
-      value: openReportCommand(this.buckets.archive.bucketName),
-      description:
+    const outputs: [id: string, value: string, description: string][] = [
+      ['ArchiveBucketName', this.buckets.archive.bucketName, 'Parquet archive (history/dt=YYYY-MM-DD/)'],
+      ['StateTableName', this.table.tableName, 'DynamoDB state table'],
+      ['ApiKeySecretArn', this.apiKey.secret.secretArn, 'Secret holding the Pinggy API key'],
+      [
+        'DigestSigningKeyArn',
+        this.integrity.signingKey.keyArn,
+        'KMS key that signs digests/ (kept if the stack is deleted)',
+      ],
+      [
+        'TokenKeySecretArn',
+        this.integrity.tokenKey.secretArn,
+        'Token HMAC key: back it up; kept if the stack is deleted',
+      ],
+      [
+        'VerifyNowCommand',
+        `aws lambda invoke --function-name ${fnName} --payload '{"verify":true}' --cli-binary-format raw-in-base64-out /dev/stdout`,
+        'Verify the archive now (digest chain, files, API window)',
+      ],
+      [
+        'OpenReportCommand',
+        openReportCommand(this.buckets.archive.bucketName),
         'Prints a presigned URL (1 hour) of the report the weekly verify writes; open it in a browser',
-    });
-    new CfnOutput(this, 'FunctionName', { value: fnName, description: 'Archiver Lambda' });
-    new CfnOutput(this, 'AthenaWorkGroup', {
-      value: this.catalog.workgroup.name,
-      description: 'Athena workgroup (database tunnel_archive)',
-    });
-    new CfnOutput(this, 'AlarmTopicArn', {
-      value: this.alarms.topic.topicArn,
-      description: 'SNS topic the alarms publish to',
-    });
-    new CfnOutput(this, 'SetApiKeyCommand', {
-      value: `aws secretsmanager put-secret-value --secret-id ${this.apiKey.secretId} --secret-string "$PINGGY_API_KEY"`,
-      description: 'Run once after deploy (with PINGGY_API_KEY set in your shell)',
-    });
-    new CfnOutput(this, 'RunNowCommand', {
-      value: `aws lambda invoke --function-name ${fnName} --invocation-type Event --payload '{}' --cli-binary-format raw-in-base64-out /dev/stdout`,
-      description: 'Start a run now instead of waiting for the schedule',
-    });
+      ],
+      ['FunctionName', fnName, 'Archiver Lambda'],
+      ['AthenaWorkGroup', this.catalog.workgroup.name, 'Athena workgroup (database tunnel_archive)'],
+      ['AlarmTopicArn', this.alarms.topic.topicArn, 'SNS topic the alarms publish to'],
+      [
+        'SetApiKeyCommand',
+        `aws secretsmanager put-secret-value --secret-id ${this.apiKey.secretId} --secret-string "$PINGGY_API_KEY"`,
+        'Run once after deploy (with PINGGY_API_KEY set in your shell)',
+      ],
+      [
+        'RunNowCommand',
+        `aws lambda invoke --function-name ${fnName} --invocation-type Event --payload '{}' --cli-binary-format raw-in-base64-out /dev/stdout`,
+        'Start a run now instead of waiting for the schedule',
+      ],
+    ];
+    for (const [id, value, description] of outputs) new CfnOutput(this, id, { value, description });
   }
 }

@@ -1,5 +1,4 @@
-import { Aws } from 'aws-cdk-lib';
-import { CfnTable } from 'aws-cdk-lib/aws-glue';
+import type { CfnTable } from 'aws-cdk-lib/aws-glue';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct, type IDependable } from 'constructs';
 import { activeKeys } from '../../lib/active/activeKeys.ts';
@@ -13,7 +12,7 @@ import {
   namedSessionsColumns,
   namedSessionsSql,
 } from '../../lib/query/activeViews.ts';
-import { DATABASE_NAME, parquetTableInput } from './historyCatalog.ts';
+import { DATABASE_NAME, glueTable, parquetTableInput } from './historyCatalog.ts';
 
 export interface ActiveCatalogProps {
   archive: IBucket;
@@ -80,40 +79,40 @@ export class ActiveCatalog extends Construct {
     super(scope, id);
     const location = `s3://${props.archive.bucketName}/${activeKeys.prefix}`;
 
-    this.table = new CfnTable(this, 'Table', {
-      catalogId: Aws.ACCOUNT_ID,
-      databaseName: DATABASE_NAME,
-      tableInput: parquetTableInput(
+    this.table = glueTable(
+      this,
+      'Table',
+      parquetTableInput(
         ACTIVE_TABLE,
         'One row per change of a live tunnel session (seen, changed, gone); dt = UTC day observed',
         location,
         ACTIVE_COLUMNS,
         'UTC day of the observation, YYYY-MM-DD',
       ),
-    });
+    );
     this.table.node.addDependency(props.database);
 
     const windowDays = props.windowDays ?? 60;
-    this.namedView = new CfnTable(this, 'NamedView', {
-      catalogId: Aws.ACCOUNT_ID,
-      databaseName: DATABASE_NAME,
-      tableInput: prestoViewInput(
+    this.namedView = glueTable(
+      this,
+      'NamedView',
+      prestoViewInput(
         NAMED_SESSIONS_VIEW,
         'History rows with the names of the live session they match (same start instant, same token or virtual token)',
         namedSessionsSql(),
         namedSessionsColumns(),
       ),
-    });
-    this.lostView = new CfnTable(this, 'LostView', {
-      catalogId: Aws.ACCOUNT_ID,
-      databaseName: DATABASE_NAME,
-      tableInput: prestoViewInput(
+    );
+    this.lostView = glueTable(
+      this,
+      'LostView',
+      prestoViewInput(
         LOST_SESSIONS_VIEW,
         'Sessions observed live that ended inside the window but never appeared in history (upstream loss)',
         lostSessionsSql({ windowDays }),
         LOST_COLUMNS,
       ),
-    });
+    );
     for (const view of [this.namedView, this.lostView]) {
       view.node.addDependency(this.table, props.historyTable, props.database);
     }

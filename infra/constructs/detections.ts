@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import { ArnFormat, Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
-import { CfnTable } from 'aws-cdk-lib/aws-glue';
+import type { CfnTable } from 'aws-cdk-lib/aws-glue';
 import { Effect, type IRole, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -35,7 +35,7 @@ import {
 import { prestoViewInput } from './activeCatalog.ts';
 import { LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
 import { withDetections } from './detectionsBundling.ts';
-import { DATABASE_NAME, parquetTableInput, WORKGROUP_NAME } from './historyCatalog.ts';
+import { DATABASE_NAME, glueTable, parquetTableInput, WORKGROUP_NAME } from './historyCatalog.ts';
 
 /** State items the detection code may touch: finding claims and the manifests of `findings/` partitions. */
 export const FINDING_CLAIM_PKS = `${FINDING_PK_PREFIX}*`;
@@ -80,17 +80,17 @@ export class Detections extends Construct {
     // A typo in the overrides (an unknown rule or setting) fails the synth, not the first evaluation.
     parseDetectionSettings(props.settings ?? {}, loadRulesSync(), 'CDK context detections');
     const location = `s3://${props.bucket.bucketName}/${archiveKeys.findingsPrefix}`;
-    this.findingsTable = new CfnTable(this, 'FindingsTable', {
-      catalogId: Aws.ACCOUNT_ID,
-      databaseName: DATABASE_NAME,
-      tableInput: parquetTableInput(
+    this.findingsTable = glueTable(
+      this,
+      'FindingsTable',
+      parquetTableInput(
         FINDINGS_TABLE,
         'What the detection rules found (one row per finding and dedupe period); dt = period start day',
         location,
         FINDINGS_COLUMNS,
         'UTC day the dedupe period starts, YYYY-MM-DD',
       ),
-    });
+    );
     this.findingsTable.node.addDependency(props.database);
     const view = (
       vid: string,
@@ -99,11 +99,7 @@ export class Detections extends Construct {
       sql: string,
       columns: typeof FINDINGS_OCSF_COLUMNS,
     ) => {
-      const t = new CfnTable(this, vid, {
-        catalogId: Aws.ACCOUNT_ID,
-        databaseName: DATABASE_NAME,
-        tableInput: prestoViewInput(name, description, sql, columns),
-      });
+      const t = glueTable(this, vid, prestoViewInput(name, description, sql, columns));
       t.node.addDependency(props.database, props.historyTable, this.findingsTable);
       return t;
     };

@@ -16,6 +16,11 @@ export const DATABASE_NAME = 'tunnel_archive';
 export const TABLE_NAME = 'tunnel_sessions';
 export const WORKGROUP_NAME = 'tunnel-archiver';
 
+/** A Glue table (or view) in the archive's database. */
+export function glueTable(scope: Construct, id: string, tableInput: CfnTable.TableInputProperty): CfnTable {
+  return new CfnTable(scope, id, { catalogId: Aws.ACCOUNT_ID, databaseName: DATABASE_NAME, tableInput });
+}
+
 /**
  * The Glue table input of a Parquet dataset at `location`, partitioned by `dt` (projected; see
  * `historyTableParameters`), Hive Parquet SerDe: history, active and findings share it.
@@ -106,17 +111,17 @@ export class HistoryCatalog extends Construct {
       databaseInput: { name: DATABASE_NAME, description: 'Pinggy tunnel-session archive (tunnel-archiver)' },
     });
 
-    this.table = new CfnTable(this, 'Table', {
-      catalogId: Aws.ACCOUNT_ID,
-      databaseName: DATABASE_NAME,
-      tableInput: parquetTableInput(
+    this.table = glueTable(
+      this,
+      'Table',
+      parquetTableInput(
         TABLE_NAME,
         'One row per tunnel session; partitioned by dt = UTC start day (YYYY-MM-DD)',
         location,
         HISTORY_COLUMNS,
         'UTC day the session started, YYYY-MM-DD',
       ),
-    });
+    );
     this.table.node.addDependency(this.database);
 
     this.workgroup = new CfnWorkGroup(this, 'WorkGroup', {

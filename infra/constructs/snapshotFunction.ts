@@ -1,6 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  type AlarmProps,
+  ComparisonOperator,
+  Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -121,23 +127,30 @@ export class SnapshotFunction extends Construct {
         statistic: 'Maximum',
         period,
       });
+    /** One evaluation of the metric's hourly maximum. */
+    const hourlyAlarm = (
+      id: string,
+      metricName: string,
+      options: Pick<AlarmProps, 'alarmDescription' | 'threshold' | 'comparisonOperator' | 'treatMissingData'>,
+    ) =>
+      new Alarm(this, id, {
+        ...options,
+        metric: metric(metricName, Duration.hours(1)),
+        evaluationPeriods: 1,
+      });
     this.alarms = {
-      noSnapshot: new Alarm(this, 'NoSnapshotAlarm', {
+      noSnapshot: hourlyAlarm('NoSnapshotAlarm', SNAPSHOT_METRIC.SnapshotSucceeded, {
         alarmDescription:
           'No live-session snapshot succeeded in an hour: tunnels opened and closed now go unseen',
-        metric: metric(SNAPSHOT_METRIC.SnapshotSucceeded, Duration.hours(1)),
         threshold: 1,
         comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
-        evaluationPeriods: 1,
         treatMissingData: TreatMissingData.BREACHING,
       }),
-      longSessions: new Alarm(this, 'LongSessionsAlarm', {
+      longSessions: hourlyAlarm('LongSessionsAlarm', SNAPSHOT_METRIC.LongSessions, {
         alarmDescription:
           'A tunnel has been open longer than the history window minus 2 days: history will never list it; its active/ rows are its only record',
-        metric: metric(SNAPSHOT_METRIC.LongSessions, Duration.hours(1)),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
     };

@@ -45,28 +45,35 @@ Faults (all off by default):
   --help               print this help
 `;
 
+/** `{ name: { type: 'string' } }` for each name: the flags that take a value. */
+function stringFlags<const K extends string>(names: readonly K[]): Record<K, { type: 'string' }> {
+  return Object.fromEntries(names.map((name) => [name, { type: 'string' }])) as Record<K, { type: 'string' }>;
+}
+
 const OPTIONS = {
-  port: { type: 'string' },
-  host: { type: 'string' },
-  seed: { type: 'string' },
-  'window-days': { type: 'string' },
-  'max-page-size': { type: 'string' },
-  now: { type: 'string' },
-  rate: { type: 'string' },
-  scale: { type: 'string' },
-  'stale-totals': { type: 'string' },
-  'stale-lag-ms': { type: 'string' },
-  'poison-count': { type: 'string' },
-  'poison-rate': { type: 'string' },
-  'rate-429': { type: 'string' },
-  'retry-after': { type: 'string' },
-  'rate-5xx': { type: 'string' },
-  'outage-ms': { type: 'string' },
-  'rate-reset': { type: 'string' },
-  'rate-truncate': { type: 'string' },
-  'delay-ms': { type: 'string' },
+  ...stringFlags([
+    'port',
+    'host',
+    'seed',
+    'window-days',
+    'max-page-size',
+    'now',
+    'rate',
+    'scale',
+    'stale-totals',
+    'stale-lag-ms',
+    'poison-count',
+    'poison-rate',
+    'rate-429',
+    'retry-after',
+    'rate-5xx',
+    'outage-ms',
+    'rate-reset',
+    'rate-truncate',
+    'delay-ms',
+    'drift',
+  ]),
   'stable-order': { type: 'boolean' },
-  drift: { type: 'string' },
   help: { type: 'boolean' },
 } as const;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { addDays } from '../../lib/clock/day.ts';
 import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
 import { staleCount } from '../../lib/emulator/staleTotals.ts';
-import { startEmulator } from '../../lib/emulator/startEmulator.ts';
+import { type EmulatorOptions, startEmulator } from '../../lib/emulator/startEmulator.ts';
 import { serverPer } from '../support/serverPer.ts';
 import { daysByKind, getJson, historyPath, key, NOW, TODAY } from './emulatorKit.ts';
 
@@ -54,15 +54,15 @@ describe('staleCount', () => {
   });
 });
 
-describe("startEmulator({ staleTotals: 'floor-pages' })", () => {
-  const emu = serverPer(() =>
-    startEmulator({
-      seed: 1,
-      clock: fixedClock(NOW),
-      staleTotals: 'floor-pages',
-      faults: { stableOrder: true },
-    }),
+/** An emulator for the describe block (seed 1, fixed clock, stable order) serving totals the given stale way. */
+function staleEmulator(stale: Pick<EmulatorOptions, 'staleTotals' | 'staleLagMs'>) {
+  return serverPer(() =>
+    startEmulator({ seed: 1, clock: fixedClock(NOW), ...stale, faults: { stableOrder: true } }),
   );
+}
+
+describe("startEmulator({ staleTotals: 'floor-pages' })", () => {
+  const emu = staleEmulator({ staleTotals: 'floor-pages' });
 
   it('rounds totals down to whole pages, so a walker trusting totalPages loses the last partial page', async () => {
     const size = 7;
@@ -102,15 +102,7 @@ describe("startEmulator({ staleTotals: 'floor-pages' })", () => {
 });
 
 describe("startEmulator({ staleTotals: 'lag' })", () => {
-  const emu = serverPer(() =>
-    startEmulator({
-      seed: 1,
-      clock: fixedClock(NOW),
-      staleTotals: 'lag',
-      staleLagMs: 12 * 3_600_000,
-      faults: { stableOrder: true },
-    }),
-  );
+  const emu = staleEmulator({ staleTotals: 'lag', staleLagMs: 12 * 3_600_000 });
 
   it('counts an older snapshot: fewer rows than the content holds on a day still filling up', async () => {
     const day = addDays(TODAY, -1);
