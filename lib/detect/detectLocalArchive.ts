@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../clock/clock.ts';
 import { PartitionCommitter } from '../commit/partitionCommitter.ts';
+import { pendingDigest } from '../commit/pendingDigest.ts';
 import { appendDigest } from '../digest/appendDigest.ts';
+import { chainHeadMatches } from '../digest/chainHeadMatches.ts';
 import type { DigestSigner } from '../digest/digestSigner.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateStore } from '../state/stateStore.ts';
+import { updateMeta } from '../state/updateMeta.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { duckdbRuleEngine } from './duckdbRuleEngine.ts';
 import { type EvaluateOptions, type EvaluateResult, evaluateRules } from './evaluateRules.ts';
@@ -37,6 +41,7 @@ export async function detectLocalArchive(
   opts: EvaluateOptions,
 ): Promise<EvaluateResult> {
   const runId = `detect-${randomUUID().slice(0, 8)}`;
+  const tmpDir = join(tmpdir(), `tunnel-archiver-${runId}`);
   const engine = await duckdbRuleEngine(await localCatalog(deps.dir));
   const committer = new PartitionCommitter({
     objects: deps.objects,
@@ -45,7 +50,7 @@ export async function detectLocalArchive(
     logger: deps.logger,
     runId,
     fence: 0,
-    tmpDir: join(tmpdir(), `tunnel-archiver-${runId}`),
+    tmpDir,
   });
   try {
     let committed = 0;
@@ -63,18 +68,28 @@ export async function detectLocalArchive(
     );
     if (committed > 0) {
       const { objects, signer, clock, logger, state } = deps;
-      const d = await appendDigest({ objects, signer, clock, logger, state }, { runId, scans: [] });
-      // The state's record of the chain head moves forward too (what verify compares the chain with).
-      const meta = await state.getMeta();
-      if (meta && (meta.chainHead?.seq ?? 0) < d.seq) {
-        const chainHead = { seq: d.seq, key: d.key, sha256: d.sha256, at: d.createdAt };
-        await state.putMeta({ ...meta, chainHead }).catch((e: unknown) => {
-          logger.warn('could not record the new chain head', { error: (e as Error).message });
-        });
-      }
+      // As a run digests: the files noted since the last digest, after the head the state recorded when it
+      // matches the archive's (else from the listing); the notes it settles leave META with the head's move,
+      // so the next run's digest never lists these findings files a second time.
+      const known = await state.getMeta();
+      const head =
+        known?.chainHead && (await chainHeadMatches(objects, known.chainHead)) ? known.chainHead : undefined;
+      const d = await appendDigest(
+        { objects, signer, clock, logger, state },
+        { runId, scans: [], pending: known?.pendingDigest ?? [], ...(head ? { head } : {}) },
+      );
+      await updateMeta(state, (fresh) => ({
+        ...pendingDigest.without(fresh, new Set(d.settled)),
+        ...((fresh.chainHead?.seq ?? 0) < d.seq
+          ? { chainHead: { seq: d.seq, key: d.key, sha256: d.sha256, at: d.createdAt } }
+          : {}),
+      })).catch((e: unknown) => {
+        logger.warn('could not record the new chain head', { error: (e as Error).message });
+      });
     }
     return result;
   } finally {
     engine.close();
+    await rm(tmpDir, { recursive: true, force: true });
   }
 }

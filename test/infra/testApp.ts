@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { App, Validations } from 'aws-cdk-lib';
+import { readFileSync, rmSync } from 'node:fs';
+import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
+import { afterAll } from 'vitest';
 import { buildApp } from '../../infra/buildApp.ts';
 import type { TunnelArchiverStack } from '../../infra/tunnelArchiverStack.ts';
 
@@ -26,6 +27,23 @@ const CDK_JSON_CONTEXT = (
   }
 ).context;
 
+/**
+ * The temporary cdk.out folders CDK made for apps given no outdir (a given outdir is the caller's): removed
+ * after the test file that synthesized them, so test runs leave no folders behind.
+ */
+const madeOutdirs = new Set<string>();
+afterAll(() => {
+  for (const dir of madeOutdirs) rmSync(dir, { recursive: true, force: true });
+  madeOutdirs.clear();
+});
+
+/** An empty stack for testing one construct, in an app whose temporary cdk.out is removed after the file. */
+export function testStack(): Stack {
+  const app = new App();
+  madeOutdirs.add(app.outdir);
+  return new Stack(app, 'Test');
+}
+
 /** The real app (as `cdk synth` builds it) synthesized once; bundling skipped unless asked for. */
 export function synthApp(options: SynthOptions = {}): SynthResult {
   const app = new App({
@@ -36,6 +54,8 @@ export function synthApp(options: SynthOptions = {}): SynthResult {
     },
     ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
   });
+  // Tracked before anything can throw (a test may expect the build to fail).
+  if (options.outdir === undefined) madeOutdirs.add(app.outdir);
   const stack = buildApp(app);
   return { app, stack, template: Template.fromStack(stack) };
 }

@@ -71,6 +71,16 @@ describe('npm start, then tunnel-archiver detect', () => {
 
   it('stores findings under findings/dt=…/, lists them in the digest chain, and verify checks them', async () => {
     const archive = path.join(root, 'archive');
+    // A later run digests what it noted since: the findings files, digested by detect, are not listed again.
+    const later = await cliIn(root, [
+      'start',
+      '--now',
+      '2026-10-01T07:00:00.000Z',
+      '--quiet',
+      '--days',
+      '2026-09-30',
+    ]);
+    expect(later.code, later.stderr).toBe(0);
     const digests = (await readdir(path.join(archive, 'digests'))).filter((n) => /^\d+\.json$/.test(n));
     const listed = await Promise.all(
       digests.map(
@@ -82,6 +92,7 @@ describe('npm start, then tunnel-archiver detect', () => {
     );
     const files = listed.flatMap((d) => d.files).filter((f) => f.key.startsWith('findings/dt='));
     expect(files.length).toBeGreaterThan(0);
+    expect(new Set(files.map((f) => f.key)).size, 'each findings file in one digest only').toBe(files.length);
     expect(files.reduce((a, f) => a + f.rows, 0)).toBe(findings.length);
     const ok = await cliIn(root, ['verify']);
     expect(ok.code, ok.stdout).toBe(0);
@@ -89,5 +100,5 @@ describe('npm start, then tunnel-archiver detect', () => {
     const tampered = await cliIn(root, ['verify']);
     expect(tampered.code).toBe(5);
     expect(tampered.stdout).toContain(files[0]?.key);
-  });
+  }, 180_000);
 });
