@@ -76,6 +76,10 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
       );
     }
   }
+  // The preflight's request goes out now, beside the state reads and the publishing below (neither needs
+  // the API, and neither waits for it); it is awaited before anything new is written.
+  const preflighted = preflight(api, today, budget.signal());
+  preflighted.catch(() => undefined);
   // A steady run trusts the state (its chain head matches the archive's) and works from what it noted;
   // otherwise, and once a week, it reconciles the state with the whole archive.
   const known = await state.getMeta();
@@ -84,7 +88,7 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
   const pending = reconcile
     ? await publishAllPending(deps)
     : await publishNoted(deps, known?.pendingDigest ?? []);
-  await preflight(api, today, budget.signal());
+  await preflighted;
   // The archive's promise starts with its first run: recorded before anything else can fail, so the days
   // of that first window are ours (a gap if never archived), whatever happens to this run.
   const archiveMeta = await establishMeta(deps, started, configuredStart);

@@ -21,7 +21,7 @@ export interface NormalisedRecord {
   token_hmac: string | null;
   /** `tokenHmac(tokenKey, virtual_token_value)`, or null. */
   virtual_token_hmac: string | null;
-  domains: string[];
+  domains: readonly string[];
   mode: string;
   mode_udp: string;
   client_ip: string;
@@ -44,8 +44,8 @@ export function normaliseRecord(record: HistoryRecord, tokenKey: Uint8Array): No
     token_hmac: record.token_value === null ? null : tokenHmac(tokenKey, record.token_value),
     virtual_token_hmac:
       record.virtual_token_value === null ? null : tokenHmac(tokenKey, record.virtual_token_value),
-    // One domain or none (most records): already a sorted set.
-    domains: record.domains.length < 2 ? [...record.domains] : [...new Set(record.domains)].sort(),
+    // One domain or none (most records): already a sorted set, read as it is (never written to).
+    domains: record.domains.length < 2 ? record.domains : [...new Set(record.domains)].sort(),
     mode: record.mode,
     mode_udp: record.mode_udp,
     client_ip: record.client_ip,
@@ -72,7 +72,7 @@ export function normaliseRecord(record: HistoryRecord, tokenKey: Uint8Array): No
  * does not depend on the token policy: switching policy never re-archives anything.
  */
 export function recordIdOf(n: NormalisedRecord): string {
-  return id128(recordIdText(n, jsonText(n.client_ip), jsonText(n.user_email)));
+  return id128(recordIdText(n, sharedTexts(n)));
 }
 
 /**
@@ -84,7 +84,7 @@ export function recordIdOf(n: NormalisedRecord): string {
  * with the same `session_id`: a revision, not an unexplained duplicate.
  */
 export function sessionIdOf(n: NormalisedRecord): string {
-  return id128(sessionIdText(n, jsonText(n.client_ip), jsonText(n.user_email)));
+  return id128(sessionIdText(sharedTexts(n)));
 }
 
 /*
@@ -93,24 +93,45 @@ export function sessionIdOf(n: NormalisedRecord): string {
  * checks it against the object form over arbitrary records), without building the object, and with
  * the fields both ids share escaped once.
  */
-function recordIdText(n: NormalisedRecord, clientIp: string, userEmail: string): string {
+function recordIdText(n: NormalisedRecord, s: SharedTexts): string {
   let domains = '[';
   for (let i = 0; i < n.domains.length; i++)
     domains += (i === 0 ? '' : ',') + jsonText(n.domains[i] as string);
   return (
-    `tunnel-archiver/record/v2\n{"client_ip":${clientIp},"domains":${domains}],"end_time":${jsonNumber(n.end_ms)},` +
-    `"mode":${jsonText(n.mode)},"mode_udp":${jsonText(n.mode_udp)},"port":${jsonNumber(n.port)},` +
-    `"start_time":${jsonNumber(n.start_ms)},"token_hmac":${jsonNullable(n.token_hmac)},"user_email":${userEmail},` +
-    `"virtual_token_hmac":${jsonNullable(n.virtual_token_hmac)}}`
+    `tunnel-archiver/record/v2\n{"client_ip":${s.clientIp},"domains":${domains}],"end_time":${jsonNumber(n.end_ms)},` +
+    `"mode":${s.mode},"mode_udp":${jsonText(n.mode_udp)},"port":${jsonNumber(n.port)},` +
+    `"start_time":${s.startTime},"token_hmac":${s.tokenHmac},"user_email":${s.userEmail},` +
+    `"virtual_token_hmac":${s.virtualTokenHmac}}`
   );
 }
 
-function sessionIdText(n: NormalisedRecord, clientIp: string, userEmail: string): string {
+function sessionIdText(s: SharedTexts): string {
   return (
-    `tunnel-archiver/session/v1\n{"client_ip":${clientIp},"mode":${jsonText(n.mode)},` +
-    `"start_time":${jsonNumber(n.start_ms)},"token_hmac":${jsonNullable(n.token_hmac)},"user_email":${userEmail},` +
-    `"virtual_token_hmac":${jsonNullable(n.virtual_token_hmac)}}`
+    `tunnel-archiver/session/v1\n{"client_ip":${s.clientIp},"mode":${s.mode},` +
+    `"start_time":${s.startTime},"token_hmac":${s.tokenHmac},"user_email":${s.userEmail},` +
+    `"virtual_token_hmac":${s.virtualTokenHmac}}`
   );
+}
+
+/** The JSON texts of the fields both ids hash, written once for both. */
+interface SharedTexts {
+  clientIp: string;
+  mode: string;
+  startTime: string;
+  tokenHmac: string;
+  userEmail: string;
+  virtualTokenHmac: string;
+}
+
+function sharedTexts(n: NormalisedRecord): SharedTexts {
+  return {
+    clientIp: jsonText(n.client_ip),
+    mode: jsonText(n.mode),
+    startTime: jsonNumber(n.start_ms),
+    tokenHmac: jsonNullable(n.token_hmac),
+    userEmail: jsonText(n.user_email),
+    virtualTokenHmac: jsonNullable(n.virtual_token_hmac),
+  };
 }
 
 /** Characters `JSON.stringify` writes escaped (or may: any surrogate), so a string with one goes to it. */
@@ -134,11 +155,10 @@ function jsonNumber(n: number | null): string {
 /** Both ids of a validated record, hashing each token once. */
 export function recordIdentity(record: HistoryRecord, tokenKey: Uint8Array): RecordIdentity {
   const normalised = normaliseRecord(record, tokenKey);
-  const clientIp = jsonText(normalised.client_ip);
-  const userEmail = jsonText(normalised.user_email);
+  const shared = sharedTexts(normalised);
   return {
-    record_id: id128(recordIdText(normalised, clientIp, userEmail)),
-    session_id: id128(sessionIdText(normalised, clientIp, userEmail)),
+    record_id: id128(recordIdText(normalised, shared)),
+    session_id: id128(sessionIdText(shared)),
     normalised,
   };
 }
