@@ -7,8 +7,8 @@ import type { VersionedItems } from './versionedItems.ts';
 /** The lease's item: `data` `{owner, fence, expiresAt}` (older releases: those as plain attributes). */
 export const LEASE_PK = 'LEASE';
 
-/** Rewrites of our own lease (renew, release) that meet another write of it before one applies. */
-const MAX_REWRITES = 50;
+/** Tries of a rewrite of our own lease (renew, release) that keeps meeting other writes of it. */
+const MAX_REWRITES = 10;
 
 const sameHolder = (a: Lease | undefined, b: Lease): boolean => a?.owner === b.owner && a.fence === b.fence;
 
@@ -30,13 +30,16 @@ export function leaseConcern(items: VersionedItems): LeaseStore {
     items.put(LEASE_PK, version, JSON.stringify({ owner, fence, expiresAt }));
 
   /**
-   * Sets our lease's `expiresAt` while it is still ours (owner and fence); false once it is not. A write
-   * that meets another (a fan-out sibling renewing the same lease, our own retried lost answer) reads again.
+   * Moves our lease's `expiresAt` to `expiresAt` while it is still ours (owner and fence), unless `done`
+   * says the stored lease already is where it should be; false once the lease is not ours. A write that
+   * meets another write of it (a fan-out sibling renewing the same lease at once, our own retried lost
+   * answer) reads again: the sibling's renewal usually settles ours.
    */
-  const rewriteOwn = async (lease: Lease, expiresAt: number): Promise<boolean> => {
+  const rewriteOwn = async (lease: Lease, expiresAt: number, done: (stored: Lease) => boolean) => {
     for (let attempt = 1; ; attempt++) {
       const stored = await read();
       if (stored === undefined || !sameHolder(stored.lease, lease)) return false;
+      if (done(stored.lease)) return true;
       try {
         await write(stored.version, { ...lease, expiresAt });
         return true;
@@ -67,7 +70,8 @@ export function leaseConcern(items: VersionedItems): LeaseStore {
 
     async renewLease(lease, now, ttlMs) {
       const renewed: Lease = { ...lease, expiresAt: now.getTime() + ttlMs };
-      if (await rewriteOwn(lease, renewed.expiresAt)) return renewed;
+      // A renewal never shortens the lease: one stored as long or longer (a sibling's) is this one's too.
+      if (await rewriteOwn(lease, renewed.expiresAt, (s) => s.expiresAt >= renewed.expiresAt)) return renewed;
       throw new ArchiverError(
         'LEASE_HELD',
         `lease ${lease.fence} of '${lease.owner}' was lost to another run`,
@@ -79,7 +83,7 @@ export function leaseConcern(items: VersionedItems): LeaseStore {
 
     async releaseLease(lease) {
       // Expire rather than delete: the fence must keep growing across holders. Not ours: nothing to give up.
-      await rewriteOwn(lease, 0);
+      await rewriteOwn(lease, 0, (s) => s.expiresAt === 0);
     },
   };
 }

@@ -239,6 +239,20 @@ describe.each([dynamoSubject(), memorySubject()])('$name (StateStore contract)',
       expect(await store.acquireLease('b', at(TTL + 1), TTL)).toBeUndefined();
     });
 
+    it('is renewed at once by many workers holding it (fan-out), each renewal holding, the latest kept', async () => {
+      const store = await storeOn('lease-siblings');
+      const a = await store.acquireLease('orchestration', T0, TTL);
+      if (a === undefined) throw new Error('lease not taken');
+      const renewed = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => store.renewLease(a, at(10 + (i % 3)), TTL)),
+      );
+      expect(renewed.map((r) => r.expiresAt - T0.getTime() - TTL).sort()).toEqual(
+        Array.from({ length: 12 }, (_, i) => 10 + (i % 3)).sort(),
+      );
+      expect(await store.acquireLease('b', at(TTL + 12), TTL)).toBeUndefined();
+      expect(await store.acquireLease('b', at(TTL + 13), TTL)).toMatchObject({ owner: 'b', fence: 2 });
+    });
+
     it('cannot be renewed after it was stolen: LEASE_HELD', async () => {
       const store = await storeOn('lease-lost');
       const a = await store.acquireLease('a', T0, TTL);
