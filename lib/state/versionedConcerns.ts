@@ -42,10 +42,10 @@ export function decodeItem<T>(
 }
 
 /**
- * Manifests, day state and META, written once on the versioned-item primitive (the lease and the live
- * state are `leaseConcern.ts` and `liveStateConcern.ts`, all three joined by `stateConcerns.ts`): each entity is one item
- * (`data` JSON and `version`), every write a put conditioned on the version read, so two runs that both
- * think they hold the lease cannot both commit (the loser gets `CONFLICT`).
+ * Manifests, day state and META, written once on the versioned-item primitive (beside the lease and the
+ * live state, all joined by `stateConcerns.ts`): each entity is one item (`data` JSON and `version`),
+ * every write a put conditioned on the version read, so two runs that both think they hold the lease
+ * cannot both commit (the loser gets `CONFLICT`).
  */
 export function versionedConcerns(items: VersionedItems): ManifestStore & DayStateStore & MetaStore {
   const get = async <T>(pk: string, schema: z.ZodType<T>): Promise<T | undefined> => {

@@ -19,6 +19,9 @@ export interface MemoryStateStoreOptions {
 
 type Op = Exclude<keyof StateStore, 'close'>;
 
+/** The calls the constructor installs: every {@link StateStore} method, each run under the fault plan. */
+const StateStoreCalls = class {} as unknown as new () => Pick<StateStore, Op>;
+
 /**
  * The primitive as one store call sees it, each time the fault plan runs that call: a replay (a
  * `lostResponse` in `retry` mode, the SDK's retry of a request whose answer was lost) re-sends what the
@@ -60,33 +63,21 @@ function replayable(items: VersionedItems): () => VersionedItems {
  * DynamoDB's, so the fake cannot drift from the adapter. Every call goes through a {@link FaultPlan}, so
  * tests can lose responses, fail calls or crash.
  */
-export class MemoryStateStore implements StateStore {
+export class MemoryStateStore extends StateStoreCalls implements StateStore {
   /** Replace to change the faults of later calls (e.g. a fresh plan for the next "process"). */
   faults: FaultPlan;
   readonly name: string;
   readonly #items = new MemoryVersionedItems();
 
   constructor(options: MemoryStateStoreOptions = {}) {
+    super();
     this.faults = options.faults ?? FaultPlan.none();
     this.name = options.name ?? 'state';
+    // Every StateStore call, each under the fault plan (own properties: a test may spread or replace one).
+    for (const op of Object.keys(stateConcerns(this.#items)) as Op[]) {
+      (this as Record<Op, unknown>)[op] = this.#op(op);
+    }
   }
-
-  // ---- StateStore: each call under the fault plan ----
-
-  readonly acquireLease = this.#op('acquireLease');
-  readonly renewLease = this.#op('renewLease');
-  readonly releaseLease = this.#op('releaseLease');
-  readonly getMeta = this.#op('getMeta');
-  readonly putMeta = this.#op('putMeta');
-  readonly getActiveState = this.#op('getActiveState');
-  readonly putActiveState = this.#op('putActiveState');
-  readonly getDay = this.#op('getDay');
-  readonly listDays = this.#op('listDays');
-  readonly putDay = this.#op('putDay');
-  readonly getPartition = this.#op('getPartition');
-  /** Every partition of every dataset, like the adapter's scan of `PART#` (history first, then by day). */
-  readonly listPartitions = this.#op('listPartitions');
-  readonly putPartition = this.#op('putPartition');
 
   async close(): Promise<void> {}
 
@@ -119,7 +110,7 @@ export class MemoryStateStore implements StateStore {
 
   // ---- internals ----
 
-  #op<K extends Op>(op: K): StateStore[K] {
+  #op(op: Op): StateStore[Op] {
     const call = (...args: unknown[]): Promise<unknown> => {
       const tries = replayable(this.#items);
       return this.faults.run(this.name, op, args, () => {
@@ -127,6 +118,6 @@ export class MemoryStateStore implements StateStore {
         return store[op](...args);
       });
     };
-    return call as StateStore[K];
+    return call as StateStore[Op];
   }
 }
