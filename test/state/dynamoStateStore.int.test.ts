@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../lib/clock/day.ts';
@@ -210,6 +211,36 @@ describe.each([dynamoSubject(), memorySubject()])('$name (StateStore contract)',
       const store = await storeOn('empty');
       expect(await store.listDays()).toEqual([]);
       expect(await store.listPartitions()).toEqual([]);
+    });
+  });
+
+  describe('live state', () => {
+    it('is absent, then stored at version 0 → 1 and replaced only at the stored version', async () => {
+      const store = await storeOn('live');
+      expect(await store.getActiveState()).toBeUndefined();
+      const v1 = await store.putActiveState({ sessions: {}, gaps: [], lastSnapshotAt: 'a', version: 0 });
+      expect(v1.version).toBe(1);
+      expect(await store.getActiveState()).toEqual(v1);
+      await expect(store.putActiveState({ ...v1, version: 0 })).rejects.toMatchObject({
+        code: 'CONFLICT',
+        details: { pk: 'ACTIVE', expectedVersion: 0 },
+      });
+      const v2 = await store.putActiveState({ ...v1, lastSnapshotAt: 'b' });
+      expect(await store.getActiveState()).toEqual(v2);
+    });
+
+    it('round-trips a state too big for one item (chunks), and a small one after it', async () => {
+      const store = await storeOn('live-big');
+      // Random hex barely compresses: about 600 KB of gzip, more than one item holds.
+      const gaps = Array.from({ length: 6000 }, () => ({
+        from: randomBytes(100).toString('hex'),
+        to: 'x',
+        ms: 1,
+      }));
+      const big = await store.putActiveState({ sessions: {}, gaps, version: 0 });
+      expect(await store.getActiveState()).toEqual(big);
+      const small = await store.putActiveState({ ...big, gaps: [] });
+      expect(await store.getActiveState()).toEqual(small);
     });
   });
 
