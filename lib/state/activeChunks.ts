@@ -1,15 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type AttributeValue,
-  DeleteItemCommand,
-  type DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-} from '@aws-sdk/client-dynamodb';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { mapLimit } from '../util/mapLimit.ts';
-
-type Item = Record<string, AttributeValue>;
+import type { VersionedItem, VersionedItems } from './versionedItems.ts';
 
 /** Chunk items of a state too big for one item: `ACTIVE#<version>#<nonce>#<i>`. */
 export const ACTIVE_CHUNK_PREFIX = 'ACTIVE#';
@@ -26,101 +18,84 @@ export interface ChunkRef {
   n: number;
 }
 
-/** The `chunks` attribute of a head item, when it has one. */
-export function chunkRefOf(item: Item | undefined): ChunkRef | undefined {
-  const m = item?.chunks?.M;
-  const prefix = m?.prefix?.S;
-  const n = Number(m?.n?.N);
-  if (prefix === undefined || !Number.isSafeInteger(n) || n < 1) return undefined;
+/** The chunks a head item names (its `data` is `{"chunks":{"prefix":…,"n":…}}`), when it names any. */
+export function chunkRefOf(item: VersionedItem | undefined): ChunkRef | undefined {
+  // A head with bytes holds its data itself; the test on the text spares parsing a big inline JSON state.
+  if (item === undefined || item.bytes !== undefined || !item.data.includes('"chunks"')) return undefined;
+  let chunks: { prefix?: unknown; n?: unknown } | undefined;
+  try {
+    chunks = (JSON.parse(item.data) as { chunks?: typeof chunks } | null)?.chunks;
+  } catch {
+    return undefined;
+  }
+  const { prefix, n } = chunks ?? {};
+  if (typeof prefix !== 'string' || typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1)
+    return undefined;
   return { prefix, n };
 }
 
-export function chunkRefAttribute(ref: ChunkRef): Item {
-  return { chunks: { M: { prefix: { S: ref.prefix }, n: { N: String(ref.n) } } } };
-}
+const chunkKeys = (ref: ChunkRef): string[] => Array.from({ length: ref.n }, (_, i) => `${ref.prefix}${i}`);
 
 /**
  * Writes `bytes` as chunk items under a fresh name (`ACTIVE#<version>#<nonce>#`) that no other writer
- * can use: the caller then points the head item at them with its own conditional write. Chunks are never
- * overwritten, so a reader that holds an older head reads whole, consistent old data (or finds it deleted
- * and re-reads the head).
+ * can use, then points the head item `pk` at them with its conditional write (`version`: the one read).
+ * Chunks are never overwritten, so a reader that holds an older head reads whole, consistent old data (or
+ * finds it deleted and re-reads the head). A head write whose answer was lost is settled by re-reading
+ * which chunks the head names; a head write that lost deletes its chunks and fails.
  */
-export async function writeChunks(
-  client: DynamoDBClient,
-  table: string,
+export async function putChunkedHead(
+  items: VersionedItems,
+  pk: string,
   version: number,
   bytes: Uint8Array,
-): Promise<ChunkRef> {
-  const ref = {
-    prefix: `${ACTIVE_CHUNK_PREFIX}${version}#${randomUUID().slice(0, 8)}#`,
+): Promise<void> {
+  const mine = {
+    prefix: `${ACTIVE_CHUNK_PREFIX}${version + 1}#${randomUUID().slice(0, 8)}#`,
     n: Math.ceil(bytes.byteLength / CHUNK_BYTES),
   };
-  await mapLimit(
-    Array.from({ length: ref.n }, (_, i) => i),
-    CHUNK_CONCURRENCY,
-    async (i) => {
-      await client.send(
-        new PutItemCommand({
-          TableName: table,
-          Item: {
-            pk: { S: `${ref.prefix}${i}` },
-            part: { B: bytes.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES) },
-          },
-        }),
-      );
-    },
+  const slices = chunkKeys(mine).map((key, i) => ({
+    key,
+    bytes: bytes.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES),
+  }));
+  await mapLimit(slices, CHUNK_CONCURRENCY, (chunk) =>
+    items.put(chunk.key, 0, '{}', chunk.bytes).catch((error: unknown) => {
+      // No other writer uses this name: a conflict is this write's own lost answer, retried.
+      if (!ArchiverError.is(error, 'CONFLICT')) throw error;
+    }),
   );
-  return ref;
+  try {
+    await items.put(pk, version, JSON.stringify({ chunks: mine }));
+  } catch (error) {
+    // Applied, but the answer was lost (the SDK's retry then fails its own condition)?
+    const now = await items.get(pk).catch(() => undefined);
+    if (chunkRefOf(now)?.prefix !== mine.prefix) {
+      await deleteChunks(items, mine);
+      throw error;
+    }
+  }
 }
 
 /** The chunks' bytes joined, or undefined when any chunk is gone (a newer head replaced them). */
-export async function readChunks(
-  client: DynamoDBClient,
-  table: string,
-  ref: ChunkRef,
-): Promise<Uint8Array | undefined> {
+export async function readChunks(items: VersionedItems, ref: ChunkRef): Promise<Uint8Array | undefined> {
   const parts = await mapLimit(
-    Array.from({ length: ref.n }, (_, i) => i),
+    chunkKeys(ref),
     CHUNK_CONCURRENCY,
-    async (i) => {
-      const out = await client.send(
-        new GetItemCommand({
-          TableName: table,
-          Key: { pk: { S: `${ref.prefix}${i}` } },
-          ConsistentRead: true,
-        }),
-      );
-      return out.Item?.part?.B;
-    },
+    async (key) => (await items.get(key))?.bytes,
   );
   if (parts.some((p) => p === undefined)) return undefined;
-  const joined = new Uint8Array(parts.reduce((a, p) => a + (p as Uint8Array).byteLength, 0));
-  let at = 0;
-  for (const p of parts as Uint8Array[]) {
-    joined.set(p, at);
-    at += p.byteLength;
-  }
-  return joined;
+  return Buffer.concat(parts as Uint8Array[]);
 }
 
 /** Deletes chunk items; best effort (a leftover chunk is only unused space, never read again). */
-export async function deleteChunks(client: DynamoDBClient, table: string, ref: ChunkRef): Promise<void> {
-  await mapLimit(
-    Array.from({ length: ref.n }, (_, i) => i),
-    CHUNK_CONCURRENCY,
-    async (i) => {
-      await client
-        .send(new DeleteItemCommand({ TableName: table, Key: { pk: { S: `${ref.prefix}${i}` } } }))
-        .catch(() => undefined);
-    },
-  );
+export async function deleteChunks(items: VersionedItems, ref: ChunkRef): Promise<void> {
+  await mapLimit(chunkKeys(ref), CHUNK_CONCURRENCY, (key) => items.delete(key).catch(() => undefined));
 }
 
 /** A head that names chunks that are gone, on several reads in a row: only a manual delete does that. */
-export function chunksLost(pk: string, table: string, ref: ChunkRef): ArchiverError {
+export function chunksLost(pk: string, where: string, ref: ChunkRef): ArchiverError {
   return new ArchiverError(
     'STORE_FAILED',
-    `state item '${pk}' in table '${table}' names chunks ${ref.prefix}0..${ref.n - 1} that are gone: delete the '${pk}' item and the next run rebuilds it from the archive`,
+    `state item '${pk}' ${where} names chunks ${ref.prefix}0..${ref.n - 1} that are gone: delete the '${pk}' item and the next run rebuilds it from the archive`,
     { retryable: false, details: { pk, prefix: ref.prefix, n: ref.n } },
   );
 }

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { isDay } from '../clock/day.ts';
 import { type ArchiverErrorCode, ERROR_CODES } from '../errors/archiverError.ts';
-import type { ActiveState, ArchiveMeta, DayState, PartitionManifest } from './stateStore.ts';
+import type { ActiveState, ArchiveMeta, DayState, Lease, PartitionManifest } from './stateStore.ts';
 
 /**
  * Shapes of the state items as stored (the `data` JSON plus the `version` attribute). State is read back
@@ -149,3 +149,10 @@ export const activeStateSchema = z.looseObject({
   gaps: z.array(z.looseObject({ from: z.string(), to: z.string(), ms: z.number() })),
   version,
 }) satisfies z.ZodType<ActiveState>;
+
+/** The lease item's data (no `version` in the entity: the item's version only orders its writes). */
+export const leaseSchema = z.object({
+  owner: z.string(),
+  fence: z.number().int().nonnegative(),
+  expiresAt: z.number(),
+}) satisfies z.ZodType<Lease>;

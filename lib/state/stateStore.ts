@@ -251,9 +251,9 @@ export interface ActiveState extends ActiveObservations {
 /**
  * The state store's five concerns, each a port of its own so that a consumer depends only on what it
  * uses. All writes are conditional: `put*` fails with `ArchiverError('CONFLICT')` when the stored
- * `version` is not the entity's `version` (0: never stored), and stores `version + 1`. The versioned
- * concerns (manifests, day state, meta) are written once, in `versionedConcerns.ts`, on the
- * {@link VersionedItems} primitive that each backend implements.
+ * `version` is not the entity's `version` (0: never stored), and stores `version + 1`. All five are
+ * written once (`stateConcerns.ts`: `versionedConcerns.ts`, `leaseConcern.ts`, `liveStateConcern.ts`) on
+ * the `VersionedItems` primitive that each backend implements.
  */
 
 /** Partition manifests: the commit log, the only source of truth of what is archived. */

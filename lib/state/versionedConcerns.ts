@@ -16,38 +16,36 @@ export function partitionKey(dt: Day, dataset: Dataset = 'history'): string {
 }
 
 /**
- * The item's entity, validated: its `data` JSON plus its `version`. A stored item that is not valid JSON or
- * does not match the schema is `INTERNAL`, never returned.
+ * The item's entity, validated: its data (the `data` JSON, or what `read` decodes, e.g. the live state's
+ * gzip bytes) plus its `version`. A stored item that cannot be decoded or does not match the schema is
+ * `INTERNAL`, never returned.
  */
-export function decodeItem<T>(item: VersionedItem, schema: z.ZodType<T>, where: string): T {
+export function decodeItem<T>(
+  item: VersionedItem,
+  schema: z.ZodType<T>,
+  where: string,
+  read: () => unknown = () => JSON.parse(item.data),
+): T {
   let data: unknown;
   try {
-    data = JSON.parse(item.data);
+    data = read();
   } catch (cause) {
     throw new ArchiverError('INTERNAL', `state item '${item.pk}' ${where} holds invalid JSON`, { cause });
   }
-  return decodeEntity(item.pk, data, item.version, schema, where);
-}
-
-/** An entity from its parsed data and its version, validated (`INTERNAL` when malformed). */
-export function decodeEntity<T>(
-  pk: string,
-  data: unknown,
-  version: number,
-  schema: z.ZodType<T>,
-  where: string,
-): T {
-  const parsed = schema.safeParse({ ...(data as object), version });
+  const parsed = schema.safeParse({ ...(data as object), version: item.version });
   if (!parsed.success) {
-    throw new ArchiverError('INTERNAL', `state item '${pk}' ${where} is malformed`, { cause: parsed.error });
+    throw new ArchiverError('INTERNAL', `state item '${item.pk}' ${where} is malformed`, {
+      cause: parsed.error,
+    });
   }
   return parsed.data;
 }
 
 /**
- * Manifests, day state and META, written once on the versioned-item primitive: each entity is one item
- * (`data` JSON and `version`), every write a put conditioned on the version read, so two runs that both
- * think they hold the lease cannot both commit (the loser gets `CONFLICT`).
+ * Manifests, day state and META, written once on the versioned-item primitive (beside the lease and the
+ * live state, all joined by `stateConcerns.ts`): each entity is one item (`data` JSON and `version`),
+ * every write a put conditioned on the version read, so two runs that both think they hold the lease
+ * cannot both commit (the loser gets `CONFLICT`).
  */
 export function versionedConcerns(items: VersionedItems): ManifestStore & DayStateStore & MetaStore {
   const get = async <T>(pk: string, schema: z.ZodType<T>): Promise<T | undefined> => {

@@ -11,6 +11,7 @@ import { diffSnapshot } from '../../lib/active/diffSnapshot.ts';
 import { toPendingRow } from '../../lib/active/storedFields.ts';
 import { ACTIVE_CHUNK_PREFIX, chunkRefOf } from '../../lib/state/activeChunks.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
+import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import type { ActiveState } from '../../lib/state/stateStore.ts';
 import { startDropResponseProxy } from '../support/dropResponseProxy.ts';
 import { serverPer } from '../support/serverPer.ts';
@@ -44,7 +45,7 @@ describe('createDynamoStateStore: active state', () => {
     const raw = await dynamo.client.send(
       new GetItemCommand({ TableName: dynamo.table, Key: { pk: { S: 'ACTIVE' } } }),
     );
-    const size = raw.Item?.dataGz?.B?.byteLength ?? 0;
+    const size = raw.Item?.bytes?.B?.byteLength ?? 0;
     expect(size).toBeGreaterThan(0);
     expect(size).toBeLessThan(400_000);
 
@@ -93,10 +94,8 @@ describe('createDynamoStateStore: active state', () => {
   };
 
   const headChunks = async (h: DynaliteHandle) => {
-    const raw = await h.client.send(
-      new GetItemCommand({ TableName: h.table, Key: { pk: { S: 'ACTIVE' } }, ConsistentRead: true }),
-    );
-    return { inline: raw.Item?.dataGz !== undefined, ref: chunkRefOf(raw.Item) };
+    const head = await dynamoVersionedItems({ client: h.client, table: h.table }).get('ACTIVE');
+    return { inline: head?.bytes !== undefined, ref: chunkRefOf(head) };
   };
 
   describe('a state too big for one item', () => {
@@ -145,8 +144,8 @@ describe('createDynamoStateStore: active state', () => {
     it('settles a head write whose answer was lost: it won, and its chunks stay', async () => {
       const proxy = await startDropResponseProxy({
         target: fresh.endpoint,
-        // Drop the answer of the first conditional head write only.
-        shouldDrop: (w) => w.operation === 'PutItem' && w.body.includes('"chunks"') && !dropped++,
+        // Drop the answer of the first conditional head write only (its data names the chunks).
+        shouldDrop: (w) => w.operation === 'PutItem' && w.body.includes('\\"chunks\\"') && !dropped++,
       });
       let dropped = 0;
       const client = localDynamoClient(proxy.url);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../lib/clock/day.ts';
@@ -213,6 +214,36 @@ describe.each([dynamoSubject(), memorySubject()])('$name (StateStore contract)',
     });
   });
 
+  describe('live state', () => {
+    it('is absent, then stored at version 0 → 1 and replaced only at the stored version', async () => {
+      const store = await storeOn('live');
+      expect(await store.getActiveState()).toBeUndefined();
+      const v1 = await store.putActiveState({ sessions: {}, gaps: [], lastSnapshotAt: 'a', version: 0 });
+      expect(v1.version).toBe(1);
+      expect(await store.getActiveState()).toEqual(v1);
+      await expect(store.putActiveState({ ...v1, version: 0 })).rejects.toMatchObject({
+        code: 'CONFLICT',
+        details: { pk: 'ACTIVE', expectedVersion: 0 },
+      });
+      const v2 = await store.putActiveState({ ...v1, lastSnapshotAt: 'b' });
+      expect(await store.getActiveState()).toEqual(v2);
+    });
+
+    it('round-trips a state too big for one item (chunks), and a small one after it', async () => {
+      const store = await storeOn('live-big');
+      // Random hex barely compresses: about 600 KB of gzip, more than one item holds.
+      const gaps = Array.from({ length: 6000 }, () => ({
+        from: randomBytes(100).toString('hex'),
+        to: 'x',
+        ms: 1,
+      }));
+      const big = await store.putActiveState({ sessions: {}, gaps, version: 0 });
+      expect(await store.getActiveState()).toEqual(big);
+      const small = await store.putActiveState({ ...big, gaps: [] });
+      expect(await store.getActiveState()).toEqual(small);
+    });
+  });
+
   describe('lease', () => {
     it('is taken when free, refused to others while held, and stolen once expired with a higher fence', async () => {
       const store = await storeOn('lease-steal');
@@ -237,6 +268,20 @@ describe.each([dynamoSubject(), memorySubject()])('$name (StateStore contract)',
       const renewed = await store.renewLease(a, at(TTL - 10), TTL);
       expect(renewed).toEqual({ ...a, expiresAt: T0.getTime() + 2 * TTL - 10 });
       expect(await store.acquireLease('b', at(TTL + 1), TTL)).toBeUndefined();
+    });
+
+    it('is renewed at once by many workers holding it (fan-out), each renewal holding, the latest kept', async () => {
+      const store = await storeOn('lease-siblings');
+      const a = await store.acquireLease('orchestration', T0, TTL);
+      if (a === undefined) throw new Error('lease not taken');
+      const renewed = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => store.renewLease(a, at(10 + (i % 3)), TTL)),
+      );
+      expect(renewed.map((r) => r.expiresAt - T0.getTime() - TTL).sort()).toEqual(
+        Array.from({ length: 12 }, (_, i) => 10 + (i % 3)).sort(),
+      );
+      expect(await store.acquireLease('b', at(TTL + 12), TTL)).toBeUndefined();
+      expect(await store.acquireLease('b', at(TTL + 13), TTL)).toMatchObject({ owner: 'b', fence: 2 });
     });
 
     it('cannot be renewed after it was stolen: LEASE_HELD', async () => {

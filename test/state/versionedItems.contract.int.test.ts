@@ -58,6 +58,17 @@ describe.each([dynamoSubject(), memorySubject()])('$name (VersionedItems contrac
     expect(await items.get('DAY#2024-01-01')).toEqual({ pk: 'DAY#2024-01-01', version: 2, data: '{"a":3}' });
   });
 
+  it('keeps binary bytes beside the data, and a put without bytes leaves none', async () => {
+    const items = await subject.fresh();
+    const bytes = Uint8Array.from({ length: 1000 }, (_, i) => (i * 7) % 256);
+    await items.put('ACTIVE', 0, '{}', bytes);
+    const stored = await items.get('ACTIVE');
+    expect(stored?.bytes && [...stored.bytes]).toEqual([...bytes]);
+    expect((await items.query('ACTIVE'))[0]?.bytes?.byteLength).toBe(1000);
+    await items.put('ACTIVE', 1, '{"inline":false}');
+    expect(await items.get('ACTIVE')).toEqual({ pk: 'ACTIVE', version: 2, data: '{"inline":false}' });
+  });
+
   it('lets exactly one of many concurrent writers of the same version win', async () => {
     const items = await subject.fresh();
     const results = await Promise.allSettled(

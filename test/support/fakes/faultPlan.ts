@@ -9,7 +9,7 @@ import { ArchiverError } from '../../../lib/errors/archiverError.ts';
  * - `lostResponse`: the operation is APPLIED, then the caller gets an error. With `mode: 'unknown'`
  *   (default) it is `STORE_FAILED` with `details.outcomeUnknown = true`. With `mode: 'retry'` the fake
  *   replays the call once against the already-changed store, as the AWS SDK does after a lost
- *   response: a conditional put then fails with `CONFLICT`, an acquire returns `undefined`, an
+ *   response: a conditional put then fails with `CONFLICT` (a lease acquire settles it by re-reading), an
  *   idempotent call succeeds.
  * - `fail`: not applied; `STORE_FAILED` (outcome known: nothing happened).
  * - `crashAfter(N)`: calls 1..N run, every later call throws {@link SimulatedCrash} without touching the

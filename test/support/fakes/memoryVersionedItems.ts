@@ -3,22 +3,25 @@ import type { VersionedItem, VersionedItems } from '../../../lib/state/versioned
 
 /**
  * The versioned-item primitive in memory, with DynamoDB's semantics (a put conditioned on the version
- * read; `CONFLICT` otherwise). Items are kept as the JSON DynamoDB's `data` attribute holds, so a stored
- * entity is validated when read, as on the table.
+ * read; `CONFLICT` otherwise). Items are kept as the JSON DynamoDB's `data` attribute holds (and a copy of
+ * their `bytes`), so a stored entity is validated when read, as on the table.
  */
 export class MemoryVersionedItems implements VersionedItems {
   readonly where = 'in memory';
-  readonly #items = new Map<string, { version: number; data: string }>();
+  readonly #items = new Map<string, { version: number; data: string; bytes?: Uint8Array }>();
 
   async get(pk: string): Promise<VersionedItem | undefined> {
     return this.peek(pk);
   }
 
-  async put(pk: string, version: number, data: string): Promise<void> {
+  async put(pk: string, version: number, data: string, bytes?: Uint8Array): Promise<void> {
     const stored = this.#items.get(pk);
-    const ok = version === 0 ? stored === undefined : stored?.version === version;
-    if (!ok) throw versionConflict(pk, version);
-    this.#items.set(pk, { version: version + 1, data });
+    if ((stored?.version ?? 0) !== version) throw versionConflict(pk, version);
+    this.#items.set(pk, {
+      version: version + 1,
+      data,
+      ...(bytes === undefined ? {} : { bytes: bytes.slice() }),
+    });
   }
 
   async delete(pk: string): Promise<void> {
