@@ -221,8 +221,8 @@ export class ArchiveFunction extends Construct {
       new PolicyStatement({
         sid: 'StateTable',
         effect: Effect.ALLOW,
-        // Exactly the calls lib/state/dynamoStateStore.ts makes (the table is created by the stack).
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Scan'],
+        // Exactly the calls lib/state/ sends, DeleteItem (chunks only) aside (the table is created by the stack).
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'],
         resources: [table.tableArn],
       }),
     );

@@ -306,7 +306,7 @@ function claimsStatement(table: ITable, leadingKeys: string[]): PolicyStatement 
   return new PolicyStatement({
     sid: `StateItems${leadingKeys.length}`,
     effect: Effect.ALLOW,
-    actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
     resources: [table.tableArn],
     conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': leadingKeys } },
   });

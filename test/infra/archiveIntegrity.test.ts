@@ -1,3 +1,6 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,6 +11,8 @@ import {
 } from '../../functions/archive-history/telemetryNames.ts';
 import { DEFAULT_VERIFY_SCHEDULE } from '../../infra/constructs/archiveIntegrity.ts';
 import { iamStatements, propsOf, resourceSuffix, synthApp } from './testApp.ts';
+
+const STATE_DIR = fileURLToPath(new URL('../../lib/state/', import.meta.url));
 
 const { stack, template } = synthApp();
 const logicalId = (c: { node: { defaultChild?: unknown } }) =>
@@ -75,8 +80,29 @@ describe('ArchiveIntegrity', () => {
     expect(
       statements.filter((s) => s.actions.includes('dynamodb:DeleteItem') && s.condition === undefined),
     ).toEqual([]);
-    for (const unused of ['dynamodb:Query', 'dynamodb:DescribeTable', 'secretsmanager:DescribeSecret'])
+    for (const unused of [
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+      'dynamodb:DescribeTable',
+      'secretsmanager:DescribeSecret',
+    ])
       expect(actions).not.toContain(unused);
+  });
+
+  it('grants on the state table exactly the DynamoDB calls lib/state/ sends (table set-up aside)', async () => {
+    const sent = new Set<string>();
+    for (const file of await readdir(STATE_DIR)) {
+      const source = await readFile(join(STATE_DIR, file), 'utf8');
+      for (const m of source.matchAll(/new (\w+)Command\(/g)) sent.add(`dynamodb:${m[1]}`);
+    }
+    // The stack creates the table; only local mode creates it, and asks whether it exists.
+    for (const setUp of ['dynamodb:CreateTable', 'dynamodb:DescribeTable']) sent.delete(setUp);
+    const granted = new Set(
+      iamStatements(template)
+        .flatMap((s) => s.actions)
+        .filter((a) => a.startsWith('dynamodb:')),
+    );
+    expect([...sent].sort()).toEqual([...granted].sort());
   });
 
   it('verifies weekly with {"verify": true}, retries and a dead-letter queue, and alarms on VerifyFailures', () => {
