@@ -57,7 +57,7 @@ module.exports = {
       from: {
         path: '^lib/',
         pathNot:
-          '^lib/(store/(s3ObjectStore|objectStoreFromUrl)|state/(dynamoStateStore|dynamoVersionedItems|ensureStateTable|stateStoreFromUrl|activeChunks)|digest/kmsDigestSigner|detect/dynamoFindingLedger|cli/buildRuntime)[.]ts$',
+          '^lib/(store/(s3ObjectStore|objectStoreFromUrl)|state/(dynamoStateStore|dynamoVersionedItems|ensureStateTable|stateStoreFromUrl|legacyLocalItems)|digest/kmsDigestSigner|detect/dynamoFindingLedger)[.]ts$',
       },
       to: { path: '@aws-sdk/' },
     },

@@ -1,5 +1,5 @@
 /**
- * Child of bench/run.ts: one full local archiving run (temp folder, embedded state) against the emulator,
+ * Child of bench/run.ts: one full local archiving run (temp folder, local state folder) against the emulator,
  * alone in its process so that its peak RSS is the archiver's own. Prints one JSON line.
  */
 import type { Day } from '../lib/clock/day.ts';

@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { systemClock } from '../lib/clock/clock.ts';
 import { archiveOptionsFromConfig } from '../lib/config/archiveOptionsFromConfig.ts';
 import { loadConfig } from '../lib/config/loadConfig.ts';
@@ -10,8 +9,7 @@ import { runArchive } from '../lib/engine/runArchive.ts';
 import type { ArchiveOptions, RunSummary } from '../lib/engine/runTypes.ts';
 import { loadLocalKeys } from '../lib/keys/loadLocalKeys.ts';
 import { silentLogger } from '../lib/log/logger.ts';
-import { createDynamoStateStore, ensureStateTable } from '../lib/state/dynamoStateStore.ts';
-import { startLocalDynamo } from '../lib/state/localDynamo.ts';
+import { openLocalState } from '../lib/state/openLocalState.ts';
 import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
 import { createTunnelApiClient } from '../lib/upstream/createTunnelApiClient.ts';
 import { cpuSecondsSince } from './cpuSeconds.ts';
@@ -28,7 +26,7 @@ export interface MeasuredRun {
 }
 
 /**
- * One archiving run as local mode does it (temp folder, embedded DynamoDB-compatible state), against
+ * One archiving run as local mode does it (temp folder, state in item files), against
  * `baseUrl`, with config from `env`; measures wall time and peak RSS (sampled every 20 ms).
  */
 export async function measuredLocalRun(
@@ -39,15 +37,10 @@ export async function measuredLocalRun(
   inspectArchive?: (archiveDir: string) => Promise<void>,
 ): Promise<MeasuredRun> {
   const dir = await mkdtemp(join(tmpdir(), 'ta-bench-'));
-  const local = await startLocalDynamo({ dir: join(dir, '.state') });
-  const client = new DynamoDBClient({
-    endpoint: local.endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-  });
+  // Local mode's state, as the CLI opens it: item files in the state folder.
+  const local = await openLocalState(join(dir, '.state'), silentLogger);
   const api = createTunnelApiClient({ baseUrl, apiKey: EMULATOR_PAID_KEY });
   try {
-    await ensureStateTable(client, 'bench');
     const baseline = process.memoryUsage().rss;
     let peak = baseline;
     let atPeak = process.memoryUsage();
@@ -67,7 +60,7 @@ export async function measuredLocalRun(
         {
           api,
           objects: createFileObjectStore(join(dir, 'archive')),
-          state: createDynamoStateStore({ client, table: 'bench' }),
+          state: local.state,
           clock: systemClock,
           logger: silentLogger,
           ...(await loadLocalKeys(join(dir, 'keys'))),
@@ -94,7 +87,6 @@ export async function measuredLocalRun(
     }
   } finally {
     await api.close();
-    client.destroy();
     await local.close();
     try {
       await inspectArchive?.(join(dir, 'archive'));

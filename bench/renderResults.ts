@@ -77,7 +77,7 @@ export function renderResults(input: ResultsInput): string {
         ]
       : []),
     'BOUND: every page fetched once and `JSON.parse`d, nothing else (with latency: pages × latency ÷ ' +
-      'concurrency). ARCHIVER: a full local run (embedded state, local folder) in its own process; peak RSS ' +
+      'concurrency). ARCHIVER: a full local run (state in item files, local folder) in its own process; peak RSS ' +
       'is that process\u2019s high-water mark, with no heap cap. ' +
       (input.quick
         ? 'One run of each.'
@@ -106,7 +106,7 @@ export function renderResults(input: ResultsInput): string {
       '## Where the peak memory is',
       '',
       'Sampled every 20 ms in the archiver process (MiB): its RSS before the run (code, as one esbuild bundle, ' +
-        'the embedded state server), then at the sampled peak the V8 heap (committed and used) and the memory ' +
+        'the local state), then at the sampled peak the V8 heap (committed and used) and the memory ' +
         'outside it (`external`, of which ArrayBuffers: the id sets at 16 bytes an id, row-group buffers), ' +
         'and when in the run the peak came.',
       '',
@@ -222,7 +222,7 @@ function ageLines(age: ArchiveAgeResult): string[] {
     '## Archive age',
     '',
     `One steady-state run (the next day's, ${age.runs === 1 ? 'one run' : `median of ${age.runs} days' runs, peak RSS the highest`}, ` +
-      'each in a fresh process, with the embedded state on disk) on an archive ' +
+      'each in a fresh process, with the local state on disk) on an archive ' +
       `${age.youngDays} days old and on one ${age.oldDays} days (${years} years) old, generated as the stack would ` +
       'leave it (a history file, 24 active files and a digest a day; `bench/archiveAge.ts`). Requests and bytes ' +
       'read are counted at the object store. Target: each figure of the old archive ≤ ' +

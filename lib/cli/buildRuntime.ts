@@ -12,8 +12,6 @@ import type { ObjectStore } from '../store/objectStore.ts';
 import { createTunnelApiClient, type TunnelApiClient } from '../upstream/createTunnelApiClient.ts';
 import { parseDestUrl } from '../url/storeUrl.ts';
 
-export const LOCAL_STATE_TABLE = 'tunnel-archiver-state';
-
 /** The SDK's documented switch for its "Node 20 support ends in January 2027" notice (aws-sdk-js-v3#7983). */
 export const SDK_NODE_WARNING_SWITCH = 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED';
 
@@ -21,9 +19,9 @@ export interface Runtime {
   api: TunnelApiClient;
   objects: ObjectStore;
   state: StateStore;
-  /** Where local state lives, when it is the embedded server. */
+  /** Where local state lives (the state folder of a `file://` destination). */
   localStateDir?: string;
-  /** Claims of detection findings in the embedded state's table (local state only). */
+  /** Claims of detection findings among the local state's items (local state only). */
   findingLedger?: (owner: string) => FindingLedger;
   close(): Promise<void>;
 }
@@ -57,17 +55,18 @@ export async function loadCliKeys(config: Config): Promise<{ tokenKey: Uint8Arra
   return loadLocalKeys(keysDirOf(config));
 }
 
-/** Where the embedded state of a local destination lives. */
+/** Where the state of a local destination lives. */
 export function localStateDirOf(dir: string): string {
   return resolve(dir, '.state');
 }
 
 /**
  * Object store and state store from config. With a `file://` destination and no `ARCHIVE_STATE`,
- * state lives in an embedded DynamoDB-compatible server persisted in `<dest>/.state`, so local mode
- * runs the same state code as AWS. The AWS SDK is loaded (dynamic import) only when a store needs
- * it: S3, DynamoDB, or the embedded server's client, whose Node-version notice is switched off with
- * the SDK's own variable because it talks to 127.0.0.1 only.
+ * state lives in item files under `<dest>/.state` (`openLocalState`): the same state concerns as on
+ * DynamoDB, on the versioned-item primitive of a folder, so local mode starts no server and loads no
+ * SDK. The AWS SDK is loaded (dynamic import) only when a store needs it: S3, DynamoDB, or the one-time
+ * migration of a state folder an earlier version kept in an embedded DynamoDB-compatible server (its
+ * Node-version notice switched off with the SDK's own variable: it talks to 127.0.0.1 only).
  */
 export async function buildStores(config: Config, logger: Logger): Promise<Omit<Runtime, 'api'>> {
   const dest = parseDestUrl(config.dest);
@@ -95,10 +94,14 @@ export async function buildStores(config: Config, logger: Logger): Promise<Omit<
     );
   }
   const localStateDir = localStateDirOf(dest.dir);
-  const { startLocalDynamo } = await import('../state/localDynamo.ts');
-  let local: Awaited<ReturnType<typeof startLocalDynamo>>;
+  const [{ openLocalState }, { versionedFindingLedger }] = await Promise.all([
+    import('../state/openLocalState.ts'),
+    import('../detect/versionedFindingLedger.ts'),
+  ]);
+  let local: Awaited<ReturnType<typeof openLocalState>>;
+  process.env[SDK_NODE_WARNING_SWITCH] ??= 'true';
   try {
-    local = await startLocalDynamo({ dir: localStateDir });
+    local = await openLocalState(localStateDir, logger);
   } catch (cause) {
     // The lock's own error names the live holder; anything else keeps its cause, never "another run".
     if (cause instanceof ArchiverError) throw cause;
@@ -108,28 +111,14 @@ export async function buildStores(config: Config, logger: Logger): Promise<Omit<
       { cause, retryable: false },
     );
   }
-  process.env[SDK_NODE_WARNING_SWITCH] ??= 'true';
-  const [{ DynamoDBClient }, { createDynamoStateStore, ensureStateTable }, { dynamoFindingLedger }] =
-    await Promise.all([
-      import('@aws-sdk/client-dynamodb'),
-      import('../state/dynamoStateStore.ts'),
-      import('../detect/dynamoFindingLedger.ts'),
-    ]);
-  const client = new DynamoDBClient({
-    endpoint: local.endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  await ensureStateTable(client, LOCAL_STATE_TABLE);
-  const state = createDynamoStateStore({ client, table: LOCAL_STATE_TABLE });
-  logger.debug('local state store started', { endpoint: local.endpoint, dir: localStateDir });
+  const { state } = local;
+  logger.debug('local state opened', { dir: localStateDir });
   return {
     objects,
     state,
     localStateDir,
-    findingLedger: (owner) => dynamoFindingLedger(client, LOCAL_STATE_TABLE, owner),
+    findingLedger: (owner) => versionedFindingLedger(local.items, owner),
     close: async () => {
-      client.destroy();
       await local.close();
       await objects.close?.();
     },

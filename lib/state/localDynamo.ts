@@ -9,6 +9,8 @@ export interface LocalDynamoOptions {
   dir?: string;
   /** Port on 127.0.0.1; default 0 (any free port). */
   port?: number;
+  /** The caller already holds `dir`'s lock (`lockDir`), e.g. to migrate it: not taken again here. */
+  locked?: boolean;
 }
 
 export interface LocalDynamo {
@@ -24,7 +26,7 @@ export interface LocalDynamo {
  */
 export async function startLocalDynamo(opts: LocalDynamoOptions = {}): Promise<LocalDynamo> {
   const dir = opts.dir === undefined ? undefined : path.resolve(opts.dir);
-  const unlock = dir === undefined ? async () => undefined : await lockDir(dir);
+  const unlock = dir === undefined || opts.locked ? async () => undefined : await lockDir(dir);
   const server = dynalite({
     ...(dir === undefined ? {} : { path: dir }),
     createTableMs: 0,

@@ -1,21 +1,42 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { duckdbRuleEngine } from '../../lib/detect/duckdbRuleEngine.ts';
 import { dynamoFindingLedger } from '../../lib/detect/dynamoFindingLedger.ts';
 import { evaluateRules } from '../../lib/detect/evaluateRules.ts';
 import type { Finding } from '../../lib/detect/finding.ts';
+import type { FindingLedger } from '../../lib/detect/findingLedger.ts';
 import { loadRules } from '../../lib/detect/loadRules.ts';
 import { testTableSql } from '../../lib/detect/runRuleTests.ts';
+import { versionedFindingLedger } from '../../lib/detect/versionedFindingLedger.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
+import { fileVersionedItems } from '../../lib/state/fileVersionedItems.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
 
 let dynamo: DynaliteHandle;
+let folder: string;
 beforeAll(async () => {
   dynamo = await startDynalite();
+  folder = await mkdtemp(join(tmpdir(), 'ta-ledger-'));
 });
 afterAll(async () => {
   await dynamo.close();
+  await rm(folder, { recursive: true, force: true });
 });
+
+/** The ledgers: on DynamoDB (AWS) and on the versioned items of local mode's state folder. */
+const LEDGERS: { name: string; ledger: (owner: string) => FindingLedger }[] = [
+  {
+    name: 'the DynamoDB-compatible server',
+    ledger: (owner) => dynamoFindingLedger(dynamo.client, dynamo.table, owner),
+  },
+  {
+    name: 'the local state folder',
+    ledger: (owner) => versionedFindingLedger(fileVersionedItems(join(folder, 'items')), owner),
+  },
+];
 
 const rules = await loadRules();
 /** Every rule's positive yml rows in one table: several findings of several rules. */
@@ -29,13 +50,18 @@ const expected = rules.flatMap((r) =>
 );
 
 /** One evaluation as a schedule would run it: its own engine, the shared ledger, deliveries recorded. */
-async function evaluate(owner: string, delivered: Finding[], at: string) {
+async function evaluate(
+  ledgerOf: (owner: string) => FindingLedger,
+  owner: string,
+  delivered: Finding[],
+  at: string,
+) {
   const engine = await duckdbRuleEngine([testTableSql(rows as never)]);
   try {
     return await evaluateRules(
       {
         engine,
-        ledger: dynamoFindingLedger(dynamo.client, dynamo.table, owner),
+        ledger: ledgerOf(owner),
         clock: new ManualClock(at),
         logger: silentLogger,
         deliver: async (f) => {
@@ -49,11 +75,11 @@ async function evaluate(owner: string, delivered: Finding[], at: string) {
   }
 }
 
-describe('dedupe with the DynamoDB-compatible server', () => {
+describe.each(LEDGERS)('dedupe with $name', ({ ledger }) => {
   it('the same evaluation twice delivers each finding once', async () => {
     const delivered: Finding[] = [];
-    const first = await evaluate('run-a', delivered, '2026-03-03T10:00:00Z');
-    const second = await evaluate('run-b', delivered, '2026-03-03T10:05:00Z');
+    const first = await evaluate(ledger, 'run-a', delivered, '2026-03-03T10:00:00Z');
+    const second = await evaluate(ledger, 'run-b', delivered, '2026-03-03T10:05:00Z');
     expect(first.findings.length).toBeGreaterThanOrEqual(6);
     expect(second.findings.map((f) => f.finding_id).sort()).toEqual(
       first.findings.map((f) => f.finding_id).sort(),
@@ -68,8 +94,8 @@ describe('dedupe with the DynamoDB-compatible server', () => {
     const delivered: Finding[] = [];
     // A later day: new dedupe periods, so nothing is claimed yet.
     const [a, b] = await Promise.all([
-      evaluate('run-c', delivered, '2026-04-20T10:00:00Z'),
-      evaluate('run-d', delivered, '2026-04-20T10:00:01Z'),
+      evaluate(ledger, 'run-c', delivered, '2026-04-20T10:00:00Z'),
+      evaluate(ledger, 'run-d', delivered, '2026-04-20T10:00:01Z'),
     ]);
     const ids = delivered.map((f) => f.finding_id);
     expect(new Set(ids).size).toBe(ids.length);

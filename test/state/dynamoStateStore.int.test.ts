@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../lib/clock/day.ts';
 import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
+import { fileVersionedItems } from '../../lib/state/fileVersionedItems.ts';
+import { stateConcerns } from '../../lib/state/stateConcerns.ts';
 import type { DayState, PartitionManifest, StateStore } from '../../lib/state/stateStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import { serverSlot } from '../support/serverPer.ts';
@@ -74,6 +79,20 @@ function dynamoSubject(): StateSubject {
   };
 }
 
+/** Local mode's store: the same concerns on the file primitive (`stateConcerns(fileVersionedItems)`). */
+function fileSubject(): StateSubject {
+  let root = '';
+  return {
+    name: 'stateConcerns(fileVersionedItems)',
+    start: async () => {
+      root = await mkdtemp(join(tmpdir(), 'ta-state-'));
+    },
+    stop: () => rm(root, { recursive: true, force: true }),
+    storeOn: async (table) => stateConcerns(fileVersionedItems(join(root, table))),
+    putRaw: (table, pk, data) => fileVersionedItems(join(root, table)).put(pk, 0, data),
+  };
+}
+
 function memorySubject(): StateSubject {
   const tables = new Map<string, MemoryStateStore>();
   const tableOf = (table: string): MemoryStateStore => {
@@ -95,7 +114,7 @@ function memorySubject(): StateSubject {
   };
 }
 
-describe.each([dynamoSubject(), memorySubject()])('$name (StateStore contract)', (subject) => {
+describe.each([dynamoSubject(), fileSubject(), memorySubject()])('$name (StateStore contract)', (subject) => {
   const storeOn = subject.storeOn;
 
   beforeAll(async () => {
