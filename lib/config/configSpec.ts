@@ -45,7 +45,7 @@ export const SETTINGS = [
     flag: 'state',
     default: undefined,
     description:
-      'State store: dynamodb://table (endpoint: AWS_ENDPOINT_URL_DYNAMODB). Default for file:// destinations: an embedded DynamoDB-compatible server persisted in DIR/.state.',
+      'State store: dynamodb://table (endpoint: AWS_ENDPOINT_URL_DYNAMODB). Default for file:// destinations: item files in DIR/.state (docs/design.md, the state store).',
   },
   {
     key: 'keysDir',
