@@ -29,13 +29,16 @@ const CDK_JSON_CONTEXT = (
 
 /**
  * The temporary cdk.out folders CDK made for apps given no outdir (a given outdir is the caller's): removed
- * after the test file that synthesized them, so test runs leave no folders behind.
+ * after the test file that synthesized them (or when a bench process exits), so nothing is left behind.
  */
 const madeOutdirs = new Set<string>();
-afterAll(() => {
+const removeMadeOutdirs = (): void => {
   for (const dir of madeOutdirs) rmSync(dir, { recursive: true, force: true });
   madeOutdirs.clear();
-});
+};
+// In a test file, after it; elsewhere (the bench synthesizes the app too), when the process exits.
+if (process.env.VITEST) afterAll(removeMadeOutdirs);
+else process.once('exit', removeMadeOutdirs);
 
 /** An empty stack for testing one construct, in an app whose temporary cdk.out is removed after the file. */
 export function testStack(): Stack {
