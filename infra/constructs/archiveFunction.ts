@@ -222,7 +222,7 @@ export class ArchiveFunction extends Construct {
         sid: 'StateTable',
         effect: Effect.ALLOW,
         // Exactly the calls lib/state/ sends, DeleteItem (chunks only) aside (the table is created by the stack).
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'],
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:Scan'],
         resources: [table.tableArn],
       }),
     );

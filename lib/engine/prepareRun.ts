@@ -15,7 +15,6 @@ import { chainHeadMatches } from '../digest/chainHeadMatches.ts';
 import { ArchiverError, type ArchiverErrorCode } from '../errors/archiverError.ts';
 import { checkArchiveKeys } from '../keys/checkArchiveKeys.ts';
 import type { ArchiveMeta, ChainHead, DayState, Lease } from '../state/stateStore.ts';
-import { mapLimit } from '../util/mapLimit.ts';
 import { relieveHeap } from '../util/relieveHeap.ts';
 import { makeRunTmpDir } from '../util/runTmpDir.ts';
 import { blankDay, gapDayState } from './nextDayState.ts';
@@ -276,8 +275,7 @@ async function daysSinceLastRun(
   if (meta.lastRunAt === undefined) return { from: meta.firstWindowStart, days: await deps.state.listDays() };
   const lastWindow = windowStartOf(toDay(new Date(meta.lastRunAt)), windowDays);
   const from = [meta.firstWindowStart, addDays(lastWindow, -2)].sort().at(-1) as Day;
-  const read = await mapLimit(dayRange(from, today), 8, (d) => deps.state.getDay(d));
-  return { from, days: read.filter((d): d is DayState => d !== undefined) };
+  return { from, days: await deps.state.getDays(dayRange(from, today)) };
 }
 
 /** Reconciliations with the whole archive happen at least this often (and whenever the state is off). */

@@ -1,5 +1,6 @@
 import {
   type AttributeValue,
+  BatchGetItemCommand,
   DeleteItemCommand,
   type DynamoDBClient,
   GetItemCommand,
@@ -13,6 +14,11 @@ import { versionConflict } from './versionedConcerns.ts';
 import type { VersionedItem, VersionedItems } from './versionedItems.ts';
 
 type Item = Record<string, AttributeValue>;
+
+/** Keys in one BatchGetItem (DynamoDB's limit). */
+const BATCH_GET_KEYS = 100;
+/** Answers a batch may take to get every key (unprocessed keys are asked for again, backing off). */
+const BATCH_GET_ATTEMPTS = 6;
 
 export interface DynamoItemsOptions {
   client: DynamoDBClient;
@@ -47,8 +53,8 @@ function versioned(item: Item): VersionedItem {
 /**
  * The versioned-item primitive on one DynamoDB table keyed by `pk` only: a `version` number, the `data`
  * JSON string and, when given, the `bytes` binary attribute. Every put is a PutItem conditioned on the
- * version read (`attribute_not_exists(version)` for 0). Uses only PutItem/GetItem/DeleteItem/Scan, so it
- * also runs on dynalite (local mode, tests).
+ * version read (`attribute_not_exists(version)` for 0). Uses only PutItem/GetItem/BatchGetItem/DeleteItem/
+ * Scan, so it also runs on dynalite (tests, and the migration of an old local state folder).
  */
 export function dynamoVersionedItems(opts: DynamoItemsOptions): VersionedItems {
   const { client, table } = opts;
@@ -85,6 +91,32 @@ export function dynamoVersionedItems(opts: DynamoItemsOptions): VersionedItems {
       } catch (error) {
         throw failed(`cannot read '${pk}'`, error);
       }
+    },
+    getMany: async (pks) => {
+      const out: VersionedItem[] = [];
+      const unique = [...new Set(pks)];
+      for (let i = 0; i < unique.length; i += BATCH_GET_KEYS) {
+        let keys: Item[] = unique.slice(i, i + BATCH_GET_KEYS).map((pk) => marshall({ pk }));
+        // Keys DynamoDB did not get to (throttling, the 16 MB answer limit) are asked for again.
+        for (let attempt = 1; keys.length > 0; attempt++) {
+          if (attempt > BATCH_GET_ATTEMPTS)
+            throw failed(
+              `cannot read ${keys.length} items`,
+              new Error(`still unprocessed after ${BATCH_GET_ATTEMPTS} answers`),
+            );
+          if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
+          try {
+            const answer = await client.send(
+              new BatchGetItemCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
+            );
+            out.push(...(answer.Responses?.[table] ?? []).map(versioned));
+            keys = answer.UnprocessedKeys?.[table]?.Keys ?? [];
+          } catch (error) {
+            throw failed(`cannot read ${keys.length} items`, error);
+          }
+        }
+      }
+      return out;
     },
     put: async (pk, version, data, bytes) => {
       try {

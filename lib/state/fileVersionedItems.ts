@@ -93,6 +93,10 @@ export function fileVersionedItems(dir: string): VersionedItems {
   return {
     where: `in the state folder ${dir}`,
     get: (pk) => read(fileOf(pk)),
+    getMany: async (pks) =>
+      (await Promise.all([...new Set(pks)].map((pk) => read(fileOf(pk))))).filter(
+        (item): item is VersionedItem => item !== undefined,
+      ),
     put: (pk, version, data, bytes) =>
       queued(pk, async () => {
         const stored = await read(fileOf(pk));

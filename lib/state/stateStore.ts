@@ -267,6 +267,8 @@ export interface ManifestStore {
 /** What the archive knows of each history day (scans, sealing, failures, a cut walk's place). */
 export interface DayStateStore {
   getDay(day: Day): Promise<DayState | undefined>;
+  /** The stored states of these days (absent ones left out), by day, in a few requests. */
+  getDays(days: readonly Day[]): Promise<DayState[]>;
   /** Every day, in day order. */
   listDays(): Promise<DayState[]>;
   putDay(state: DayState): Promise<DayState>;

@@ -63,6 +63,10 @@ export function versionedConcerns(items: VersionedItems): ManifestStore & DaySta
     getMeta: () => get(META_PK, archiveMetaSchema),
     putMeta: (meta) => put(META_PK, meta),
     getDay: (day) => get(`${DAY_PREFIX}${day}`, dayStateSchema),
+    getDays: async (days) =>
+      (await items.getMany(days.map((day) => `${DAY_PREFIX}${day}`)))
+        .map((item) => decodeItem(item, dayStateSchema, items.where))
+        .sort((a, b) => a.day.localeCompare(b.day)),
     listDays: async () => (await list(DAY_PREFIX, dayStateSchema)).sort((a, b) => a.day.localeCompare(b.day)),
     putDay: (state) => put(`${DAY_PREFIX}${state.day}`, state),
     getPartition: (dt, dataset) => get(partitionKey(dt, dataset), partitionManifestSchema),

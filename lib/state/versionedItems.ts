@@ -22,6 +22,8 @@ export interface VersionedItems {
   readonly where: string;
   /** The item, read consistently, or `undefined`. */
   get(pk: string): Promise<VersionedItem | undefined>;
+  /** The items of these keys that exist, each once, read consistently, in no particular order (few requests). */
+  getMany(pks: readonly string[]): Promise<VersionedItem[]>;
   /**
    * Stores `data` (and `bytes`, if given; else none) under `pk` at `version + 1` if the stored version is
    * still `version` (0: absent, or stored without a version); otherwise fails with

@@ -197,6 +197,18 @@ describe.each([dynamoSubject(), fileSubject(), memorySubject()])('$name (StateSt
       expect((await store.listPartitions())[0]).toEqual({ ...manifest(days[0] ?? ''), version: 1 });
     });
 
+    it('reads the stored states of given days at once, in order, leaving out the days never stored', async () => {
+      const store = await storeOn('days-at-once');
+      const days = Array.from({ length: 120 }, (_, i) => addDays('2024-01-01', i));
+      const stored = days.filter((_, i) => i % 4 !== 1);
+      await Promise.all(stored.map((d) => store.putDay(dayState(d, { scannedAges: [1] }))));
+      await store.putPartition(manifest(days[0] ?? ''));
+      const read = await store.getDays(days);
+      expect(read.map((d) => d.day)).toEqual(stored);
+      expect(read[0]).toEqual(dayState(stored[0] ?? '', { scannedAges: [1], version: 1 }));
+      expect(await store.getDays([])).toEqual([]);
+    });
+
     it('keeps partition datasets apart: history keeps its old key, active has its own, and listing returns both', async () => {
       const store = await storeOn('datasets');
       await store.putPartition(manifest('2024-05-01'));

@@ -85,6 +85,20 @@ describe.each([dynamoSubject(), fileSubject(), memorySubject()])(
       });
     });
 
+    it('reads many keys at once, past one batch, leaving out the absent ones', async () => {
+      const items = await subject.fresh();
+      const keys = Array.from({ length: 130 }, (_, i) => `DAY#k${String(i).padStart(3, '0')}`);
+      for (const pk of keys.filter((_, i) => i % 3 !== 0)) await items.put(pk, 0, `{"k":"${pk}"}`);
+      await items.put('ACTIVE', 0, '{}', Uint8Array.of(1, 2, 3));
+      const found = await items.getMany([...keys, 'ACTIVE', 'DAY#k001']);
+      const byKey = new Map(found.map((i) => [i.pk, i]));
+      expect(found).toHaveLength(byKey.size);
+      expect([...byKey.keys()].sort()).toEqual([...keys.filter((_, i) => i % 3 !== 0), 'ACTIVE'].sort());
+      expect(byKey.get('DAY#k001')).toEqual({ pk: 'DAY#k001', version: 1, data: '{"k":"DAY#k001"}' });
+      expect([...(byKey.get('ACTIVE')?.bytes ?? [])]).toEqual([1, 2, 3]);
+      expect(await items.getMany([])).toEqual([]);
+    });
+
     it('keeps binary bytes beside the data, and a put without bytes leaves none', async () => {
       const items = await subject.fresh();
       const bytes = Uint8Array.from({ length: 1000 }, (_, i) => (i * 7) % 256);

@@ -52,6 +52,7 @@ function replayable(items: VersionedItems): () => VersionedItems {
         wrote = true;
         return items.delete(pk);
       },
+      getMany: (pks) => items.getMany(pks),
       query: (prefix) => items.query(prefix),
     };
   };

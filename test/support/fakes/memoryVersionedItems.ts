@@ -14,6 +14,12 @@ export class MemoryVersionedItems implements VersionedItems {
     return this.peek(pk);
   }
 
+  async getMany(pks: readonly string[]): Promise<VersionedItem[]> {
+    return [...new Set(pks)]
+      .map((pk) => this.peek(pk))
+      .filter((item): item is VersionedItem => item !== undefined);
+  }
+
   async put(pk: string, version: number, data: string, bytes?: Uint8Array): Promise<void> {
     const stored = this.#items.get(pk);
     if ((stored?.version ?? 0) !== version) throw versionConflict(pk, version);
