@@ -122,7 +122,8 @@ export async function quietLambdaRun(runs: number): Promise<QuietRun> {
           PATH: process.env.PATH ?? '',
           ...lambdaTestEnv({ s3, dynamo, secrets, kms, apiUrl: emulator.url }),
           LOG_LEVEL: 'warn',
-          NODE_OPTIONS: '--enable-source-maps',
+          // As the function's own environment sets it (none: the source map is not loaded).
+          NODE_OPTIONS: String(fn?.Properties.Environment?.Variables?.NODE_OPTIONS ?? ''),
         },
       });
     const parse = (stdout: string) =>

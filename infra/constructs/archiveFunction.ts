@@ -39,7 +39,6 @@ export function archiverEnvironment(props: ArchiveFunctionProps): Record<string,
     TUNNEL_API_KEY_SECRET_ID: props.secretId,
     TOKEN_VALUES: props.tokenValues,
     LOG_LEVEL: 'info',
-    NODE_OPTIONS: '--enable-source-maps',
   };
 }
 
@@ -78,6 +77,9 @@ export const LAMBDA_BUNDLING: BundlingOptions = {
   mainFields: ['module', 'main'],
   banner: ESM_REQUIRE_BANNER,
   minify: true,
+  // The map is shipped beside the bundle but not loaded: `--enable-source-maps` parses all of it at every
+  // cold start (about 100 ms of the archiver's, bench/PROFILE.md). Set NODE_OPTIONS=--enable-source-maps
+  // on a function to map its stack traces while debugging (docs/operations.md).
   sourceMap: true,
   sourcesContent: false,
   // Bundle the AWS SDK too: the code runs against the exact versions it was tested with. classic-level

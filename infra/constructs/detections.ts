@@ -147,7 +147,6 @@ export class Detections extends Construct {
       DETECTION_SETTINGS: JSON.stringify(props.settings ?? {}),
       POWERTOOLS_SERVICE_NAME: DETECT_SERVICE,
       LOG_LEVEL: 'info',
-      NODE_OPTIONS: '--enable-source-maps',
     };
     // One evaluation at a time (reserved concurrency 1); a concurrent one would still deliver each
     // finding once (conditional claims). A failed evaluation is retried by the next tick, not by Lambda.

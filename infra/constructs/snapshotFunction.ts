@@ -105,7 +105,6 @@ export class SnapshotFunction extends Construct {
         TOKEN_VALUES: props.tokenValues,
         SNAPSHOT_INTERVAL_MINUTES: String(intervalMinutes),
         LOG_LEVEL: 'info',
-        NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
       // With detections/: the live rules run after each snapshot once the stack gives a findings topic.

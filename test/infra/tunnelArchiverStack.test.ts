@@ -356,6 +356,13 @@ describe('TunnelArchiverStack', () => {
     });
   });
 
+  it('loads no source map at cold start: no function sets NODE_OPTIONS (docs/operations.md turns it on)', () => {
+    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
+    const ours = functions.filter((f) => f.Properties.Environment?.Variables?.ARCHIVE_DEST !== undefined);
+    expect(ours.length).toBeGreaterThanOrEqual(3);
+    for (const f of functions) expect(f.Properties.Environment?.Variables?.NODE_OPTIONS).toBeUndefined();
+  });
+
   it('outputs what a user needs after deploy', () => {
     const outputs = Object.keys(template.toJSON().Outputs);
     expect(outputs).toEqual(
