@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dynamoFindingLedger } from '../../lib/detect/dynamoFindingLedger.ts';
 import { versionedFindingLedger } from '../../lib/detect/versionedFindingLedger.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
@@ -13,6 +13,7 @@ import { startLocalDynamo } from '../../lib/state/localDynamo.ts';
 import { LOCAL_ITEMS_DIR, openLocalState } from '../../lib/state/openLocalState.ts';
 import type { ActiveState, DayState } from '../../lib/state/stateStore.ts';
 import { localDynamoClient } from '../support/startDynalite.ts';
+import { tempDirPer } from '../support/tempDirPer.ts';
 
 const T0 = new Date('2026-06-01T00:00:00Z');
 const day: DayState = {
@@ -46,31 +47,25 @@ async function legacyFolder(
 }
 
 describe('openLocalState', () => {
-  let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'ta-local-state-'));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const tmp = tempDirPer('ta-local-state-', 'test');
 
   it('opens a new folder on item files, and keeps what it stores across opens', async () => {
-    const first = await openLocalState(dir, silentLogger);
+    const first = await openLocalState(tmp.dir, silentLogger);
     await first.state.putDay(day);
     await first.close();
-    const again = await openLocalState(dir, silentLogger);
+    const again = await openLocalState(tmp.dir, silentLogger);
     try {
       expect(await again.state.getDay(day.day)).toMatchObject({ ...day, version: 1 });
-      expect(await readdir(path.join(dir, LOCAL_ITEMS_DIR))).toEqual(['DAY%232026-05-30.json']);
+      expect(await readdir(path.join(tmp.dir, LOCAL_ITEMS_DIR))).toEqual(['DAY%232026-05-30.json']);
     } finally {
       await again.close();
     }
   });
 
   it('is one process’s at a time: a second open of the folder is refused while the first holds it', async () => {
-    const first = await openLocalState(dir, silentLogger);
+    const first = await openLocalState(tmp.dir, silentLogger);
     try {
-      await expect(openLocalState(dir, silentLogger)).rejects.toMatchObject({ code: 'LEASE_HELD' });
+      await expect(openLocalState(tmp.dir, silentLogger)).rejects.toMatchObject({ code: 'LEASE_HELD' });
     } finally {
       await first.close();
     }
@@ -79,7 +74,7 @@ describe('openLocalState', () => {
   it('moves a folder an earlier version kept in the embedded server, item for item, once', async () => {
     // Every kind of item such a folder holds, the lease and the live state in their oldest layouts.
     const bigLive = live(6000);
-    await legacyFolder(dir, async (client) => {
+    await legacyFolder(tmp.dir, async (client) => {
       const store = createDynamoStateStore({ client, table: LEGACY_LOCAL_TABLE });
       await store.putDay(day);
       await store.putMeta({
@@ -101,7 +96,7 @@ describe('openLocalState', () => {
       ...silentLogger,
       info: (message: string, fields?: unknown) => infos.push({ message, fields }),
     };
-    const local = await openLocalState(dir, logger);
+    const local = await openLocalState(tmp.dir, logger);
     try {
       expect(infos).toHaveLength(1);
       expect(await local.state.getDay(day.day)).toMatchObject({ ...day, version: 1 });
@@ -123,19 +118,22 @@ describe('openLocalState', () => {
       await local.close();
     }
     // Opened again: already moved, nothing moved twice.
-    const again = await openLocalState(dir, logger);
+    const again = await openLocalState(tmp.dir, logger);
     await again.close();
     expect(infos).toHaveLength(1);
   });
 
   it('does a migration cut short again from the start, and moves a folder that never got its table', async () => {
-    await legacyFolder(dir, async (client) => {
+    await legacyFolder(tmp.dir, async (client) => {
       await createDynamoStateStore({ client, table: LEGACY_LOCAL_TABLE }).putDay(day);
     });
     // A migration killed half-way: its side folder holds part of the items (and a stale one).
-    await mkdir(path.join(dir, 'items.migrating'));
-    await writeFile(path.join(dir, 'items.migrating', 'DAY%232026-01-01.json'), '{"pk":"DAY#2026-01-01"}');
-    const local = await openLocalState(dir, silentLogger);
+    await mkdir(path.join(tmp.dir, 'items.migrating'));
+    await writeFile(
+      path.join(tmp.dir, 'items.migrating', 'DAY%232026-01-01.json'),
+      '{"pk":"DAY#2026-01-01"}',
+    );
+    const local = await openLocalState(tmp.dir, silentLogger);
     try {
       expect((await local.state.listDays()).map((d) => d.day)).toEqual([day.day]);
     } finally {
