@@ -1,4 +1,4 @@
-import { open, rm } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import {
@@ -8,6 +8,7 @@ import {
 } from './parquetCompression.ts';
 import { type DraftWriterSettings, ParquetDraftWriter } from './parquetDraftWriter.ts';
 import { type ParquetWorkerClient, parquetWorker, parquetWorkerAvailable } from './parquetWorkerClient.ts';
+import { PartialFile } from './partialFile.ts';
 import { type RowChunk, RowChunkBuilder } from './rowChunk.ts';
 import { wrapParquetWrite } from './wrapParquetWrite.ts';
 
@@ -69,8 +70,7 @@ type Backend =
  * column follow `historyColumnOptions`; the codec is recorded in every column chunk's metadata. Write
  * failures are `STORE_FAILED`; `abort` (or any failure) removes the partial file.
  */
-export class HistoryParquetFile {
-  readonly path: string;
+export class HistoryParquetFile extends PartialFile<HistoryParquetFileResult> {
   readonly #settings: DraftWriterSettings;
   #backend: Backend;
   #builder = new RowChunkBuilder();
@@ -78,10 +78,9 @@ export class HistoryParquetFile {
   /** Worker calls not answered yet, oldest first (the worker answers a file's calls in order). */
   #inFlight: Promise<unknown>[] = [];
   #failed: unknown;
-  #state: 'open' | 'finished' | 'aborted' = 'open';
 
   private constructor(path: string, settings: DraftWriterSettings, backend: Backend) {
-    this.path = path;
+    super(path);
     this.#settings = settings;
     this.#backend = backend;
   }
@@ -120,7 +119,7 @@ export class HistoryParquetFile {
 
   /** Takes one row; returns a promise (to await) only when the caller should wait for the encoder. */
   add(row: ArchiveRow): undefined | Promise<void> {
-    if (this.#state !== 'open') throw new ArchiverError('INTERNAL', `${this.path} is ${this.#state}`);
+    this.assertOpen();
     if (this.#failed !== undefined) return Promise.reject(this.#failed);
     this.#builder.push(row);
     this.#rows++;
@@ -129,38 +128,25 @@ export class HistoryParquetFile {
   }
 
   /** Writes the last row group and the footer, closes the file. */
-  async finish(): Promise<HistoryParquetFileResult> {
-    if (this.#state !== 'open') throw new ArchiverError('INTERNAL', `${this.path} is ${this.#state}`);
-    try {
-      const rest = this.#builder.take();
-      if (this.#backend.kind === 'pending') {
-        // Never a full chunk: too small to be worth a worker.
-        this.#backend = {
-          kind: 'inline',
-          writer: await ParquetDraftWriter.create(this.path, this.#settings),
-        };
-      }
-      if (rest.rows > 0) await this.#hand(rest);
-      await Promise.all(this.#inFlight);
-      if (this.#failed !== undefined) throw this.#failed;
-      const backend = this.#backend as Exclude<Backend, { kind: 'pending' }>;
-      const result =
-        backend.kind === 'inline'
-          ? await backend.writer.finish()
-          : ((await backend.client.call({ op: 'finish', file: backend.file })) as HistoryParquetFileResult);
-      this.#state = 'finished';
-      return result;
-    } catch (error) {
-      await this.abort();
-      throw error;
+  protected async finishFile(): Promise<HistoryParquetFileResult> {
+    const rest = this.#builder.take();
+    if (this.#backend.kind === 'pending') {
+      // Never a full chunk: too small to be worth a worker.
+      this.#backend = {
+        kind: 'inline',
+        writer: await ParquetDraftWriter.create(this.path, this.#settings),
+      };
     }
+    if (rest.rows > 0) await this.#hand(rest);
+    await Promise.all(this.#inFlight);
+    if (this.#failed !== undefined) throw this.#failed;
+    const backend = this.#backend as Exclude<Backend, { kind: 'pending' }>;
+    return backend.kind === 'inline'
+      ? await backend.writer.finish()
+      : ((await backend.client.call({ op: 'finish', file: backend.file })) as HistoryParquetFileResult);
   }
 
-  /** Closes and removes the partial file; safe to call more than once, and after `finish`. */
-  async abort(): Promise<void> {
-    if (this.#state === 'aborted') return;
-    const wasOpen = this.#state === 'open';
-    this.#state = 'aborted';
+  protected async abortFile(wasOpen: boolean): Promise<void> {
     this.#builder = new RowChunkBuilder();
     await Promise.allSettled(this.#inFlight);
     const backend = this.#backend;
@@ -168,7 +154,6 @@ export class HistoryParquetFile {
     if (wasOpen && backend.kind === 'worker') {
       await backend.client.call({ op: 'abort', file: backend.file }).catch(() => undefined);
     }
-    await rm(this.path, { force: true }).catch(() => undefined);
   }
 
   /** Hands a chunk to the encoder (choosing it on the first full chunk); see `add` for the promise. */

@@ -1,10 +1,10 @@
-import { type FileHandle, open, rm } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { ParquetWriter } from 'hyparquet-writer';
-import { ArchiverError } from '../errors/archiverError.ts';
 import { FileSinkWriter } from './fileSinkWriter.ts';
 import { type HistoryColumnOptions, historyColumnOptions } from './historyColumnOptions.ts';
 import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from './historySchema.ts';
 import { type ParquetCompression, parquetCompressors } from './parquetCompression.ts';
+import { PartialFile } from './partialFile.ts';
 import type { RowChunk } from './rowChunk.ts';
 import { wrapParquetWrite } from './wrapParquetWrite.ts';
 
@@ -24,8 +24,7 @@ const COLUMN_OPTIONS = historyColumnOptions(HISTORY_PARQUET_SCHEMA);
  * encoding worker (`parquetWorker.ts`); both write the same bytes. Failures are `STORE_FAILED`, and
  * remove the partial file.
  */
-export class ParquetDraftWriter {
-  readonly path: string;
+export class ParquetDraftWriter extends PartialFile<{ rows: number; bytes: number }> {
   readonly #settings: DraftWriterSettings;
   readonly #handle: FileHandle;
   readonly #sink: FileSinkWriter;
@@ -36,10 +35,9 @@ export class ParquetDraftWriter {
   #rows = 0;
   #chain: Promise<void> = Promise.resolve();
   #failed: unknown;
-  #state: 'open' | 'finished' | 'aborted' = 'open';
 
   private constructor(path: string, settings: DraftWriterSettings, handle: FileHandle) {
-    this.path = path;
+    super(path);
     this.#settings = settings;
     this.#handle = handle;
     this.#sink = new FileSinkWriter(handle);
@@ -68,7 +66,7 @@ export class ParquetDraftWriter {
 
   /** Takes a chunk; returns a promise (to await) only when the chunk ended at least one row group. */
   append(chunk: RowChunk): undefined | Promise<void> {
-    if (this.#state !== 'open') throw new ArchiverError('INTERNAL', `${this.path} is ${this.#state}`);
+    this.assertOpen();
     let flushed: Promise<void> | undefined;
     const { rowGroupSize, rowGroupBytes } = this.#settings;
     const columns = chunk.columns;
@@ -83,33 +81,21 @@ export class ParquetDraftWriter {
   }
 
   /** Writes the last row group and the footer, closes the file. */
-  async finish(): Promise<{ rows: number; bytes: number }> {
-    if (this.#state !== 'open') throw new ArchiverError('INTERNAL', `${this.path} is ${this.#state}`);
-    try {
-      if (this.#groupRows > 0) await this.#flush();
-      else await this.#chain;
-      if (this.#failed !== undefined) throw this.#failed;
-      await wrapParquetWrite(this.path, async () => {
-        await this.#parquet.finish();
-        await this.#handle.close();
-      });
-      this.#state = 'finished';
-      return { rows: this.#rows, bytes: this.#sink.offset };
-    } catch (error) {
-      await this.abort();
-      throw error;
-    }
+  protected async finishFile(): Promise<{ rows: number; bytes: number }> {
+    if (this.#groupRows > 0) await this.#flush();
+    else await this.#chain;
+    if (this.#failed !== undefined) throw this.#failed;
+    await wrapParquetWrite(this.path, async () => {
+      await this.#parquet.finish();
+      await this.#handle.close();
+    });
+    return { rows: this.#rows, bytes: this.#sink.offset };
   }
 
-  /** Closes and removes the partial file; safe to call more than once, and after `finish`. */
-  async abort(): Promise<void> {
-    if (this.#state === 'aborted') return;
-    const wasOpen = this.#state === 'open';
-    this.#state = 'aborted';
+  protected async abortFile(wasOpen: boolean): Promise<void> {
     this.#group = [];
     await this.#chain.catch(() => undefined);
     if (wasOpen) await this.#handle.close().catch(() => undefined);
-    await rm(this.path, { force: true }).catch(() => undefined);
   }
 
   #flush(): Promise<void> {
