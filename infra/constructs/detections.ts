@@ -35,7 +35,7 @@ import {
 import { prestoViewInput } from './activeCatalog.ts';
 import { LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
 import { withDetections } from './detectionsBundling.ts';
-import { DATABASE_NAME, glueTable, parquetTableInput, WORKGROUP_NAME } from './historyCatalog.ts';
+import { DATABASE_NAME, glueTable, parquetGlueTable, WORKGROUP_NAME } from './historyCatalog.ts';
 
 /** State items the detection code may touch: finding claims and the manifests of `findings/` partitions. */
 export const FINDING_CLAIM_PKS = `${FINDING_PK_PREFIX}*`;
@@ -79,19 +79,14 @@ export class Detections extends Construct {
     const intervalMinutes = props.intervalMinutes ?? 5;
     // A typo in the overrides (an unknown rule or setting) fails the synth, not the first evaluation.
     parseDetectionSettings(props.settings ?? {}, loadRulesSync(), 'CDK context detections');
-    const location = `s3://${props.bucket.bucketName}/${archiveKeys.findingsPrefix}`;
-    this.findingsTable = glueTable(
-      this,
-      'FindingsTable',
-      parquetTableInput(
-        FINDINGS_TABLE,
+    this.findingsTable = parquetGlueTable(this, 'FindingsTable', props.bucket, props.database, {
+      name: FINDINGS_TABLE,
+      columns: FINDINGS_COLUMNS,
+      prefix: archiveKeys.findingsPrefix,
+      description:
         'What the detection rules found (one row per finding and dedupe period); dt = period start day',
-        location,
-        FINDINGS_COLUMNS,
-        'UTC day the dedupe period starts, YYYY-MM-DD',
-      ),
-    );
-    this.findingsTable.node.addDependency(props.database);
+      dtComment: 'UTC day the dedupe period starts, YYYY-MM-DD',
+    });
     const view = (
       vid: string,
       name: string,
