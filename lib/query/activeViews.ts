@@ -139,7 +139,8 @@ export interface ViewSpec {
   name: string;
   description: string;
   sql: string;
-  columns: readonly { name: string; athenaType: string }[];
+  /** `prestoType` where the view's Presto type is not the one its Athena type maps to. */
+  columns: readonly { name: string; athenaType: string; prestoType?: string }[];
 }
 
 /** The two views over history and `active/`, as Athena (the stack) and DuckDB (local) both create them. */
