@@ -3,16 +3,8 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct, type IDependable } from 'constructs';
 import { activeKeys } from '../../lib/active/activeKeys.ts';
 import { ACTIVE_COLUMNS } from '../../lib/active/activeSchema.ts';
-import {
-  ACTIVE_TABLE,
-  LOST_COLUMNS,
-  LOST_SESSIONS_VIEW,
-  lostSessionsSql,
-  NAMED_SESSIONS_VIEW,
-  namedSessionsColumns,
-  namedSessionsSql,
-} from '../../lib/query/activeViews.ts';
-import { DATABASE_NAME, glueTable, parquetTableInput } from './historyCatalog.ts';
+import { ACTIVE_TABLE, activeViews, type ViewSpec } from '../../lib/query/activeViews.ts';
+import { DATABASE_NAME, glueTable, parquetGlueTable } from './historyCatalog.ts';
 
 export interface ActiveCatalogProps {
   archive: IBucket;
@@ -65,6 +57,13 @@ export function prestoViewInput(
   };
 }
 
+/** A view's Glue table (see {@link prestoViewInput}), created after the tables it reads and the database. */
+export function glueView(scope: Construct, id: string, view: ViewSpec, after: IDependable[]): CfnTable {
+  const table = glueTable(scope, id, prestoViewInput(view.name, view.description, view.sql, view.columns));
+  table.node.addDependency(...after);
+  return table;
+}
+
 /**
  * The Glue table over `active/` (one row per change of a live session; `dt` = UTC day of the
  * observation, projected like history's) and the two views: history rows with their names, and the
@@ -77,44 +76,16 @@ export class ActiveCatalog extends Construct {
 
   constructor(scope: Construct, id: string, props: ActiveCatalogProps) {
     super(scope, id);
-    const location = `s3://${props.archive.bucketName}/${activeKeys.prefix}`;
-
-    this.table = glueTable(
-      this,
-      'Table',
-      parquetTableInput(
-        ACTIVE_TABLE,
-        'One row per change of a live tunnel session (seen, changed, gone); dt = UTC day observed',
-        location,
-        ACTIVE_COLUMNS,
-        'UTC day of the observation, YYYY-MM-DD',
-      ),
-    );
-    this.table.node.addDependency(props.database);
-
-    const windowDays = props.windowDays ?? 60;
-    this.namedView = glueTable(
-      this,
-      'NamedView',
-      prestoViewInput(
-        NAMED_SESSIONS_VIEW,
-        'History rows with the names of the live session they match (same start instant, same token or virtual token)',
-        namedSessionsSql(),
-        namedSessionsColumns(),
-      ),
-    );
-    this.lostView = glueTable(
-      this,
-      'LostView',
-      prestoViewInput(
-        LOST_SESSIONS_VIEW,
-        'Sessions observed live that ended inside the window but never appeared in history (upstream loss)',
-        lostSessionsSql({ windowDays }),
-        LOST_COLUMNS,
-      ),
-    );
-    for (const view of [this.namedView, this.lostView]) {
-      view.node.addDependency(this.table, props.historyTable, props.database);
-    }
+    this.table = parquetGlueTable(this, 'Table', props.archive, props.database, {
+      name: ACTIVE_TABLE,
+      columns: ACTIVE_COLUMNS,
+      prefix: activeKeys.prefix,
+      description: 'One row per change of a live tunnel session (seen, changed, gone); dt = UTC day observed',
+      dtComment: 'UTC day of the observation, YYYY-MM-DD',
+    });
+    const views = activeViews({ windowDays: props.windowDays ?? 60 });
+    const after = [this.table, props.historyTable, props.database];
+    this.namedView = glueView(this, 'NamedView', views.named, after);
+    this.lostView = glueView(this, 'LostView', views.lost, after);
   }
 }

@@ -109,6 +109,25 @@ export function engineFunctionProps(entry: string) {
 }
 
 /**
+ * A function's own log group (kept a year, retained when the stack goes) and its own role (no managed
+ * policies; each construct grants what its function needs), as every Lambda of the stack has them.
+ */
+export function functionLogsAndRole(
+  scope: Construct,
+  description: string,
+): { logGroup: LogGroup; role: Role } {
+  const logGroup = new LogGroup(scope, 'Logs', {
+    retention: RetentionDays.ONE_YEAR,
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
+  const role = new Role(scope, 'Role', {
+    assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    description,
+  });
+  return { logGroup, role };
+}
+
+/**
  * The archiver Lambda with its own role (no managed policies), log group, failure queue and schedule.
  * One writer only (reserved concurrency 1); failed async invocations land in the failure queue.
  */
@@ -130,14 +149,10 @@ export class ArchiveFunction extends Construct {
         'This queue is itself the dead-letter/failure destination of the function and its schedule; a DLQ of a DLQ adds nothing.',
     });
 
-    const logGroup = new LogGroup(this, 'Logs', {
-      retention: RetentionDays.ONE_YEAR,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    const role = new Role(this, 'Role', {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: 'tunnel-archiver function: write-not-delete on history/, its table, its secret, its logs',
-    });
+    const { logGroup, role } = functionLogsAndRole(
+      this,
+      'tunnel-archiver function: write-not-delete on history/, its table, its secret, its logs',
+    );
 
     this.fn = new NodejsFunction(this, 'Function', {
       ...engineFunctionProps(HANDLER_ENTRY),

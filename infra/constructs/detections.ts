@@ -1,14 +1,14 @@
 import { fileURLToPath } from 'node:url';
-import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type { CfnTable } from 'aws-cdk-lib/aws-glue';
-import { Effect, type IRole, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Effect, type IRole, PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Bucket, CfnBucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct, type IDependable } from 'constructs';
@@ -31,11 +31,26 @@ import {
   HISTORY_TABLE,
   LOST_SESSIONS_VIEW,
   NAMED_SESSIONS_VIEW,
+  type ViewSpec,
 } from '../../lib/query/activeViews.ts';
-import { prestoViewInput } from './activeCatalog.ts';
-import { LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
+import { glueView } from './activeCatalog.ts';
+import { functionLogsAndRole, LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
 import { withDetections } from './detectionsBundling.ts';
-import { DATABASE_NAME, glueTable, parquetTableInput, WORKGROUP_NAME } from './historyCatalog.ts';
+import { DATABASE_NAME, parquetGlueTable, WORKGROUP_NAME } from './historyCatalog.ts';
+
+/** The OCSF views the stack deploys beside the findings table (their SQL and columns: lib/detect/ocsf.ts). */
+const TUNNEL_SESSIONS_OCSF: ViewSpec = {
+  name: TUNNEL_SESSIONS_OCSF_VIEW,
+  description: 'History as OCSF Tunnel Activity (class_uid 4014): an Open and a Close event per session',
+  sql: tunnelSessionsOcsfSql(),
+  columns: TUNNEL_SESSIONS_OCSF_COLUMNS,
+};
+const FINDINGS_OCSF: ViewSpec = {
+  name: FINDINGS_OCSF_VIEW,
+  description: 'Findings as OCSF Detection Finding (class_uid 2004)',
+  sql: findingsOcsfSql(),
+  columns: FINDINGS_OCSF_COLUMNS,
+};
 
 /** State items the detection code may touch: finding claims and the manifests of `findings/` partitions. */
 export const FINDING_CLAIM_PKS = `${FINDING_PK_PREFIX}*`;
@@ -79,44 +94,17 @@ export class Detections extends Construct {
     const intervalMinutes = props.intervalMinutes ?? 5;
     // A typo in the overrides (an unknown rule or setting) fails the synth, not the first evaluation.
     parseDetectionSettings(props.settings ?? {}, loadRulesSync(), 'CDK context detections');
-    const location = `s3://${props.bucket.bucketName}/${archiveKeys.findingsPrefix}`;
-    this.findingsTable = glueTable(
-      this,
-      'FindingsTable',
-      parquetTableInput(
-        FINDINGS_TABLE,
+    this.findingsTable = parquetGlueTable(this, 'FindingsTable', props.bucket, props.database, {
+      name: FINDINGS_TABLE,
+      columns: FINDINGS_COLUMNS,
+      prefix: archiveKeys.findingsPrefix,
+      description:
         'What the detection rules found (one row per finding and dedupe period); dt = period start day',
-        location,
-        FINDINGS_COLUMNS,
-        'UTC day the dedupe period starts, YYYY-MM-DD',
-      ),
-    );
-    this.findingsTable.node.addDependency(props.database);
-    const view = (
-      vid: string,
-      name: string,
-      description: string,
-      sql: string,
-      columns: typeof FINDINGS_OCSF_COLUMNS,
-    ) => {
-      const t = glueTable(this, vid, prestoViewInput(name, description, sql, columns));
-      t.node.addDependency(props.database, props.historyTable, this.findingsTable);
-      return t;
-    };
-    this.sessionsOcsfView = view(
-      'SessionsOcsfView',
-      TUNNEL_SESSIONS_OCSF_VIEW,
-      'History as OCSF Tunnel Activity (class_uid 4014): an Open and a Close event per session',
-      tunnelSessionsOcsfSql(),
-      TUNNEL_SESSIONS_OCSF_COLUMNS,
-    );
-    this.findingsOcsfView = view(
-      'FindingsOcsfView',
-      FINDINGS_OCSF_VIEW,
-      'Findings as OCSF Detection Finding (class_uid 2004)',
-      findingsOcsfSql(),
-      FINDINGS_OCSF_COLUMNS,
-    );
+      dtComment: 'UTC day the dedupe period starts, YYYY-MM-DD',
+    });
+    const after = [props.database, props.historyTable, this.findingsTable];
+    this.sessionsOcsfView = glueView(this, 'SessionsOcsfView', TUNNEL_SESSIONS_OCSF, after);
+    this.findingsOcsfView = glueView(this, 'FindingsOcsfView', FINDINGS_OCSF, after);
 
     const key = new Key(this, 'TopicKey', {
       enableKeyRotation: true,
@@ -128,15 +116,10 @@ export class Detections extends Construct {
       displayName: 'tunnel-archiver findings',
     });
 
-    const logGroup = new logs.LogGroup(this, 'Logs', {
-      retention: logs.RetentionDays.ONE_YEAR,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    const role = new Role(this, 'Role', {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description:
-        'tunnel-archiver detect function: Athena in its workgroup, the archive tables, findings/, its claims, its topic',
-    });
+    const { logGroup, role } = functionLogsAndRole(
+      this,
+      'tunnel-archiver detect function: Athena in its workgroup, the archive tables, findings/, its claims, its topic',
+    );
     const environment: Record<string, string> = {
       ARCHIVE_DEST: `s3://${props.bucket.bucketName}/`,
       ARCHIVE_STATE: `dynamodb://${props.table.tableName}`,

@@ -2,7 +2,7 @@ import { Aws } from 'aws-cdk-lib';
 import { CfnNamedQuery, CfnWorkGroup } from 'aws-cdk-lib/aws-athena';
 import { CfnDatabase, CfnTable } from 'aws-cdk-lib/aws-glue';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { Construct } from 'constructs';
+import { Construct, type IDependable } from 'constructs';
 import { DT_PROJECTION_RANGE } from '../../lib/config/tableNames.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
 import { PREFIX } from './archiveBuckets.ts';
@@ -49,6 +49,34 @@ export function parquetTableInput(
       },
     },
   };
+}
+
+/** A Parquet dataset under `prefix` of the archive bucket, as its Glue table describes it. */
+export interface ParquetTableSpec {
+  name: string;
+  columns: readonly { name: string; athenaType: string }[];
+  prefix: string;
+  description: string;
+  /** What `dt` is for this dataset. */
+  dtComment: string;
+}
+
+/** The Glue table of a Parquet dataset in `bucket` (see {@link parquetTableInput}), created after `after`. */
+export function parquetGlueTable(
+  scope: Construct,
+  id: string,
+  bucket: Pick<IBucket, 'bucketName'>,
+  after: IDependable,
+  spec: ParquetTableSpec,
+): CfnTable {
+  const location = `s3://${bucket.bucketName}/${spec.prefix}`;
+  const table = glueTable(
+    scope,
+    id,
+    parquetTableInput(spec.name, spec.description, location, spec.columns, spec.dtComment),
+  );
+  table.node.addDependency(after);
+  return table;
 }
 
 /**
@@ -104,25 +132,18 @@ export class HistoryCatalog extends Construct {
 
   constructor(scope: Construct, id: string, props: HistoryCatalogProps) {
     super(scope, id);
-    const location = `s3://${props.archive.bucketName}/${PREFIX.history}`;
-
     this.database = new CfnDatabase(this, 'Database', {
       catalogId: Aws.ACCOUNT_ID,
       databaseInput: { name: DATABASE_NAME, description: 'Pinggy tunnel-session archive (tunnel-archiver)' },
     });
 
-    this.table = glueTable(
-      this,
-      'Table',
-      parquetTableInput(
-        TABLE_NAME,
-        'One row per tunnel session; partitioned by dt = UTC start day (YYYY-MM-DD)',
-        location,
-        HISTORY_COLUMNS,
-        'UTC day the session started, YYYY-MM-DD',
-      ),
-    );
-    this.table.node.addDependency(this.database);
+    this.table = parquetGlueTable(this, 'Table', props.archive, this.database, {
+      name: TABLE_NAME,
+      columns: HISTORY_COLUMNS,
+      prefix: PREFIX.history,
+      description: 'One row per tunnel session; partitioned by dt = UTC start day (YYYY-MM-DD)',
+      dtComment: 'UTC day the session started, YYYY-MM-DD',
+    });
 
     this.workgroup = new CfnWorkGroup(this, 'WorkGroup', {
       name: WORKGROUP_NAME,

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import {
   Alarm,
   type AlarmProps,
@@ -11,10 +11,10 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -27,7 +27,7 @@ import {
 import { activeKeys } from '../../lib/active/activeKeys.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
-import { LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
+import { functionLogsAndRole, LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
 import { withDetections } from './detectionsBundling.ts';
 
 export const SNAPSHOT_HANDLER_ENTRY = fileURLToPath(
@@ -71,15 +71,10 @@ export class SnapshotFunction extends Construct {
   constructor(scope: Construct, id: string, props: SnapshotFunctionProps) {
     super(scope, id);
     const intervalMinutes = props.intervalMinutes ?? 5;
-    const logGroup = new LogGroup(this, 'Logs', {
-      retention: RetentionDays.ONE_YEAR,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    const role = new Role(this, 'Role', {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description:
-        'tunnel-archiver snapshot function: active/ objects, the ACTIVE state item, its secret, its logs',
-    });
+    const { logGroup, role } = functionLogsAndRole(
+      this,
+      'tunnel-archiver snapshot function: active/ objects, the ACTIVE state item, its secret, its logs',
+    );
 
     this.fn = new NodejsFunction(this, 'Function', {
       entry: SNAPSHOT_HANDLER_ENTRY,

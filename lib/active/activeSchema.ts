@@ -1,13 +1,6 @@
 import type { SchemaElement } from 'hyparquet';
+import { ATHENA_TYPE, type ColumnSpec, schemaElements } from '../parquet/historySchema.ts';
 import type { ActiveRow } from './activeRow.ts';
-
-type ColumnKind = 'string' | 'timestamp' | 'int' | 'bigint';
-
-interface ColumnSpec {
-  name: keyof ActiveRow;
-  kind: ColumnKind;
-  nullable: boolean;
-}
 
 /** The one source of truth of `active/`: the Parquet schema and the Glue columns are derived from it. */
 const COLUMNS = [
@@ -31,20 +24,11 @@ const COLUMNS = [
   { name: 'creation_time', kind: 'timestamp', nullable: false },
   { name: 'last_update_time', kind: 'timestamp', nullable: false },
   { name: 'extra_json', kind: 'string', nullable: true },
-] as const satisfies readonly ColumnSpec[];
+] as const satisfies readonly ColumnSpec<ActiveRow>[];
 
 type MissingColumns = Exclude<keyof ActiveRow, (typeof COLUMNS)[number]['name']>;
 const everyFieldHasAColumn: [MissingColumns] extends [never] ? true : MissingColumns = true;
 void everyFieldHasAColumn;
-
-const ATHENA_TYPE: Record<ColumnKind, string> = {
-  string: 'string',
-  timestamp: 'timestamp',
-  int: 'int',
-  bigint: 'bigint',
-};
-
-const STRING = { type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } } as const;
 
 /** Column order of the `active/` files. */
 export const ACTIVE_COLUMN_NAMES: readonly (keyof ActiveRow)[] = COLUMNS.map((c) => c.name);
@@ -63,25 +47,5 @@ export const ACTIVE_COLUMNS: { name: string; athenaType: string }[] = COLUMNS.ma
 /** Flattened Parquet schema; timestamps as in history: INT64 TIMESTAMP(MILLIS, UTC). */
 export const ACTIVE_PARQUET_SCHEMA: SchemaElement[] = [
   { name: 'root', num_children: COLUMNS.length },
-  ...COLUMNS.map(schemaElement),
+  ...COLUMNS.flatMap(schemaElements),
 ];
-
-function schemaElement({ name, kind, nullable }: ColumnSpec): SchemaElement {
-  const repetition_type = nullable ? 'OPTIONAL' : 'REQUIRED';
-  switch (kind) {
-    case 'string':
-      return { name, repetition_type, ...STRING };
-    case 'int':
-      return { name, repetition_type, type: 'INT32' };
-    case 'bigint':
-      return { name, repetition_type, type: 'INT64' };
-    case 'timestamp':
-      return {
-        name,
-        repetition_type,
-        type: 'INT64',
-        converted_type: 'TIMESTAMP_MILLIS',
-        logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' },
-      };
-  }
-}

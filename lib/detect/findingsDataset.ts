@@ -3,12 +3,12 @@ import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import type { Day } from '../clock/day.ts';
 import type { CommitResult, DatasetWriter, PartitionCommitter } from '../commit/partitionCommitter.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import { ATHENA_TYPE, type ColumnKind, schemaElements } from '../parquet/historySchema.ts';
+import { ATHENA_TYPE, type ColumnSpec, schemaElements } from '../parquet/historySchema.ts';
 import { DEFAULT_PARQUET_COMPRESSION, parquetCompressors } from '../parquet/parquetCompression.ts';
 import { readStringColumn } from '../parquet/readHistoryParquet.ts';
 import type { Finding } from './finding.ts';
 
-type FindingColumn = { name: keyof Omit<Finding, 'dt'>; kind: ColumnKind; nullable: boolean };
+type FindingColumn = ColumnSpec<Omit<Finding, 'dt'>>;
 
 /** The columns of `findings/dt=<day>/*.parquet` (the Glue table `tunnel_findings` is generated from this). */
 const COLUMNS: readonly FindingColumn[] = [

@@ -1,11 +1,15 @@
 import type { SchemaElement } from 'hyparquet';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 
-/** Column kinds of the archive; each maps to exactly one Parquet shape and one Athena/Glue type. */
-export type ColumnKind = 'string' | 'timestamp' | 'int' | 'string_list';
+/**
+ * Column kinds of the archive's datasets (history, active/, findings/); each maps to exactly one Parquet
+ * shape and one Athena/Glue type.
+ */
+export type ColumnKind = 'string' | 'timestamp' | 'int' | 'bigint' | 'string_list';
 
-interface ColumnSpec {
-  name: keyof ArchiveRow;
+/** One column of a dataset whose rows are `Row`. */
+export interface ColumnSpec<Row> {
+  name: keyof Row & string;
   kind: ColumnKind;
   nullable: boolean;
 }
@@ -33,7 +37,7 @@ const COLUMNS = [
   // Added after the first release: last, so files and tables keep every earlier column's position.
   { name: 'start_time_text', kind: 'string', nullable: true },
   { name: 'end_time_text', kind: 'string', nullable: true },
-] as const satisfies readonly ColumnSpec[];
+] as const satisfies readonly ColumnSpec<ArchiveRow>[];
 
 // Compile-time guard: every ArchiveRow field has a column (a missing one makes this `true` fail to assign).
 type MissingColumns = Exclude<keyof ArchiveRow, (typeof COLUMNS)[number]['name']>;
@@ -46,6 +50,7 @@ export const ATHENA_TYPE: Record<ColumnKind, string> = {
   string: 'string',
   timestamp: 'timestamp',
   int: 'int',
+  bigint: 'bigint',
   string_list: 'array<string>',
 };
 
@@ -94,6 +99,9 @@ export function schemaElements({
     case 'int':
       // Plain INT32 (signed 32-bit by definition): readable as `int` by every Hive-era reader.
       return [{ name, repetition_type, type: 'INT32' }];
+    case 'bigint':
+      // JS numbers are handed to the writer as bigint.
+      return [{ name, repetition_type, type: 'INT64' }];
     case 'timestamp':
       return [
         {

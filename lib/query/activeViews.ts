@@ -1,3 +1,5 @@
+import type { ActiveRow } from '../active/activeRow.ts';
+import { ACTIVE_COLUMNS } from '../active/activeSchema.ts';
 import { HISTORY_COLUMNS } from '../parquet/historySchema.ts';
 
 /** Glue/Athena names, shared by the stack and the local DuckDB setup (one source). */
@@ -16,26 +18,31 @@ export const HISTORY_TOKEN_HASH_COLUMNS = {
   virtualToken: 'virtual_token_hmac',
 } as const;
 
+/** The Athena type of each `active/` column: the views' columns taken from it keep its type. */
+const ACTIVE_TYPE = Object.fromEntries(ACTIVE_COLUMNS.map((c) => [c.name, c.athenaType])) as Record<
+  keyof ActiveRow,
+  string
+>;
+const fromActive = (name: keyof ActiveRow, as: string = name) => ({
+  name: as,
+  athenaType: ACTIVE_TYPE[name],
+});
+
 /** Columns the naming view adds to every history row (null when no observation matches). */
-export const NAMING_COLUMNS = [
-  { name: 'active_id', athenaType: 'string' },
-  { name: 'user_id', athenaType: 'bigint' },
-  { name: 'token_id', athenaType: 'bigint' },
-  { name: 'token_name', athenaType: 'string' },
-  { name: 'virtual_token_name', athenaType: 'string' },
-  { name: 'subdomain', athenaType: 'string' },
-  { name: 'customdomain', athenaType: 'string' },
-] as const;
+export const NAMING_COLUMNS: readonly { name: string; athenaType: string }[] = [
+  fromActive('id', 'active_id'),
+  ...(['user_id', 'token_id', 'token_name', 'virtual_token_name', 'subdomain', 'customdomain'] as const).map(
+    (name) => fromActive(name),
+  ),
+];
 
 /** Columns of the upstream-loss view. */
-export const LOST_COLUMNS = [
+export const LOST_COLUMNS: readonly { name: string; athenaType: string }[] = [
   ...NAMING_COLUMNS,
-  { name: 'mode', athenaType: 'string' },
-  { name: 'port', athenaType: 'int' },
-  { name: 'creation_time', athenaType: 'timestamp' },
-  { name: 'gone_observed_at', athenaType: 'timestamp' },
+  ...(['mode', 'port', 'creation_time'] as const).map((name) => fromActive(name)),
+  fromActive('observed_at', 'gone_observed_at'),
   { name: 'dt', athenaType: 'string' },
-] as const;
+];
 
 export interface ViewOptions {
   /** The API's history window in days (default 60). */
@@ -125,6 +132,35 @@ LEFT JOIN history_keys k
   AND (k.token_hmac = e.token_hmac OR k.virtual_token_hmac = e.virtual_token_hmac
     OR (k.token_hmac IS NULL AND k.virtual_token_hmac IS NULL))
 WHERE k.start_time IS NULL`;
+}
+
+/** A view as both catalogs create it: its name, what it shows, its SQL and its columns. */
+export interface ViewSpec {
+  name: string;
+  description: string;
+  sql: string;
+  /** `prestoType` where the view's Presto type is not the one its Athena type maps to. */
+  columns: readonly { name: string; athenaType: string; prestoType?: string }[];
+}
+
+/** The two views over history and `active/`, as Athena (the stack) and DuckDB (local) both create them. */
+export function activeViews(opts: ViewOptions = {}): { named: ViewSpec; lost: ViewSpec } {
+  return {
+    named: {
+      name: NAMED_SESSIONS_VIEW,
+      description:
+        'History rows with the names of the live session they match (same start instant, same token or virtual token)',
+      sql: namedSessionsSql(),
+      columns: namedSessionsColumns(),
+    },
+    lost: {
+      name: LOST_SESSIONS_VIEW,
+      description:
+        'Sessions observed live that ended inside the window but never appeared in history (upstream loss)',
+      sql: lostSessionsSql(opts),
+      columns: LOST_COLUMNS,
+    },
+  };
 }
 
 /** What `verify` reports: how many sessions the loss detector lists. */

@@ -5,11 +5,8 @@ import { HISTORY_COLUMNS } from '../parquet/historySchema.ts';
 import {
   ACTIVE_TABLE,
   ARCHIVE_DATABASE,
+  activeViews,
   HISTORY_TABLE,
-  LOST_SESSIONS_VIEW,
-  lostSessionsSql,
-  NAMED_SESSIONS_VIEW,
-  namedSessionsSql,
   type ViewOptions,
 } from './activeViews.ts';
 
@@ -42,8 +39,9 @@ export function localViewStatements(archiveRoot: string, opts: LocalViewsOptions
     `CREATE SCHEMA IF NOT EXISTS ${ARCHIVE_DATABASE}`,
     table(HISTORY_TABLE, 'history', opts.hasHistory ?? true),
     table(ACTIVE_TABLE, 'active', opts.hasActive ?? true),
-    `CREATE OR REPLACE VIEW ${ARCHIVE_DATABASE}.${NAMED_SESSIONS_VIEW} AS ${namedSessionsSql()}`,
-    `CREATE OR REPLACE VIEW ${ARCHIVE_DATABASE}.${LOST_SESSIONS_VIEW} AS ${lostSessionsSql(opts)}`,
+    ...Object.values(activeViews(opts)).map(
+      (view) => `CREATE OR REPLACE VIEW ${ARCHIVE_DATABASE}.${view.name} AS ${view.sql}`,
+    ),
   ];
 }
 

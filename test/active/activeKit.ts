@@ -5,26 +5,18 @@ import type { ActiveRow } from '../../lib/active/activeRow.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import type { ActiveSession } from '../../lib/records/schemas.ts';
 import type { ActiveState, StateStore } from '../../lib/state/stateStore.ts';
+import { DOCUMENTED_ACTIVE_SESSION } from '../fixtures/documentedValues.ts';
 
 export const TOKEN_KEY = new Uint8Array(32).fill(7);
 
-/** An active session as the seed documents it, with overrides. */
+/** An active session as the seed documents it, named after `id`, with overrides. */
 export function session(id: string, extra: Partial<ActiveSession> = {}): ActiveSession {
   return {
+    ...DOCUMENTED_ACTIVE_SESSION,
     id,
-    userId: 4490909,
-    tokenId: 392084,
-    token: null,
-    tokenName: null,
     virtualToken: `vt-${id}`,
     virtualTokenName: `name-${id}`,
     subdomain: `${id}.a.pinggy.link`,
-    customdomain: null,
-    mode: 'tcp',
-    modeUdp: '',
-    port: 10003,
-    creationTimestamp: '2024-08-23T04:04:36.083+00:00',
-    lastUpdateTimestamp: '2024-08-23T04:04:37.780+00:00',
     ...extra,
   };
 }

@@ -20,7 +20,6 @@ import {
 } from '../support/engineKit.ts';
 import { optionsFor, runAndDigest } from './proofKit.ts';
 
-const START = '2026-10-01T06:00:00.000Z';
 const worlds = worldPerTest();
 
 /** A brand-new, empty state table on the same server: the state was lost. */
@@ -31,7 +30,7 @@ async function freshState(w: World, name: string): Promise<StateStore> {
 
 describe('rebuildStateFromArchive', () => {
   it('after the state is lost, rebuilds the manifests so the next run archives nothing twice', async () => {
-    const world = await worlds.open({ start: START, store: 'file' });
+    const world = await worlds.open();
     const w = world;
     const signer: DigestSigner = (await loadLocalKeys(localKeysDir(`${w.dir}/archive`))).signer;
     await runAndDigest(w, signer);
@@ -65,7 +64,7 @@ describe('rebuildStateFromArchive', () => {
   });
 
   it('is what the run does first on a lost state: it reports every file it put back', async () => {
-    const world = await worlds.open({ start: START, store: 'file' });
+    const world = await worlds.open();
     const w = world;
     const first = await runArchive(w.deps(), optionsFor(w));
     const state = await freshState(w, 'lost-reported');
@@ -75,7 +74,7 @@ describe('rebuildStateFromArchive', () => {
   });
 
   it('also rebuilds files published by a run that died before writing its digest', async () => {
-    const world = await worlds.open({ start: START, store: 'file' });
+    const world = await worlds.open();
     const w = world;
     await runArchive(w.deps(), optionsFor(w));
     // As if the run died before writing its digest: the chain holds no digest of it.

@@ -5,7 +5,16 @@ import { EMULATOR_FREE_KEY, type EmulatorHandle, startEmulator } from '../../lib
 import { activeListSchema, historyRecordSchema, pageEnvelopeSchema } from '../../lib/records/schemas.ts';
 import activeFixture from '../fixtures/active-documented.json' with { type: 'json' };
 import historyFixture from '../fixtures/history-documented.json' with { type: 'json' };
-import { daysByKind, get, getJson, historyPath, NOW, TODAY, WINDOW_FIRST } from './emulatorKit.ts';
+import {
+  daysByKind,
+  expectPageAt,
+  get,
+  getJson,
+  historyPath,
+  NOW,
+  TODAY,
+  WINDOW_FIRST,
+} from './emulatorKit.ts';
 
 type Json = Record<string, unknown>;
 const ACTIVE = '/backend/api/v1/session/active';
@@ -63,16 +72,17 @@ describe('GET /backend/api/v1/session/history', () => {
     for (const page of [0, 1, pages - 1, pages, pages + 3].filter((p) => p >= 0)) {
       const p = await getJson<Json>(emu.url, historyPath(NORMAL, NORMAL, { page, size }));
       const n = Math.max(0, Math.min(size, total - page * size));
-      expect(p).toMatchObject({
-        totalElements: total,
-        totalPages: pages,
+      expectPageAt(p, {
+        total,
+        pages,
+        page,
         size,
-        number: page,
-        numberOfElements: n,
+        n,
+        first: page === 0,
+        last: page >= pages - 1,
+        empty: n === 0,
       });
       expect(p.content).toHaveLength(n);
-      expect(p.pageable).toMatchObject({ pageNumber: page, pageSize: size, offset: page * size });
-      expect([p.first, p.last, p.empty]).toEqual([page === 0, page >= pages - 1, n === 0]);
     }
   });
 

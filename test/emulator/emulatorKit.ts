@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import { expect } from 'vitest';
 import { dayRange } from '../../lib/clock/day.ts';
 import { DEFAULT_DATASET, dayProfile } from '../../lib/emulator/dataset.ts';
 import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
@@ -53,4 +54,34 @@ export function daysByKind(seed: string | number = 1, from = WINDOW_FIRST, to = 
 /** Canonical text of a record, for multiset comparisons. */
 export function key(record: unknown): string {
   return JSON.stringify(record);
+}
+
+/** Where a Page stands: its counts, its page/size, and whether it is the first, last or an empty one. */
+export interface PagePosition {
+  total: number;
+  pages: number;
+  page: number;
+  size: number;
+  /** numberOfElements */
+  n: number;
+  first: boolean;
+  last: boolean;
+  empty: boolean;
+}
+
+/** Asserts a Page's arithmetic: totals, number/size, flags and the pageable position (offset = page * size). */
+export function expectPageAt(p: Record<string, unknown>, at: PagePosition): void {
+  expect(p).toMatchObject({
+    totalElements: at.total,
+    totalPages: at.pages,
+    size: at.size,
+    number: at.page,
+    numberOfElements: at.n,
+  });
+  expect({ first: p.first, last: p.last, empty: p.empty }).toEqual({
+    first: at.first,
+    last: at.last,
+    empty: at.empty,
+  });
+  expect(p.pageable).toMatchObject({ pageNumber: at.page, pageSize: at.size, offset: at.page * at.size });
 }

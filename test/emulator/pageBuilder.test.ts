@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildPage, parsePaging } from '../../lib/emulator/pageBuilder.ts';
+import { expectPageAt } from './emulatorKit.ts';
 
 const items = (n: number) => Array.from({ length: n }, (_, i) => i);
 
@@ -34,14 +35,7 @@ describe('buildPage', () => {
     'total %i page %i size %i has %i elements of %i pages (first %s, last %s, empty %s)',
     (total, page, size, n, pages, first, last, empty) => {
       const p = buildPage(items(total), page, size);
-      expect(p).toMatchObject({
-        totalElements: total,
-        totalPages: pages,
-        size,
-        number: page,
-        numberOfElements: n,
-      });
-      expect({ first: p.first, last: p.last, empty: p.empty }).toEqual({ first, last, empty });
+      expectPageAt(p, { total, pages, page, size, n, first, last, empty });
       expect(p.content).toEqual(items(total).slice(page * size, page * size + size));
       expect(p.pageable).toEqual({
         pageNumber: page,

@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SNAPSHOT_METRIC } from '../../functions/snapshot-active/snapshotTelemetry.ts';
 import { ACTIVE_COLUMNS } from '../../lib/active/activeSchema.ts';
-import {
-  ACTIVE_TABLE,
-  LOST_COLUMNS,
-  LOST_SESSIONS_VIEW,
-  lostSessionsSql,
-  NAMED_SESSIONS_VIEW,
-  namedSessionsColumns,
-  namedSessionsSql,
-} from '../../lib/query/activeViews.ts';
+import { ACTIVE_TABLE, activeViews } from '../../lib/query/activeViews.ts';
 import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
 import { iamStatements, resourceSuffix, synthApp } from './testApp.ts';
 
@@ -133,19 +125,19 @@ describe('live sessions in the stack', () => {
     });
   });
 
-  it.each([
-    [NAMED_SESSIONS_VIEW, namedSessionsSql(), namedSessionsColumns()],
-    [LOST_SESSIONS_VIEW, lostSessionsSql({ windowDays: 60 }), [...LOST_COLUMNS]],
-  ])('deploys the view %s with the same SQL the local DuckDB setup runs', (name, sql, columns) => {
-    const view = glueTable(name);
-    expect(view.TableType).toBe('VIRTUAL_VIEW');
-    expect(view.Parameters).toEqual({ presto_view: 'true', comment: 'Presto View' });
-    const encoded = /^\/\* Presto View: (.+) \*\/$/.exec(view.ViewOriginalText)?.[1] ?? '';
-    const presto = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
-    expect(presto).toMatchObject({ originalSql: sql, catalog: 'awsdatacatalog', schema: 'tunnel_archive' });
-    expect(presto.columns.map((c: { name: string }) => c.name)).toEqual(columns.map((c) => c.name));
-    expect(view.StorageDescriptor.Columns).toEqual(
-      columns.map((c) => ({ Name: c.name, Type: c.athenaType })),
-    );
-  });
+  it.each(Object.values(activeViews({ windowDays: 60 })))(
+    'deploys the view $name with the same SQL the local DuckDB setup runs',
+    ({ name, sql, columns }) => {
+      const view = glueTable(name);
+      expect(view.TableType).toBe('VIRTUAL_VIEW');
+      expect(view.Parameters).toEqual({ presto_view: 'true', comment: 'Presto View' });
+      const encoded = /^\/\* Presto View: (.+) \*\/$/.exec(view.ViewOriginalText)?.[1] ?? '';
+      const presto = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
+      expect(presto).toMatchObject({ originalSql: sql, catalog: 'awsdatacatalog', schema: 'tunnel_archive' });
+      expect(presto.columns.map((c: { name: string }) => c.name)).toEqual(columns.map((c) => c.name));
+      expect(view.StorageDescriptor.Columns).toEqual(
+        columns.map((c) => ({ Name: c.name, Type: c.athenaType })),
+      );
+    },
+  );
 });

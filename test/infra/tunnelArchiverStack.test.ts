@@ -237,56 +237,32 @@ describe('TunnelArchiverStack', () => {
       MetricName: name,
       Dimensions: [{ Name: 'service', Value: SERVICE_NAME }],
     });
+    const OPERATOR = {
+      '>=': 'GreaterThanOrEqualToThreshold',
+      '>': 'GreaterThanThreshold',
+      '<': 'LessThanThreshold',
+    } as const;
+    const alarm = (metric: object, op: keyof typeof OPERATOR, Threshold: number, extra: object = {}) => ({
+      ...metric,
+      ComparisonOperator: OPERATOR[op],
+      Threshold,
+      ...extra,
+    });
+    const maximum = { Statistic: 'Maximum' };
     it.each([
-      [
-        'function errors',
-        {
-          Namespace: 'AWS/Lambda',
-          MetricName: 'Errors',
-          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-          Threshold: 1,
-        },
-      ],
-      [
-        'auth failures',
-        { ...custom(METRIC.AuthFailures), ComparisonOperator: 'GreaterThanOrEqualToThreshold', Threshold: 1 },
-      ],
+      ['function errors', alarm({ Namespace: 'AWS/Lambda', MetricName: 'Errors' }, '>=', 1)],
+      ['auth failures', alarm(custom(METRIC.AuthFailures), '>=', 1)],
       [
         'no successful run in a day',
-        {
-          ...custom(METRIC.RunSucceeded),
-          ComparisonOperator: 'LessThanThreshold',
-          Threshold: 1,
-          Period: 86_400,
-          TreatMissingData: 'breaching',
-        },
+        alarm(custom(METRIC.RunSucceeded), '<', 1, { Period: 86_400, TreatMissingData: 'breaching' }),
       ],
-      [
-        'days at risk',
-        { ...custom(METRIC.DaysAtRisk), ComparisonOperator: 'GreaterThanThreshold', Threshold: 0 },
-      ],
-      ['gaps', { ...custom(METRIC.Gaps), ComparisonOperator: 'GreaterThanThreshold', Threshold: 0 }],
-      [
-        'the same day failing on 3 runs in a row',
-        {
-          ...custom(METRIC.DayFailureStreak),
-          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-          Threshold: 3,
-          Statistic: 'Maximum',
-        },
-      ],
-      [
-        'a blocked partition',
-        { ...custom(METRIC.BrokenPartitions), ComparisonOperator: 'GreaterThanThreshold', Threshold: 0 },
-      ],
+      ['days at risk', alarm(custom(METRIC.DaysAtRisk), '>', 0)],
+      ['gaps', alarm(custom(METRIC.Gaps), '>', 0)],
+      ['the same day failing on 3 runs in a row', alarm(custom(METRIC.DayFailureStreak), '>=', 3, maximum)],
+      ['a blocked partition', alarm(custom(METRIC.BrokenPartitions), '>', 0)],
       [
         'a committed file unpublished for more than a day',
-        {
-          ...custom(METRIC.UnpublishedFileAgeHours),
-          ComparisonOperator: 'GreaterThanThreshold',
-          Threshold: 24,
-          Statistic: 'Maximum',
-        },
+        alarm(custom(METRIC.UnpublishedFileAgeHours), '>', 24, maximum),
       ],
     ])('alarms on %s to the topic', (_name, props) => {
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {

@@ -50,17 +50,13 @@ describe('HISTORY_PARQUET_SCHEMA', () => {
     expect(root.children.map((c) => c.element.name)).toEqual(HISTORY_COLUMNS.map((c) => c.name));
   });
 
-  it.each([
-    { name: 'record_id', repetition: 'REQUIRED' },
-    { name: 'session_id', repetition: 'REQUIRED' },
-    { name: 'token_hmac', repetition: 'OPTIONAL' },
-    { name: 'end_time', repetition: 'OPTIONAL' },
-    { name: 'token_value', repetition: 'OPTIONAL' },
-    { name: 'client_port', repetition: 'OPTIONAL' },
-    { name: 'port', repetition: 'OPTIONAL' },
-    { name: 'extra_json', repetition: 'OPTIONAL' },
-    { name: 'archived_at', repetition: 'REQUIRED' },
-  ])('marks $name $repetition', ({ name, repetition }) => {
+  const REPETITION = {
+    REQUIRED: ['record_id', 'session_id', 'archived_at'],
+    OPTIONAL: ['token_hmac', 'end_time', 'token_value', 'client_port', 'port', 'extra_json'],
+  };
+  it.each(
+    Object.entries(REPETITION).flatMap(([repetition, names]) => names.map((name) => ({ name, repetition }))),
+  )('marks $name $repetition', ({ name, repetition }) => {
     expect(root.children.find((c) => c.element.name === name)?.element.repetition_type).toBe(repetition);
   });
 

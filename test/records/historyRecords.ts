@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { type HistoryRecord, historyRecordSchema, pageEnvelopeSchema } from '../../lib/records/schemas.ts';
+import { DOCUMENTED_HISTORY_RECORD } from '../fixtures/documentedValues.ts';
 
 /** A fixed 32-byte token key for tests (never a real one). */
 export const TEST_TOKEN_KEY: Uint8Array = Uint8Array.from({ length: 32 }, (_, i) => i + 1);
@@ -14,21 +15,9 @@ export function documentedRecord(): HistoryRecord {
   return historyRecordSchema.parse(page.content[0]);
 }
 
-/** A plain, valid record to vary in table-driven tests. */
+/** A plain, valid record to vary in table-driven tests: the documented one, another user. */
 export function baseRecord(overrides: Partial<HistoryRecord> & Record<string, unknown> = {}): HistoryRecord {
-  return {
-    start_time: '2025-02-06T16:16:44.571+00:00',
-    end_time: '2025-02-07T06:15:26.294+00:00',
-    user_email: 'someone@example.com',
-    token_value: 'AAXXYY99F',
-    virtual_token_value: null,
-    domains: ['test.example.com', 'test.a.pinggy.link'],
-    mode: 'http',
-    mode_udp: '',
-    client_ip: '[5.7.152.215]:48696',
-    port: null,
-    ...overrides,
-  };
+  return { ...DOCUMENTED_HISTORY_RECORD, user_email: 'someone@example.com', ...overrides };
 }
 
 /** The same instant written with an arbitrary UTC offset, e.g. "2025-02-06T21:46:44.571+05:30". */

@@ -5,24 +5,27 @@ import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
 import type { RunSummary } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { recordId } from '../../lib/records/recordId.ts';
+import { historyRecordSchema } from '../../lib/records/schemas.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import {
   archivedIds,
   diffArchive,
   duckdb,
+  SCENARIO_START,
   TEST_OPTIONS,
+  TEST_TOKEN_KEY,
   truthIds,
   windowDays,
   worldPerTest,
 } from '../support/engineKit.ts';
 import { seededRandom, testSeed } from '../support/testSeed.ts';
 
-const START = '2026-10-01T06:00:00.000Z';
 const worlds = worldPerTest();
 
 describe('runArchive', () => {
   it('archives the whole window exactly once, and a second run adds nothing', async () => {
-    const world = await worlds.open({ start: START, store: 'file' });
+    const world = await worlds.open();
     const first = await runArchive(world.deps(), TEST_OPTIONS);
     const days = windowDays(toDay(world.clock.now()));
     expect(first.daysScanned).toBe(60);
@@ -81,8 +84,6 @@ describe('runArchive', () => {
 
   it('stays exact over 75 daily runs with late arrivals, missed runs, 429s, 5xx, resets and truncated bodies', async () => {
     const world = await worlds.open({
-      start: START,
-      store: 'file',
       faults: {
         rate429: 0.03,
         retryAfter: 'none',
@@ -97,11 +98,11 @@ describe('runArchive', () => {
     const missedLastChance: string[] = [];
     let totalNew = 0;
     for (let i = 0; i < 75; i++) {
-      world.clock.set(new Date(Date.parse(START) + i * 86_400_000));
+      world.clock.set(new Date(Date.parse(SCENARIO_START) + i * 86_400_000));
       if (i % 11 === 5) {
         // A missed run: the next one catches up, except for the day whose last queryable day it was.
         const lastChance = addDays(toDay(world.clock.now()), -59);
-        if (lastChance >= addDays(toDay(new Date(START)), -59)) missedLastChance.push(lastChance);
+        if (lastChance >= addDays(toDay(new Date(SCENARIO_START)), -59)) missedLastChance.push(lastChance);
         continue;
       }
       const summary: RunSummary = await runArchive(world.deps(), TEST_OPTIONS);
@@ -131,7 +132,7 @@ describe('runArchive', () => {
   }, 300_000);
 
   it('lets only one of two overlapping runs write; the other fails with LEASE_HELD', async () => {
-    const world = await worlds.open({ start: START, store: 'file' });
+    const world = await worlds.open();
     const results = await Promise.allSettled([
       runArchive(world.deps(), TEST_OPTIONS),
       runArchive(world.deps(), TEST_OPTIONS),
@@ -145,7 +146,7 @@ describe('runArchive', () => {
 
   it('never doubles a record even when leases expire under concurrent writers', async () => {
     const seed = testSeed();
-    const world = await worlds.open({ start: START, store: 'file' });
+    const world = await worlds.open();
     const w = world;
     const zombie = { ...TEST_OPTIONS, leaseTtlMs: 1_000 };
     w.clock.advance(0);
@@ -208,16 +209,19 @@ describe('runArchive', () => {
   });
 
   it('stops starting days at the deadline and the next run finishes the rest', async () => {
-    const world = await worlds.open({ start: START, store: 'file', faults: { delayMs: 20 } });
+    const world = await worlds.open({ faults: { delayMs: 20 } });
     const w = world;
     const realNowClock = {
-      now: () => new Date(Date.parse(START) + (Date.now() - t0)),
+      now: () => new Date(Date.parse(SCENARIO_START) + (Date.now() - t0)),
       sleep: w.clock.sleep.bind(w.clock),
     };
     const t0 = Date.now();
     const first = await runArchive(
       { ...w.deps(), clock: realNowClock },
-      { ...TEST_OPTIONS, budget: deadlineBudget(realNowClock, new Date(Date.parse(START) + 1_500), 200) },
+      {
+        ...TEST_OPTIONS,
+        budget: deadlineBudget(realNowClock, new Date(Date.parse(SCENARIO_START) + 1_500), 200),
+      },
     );
     expect(first.stoppedByDeadline).toBe(true);
     expect(first.daysDeferred).toBeGreaterThan(0);
@@ -230,7 +234,7 @@ describe('runArchive', () => {
   });
 
   it('on S3: a file committed but not yet published fails only its day, and the next run publishes it without writing it again', async () => {
-    const world = await worlds.open({ start: START, store: 's3' });
+    const world = await worlds.open({ store: 's3' });
     const w = world;
     let publishes = 0;
     const failing: ObjectStore = Object.assign(Object.create(w.objects) as ObjectStore, {
@@ -261,7 +265,7 @@ describe('runArchive', () => {
   });
 
   it('rejects a backfill day outside the window before writing anything', async () => {
-    const world = await worlds.open({ start: START, store: 'file' });
+    const world = await worlds.open();
     const old = addDays(toDay(world.clock.now()), -60);
     await expect(runArchive(world.deps(), { ...TEST_OPTIONS, onlyDays: [old] })).rejects.toMatchObject({
       code: 'OUTSIDE_WINDOW',
@@ -272,7 +276,7 @@ describe('runArchive', () => {
 
 describe('runArchive under offset drift', () => {
   it('never archives a phantom or a double while rows are inserted mid-walk, and rescans catch up', async () => {
-    const world = await worlds.open({ start: START, store: 'file', faults: { driftInsertPerRequest: 3 } });
+    const world = await worlds.open({ faults: { driftInsertPerRequest: 3 } });
     const w = world;
     const days = windowDays(toDay(w.clock.now()));
     await runArchive(w.deps(), TEST_OPTIONS);
@@ -287,4 +291,59 @@ describe('runArchive under offset drift', () => {
     archive = await archivedIds(w.objects);
     expect(diffArchive(archive.byDt, truthIds(w, days))).toEqual([]);
   });
+});
+
+describe('runArchive against an adversarial emulator over HTTP', () => {
+  it('stale whole-page totals, poison records and a 59-day server: exact archive, poison quarantined, edge day a gap, run green', async () => {
+    const world = await worlds.open({
+      emulator: { staleTotals: 'floor-pages', poisonRecords: { count: 2 }, windowDays: 59 },
+    });
+    const w = world;
+    const today = toDay(w.clock.now());
+    const oldest = addDays(today, -59);
+    const summary = await runArchive(w.deps(), TEST_OPTIONS);
+    expect(summary.failedDays).toEqual([]);
+    expect(summary.gaps).toEqual([oldest]);
+    expect(summary.learnedWindowDays).toBe(59);
+    const days = windowDays(today).filter((d) => d !== oldest);
+    const expected = new Set<string>();
+    let invalid = 0;
+    for (const d of days) {
+      for (const r of w.emulator.truth(d)) expected.add(recordId(r, TEST_TOKEN_KEY));
+      for (const p of w.emulator.poison(d)) {
+        if (p.valid) expected.add(recordId(historyRecordSchema.parse(p.item), TEST_TOKEN_KEY));
+        else invalid++;
+      }
+    }
+    const archive = await archivedIds(w.objects);
+    expect(archive.total).toBe(archive.distinct);
+    expect(new Set([...archive.byDt.values()].flat())).toEqual(expected);
+    const quarantined: string[] = [];
+    for await (const o of w.objects.list('quarantine/')) quarantined.push(o.key);
+    expect(quarantined.length).toBe(invalid);
+    expect(summary.quarantined).toBe(invalid);
+    // Under the default hash policy, no raw token reaches the archive: not the Parquet (extra_json included,
+    // where the poison quotes tokens inside other values too), not the quarantine.
+    const tokens = new Set<string>();
+    for (const d of days) {
+      for (const r of w.emulator.truth(d))
+        for (const t of [r.token_value, r.virtual_token_value]) if (t) tokens.add(t);
+      for (const p of w.emulator.poison(d))
+        for (const t of JSON.stringify(p.item).match(/"(?:token_value|auth_token)":"([^"]+)"/g) ?? [])
+          tokens.add(t.split(':"')[1]?.slice(0, -1) ?? '');
+    }
+    tokens.delete('');
+    expect(tokens.size).toBeGreaterThan(10);
+    const glob = join(w.dir, 'archive', 'history', '*', '*.parquet');
+    const rows = await duckdb(
+      `SELECT coalesce(token_value, '') || coalesce(extra_json, '') AS text FROM read_parquet('${glob}')`,
+    );
+    const archiveText = rows.map((r) => String(r.text)).join('\n');
+    let quarantineText = '';
+    for (const q of quarantined) quarantineText += new TextDecoder().decode(await w.objects.get(q));
+    for (const t of tokens) {
+      expect(archiveText.includes(t), t).toBe(false);
+      expect(quarantineText.includes(t), t).toBe(false);
+    }
+  }, 120_000);
 });

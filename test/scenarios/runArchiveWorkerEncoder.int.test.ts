@@ -5,7 +5,6 @@ import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { archivedIds, startWorld, TEST_OPTIONS, TEST_TOKEN_KEY, type World } from '../support/engineKit.ts';
 
-const START = '2026-10-01T06:00:00.000Z';
 let world: World | undefined;
 afterEach(async () => {
   await world?.close();
@@ -15,8 +14,6 @@ afterEach(async () => {
 /** A world whose every day is heavy (`perDay` sessions), served `pageCap` rows a page. */
 function heavyWorld(perDay: [number, number], pageCap: number): Promise<World> {
   return startWorld({
-    start: START,
-    store: 'file',
     dataset: { heavyEveryDays: 1, heavyMin: perDay[0], heavyMax: perDay[1], lateRate: 0 },
     maxPageSize: pageCap,
   });

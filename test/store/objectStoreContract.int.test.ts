@@ -183,40 +183,48 @@ describe.each(adapters)('$name (ObjectStore contract)', ({ start }) => {
     expect(await store.head(key)).toBeUndefined();
   });
 
+  /**
+   * A staged copy of `bytes` for `day` (`_staging/<run>/p.parquet`), with `existing` already at its final
+   * key (`history/dt=<day>/p.parquet`) when given; `publish` moves the one to the other.
+   */
+  async function staged(run: string, day: string, bytes: string, existing?: string) {
+    const from = `_staging/${run}/p.parquet`;
+    const to = `history/dt=${day}/p.parquet`;
+    if (existing !== undefined) await store.put(to, existing);
+    await store.put(from, bytes);
+    return { from, to, publish: () => store.publish(from, to) };
+  }
+
   it('publishes a staged object under its final key and removes the staged copy', async () => {
-    await store.put('_staging/run1/p.parquet', 'payload');
-    await store.publish('_staging/run1/p.parquet', 'history/dt=2024-03-03/p.parquet');
-    expect(text(await store.get('history/dt=2024-03-03/p.parquet'))).toBe('payload');
-    expect(await store.head('_staging/run1/p.parquet')).toBeUndefined();
+    const p = await staged('run1', '2024-03-03', 'payload');
+    await p.publish();
+    expect(text(await store.get(p.to))).toBe('payload');
+    expect(await store.head(p.from)).toBeUndefined();
   });
 
   it('treats a repeated publish (source gone, target present) as done', async () => {
-    await store.put('_staging/run2/p.parquet', 'once');
-    await store.publish('_staging/run2/p.parquet', 'history/dt=2024-03-04/p.parquet');
-    await store.publish('_staging/run2/p.parquet', 'history/dt=2024-03-04/p.parquet');
-    expect(text(await store.get('history/dt=2024-03-04/p.parquet'))).toBe('once');
+    const p = await staged('run2', '2024-03-04', 'once');
+    await p.publish();
+    await p.publish();
+    expect(text(await store.get(p.to))).toBe('once');
   });
 
   it('never overwrites an existing target: the same bytes there finish the publish (the staged copy is dropped)', async () => {
-    await store.put('history/dt=2024-03-05/p.parquet', 'same');
-    await store.put('_staging/run3/p.parquet', 'same');
-    await store.publish('_staging/run3/p.parquet', 'history/dt=2024-03-05/p.parquet');
-    expect(text(await store.get('history/dt=2024-03-05/p.parquet'))).toBe('same');
-    expect(await store.head('_staging/run3/p.parquet')).toBeUndefined();
+    const p = await staged('run3', '2024-03-05', 'same', 'same');
+    await p.publish();
+    expect(text(await store.get(p.to))).toBe('same');
+    expect(await store.head(p.from)).toBeUndefined();
   });
 
   it('never overwrites an existing target: other bytes there fail loudly, and the staged copy is kept', async () => {
-    await store.put('history/dt=2024-03-07/p.parquet', 'first');
-    await store.put('_staging/run4/p.parquet', 'other');
-    await expect(
-      store.publish('_staging/run4/p.parquet', 'history/dt=2024-03-07/p.parquet'),
-    ).rejects.toMatchObject({
+    const p = await staged('run4', '2024-03-07', 'other', 'first');
+    await expect(p.publish()).rejects.toMatchObject({
       code: 'STORE_FAILED',
       retryable: false,
       message: expect.stringMatching(/write-once conflict/),
     });
-    expect(text(await store.get('history/dt=2024-03-07/p.parquet'))).toBe('first');
-    expect(text(await store.get('_staging/run4/p.parquet'))).toBe('other');
+    expect(text(await store.get(p.to))).toBe('first');
+    expect(text(await store.get(p.from))).toBe('other');
   });
 
   it('fails to publish when neither source nor target exists', async () => {

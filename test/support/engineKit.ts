@@ -37,6 +37,9 @@ export const SMALL_DATASET: Partial<DatasetOptions> = {
   heavyMax: 450,
 };
 
+/** Where a world's clock starts unless a test names another instant. */
+export const SCENARIO_START = '2026-10-01T06:00:00.000Z';
+
 /** The token key of every test run: ids in the archive are computed under it. */
 export const TEST_TOKEN_KEY: Uint8Array = new Uint8Array(32).fill(7);
 
@@ -96,18 +99,23 @@ export function worldPerTest(): { open: typeof startWorld } {
   };
 }
 
-/** Emulator + DynamoDB-compatible server + (file or S3-compatible) object store, all on 127.0.0.1. */
-export async function startWorld(opts: {
-  start: string;
-  store: 'file' | 's3';
-  faults?: Partial<FaultConfig>;
-  dataset?: Partial<DatasetOptions>;
-  maxPageSize?: number;
-  seed?: number;
-  /** Any other emulator option (stale totals, poison, a shorter window...). */
-  emulator?: Partial<EmulatorOptions>;
-}): Promise<World> {
-  const clock = new ManualClock(opts.start);
+/**
+ * Emulator + DynamoDB-compatible server + (file or S3-compatible) object store, all on 127.0.0.1.
+ * By default the clock starts at {@link SCENARIO_START} and the archive is a file store.
+ */
+export async function startWorld(
+  opts: {
+    start?: string;
+    store?: 'file' | 's3';
+    faults?: Partial<FaultConfig>;
+    dataset?: Partial<DatasetOptions>;
+    maxPageSize?: number;
+    seed?: number;
+    /** Any other emulator option (stale totals, poison, a shorter window...). */
+    emulator?: Partial<EmulatorOptions>;
+  } = {},
+): Promise<World> {
+  const clock = new ManualClock(opts.start ?? SCENARIO_START);
   const emulator = await startEmulator({
     seed: opts.seed ?? 7,
     clock,

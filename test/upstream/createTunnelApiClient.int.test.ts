@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Client } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
+import { DOCUMENTED_ACTIVE_SESSION, DOCUMENTED_HISTORY_RECORD } from '../fixtures/documentedValues.ts';
 import { type Handler, json, type ScriptedServer, startScriptedServer, text } from './scriptedServer.ts';
 import { API_KEY, testClient } from './testClient.ts';
 
@@ -34,24 +35,7 @@ describe('createTunnelApiClient', () => {
     server.script(json(200, activeFixture));
     client = testClient(server.url).client;
     const sessions = await client.listActive();
-    expect(sessions).toStrictEqual([
-      {
-        id: '9345b393-d916-4a2e-816a-3347468a03c0',
-        userId: 4490909,
-        tokenId: 392084,
-        token: null,
-        tokenName: null,
-        virtualToken: 'sJsufpgMMl-10003',
-        virtualTokenName: null,
-        subdomain: 'mytest.v.awesomeapp.a.pinggy.link',
-        customdomain: null,
-        mode: 'tcp',
-        modeUdp: '',
-        port: 10003,
-        creationTimestamp: '2024-08-23T04:04:36.083+00:00',
-        lastUpdateTimestamp: '2024-08-23T04:04:37.780+00:00',
-      },
-    ]);
+    expect(sessions).toStrictEqual([DOCUMENTED_ACTIVE_SESSION]);
     expect(sessions).toStrictEqual(activeFixture);
   });
 
@@ -64,20 +48,7 @@ describe('createTunnelApiClient', () => {
       totalElements: 1,
       totalPages: 1,
       size: 10,
-      content: [
-        {
-          start_time: '2025-02-06T16:16:44.571+00:00',
-          end_time: '2025-02-07T06:15:26.294+00:00',
-          user_email: 'youremail@example.com',
-          token_value: 'AAXXYY99F',
-          virtual_token_value: null,
-          domains: ['test.example.com', 'test.a.pinggy.link'],
-          mode: 'http',
-          mode_udp: '',
-          client_ip: '[5.7.152.215]:48696',
-          port: null,
-        },
-      ],
+      content: [DOCUMENTED_HISTORY_RECORD],
       rejected: [],
       number: 0,
       sort,

@@ -18,14 +18,13 @@ import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
 import { runAndDigest } from '../digest/proofKit.ts';
 import { SMALL_DATASET, startWorld, TEST_TOKEN_KEY, type World } from '../support/engineKit.ts';
 
-const START = '2026-10-01T06:00:00.000Z';
 let world: World;
 let signer: DigestSigner;
 let archiveDir: string;
 let scratch: string;
 
 beforeAll(async () => {
-  world = await startWorld({ start: START, store: 'file', dataset: { ...SMALL_DATASET, lateRate: 0 } });
+  world = await startWorld({ dataset: { ...SMALL_DATASET, lateRate: 0 } });
   archiveDir = join(world.dir, 'archive');
   signer = (await loadLocalKeys(localKeysDir(archiveDir))).signer;
   await runAndDigest(world, signer);
