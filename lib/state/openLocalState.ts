@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
@@ -37,12 +37,24 @@ export async function openLocalState(dir: string, logger: Logger): Promise<Local
     if (!existsSync(itemsDir) && existsSync(path.join(dir, 'CURRENT'))) {
       await migrateLegacyState(dir, itemsDir, logger);
     }
+    await removeUnrenamedWrites(itemsDir);
     const items = fileVersionedItems(itemsDir);
     return { items, state: stateConcerns(items), close: unlock };
   } catch (error) {
     await unlock();
     throw error;
   }
+}
+
+/**
+ * The temporary files of writes a killed process never renamed into place: never read (an item is its
+ * `.json` file), removed here, where the folder's lock guarantees no other process is writing.
+ */
+async function removeUnrenamedWrites(itemsDir: string): Promise<void> {
+  const names = await readdir(itemsDir).catch(() => [] as string[]);
+  await Promise.all(
+    names.filter((n) => n.endsWith('.tmp')).map((n) => rm(path.join(itemsDir, n), { force: true })),
+  );
 }
 
 async function migrateLegacyState(dir: string, itemsDir: string, logger: Logger): Promise<void> {

@@ -62,6 +62,22 @@ describe('openLocalState', () => {
     }
   });
 
+  it('reads an item as it was when its writer died before the rename, and clears the unrenamed write', async () => {
+    const first = await openLocalState(tmp.dir, silentLogger);
+    await first.state.putDay(day);
+    await first.close();
+    // A process killed between writing its temporary file and renaming it over the item.
+    const items = path.join(tmp.dir, LOCAL_ITEMS_DIR);
+    await writeFile(path.join(items, 'DAY%232026-05-30.json.4242-7.tmp'), '{"pk":"DAY#2026-05-30","ver');
+    const again = await openLocalState(tmp.dir, silentLogger);
+    try {
+      expect(await again.state.getDay(day.day)).toMatchObject({ ...day, version: 1 });
+      expect(await readdir(items)).toEqual(['DAY%232026-05-30.json']);
+    } finally {
+      await again.close();
+    }
+  });
+
   it('is one process’s at a time: a second open of the folder is refused while the first holds it', async () => {
     const first = await openLocalState(tmp.dir, silentLogger);
     try {
