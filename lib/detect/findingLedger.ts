@@ -1,7 +1,7 @@
 /**
  * Where a finding's delivery is claimed, once per dedupe key and period. `claim` returns true for
  * exactly one caller per finding id, however many evaluations run at once: in AWS a conditional
- * DynamoDB write (`dynamoFindingLedger`), locally the same against the embedded state server, and in
+ * DynamoDB write (`dynamoFindingLedger`), locally the same on the state folder's items (`versionedFindingLedger`), and in
  * memory for rule tests.
  */
 export interface FindingLedger {

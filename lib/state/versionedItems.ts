@@ -13,8 +13,8 @@ export interface VersionedItem {
 }
 
 /**
- * The primitive every state backend implements once (DynamoDB, also run locally on dynalite; the
- * in-memory fake of the tests): every concern of the state store (manifests, day state, meta, the lease,
+ * The primitive every state backend implements once (DynamoDB, `dynamoVersionedItems`; local mode's state
+ * folder, `fileVersionedItems`; the in-memory fake of the tests): every concern of the state store (manifests, day state, meta, the lease,
  * the live state) is written once on top of it (`stateConcerns.ts`).
  */
 export interface VersionedItems {

@@ -5,7 +5,7 @@ import { ArchiverError } from '../errors/archiverError.ts';
 /** Where the archive goes, parsed once: a local folder or an S3 bucket and key prefix. */
 export type DestUrl = { kind: 'file'; dir: string } | { kind: 's3'; bucket: string; prefix: string };
 
-/** Where the state goes: a DynamoDB table (local mode's embedded server is not a URL). */
+/** Where the state goes: a DynamoDB table (local mode's state folder is not a URL). */
 export interface StateUrl {
   kind: 'dynamodb';
   table: string;
