@@ -14,6 +14,15 @@ const itemFileSchema = z.object({
 });
 
 const SUFFIX = '.json';
+
+/**
+ * Where the writes of a folder's items are prepared before each is renamed into place: a sibling folder
+ * (same file system, so the rename is atomic), empty but for the writes of a process killed mid-write,
+ * which the folder's next owner removes whole without listing the items (`openLocalState`).
+ */
+export function pendingWritesDir(dir: string): string {
+  return `${dir}.writing`;
+}
 /**
  * The last write of each item file in flight in this process (whichever instance made it): the next
  * write of that file waits for it.
@@ -23,8 +32,8 @@ let tmpCount = 0;
 
 /**
  * The versioned-item primitive on a folder, for local mode: one file per item (`<encoded pk>.json`),
- * replaced whole by a write to a temporary file and a rename, so a killed process leaves each item as it
- * was or as it became, never half-written. The folder is one process's at a time (the caller holds the
+ * replaced whole by a write to a temporary file (in {@link pendingWritesDir}) and a rename, so a killed
+ * process leaves each item as it was or as it became, never half-written. The folder is one process's at a time (the caller holds the
  * state folder's kernel lock, `lockDir`), so a put's check of the stored version and its write cannot be
  * raced by another process; within the process, writes of one item file are queued. With no server, no SDK and
  * no database to start, a local run opens its state in a few milliseconds (bench/PROFILE.md, quiet runs).
@@ -52,10 +61,13 @@ export function fileVersionedItems(dir: string): VersionedItems {
   };
 
   const write = async (item: VersionedItem): Promise<void> => {
-    made ??= mkdir(dir, { recursive: true, mode: 0o700 });
+    made ??= Promise.all([
+      mkdir(dir, { recursive: true, mode: 0o700 }),
+      mkdir(pendingWritesDir(dir), { recursive: true, mode: 0o700 }),
+    ]);
     await made;
     const file = fileOf(item.pk);
-    const tmp = `${file}.${process.pid}-${++tmpCount}.tmp`;
+    const tmp = path.join(pendingWritesDir(dir), `${path.basename(file)}.${process.pid}-${++tmpCount}.tmp`);
     const { bytes, ...rest } = item;
     const text = JSON.stringify(
       bytes === undefined ? rest : { ...rest, bytes: Buffer.from(bytes).toString('base64') },

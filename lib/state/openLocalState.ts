@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
 import { lockDir } from './dirLock.ts';
-import { fileVersionedItems } from './fileVersionedItems.ts';
+import { fileVersionedItems, pendingWritesDir } from './fileVersionedItems.ts';
 import { stateConcerns } from './stateConcerns.ts';
 import type { StateStore } from './stateStore.ts';
 import type { VersionedItems } from './versionedItems.ts';
@@ -37,24 +37,14 @@ export async function openLocalState(dir: string, logger: Logger): Promise<Local
     if (!existsSync(itemsDir) && existsSync(path.join(dir, 'CURRENT'))) {
       await migrateLegacyState(dir, itemsDir, logger);
     }
-    await removeUnrenamedWrites(itemsDir);
+    // Writes a killed process never renamed into place: never read, removed whole (no listing of the items).
+    await rm(pendingWritesDir(itemsDir), { recursive: true, force: true });
     const items = fileVersionedItems(itemsDir);
     return { items, state: stateConcerns(items), close: unlock };
   } catch (error) {
     await unlock();
     throw error;
   }
-}
-
-/**
- * The temporary files of writes a killed process never renamed into place: never read (an item is its
- * `.json` file), removed here, where the folder's lock guarantees no other process is writing.
- */
-async function removeUnrenamedWrites(itemsDir: string): Promise<void> {
-  const names = await readdir(itemsDir).catch(() => [] as string[]);
-  await Promise.all(
-    names.filter((n) => n.endsWith('.tmp')).map((n) => rm(path.join(itemsDir, n), { force: true })),
-  );
 }
 
 async function migrateLegacyState(dir: string, itemsDir: string, logger: Logger): Promise<void> {
@@ -69,6 +59,7 @@ async function migrateLegacyState(dir: string, itemsDir: string, logger: Logger)
     // stored without a version is then a stored item like any other, never taken for an absent one.
     for (const item of stored) await target.put(item.pk, 0, item.data, item.bytes);
     await rename(migrating, itemsDir);
+    await rm(pendingWritesDir(migrating), { recursive: true, force: true });
     logger.info('local state moved from the embedded DynamoDB-compatible server to item files', {
       dir,
       items: stored.length,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,6 +9,7 @@ import { dynamoFindingLedger } from '../../lib/detect/dynamoFindingLedger.ts';
 import { versionedFindingLedger } from '../../lib/detect/versionedFindingLedger.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
+import { pendingWritesDir } from '../../lib/state/fileVersionedItems.ts';
 import { LEGACY_LOCAL_TABLE } from '../../lib/state/legacyLocalItems.ts';
 import { startLocalDynamo } from '../../lib/state/localDynamo.ts';
 import { LOCAL_ITEMS_DIR, openLocalState } from '../../lib/state/openLocalState.ts';
@@ -68,11 +70,13 @@ describe('openLocalState', () => {
     await first.close();
     // A process killed between writing its temporary file and renaming it over the item.
     const items = path.join(tmp.dir, LOCAL_ITEMS_DIR);
-    await writeFile(path.join(items, 'DAY%232026-05-30.json.4242-7.tmp'), '{"pk":"DAY#2026-05-30","ver');
+    const unrenamed = path.join(pendingWritesDir(items), 'DAY%232026-05-30.json.4242-7.tmp');
+    await writeFile(unrenamed, '{"pk":"DAY#2026-05-30","ver');
     const again = await openLocalState(tmp.dir, silentLogger);
     try {
       expect(await again.state.getDay(day.day)).toMatchObject({ ...day, version: 1 });
       expect(await readdir(items)).toEqual(['DAY%232026-05-30.json']);
+      expect(existsSync(unrenamed)).toBe(false);
     } finally {
       await again.close();
     }
@@ -133,7 +137,11 @@ describe('openLocalState', () => {
     } finally {
       await local.close();
     }
-    // Opened again: already moved, nothing moved twice.
+    // Nothing of the move is left beside the items; opened again: already moved, nothing moved twice.
+    expect((await readdir(tmp.dir)).filter((n) => n.startsWith('items')).sort()).toEqual([
+      'items',
+      'items.writing',
+    ]);
     const again = await openLocalState(tmp.dir, logger);
     await again.close();
     expect(infos).toHaveLength(1);
