@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
@@ -40,7 +40,12 @@ export async function openLocalState(dir: string, logger: Logger): Promise<Local
     // Writes a killed process never renamed into place: never read, removed whole (no listing of the items).
     await rm(pendingWritesDir(itemsDir), { recursive: true, force: true });
     const items = fileVersionedItems(itemsDir);
-    return { items, state: stateConcerns(items), close: unlock };
+    const close = async (): Promise<void> => {
+      // Empty once every write was renamed into place: not left behind (an empty folder says nothing).
+      await rmdir(pendingWritesDir(itemsDir)).catch(() => undefined);
+      await unlock();
+    };
+    return { items, state: stateConcerns(items), close };
   } catch (error) {
     await unlock();
     throw error;
