@@ -1,20 +1,22 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 import type { CliIo } from '../../lib/cli/cliIo.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = path.join(REPO_ROOT, 'bin/tunnel-archiver.js');
 
 /**
- * TMPDIR of the CLI children: a folder of their own, so another checkout's engine that sweeps
- * `<tmp>/tunnel-archiver-*` leftovers on this shared machine cannot remove a live run's files.
+ * TMPDIR of the CLI children: a folder of their own (one per test file), so another checkout's engine
+ * that sweeps `<tmp>/tunnel-archiver-*` leftovers on this shared machine cannot remove a live run's files;
+ * removed after the file, with the children's liveness locks in it.
  */
-export const CHILD_TMPDIR = path.join(tmpdir(), 'ta-cli-children');
-mkdirSync(CHILD_TMPDIR, { recursive: true });
+export const CHILD_TMPDIR = mkdtempSync(path.join(tmpdir(), 'ta-cli-children-'));
+afterAll(() => rmSync(CHILD_TMPDIR, { recursive: true, force: true }));
 
 export interface Ran {
   code: number | null;
