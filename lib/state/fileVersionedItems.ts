@@ -60,12 +60,19 @@ export function fileVersionedItems(dir: string): VersionedItems {
     return bytes === undefined ? item : { ...item, bytes: new Uint8Array(Buffer.from(bytes, 'base64')) };
   };
 
-  const write = async (item: VersionedItem): Promise<void> => {
+  /** The item folder and its pending-writes folder, made once (tried again after a failure). */
+  const ensureFolders = (): Promise<unknown> => {
     made ??= Promise.all([
       mkdir(dir, { recursive: true, mode: 0o700 }),
       mkdir(pendingWritesDir(dir), { recursive: true, mode: 0o700 }),
-    ]);
-    await made;
+    ]).catch((error: unknown) => {
+      made = undefined;
+      throw error;
+    });
+    return made;
+  };
+
+  const write = async (item: VersionedItem): Promise<void> => {
     const file = fileOf(item.pk);
     const tmp = path.join(pendingWritesDir(dir), `${path.basename(file)}.${process.pid}-${++tmpCount}.tmp`);
     const { bytes, ...rest } = item;
@@ -73,6 +80,7 @@ export function fileVersionedItems(dir: string): VersionedItems {
       bytes === undefined ? rest : { ...rest, bytes: Buffer.from(bytes).toString('base64') },
     );
     try {
+      await ensureFolders();
       const handle = await open(tmp, 'w', 0o600);
       try {
         await handle.writeFile(text, 'utf8');
