@@ -2,6 +2,7 @@ import type { Clock } from '../clock/clock.ts';
 import { type Day, toDay } from '../clock/day.ts';
 import type { Logger } from '../log/logger.ts';
 import type { TokenPolicy } from '../records/archiveRow.ts';
+import type { ActiveSession } from '../records/schemas.ts';
 import type {
   ActiveObservations,
   ActiveState,
@@ -39,6 +40,26 @@ export interface SnapshotActiveDeps {
   tokenKey: Uint8Array;
   /** Called with the stored observations after each snapshot (the live detection rules). */
   afterSnapshot?: (observations: ActiveObservations, observedAt: Date) => Promise<void>;
+  /**
+   * The active list, already asked for (an archiving run sends it beside its preflight), with the time
+   * it arrived: the snapshot uses it instead of asking `api`, and observes the sessions at that time.
+   */
+  listed?: Promise<ListedActive>;
+}
+
+/** An answer of the active list and when it arrived. */
+export interface ListedActive {
+  sessions: ActiveSession[];
+  at: Date;
+}
+
+/** Asks for the active list now; the answer comes with the time it arrived (see `SnapshotActiveDeps.listed`). */
+export function listActiveNow(
+  api: Pick<UpstreamApi, 'listActive'>,
+  clock: Clock,
+  request: RequestOptions = {},
+): Promise<ListedActive> {
+  return api.listActive(request).then((sessions) => ({ sessions, at: clock.now() }));
 }
 
 export interface SnapshotActiveOptions {
@@ -105,8 +126,8 @@ export async function snapshotActive(
   }
 
   const request: RequestOptions = opts.signal === undefined ? {} : { signal: opts.signal };
-  const snapshot = await deps.api.listActive(request);
-  const observedAt = deps.clock.now();
+  const { sessions: snapshot, at: observedAt } = await (deps.listed ??
+    listActiveNow(deps.api, deps.clock, request));
   const diff = diffSnapshot(previous, snapshot, observedAt, {
     tokenPolicy: opts.tokenPolicy,
     tokenKey: deps.tokenKey,

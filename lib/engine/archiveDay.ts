@@ -71,6 +71,7 @@ export async function archiveDay(
       maxPagesPerDay: options.maxPagesPerDay,
       sink,
       ...(resume ? { resume } : {}),
+      ...(previous.totalElements === undefined ? {} : { expectedTotal: previous.totalElements }),
       toRow: (record) =>
         mapArchiveRow(record, { tokenPolicy: options.tokenPolicy, tokenKey: deps.tokenKey, archivedAt }),
       tokenKey: deps.tokenKey,

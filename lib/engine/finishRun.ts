@@ -6,7 +6,7 @@ import { updateMeta } from '../state/updateMeta.ts';
 import type { DueDaysOutcome } from './archiveDueDays.ts';
 import { daysAtRisk } from './planDays.ts';
 import type { PreparedRun } from './prepareRun.ts';
-import type { ArchiveDeps, ArchiveOptions, DayResult, RunSummary } from './runTypes.ts';
+import type { ActiveSummary, ArchiveDeps, ArchiveOptions, DayResult, RunSummary } from './runTypes.ts';
 
 /**
  * Everything after the days: append the run's digest, record the run (and the chain's head) in META, and
@@ -15,7 +15,7 @@ import type { ArchiveDeps, ArchiveOptions, DayResult, RunSummary } from './runTy
 export async function finishRun(
   deps: ArchiveDeps,
   options: ArchiveOptions,
-  run: PreparedRun,
+  run: Omit<PreparedRun, 'active'> & { active: ActiveSummary | undefined },
   outcome: DueDaysOutcome,
 ): Promise<RunSummary> {
   const { results, failedDays, deferredDays, stoppedByDeadline, meta } = outcome;

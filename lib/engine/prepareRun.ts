@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { committerRowSink } from '../active/committerRowSink.ts';
 import { rebuildActiveFromArchive } from '../active/readActiveArchive.ts';
-import { snapshotActive } from '../active/snapshotActive.ts';
+import { type ListedActive, listActiveNow, snapshotActive } from '../active/snapshotActive.ts';
 import { addDays, type Day, dayRange, daysBetween, toDay } from '../clock/day.ts';
 import { type DeadlineBudget, unboundedBudget } from '../clock/deadlineBudget.ts';
 import { leaseOwner } from '../commit/leaseOwner.ts';
@@ -47,7 +47,8 @@ export interface PreparedRun {
   gaps: Day[];
   committer: PartitionCommitter;
   tmpDir: string;
-  active: ActiveSummary | undefined;
+  /** The active snapshot, under way beside the days; it never rejects (a failure is in its summary). */
+  active: Promise<ActiveSummary | undefined>;
   /** Extends the lease (after every day). */
   renewLease(): Promise<void>;
   /** Releases the lease and removes the run's temp folder; never throws. */
@@ -79,6 +80,12 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
   // the API, and neither waits for it); it is awaited before anything new is written.
   const preflighted = preflight(api, today, budget.signal());
   preflighted.catch(() => undefined);
+  // So does the active list's (the snapshot is taken from it later, at the time it arrived): the run's
+  // first two round trips overlap instead of adding up. A failed list fails only the snapshot.
+  const signal = budget.signal();
+  const listed =
+    options.snapshotActive === false ? undefined : listActiveNow(api, clock, signal ? { signal } : {});
+  listed?.catch(() => undefined);
   // A steady run trusts the state (its chain head matches the archive's) and works from what it noted;
   // otherwise, and once a week, it reconciles the state with the whole archive.
   const known = await state.getMeta();
@@ -125,8 +132,10 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
     const { days, due, gaps } = await planRun(deps, options, today, windowDays, archiveMeta, reconcile);
     if (reconcile) await sweepStaging(deps, started);
     const committer = new PartitionCommitter({ ...deps, runId, fence: lease.fence, tmpDir });
+    // The snapshot goes on beside the days (its rows go to `active/`, theirs to `history/`): the first
+    // day's requests need not wait for its state write and its commit.
     const active =
-      options.snapshotActive === false ? undefined : await snapshotInRun(deps, options, committer);
+      listed === undefined ? Promise.resolve(undefined) : snapshotInRun(deps, options, committer, listed);
     return {
       runId,
       started,
@@ -203,11 +212,13 @@ async function snapshotInRun(
   deps: ArchiveDeps,
   options: ArchiveOptions,
   committer: PartitionCommitter,
+  listed: Promise<ListedActive>,
 ): Promise<ActiveSummary> {
   try {
     const r = await snapshotActive(
       {
         api: deps.api,
+        listed,
         state: deps.state,
         commitRows: committerRowSink(committer),
         rebuildFromArchive: () => rebuildActiveFromArchive(deps.objects),

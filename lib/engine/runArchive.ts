@@ -29,8 +29,10 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
       budget: run.budget,
       renewLease: run.renewLease,
     });
-    return await finishRun(deps, options, run, outcome);
+    return await finishRun(deps, options, { ...run, active: await run.active }, outcome);
   } finally {
+    // The snapshot ran beside the days: it ends before the lease is given back.
+    await run.active;
     await run.close();
   }
 }

@@ -49,6 +49,11 @@ export interface WalkOptions {
    */
   toRow: (record: HistoryRecord) => MappedRow;
   /**
+   * `totalElements` of this day's last scan, if any: a hint only. Page 1 goes out beside page 0 of a
+   * first pass (see {@link walkDay}) unless the last scan found the day within one page.
+   */
+  expectedTotal?: number;
+  /**
    * Where an earlier run's walk of this day stopped (its deadline came): this walk goes on from there,
    * with the sink already holding that walk's rows, so the evidence is the union of both runs.
    */
@@ -179,12 +184,18 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
 
   {
     let resuming = resume !== undefined && resume.nextPage > 0;
+    /** At most `concurrency` requests in flight, whichever page they are for. */
+    const requests = new Limiter(options.concurrency);
+    /** Pages already asked for (page 0 of the pass, a page guessed ahead), by number. */
+    const fetched = new Map<number, Promise<HistoryPage | undefined>>();
+    let lastPlanned = 0;
     while (!stop && passes < options.maxPasses && !complete && stalled < STALLED_PASSES) {
       passes++;
       let before = collected();
       let size: number;
       let planned: number;
       let start = 1;
+      let endAhead = 0;
       const lengths = new Map<number, number>();
       if (resuming && resume) {
         // Go on with the pass the earlier run began: its pages before `nextPage` are in the sink.
@@ -198,42 +209,85 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
         if (start > planned - 1) lengths.set(start - 1, size);
       } else {
         current = { size: 0, planned: 0, start: 0, passStart: before, absorbed: new Set() };
-        const first = await fetchPage(0, options.pageSize);
-        if (!first) break;
-        if (first.totalPages > options.maxPagesPerDay) throw pageLimit(day, first.totalPages, options);
+        // Page 1 goes out beside page 0 (under the same limit of requests in flight) when the day likely
+        // holds more than one page: a round trip less a day. The guess costs one request when wrong,
+        // within the walk's "at most totalPages + 1" on a stable server.
+        const guessed = morePagesLikely(passes, lastPlanned, options);
+        const ahead = guessed ? requests.run(() => fetchPage(1, options.pageSize)) : undefined;
+        ahead?.catch(() => undefined);
+        // The walk never leaves a request of its own in flight: the guess is settled before any way out.
+        const settleAhead = async () => void (await ahead?.catch(() => undefined));
+        let first: HistoryPage | undefined;
+        try {
+          first = await requests.run(() => fetchPage(0, options.pageSize));
+        } catch (error) {
+          await settleAhead();
+          throw error;
+        }
+        if (!first) {
+          await settleAhead();
+          break;
+        }
+        if (first.totalPages > options.maxPagesPerDay) {
+          await settleAhead();
+          throw pageLimit(day, first.totalPages, options);
+        }
+        start = 0;
         if (passes === 1) sink.expect?.(day, first.totalElements);
-        await absorb(first);
         // The server may cap the page size silently: the size it echoes is the truth.
         size = first.size > 0 ? first.size : Math.max(itemsOf(first), 1);
         planned = Math.max(1, first.totalPages, Math.ceil(first.totalElements / size));
         lengths.set(0, itemsOf(first));
-        current = { size, planned, start: 0, passStart: before, absorbed: new Set([0]) };
+        // A total that is a whole number of pages ends on a full page: the empty page after it, which
+        // proves the end, is asked for with the others instead of after them.
+        if (first.totalElements > 0 && first.totalElements === planned * size) endAhead = 1;
+        current = { size, planned, start: 0, passStart: before, absorbed: new Set() };
+        fetched.set(0, Promise.resolve(first));
+        // The guessed page 1 counts only if the server echoes the size page 0 echoed (a capped size is the
+        // size both pages were cut at); else it is asked again at that size.
+        if (ahead) {
+          fetched.set(
+            1,
+            ahead.then((page) =>
+              page === undefined || page.size === size ? page : requests.run(() => fetchPage(1, size)),
+            ),
+          );
+        }
       }
+      lastPlanned = planned;
       // Requests run ahead of absorbing: `concurrency` of them in flight (the load the server sees), and
       // as many fetched pages again may wait for (or be in) `absorb`, so a page's CPU work (validation,
-      // ids, encoding) hides under the latency of the next pages instead of adding to it.
-      const requests = new Limiter(options.concurrency);
-      const from = Math.max(1, start);
+      // ids, encoding) hides under the latency of the next pages instead of adding to it. Page 0 of a
+      // fresh pass is absorbed while the next pages are already on their way.
+      const to = Math.min(Math.max(planned + endAhead, fetched.has(1) ? 2 : 0), options.maxPagesPerDay);
       await mapLimit(
-        Array.from(
-          { length: Math.max(0, Math.min(planned, options.maxPagesPerDay) - from) },
-          (_, i) => i + from,
-        ),
+        Array.from({ length: Math.max(0, to - start) }, (_, i) => i + start),
         PAGES_HELD_PER_REQUEST * options.concurrency,
         async (n) => {
-          const page = stop ? undefined : await requests.run(() => fetchPage(n, size));
+          const prefetched = fetched.get(n);
+          fetched.delete(n);
+          const page = prefetched
+            ? await prefetched
+            : stop
+              ? undefined
+              : await requests.run(() => fetchPage(n, size));
           if (!page) return;
           lengths.set(n, itemsOf(page));
           await absorb(page);
           current.absorbed.add(n);
         },
-      );
+      ).finally(() => {
+        // A page guessed ahead that the pass never reached (a failure stopped it) is still awaited.
+        for (const pending of fetched.values()) pending.catch(() => undefined);
+        fetched.clear();
+      });
       // Past the planned pages, go on until a short or empty page: a stale total must not end the walk.
       if (stop) break;
       let last = Math.max(planned - 1, start - 1);
       while ((lengths.get(last) ?? 0) >= size) {
         last++;
         if (last >= options.maxPagesPerDay) throw pageLimit(day, last + 1, options);
+        if (lengths.has(last)) continue;
         const page = await fetchPage(last, size);
         if (!page) break;
         lengths.set(last, itemsOf(page));
@@ -288,6 +342,17 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
         }
       : {}),
   };
+}
+
+/**
+ * Whether page 1 is worth asking for beside page 0: with room for two requests, on a later pass when the
+ * pass before planned more than one page, and on a first pass unless the day's last scan fit in one page
+ * (a day never scanned is guessed to be bigger: that is where a backfill spends its time).
+ */
+function morePagesLikely(passes: number, lastPlanned: number, options: WalkOptions): boolean {
+  if (options.concurrency < 2) return false;
+  if (passes > 1) return lastPlanned > 1;
+  return options.expectedTotal === undefined || options.expectedTotal > options.pageSize;
 }
 
 function pageLimit(day: Day, pages: number, options: WalkOptions): ArchiverError {

@@ -3,6 +3,7 @@ import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { session } from '../active/activeKit.ts';
 import { TEST_OPTIONS, testDeps } from '../support/engineKit.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
@@ -36,6 +37,41 @@ describe('the preflight of a run', () => {
     expect(askedDuringMetaRead[0]).toBe(1);
     expect(api.requests[0]).toMatchObject({ day: toDay(clock.now()), page: 0, size: 1 });
     expect(summary.recordsNew).toBe(30);
+  });
+
+  it('sends the active list beside the preflight; the snapshot observes it when it arrived', async () => {
+    const api = new ScriptedUpstream({ clock, days: new Map([[day, dayOfRecords(day, 30)]]), seed: 1 });
+    let preflightAnswered = false;
+    let listedBeforePreflightAnswered: boolean | undefined;
+    const history = api.historyPage.bind(api);
+    api.historyPage = async (...args) => {
+      const page = await history(...args);
+      if (args[3] === 1) preflightAnswered = true;
+      return page;
+    };
+    let arrived: string | undefined;
+    api.listActive = async () => {
+      listedBeforePreflightAnswered = !preflightAnswered;
+      arrived = clock.now().toISOString();
+      return [session('s1', { port: 10_001 })];
+    };
+    const { state } = slowMetaState(api);
+    // What the run does before its snapshot (reading the state here) takes a minute of the clock.
+    const getMeta = state.getMeta.bind(state);
+    state.getMeta = async () => {
+      const meta = await getMeta();
+      clock.advance(60_000);
+      return meta;
+    };
+    const summary = await runArchive(testDeps({ api, objects: new MemoryObjectStore(), state, clock }), {
+      ...TEST_OPTIONS,
+      onlyDays: [day],
+    });
+    expect(listedBeforePreflightAnswered).toBe(true);
+    expect(summary.active).toMatchObject({ listed: 1 });
+    expect(summary.recordsNew).toBe(30);
+    expect(arrived).toBeDefined();
+    expect((await state.getActiveState())?.lastSnapshotAt).toBe(arrived);
   });
 
   it('still refuses a rejected key before anything new is written', async () => {
