@@ -22,6 +22,11 @@ export interface DayContext {
   windowDays: number;
   /** The run's one deadline budget. */
   budget: DeadlineBudget;
+  /**
+   * Called once the day's walk has ended (before its commit): the run may start the next day's walk
+   * then, so that this day's commit (file, state and manifest writes) overlaps it.
+   */
+  onWalked?: () => void;
 }
 
 /**
@@ -77,6 +82,7 @@ export async function archiveDay(
       tokenKey: deps.tokenKey,
       budget: ctx.budget,
     });
+    ctx.onWalked?.();
     if (walk.outsideWindow) return { kind: 'outside-window', refusal: walk.outsideWindow };
     const { newRecords, files, bytes } = await drafts.commitAll();
     if (walk.interrupted && walk.progress && sink instanceof CarriedRows)

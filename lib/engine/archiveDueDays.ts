@@ -68,7 +68,7 @@ export async function archiveDueDays(ctx: DueDaysContext): Promise<DueDaysOutcom
   let renewing: Promise<void> = Promise.resolve();
   const renew = () => (renewing = renewing.then(ctx.renewLease));
   /** One day: walk, commit, next state; a day's failure is recorded and the others go on. */
-  const archiveOne = async (planned: PlannedDay): Promise<void> => {
+  const archiveOne = async (planned: PlannedDay, onWalked: () => void): Promise<void> => {
     done++;
     const previous = days.get(planned.day) ?? blankDay(planned.day);
     let outcome: DayOutcome;
@@ -77,6 +77,7 @@ export async function archiveDueDays(ctx: DueDaysContext): Promise<DueDaysOutcom
         tmpDir: runTmp,
         windowDays,
         budget: ctx.budget,
+        onWalked,
       });
     } catch (error) {
       if (ArchiverError.is(error) && RUN_FATAL.has(error.code)) {
@@ -154,18 +155,41 @@ export async function archiveDueDays(ctx: DueDaysContext): Promise<DueDaysOutcom
     });
   };
   // `dayConcurrency` workers take the due days in order; each day commits its own partitions, so
-  // exactly once holds as for one. No new day starts once the budget is spent or after a fatal error.
+  // exactly once holds as for one. A worker starts its next day once the day's walk has ended and the
+  // day before it has ended: the commit of one day (file, state and manifest writes, no requests)
+  // overlaps the walk of the next, at most `dayConcurrency` days walk at once, and as many commit. No new day starts once the budget is spent, after a
+  // fatal error, or after a day failed in a way no day records (then the run fails with it).
+  const started: Promise<void>[] = [];
+  let broken = false;
   const worker = async (): Promise<void> => {
-    while (!stoppedByDeadline && fatal === undefined && nextIndex < due.length) {
+    /** This worker's day before the current one: it must have ended before another day starts. */
+    let before: Promise<void> = Promise.resolve();
+    while (!stoppedByDeadline && fatal === undefined && !broken && nextIndex < due.length) {
       if (ctx.budget.spent()) {
         stoppedByDeadline = true;
         break;
       }
-      await archiveOne(due[nextIndex++] as PlannedDay);
+      let walked: () => void = () => undefined;
+      const walkEnded = new Promise<void>((resolve) => {
+        walked = resolve;
+      });
+      const day = archiveOne(due[nextIndex++] as PlannedDay, walked).finally(walked);
+      day.catch(() => {
+        broken = true;
+      });
+      started.push(day);
+      // At most two days a worker: one committing, the next walking.
+      await Promise.all([walkEnded, before.catch(() => undefined)]);
+      before = day;
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.dayConcurrency ?? 1) }, worker));
+  // Every day started has ended (its commit and state included) before the run goes on.
+  await Promise.all(started);
   if (fatal) throw fatal;
+  // Days whose commits overlapped end in any order: the results keep the order of the due days.
+  const order = new Map(due.map((p, i) => [p.day, i] as const));
+  results.sort((a, b) => (order.get(a.day) ?? 0) - (order.get(b.day) ?? 0));
   if (stoppedByDeadline) deferredDays.push(...due.slice(nextIndex).map((p) => p.day));
 
   return { results, failedDays, deferredDays, gaps: newGaps, stoppedByDeadline, meta };

@@ -1,7 +1,12 @@
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveMeta, MetaStore } from './stateStore.ts';
 
-const MAX_CONFLICTS = 8;
+/**
+ * Each round lets at least one writer through, so W writers at once settle in W rounds: a run has up to
+ * two day commits a day worker (16 workers at most), its active snapshot, and another run or the
+ * snapshot function beside it.
+ */
+const MAX_CONFLICTS = 40;
 
 /**
  * Read-modify-write of META, retried when another writer (a concurrent run, the snapshot function)
