@@ -16,11 +16,15 @@ export function sha256OfBytes(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-/** SHA-256 of a source, read chunk by chunk. */
+/**
+ * SHA-256 of a source, read chunk by chunk into one buffer (a store that can reads into it): hashing an
+ * 80 MB file at the end of a run once left 80 chunks of garbage, 30 MiB above the run's steady RSS.
+ */
 export async function sha256OfSource(source: ByteSource): Promise<string> {
   const hash = createHash('sha256');
+  const buffer = new Uint8Array(Math.min(HASH_CHUNK, source.byteLength));
   for (let at = 0; at < source.byteLength; at += HASH_CHUNK) {
-    hash.update(await source.read(at, Math.min(source.byteLength, at + HASH_CHUNK)));
+    hash.update(await source.read(at, Math.min(source.byteLength, at + HASH_CHUNK), buffer));
   }
   return hash.digest('hex');
 }

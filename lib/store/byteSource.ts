@@ -9,7 +9,8 @@ import type { ObjectStore } from './objectStore.ts';
  */
 export interface ByteSource {
   readonly byteLength: number;
-  read(start: number, end: number): Promise<Uint8Array>;
+  /** Bytes `[start, end)`; with `into`, possibly a view of it (see `ObjectStore.getRange`). */
+  read(start: number, end: number, into?: Uint8Array): Promise<Uint8Array>;
 }
 
 /** Bytes already in memory. */
@@ -21,8 +22,8 @@ export function bytesSource(bytes: Uint8Array): ByteSource {
 export function objectSource(objects: ObjectStore, key: string, size: number): ByteSource {
   return {
     byteLength: size,
-    read: async (start, end) => {
-      const bytes = await objects.getRange(key, start, end);
+    read: async (start, end, into) => {
+      const bytes = await objects.getRange(key, start, end, into);
       if (bytes === undefined) throw new ArchiverError('STORE_FAILED', `${key} vanished while being read`);
       return bytes;
     },
@@ -39,10 +40,10 @@ export async function localFileSource(path: string): Promise<ByteSource> {
   const { size } = await stat(path);
   return {
     byteLength: size,
-    read: async (start, end) => {
+    read: async (start, end, into) => {
       const handle = await open(path, 'r');
       try {
-        return await readRange(handle, start, Math.min(end, size));
+        return await readRange(handle, start, Math.min(end, size), into);
       } finally {
         await handle.close();
       }
@@ -50,9 +51,19 @@ export async function localFileSource(path: string): Promise<ByteSource> {
   };
 }
 
-/** Reads bytes [start, end) of an open file; shorter only when the file ends first. */
-export async function readRange(handle: FileHandle, start: number, end: number): Promise<Uint8Array> {
-  const out = new Uint8Array(Math.max(0, end - start));
+/**
+ * Reads bytes [start, end) of an open file; shorter only when the file ends first. Into `into` when it
+ * is big enough (the result is then a view of it).
+ */
+export async function readRange(
+  handle: FileHandle,
+  start: number,
+  end: number,
+  into?: Uint8Array,
+): Promise<Uint8Array> {
+  const length = Math.max(0, end - start);
+  const out =
+    into !== undefined && into.byteLength >= length ? into.subarray(0, length) : new Uint8Array(length);
   let done = 0;
   while (done < out.byteLength) {
     const { bytesRead } = await handle.read(out, done, out.byteLength - done, start + done);

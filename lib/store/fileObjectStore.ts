@@ -233,11 +233,11 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
       }
     },
 
-    async getRange(key, start, end) {
+    async getRange(key, start, end, into) {
       let handle: FileHandle | undefined;
       try {
         handle = await open(pathOf(key), 'r');
-        return await readRange(handle, start, end);
+        return await readRange(handle, start, end, into);
       } catch (error) {
         if (isMissing(error) || errno(error) === 'EISDIR') return undefined;
         throw storeFailed(`cannot read '${key}' under ${root}`, error);

@@ -24,9 +24,12 @@ export interface ObjectStore {
   get(key: string): Promise<Uint8Array | undefined>;
   /**
    * Bytes `[start, end)` of the object (fewer at its end), or `undefined` when absent: how big files are
-   * hashed and their Parquet footers read without holding a whole file in memory.
+   * hashed and their Parquet footers read without holding a whole file in memory. With `into` (at least
+   * `end - start` bytes), an adapter may read into it and return a view of it, so that a reader of many
+   * ranges (a hash) reuses one buffer instead of leaving one a range to the garbage collector: the
+   * caller is done with the bytes before it asks for the next range into the same buffer.
    */
-  getRange(key: string, start: number, end: number): Promise<Uint8Array | undefined>;
+  getRange(key: string, start: number, end: number, into?: Uint8Array): Promise<Uint8Array | undefined>;
   /** Size of the object, or `undefined` when absent. */
   head(key: string): Promise<ObjectInfo | undefined>;
   /** All objects whose key starts with `prefix`, across every listing page. */

@@ -27,6 +27,19 @@ describe('createFileObjectStore', () => {
     await rm(scratch, { recursive: true, force: true });
   });
 
+  it('reads a range into the buffer it is given (a view of it: no new buffer a range)', async () => {
+    const store = createFileObjectStore(root);
+    const body = randomBytes(4096);
+    await store.put('a/b.bin', body);
+    const buffer = new Uint8Array(1024);
+    const first = await store.getRange('a/b.bin', 0, 1024, buffer);
+    expect(first?.buffer).toBe(buffer.buffer);
+    expect(first).toEqual(new Uint8Array(body.subarray(0, 1024)));
+    const last = await store.getRange('a/b.bin', 3584, 4608, buffer);
+    expect(last?.buffer).toBe(buffer.buffer);
+    expect(last).toEqual(new Uint8Array(body.subarray(3584)));
+  });
+
   it('stores keys as nested folders under the root and reports a file URL', async () => {
     const store = createFileObjectStore(root);
     await store.put('history/dt=2024-01-01/a.parquet', 'abc');
