@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
+import { SNAPSHOT_BESIDE_DAYS_MAX } from '../../lib/engine/prepareRun.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { session } from '../active/activeKit.ts';
@@ -72,6 +73,44 @@ describe('the preflight of a run', () => {
     expect(summary.recordsNew).toBe(30);
     expect(arrived).toBeDefined();
     expect((await state.getActiveState())?.lastSnapshotAt).toBe(arrived);
+  });
+
+  it.each([
+    ['a small active list is snapshotted beside the first day', 3, true],
+    [
+      'a big active list is snapshotted before the first day (its memory is not stacked on a walk)',
+      SNAPSHOT_BESIDE_DAYS_MAX + 1,
+      false,
+    ],
+  ])('%s', async (_what, sessions, besideTheDay) => {
+    const api = new ScriptedUpstream({ clock, days: new Map([[day, dayOfRecords(day, 30)]]), seed: 1 });
+    api.listActive = async () =>
+      Array.from({ length: sessions }, (_, i) => session(`s${i}`, { port: 10_000 + (i % 50_000) }));
+    const state = new MemoryStateStore();
+    // The active manifest's write is held until the test has looked at the history requests.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let pagesWhileHeld: number | undefined;
+    const put = state.putPartition.bind(state);
+    state.putPartition = async (manifest) => {
+      if (manifest.dataset === 'active' && pagesWhileHeld === undefined) {
+        for (let i = 0; i < 50; i++) await new Promise(setImmediate);
+        pagesWhileHeld = api.requests.filter((r) => r.size !== 1).length;
+        release();
+      }
+      await held;
+      return put(manifest);
+    };
+    const summary = await runArchive(testDeps({ api, objects: new MemoryObjectStore(), state, clock }), {
+      ...TEST_OPTIONS,
+      onlyDays: [day],
+    });
+    expect(summary.active).toMatchObject({ listed: sessions });
+    expect(summary.recordsNew).toBe(30);
+    if (besideTheDay) expect(pagesWhileHeld).toBeGreaterThan(0);
+    else expect(pagesWhileHeld).toBe(0);
   });
 
   it('still refuses a rejected key before anything new is written', async () => {
