@@ -12,22 +12,14 @@ import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
 import { mapArchiveRow } from '../../lib/records/mapArchiveRow.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 import { dayOfRecords, ScriptedUpstream, type ScriptedUpstreamOptions } from '../support/scriptedUpstream.ts';
+import { walkOptions } from '../support/walkOptions.ts';
 
 const DAY = '2026-11-10';
 const KEY = new Uint8Array(32).fill(3);
 const clock = new ManualClock('2026-11-20T12:00:00Z');
 
 function options(extra: Partial<WalkOptions> = {}): WalkOptions {
-  return {
-    pageSize: 2000,
-    concurrency: 2,
-    maxPasses: 10,
-    maxPagesPerDay: 50,
-    sink: new DistinctRows(() => undefined),
-    tokenKey: KEY,
-    toRow: (r) => mapArchiveRow(r, { tokenPolicy: 'hash', tokenKey: KEY, archivedAt: clock.now() }),
-    ...extra,
-  };
+  return walkOptions(KEY, clock, extra);
 }
 
 function server(count: number, extra: Partial<ScriptedUpstreamOptions> = {}): ScriptedUpstream {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
-import { DistinctRows, type WalkOptions, walkDay } from '../../lib/engine/walkDay.ts';
+import { type WalkOptions, walkDay } from '../../lib/engine/walkDay.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { mapArchiveRow } from '../../lib/records/mapArchiveRow.ts';
 import type { HistoryPage } from '../../lib/records/schemas.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
+import { walkOptions } from '../support/walkOptions.ts';
 
 // Requests asked ahead: page 1 beside page 0, and the empty page that proves the end of a whole number of
 // pages beside the others. Each saves a round trip a day; none may cost more than the one request a
@@ -16,16 +16,7 @@ const DAY = '2026-03-01' as const;
 const KEY = new TextEncoder().encode('walk-ahead-test-key-0123456789ab');
 
 function options(extra: Partial<WalkOptions> = {}): WalkOptions {
-  return {
-    pageSize: 500,
-    concurrency: 2,
-    maxPasses: 10,
-    maxPagesPerDay: 50,
-    sink: new DistinctRows(() => undefined),
-    tokenKey: KEY,
-    toRow: (r) => mapArchiveRow(r, { tokenPolicy: 'hash', tokenKey: KEY, archivedAt: clock.now() }),
-    ...extra,
-  };
+  return walkOptions(KEY, clock, { pageSize: 500, ...extra });
 }
 
 function server(count: number, maxPageSize = 500): ScriptedUpstream {

@@ -1,0 +1,24 @@
+import type { Clock } from '../../lib/clock/clock.ts';
+import { DistinctRows, type WalkOptions } from '../../lib/engine/walkDay.ts';
+import { mapArchiveRow } from '../../lib/records/mapArchiveRow.ts';
+
+/**
+ * Walk options for engine tests: pages of 2,000, two requests in flight, 10 passes, 50 pages a day,
+ * rows under the hash token policy archived at `clock`'s now, a sink that only counts; `extra` wins.
+ */
+export function walkOptions(
+  tokenKey: Uint8Array,
+  clock: Clock,
+  extra: Partial<WalkOptions> = {},
+): WalkOptions {
+  return {
+    pageSize: 2000,
+    concurrency: 2,
+    maxPasses: 10,
+    maxPagesPerDay: 50,
+    sink: new DistinctRows(() => undefined),
+    tokenKey,
+    toRow: (r) => mapArchiveRow(r, { tokenPolicy: 'hash', tokenKey, archivedAt: clock.now() }),
+    ...extra,
+  };
+}
