@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { type WalkOptions, walkDay } from '../../lib/engine/walkDay.ts';
@@ -143,6 +144,36 @@ describe('walkDay asks ahead', () => {
     expect(walk.distinct).toBe(1400);
     expect(walk.complete).toBe(true);
     expect(api.asked.sort()).toEqual([0, 1, 1, 2]);
+  });
+
+  it('property: on a stable server any day is walked whole in at most totalPages + 1 requests', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 600 }),
+        fc.integer({ min: 7, max: 150 }),
+        fc.integer({ min: 5, max: 200 }),
+        fc.option(fc.integer({ min: 0, max: 600 }), { nil: undefined }),
+        fc.integer({ min: 1, max: 4 }),
+        async (count, cap, pageSize, expectedTotal, concurrency) => {
+          const api = server(count, cap);
+          const walk = await walkDay(
+            api,
+            DAY,
+            options({
+              pageSize,
+              concurrency,
+              maxPagesPerDay: 1000,
+              ...(expectedTotal === undefined ? {} : { expectedTotal }),
+            }),
+          );
+          expect(walk.distinct).toBe(count);
+          expect(walk.complete).toBe(true);
+          const totalPages = Math.max(1, Math.ceil(count / Math.min(cap, pageSize)));
+          expect(api.requests.length).toBeLessThanOrEqual(totalPages + 1);
+        },
+      ),
+      { numRuns: 150, seed: 22 },
+    );
   });
 
   it('leaves no request in flight when page 0 fails: the walk fails once the guess has settled', async () => {
