@@ -7,8 +7,8 @@ describe('relieveHeap', () => {
     relieveHeap();
     // Kept alive until the line before the call: V8 cannot collect it early, whatever its own timing,
     // so the garbage relieveHeap sees is exactly this (no allocation happens between the two lines).
-    let junk: string[] | undefined = Array.from({ length: 1_200_000 }, (_, k) => `${k}-${'x'.repeat(40)}`);
-    expect(junk).toHaveLength(1_200_000);
+    let junk: string[] | undefined = Array.from({ length: 2_400_000 }, (_, k) => `${k}-${'x'.repeat(48)}`);
+    expect(junk).toHaveLength(2_400_000);
     const before = getHeapStatistics().used_heap_size;
     expect(before).toBeGreaterThan(HEAP_HEADROOM_BYTES);
     junk = undefined;
