@@ -12,6 +12,7 @@ import { DT_PROJECTION_RANGE, TABLES } from '../../lib/config/tableNames.ts';
 import { DEFAULT_ROW_GROUP_BYTES } from '../../lib/parquet/historyParquetFile.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
 import { ACTIVE_CHUNK_PREFIX, CHUNK_BYTES } from '../../lib/state/activeChunks.ts';
+import { HEAP_GROWING_PERCENT, HEAP_HEADROOM_BYTES } from '../../lib/util/relieveHeap.ts';
 import { synthApp } from '../infra/testApp.ts';
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');
@@ -225,6 +226,16 @@ describe('README and docs/', () => {
     const claim = /or (\d+) MiB of row payload, whichever comes first/.exec(read('docs/design.md'));
     expect(claim, 'README states the row-group bound').not.toBeNull();
     expect(Number(claim?.[1]) * 1024 * 1024).toBe(DEFAULT_ROW_GROUP_BYTES);
+  });
+
+  it('states the heap growth bound and the forced-collection backstop the engine uses', () => {
+    const design = read('docs/design.md').replace(/\s+/g, ' ');
+    const growth = /`--heap-growing-percent=(\d+)`/.exec(design);
+    expect(growth, 'design.md states the heap growth flag').not.toBeNull();
+    expect(Number(growth?.[1])).toBe(HEAP_GROWING_PERCENT);
+    const backstop = /past (\d+) MiB of garbage above what survived the last one/.exec(design);
+    expect(backstop, 'design.md states the backstop').not.toBeNull();
+    expect(Number(backstop?.[1]) * 1024 * 1024).toBe(HEAP_HEADROOM_BYTES);
   });
 
   it('uses the Athena table name locally too, and the quick start runs the printed query', () => {
