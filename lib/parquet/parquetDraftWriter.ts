@@ -1,5 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import { ParquetWriter } from 'hyparquet-writer';
+import { asciiByteViews } from './asciiByteViews.ts';
 import { FileSinkWriter } from './fileSinkWriter.ts';
 import { type HistoryColumnOptions, historyColumnOptions } from './historyColumnOptions.ts';
 import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from './historySchema.ts';
@@ -121,11 +122,14 @@ export class ParquetDraftWriter extends PartialFile<{ rows: number; bytes: numbe
 /** Writes `group` as exactly one row group (the library would split it again at its own default size). */
 async function writeRowGroup(parquet: ParquetWriter, group: unknown[][], rows: number): Promise<void> {
   const columnData = HISTORY_COLUMN_NAMES.map((name, i) => {
-    const data = group[i] as unknown[];
     const options: HistoryColumnOptions = COLUMN_OPTIONS.get(name) ?? {
       statistics: true,
       offsetIndex: false,
     };
+    // Unique strings (ids, addresses) are written as lengths then bytes, with no dictionary and no
+    // statistics: as byte views they give the same file, without the library encoding value by value.
+    const values = group[i] as unknown[];
+    const data = options.encoding === 'DELTA_LENGTH_BYTE_ARRAY' ? (asciiByteViews(values) ?? values) : values;
     // A dictionary of nothing (a column that is all null in this group) is left to the library.
     if (options.encoding === 'RLE_DICTIONARY' && !data.some((v) => v !== null)) {
       const { encoding: _dropped, ...rest } = options;
