@@ -50,7 +50,9 @@ describe('asciiByteViews', () => {
     fc.assert(
       fc.property(
         fc.array(fc.option(ascii, { nil: null }), { maxLength: 30 }),
-        fc.string({ unit: 'binary', minLength: 1 }).filter((s) => [...s].some((c) => (c.codePointAt(0) as number) > 0x7f)),
+        fc
+          .string({ unit: 'binary', minLength: 1 })
+          .filter((s) => [...s].some((c) => (c.codePointAt(0) as number) > 0x7f)),
         fc.nat(),
         (values, wide, at) => {
           const column = [...values];
