@@ -13,6 +13,7 @@ import { gzipSync } from 'node:zlib';
 import { addDays, type Day, dayRange, toDay } from '../lib/clock/day.ts';
 import type { DatasetOptions } from '../lib/emulator/dataset.ts';
 import { startEmulator } from '../lib/emulator/startEmulator.ts';
+import type { ParquetEncoder } from '../lib/parquet/historyParquetFile.ts';
 import { LAMBDA_NODE } from '../test/parquet/lambdaNode.ts';
 import type { ColumnSizes } from './columnSizes.ts';
 import type { DuckdbRewrite } from './duckdbRewrite.ts';
@@ -37,8 +38,8 @@ export interface BenchCase {
   size?: boolean;
   /** Run the archiver under the Lambda's Node (24, so ZSTD) instead of the Node running the bench. */
   lambdaNode?: boolean;
-  /** `PARQUET_ENCODER` of the archiver (default: the config's default, inline). */
-  encoder?: 'worker';
+  /** `PARQUET_ENCODER` of the archiver (default: the config's default, worker). */
+  encoder?: ParquetEncoder;
   /** Also run the fetch-then-DuckDB script (issue 22) on the same pages; target: archiver ≤ ratio × script. */
   script?: { maxRatio?: number };
 }
@@ -156,26 +157,26 @@ const FULL: BenchCase[] = [
     maxRatio: 1.1,
   },
   {
-    name: 'backfill-1M-worker',
-    description: '60-day backfill, ~1M records, PARQUET_ENCODER=worker',
+    name: 'backfill-1M-inline',
+    description: '60-day backfill, ~1M records, PARQUET_ENCODER=inline',
     dataset: scaledDataset(MILLION_SCALE),
     maxRatio: 1.3,
-    encoder: 'worker',
+    encoder: 'inline',
   },
   {
-    name: 'day-100k-worker',
-    description: 'one 100k-record day, PARQUET_ENCODER=worker',
+    name: 'day-100k-inline',
+    description: 'one 100k-record day, PARQUET_ENCODER=inline',
     dataset: flatDayDataset(100_000),
     oneDay: true,
     maxRatio: 1.3,
-    encoder: 'worker',
+    encoder: 'inline',
   },
   {
-    name: 'day-1M-worker',
-    description: 'one 1M-record day, PARQUET_ENCODER=worker',
+    name: 'day-1M-inline',
+    description: 'one 1M-record day, PARQUET_ENCODER=inline',
     dataset: flatDayDataset(1_000_000),
     oneDay: true,
-    encoder: 'worker',
+    encoder: 'inline',
   },
 ];
 

@@ -125,9 +125,9 @@ export const SETTINGS = [
     key: 'parquetEncoder',
     env: 'PARQUET_ENCODER',
     flag: 'parquet-encoder',
-    default: 'inline',
+    default: 'worker',
     description:
-      'inline | worker: where Parquet row groups are encoded. worker (CLI, 2+ CPUs) encodes on a second thread while pages are fetched: faster on big days, more peak RSS (bench/RESULTS.md).',
+      'worker | inline: where Parquet row groups are encoded. worker encodes a file past 1,024 rows on a second thread while pages are fetched (1.3–1.4× faster on big days, bench/RESULTS.md); where there is no worker (one CPU, the Lambda bundle) it is inline. inline keeps every file on the main thread.',
   },
   {
     key: 'leaseTtlMs',

@@ -5,12 +5,16 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { ArchiverError } from '../errors/archiverError.ts';
-import { relieveHeap } from '../util/relieveHeap.ts';
+import { boundHeapGrowth, relieveHeap, TWO_HEAPS_GROWING_PERCENT } from '../util/relieveHeap.ts';
 import { ParquetDraftWriter } from './parquetDraftWriter.ts';
 import type { FileResult, WorkerReply, WorkerRequest } from './parquetWorkerProtocol.ts';
 
 const port = parentPort;
 if (!port) throw new Error('parquetWorker.ts runs only as a worker thread');
+
+// The flag is process-wide and this thread's module state starts empty: take the bound the main thread
+// set when it started this worker, so this thread's own `relieveHeap` calls never loosen it.
+boundHeapGrowth(TWO_HEAPS_GROWING_PERCENT);
 
 const writers = new Map<number, Promise<ParquetDraftWriter>>();
 const chains = new Map<number, Promise<void>>();

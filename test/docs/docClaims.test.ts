@@ -12,7 +12,11 @@ import { DT_PROJECTION_RANGE, TABLES } from '../../lib/config/tableNames.ts';
 import { DEFAULT_ROW_GROUP_BYTES } from '../../lib/parquet/historyParquetFile.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
 import { ACTIVE_CHUNK_PREFIX, CHUNK_BYTES } from '../../lib/state/activeChunks.ts';
-import { HEAP_GROWING_PERCENT, HEAP_HEADROOM_BYTES } from '../../lib/util/relieveHeap.ts';
+import {
+  HEAP_GROWING_PERCENT,
+  HEAP_HEADROOM_BYTES,
+  TWO_HEAPS_GROWING_PERCENT,
+} from '../../lib/util/relieveHeap.ts';
 import { synthApp } from '../infra/testApp.ts';
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');
@@ -233,6 +237,9 @@ describe('README and docs/', () => {
     const growth = /`--heap-growing-percent=(\d+)`/.exec(design);
     expect(growth, 'design.md states the heap growth flag').not.toBeNull();
     expect(Number(growth?.[1])).toBe(HEAP_GROWING_PERCENT);
+    const twoHeaps = /`(\d+)` once the encoding worker starts/.exec(design);
+    expect(twoHeaps, 'design.md states the bound with the encoding worker').not.toBeNull();
+    expect(Number(twoHeaps?.[1])).toBe(TWO_HEAPS_GROWING_PERCENT);
     const backstop = /past (\d+) MiB of garbage above what survived the last one/.exec(design);
     expect(backstop, 'design.md states the backstop').not.toBeNull();
     expect(Number(backstop?.[1]) * 1024 * 1024).toBe(HEAP_HEADROOM_BYTES);

@@ -1,6 +1,12 @@
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { HEAP_HEADROOM_BYTES, relieveHeap } from '../../lib/util/relieveHeap.ts';
+import {
+  boundHeapGrowth,
+  HEAP_GROWING_PERCENT,
+  HEAP_HEADROOM_BYTES,
+  relieveHeap,
+  TWO_HEAPS_GROWING_PERCENT,
+} from '../../lib/util/relieveHeap.ts';
 
 describe('relieveHeap', () => {
   it('collects once the heap holds more than the headroom of garbage, and not again right after', () => {
@@ -17,5 +23,16 @@ describe('relieveHeap', () => {
     expect(junk).toBeUndefined();
     expect(before - after).toBeGreaterThan(HEAP_HEADROOM_BYTES / 2);
     expect(relieveHeap()).toBe(false);
+  });
+
+  it('keeps the tightest heap growth bound asked for, whatever the order', () => {
+    expect(TWO_HEAPS_GROWING_PERCENT).toBeLessThan(HEAP_GROWING_PERCENT);
+    // relieveHeap (above) asked for the usual bound; the two-heap one tightens it and then holds.
+    expect(boundHeapGrowth()).toBe(HEAP_GROWING_PERCENT);
+    expect(boundHeapGrowth(TWO_HEAPS_GROWING_PERCENT)).toBe(TWO_HEAPS_GROWING_PERCENT);
+    expect(boundHeapGrowth()).toBe(TWO_HEAPS_GROWING_PERCENT);
+    expect(boundHeapGrowth(HEAP_GROWING_PERCENT + 50)).toBe(TWO_HEAPS_GROWING_PERCENT);
+    expect(relieveHeap()).toBe(false);
+    expect(boundHeapGrowth()).toBe(TWO_HEAPS_GROWING_PERCENT);
   });
 });
