@@ -17,22 +17,26 @@ export const HEAP_GROWING_PERCENT = 100;
 
 /**
  * The bound while the Parquet encoding worker runs: two heaps then share the process, and each grows to
- * at most 1.5× its live set. Measured on the million-record cases: peak RSS 235–255 MiB at 100, 222–227
- * at 50, for 3–5% more CPU (bench/PROFILE.md).
+ * at most 1.5× its live set. Measured with the worker on the million-record backfill and day, one run
+ * each, twice: peak RSS 232–241 MiB at 100, 219–227 at 50, in times within the machine's noise
+ * (bench/PROFILE.md).
  */
 export const TWO_HEAPS_GROWING_PERCENT = 50;
 
-let collect: (() => void) | null | undefined;
+/** The `gc` of `--expose-gc`: a full, atomic collection, or with `async`, one V8 runs incrementally. */
+type Collector = (options?: { type: 'major' | 'minor'; execution: 'sync' | 'async' }) => void;
+
+let collect: Collector | null | undefined;
 let growthPercent: number | undefined;
 let liveAfterLast = 0;
 
 /** V8's full collector, exposed without a command-line flag; null where the runtime refuses. */
-function collector(): (() => void) | null {
+function collector(): Collector | null {
   if (collect !== undefined) return collect;
   try {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as unknown;
-    collect = typeof gc === 'function' ? (gc as () => void) : null;
+    collect = typeof gc === 'function' ? (gc as Collector) : null;
   } catch {
     collect = null;
   }
@@ -43,12 +47,18 @@ function collector(): (() => void) | null {
  * Bounds V8's heap growth for the whole process (every thread) to `percent` above the live heap, unless a
  * tighter bound is already in force: the tightest asked for wins, so a thread that asks for the usual
  * bound never loosens the one set for two heaps. The flag is read at each major collection, so setting it
- * after start takes effect. Bulk writers call this through `relieveHeap`; returns the bound in force.
+ * after start takes effect; a new bound also starts one major collection, incremental and concurrent
+ * (V8 runs it between tasks, as its own), so the first limit under it is taken from the live heap, not
+ * from the start-up garbage V8 lets pile up before its first major collection (a million-record backfill
+ * with the encoding worker peaked at 241–244 MiB RSS 2.4 s into the run without it, 221–223 MiB with it,
+ * in the same time). A forced, atomic collection there measured 9–13% more CPU for the run.
+ * Bulk writers call this through `relieveHeap`; returns the bound in force.
  */
 export function boundHeapGrowth(percent: number = HEAP_GROWING_PERCENT): number {
   if (growthPercent !== undefined && growthPercent <= percent) return growthPercent;
   growthPercent = percent;
   setFlagsFromString(`--heap-growing-percent=${percent}`);
+  collector()?.({ type: 'major', execution: 'async' });
   return percent;
 }
 

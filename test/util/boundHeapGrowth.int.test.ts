@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 const RUN_TS = fileURLToPath(new URL('../../bin/run-ts.js', import.meta.url));
 const CHILD = fileURLToPath(new URL('./fixtures/heapGrowthChild.ts', import.meta.url));
+const COLLECTIONS_CHILD = fileURLToPath(new URL('./fixtures/majorCollectionsChild.ts', import.meta.url));
 
 async function peakMiB(mode: 'free' | 'bounded' | 'two-heaps'): Promise<number> {
   const { stdout } = await promisify(execFile)(process.execPath, [RUN_TS, CHILD, mode]);
@@ -27,5 +28,16 @@ describe('boundHeapGrowth', () => {
     const bounded = await peakMiB('bounded');
     const twoHeaps = await peakMiB('two-heaps');
     expect(twoHeaps).toBeLessThan(bounded * 0.9);
+  }, 60_000);
+
+  it('starts a major collection of its own, so the first limit is taken from the live heap', async () => {
+    // Same short-lived allocations; the flag alone against boundHeapGrowth. Measured: 2 against 3, every run.
+    const majors = async (mode: 'flag' | 'bound') => {
+      const { stdout } = await promisify(execFile)(process.execPath, [RUN_TS, COLLECTIONS_CHILD, mode]);
+      return (JSON.parse(stdout.trim()) as { major: number }).major;
+    };
+    const flagOnly = await majors('flag');
+    const bound = await majors('bound');
+    expect(bound).toBeGreaterThan(flagOnly);
   }, 60_000);
 });
