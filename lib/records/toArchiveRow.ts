@@ -63,10 +63,11 @@ export function partitionOf(
 }
 
 function extraJson(record: HistoryRecord, opts: ToArchiveRowOptions): string | null {
-  // Most records carry only the named fields: no object is built for them.
+  // Most records carry only the named fields: no object is built for them, and no key list either
+  // (`for…in` walks V8's cached keys; the own-key check leaves out anything inherited, as Object.keys does).
   let extra: Record<string, unknown> | undefined;
-  for (const key of Object.keys(record)) {
-    if (NAMED.has(key)) continue;
+  for (const key in record) {
+    if (NAMED.has(key) || !Object.hasOwn(record, key)) continue;
     extra ??= {};
     setOwn(extra, key, (record as Record<string, unknown>)[key]);
   }

@@ -95,6 +95,18 @@ describe('toArchiveRow', () => {
     expect(row.record_id).toBe(recordId(baseRecord(), tokenKey));
   });
 
+  it('writes only own extra fields, as Object.keys lists them, to extra_json', () => {
+    // A record whose prototype carries enumerable fields: they are not the record's, so not archived.
+    const inherited = Object.assign(
+      Object.create({ proto_only: 'x' }) as object,
+      baseRecord({ region: 'eu' }),
+    );
+    const row = toArchiveRow(inherited as ReturnType<typeof baseRecord>, hash);
+    expect(row.extra_json).toBe('{"region":"eu"}');
+    const named = Object.assign(Object.create({ stray: 1 }) as object, baseRecord());
+    expect(toArchiveRow(named as ReturnType<typeof baseRecord>, hash).extra_json).toBeNull();
+  });
+
   it.each([
     { start: '2025-02-06T16:16:44.571+00:00', ms: Date.UTC(2025, 1, 6, 16, 16, 44, 571) },
     { start: '2025-02-06T16:16:44Z', ms: Date.UTC(2025, 1, 6, 16, 16, 44) },
