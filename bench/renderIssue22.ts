@@ -38,21 +38,26 @@ export function renderIssue22(input: Issue22Input): string[] {
     scriptRow('100k day against the script', 'day-100k');
     scriptRow('1M day against the script', 'day-1M');
   }
-  const cpuCase = input.quick ? 'day-20k' : 'day-1M';
-  const cpu = byName(cpuCase);
-  if (cpu) {
+  // The CPU of every thread: with the encoding worker (the default) it includes what handing rows to it
+  // costs, so the inline case, where the CLI has no worker, is reported beside it.
+  const cpuRow = (name: string, judged: boolean) => {
+    const cpu = byName(name);
+    const target = judged ? 'CPU beyond the bound ≤ 8 µs a record' : 'CPU beyond the bound';
+    if (!cpu) return judged ? missing(target, name) : undefined;
     const us = ((cpu.archiverSeconds - cpu.measuredBoundSeconds) / cpu.records) * 1e6;
     const c = cpu.cpu;
     const cpuUs = c ? ((c.archiverSeconds - c.boundSeconds) / cpu.records) * 1e6 : undefined;
     rows.push([
-      `CPU beyond the bound ≤ 8 µs a record (${cpu.description})`,
+      `${target} (${cpu.description})`,
       (c
         ? `CPU: (${c.archiverSeconds} s − ${c.boundSeconds} s) ÷ ${cpu.records} = **${r2(cpuUs as number)} µs**; `
         : '') +
         `wall: (${cpu.archiverSeconds} s − ${cpu.measuredBoundSeconds} s) ÷ ${cpu.records} = ${r2(us)} µs${when(cpu)}`,
-      yes((cpuUs ?? us) <= 8),
+      judged ? yes((cpuUs ?? us) <= 8) : 'reported',
     ]);
-  } else missing('CPU beyond the bound ≤ 8 µs a record', cpuCase);
+  };
+  cpuRow(input.quick ? 'day-20k' : 'day-1M', true);
+  if (!input.quick) cpuRow('day-1M-inline', false);
   const latency = (target: string, name: string, max: number) => {
     const r = byName(name);
     if (!r) return missing(target, name);
