@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { boundHeapGrowth, TWO_HEAPS_GROWING_PERCENT } from '../util/relieveHeap.ts';
+import { type BuiltBundle, cachedBundle } from './cachedBundle.ts';
 import type { FileResult, WorkerCall, WorkerReply, WorkerRequest } from './parquetWorkerProtocol.ts';
 
 interface Pending {
@@ -110,9 +112,12 @@ export function parquetWorkerAvailable(): boolean {
 let bundled: string | null | undefined;
 
 /**
- * The worker's code: `parquetWorker.ts` and what it imports, bundled once per process by esbuild (the
- * CLI's own TypeScript bundler, bin/importTs.js) into one CommonJS script, so the worker needs no loader
- * thread of its own. Null where there is no TypeScript entry beside this module or no esbuild.
+ * The worker's code: `parquetWorker.ts` and what it imports, bundled by esbuild (the CLI's own TypeScript
+ * bundler, bin/importTs.js) into one CommonJS script, so the worker needs no loader thread of its own.
+ * The bundle is kept beside the CLI's, in `node_modules/.cache/tunnel-archiver`, while its sources are
+ * unchanged: bundling took about 100 ms of the main thread in every process that wrote a file, small
+ * or not (`parquetWorkerAvailable` asks for it when a file is created). Null where there is no
+ * TypeScript entry beside this module or no esbuild.
  */
 function workerCode(): string | undefined {
   if (bundled !== undefined) return bundled ?? undefined;
@@ -121,20 +126,35 @@ function workerCode(): string | undefined {
   if (entry.protocol !== 'file:' || !import.meta.url.endsWith('.ts')) return undefined;
   const entryPath = fileURLToPath(entry);
   if (!existsSync(entryPath)) return undefined;
+  const root = fileURLToPath(new URL('../..', import.meta.url));
   try {
-    const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
-    const out = esbuild.buildSync({
-      entryPoints: [entryPath],
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: `node${process.versions.node.split('.')[0]}`,
-      write: false,
-      logLevel: 'silent',
-    });
-    bundled = out.outputFiles[0]?.text ?? null;
+    bundled = cachedBundle(
+      { dir: join(root, 'node_modules', '.cache', 'tunnel-archiver'), key: WORKER_BUNDLE_KEY, root },
+      () => buildWorker(entryPath, root),
+    );
   } catch {
     bundled = null;
   }
   return bundled ?? undefined;
+}
+
+/** Names the worker's bundle in the cache; the Node major is part of it (esbuild targets it). */
+const WORKER_BUNDLE_KEY = `parquet-worker-node${process.versions.node.split('.')[0]}`;
+
+function buildWorker(entryPath: string, root: string): BuiltBundle {
+  const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
+  const out = esbuild.buildSync({
+    entryPoints: [entryPath],
+    absWorkingDir: root,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: `node${process.versions.node.split('.')[0]}`,
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const code = out.outputFiles[0]?.text;
+  if (code === undefined) throw new ArchiverError('INTERNAL', 'esbuild produced no Parquet worker bundle');
+  return { code, inputs: Object.keys(out.metafile.inputs) };
 }
