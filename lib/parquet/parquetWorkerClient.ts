@@ -104,6 +104,11 @@ export function parquetWorker(): ParquetWorkerClient | undefined {
   return shared;
 }
 
+/** The process's encoding worker when one is running; never starts one. */
+export function runningParquetWorker(): ParquetWorkerClient | undefined {
+  return shared?.alive ? shared : undefined;
+}
+
 /** Whether this runtime can run the encoding worker (see `parquetWorker`), without starting it. */
 export function parquetWorkerAvailable(): boolean {
   return availableParallelism() >= 2 && workerCode() !== undefined;

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { addDays, toDay } from '../../lib/clock/day.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { runningParquetWorker } from '../../lib/parquet/parquetWorkerClient.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { archivedIds, startWorld, TEST_OPTIONS, TEST_TOKEN_KEY, type World } from '../support/engineKit.ts';
 
@@ -40,6 +41,47 @@ describe('runArchive with PARQUET_ENCODER=worker (and inline, where the deadline
     const second = await runArchive(w.deps(), options);
     expect(second.recordsNew).toBe(0);
     expect((await archivedIds(w.objects)).total).toBe(expected.size);
+  }, 120_000);
+
+  // The worker is the CLI's default encoder: its death mid-run (a crash, an out-of-memory kill of the
+  // thread) must cost only the day it was encoding, recorded as failed, and never a record.
+  it('records the day whose worker died as failed, goes on with the next day, and a rerun completes it exactly once', async () => {
+    world = await heavyWorld([3_000, 3_000], 500);
+    const w = world;
+    const today = toDay(w.clock.now());
+    const days = [addDays(today, -6), addDays(today, -5)];
+    const options = { ...TEST_OPTIONS, onlyDays: days, parquetEncoder: 'worker' as const, dayConcurrency: 1 };
+    // Twenty pages into the first day (of about fifty: the walk passes over shuffled pages, and more
+    // than 1,024 of its rows are already with the worker), the worker dies.
+    let pages = 0;
+    let killed: ReturnType<typeof runningParquetWorker>;
+    const api = new Proxy(w.api, {
+      get(target, prop, receiver) {
+        if (prop !== 'historyPage') return Reflect.get(target, prop, receiver);
+        return async (...args: Parameters<typeof target.historyPage>) => {
+          if (++pages === 20) {
+            killed = runningParquetWorker();
+            await killed?.terminate();
+          }
+          return target.historyPage(...args);
+        };
+      },
+    });
+    const first = await runArchive({ ...w.deps(), api }, options);
+    expect(killed).toBeDefined();
+    expect(killed?.alive).toBe(false);
+    // The day it was encoding failed; the other day, encoded by a new worker, did not.
+    expect(first.failedDays.map((f) => f.day)).toEqual([days[0]]);
+    expect(first.days.find((d) => d.day === days[1])).toMatchObject({ complete: true });
+
+    const second = await runArchive(w.deps(), options);
+    expect(second.failedDays).toEqual([]);
+    const expected = new Set<string>();
+    for (const d of days) for (const r of w.emulator.truth(d)) expected.add(recordId(r, TEST_TOKEN_KEY));
+    const archive = await archivedIds(w.objects);
+    expect(archive.total).toBe(archive.distinct);
+    expect(new Set([...archive.byDt.values()].flat())).toEqual(expected);
+    expect(first.recordsNew + second.recordsNew).toBe(expected.size);
   }, 120_000);
 
   // Pages are fetched two at a time: the deadline strikes one fetch while the other page's rows are still
