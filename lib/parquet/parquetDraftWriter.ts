@@ -1,13 +1,13 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import { ParquetWriter } from 'hyparquet-writer';
-import { asciiByteViews } from './asciiByteViews.ts';
 import { FileSinkWriter } from './fileSinkWriter.ts';
-import { type HistoryColumnOptions, historyColumnOptions } from './historyColumnOptions.ts';
+import { historyColumnData } from './historyColumnData.ts';
 import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from './historySchema.ts';
 import { type ParquetCompression, parquetCompressors } from './parquetCompression.ts';
 import { PartialFile } from './partialFile.ts';
 import type { RowChunk } from './rowChunk.ts';
 import { wrapParquetWrite } from './wrapParquetWrite.ts';
+import { writeHistoryRowGroup } from './writeHistoryRowGroup.ts';
 
 /** What a draft writer needs to know; plain data, so the encoding worker receives the same. */
 export interface DraftWriterSettings {
@@ -15,8 +15,6 @@ export interface DraftWriterSettings {
   rowGroupBytes: number;
   compression: ParquetCompression;
 }
-
-const COLUMN_OPTIONS = historyColumnOptions(HISTORY_PARQUET_SCHEMA);
 
 /**
  * The encoding half of a history Parquet file: takes {@link RowChunk}s, cuts them into row groups (at
@@ -121,21 +119,5 @@ export class ParquetDraftWriter extends PartialFile<{ rows: number; bytes: numbe
 
 /** Writes `group` as exactly one row group (the library would split it again at its own default size). */
 async function writeRowGroup(parquet: ParquetWriter, group: unknown[][], rows: number): Promise<void> {
-  const columnData = HISTORY_COLUMN_NAMES.map((name, i) => {
-    const options: HistoryColumnOptions = COLUMN_OPTIONS.get(name) ?? {
-      statistics: true,
-      offsetIndex: false,
-    };
-    // Unique strings (ids, addresses) are written as lengths then bytes, with no dictionary and no
-    // statistics: as byte views they give the same file, without the library encoding value by value.
-    const values = group[i] as unknown[];
-    const data = options.encoding === 'DELTA_LENGTH_BYTE_ARRAY' ? (asciiByteViews(values) ?? values) : values;
-    // A dictionary of nothing (a column that is all null in this group) is left to the library.
-    if (options.encoding === 'RLE_DICTIONARY' && !data.some((v) => v !== null)) {
-      const { encoding: _dropped, ...rest } = options;
-      return { name, data, ...rest };
-    }
-    return { name, data, ...options };
-  });
-  await parquet.write({ columnData, rowGroupSize: rows });
+  await writeHistoryRowGroup(parquet, historyColumnData(group), rows);
 }

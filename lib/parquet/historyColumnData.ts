@@ -1,0 +1,30 @@
+import type { ColumnSource } from 'hyparquet-writer/src/types.js';
+import { asciiByteViews } from './asciiByteViews.ts';
+import { type HistoryColumnOptions, historyColumnOptions } from './historyColumnOptions.ts';
+import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from './historySchema.ts';
+
+const COLUMN_OPTIONS = historyColumnOptions(HISTORY_PARQUET_SCHEMA);
+
+/**
+ * The columns of one history row group as hyparquet-writer takes them: `group[i]` holds the values of
+ * `HISTORY_COLUMN_NAMES[i]` (timestamps as epoch milliseconds), each with its encoding and statistics
+ * options (`historyColumnOptions`).
+ */
+export function historyColumnData(group: readonly unknown[][]): ColumnSource[] {
+  return HISTORY_COLUMN_NAMES.map((name, i) => {
+    const options: HistoryColumnOptions = COLUMN_OPTIONS.get(name) ?? {
+      statistics: true,
+      offsetIndex: false,
+    };
+    // Unique strings (ids, addresses) are written as lengths then bytes, with no dictionary and no
+    // statistics: as byte views they give the same file, without the library encoding value by value.
+    const values = group[i] as unknown[];
+    const data = options.encoding === 'DELTA_LENGTH_BYTE_ARRAY' ? (asciiByteViews(values) ?? values) : values;
+    // A dictionary of nothing (a column that is all null in this group) is left to the library.
+    if (options.encoding === 'RLE_DICTIONARY' && !data.some((v) => v !== null)) {
+      const { encoding: _dropped, ...rest } = options;
+      return { name, data, ...rest } as ColumnSource;
+    }
+    return { name, data, ...options } as ColumnSource;
+  });
+}

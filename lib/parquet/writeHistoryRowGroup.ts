@@ -1,0 +1,108 @@
+import type { ColumnChunk, SchemaTree } from 'hyparquet';
+import type { ParquetWriter } from 'hyparquet-writer';
+import { writeColumn } from 'hyparquet-writer/src/column.js';
+import { encodeNestedValues } from 'hyparquet-writer/src/dremel.js';
+import { schemaPathResolver } from 'hyparquet-writer/src/schema.js';
+import type { ColumnEncoder, ColumnSource } from 'hyparquet-writer/src/types.js';
+import { writeInt64DeltaColumn } from './writeInt64DeltaColumn.ts';
+
+/** hyparquet-writer's default page size (bytes of values a data page holds before the next begins). */
+const PAGE_SIZE = 1_048_576;
+
+const resolvers = new WeakMap<ParquetWriter, ReturnType<typeof schemaPathResolver>>();
+
+/**
+ * `parquet.write({ columnData, rowGroupSize: rows })` for exactly one row group of `rows` rows: the same
+ * bytes and the same footer entries, column by column, except that INT64 columns written
+ * DELTA_BINARY_PACKED (the timestamps) go through {@link writeInt64DeltaColumn}, in Number arithmetic,
+ * where the library allocates a BigInt for every value, delta and packed byte. Every other column, and
+ * any timestamp it cannot write exactly, is the library's own `writeColumn`. Column options are read as
+ * the library reads them (the same defaults); variant columns and bloom filters are not used by the
+ * archive and are refused. Returns what the writer's flush returns.
+ */
+export function writeHistoryRowGroup(
+  parquet: ParquetWriter,
+  columnData: ColumnSource[],
+  rows: number,
+): void | Promise<void> {
+  const writer = parquet.writer;
+  // The library writes no row group for no rows.
+  if (rows === 0) return;
+  let resolve = resolvers.get(parquet);
+  if (resolve === undefined) {
+    resolve = schemaPathResolver(parquet.schema);
+    resolvers.set(parquet, resolve);
+  }
+  for (const { codec = parquet.codec } of columnData) {
+    if (codec !== 'UNCOMPRESSED' && !parquet.compressors[codec]) {
+      throw new Error(`parquet no compressor for codec ${codec}`);
+    }
+  }
+  const groupStartOffset = writer.offset;
+  const columns: ColumnChunk[] = [];
+  for (const source of columnData) {
+    const {
+      name,
+      data,
+      encoding,
+      codec = parquet.codec,
+      columnIndex = false,
+      offsetIndex = true,
+      bloomFilter,
+      statistics = parquet.statistics,
+    } = source;
+    if (columnIndex && !offsetIndex)
+      throw new Error('parquet ColumnIndex cannot be present without OffsetIndex');
+    if (data.length !== rows) throw new Error('parquet columns must have the same length');
+    if (bloomFilter || source.shredding)
+      throw new Error(`${name}: bloom filters and shredding are not written here`);
+    const columnPath = resolve([name]);
+    if (columnPath.at(-1)?.element.logical_type?.type === 'VARIANT') {
+      throw new Error(`${name}: variant columns are not written here`);
+    }
+    for (const leafPath of leafPaths(columnPath)) {
+      const schemaPath = leafPath.map((node) => node.element);
+      const column: ColumnEncoder = {
+        columnName: schemaPath
+          .slice(1)
+          .map((s) => s.name)
+          .join('.'),
+        element: schemaPath[schemaPath.length - 1] as ColumnEncoder['element'],
+        schemaPath,
+        codec,
+        compressors: parquet.compressors,
+        stats: statistics,
+        statisticsTruncateLength: parquet.statisticsTruncateLength,
+        pageSize: PAGE_SIZE,
+        dictionarySize: undefined,
+        columnIndex,
+        offsetIndex,
+        encoding,
+        bloomFilter,
+        // The library's own object, undefined fields included (its serializer skips them).
+      } as unknown as ColumnEncoder;
+      const pageData = encodeNestedValues(leafPath, data);
+      const result =
+        writeInt64DeltaColumn(writer, column, pageData) ?? writeColumn({ writer, column, pageData });
+      columns.push(result.chunk);
+      parquet.pendingIndexes.push(result as unknown as (typeof parquet.pendingIndexes)[number]);
+    }
+  }
+  let total_byte_size = 0n;
+  for (const { meta_data } of columns) total_byte_size += meta_data?.total_uncompressed_size ?? 0n;
+  parquet.num_rows += BigInt(rows);
+  parquet.row_groups.push({
+    columns,
+    total_byte_size,
+    num_rows: BigInt(rows),
+    total_compressed_size: BigInt(writer.offset - groupStartOffset),
+  });
+  return writer.flush?.();
+}
+
+/** Every path from the root to a leaf under `path`'s last node (a LIST has one), depth first. */
+function leafPaths(path: SchemaTree[]): SchemaTree[][] {
+  const node = path[path.length - 1] as SchemaTree;
+  if (node.children.length === 0) return [path];
+  return node.children.flatMap((child) => leafPaths([...path, child]));
+}
