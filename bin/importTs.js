@@ -5,30 +5,18 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { sourceFingerprint } from '../lib/util/sourceFingerprint.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CACHE = join(ROOT, 'node_modules', '.cache', 'tunnel-archiver');
 
 /**
- * A digest of every input's bytes, as recorded beside a bundle: the bundle is current while it matches.
- * Contents, not size and mtime: an edit that keeps both (a coarse clock, a restored mtime, a checkout)
- * still rebuilds. `read` gives an input's bytes (by default from disk; at build time, the bytes esbuild
- * bundled, so a file edited during the build is rebuilt next time rather than recorded as current).
+ * A digest of every input's bytes (`sourceFingerprint`), as recorded beside a bundle. `read` gives an
+ * input's bytes (by default from disk; at build time, the bytes esbuild bundled, so a file edited during
+ * the build is rebuilt next time rather than recorded as current).
  */
 function fingerprint(inputs, read = (input) => readFileSync(join(ROOT, input))) {
-  const h = createHash('sha256');
-  for (const input of inputs) {
-    let bytes;
-    try {
-      bytes = read(input);
-    } catch {
-      h.update(`${input}\0missing\n`);
-      continue;
-    }
-    h.update(`${input}\0${bytes.length}\0`);
-    h.update(bytes);
-  }
-  return h.digest('hex');
+  return sourceFingerprint(inputs, read);
 }
 
 /** esbuild's loader for a source file it would otherwise read itself. */

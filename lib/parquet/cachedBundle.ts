@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { sourceFingerprint } from '../util/sourceFingerprint.js';
 
 /** A bundle as its builder returns it: the code, and the files it was built from (paths from `root`). */
 export interface BuiltBundle {
@@ -68,19 +69,6 @@ function digest(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** A digest of every input's path and bytes; a missing input is part of the digest too. */
 function fingerprint(root: string, inputs: readonly string[]): string {
-  const h = createHash('sha256');
-  for (const input of inputs) {
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(resolve(root, input));
-    } catch {
-      h.update(`${input}\0missing\n`);
-      continue;
-    }
-    h.update(`${input}\0${bytes.length}\0`);
-    h.update(bytes);
-  }
-  return h.digest('hex');
+  return sourceFingerprint(inputs, (input) => readFileSync(resolve(root, input)));
 }
