@@ -5,7 +5,7 @@ import type { ArchiveRow } from '../records/archiveRow.ts';
 import type { MappedRow } from '../records/mapArchiveRow.ts';
 import type { HistoryPage, HistoryRecord, RejectedRecord } from '../records/schemas.ts';
 import type { WalkProgress } from '../state/stateStore.ts';
-import type { UpstreamApi } from '../upstream/upstreamApi.ts';
+import type { RequestGate, UpstreamApi } from '../upstream/upstreamApi.ts';
 import { IdSet } from '../util/idSet.ts';
 import { Limiter } from '../util/limiter.ts';
 import { mapLimit } from '../util/mapLimit.ts';
@@ -157,14 +157,14 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
    * port's two ways of saying "no more" (its request aborted by the budget: DEADLINE; the day refused:
    * OUTSIDE_WINDOW) become the walk's stop value right here, where the request is made.
    */
-  const fetchPage = async (n: number, size: number): Promise<HistoryPage | undefined> => {
+  const fetchPage = async (n: number, size: number, gate?: RequestGate): Promise<HistoryPage | undefined> => {
     if (stop) return undefined;
     if (budget?.spent()) {
       stop = { kind: 'interrupted' };
       return undefined;
     }
     try {
-      return await api.historyPage(day, day, n, size, opts);
+      return await api.historyPage(day, day, n, size, gate ? { ...opts, gate } : opts);
     } catch (error) {
       if (ArchiverError.is(error, 'DEADLINE')) stop ??= { kind: 'interrupted' };
       else if (ArchiverError.is(error, 'OUTSIDE_WINDOW')) stop ??= { kind: 'outside-window', error };
@@ -184,7 +184,10 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
 
   {
     let resuming = resume !== undefined && resume.nextPage > 0;
-    /** At most `concurrency` requests in flight, whichever page they are for. */
+    /**
+     * At most `concurrency` requests in flight, whichever page they are for: a slot is held while a
+     * request is sent and its body read, not while the body is parsed and validated (the port's gate).
+     */
     const requests = new Limiter(options.concurrency);
     /** Pages already asked for (page 0 of the pass, a page guessed ahead), by number. */
     const fetched = new Map<number, Promise<HistoryPage | undefined>>();
@@ -213,13 +216,13 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
         // holds more than one page: a round trip less a day. The guess costs one request when wrong,
         // within the walk's "at most totalPages + 1" on a stable server.
         const guessed = morePagesLikely(passes, lastPlanned, options);
-        const ahead = guessed ? requests.run(() => fetchPage(1, options.pageSize)) : undefined;
+        const ahead = guessed ? requests.runGated((gate) => fetchPage(1, options.pageSize, gate)) : undefined;
         ahead?.catch(() => undefined);
         // The walk never leaves a request of its own in flight: the guess is settled before any way out.
         const settleAhead = async () => void (await ahead?.catch(() => undefined));
         let first: HistoryPage | undefined;
         try {
-          first = await requests.run(() => fetchPage(0, options.pageSize));
+          first = await requests.runGated((gate) => fetchPage(0, options.pageSize, gate));
         } catch (error) {
           await settleAhead();
           throw error;
@@ -249,7 +252,9 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
           fetched.set(
             1,
             ahead.then((page) =>
-              page === undefined || page.size === size ? page : requests.run(() => fetchPage(1, size)),
+              page === undefined || page.size === size
+                ? page
+                : requests.runGated((gate) => fetchPage(1, size, gate)),
             ),
           );
         }
@@ -270,7 +275,7 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
             ? await prefetched
             : stop
               ? undefined
-              : await requests.run(() => fetchPage(n, size));
+              : await requests.runGated((gate) => fetchPage(n, size, gate));
           if (!page) return;
           lengths.set(n, itemsOf(page));
           await absorb(page);

@@ -55,7 +55,8 @@ export async function walkRange(
   await mapLimit(
     Array.from({ length: Math.max(0, to - options.from) }, (_, i) => i + options.from),
     PAGES_HELD_PER_REQUEST * options.concurrency,
-    async (n) => absorb(n, await requests.run(() => api.historyPage(day, day, n, size, opts))),
+    async (n) =>
+      absorb(n, await requests.runGated((gate) => api.historyPage(day, day, n, size, { ...opts, gate }))),
   );
   if (options.last) {
     let n = to - 1;

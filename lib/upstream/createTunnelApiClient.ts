@@ -8,7 +8,7 @@ import { type Parsed, parseActiveList, parseHistoryPage } from './parseResponses
 import { redactError } from './redactSecret.ts';
 import { type AttemptRequest, requestJsonOnce } from './requestJsonOnce.ts';
 import { RetryPolicy, type RetryPolicyOptions, unreachableReason } from './retryPolicy.ts';
-import type { RequestOptions, UpstreamApi } from './upstreamApi.ts';
+import type { RequestGate, RequestOptions, UpstreamApi } from './upstreamApi.ts';
 
 export const DEFAULT_BASE_URL = 'https://dashboard.pinggy.io';
 export const ACTIVE_PATH = '/backend/api/v1/session/active';
@@ -64,6 +64,7 @@ export function createTunnelApiClient(options: TunnelApiClientOptions): TunnelAp
     parse: (json: unknown) => Parsed<T>,
     signal: AbortSignal | undefined,
     range?: { from: Day; to: Day },
+    gate?: RequestGate,
   ): Promise<T> {
     const request = `GET ${path}`;
     const started = clock.now().getTime();
@@ -85,6 +86,7 @@ export function createTunnelApiClient(options: TunnelApiClientOptions): TunnelAp
       headersTimeoutMs: options.headersTimeoutMs ?? 30_000,
       bodyTimeoutMs: options.bodyTimeoutMs ?? 30_000,
       signal,
+      gate,
       secret: apiKey,
       baseUrl: base.display,
       now: () => clock.now(),
@@ -190,7 +192,7 @@ export function createTunnelApiClient(options: TunnelApiClientOptions): TunnelAp
         );
       }
       const path = `${HISTORY_PATH}/${from}/${to}?page=${page}&size=${size}`;
-      return get(path, (json) => parseHistoryPage(json, clock.now()), opts.signal, { from, to });
+      return get(path, (json) => parseHistoryPage(json, clock.now()), opts.signal, { from, to }, opts.gate);
     },
     async close() {
       if (closed) return;

@@ -20,15 +20,56 @@ export class Limiter {
   }
 
   async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.#running >= this.#limit) await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    else this.#running++;
+    const release = await this.#acquire();
     try {
       return await fn();
     } finally {
+      release();
+    }
+  }
+
+  /**
+   * Like `run`, for a call that holds a slot only while it exchanges bytes with a server: `call` gets a
+   * gate, and runs each exchange in it. Its first exchange uses the slot this call waited for, which is
+   * given back as soon as that exchange ends (so the call's remaining work, such as parsing what came
+   * back, holds no slot); a later exchange (a retry) waits for a slot again. A call that never uses the
+   * gate holds its slot to its end, as with `run`.
+   */
+  async runGated<T>(
+    call: (gate: { run<E>(exchange: () => Promise<E>): Promise<E> }) => Promise<T>,
+  ): Promise<T> {
+    let held: (() => void) | undefined = await this.#acquire();
+    const gate = {
+      run: async <E>(exchange: () => Promise<E>): Promise<E> => {
+        const release = held ?? (await this.#acquire());
+        held = undefined;
+        try {
+          return await exchange();
+        } finally {
+          release();
+        }
+      },
+    };
+    try {
+      return await call(gate);
+    } finally {
+      held?.();
+      held = undefined;
+    }
+  }
+
+  /** Waits for a slot; the function it gives back returns the slot, once, whatever calls it after. */
+  async #acquire(): Promise<() => void> {
+    if (this.#running >= this.#limit) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else this.#running++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
       // The slot passes straight to the next waiter (the count stays), or is given back.
       const next = this.#waiting.shift();
       if (next) next();
       else this.#running--;
-    }
+    };
   }
 }

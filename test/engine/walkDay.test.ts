@@ -205,6 +205,44 @@ describe('walkDay', () => {
     expect(maxInFlight).toBe(2);
   });
 
+  it('holds a request slot only for the exchange an adapter runs in its gate, not while the page is parsed', async () => {
+    const inner = server(1000, { maxPageSize: 100, reshuffle: false });
+    let inFlight = 0;
+    let maxInFlight = 0;
+    // Pages from 2 on are "parsed" (after their exchange, outside the gate) only when the test says so.
+    let parse: () => void = () => undefined;
+    const parsing = new Promise<void>((resolve) => {
+      parse = resolve;
+    });
+    const api: UpstreamApi = {
+      listActive: () => inner.listActive(),
+      historyPage: async (from, to, page, size, o) => {
+        const exchange = async () => {
+          maxInFlight = Math.max(maxInFlight, ++inFlight);
+          try {
+            return await inner.historyPage(from, to, page, size);
+          } finally {
+            inFlight--;
+          }
+        };
+        const got = o?.gate ? await o.gate.run(exchange) : await exchange();
+        if (page >= 2) await parsing;
+        return got;
+      },
+    };
+    const walking = walkDay(api, DAY, options({ concurrency: 2 }));
+    // Pages 2 and 3 wait in their parse without a slot: the walk's other page tasks (2 × concurrency
+    // in all) still get their requests out; with the slot held through the parse it would stop at 4.
+    await vi.waitFor(() => expect(inner.requests.length).toBe(6));
+    for (let i = 0; i < 20; i++) await new Promise(setImmediate);
+    expect(inner.requests.length).toBe(6);
+    parse();
+    const walk = await walking;
+    expect(walk.distinct).toBe(1000);
+    expect(walk.complete).toBe(true);
+    expect(maxInFlight).toBe(2);
+  });
+
   it('lets the event loop in while it absorbs a long page', async () => {
     const api = server(2000, { reshuffle: false });
     let taken = 0;

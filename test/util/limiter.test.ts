@@ -55,6 +55,73 @@ describe('Limiter', () => {
     expect(await Promise.all(runs)).toEqual([1, 2, 3]);
   });
 
+  it('runGated: the first exchange uses the slot the call waited for and gives it back when it ends', async () => {
+    const limiter = new Limiter(1);
+    const started: number[] = [];
+    const exchange = gate(started, 1);
+    let afterExchange: () => void = () => undefined;
+    const parsing = new Promise<void>((resolve) => {
+      afterExchange = resolve;
+    });
+    const a = limiter.runGated(async (g) => {
+      const got = await g.run(exchange.call);
+      await parsing; // the call's own work after its exchange (parsing a body)
+      return got;
+    });
+    const b = gate(started, 2);
+    const second = limiter.runGated((g) => g.run(b.call));
+    await ticks();
+    expect(started).toEqual([1]);
+    exchange.finish();
+    await ticks();
+    // The first call is still parsing; its slot already went to the second call's exchange.
+    expect(started).toEqual([1, 2]);
+    expect(limiter.running).toBe(1);
+    b.finish();
+    afterExchange();
+    expect(await Promise.all([a, second])).toEqual([1, 2]);
+    expect(limiter.running).toBe(0);
+  });
+
+  it('runGated: a later exchange of the same call (a retry) waits for a slot again, behind earlier waiters', async () => {
+    const limiter = new Limiter(1);
+    const started: number[] = [];
+    const [first, retry, other] = [1, 2, 3].map((id) => gate(started, id));
+    const a = limiter.runGated(async (g) => {
+      await g.run(first!.call).catch(() => undefined);
+      return g.run(retry!.call);
+    });
+    const b = limiter.runGated((g) => g.run(other!.call));
+    await ticks();
+    first!.finish(false);
+    await ticks();
+    expect(started).toEqual([1, 3]);
+    expect(limiter.running).toBe(1);
+    other!.finish();
+    await ticks();
+    expect(started).toEqual([1, 3, 2]);
+    retry!.finish();
+    expect(await Promise.all([a, b])).toEqual([2, 3]);
+    expect(limiter.running).toBe(0);
+  });
+
+  it('runGated: a call that never uses its gate holds its slot to its end, and gives it back once on failure', async () => {
+    const limiter = new Limiter(1);
+    const started: number[] = [];
+    const [own, next] = [1, 2].map((id) => gate(started, id));
+    const a = limiter.runGated(() => own!.call()).catch((e: Error) => e.message);
+    const b = limiter.runGated((g) => g.run(next!.call));
+    await ticks();
+    expect(started).toEqual([1]);
+    own!.finish(false);
+    await ticks();
+    expect(started).toEqual([1, 2]);
+    expect(limiter.running).toBe(1);
+    next!.finish();
+    expect(await Promise.all([a, b])).toEqual(['call 1 failed', 2]);
+    expect(limiter.running).toBe(0);
+  });
+
   it('rejects a limit that is not a whole number of at least 1', () => {
     for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => new Limiter(bad)).toThrow(RangeError);
   });

@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { Agent, buildConnector } from 'undici';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { TunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
+import { Limiter } from '../../lib/util/limiter.ts';
+import { json, type ScriptedServer, startScriptedServer, text } from './scriptedServer.ts';
+import { testClient } from './testClient.ts';
+
+const historyFixture = JSON.parse(
+  readFileSync(new URL('../fixtures/history-documented.json', import.meta.url), 'utf8'),
+) as Record<string, unknown>;
+const DAY = '2025-02-06';
+
+let server: ScriptedServer;
+let client: TunnelApiClient | undefined;
+
+beforeAll(async () => {
+  server = await startScriptedServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+beforeEach(() => server.clear());
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+});
+
+/** Page `n` of a day, each request as its path. */
+const pageOf = (limiter: Limiter, api: TunnelApiClient, n: number) =>
+  limiter.runGated((gate) => api.historyPage(DAY, DAY, n, 10, { gate }));
+
+describe('the request gate (a caller limit on exchanges in flight)', () => {
+  it('writes the waiting request to its socket before the page that held the slot is parsed and returned', async () => {
+    server.script(json(200, historyFixture), json(200, historyFixture));
+    // Every request line the client writes, in order (the socket's own writes).
+    const written: string[] = [];
+    const connector = buildConnector({});
+    const dispatcher = new Agent({
+      connect: (opts, callback) =>
+        connector(opts, (error, socket) => {
+          if (socket) {
+            const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+            socket.write = ((chunk: unknown, ...rest: unknown[]) => {
+              const line = String(chunk).split('\r\n')[0] ?? '';
+              if (line.startsWith('GET ')) written.push(line);
+              return write(chunk, ...rest);
+            }) as typeof socket.write;
+          }
+          (callback as (e: Error | null, s: unknown) => void)(error, socket);
+        }),
+    });
+    try {
+      client = testClient(server.url, { dispatcher }).client;
+      const limiter = new Limiter(1);
+      // Page 1 waits for page 0's slot. undici writes a waiting request only in a later turn of the event
+      // loop (a check phase for a reused socket, the connect for a new one), so page 1 is on the wire
+      // when page 0 reaches its caller only if the client parsed page 0 after that write.
+      const writtenWhenFirstReturned = pageOf(limiter, client, 0).then(() => written.length);
+      const second = pageOf(limiter, client, 1);
+      expect(await writtenWhenFirstReturned).toBe(2);
+      expect((await second).content).toHaveLength(1);
+    } finally {
+      await client?.close();
+      client = undefined;
+      await dispatcher.close();
+    }
+  });
+
+  it('holds a slot per attempt: a retry waits behind a request that took the slot meanwhile', async () => {
+    server.script(text(503, 'busy'), json(200, historyFixture), json(200, historyFixture));
+    client = testClient(server.url).client;
+    const limiter = new Limiter(1);
+    const first = pageOf(limiter, client, 0);
+    const second = pageOf(limiter, client, 1);
+    await Promise.all([first, second]);
+    // Page 0's 503 gave the slot back: page 1 went next, then page 0's retry.
+    expect(server.requests.map((r) => r.url?.replace(/.*\?/, ''))).toEqual([
+      'page=0&size=10',
+      'page=1&size=10',
+      'page=0&size=10',
+    ]);
+    expect(limiter.running).toBe(0);
+  });
+
+  it('never has more exchanges in flight than the limit, with pages parsed outside it', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const slow = (_req: unknown, res: import('node:http').ServerResponse) => {
+      most = Math.max(most, ++inFlight);
+      setTimeout(() => {
+        inFlight--;
+        json(200, historyFixture)(_req as never, res);
+      }, 5);
+    };
+    server.script(...Array.from({ length: 12 }, () => slow));
+    client = testClient(server.url).client;
+    const limiter = new Limiter(3);
+    const pages = await Promise.all(Array.from({ length: 12 }, (_, n) => pageOf(limiter, client!, n)));
+    expect(pages).toHaveLength(12);
+    expect(most).toBe(3);
+    expect(limiter.running).toBe(0);
+  });
+});
