@@ -15,6 +15,7 @@ import { chainHeadMatches } from '../digest/chainHeadMatches.ts';
 import { ArchiverError, type ArchiverErrorCode } from '../errors/archiverError.ts';
 import { checkArchiveKeys } from '../keys/checkArchiveKeys.ts';
 import type { ArchiveMeta, ChainHead, DayState, Lease } from '../state/stateStore.ts';
+import { PrefetchedPages } from '../upstream/prefetchedPages.ts';
 import { relieveHeap } from '../util/relieveHeap.ts';
 import { makeRunTmpDir } from '../util/runTmpDir.ts';
 import { blankDay, gapDayState } from './nextDayState.ts';
@@ -23,6 +24,7 @@ import { preflight } from './preflight.ts';
 import { putDayMerging } from './putDayMerging.ts';
 import { rebuildStateFromArchive } from './rebuildStateFromArchive.ts';
 import type { ActiveSummary, ArchiveDeps, ArchiveOptions } from './runTypes.ts';
+import { firstPassPages } from './walkDay.ts';
 
 /** A run made ready for its days: lease held, state rebuilt, days planned, committer open. */
 export interface PreparedRun {
@@ -46,6 +48,8 @@ export interface PreparedRun {
   /** Days that left the window unsealed, found while planning. */
   gaps: Day[];
   committer: PartitionCommitter;
+  /** The API the days use: the run's first pages may be under way in it already. */
+  api: PrefetchedPages;
   tmpDir: string;
   /** The active snapshot, under way beside the days; it never rejects (a failure is in its summary). */
   active: Promise<ActiveSummary | undefined>;
@@ -95,25 +99,34 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
   // A steady run trusts the state (its chain head matches the archive's) and works from what it noted;
   // otherwise, and once a week, it reconciles the state with the whole archive.
   const known = await state.getMeta();
-  const reconcile = options.reconcile === true || (await reconcileDue(deps, known, started));
-  // Committed files are published first: this needs no API, so no upstream trouble can hold them back.
-  const pending = reconcile
-    ? await publishAllPending(deps)
-    : await publishNoted(deps, known?.pendingDigest ?? []);
-  await preflighted;
-  // The archive's promise starts with its first run: recorded before anything else can fail, so the days
-  // of that first window are ours (a gap if never archived), whatever happens to this run.
-  const archiveMeta = await establishMeta(deps, started, configuredStart);
-  // Keys other than the archive's would re-archive everything under new ids: refused before any new data.
-  await checkArchiveKeys(deps.objects, deps);
-
-  const lease = await state.acquireLease(
-    leaseOwner(runId),
-    started,
-    options.leaseTtlMs,
-    deps.isLeaseHolderDead,
-  );
+  // And the first pages of the day the run will likely walk first: their round trip hides under the
+  // preflight's and the lease's instead of following them (`PrefetchedPages`).
+  const pagesAhead = new PrefetchedPages(api);
+  const prefetched = prefetchFirstDay(deps, options, pagesAhead, today, known, signal);
+  let lease: Lease | undefined;
+  let reconcile: boolean;
+  let pending: PreparedRun['pending'];
+  let archiveMeta: ArchiveMeta;
+  try {
+    reconcile = options.reconcile === true || (await reconcileDue(deps, known, started));
+    // Committed files are published first: this needs no API, so no upstream trouble can hold them back.
+    pending = reconcile
+      ? await publishAllPending(deps)
+      : await publishNoted(deps, known?.pendingDigest ?? []);
+    await prefetched;
+    await preflighted;
+    // The archive's promise starts with its first run: recorded before anything else can fail, so the
+    // days of that first window are ours (a gap if never archived), whatever happens to this run.
+    archiveMeta = await establishMeta(deps, started, configuredStart);
+    // Keys other than the archive's would re-archive everything under new ids: refused before any new data.
+    await checkArchiveKeys(deps.objects, deps);
+    lease = await state.acquireLease(leaseOwner(runId), started, options.leaseTtlMs, deps.isLeaseHolderDead);
+  } catch (error) {
+    await pagesAhead.discard();
+    throw error;
+  }
   if (!lease) {
+    await pagesAhead.discard();
     throw new ArchiverError(
       'LEASE_HELD',
       'Another archiver run holds the lease; this run did nothing and exits. It resumes on the next schedule.',
@@ -122,6 +135,7 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
   let held: Lease = lease;
   let tmpDir: string | undefined;
   const close = async (): Promise<void> => {
+    await pagesAhead.discard();
     await state
       .releaseLease(held)
       .catch((e: unknown) => deps.logger.warn('could not release the lease', { error: String(e) }));
@@ -163,6 +177,7 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
       due,
       gaps,
       committer,
+      api: pagesAhead,
       tmpDir,
       active,
       renewLease: async () => {
@@ -182,9 +197,33 @@ export async function planRun(
   options: ArchiveOptions,
   today: Day,
   windowDays: number,
-  meta: ArchiveMeta,
+  meta: Pick<ArchiveMeta, 'firstWindowStart' | 'lastRunAt'>,
   reconcile = true,
 ): Promise<{ days: Map<Day, DayState>; due: PlannedDay[]; gaps: Day[] }> {
+  const { days, due, newGaps } = await readPlan(deps, options, today, windowDays, meta, reconcile);
+  for (const day of newGaps) {
+    const s = await putDayMerging(
+      deps,
+      gapDayState(days.get(day) ?? blankDay(day), 'left the window unsealed'),
+    );
+    days.set(day, s);
+    deps.logger.error('day left the window before it was sealed: late records may be lost', {
+      day,
+      code: 'GAP' satisfies ArchiverErrorCode,
+    });
+  }
+  return { days, due, gaps: [...newGaps] };
+}
+
+/** The plan from the day states as they are read, writing nothing: due days, and days to record as gaps. */
+async function readPlan(
+  deps: ArchiveDeps,
+  options: ArchiveOptions,
+  today: Day,
+  windowDays: number,
+  meta: Pick<ArchiveMeta, 'firstWindowStart' | 'lastRunAt'>,
+  reconcile: boolean,
+): Promise<{ days: Map<Day, DayState>; due: PlannedDay[]; newGaps: readonly Day[] }> {
   const read = reconcile
     ? { from: meta.firstWindowStart, days: await deps.state.listDays() }
     : await daysSinceLastRun(deps, meta, today, windowDays);
@@ -197,23 +236,46 @@ export async function planRun(
     // Days before those read were settled by earlier runs: only the ones read can turn into gaps.
     firstWindowStart: read.from,
   });
-  for (const day of plan.newGaps) {
-    const s = await putDayMerging(
-      deps,
-      gapDayState(days.get(day) ?? blankDay(day), 'left the window unsealed'),
-    );
-    days.set(day, s);
-    deps.logger.error('day left the window before it was sealed: late records may be lost', {
-      day,
-      code: 'GAP' satisfies ArchiverErrorCode,
-    });
-  }
   const due: PlannedDay[] = options.onlyDays
     ? [...new Set(options.onlyDays)]
         .sort()
         .map((day) => ({ day, age: daysBetween(day, today), reason: 'requested' as const }))
     : plan.due;
-  return { days, due, gaps: [...plan.newGaps] };
+  return { days, due, newGaps: plan.newGaps };
+}
+
+/**
+ * Sends the first pages of the day the run will most likely walk first, before the run holds its lease
+ * (and while its preflight is under way): the plan is read from the state as it is now, writing nothing,
+ * and the pages are those the walk asks for before any answer (`firstPassPages`). The run plans again
+ * under its lease; when its first day is another (the state moved meanwhile), the pages are dropped: at
+ * most two requests spent. Nothing is sent for a walk that resumes an earlier run's pass. Never throws.
+ */
+async function prefetchFirstDay(
+  deps: ArchiveDeps,
+  options: ArchiveOptions,
+  ahead: PrefetchedPages,
+  today: Day,
+  known: ArchiveMeta | undefined,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  try {
+    const windowDays = Math.min(options.windowDays, known?.learnedWindowDays ?? options.windowDays);
+    const meta = known ?? { firstWindowStart: windowStartOf(today, options.windowDays) };
+    const { days, due } = await readPlan(deps, options, today, windowDays, meta, known === undefined);
+    const first = due[0];
+    if (!first) return;
+    const previous = days.get(first.day);
+    if (previous?.walk) return;
+    const pages = firstPassPages({
+      pageSize: options.pageSize,
+      concurrency: options.pageConcurrency,
+      ...(previous?.totalElements === undefined ? {} : { expectedTotal: previous.totalElements }),
+    });
+    for (const page of pages) ahead.prefetch(first.day, page, options.pageSize, signal ? { signal } : {});
+  } catch (error) {
+    deps.logger.debug('could not send the first pages ahead; the walk sends them', { error: String(error) });
+  }
 }
 
 /**
@@ -291,7 +353,7 @@ export async function establishMeta(
  */
 async function daysSinceLastRun(
   deps: ArchiveDeps,
-  meta: ArchiveMeta,
+  meta: Pick<ArchiveMeta, 'firstWindowStart' | 'lastRunAt'>,
   today: Day,
   windowDays: number,
 ): Promise<{ from: Day; days: DayState[] }> {

@@ -18,7 +18,8 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
   const run = await prepareRun(deps, options);
   try {
     const outcome = await archiveDueDays({
-      deps,
+      // The days ask the API through the run's: its first pages may be under way already.
+      deps: { ...deps, api: run.api },
       options,
       due: run.due,
       days: run.days,

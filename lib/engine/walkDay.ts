@@ -354,10 +354,26 @@ export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions):
  * pass before planned more than one page, and on a first pass unless the day's last scan fit in one page
  * (a day never scanned is guessed to be bigger: that is where a backfill spends its time).
  */
-function morePagesLikely(passes: number, lastPlanned: number, options: WalkOptions): boolean {
+function morePagesLikely(
+  passes: number,
+  lastPlanned: number,
+  options: Pick<WalkOptions, 'concurrency' | 'expectedTotal' | 'pageSize'>,
+): boolean {
   if (options.concurrency < 2) return false;
   if (passes > 1) return lastPlanned > 1;
   return options.expectedTotal === undefined || options.expectedTotal > options.pageSize;
+}
+
+/**
+ * The pages a walk asks for before it has any answer (each at `pageSize`): page 0, and page 1 beside it
+ * when the day likely holds more; none known ahead when the walk resumes an earlier run's pass. What a
+ * run may ask for ahead of the walk (`PrefetchedPages`), so the walk finds them under way.
+ */
+export function firstPassPages(
+  options: Pick<WalkOptions, 'concurrency' | 'expectedTotal' | 'pageSize' | 'resume'>,
+): number[] {
+  if (options.resume !== undefined && options.resume.nextPage > 0) return [];
+  return morePagesLikely(1, 0, options) ? [0, 1] : [0];
 }
 
 function pageLimit(day: Day, pages: number, options: WalkOptions): ArchiverError {

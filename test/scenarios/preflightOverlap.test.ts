@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
+import { blankDay } from '../../lib/engine/nextDayState.ts';
 import { SNAPSHOT_BESIDE_DAYS_MAX } from '../../lib/engine/prepareRun.ts';
 import { runArchive } from '../../lib/engine/runArchive.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
@@ -83,7 +84,9 @@ describe('the preflight of a run', () => {
       false,
     ],
   ])('%s', async (_what, sessions, besideTheDay) => {
-    const api = new ScriptedUpstream({ clock, days: new Map([[day, dayOfRecords(day, 30)]]), seed: 1 });
+    // Three pages: 0 and 1 are sent ahead of any walk (beside the preflight), page 2 only by the walk.
+    const days = new Map([[day, dayOfRecords(day, 5000)]]);
+    const api = new ScriptedUpstream({ clock, days, seed: 1, reshuffle: false });
     api.listActive = async () =>
       Array.from({ length: sessions }, (_, i) => session(`s${i}`, { port: 10_000 + (i % 50_000) }));
     const state = new MemoryStateStore();
@@ -97,7 +100,7 @@ describe('the preflight of a run', () => {
     state.putPartition = async (manifest) => {
       if (manifest.dataset === 'active' && pagesWhileHeld === undefined) {
         for (let i = 0; i < 50; i++) await new Promise(setImmediate);
-        pagesWhileHeld = api.requests.filter((r) => r.size !== 1).length;
+        pagesWhileHeld = api.requests.filter((r) => r.size !== 1 && r.page >= 2).length;
         release();
       }
       await held;
@@ -108,9 +111,90 @@ describe('the preflight of a run', () => {
       onlyDays: [day],
     });
     expect(summary.active).toMatchObject({ listed: sessions });
-    expect(summary.recordsNew).toBe(30);
+    expect(summary.recordsNew).toBe(5000);
     if (besideTheDay) expect(pagesWhileHeld).toBeGreaterThan(0);
     else expect(pagesWhileHeld).toBe(0);
+  });
+
+  it('sends the first pages of the first day beside the preflight, before the lease; the walk takes them', async () => {
+    const days = new Map([[day, dayOfRecords(day, 2500)]]);
+    const api = new ScriptedUpstream({ clock, days, seed: 1, reshuffle: false });
+    const state = new MemoryStateStore();
+    let beforeLease: string[] | undefined;
+    const acquire = state.acquireLease.bind(state);
+    state.acquireLease = async (...args) => {
+      beforeLease ??= api.requests.map((r) => `${r.day} ${r.page}/${r.size}`);
+      return acquire(...args);
+    };
+    const summary = await runArchive(
+      testDeps({ api, objects: new MemoryObjectStore(), state, clock }),
+      options,
+    );
+    const size = TEST_OPTIONS.pageSize;
+    expect(beforeLease).toEqual(expect.arrayContaining([`${day} 0/${size}`, `${day} 1/${size}`]));
+    // Each page once: the walk asked for nothing it had been sent ahead.
+    expect(api.requests.filter((r) => r.day === day).map((r) => `${r.page}/${r.size}`)).toEqual([
+      `0/${size}`,
+      `1/${size}`,
+    ]);
+    expect(summary.recordsNew).toBe(2500);
+  });
+
+  it('drops the pages sent ahead when the plan under the lease starts with another day: at most those requests spent', async () => {
+    const today = toDay(clock.now());
+    const oldest = addDays(today, -59);
+    const next = addDays(today, -58);
+    const days = new Map([
+      [oldest, dayOfRecords(oldest, 40)],
+      [next, dayOfRecords(next, 30)],
+    ]);
+    const api = new ScriptedUpstream({ clock, days, seed: 1 });
+    const state = new MemoryStateStore();
+    // Between the plan read ahead and the lease, another run seals the oldest day.
+    const acquire = state.acquireLease.bind(state);
+    state.acquireLease = async (...args) => {
+      await state.putDay({ ...blankDay(oldest), sealed: true, scannedAges: [59] });
+      return acquire(...args);
+    };
+    const objects = new MemoryObjectStore();
+    const summary = await runArchive(testDeps({ api, objects, state, clock }), {
+      ...TEST_OPTIONS,
+      snapshotActive: false,
+    });
+    const spent = api.requests.filter((r) => r.day === oldest);
+    expect(spent.length).toBeGreaterThan(0);
+    expect(spent.length).toBeLessThanOrEqual(2);
+    expect(summary.days.map((d) => d.day)).not.toContain(oldest);
+    expect(summary.recordsNew).toBe(30);
+  });
+
+  it('sends nothing ahead for a day whose walk goes on from an earlier run', async () => {
+    const api = new ScriptedUpstream({ clock, days: new Map([[day, dayOfRecords(day, 30)]]), seed: 1 });
+    const state = new MemoryStateStore();
+    const progress = {
+      passes: 1,
+      nextPage: 3,
+      size: 10,
+      planned: 5,
+      totals: [50],
+      observed: 0,
+      stalled: 0,
+      passStart: 0,
+      pages: 3,
+    };
+    await state.putDay({ ...blankDay(day), walk: progress });
+    let pagesBeforeLease: number | undefined;
+    const acquire = state.acquireLease.bind(state);
+    state.acquireLease = async (...args) => {
+      pagesBeforeLease ??= api.requests.filter((r) => r.day === day).length;
+      return acquire(...args);
+    };
+    const summary = await runArchive(
+      testDeps({ api, objects: new MemoryObjectStore(), state, clock }),
+      options,
+    );
+    expect(pagesBeforeLease).toBe(0);
+    expect(summary.recordsNew).toBe(30);
   });
 
   it('still refuses a rejected key before anything new is written', async () => {

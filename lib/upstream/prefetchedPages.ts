@@ -1,0 +1,74 @@
+import type { Day } from '../clock/day.ts';
+import type { ActiveSession, HistoryPage } from '../records/schemas.ts';
+import type { RequestOptions, UpstreamApi } from './upstreamApi.ts';
+
+/**
+ * The API, with history pages asked for ahead of the walk that will ask for them: a request for a page
+ * under way (same day, page and size) is answered by it, once; every other request goes to the API it
+ * wraps. A run sends the first pages of its first day beside its preflight, so that the round trips of
+ * the preflight and of the first pages overlap instead of adding up.
+ *
+ * A page asked for ahead is in flight from then on: a walk that takes it holds its request slot until it
+ * arrives (it never bypasses the walk's limit on requests in flight), and an error it ends with is the
+ * walk's own, as if the walk had sent it. One never taken is dropped by `discard`.
+ */
+export class PrefetchedPages implements UpstreamApi {
+  readonly #api: UpstreamApi;
+  readonly #ahead = new Map<string, Promise<HistoryPage>>();
+  #asked = 0;
+  #taken = 0;
+
+  constructor(api: UpstreamApi) {
+    this.#api = api;
+  }
+
+  /** Sends the request for page `page` of `day` now; a later `historyPage` for it takes its answer. */
+  prefetch(day: Day, page: number, size: number, options: RequestOptions = {}): void {
+    const key = keyOf(day, page, size);
+    if (this.#ahead.has(key)) return;
+    const answer = this.#api.historyPage(day, day, page, size, options);
+    // Settled by whoever takes it, or by `discard`: never an unhandled rejection.
+    answer.catch(() => undefined);
+    this.#ahead.set(key, answer);
+    this.#asked++;
+  }
+
+  /** Pages asked for ahead, and how many of them a walk took. */
+  get counts(): { asked: number; taken: number } {
+    return { asked: this.#asked, taken: this.#taken };
+  }
+
+  listActive(options?: RequestOptions): Promise<ActiveSession[]> {
+    return this.#api.listActive(options);
+  }
+
+  historyPage(
+    from: Day,
+    to: Day,
+    page: number,
+    size: number,
+    options?: RequestOptions,
+  ): Promise<HistoryPage> {
+    if (from === to) {
+      const key = keyOf(from, page, size);
+      const ahead = this.#ahead.get(key);
+      if (ahead) {
+        this.#ahead.delete(key);
+        this.#taken++;
+        return ahead;
+      }
+    }
+    return this.#api.historyPage(from, to, page, size, options);
+  }
+
+  /** Waits for the pages no walk took and forgets them (their answers, or errors, are of no use now). */
+  async discard(): Promise<void> {
+    const left = [...this.#ahead.values()];
+    this.#ahead.clear();
+    await Promise.allSettled(left);
+  }
+}
+
+function keyOf(day: Day, page: number, size: number): string {
+  return `${day}/${page}/${size}`;
+}

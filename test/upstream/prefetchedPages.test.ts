@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import type { Day } from '../../lib/clock/day.ts';
+import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { PrefetchedPages } from '../../lib/upstream/prefetchedPages.ts';
+import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
+
+const DAY: Day = '2026-11-10';
+const clock = new ManualClock('2026-11-20T12:00:00Z');
+const upstream = () =>
+  new ScriptedUpstream({ clock, days: new Map([[DAY, dayOfRecords(DAY, 250)]]), reshuffle: false });
+
+describe('PrefetchedPages', () => {
+  it('answers a request for a page sent ahead with that answer, once; any other request goes to the API', async () => {
+    const api = upstream();
+    const ahead = new PrefetchedPages(api);
+    ahead.prefetch(DAY, 0, 100);
+    ahead.prefetch(DAY, 0, 100); // the same page twice is sent once
+    expect(api.requests).toEqual([{ day: DAY, page: 0, size: 100 }]);
+    const first = await ahead.historyPage(DAY, DAY, 0, 100);
+    expect(first.content).toHaveLength(100);
+    expect(api.requests).toHaveLength(1);
+    // Taken once: the same page again, or at another size, is a request of its own.
+    await ahead.historyPage(DAY, DAY, 0, 100);
+    await ahead.historyPage(DAY, DAY, 0, 50);
+    expect(api.requests.map((r) => `${r.page}/${r.size}`)).toEqual(['0/100', '0/100', '0/50']);
+    expect(ahead.counts).toEqual({ asked: 1, taken: 1 });
+  });
+
+  it('hands the walk the error a page sent ahead ended with, as if the walk had sent it', async () => {
+    const api = upstream();
+    const failing = api.historyPage.bind(api);
+    api.historyPage = async (...args) => {
+      if (args[2] === 1) throw new ArchiverError('RATE_LIMITED', '429 after every retry');
+      return failing(...args);
+    };
+    const ahead = new PrefetchedPages(api);
+    ahead.prefetch(DAY, 1, 100);
+    await new Promise(setImmediate); // rejected before anyone asks: no unhandled rejection
+    await expect(ahead.historyPage(DAY, DAY, 1, 100)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+  });
+
+  it('discard waits for pages no walk took and forgets them', async () => {
+    const api = upstream();
+    let answer: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const slow = api.historyPage.bind(api);
+    api.historyPage = async (...args) => {
+      await held;
+      return slow(...args);
+    };
+    const ahead = new PrefetchedPages(api);
+    ahead.prefetch(DAY, 0, 100);
+    let discarded = false;
+    const discarding = ahead.discard().then(() => {
+      discarded = true;
+    });
+    await new Promise(setImmediate);
+    expect(discarded).toBe(false);
+    answer();
+    await discarding;
+    await ahead.historyPage(DAY, DAY, 0, 100);
+    expect(api.requests).toHaveLength(2);
+    expect(ahead.counts).toEqual({ asked: 1, taken: 0 });
+  });
+});
