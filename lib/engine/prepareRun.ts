@@ -99,10 +99,15 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
   // A steady run trusts the state (its chain head matches the archive's) and works from what it noted;
   // otherwise, and once a week, it reconciles the state with the whole archive.
   const known = await state.getMeta();
-  // And the first pages of the day the run will likely walk first: their round trip hides under the
-  // preflight's and the lease's instead of following them (`PrefetchedPages`).
+  // And, when the run's first day is known without planning, its first pages: their round trip hides
+  // under the preflight's and the lease's instead of following them (`PrefetchedPages`).
   const pagesAhead = new PrefetchedPages(api);
-  const prefetched = prefetchFirstDay(deps, options, pagesAhead, today, known, signal);
+  const firstKnown = options.onlyDays?.length
+    ? [...options.onlyDays].sort()[0]
+    : known === undefined
+      ? configuredStart
+      : undefined;
+  const prefetched = prefetchFirstDay(deps, options, pagesAhead, firstKnown, signal);
   let lease: Lease | undefined;
   let reconcile: boolean;
   let pending: PreparedRun['pending'];
@@ -197,33 +202,9 @@ export async function planRun(
   options: ArchiveOptions,
   today: Day,
   windowDays: number,
-  meta: Pick<ArchiveMeta, 'firstWindowStart' | 'lastRunAt'>,
+  meta: ArchiveMeta,
   reconcile = true,
 ): Promise<{ days: Map<Day, DayState>; due: PlannedDay[]; gaps: Day[] }> {
-  const { days, due, newGaps } = await readPlan(deps, options, today, windowDays, meta, reconcile);
-  for (const day of newGaps) {
-    const s = await putDayMerging(
-      deps,
-      gapDayState(days.get(day) ?? blankDay(day), 'left the window unsealed'),
-    );
-    days.set(day, s);
-    deps.logger.error('day left the window before it was sealed: late records may be lost', {
-      day,
-      code: 'GAP' satisfies ArchiverErrorCode,
-    });
-  }
-  return { days, due, gaps: [...newGaps] };
-}
-
-/** The plan from the day states as they are read, writing nothing: due days, and days to record as gaps. */
-async function readPlan(
-  deps: ArchiveDeps,
-  options: ArchiveOptions,
-  today: Day,
-  windowDays: number,
-  meta: Pick<ArchiveMeta, 'firstWindowStart' | 'lastRunAt'>,
-  reconcile: boolean,
-): Promise<{ days: Map<Day, DayState>; due: PlannedDay[]; newGaps: readonly Day[] }> {
   const read = reconcile
     ? { from: meta.firstWindowStart, days: await deps.state.listDays() }
     : await daysSinceLastRun(deps, meta, today, windowDays);
@@ -236,43 +217,52 @@ async function readPlan(
     // Days before those read were settled by earlier runs: only the ones read can turn into gaps.
     firstWindowStart: read.from,
   });
+  for (const day of plan.newGaps) {
+    const s = await putDayMerging(
+      deps,
+      gapDayState(days.get(day) ?? blankDay(day), 'left the window unsealed'),
+    );
+    days.set(day, s);
+    deps.logger.error('day left the window before it was sealed: late records may be lost', {
+      day,
+      code: 'GAP' satisfies ArchiverErrorCode,
+    });
+  }
   const due: PlannedDay[] = options.onlyDays
     ? [...new Set(options.onlyDays)]
         .sort()
         .map((day) => ({ day, age: daysBetween(day, today), reason: 'requested' as const }))
     : plan.due;
-  return { days, due, newGaps: plan.newGaps };
+  return { days, due, gaps: [...plan.newGaps] };
 }
 
 /**
- * Sends the first pages of the day the run will most likely walk first, before the run holds its lease
- * (and while its preflight is under way): the plan is read from the state as it is now, writing nothing,
- * and the pages are those the walk asks for before any answer (`firstPassPages`). The run plans again
- * under its lease; when its first day is another (the state moved meanwhile), the pages are dropped: at
- * most two requests spent. Nothing is sent for a walk that resumes an earlier run's pass. Never throws.
+ * Sends the first pages of the run's first day before the run holds its lease (beside its preflight),
+ * when that day is known without planning: the earliest of the days asked for, or, on an archive's first
+ * run, the oldest day of the window (a first plan starts there). A steady run's first day comes from the
+ * day states, which are read once, under the lease: nothing is sent ahead then (a second read of the
+ * window's states would cost every run, quiet ones included, more than it saves). One day state is read
+ * (a walk that resumes an earlier run's pass sends nothing ahead; the last scan's total decides page 1,
+ * as in the walk: `firstPassPages`). When the plan under the lease starts with another day (state the
+ * archive gave back), the pages are dropped: at most two requests. Never throws.
  */
 async function prefetchFirstDay(
   deps: ArchiveDeps,
   options: ArchiveOptions,
   ahead: PrefetchedPages,
-  today: Day,
-  known: ArchiveMeta | undefined,
+  first: Day | undefined,
   signal: AbortSignal | undefined,
 ): Promise<void> {
+  if (first === undefined) return;
   try {
-    const windowDays = Math.min(options.windowDays, known?.learnedWindowDays ?? options.windowDays);
-    const meta = known ?? { firstWindowStart: windowStartOf(today, options.windowDays) };
-    const { days, due } = await readPlan(deps, options, today, windowDays, meta, known === undefined);
-    const first = due[0];
-    if (!first) return;
-    const previous = days.get(first.day);
+    const previous = await deps.state.getDay(first);
     if (previous?.walk) return;
     const pages = firstPassPages({
       pageSize: options.pageSize,
       concurrency: options.pageConcurrency,
       ...(previous?.totalElements === undefined ? {} : { expectedTotal: previous.totalElements }),
     });
-    for (const page of pages) ahead.prefetch(first.day, page, options.pageSize, signal ? { signal } : {});
+    for (const page of pages) ahead.prefetch(first, page, options.pageSize, signal ? { signal } : {});
   } catch (error) {
     deps.logger.debug('could not send the first pages ahead; the walk sends them', { error: String(error) });
   }
@@ -353,7 +343,7 @@ export async function establishMeta(
  */
 async function daysSinceLastRun(
   deps: ArchiveDeps,
-  meta: Pick<ArchiveMeta, 'firstWindowStart' | 'lastRunAt'>,
+  meta: ArchiveMeta,
   today: Day,
   windowDays: number,
 ): Promise<{ from: Day; days: DayState[] }> {

@@ -197,6 +197,37 @@ describe('the preflight of a run', () => {
     expect(summary.recordsNew).toBe(30);
   });
 
+  it('sends nothing ahead in a steady run, and reads no day state before the lease', async () => {
+    const today = toDay(clock.now());
+    const days = new Map([[today, dayOfRecords(today, 30)]]);
+    const api = new ScriptedUpstream({ clock, days, seed: 1 });
+    const state = new MemoryStateStore();
+    const objects = new MemoryObjectStore();
+    const run = { ...TEST_OPTIONS, snapshotActive: false };
+    await runArchive(testDeps({ api, objects, state, clock }), run);
+    // The next run: its first day comes from the state, read under the lease only.
+    days.set(today, dayOfRecords(today, 45));
+    clock.advance(86_400_000);
+    const asked = api.requests.length;
+    let dayReads = 0;
+    let beforeLease: { pages: number; dayReads: number } | undefined;
+    for (const read of ['getDay', 'getDays', 'listDays'] as const) {
+      const original = (state[read] as (...a: unknown[]) => Promise<unknown>).bind(state);
+      (state as unknown as Record<string, unknown>)[read] = (...a: unknown[]) => {
+        dayReads++;
+        return original(...a);
+      };
+    }
+    const acquire = state.acquireLease.bind(state);
+    state.acquireLease = async (...args) => {
+      beforeLease ??= { pages: api.requests.slice(asked).filter((r) => r.size !== 1).length, dayReads };
+      return acquire(...args);
+    };
+    const summary = await runArchive(testDeps({ api, objects, state, clock }), run);
+    expect(beforeLease).toEqual({ pages: 0, dayReads: 0 });
+    expect(summary.recordsNew).toBe(15);
+  });
+
   it('still refuses a rejected key before anything new is written', async () => {
     const api = new ScriptedUpstream({ clock, days: new Map([[day, dayOfRecords(day, 30)]]), seed: 1 });
     api.historyPage = async () => {
