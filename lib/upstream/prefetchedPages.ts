@@ -42,13 +42,8 @@ export class PrefetchedPages implements UpstreamApi {
     return this.#api.listActive(options);
   }
 
-  historyPage(
-    from: Day,
-    to: Day,
-    page: number,
-    size: number,
-    options?: RequestOptions,
-  ): Promise<HistoryPage> {
+  /** A page sent ahead (same day, page and size), once; any other page from the API it wraps. */
+  readonly historyPage: UpstreamApi['historyPage'] = (from, to, page, size, options) => {
     if (from === to) {
       const key = keyOf(from, page, size);
       const ahead = this.#ahead.get(key);
@@ -59,7 +54,7 @@ export class PrefetchedPages implements UpstreamApi {
       }
     }
     return this.#api.historyPage(from, to, page, size, options);
-  }
+  };
 
   /** Waits for the pages no walk took and forgets them (their answers, or errors, are of no use now). */
   async discard(): Promise<void> {

@@ -1,30 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { Agent, buildConnector } from 'undici';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
 import { Limiter } from '../../lib/util/limiter.ts';
-import { json, type ScriptedServer, startScriptedServer, text } from './scriptedServer.ts';
-import { testClient } from './testClient.ts';
+import { json, text } from './scriptedServer.ts';
+import { scriptedClientPerTest } from './testClient.ts';
 
 const historyFixture = JSON.parse(
   readFileSync(new URL('../fixtures/history-documented.json', import.meta.url), 'utf8'),
 ) as Record<string, unknown>;
 const DAY = '2025-02-06';
 
-let server: ScriptedServer;
-let client: TunnelApiClient | undefined;
-
-beforeAll(async () => {
-  server = await startScriptedServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.clear());
-afterEach(async () => {
-  await client?.close();
-  client = undefined;
-});
+// The file's scripted server, and a fresh client of it for every test (closed after it).
+const { server, client, reconfigure } = scriptedClientPerTest();
 
 /** Page `n` of a day, each request as its path. */
 const pageOf = (limiter: Limiter, api: TunnelApiClient, n: number) =>
@@ -51,7 +39,7 @@ describe('the request gate (a caller limit on exchanges in flight)', () => {
         }),
     });
     try {
-      client = testClient(server.url, { dispatcher }).client;
+      reconfigure({ dispatcher });
       const limiter = new Limiter(1);
       // Page 1 waits for page 0's slot. undici writes a waiting request only in a later turn of the event
       // loop (a check phase for a reused socket, the connect for a new one), so page 1 is on the wire
@@ -61,15 +49,13 @@ describe('the request gate (a caller limit on exchanges in flight)', () => {
       expect(await writtenWhenFirstReturned).toBe(2);
       expect((await second).content).toHaveLength(1);
     } finally {
-      await client?.close();
-      client = undefined;
+      await client.close();
       await dispatcher.close();
     }
   });
 
   it('holds a slot per attempt: a retry waits behind a request that took the slot meanwhile', async () => {
     server.script(text(503, 'busy'), json(200, historyFixture), json(200, historyFixture));
-    client = testClient(server.url).client;
     const limiter = new Limiter(1);
     const first = pageOf(limiter, client, 0);
     const second = pageOf(limiter, client, 1);
@@ -94,9 +80,8 @@ describe('the request gate (a caller limit on exchanges in flight)', () => {
       }, 5);
     };
     server.script(...Array.from({ length: 12 }, () => slow));
-    client = testClient(server.url).client;
     const limiter = new Limiter(3);
-    const pages = await Promise.all(Array.from({ length: 12 }, (_, n) => pageOf(limiter, client!, n)));
+    const pages = await Promise.all(Array.from({ length: 12 }, (_, n) => pageOf(limiter, client, n)));
     expect(pages).toHaveLength(12);
     expect(most).toBe(3);
     expect(limiter.running).toBe(0);
