@@ -10,11 +10,11 @@ import type { RequestOptions, UpstreamApi } from './upstreamApi.ts';
  *
  * A page asked for ahead is in flight from then on: a walk that takes it holds its request slot until it
  * arrives (it never bypasses the walk's limit on requests in flight), and an error it ends with is the
- * walk's own, as if the walk had sent it. One never taken is dropped by `discard`.
+ * walk's own, as if the walk had sent it. One never taken is aborted and dropped by `discard`.
  */
 export class PrefetchedPages implements UpstreamApi {
   readonly #api: UpstreamApi;
-  readonly #ahead = new Map<string, Promise<HistoryPage>>();
+  readonly #ahead = new Map<string, { answer: Promise<HistoryPage>; abort: AbortController }>();
   #asked = 0;
   #taken = 0;
 
@@ -26,10 +26,13 @@ export class PrefetchedPages implements UpstreamApi {
   prefetch(day: Day, page: number, size: number, options: RequestOptions = {}): void {
     const key = keyOf(day, page, size);
     if (this.#ahead.has(key)) return;
-    const answer = this.#api.historyPage(day, day, page, size, options);
+    // Its own abort (for `discard`), besides the caller's signal (the run's deadline).
+    const abort = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, abort.signal]) : abort.signal;
+    const answer = this.#api.historyPage(day, day, page, size, { ...options, signal });
     // Settled by whoever takes it, or by `discard`: never an unhandled rejection.
     answer.catch(() => undefined);
-    this.#ahead.set(key, answer);
+    this.#ahead.set(key, { answer, abort });
     this.#asked++;
   }
 
@@ -50,17 +53,22 @@ export class PrefetchedPages implements UpstreamApi {
       if (ahead) {
         this.#ahead.delete(key);
         this.#taken++;
-        return ahead;
+        return ahead.answer;
       }
     }
     return this.#api.historyPage(from, to, page, size, options);
   };
 
-  /** Waits for the pages no walk took and forgets them (their answers, or errors, are of no use now). */
+  /**
+   * Aborts the pages no walk took (a request still retrying would otherwise hold a failed run up to its
+   * retry budget), waits for them to settle and forgets them: their answers are of no use now. A page a
+   * walk took is the walk's, whatever happens here.
+   */
   async discard(): Promise<void> {
     const left = [...this.#ahead.values()];
     this.#ahead.clear();
-    await Promise.allSettled(left);
+    for (const { abort } of left) abort.abort(new Error('not needed: the run went on without this page'));
+    await Promise.allSettled(left.map((l) => l.answer));
   }
 }
 

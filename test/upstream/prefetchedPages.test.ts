@@ -40,29 +40,52 @@ describe('PrefetchedPages', () => {
     await expect(ahead.historyPage(DAY, DAY, 1, 100)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
   });
 
-  it('discard waits for pages no walk took and forgets them', async () => {
+  it('discard aborts the pages no walk took and waits for them to settle; a page a walk took is left alone', async () => {
     const api = upstream();
     let answer: () => void = () => undefined;
     const held = new Promise<void>((resolve) => {
       answer = resolve;
     });
-    const slow = api.historyPage.bind(api);
-    api.historyPage = async (...args) => {
-      await held;
-      return slow(...args);
+    const signals = new Map<number, AbortSignal | undefined>();
+    const serve = api.historyPage.bind(api);
+    // Each request waits for the test, or for its signal (as the real client's does).
+    api.historyPage = async (from, to, page, size, o) => {
+      signals.set(page, o?.signal);
+      await new Promise<void>((resolve, reject) => {
+        void held.then(resolve);
+        o?.signal?.addEventListener('abort', () => reject(new ArchiverError('DEADLINE', 'aborted')));
+      });
+      return serve(from, to, page, size);
     };
     const ahead = new PrefetchedPages(api);
-    ahead.prefetch(DAY, 0, 100);
-    let discarded = false;
-    const discarding = ahead.discard().then(() => {
-      discarded = true;
-    });
-    await new Promise(setImmediate);
-    expect(discarded).toBe(false);
+    const run = new AbortController();
+    ahead.prefetch(DAY, 0, 100, { signal: run.signal });
+    ahead.prefetch(DAY, 1, 100, { signal: run.signal });
+    const taken = ahead.historyPage(DAY, DAY, 0, 100);
+    await ahead.discard(); // settles without the test answering: page 1 was aborted
+    expect(signals.get(1)?.aborted).toBe(true);
+    expect(signals.get(0)?.aborted).toBe(false);
     answer();
-    await discarding;
-    await ahead.historyPage(DAY, DAY, 0, 100);
-    expect(api.requests).toHaveLength(2);
-    expect(ahead.counts).toEqual({ asked: 1, taken: 0 });
+    expect((await taken).content).toHaveLength(100);
+    // Forgotten: page 1 again is a request of its own.
+    await ahead.historyPage(DAY, DAY, 1, 100);
+    expect(api.requests.map((r) => r.page)).toEqual([0, 1]);
+    expect(ahead.counts).toEqual({ asked: 2, taken: 1 });
+  });
+
+  it("aborts a page sent ahead with the caller's signal too (the run's deadline)", async () => {
+    const api = upstream();
+    let seen: AbortSignal | undefined;
+    api.historyPage = async (_f, _t, _p, _s, o) => {
+      seen = o?.signal;
+      throw new ArchiverError('DEADLINE', 'aborted');
+    };
+    const ahead = new PrefetchedPages(api);
+    const run = new AbortController();
+    ahead.prefetch(DAY, 0, 100, { signal: run.signal });
+    expect(seen?.aborted).toBe(false);
+    run.abort();
+    expect(seen?.aborted).toBe(true);
+    await expect(ahead.historyPage(DAY, DAY, 0, 100)).rejects.toMatchObject({ code: 'DEADLINE' });
   });
 });
