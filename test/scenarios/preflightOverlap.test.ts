@@ -228,6 +228,27 @@ describe('the preflight of a run', () => {
     expect(summary.recordsNew).toBe(15);
   });
 
+  it('fails at once with the preflight: the pages sent ahead are aborted, not waited for', async () => {
+    const api = new ScriptedUpstream({ clock, days: new Map([[day, dayOfRecords(day, 30)]]), seed: 1 });
+    const pagesAborted: boolean[] = [];
+    api.historyPage = async (_from, _to, _page, size, o) => {
+      if (size === 1) throw new ArchiverError('UPSTREAM_UNAVAILABLE', '503 after every retry');
+      // A page that would go on retrying for as long as its signal lets it.
+      return new Promise((_resolve, reject) => {
+        o?.signal?.addEventListener('abort', () => {
+          pagesAborted.push(true);
+          reject(new ArchiverError('DEADLINE', 'aborted'));
+        });
+      });
+    };
+    const state = new MemoryStateStore();
+    await expect(
+      runArchive(testDeps({ api, objects: new MemoryObjectStore(), state, clock }), options),
+    ).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+    expect(pagesAborted.length).toBeGreaterThan(0);
+    expect(await state.getMeta()).toBeUndefined();
+  });
+
   it('still refuses a rejected key before anything new is written', async () => {
     const api = new ScriptedUpstream({ clock, days: new Map([[day, dayOfRecords(day, 30)]]), seed: 1 });
     api.historyPage = async () => {
