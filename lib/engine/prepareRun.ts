@@ -102,8 +102,8 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
   // And, when the run's first day is known without planning, its first pages: their round trip hides
   // under the preflight's and the lease's instead of following them (`PrefetchedPages`).
   const pagesAhead = new PrefetchedPages(api);
-  const firstKnown = options.onlyDays?.length
-    ? [...options.onlyDays].sort()[0]
+  const firstKnown = options.onlyDays
+    ? requestedDays(options.onlyDays)[0]
     : known === undefined
       ? configuredStart
       : undefined;
@@ -229,11 +229,18 @@ export async function planRun(
     });
   }
   const due: PlannedDay[] = options.onlyDays
-    ? [...new Set(options.onlyDays)]
-        .sort()
-        .map((day) => ({ day, age: daysBetween(day, today), reason: 'requested' as const }))
+    ? requestedDays(options.onlyDays).map((day) => ({
+        day,
+        age: daysBetween(day, today),
+        reason: 'requested' as const,
+      }))
     : plan.due;
   return { days, due, gaps: [...plan.newGaps] };
+}
+
+/** The days a run was asked for, each once, oldest first: the order it walks them in. */
+function requestedDays(onlyDays: readonly Day[]): Day[] {
+  return [...new Set(onlyDays)].sort();
 }
 
 /**

@@ -15,8 +15,6 @@ import type { RequestOptions, UpstreamApi } from './upstreamApi.ts';
 export class PrefetchedPages implements UpstreamApi {
   readonly #api: UpstreamApi;
   readonly #ahead = new Map<string, { answer: Promise<HistoryPage>; abort: AbortController }>();
-  #asked = 0;
-  #taken = 0;
 
   constructor(api: UpstreamApi) {
     this.#api = api;
@@ -33,12 +31,6 @@ export class PrefetchedPages implements UpstreamApi {
     // Settled by whoever takes it, or by `discard`: never an unhandled rejection.
     answer.catch(() => undefined);
     this.#ahead.set(key, { answer, abort });
-    this.#asked++;
-  }
-
-  /** Pages asked for ahead, and how many of them a walk took. */
-  get counts(): { asked: number; taken: number } {
-    return { asked: this.#asked, taken: this.#taken };
   }
 
   listActive(options?: RequestOptions): Promise<ActiveSession[]> {
@@ -52,7 +44,6 @@ export class PrefetchedPages implements UpstreamApi {
       const ahead = this.#ahead.get(key);
       if (ahead) {
         this.#ahead.delete(key);
-        this.#taken++;
         return ahead.answer;
       }
     }

@@ -24,7 +24,6 @@ describe('PrefetchedPages', () => {
     await ahead.historyPage(DAY, DAY, 0, 100);
     await ahead.historyPage(DAY, DAY, 0, 50);
     expect(api.requests.map((r) => `${r.page}/${r.size}`)).toEqual(['0/100', '0/100', '0/50']);
-    expect(ahead.counts).toEqual({ asked: 1, taken: 1 });
   });
 
   it('hands the walk the error a page sent ahead ended with, as if the walk had sent it', async () => {
@@ -70,7 +69,6 @@ describe('PrefetchedPages', () => {
     // Forgotten: page 1 again is a request of its own.
     await ahead.historyPage(DAY, DAY, 1, 100);
     expect(api.requests.map((r) => r.page)).toEqual([0, 1]);
-    expect(ahead.counts).toEqual({ asked: 2, taken: 1 });
   });
 
   it("aborts a page sent ahead with the caller's signal too (the run's deadline)", async () => {
