@@ -1,12 +1,23 @@
 import type { QuietRun } from './quietRun.ts';
+import type { RescanCost } from './rescanCost.ts';
 import type { WalkRequests } from './walkRequests.ts';
 
-/** The measurements of issue 22 that are not cases: quiet runs (`quiet-run`), walk requests (`walk-requests`). */
+export interface Issue22Extras {
+  quiet?: QuietRun[];
+  walks?: WalkRequests[];
+  rescan?: RescanCost;
+  failed: number;
+}
+
+/**
+ * The measurements of issue 22 that are not cases: quiet runs (`quiet-run`), walk requests
+ * (`walk-requests`), a rescan's CPU against the first walk's (`rescan`).
+ */
 export async function issue22Extras(
   only: readonly string[] | undefined,
   quick: boolean,
-): Promise<{ quiet?: QuietRun[]; walks?: WalkRequests[]; failed: number }> {
-  const out: { quiet?: QuietRun[]; walks?: WalkRequests[]; failed: number } = { failed: 0 };
+): Promise<Issue22Extras> {
+  const out: Issue22Extras = { failed: 0 };
   const attempt = async <T>(name: string, measure: () => Promise<T>): Promise<T | undefined> => {
     if (only && !only.includes(name)) return undefined;
     try {
@@ -30,5 +41,10 @@ export async function issue22Extras(
     return [await walkRequests('stable'), await walkRequests('reshuffled')];
   });
   if (walks) out.walks = walks;
+  const rescan = await attempt('rescan', async () => {
+    const { rescanCost } = await import('./rescanCost.ts');
+    return quick ? rescanCost(20_000, 1) : rescanCost(100_000, 3);
+  });
+  if (rescan) out.rescan = rescan;
   return out;
 }

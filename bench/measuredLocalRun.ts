@@ -35,8 +35,10 @@ export async function measuredLocalRun(
   extra: Partial<ArchiveOptions> = {},
   /** Looks at the finished archive folder before it is removed. */
   inspectArchive?: (archiveDir: string) => Promise<void>,
+  /** The folder of an archive to run on again (the caller removes it); else a new temp folder, removed after. */
+  folder?: string,
 ): Promise<MeasuredRun> {
-  const dir = await mkdtemp(join(tmpdir(), 'ta-bench-'));
+  const dir = folder ?? (await mkdtemp(join(tmpdir(), 'ta-bench-')));
   // Local mode's state, as the CLI opens it: item files in the state folder.
   const local = await openLocalState(join(dir, '.state'), silentLogger);
   const api = createTunnelApiClient({ baseUrl, apiKey: EMULATOR_PAID_KEY });
@@ -91,7 +93,7 @@ export async function measuredLocalRun(
     try {
       await inspectArchive?.(join(dir, 'archive'));
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      if (folder === undefined) await rm(dir, { recursive: true, force: true });
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { QuietRun } from './quietRun.ts';
+import type { RescanCost } from './rescanCost.ts';
 import type { CaseResult } from './run.ts';
 import type { WalkRequests } from './walkRequests.ts';
 
@@ -8,6 +9,7 @@ export interface Issue22Input {
   results: CaseResult[];
   quiet?: QuietRun[] | undefined;
   walks?: WalkRequests[] | undefined;
+  rescan?: RescanCost | undefined;
 }
 
 const yes = (ok: boolean): string => (ok ? 'yes' : 'NO');
@@ -85,6 +87,16 @@ export function renderIssue22(input: Issue22Input): string[] {
     ]);
   }
   if (!input.walks) missing('requests a day walk', 'walk-requests');
+  const rescan = input.rescan;
+  if (rescan) {
+    rows.push([
+      `a rescan's CPU a record against the first walk's (one ${rescan.records}-record day asked for twice)`,
+      `first walk ${rescan.firstSeconds} s, **${rescan.firstCpuMicrosPerRecord} µs** a record; rescan ` +
+        `${rescan.rescanSeconds} s, **${rescan.rescanCpuMicrosPerRecord} µs** a record, ${rescan.rescanNewRecords} ` +
+        `records written (median of ${rescan.runs})`,
+      'reported',
+    ]);
+  } else missing("a rescan's CPU a record", 'rescan');
   for (const q of input.quiet ?? []) {
     const parts =
       q.importMs === undefined ? '' : ` (bundle import ${q.importMs} ms, handler ${q.handlerMs} ms)`;

@@ -5,6 +5,7 @@ import type { FanoutFigures } from './fanoutSimulation.ts';
 import type { QuietRun } from './quietRun.ts';
 import { renderIssue22 } from './renderIssue22.ts';
 import { REPORT_TARGETS, type ReportBenchResult } from './reportTargets.ts';
+import type { RescanCost } from './rescanCost.ts';
 import type { CaseResult } from './run.ts';
 import type { WalkRequests } from './walkRequests.ts';
 
@@ -24,9 +25,10 @@ export interface ResultsInput {
   at: Date;
   /** 1-minute load average before and after the run: figures from a busy machine are noisy. */
   load: [number, number];
-  /** Issue 22: quiet steady-state runs (CLI, Lambda bundle) and day-walk requests. */
+  /** Issue 22: quiet steady-state runs (CLI, Lambda bundle), day-walk requests, a rescan's CPU. */
   quiet?: QuietRun[] | undefined;
   walks?: WalkRequests[] | undefined;
+  rescan?: RescanCost | undefined;
 }
 
 const MiB = 1_048_576;

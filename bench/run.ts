@@ -450,6 +450,7 @@ const merged = {
   age: age ?? kept(previous?.age),
   quiet: extras.quiet ?? previous?.quiet,
   walks: extras.walks ?? previous?.walks,
+  rescan: extras.rescan ?? previous?.rescan,
   at: new Date(),
   load: [loadBefore, round(loadavg()[0] ?? 0)] as [number, number],
 };

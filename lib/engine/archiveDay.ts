@@ -2,8 +2,7 @@ import type { DeadlineBudget } from '../clock/deadlineBudget.ts';
 import type { PartitionCommitter } from '../commit/partitionCommitter.ts';
 import type { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
-import { mapArchiveRow } from '../records/mapArchiveRow.ts';
-import { partitionOf } from '../records/toArchiveRow.ts';
+import { keyRecord } from '../records/keyedRecord.ts';
 import type { DayState } from '../state/stateStore.ts';
 import { relieveHeap } from '../util/relieveHeap.ts';
 import { CarriedRows, loadWalkIds, saveWalkIds } from './carriedRows.ts';
@@ -59,7 +58,6 @@ export async function archiveDay(
     {
       tmpDir: ctx.tmpDir,
       prefix: `walk-${planned.day}`,
-      partitionOf,
     },
   );
   try {
@@ -77,8 +75,8 @@ export async function archiveDay(
       sink,
       ...(resume ? { resume } : {}),
       ...(previous.totalElements === undefined ? {} : { expectedTotal: previous.totalElements }),
-      toRow: (record) =>
-        mapArchiveRow(record, { tokenPolicy: options.tokenPolicy, tokenKey: deps.tokenKey, archivedAt }),
+      keyRecord: (record) =>
+        keyRecord(record, { tokenPolicy: options.tokenPolicy, tokenKey: deps.tokenKey, archivedAt }),
       tokenKey: deps.tokenKey,
       budget: ctx.budget,
     });

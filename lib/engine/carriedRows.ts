@@ -1,6 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Day } from '../clock/day.ts';
-import type { ArchiveRow } from '../records/archiveRow.ts';
+import type { KeyedRecord } from '../records/keyedRecord.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { IdSet } from '../util/idSet.ts';
 import type { WalkSink } from './walkDay.ts';
@@ -22,8 +22,8 @@ export class CarriedRows implements WalkSink {
     this.ids = carried;
   }
 
-  add(row: ArchiveRow): undefined | Promise<void> {
-    return this.ids.add(row.record_id) ? this.#inner.add(row) : undefined;
+  add(record: KeyedRecord): undefined | Promise<void> {
+    return this.ids.add(record.id) ? this.#inner.add(record) : undefined;
   }
 
   expect(day: Day, total: number): void {

@@ -6,8 +6,7 @@ import { unboundedBudget } from '../clock/deadlineBudget.ts';
 import { PartitionCommitter } from '../commit/partitionCommitter.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
-import { mapArchiveRow } from '../records/mapArchiveRow.ts';
-import { partitionOf } from '../records/toArchiveRow.ts';
+import { type KeyedRecord, keyRecord } from '../records/keyedRecord.ts';
 import type { Lease } from '../state/stateStore.ts';
 import { IdSet } from '../util/idSet.ts';
 import { makeRunTmpDir } from '../util/runTmpDir.ts';
@@ -111,7 +110,7 @@ async function archiveRange(
   const drafts = new PartitionDrafts<ArchiveRow>(
     committer,
     historyWriter(options.rowGroupSize, options.parquetEncoder),
-    { tmpDir, prefix: `range-${item.id}`, partitionOf },
+    { tmpDir, prefix: `range-${item.id}` },
   );
   try {
     // Later passes start from the ids earlier passes took (kept by the finish step), as a resumed walk does.
@@ -126,8 +125,8 @@ async function archiveRange(
       maxPagesPerDay: options.maxPagesPerDay,
       sink,
       tokenKey: deps.tokenKey,
-      toRow: (record) =>
-        mapArchiveRow(record, { tokenPolicy: options.tokenPolicy, tokenKey: deps.tokenKey, archivedAt }),
+      keyRecord: (record) =>
+        keyRecord(record, { tokenPolicy: options.tokenPolicy, tokenKey: deps.tokenKey, archivedAt }),
       ...optionalSignal(options.budget?.signal()),
     });
     const { newRecords, files, bytes } = await drafts.commitAll();
@@ -173,9 +172,9 @@ class RangeRows implements WalkSink {
     this.#carried = carried;
   }
 
-  add(row: ArchiveRow): undefined | Promise<void> {
-    if (this.#carried?.has(row.record_id)) return undefined;
-    return this.ids.add(row.record_id) ? this.#inner.add(row) : undefined;
+  add(record: KeyedRecord): undefined | Promise<void> {
+    if (this.#carried?.has(record.id)) return undefined;
+    return this.ids.add(record.id) ? this.#inner.add(record) : undefined;
   }
 
   get distinct(): number {

@@ -1,5 +1,4 @@
-import type { ArchiveRow } from '../records/archiveRow.ts';
-import type { MappedRow } from '../records/mapArchiveRow.ts';
+import type { KeyedRecord, KeyedResult } from '../records/keyedRecord.ts';
 import { rawRecordId } from '../records/recordId.ts';
 import type { HistoryPage, HistoryRecord, RejectedRecord } from '../records/schemas.ts';
 
@@ -7,16 +6,16 @@ import type { HistoryPage, HistoryRecord, RejectedRecord } from '../records/sche
 const YIELD_EVERY_MASK = 255;
 
 export interface AbsorbOptions {
-  /** Where rows go (a walk's sink: it dedupes by `record_id`). */
-  sink: { add(row: ArchiveRow): undefined | Promise<void> };
-  /** The record's archive row (under the token policy), or why it cannot be one; `record_id` is the dedupe key. */
-  toRow: (record: HistoryRecord) => MappedRow;
+  /** Where records go (a walk's sink: it dedupes by `record_id`, and builds the rows it keeps). */
+  sink: { add(record: KeyedRecord): undefined | Promise<void> };
+  /** The record keyed for the sink (its row built only if the sink keeps it), or why it cannot be a row. */
+  keyRecord: (record: HistoryRecord) => KeyedResult;
   /** Key of the quarantine ids. */
   tokenKey: Uint8Array;
 }
 
 /**
- * Takes one page's records into a walk: each valid row into the sink (which dedupes by `record_id`),
+ * Takes one page's records into a walk: each valid record into the sink (which dedupes by `record_id`),
  * each invalid item (or one that cannot be mapped to a row) into `rejected` by its keyed raw id. Shared
  * by a whole-day walk and a walk of a page range, so both apply the same rules to what a page holds.
  */
@@ -27,13 +26,13 @@ export function pageAbsorber(
   let absorbed = 0;
   return async (page) => {
     for (const r of page.content) {
-      const mapped = options.toRow(r);
+      const mapped = options.keyRecord(r);
       if (!mapped.ok) {
         // Valid by the schema but not mappable to a row (judged in records/): quarantined like any other.
         rejected.set(rawRecordId(r, options.tokenKey), { raw: r, reason: mapped.reason });
         continue;
       }
-      const pending = options.sink.add(mapped.row);
+      const pending = options.sink.add(mapped.keyed);
       if (pending) await pending;
       // Let the event loop in now and then: a response that arrived meanwhile is read, and the next
       // request sent, at once rather than after the whole page (keeps `concurrency` requests in flight).

@@ -25,13 +25,21 @@ interface Draft<Row> {
   file: RowFile<Row> | undefined;
 }
 
-export interface PartitionDraftsOptions<Row> {
+export interface PartitionDraftsOptions {
   /** Private folder of the run: draft files go here (0600). */
   tmpDir: string;
   /** Unique per day walk: keeps draft files of different walks apart. */
   prefix: string;
-  /** The Hive partition of a row. */
-  partitionOf: (row: Row) => Day;
+}
+
+/**
+ * A row offered to the drafts before it is built: its id (the writer's `idOf` of the row) and its Hive
+ * partition, and `row()`, called only when the row is new to the partition (`KeyedRecord` is one).
+ */
+export interface DraftCandidate<Row> {
+  readonly id: string;
+  readonly dt: Day;
+  row(): Row;
 }
 
 /**
@@ -44,7 +52,7 @@ export interface PartitionDraftsOptions<Row> {
 export class PartitionDrafts<Row> {
   readonly #committer: PartitionCommitter;
   readonly #writer: StreamingDatasetWriter<Row>;
-  readonly #opts: PartitionDraftsOptions<Row>;
+  readonly #opts: PartitionDraftsOptions;
   readonly #drafts = new Map<Day, Draft<Row> | Promise<Draft<Row>>>();
   #seq = 0;
   #written = 0;
@@ -55,7 +63,7 @@ export class PartitionDrafts<Row> {
   constructor(
     committer: PartitionCommitter,
     writer: StreamingDatasetWriter<Row>,
-    opts: PartitionDraftsOptions<Row>,
+    opts: PartitionDraftsOptions,
   ) {
     this.#committer = committer;
     this.#writer = writer;
@@ -63,21 +71,22 @@ export class PartitionDrafts<Row> {
   }
 
   /**
-   * Takes one distinct row of the walk. Returns a promise (to await) only when it had to open a
-   * partition or ended a row group; otherwise the row was buffered synchronously.
+   * Takes one row of the walk, building it only when its partition has not seen its id and does not
+   * hold it already. Returns a promise (to await) only when it had to open a partition or ended a row
+   * group; otherwise the row was buffered (or skipped) synchronously.
    */
-  add(row: Row): undefined | Promise<void> {
+  add(candidate: DraftCandidate<Row>): undefined | Promise<void> {
     // Every few thousand rows: a bulk walk's garbage must not pile up to several times the live heap.
     if ((++this.#taken & RELIEF_EVERY_MASK) === 0) relieveHeap();
-    const dt = this.#opts.partitionOf(row);
+    const dt = candidate.dt;
     const draft = this.#drafts.get(dt);
     if (draft === undefined) {
       const opening = this.#open(dt);
       this.#drafts.set(dt, opening);
-      return opening.then((d) => this.#addTo(d, row));
+      return opening.then((d) => this.#addTo(d, candidate));
     }
-    if (draft instanceof Promise) return draft.then((d) => this.#addTo(d, row));
-    return this.#addTo(draft, row);
+    if (draft instanceof Promise) return draft.then((d) => this.#addTo(d, candidate));
+    return this.#addTo(draft, candidate);
   }
 
   /**
@@ -148,12 +157,13 @@ export class PartitionDrafts<Row> {
     return draft;
   }
 
-  #addTo(draft: Draft<Row>, row: Row): undefined | Promise<void> {
-    const id = this.#writer.idOf(row);
+  #addTo(draft: Draft<Row>, candidate: DraftCandidate<Row>): undefined | Promise<void> {
+    const id = candidate.id;
     if (!draft.seen.add(id)) return undefined;
     this.#distinct++;
     if (draft.known.has(id)) return undefined;
     this.#written++;
+    const row = candidate.row();
     if (draft.file) return draft.file.add(row);
     return this.#createFile(draft).then((file) => file.add(row));
   }

@@ -2,7 +2,7 @@ import type { Day } from '../clock/day.ts';
 import type { DeadlineBudget } from '../clock/deadlineBudget.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
-import type { MappedRow } from '../records/mapArchiveRow.ts';
+import type { KeyedRecord, KeyedResult } from '../records/keyedRecord.ts';
 import type { HistoryPage, HistoryRecord, RejectedRecord } from '../records/schemas.ts';
 import type { WalkProgress } from '../state/stateStore.ts';
 import type { RequestGate, UpstreamApi } from '../upstream/upstreamApi.ts';
@@ -44,10 +44,10 @@ export interface WalkOptions {
   /** Key of the quarantine ids (keyed, so a quarantine file name is never an unkeyed hash of a token). */
   tokenKey: Uint8Array;
   /**
-   * The record's archive row (under the token policy; its `record_id` is the dedupe key), or why it
-   * cannot become one (`mapArchiveRow`): then it is quarantined.
+   * The record keyed for the sink (`keyRecord`: its `record_id` is the dedupe key, its row under the
+   * token policy is built only if the sink keeps it), or why it cannot become a row: then it is quarantined.
    */
-  toRow: (record: HistoryRecord) => MappedRow;
+  keyRecord: (record: HistoryRecord) => KeyedResult;
   /**
    * `totalElements` of this day's last scan, if any: a hint only. Page 1 goes out beside page 0 of a
    * first pass (see {@link walkDay}) unless the last scan found the day within one page.
@@ -61,12 +61,13 @@ export interface WalkOptions {
 }
 
 /**
- * Takes the rows of a walk as pages arrive and keeps each distinct `record_id` once. `add` returns a
+ * Takes the records of a walk as pages arrive and keeps each distinct `record_id` once, building the
+ * row (`record.row()`) only of a record it keeps: a rescan meets mostly archived records. `add` returns a
  * promise only when the walk must wait (back-pressure: rows are encoded as they come); `distinct`
- * counts the distinct rows taken so far, which is what the walk's completeness rules count.
+ * counts the distinct records taken so far, which is what the walk's completeness rules count.
  */
 export interface WalkSink {
-  add(row: ArchiveRow): undefined | Promise<void>;
+  add(record: KeyedRecord): undefined | Promise<void>;
   /** A hint: the server reported `total` rows for `day` (so sets can be sized once, not grown). */
   expect?(day: Day, total: number): void;
   readonly distinct: number;
@@ -85,8 +86,8 @@ export class DistinctRows implements WalkSink {
     return this.#seen.size;
   }
 
-  add(row: ArchiveRow): undefined | Promise<void> {
-    return this.#seen.add(row.record_id) ? this.#onRow(row) : undefined;
+  add(record: KeyedRecord): undefined | Promise<void> {
+    return this.#seen.add(record.id) ? this.#onRow(record.row()) : undefined;
   }
 }
 

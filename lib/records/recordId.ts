@@ -114,7 +114,7 @@ function sessionIdText(s: SharedTexts): string {
 }
 
 /** The JSON texts of the fields both ids hash, written once for both. */
-interface SharedTexts {
+export interface SharedTexts {
   clientIp: string;
   mode: string;
   startTime: string;
@@ -165,15 +165,33 @@ export function jsonNumber(n: number | null): string {
 
 const NINE_ZEROS = '000000000';
 
-/** Both ids of a validated record, hashing each token once. */
-export function recordIdentity(record: HistoryRecord, tokenKey: Uint8Array): RecordIdentity {
+/**
+ * The `record_id` of a validated record, with what its `session_id` needs (see {@link sessionIdOfKey}),
+ * so that a record already archived costs one hash, not two.
+ */
+export interface RecordKey {
+  record_id: string;
+  normalised: NormalisedRecord;
+  /** The field texts both ids hash, written once. */
+  readonly shared: SharedTexts;
+}
+
+/** The `record_id` of a validated record, hashing each token once; `session_id` is left for later. */
+export function recordKey(record: HistoryRecord, tokenKey: Uint8Array): RecordKey {
   const normalised = normaliseRecord(record, tokenKey);
   const shared = sharedTexts(normalised);
-  return {
-    record_id: id128(recordIdText(normalised, shared)),
-    session_id: id128(sessionIdText(shared)),
-    normalised,
-  };
+  return { record_id: id128(recordIdText(normalised, shared)), normalised, shared };
+}
+
+/** The `session_id` of the record `key` was made from (the same as {@link sessionIdOf} of its fields). */
+export function sessionIdOfKey(key: RecordKey): string {
+  return id128(sessionIdText(key.shared));
+}
+
+/** Both ids of a validated record, hashing each token once. */
+export function recordIdentity(record: HistoryRecord, tokenKey: Uint8Array): RecordIdentity {
+  const key = recordKey(record, tokenKey);
+  return { record_id: key.record_id, session_id: sessionIdOfKey(key), normalised: key.normalised };
 }
 
 /** The `record_id` of a validated record (see {@link recordIdOf}). */

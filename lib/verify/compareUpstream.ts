@@ -1,7 +1,7 @@
 import { type Day, dayRange } from '../clock/day.ts';
 import { windowStartOf } from '../engine/planDays.ts';
 import { DistinctRows, walkDay } from '../engine/walkDay.ts';
-import { mapArchiveRow } from '../records/mapArchiveRow.ts';
+import { keyRecord } from '../records/keyedRecord.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
 import { classifyAbsent } from './lastScans.ts';
 import type { VerifyDay, VerifyFailure } from './verifyTypes.ts';
@@ -50,7 +50,7 @@ export async function compareUpstream(
       maxPagesPerDay: opts.maxPagesPerDay,
       tokenKey: opts.tokenKey,
       // Ids are the same under every token policy; `drop` keeps token values out of memory.
-      toRow: (record) => mapArchiveRow(record, { tokenPolicy: 'drop', tokenKey: opts.tokenKey, archivedAt }),
+      keyRecord: (record) => keyRecord(record, { tokenPolicy: 'drop', tokenKey: opts.tokenKey, archivedAt }),
       // Each distinct record is classified as it arrives: nothing is kept but counts.
       sink: new DistinctRows((record) => {
         if (archived.has(record.record_id)) {

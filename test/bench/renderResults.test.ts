@@ -98,3 +98,26 @@ describe('renderResults: archive age', () => {
     expect(md).toContain('| file | 25937 | 60 | 190 | yes |');
   });
 });
+
+describe('renderResults: issue 22 rescan', () => {
+  it('reports a rescan against the first walk, and says how to measure it when it was not', () => {
+    const md = renderResults({
+      ...input([caseResult('day-100k')]),
+      rescan: {
+        records: 100_000,
+        runs: 3,
+        firstSeconds: 2.5,
+        firstCpuMicrosPerRecord: 42.18,
+        rescanSeconds: 1.29,
+        rescanCpuMicrosPerRecord: 16.03,
+        rescanNewRecords: 0,
+      },
+    });
+    expect(md).toContain(
+      "| a rescan's CPU a record against the first walk's (one 100000-record day asked for twice) | first walk 2.5 s, **42.18 µs** a record; rescan 1.29 s, **16.03 µs** a record, 0 records written (median of 3) | reported |",
+    );
+    expect(renderResults(input([caseResult('day-100k')]))).toContain(
+      "| a rescan's CPU a record | not measured (`--only=rescan`) |  |",
+    );
+  });
+});

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
 import { historyWriter } from '../../lib/engine/historyWriter.ts';
-import { PartitionDrafts } from '../../lib/engine/partitionDrafts.ts';
+import { type DraftCandidate, PartitionDrafts } from '../../lib/engine/partitionDrafts.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
@@ -17,9 +17,15 @@ import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 const template = edgeCaseRows()[0] as ArchiveRow;
 
 /** Row `i` of partition `dt`: a distinct 128-bit id, started at noon of `dt`. */
-function row(dt: string, i: number): ArchiveRow {
+function archiveRow(dt: string, i: number): ArchiveRow {
   const id = `${dt.replaceAll('-', '')}${String(i).padStart(24, '0')}`;
   return { ...template, record_id: id, session_id: id, start_time: new Date(`${dt}T12:00:00.000Z`) };
+}
+
+/** Row `i` of partition `dt` as a walk offers it: id and partition first, the row built on demand. */
+function row(dt: string, i: number): DraftCandidate<ArchiveRow> {
+  const built = archiveRow(dt, i);
+  return { id: built.record_id, dt: partitionOf(built), row: () => built };
 }
 
 let dir: string;
@@ -46,7 +52,6 @@ function drafts(c: PartitionCommitter, prefix: string, rowGroupSize = 100): Part
   return new PartitionDrafts(c, historyWriter(rowGroupSize), {
     tmpDir: join(dir, 'drafts'),
     prefix,
-    partitionOf,
   });
 }
 
@@ -59,6 +64,38 @@ async function published(objects: MemoryObjectStore, dt: string): Promise<string
 }
 
 describe('PartitionDrafts', () => {
+  it('builds the row only of an id new to its partition: not for a repeat, not for a row archived before', async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const built: string[] = [];
+    const counted = (dt: string, i: number): DraftCandidate<ArchiveRow> => {
+      const candidate = row(dt, i);
+      const build = () => {
+        built.push(candidate.id);
+        return candidate.row();
+      };
+      return { ...candidate, row: build };
+    };
+    const first = drafts(committer(objects, state, 'run1'), 'walk-a');
+    // Rows 0..49, each offered twice (a reshuffled server shows a row on several pages).
+    for (let pass = 0; pass < 2; pass++)
+      for (let i = 0; i < 50; i++) await first.add(counted('2026-11-10', i));
+    expect(built).toHaveLength(50);
+    expect(new Set(built).size).toBe(50);
+    expect(first.distinct).toBe(50);
+    await first.commitAll();
+    await first.discard();
+
+    // A rescan: rows 0..59, of which 0..49 are archived. Only the ten new rows are built.
+    built.length = 0;
+    const second = drafts(committer(objects, state, 'run2'), 'walk-b');
+    for (let i = 0; i < 60; i++) await second.add(counted('2026-11-10', i));
+    expect(built.sort()).toEqual(Array.from({ length: 10 }, (_, k) => row('2026-11-10', 50 + k).id).sort());
+    expect(second.distinct).toBe(60);
+    expect(await second.commitAll()).toMatchObject({ newRecords: 10, files: 1 });
+    await second.discard();
+  });
+
   it('writes each partition while rows arrive and commits each row once, skipping what is archived', async () => {
     const objects = new MemoryObjectStore();
     const state = new MemoryStateStore();
@@ -88,7 +125,7 @@ describe('PartitionDrafts', () => {
     for (let i = 0; i < 10; i++) await walk.add(row('2026-11-10', i));
     // Another writer commits rows 5..14 after the draft opened, before it commits.
     const other = committer(objects, state, 'run2');
-    const rows = Array.from({ length: 10 }, (_, k) => row('2026-11-10', 5 + k));
+    const rows = Array.from({ length: 10 }, (_, k) => archiveRow('2026-11-10', 5 + k));
     const ids = new Set(rows.map((r) => r.record_id));
     await other.commit(historyWriter(100), '2026-11-10', ids, async function* () {
       for (const r of rows) yield [r.record_id, r] as const;
@@ -96,7 +133,7 @@ describe('PartitionDrafts', () => {
     expect(await walk.commitAll()).toMatchObject({ newRecords: 5, files: 1 });
     await walk.discard();
     const all = await published(objects, '2026-11-10');
-    expect(all).toEqual(Array.from({ length: 15 }, (_, i) => row('2026-11-10', i).record_id).sort());
+    expect(all).toEqual(Array.from({ length: 15 }, (_, i) => row('2026-11-10', i).id).sort());
   });
 
   it("sizes a partition's id set from the server's total once, capping absurd totals", async () => {
@@ -172,7 +209,7 @@ describe('PartitionCommitter.archivedIds', () => {
     });
     const ids = await fresh.archivedIds(historyWriter(100), '2026-11-10');
     expect(ids.size).toBe(200);
-    for (let i = 0; i < 200; i++) expect(ids.has(row('2026-11-10', i).record_id)).toBe(true);
+    for (let i = 0; i < 200; i++) expect(ids.has(row('2026-11-10', i).id)).toBe(true);
     expect(calls.get).toBe(0);
     expect(calls.vanished).toBe(1);
     expect(calls.ranges).toBeGreaterThan(2);

@@ -9,7 +9,7 @@ import {
   walkDay,
 } from '../../lib/engine/walkDay.ts';
 import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
-import { mapArchiveRow } from '../../lib/records/mapArchiveRow.ts';
+import { type KeyedRecord, keyRecord } from '../../lib/records/keyedRecord.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 import { dayOfRecords, ScriptedUpstream, type ScriptedUpstreamOptions } from '../support/scriptedUpstream.ts';
 import { walkOptions } from '../support/walkOptions.ts';
@@ -70,7 +70,7 @@ describe('walkDay', () => {
     const hints: [string, number][] = [];
     const sink = new DistinctRows(() => undefined);
     const withHint = {
-      add: (r: ArchiveRow) => sink.add(r),
+      add: (r: KeyedRecord) => sink.add(r),
       expect: (d: string, n: number) => void hints.push([d, n]),
       get distinct() {
         return sink.distinct;
@@ -265,10 +265,10 @@ describe('walkDay', () => {
       DAY,
       options({
         tokenKey: KEY,
-        toRow: (r) => {
-          // The fourth record cannot become a row (as one whose mapping throws: `mapArchiveRow`).
+        keyRecord: (r) => {
+          // The fourth record cannot become a row (as one whose mapping throws: `keyRecord`).
           if (n++ === 3) return { ok: false, reason: 'cannot map to an archive row: cannot map' };
-          return mapArchiveRow(r, { tokenPolicy: 'hash', tokenKey: KEY, archivedAt: clock.now() });
+          return keyRecord(r, { tokenPolicy: 'hash', tokenKey: KEY, archivedAt: clock.now() });
         },
       }),
     );

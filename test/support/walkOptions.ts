@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock/clock.ts';
 import { DistinctRows, type WalkOptions } from '../../lib/engine/walkDay.ts';
-import { mapArchiveRow } from '../../lib/records/mapArchiveRow.ts';
+import { keyRecord } from '../../lib/records/keyedRecord.ts';
 
 /**
  * Walk options for engine tests: pages of 2,000, two requests in flight, 10 passes, 50 pages a day,
@@ -18,7 +18,7 @@ export function walkOptions(
     maxPagesPerDay: 50,
     sink: new DistinctRows(() => undefined),
     tokenKey,
-    toRow: (r) => mapArchiveRow(r, { tokenPolicy: 'hash', tokenKey, archivedAt: clock.now() }),
+    keyRecord: (r) => keyRecord(r, { tokenPolicy: 'hash', tokenKey, archivedAt: clock.now() }),
     ...extra,
   };
 }
