@@ -17,6 +17,11 @@ export interface ToArchiveRowOptions {
 
 const NAMED: ReadonlySet<string> = new Set(HISTORY_RECORD_FIELDS);
 
+/** The `dt=` partition of a session that started at `startMs`: the UTC calendar day it started. */
+export function partitionOfMs(startMs: number): Day {
+  return toDay(new Date(startMs));
+}
+
 /**
  * A validated record whose dedupe key is worked out and whose archive row is built only when asked
  * for: `id` (its `record_id`) and `dt` (its partition) are what a walk's sink dedupes on, and most
@@ -41,7 +46,7 @@ export class KeyedRecord {
     this.#key = recordKey(record, opts.tokenKey);
     this.#extraJson = extraJson(record, opts);
     this.id = this.#key.record_id;
-    this.dt = toDay(new Date(this.#key.normalised.start_ms));
+    this.dt = partitionOfMs(this.#key.normalised.start_ms);
   }
 
   /**

@@ -1,6 +1,6 @@
-import { type Day, toDay } from '../clock/day.ts';
+import type { Day } from '../clock/day.ts';
 import type { ArchiveRow } from './archiveRow.ts';
-import { KeyedRecord, type ToArchiveRowOptions } from './keyedRecord.ts';
+import { KeyedRecord, partitionOfMs, type ToArchiveRowOptions } from './keyedRecord.ts';
 import type { HistoryRecord } from './schemas.ts';
 import { toEpochMs } from './toEpochMs.ts';
 
@@ -17,5 +17,5 @@ export function partitionOf(
   rowOrRecord: Pick<ArchiveRow, 'start_time'> | Pick<HistoryRecord, 'start_time'>,
 ): Day {
   const start = rowOrRecord.start_time;
-  return toDay(start instanceof Date ? start : new Date(toEpochMs(start)));
+  return partitionOfMs(start instanceof Date ? start.getTime() : toEpochMs(start));
 }
