@@ -5,11 +5,17 @@ import { type Day, toDay } from '../lib/clock/day.ts';
 import { EMULATOR_PAID_KEY } from '../lib/emulator/startEmulator.ts';
 import { ACTIVE_PATH, HISTORY_PATH } from '../lib/upstream/createTunnelApiClient.ts';
 import { fetchBound } from './fetchBound.ts';
+import { type AnsweredPage, walkRequestPaths } from './walkRequestPaths.ts';
 
 export interface ReplayServer {
   url: string;
   /** Pages recorded (and served from memory). */
   pages: number;
+  /**
+   * What a day walk of every recorded day asks for (`walkRequestPaths`): each page, and the end proof
+   * after a day whose last page is full; all of them served from memory.
+   */
+  walkPaths: readonly string[];
   /** Every record of every recorded page, in page order. */
   records(): unknown[];
   close(): Promise<void>;
@@ -21,10 +27,10 @@ export interface ReplayServer {
  * bytes at no server cost: the emulator builds each page by filtering and sorting the whole day, which for
  * a 100k-record day costs more than fetching and parsing the page, and would otherwise be measured as
  * part of both. Anything else (other page sizes, other days) is passed through to the emulator, and a
- * 200 answer is kept and served from memory from then on. The two requests every archiver run makes
- * besides its pages, the active list and the preflight (page 0, size 1, of today), are fetched once
- * before any timing: building them costs the emulator 0.2-0.4 s on a scaled day, which is neither
- * fetching nor archiving.
+ * 200 answer is kept and served from memory from then on. What every archiver run asks for besides the
+ * recorded pages (the active list, the preflight: page 0, size 1, of today, and the empty page that
+ * proves the end of a day whose last page is full) is fetched once before any timing: building an
+ * answer costs the emulator 0.2-0.4 s on a scaled day, which is neither fetching nor archiving.
  *
  * Why separate from the emulator: it adds no behaviour of its own (the bytes are the emulator's); it only
  * takes the emulator's CPU out of a timed measurement, which matters to the bench and to nothing else.
@@ -35,7 +41,15 @@ export async function startReplayServer(
   opts: { pageSize: number; concurrency: number; delayMs?: number },
 ): Promise<ReplayServer> {
   const recorded = new Map<string, string>();
-  await fetchBound(emulatorUrl, days, { ...opts, onPage: (path, body) => recorded.set(path, body) });
+  const answered: AnsweredPage[] = [];
+  await fetchBound(emulatorUrl, days, {
+    ...opts,
+    onPage: (path, body) => {
+      recorded.set(path, body);
+      answered.push({ path, body });
+    },
+  });
+  const walkPaths = walkRequestPaths(answered, opts.pageSize);
   /** Answers passed through and kept: never part of `records()`. */
   const kept = new Map<string, string>();
   const passThrough = async (path: string, authorization: string): Promise<[number, string]> => {
@@ -45,7 +59,8 @@ export async function startReplayServer(
     return [upstream.statusCode, text];
   };
   const today = toDay(new Date());
-  for (const path of [ACTIVE_PATH, `${HISTORY_PATH}/${today}/${today}?page=0&size=1`]) {
+  const proofs = walkPaths.filter((path) => !recorded.has(path));
+  for (const path of [ACTIVE_PATH, `${HISTORY_PATH}/${today}/${today}?page=0&size=1`, ...proofs]) {
     await passThrough(path, `Bearer ${EMULATOR_PAID_KEY}`);
   }
   const server: Server = createServer((req, res) => {
@@ -75,6 +90,7 @@ export async function startReplayServer(
   return {
     url: `http://127.0.0.1:${port}`,
     pages: recorded.size,
+    walkPaths,
     records: () =>
       [...recorded.values()].flatMap((body) => (JSON.parse(body) as { content: unknown[] }).content),
     close: () =>

@@ -18,6 +18,7 @@ import { LAMBDA_NODE } from '../test/parquet/lambdaNode.ts';
 import type { ColumnSizes } from './columnSizes.ts';
 import type { DuckdbRewrite } from './duckdbRewrite.ts';
 import type { BoundResult } from './fetchBound.ts';
+import type { IdealFetchResult } from './idealFetch.ts';
 import { type ResultsInput, renderResults } from './renderResults.ts';
 import { startReplayServer } from './replayServer.ts';
 import { flatDayDataset, scaledDataset } from './scaledDataset.ts';
@@ -82,6 +83,12 @@ export interface CaseResult {
   duckdbRewrite?: DuckdbRewrite;
   /** CPU seconds of the bound's and the archiver's processes. */
   cpu?: CpuFigures;
+  /**
+   * With latency: the floor under the latency bound (`idealFetch`, fastest of its runs): the requests
+   * a walk must make (each page, and the proofs of ends), every one known ahead, fetched and parsed with
+   * nothing else; `ratio` is its time over `boundSeconds`, `archiverRequests` what the archiver asked for.
+   */
+  ideal?: { seconds: number; ratio: number; requests: number; archiverRequests: number };
 }
 
 const PAGE_SIZE = 2000;
@@ -263,6 +270,7 @@ async function runCase(c: BenchCase): Promise<CaseResult> {
       const bounds: BoundResult[] = [];
       const archivers: ArchiverResult[] = [];
       const scripts: ScriptResult[] = [];
+      const ideals: IdealFetchResult[] = [];
       for (let i = 0; i < REPEATS; i++) {
         if (c.script) {
           const args = { url: replay.url, days, pageSize: PAGE_SIZE, concurrency: CONCURRENCY };
@@ -288,6 +296,10 @@ async function runCase(c: BenchCase): Promise<CaseResult> {
             c.encoder ? { PARQUET_ENCODER: c.encoder } : {},
           ),
         );
+        if (c.delayMs) {
+          const args = { url: replay.url, paths: replay.walkPaths, concurrency: CONCURRENCY };
+          ideals.push(await child<IdealFetchResult>('bench/idealChild.ts', args));
+        }
       }
       const bound = bounds.reduce((a, b) => (b.seconds < a.seconds ? b : a));
       const bySeconds = [...archivers].sort((a, b) => a.seconds - b.seconds);
@@ -300,6 +312,10 @@ async function runCase(c: BenchCase): Promise<CaseResult> {
       };
       const latencyBound = c.delayMs ? (bound.pages * c.delayMs) / 1000 / CONCURRENCY : undefined;
       const boundSeconds = latencyBound ?? bound.seconds;
+      const fastestIdeal = ideals.reduce<IdealFetchResult | undefined>(
+        (a, b) => (a === undefined || b.seconds < a.seconds ? b : a),
+        undefined,
+      );
       let gzipJsonlBytes: number | undefined;
       if (c.size) {
         // Exactly the records both measurements were served, one JSON line each, gzipped at the default level.
@@ -328,6 +344,16 @@ async function runCase(c: BenchCase): Promise<CaseResult> {
         ...(archiver.sizes ? { sizes: archiver.sizes } : {}),
         ...(archiver.duckdbRewrite ? { duckdbRewrite: archiver.duckdbRewrite } : {}),
         ...cpuFigures(bounds, archivers),
+        ...(fastestIdeal
+          ? {
+              ideal: {
+                seconds: round(fastestIdeal.seconds),
+                ratio: round(fastestIdeal.seconds / boundSeconds),
+                requests: fastestIdeal.requests,
+                archiverRequests: archiver.pages,
+              },
+            }
+          : {}),
         ...(c.script ? { script: scriptFigures(scripts, archiver.seconds, c.script.maxRatio) } : {}),
       };
     } finally {

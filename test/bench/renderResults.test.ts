@@ -121,3 +121,34 @@ describe('renderResults: issue 22 rescan', () => {
     );
   });
 });
+
+describe('renderResults: issue 22 latency floor', () => {
+  const latencyCase = (ideal?: CaseResult['ideal']): CaseResult => ({
+    ...caseResult('day-100k-150ms'),
+    boundSeconds: 3.75,
+    boundBasis: 'latency',
+    archiverSeconds: 4.44,
+    ratio: 1.18,
+    ...(ideal ? { ideal } : {}),
+  });
+
+  it('puts the floor beside the figure, and says when the target is under it', () => {
+    const md = renderResults(
+      input([latencyCase({ seconds: 4.22, ratio: 1.13, requests: 51, archiverRequests: 51 })]),
+    );
+    expect(md).toContain(
+      "| ≤ 1.1× the latency bound at 150 ms a request (100k day) | 4.44 s against 3.75 s: **1.18×**; the floor, the walk's 51 requests fetched and parsed with nothing else, every one known ahead: 4.22 s, **1.13×**, over the target itself (the archiver made 51) | NO |",
+    );
+    // A floor under the target is reported without the remark.
+    const under = renderResults(
+      input([latencyCase({ seconds: 4.05, ratio: 1.08, requests: 51, archiverRequests: 51 })]),
+    );
+    expect(under).toContain('4.05 s, **1.08×** (the archiver made 51) | NO |');
+  });
+
+  it('reports no floor for results measured before there was one', () => {
+    expect(renderResults(input([latencyCase()]))).toContain(
+      '| ≤ 1.1× the latency bound at 150 ms a request (100k day) | 4.44 s against 3.75 s: **1.18×** | NO |',
+    );
+  });
+});
