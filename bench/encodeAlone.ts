@@ -1,0 +1,168 @@
+/**
+ * `node bin/run-ts.js bench/encodeAlone.ts [scale] [rounds]`: what the archive's fixed per-record work costs
+ * alone, in one process, on the records of the emulator's 60-day dataset scaled ×`scale` (default 20,
+ * about 294k records), pages fetched once and held in memory. Prints one JSON line, CPU µs a record
+ * (best of `rounds`, default 5, after one warm-up):
+ * - `page`: `JSON.parse` of the pages (what the bound does);
+ * - `check`: the wire check of every record (`parseHistoryPage`);
+ * - `keys`: keying each record (`keyRecord`: instants, token HMACs, extras, the `record_id`);
+ * - `row`: its archive row (`KeyedRecord.row`: the `session_id`, the row's values);
+ * - `sha256`: the two ids' SHA-256 alone, over the same texts (the contract pins both ids);
+ * - `encode`: the rows, grouped by partition, encoded into GZIP Parquet files as the archive writes them
+ *   (`RowChunkBuilder`, `ParquetDraftWriter`, the run's row-group settings), of which `gzip` is the time
+ *   in zlib's GZIP (the codec on Node 20, which has no zstd).
+ */
+import type * as nodeCrypto from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { addDays, toDay } from '../lib/clock/day.ts';
+import { EMULATOR_PAID_KEY, startEmulator } from '../lib/emulator/startEmulator.ts';
+import type { ArchiveRow } from '../lib/records/archiveRow.ts';
+import type { KeyedRecord } from '../lib/records/keyedRecord.ts';
+import type { HistoryRecord } from '../lib/records/schemas.ts';
+import { HISTORY_PATH } from '../lib/upstream/createTunnelApiClient.ts';
+import { scaledDataset } from './scaledDataset.ts';
+
+const scale = Number(process.argv[2] ?? 20);
+const rounds = Number(process.argv[3] ?? 5);
+
+// zlib's GZIP and crypto's one-shot hash, timed and collected from outside: both are looked up on the
+// builtin module when called, so the archive's own code runs unchanged through these wrappers.
+const require = createRequire(import.meta.url);
+const zlibCjs = require('node:zlib') as typeof import('node:zlib');
+const gzipSync = zlibCjs.gzipSync;
+let gzipMs = 0;
+zlibCjs.gzipSync = ((input: import('node:zlib').InputType, options?: import('node:zlib').ZlibOptions) => {
+  const t = performance.now();
+  const out = gzipSync(input, options);
+  gzipMs += performance.now() - t;
+  return out;
+}) as typeof gzipSync;
+type OneShot = (algorithm: string, data: string, encoding: 'hex') => string;
+const cryptoCjs = require('node:crypto') as { hash: OneShot };
+const hash = cryptoCjs.hash;
+let texts: string[] | undefined;
+cryptoCjs.hash = (algorithm: string, data: string, encoding: 'hex') => {
+  texts?.push(data);
+  return hash(algorithm, data, encoding);
+};
+syncBuiltinESMExports();
+// Imported after the wrappers are in place (`recordId.ts` takes `crypto.hash` when it loads).
+const { parseHistoryPage } = await import('../lib/upstream/parseResponses.ts');
+const { keyRecord } = await import('../lib/records/keyedRecord.ts');
+const { RowChunkBuilder } = await import('../lib/parquet/rowChunk.ts');
+const { ParquetDraftWriter } = await import('../lib/parquet/parquetDraftWriter.ts');
+const { DEFAULT_ROW_GROUP_BYTES } = await import('../lib/parquet/historyParquetFile.ts');
+
+const emulator = await startEmulator({
+  seed: 5,
+  dataset: scaledDataset(scale),
+  maxPageSize: 2000,
+  faults: { stableOrder: true },
+});
+const bodies: string[] = [];
+try {
+  const today = toDay(new Date());
+  for (let d = 59; d >= 0; d--) {
+    const day = addDays(today, -d);
+    for (let page = 0; ; page++) {
+      const res = await fetch(`${emulator.url}${HISTORY_PATH}/${day}/${day}?page=${page}&size=2000`, {
+        headers: { authorization: `Bearer ${EMULATOR_PAID_KEY}` },
+      });
+      const body = await res.text();
+      if ((JSON.parse(body) as { content: unknown[] }).content.length === 0) break;
+      bodies.push(body);
+    }
+  }
+} finally {
+  await emulator.close();
+}
+
+const now = new Date();
+const opts = { tokenPolicy: 'hash' as const, tokenKey: new Uint8Array(32).fill(7), archivedAt: now };
+const cpuMs = (f: () => void): number => {
+  const c = process.cpuUsage();
+  f();
+  const d = process.cpuUsage(c);
+  return (d.user + d.system) / 1000;
+};
+const best: Record<string, number> = {};
+const keep = (name: string, ms: number, n: number) => {
+  const us = (ms * 1000) / n;
+  best[name] = Math.min(best[name] ?? Number.POSITIVE_INFINITY, us);
+};
+const dir = await mkdtemp(join(tmpdir(), 'ta-bench-encode-'));
+let records = 0;
+try {
+  for (let round = 0; round <= rounds; round++) {
+    let jsons: unknown[] = [];
+    const pageMs = cpuMs(() => {
+      jsons = bodies.map((b) => JSON.parse(b));
+    });
+    let content: HistoryRecord[] = [];
+    const checkMs = cpuMs(() => {
+      for (const json of jsons) {
+        const page = parseHistoryPage(json, now);
+        if (!page.ok) throw new Error('a page failed its check');
+        for (const r of page.value.content) content.push(r);
+      }
+    });
+    records = content.length;
+    const byDt = new Map<string, ArchiveRow[]>();
+    texts = [];
+    let keyedRecords: KeyedRecord[] = [];
+    const keysMs = cpuMs(() => {
+      for (const record of content) {
+        const keyed = keyRecord(record, opts);
+        if (!keyed.ok) throw new Error(keyed.reason);
+        keyedRecords.push(keyed.keyed);
+      }
+    });
+    const rowMs = cpuMs(() => {
+      for (const keyed of keyedRecords) {
+        let rows = byDt.get(keyed.dt);
+        if (!rows) byDt.set(keyed.dt, (rows = []));
+        rows.push(keyed.row());
+      }
+    });
+    keyedRecords = [];
+    const hashed = texts;
+    texts = undefined;
+    const sha256Ms = cpuMs(() => {
+      for (const text of hashed) hash('sha256', text, 'hex');
+    });
+    content = [];
+    jsons = [];
+    gzipMs = 0;
+    const c0 = process.cpuUsage();
+    for (const [dt, rows] of byDt) {
+      const builder = new RowChunkBuilder();
+      const writer = await ParquetDraftWriter.create(join(dir, `${dt}.parquet`), {
+        rowGroupSize: 100_000,
+        rowGroupBytes: DEFAULT_ROW_GROUP_BYTES,
+        compression: 'GZIP',
+      });
+      for (const row of rows) {
+        builder.push(row);
+        if (builder.rows >= 1024) await writer.append(builder.take());
+      }
+      await writer.append(builder.take());
+      await writer.finish();
+    }
+    const c = process.cpuUsage(c0);
+    if (round === 0) continue;
+    keep('page', pageMs, records);
+    keep('check', checkMs, records);
+    keep('keys', keysMs, records);
+    keep('row', rowMs, records);
+    keep('sha256', sha256Ms, records);
+    keep('encode', (c.user + c.system) / 1000, records);
+    keep('gzip', gzipMs, records);
+  }
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
+const us = Object.fromEntries(Object.entries(best).map(([k, v]) => [k, Math.round(v * 100) / 100]));
+console.log(JSON.stringify({ bench: 'encode-alone', records, rounds, node: process.versions.node, us }));
