@@ -95,6 +95,17 @@ describe('README and docs/', () => {
     }
   });
 
+  it('gives only commands whose script exists (`bin/run-ts.js <file>`)', () => {
+    let commands = 0;
+    for (const page of PAGES) {
+      for (const [, file] of read(page).matchAll(/bin\/run-ts\.js\s+([\w./-]+\.ts)/g)) {
+        commands++;
+        expect(existsSync(new URL(`../../${file}`, import.meta.url)), `${page} runs ${file}`).toBe(true);
+      }
+    }
+    expect(commands).toBeGreaterThanOrEqual(2);
+  });
+
   it('names in "Where is X" only modules that exist', () => {
     const rows = tableWithHeader('docs/design.md', 'behaviour').slice(1);
     expect(rows.length).toBeGreaterThan(10);
