@@ -12,7 +12,6 @@
  *   (`RowChunkBuilder`, `ParquetDraftWriter`, the run's row-group settings), of which `gzip` is the time
  *   in zlib's GZIP (the codec on Node 20, which has no zstd).
  */
-import type * as nodeCrypto from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -122,8 +121,8 @@ try {
     });
     const rowMs = cpuMs(() => {
       for (const keyed of keyedRecords) {
-        let rows = byDt.get(keyed.dt);
-        if (!rows) byDt.set(keyed.dt, (rows = []));
+        const rows = byDt.get(keyed.dt) ?? [];
+        if (rows.length === 0) byDt.set(keyed.dt, rows);
         rows.push(keyed.row());
       }
     });
