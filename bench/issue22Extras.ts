@@ -1,24 +1,31 @@
 import type { QuietRun } from './quietRun.ts';
 import type { RescanCost } from './rescanCost.ts';
+import type { StageCosts } from './stageCosts.ts';
 import type { WalkRequests } from './walkRequests.ts';
+
+/** The names `--only` takes for the measurements below (besides the cases'). */
+export const ISSUE22_EXTRAS = ['quiet-run', 'walk-requests', 'rescan', 'stage-costs'] as const;
+type ExtraName = (typeof ISSUE22_EXTRAS)[number];
 
 export interface Issue22Extras {
   quiet?: QuietRun[];
   walks?: WalkRequests[];
   rescan?: RescanCost;
+  stages?: StageCosts;
   failed: number;
 }
 
 /**
  * The measurements of issue 22 that are not cases: quiet runs (`quiet-run`), walk requests
- * (`walk-requests`), a rescan's CPU against the first walk's (`rescan`).
+ * (`walk-requests`), a rescan's CPU against the first walk's (`rescan`), each stage of a record's work
+ * alone (`stage-costs`).
  */
 export async function issue22Extras(
   only: readonly string[] | undefined,
   quick: boolean,
 ): Promise<Issue22Extras> {
   const out: Issue22Extras = { failed: 0 };
-  const attempt = async <T>(name: string, measure: () => Promise<T>): Promise<T | undefined> => {
+  const attempt = async <T>(name: ExtraName, measure: () => Promise<T>): Promise<T | undefined> => {
     if (only && !only.includes(name)) return undefined;
     try {
       const result = await measure();
@@ -46,5 +53,10 @@ export async function issue22Extras(
     return quick ? rescanCost(20_000, 1) : rescanCost(100_000, 3);
   });
   if (rescan) out.rescan = rescan;
+  const stages = await attempt('stage-costs', async () => {
+    const { stageCosts } = await import('./stageCosts.ts');
+    return quick ? stageCosts(2, 2) : stageCosts(20, 5);
+  });
+  if (stages) out.stages = stages;
   return out;
 }

@@ -7,6 +7,7 @@ import { renderIssue22 } from './renderIssue22.ts';
 import { REPORT_TARGETS, type ReportBenchResult } from './reportTargets.ts';
 import type { RescanCost } from './rescanCost.ts';
 import type { CaseResult } from './run.ts';
+import type { StageCosts } from './stageCosts.ts';
 import type { WalkRequests } from './walkRequests.ts';
 
 export interface ResultsInput {
@@ -25,10 +26,14 @@ export interface ResultsInput {
   at: Date;
   /** 1-minute load average before and after the run: figures from a busy machine are noisy. */
   load: [number, number];
-  /** Issue 22: quiet steady-state runs (CLI, Lambda bundle), day-walk requests, a rescan's CPU. */
+  /**
+   * Issue 22: quiet steady-state runs (CLI, Lambda bundle), day-walk requests, a rescan's CPU, each
+   * stage of a record's work alone.
+   */
   quiet?: QuietRun[] | undefined;
   walks?: WalkRequests[] | undefined;
   rescan?: RescanCost | undefined;
+  stages?: StageCosts | undefined;
 }
 
 const MiB = 1_048_576;

@@ -477,6 +477,7 @@ const merged = {
   quiet: extras.quiet ?? previous?.quiet,
   walks: extras.walks ?? previous?.walks,
   rescan: extras.rescan ?? previous?.rescan,
+  stages: extras.stages ?? previous?.stages,
   at: new Date(),
   load: [loadBefore, round(loadavg()[0] ?? 0)] as [number, number],
 };

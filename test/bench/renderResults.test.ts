@@ -152,3 +152,23 @@ describe('renderResults: issue 22 latency floor', () => {
     );
   });
 });
+
+describe('renderResults: issue 22 stage costs', () => {
+  it('puts the contract\u2019s fixed share against the 8 µs, and what is left for the rest', () => {
+    const md = renderResults({
+      ...input([caseResult('day-1M')]),
+      stages: {
+        records: 294_647,
+        rounds: 5,
+        node: '20.20.2',
+        us: { page: 1.97, check: 1.5, keys: 7.25, row: 5.28, sha256: 1.46, encode: 8.66, gzip: 2.38 },
+      },
+    });
+    expect(md).toContain(
+      "| CPU beyond the bound, each stage of a record's work alone (294647 records, best of 5, Node 20.20.2) | parse 1.97 µs (the bound's); check 1.5; keying 7.25; row 5.28; encoding 8.66. Fixed by the contract: both ids' SHA-256 1.46 + GZIP 2.38 = **3.84 µs**, leaving **4.16 µs** of the 8 for this code's own 18.85 µs | reported |",
+    );
+    expect(renderResults(input([caseResult('day-1M')]))).toContain(
+      "| each stage of a record's work alone | not measured (`--only=stage-costs`) |  |",
+    );
+  });
+});

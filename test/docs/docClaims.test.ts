@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ISSUE22_EXTRAS } from '../../bench/issue22Extras.ts';
 import { METRIC } from '../../functions/archive-history/telemetryNames.ts';
 import { TABLE_NAME } from '../../infra/constructs/historyCatalog.ts';
 import type { TunnelArchiverStack } from '../../infra/tunnelArchiverStack.ts';
@@ -104,6 +105,15 @@ describe('README and docs/', () => {
       }
     }
     expect(commands).toBeGreaterThanOrEqual(2);
+  });
+
+  it('names every measurement `npm run bench -- --only` takes besides the cases', () => {
+    const stated = /besides the cases,([\s\S]*?)are names `--only` takes/.exec(
+      read('docs/development.md'),
+    )?.[1];
+    expect(stated, 'docs/development.md lists the names').toBeDefined();
+    const names = [...(stated ?? '').matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]);
+    expect(names.sort()).toEqual([...ISSUE22_EXTRAS].sort());
   });
 
   it('names in "Where is X" only modules that exist', () => {
