@@ -18,11 +18,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addDays, toDay } from '../lib/clock/day.ts';
-import { EMULATOR_PAID_KEY, startEmulator } from '../lib/emulator/startEmulator.ts';
+import { addDays, dayRange, toDay } from '../lib/clock/day.ts';
+import { startEmulator } from '../lib/emulator/startEmulator.ts';
 import type { ArchiveRow } from '../lib/records/archiveRow.ts';
 import type { HistoryRecord } from '../lib/records/schemas.ts';
-import { HISTORY_PATH } from '../lib/upstream/createTunnelApiClient.ts';
+import { fetchBound } from './fetchBound.ts';
 import { scaledDataset } from './scaledDataset.ts';
 
 const scale = Number(process.argv[2] ?? 20);
@@ -65,17 +65,11 @@ const emulator = await startEmulator({
 const bodies: string[] = [];
 try {
   const today = toDay(new Date());
-  for (let d = 59; d >= 0; d--) {
-    const day = addDays(today, -d);
-    for (let page = 0; ; page++) {
-      const res = await fetch(`${emulator.url}${HISTORY_PATH}/${day}/${day}?page=${page}&size=2000`, {
-        headers: { authorization: `Bearer ${EMULATOR_PAID_KEY}` },
-      });
-      const body = await res.text();
-      if ((JSON.parse(body) as { content: unknown[] }).content.length === 0) break;
-      bodies.push(body);
-    }
-  }
+  await fetchBound(emulator.url, dayRange(addDays(today, -59), today), {
+    pageSize: 2000,
+    concurrency: 2,
+    onPage: (_path, body) => bodies.push(body),
+  });
 } finally {
   await emulator.close();
 }

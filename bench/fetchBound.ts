@@ -12,6 +12,14 @@ export interface BoundResult {
 }
 
 /**
+ * The keep-alive pool the bench's clients fetch over: `connections` sockets, each closed after 4 s idle,
+ * below Node's 5 s server keep-alive, so a pooled socket is never reused just as the server closes it.
+ */
+export function benchDispatcher(connections: number): Agent {
+  return new Agent({ connections, keepAliveTimeout: 4_000 });
+}
+
+/**
  * The fetch-and-parse bound: every page of every day fetched once and `JSON.parse`d, nothing else. Days
  * run one after another and the pages of a day `concurrency` at a time after its first page (which gives
  * `totalPages`), as the archiver does, over one keep-alive pool.
@@ -21,8 +29,7 @@ export async function fetchBound(
   days: readonly Day[],
   opts: { pageSize: number; concurrency: number; onPage?: (path: string, body: string) => void },
 ): Promise<BoundResult> {
-  // Below Node's 5 s server keep-alive, so a pooled socket is never reused just as the server closes it.
-  const dispatcher = new Agent({ connections: opts.concurrency, keepAliveTimeout: 4_000 });
+  const dispatcher = benchDispatcher(opts.concurrency);
   let pages = 0;
   let records = 0;
   const get = async (url: string): Promise<{ statusCode: number; text: string }> => {

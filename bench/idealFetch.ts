@@ -1,5 +1,6 @@
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import { EMULATOR_PAID_KEY } from '../lib/emulator/startEmulator.ts';
+import { benchDispatcher } from './fetchBound.ts';
 
 export interface IdealFetchResult {
   requests: number;
@@ -22,8 +23,7 @@ export async function idealFetch(
   paths: readonly string[],
   opts: { concurrency: number },
 ): Promise<IdealFetchResult> {
-  // Below Node's 5 s server keep-alive, so a pooled socket is never reused just as the server closes it.
-  const dispatcher = new Agent({ connections: opts.concurrency, keepAliveTimeout: 4_000 });
+  const dispatcher = benchDispatcher(opts.concurrency);
   let next = 0;
   const parsed: Promise<void>[] = [];
   const lane = async (): Promise<void> => {
