@@ -1,5 +1,4 @@
 import type { ColumnSource } from 'hyparquet-writer/src/types.js';
-import { asciiByteViews } from './asciiByteViews.ts';
 import { type HistoryColumnOptions, historyColumnOptions } from './historyColumnOptions.ts';
 import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from './historySchema.ts';
 
@@ -16,10 +15,7 @@ export function historyColumnData(group: readonly unknown[][]): ColumnSource[] {
       statistics: true,
       offsetIndex: false,
     };
-    // Unique strings (ids, addresses) are written as lengths then bytes, with no dictionary and no
-    // statistics: as byte views they give the same file, without the library encoding value by value.
-    const values = group[i] as unknown[];
-    const data = options.encoding === 'DELTA_LENGTH_BYTE_ARRAY' ? (asciiByteViews(values) ?? values) : values;
+    const data = group[i] as unknown[];
     // A dictionary of nothing (a column that is all null in this group) is left to the library.
     if (options.encoding === 'RLE_DICTIONARY' && !data.some((v) => v !== null)) {
       const { encoding: _dropped, ...rest } = options;

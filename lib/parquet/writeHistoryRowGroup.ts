@@ -3,7 +3,8 @@ import type { ParquetWriter } from 'hyparquet-writer';
 import { writeColumn } from 'hyparquet-writer/src/column.js';
 import { encodeNestedValues } from 'hyparquet-writer/src/dremel.js';
 import { schemaPathResolver } from 'hyparquet-writer/src/schema.js';
-import type { ColumnEncoder, ColumnSource } from 'hyparquet-writer/src/types.js';
+import type { ColumnEncoder, ColumnSource, PageData } from 'hyparquet-writer/src/types.js';
+import { writeAsciiDeltaLengthColumn } from './writeAsciiDeltaLengthColumn.ts';
 import { writeInt64DeltaColumn } from './writeInt64DeltaColumn.ts';
 
 /** hyparquet-writer's default page size (bytes of values a data page holds before the next begins). */
@@ -15,8 +16,10 @@ const resolvers = new WeakMap<ParquetWriter, ReturnType<typeof schemaPathResolve
  * `parquet.write({ columnData, rowGroupSize: rows })` for exactly one row group of `rows` rows: the same
  * bytes and the same footer entries, column by column, except that INT64 columns written
  * DELTA_BINARY_PACKED (the timestamps) go through {@link writeInt64DeltaColumn}, in Number arithmetic,
- * where the library allocates a BigInt for every value, delta and packed byte. Every other column, and
- * any timestamp it cannot write exactly, is the library's own `writeColumn`. Column options are read as
+ * where the library allocates a BigInt for every value, delta and packed byte, and ASCII string columns
+ * written DELTA_LENGTH_BYTE_ARRAY without statistics (ids, addresses) through
+ * {@link writeAsciiDeltaLengthColumn}, encoded once a column where the library encodes each string.
+ * Every other column, and any value either cannot write exactly, is the library's own `writeColumn`. Column options are read as
  * the library reads them (the same defaults); variant columns and bloom filters are not used by the
  * archive and are refused. Returns what the writer's flush returns.
  */
@@ -81,9 +84,10 @@ export function writeHistoryRowGroup(
         bloomFilter,
         // The library's own object, undefined fields included (its serializer skips them).
       } as unknown as ColumnEncoder;
-      const pageData = encodeNestedValues(leafPath, data);
       const result =
-        writeInt64DeltaColumn(writer, column, pageData) ?? writeColumn({ writer, column, pageData });
+        (leafPath.length === 2
+          ? writeAsciiDeltaLengthColumn(writer, column, data as unknown[])
+          : undefined) ?? writeLibraryColumn(writer, column, encodeNestedValues(leafPath, data));
       columns.push(result.chunk);
       parquet.pendingIndexes.push(result as unknown as (typeof parquet.pendingIndexes)[number]);
     }
@@ -98,6 +102,11 @@ export function writeHistoryRowGroup(
     total_compressed_size: BigInt(writer.offset - groupStartOffset),
   });
   return writer.flush?.();
+}
+
+/** A column the library's way, but for INT64 DELTA_BINARY_PACKED columns, packed in Number arithmetic. */
+function writeLibraryColumn(writer: ParquetWriter['writer'], column: ColumnEncoder, pageData: PageData) {
+  return writeInt64DeltaColumn(writer, column, pageData) ?? writeColumn({ writer, column, pageData });
 }
 
 /** Every path from the root to a leaf under `path`'s last node (a LIST has one), depth first. */

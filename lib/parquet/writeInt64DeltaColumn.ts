@@ -1,20 +1,10 @@
-import type { ColumnChunk } from 'hyparquet';
 import { ByteWriter } from 'hyparquet-writer';
 import { getPageBoundaries } from 'hyparquet-writer/src/column.js';
-import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { deltaBinaryPack } from 'hyparquet-writer/src/delta.js';
-import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
 import { getMaxRepetitionLevel } from 'hyparquet-writer/src/schema.js';
 import type { ColumnEncoder, PageData, Writer } from 'hyparquet-writer/src/types.js';
 import { deltaPackSafeIntegers, MAX_SAFE_SPREAD } from './deltaPackSafeIntegers.ts';
-
-/** What `writeColumn` returns, for a column with no page indexes and no bloom filter. */
-export interface WrittenColumn {
-  chunk: ColumnChunk;
-  columnIndex: undefined;
-  offsetIndex: undefined;
-  bloomFilter: undefined;
-}
+import { flatColumnChunk, type WrittenColumn, writeFlatPage } from './writeFlatPage.ts';
 
 /**
  * hyparquet-writer's `writeColumn` for one shape of column, in Number arithmetic: a flat INT64 column
@@ -30,7 +20,7 @@ export function writeInt64DeltaColumn(
   column: ColumnEncoder,
   pageData: PageData,
 ): WrittenColumn | undefined {
-  const { element, schemaPath, stats, pageSize, encoding } = column;
+  const { element, schemaPath, pageSize, encoding } = column;
   const { values, definitionLevels, repetitionLevels, maxDefinitionLevel } = pageData;
   if (element.type !== 'INT64' || encoding !== 'DELTA_BINARY_PACKED') return;
   if (repetitionLevels.length > 0 || getMaxRepetitionLevel(schemaPath) > 0) return;
@@ -41,42 +31,33 @@ export function writeInt64DeltaColumn(
   if (statistics === undefined) return;
 
   const offsetStart = writer.offset;
-  const data_page_offset = BigInt(writer.offset);
   const pages = getPageBoundaries(values, 'INT64', element.type_length, pageSize, repetitionLevels);
   let uncompressedSize = 0;
   for (const { start, end } of pages) {
-    uncompressedSize += writePage(writer, column, {
-      values: values.slice(start, end),
-      definitionLevels: definitionLevels.slice(start, end),
-      repetitionLevels: [],
+    const levels = definitionLevels.slice(start, end);
+    const pageValues = values.slice(start, end);
+    const nonNull = levels.some((level) => level < maxDefinitionLevel)
+      ? Array.prototype.filter.call(pageValues, (v) => v !== null && v !== undefined)
+      : pageValues;
+    const body = new ByteWriter();
+    // An all-null page has nothing to pack: the library writes its empty header.
+    if (!deltaPackSafeIntegers(body, nonNull)) deltaBinaryPack(body, nonNull as number[], 'INT64');
+    uncompressedSize += writeFlatPage(writer, column, {
+      rows: end - start,
+      definitionLevels: levels,
       maxDefinitionLevel,
+      encoding: 'DELTA_BINARY_PACKED',
+      body,
     });
   }
-  return {
-    chunk: {
-      meta_data: {
-        type: 'INT64',
-        encodings: ['DELTA_BINARY_PACKED'],
-        path_in_schema: schemaPath.slice(1).map((s) => s.name),
-        codec: column.codec ?? 'UNCOMPRESSED',
-        num_values: BigInt(values.length),
-        total_compressed_size: BigInt(writer.offset - offsetStart),
-        total_uncompressed_size: BigInt(uncompressedSize),
-        data_page_offset,
-        dictionary_page_offset: undefined,
-        statistics: stats ? statistics : undefined,
-        encoding_stats: stats
-          ? [{ page_type: 'DATA_PAGE_V2', encoding: 'DELTA_BINARY_PACKED', count: pages.length }]
-          : undefined,
-        geospatial_statistics: undefined,
-        // Undefined fields as the library writes them; its serializer skips them.
-      } as unknown as NonNullable<ColumnChunk['meta_data']>,
-      file_offset: BigInt(offsetStart),
-    },
-    columnIndex: undefined,
-    offsetIndex: undefined,
-    bloomFilter: undefined,
-  };
+  return flatColumnChunk(writer, column, {
+    offsetStart,
+    rows: values.length,
+    pages: pages.length,
+    uncompressedSize,
+    encoding: 'DELTA_BINARY_PACKED',
+    statistics,
+  });
 }
 
 interface Statistics {
@@ -108,48 +89,4 @@ function statisticsOf(values: ArrayLike<unknown>): Statistics | undefined {
   if (min === 0) min = -0;
   if (max === 0) max = 0;
   return { min_value: min, max_value: max, null_count: nulls, nan_count: undefined };
-}
-
-/** The library's `writeDataPageV2` for this column shape; returns the page's uncompressed size. */
-function writePage(writer: Writer, column: ColumnEncoder, pageData: PageData): number {
-  const { codec, compressors } = column;
-  const { values, definitionLevels, maxDefinitionLevel } = pageData;
-  const levels = new ByteWriter();
-  let nulls = 0;
-  for (let i = 0; i < definitionLevels.length; i++) {
-    if ((definitionLevels[i] as number) < maxDefinitionLevel) nulls++;
-  }
-  let definitionLength = 0;
-  if (maxDefinitionLevel) {
-    definitionLength = writeRleBitPackedHybrid(
-      levels,
-      definitionLevels,
-      Math.ceil(Math.log2(maxDefinitionLevel + 1)),
-    );
-  }
-  const nonNull = nulls ? Array.prototype.filter.call(values, (v) => v !== null && v !== undefined) : values;
-  const page = new ByteWriter();
-  // An all-null page has nothing to pack: the library writes its empty header.
-  if (!deltaPackSafeIntegers(page, nonNull)) deltaBinaryPack(page, nonNull as number[], 'INT64');
-  const pageBytes = page.getBytes();
-  const compressed = compressors[codec]?.(pageBytes) ?? pageBytes;
-  const headerStart = writer.offset;
-  writePageHeader(writer, {
-    type: 'DATA_PAGE_V2',
-    uncompressed_page_size: levels.offset + page.offset,
-    compressed_page_size: levels.offset + compressed.length,
-    data_page_header_v2: {
-      num_values: definitionLevels.length || values.length,
-      num_nulls: nulls,
-      num_rows: values.length,
-      encoding: 'DELTA_BINARY_PACKED',
-      definition_levels_byte_length: definitionLength,
-      repetition_levels_byte_length: 0,
-      is_compressed: !!codec,
-    },
-  });
-  const headerSize = writer.offset - headerStart;
-  writer.appendBytes(levels.getBytes());
-  writer.appendBytes(compressed);
-  return headerSize + levels.offset + page.offset;
 }

@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+import { parquetMetadata } from 'hyparquet';
+import { parquetHeader } from 'hyparquet/src/column.js';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
 import { historyColumnData } from '../../lib/parquet/historyColumnData.ts';
@@ -8,9 +10,15 @@ import { RowChunkBuilder } from '../../lib/parquet/rowChunk.ts';
 import { writeHistoryRowGroup } from '../../lib/parquet/writeHistoryRowGroup.ts';
 import { edgeCaseRows } from './historyRows.ts';
 
-const TIME_COLUMNS = ['start_time', 'end_time', 'archived_at'].map((n) =>
-  HISTORY_COLUMN_NAMES.indexOf(n as (typeof HISTORY_COLUMN_NAMES)[number]),
-);
+const columnIndex = (n: string) => HISTORY_COLUMN_NAMES.indexOf(n as (typeof HISTORY_COLUMN_NAMES)[number]);
+const TIME_COLUMNS = ['start_time', 'end_time', 'archived_at'].map(columnIndex);
+/** The columns written DELTA_LENGTH_BYTE_ARRAY without statistics: two REQUIRED, two OPTIONAL. */
+const [RECORD_ID, CLIENT_IP, CLIENT_ADDRESS, EXTRA_JSON] = [
+  'record_id',
+  'client_ip',
+  'client_address',
+  'extra_json',
+].map(columnIndex) as [number, number, number, number];
 
 /** The edge-case rows repeated to `rows`, in columns as the draft writer holds a row group. */
 function group(rows: number): unknown[][] {
@@ -85,4 +93,80 @@ describe('writeHistoryRowGroup', () => {
     g[TIME_COLUMNS[1] as number] = (g[0] as unknown[]).map(() => null);
     expect(file([g], 'GZIP', ours)).toEqual(file([g], 'GZIP', library));
   });
+
+  it('property: the library’s file for arbitrary unique-string columns (ASCII, empty, nulls, past ASCII, lone surrogates)', () => {
+    const text = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.string({ unit: 'binary', maxLength: 12 }),
+      fc.constantFrom('', '\ud800', '\udc00x', 'é', '\u007f', '\u0080'),
+    );
+    const columns = fc
+      .integer({ min: 1, max: 300 })
+      .chain((n) =>
+        fc.tuple(
+          fc.array(text, { minLength: n, maxLength: n }),
+          fc.array(fc.option(text, { freq: 3 }), { minLength: n, maxLength: n }),
+          fc.boolean(),
+        ),
+      );
+    fc.assert(
+      fc.property(columns, ([required, optional, allNull]) => {
+        const g = group(required.length);
+        g[RECORD_ID] = required;
+        g[CLIENT_IP] = required.map((s) => asciiOnly(s, 'a'));
+        g[CLIENT_ADDRESS] = optional;
+        g[EXTRA_JSON] = allNull ? optional.map(() => null) : optional.map((s) => s && asciiOnly(s, ''));
+        expect(file([g], 'GZIP', ours)).toEqual(file([g], 'GZIP', library));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('cuts a unique-string column into pages where the library does (over 1 MiB of values)', () => {
+    const rows = 700;
+    const g = group(rows);
+    // About 1.4 MiB a column: two pages each, the optional one with nulls on both sides of the cut.
+    g[RECORD_ID] = Array.from({ length: rows }, (_, i) => `${i}`.padEnd(2_000 + (i % 7), 'x'));
+    g[CLIENT_ADDRESS] = Array.from({ length: rows }, (_, i) => (i % 5 === 0 ? null : `${i}`.repeat(700)));
+    const ourFile = file([g], 'UNCOMPRESSED', ours);
+    // Compared as buffers: vitest's deep equality walks a 3 MB array element by element.
+    expect(Buffer.from(ourFile).equals(file([g], 'UNCOMPRESSED', library))).toBe(true);
+    for (const name of ['record_id', 'client_address']) {
+      const pages = dataPageRows(ourFile, name);
+      expect(pages).toHaveLength(2);
+      expect((pages[0] as number) + (pages[1] as number)).toBe(rows);
+    }
+    expect(dataPageRows(file([group(rows)], 'UNCOMPRESSED', ours), 'record_id')).toEqual([rows]);
+  });
+
+  it('leaves a REQUIRED string column holding a null to the library, which refuses it', () => {
+    const g = group(10);
+    (g[RECORD_ID] as unknown[])[3] = null;
+    expect(() => file([g], 'GZIP', ours)).toThrow();
+    expect(() => file([g], 'GZIP', library)).toThrow();
+  });
 });
+
+/** `text` with every character past ASCII replaced by `by`. */
+function asciiOnly(text: string, by: string): string {
+  return Array.from(text, (c) => (c.charCodeAt(0) < 0x80 && c.length === 1 ? c : by)).join('');
+}
+
+/** The rows of each data page of a column, read from the page headers the file holds. */
+function dataPageRows(bytes: Uint8Array, column: string): number[] {
+  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  const chunk = parquetMetadata(buffer).row_groups[0]?.columns.find(
+    (c) => c.meta_data?.path_in_schema[0] === column,
+  );
+  const meta = chunk?.meta_data;
+  if (!meta) throw new Error(`no column ${column}`);
+  const reader = { view: new DataView(buffer), offset: Number(meta.data_page_offset) };
+  const end = reader.offset + Number(meta.total_compressed_size);
+  const rows: number[] = [];
+  while (reader.offset < end) {
+    const header = parquetHeader(reader);
+    rows.push(header.data_page_header_v2?.num_rows ?? 0);
+    reader.offset += header.compressed_page_size;
+  }
+  return rows;
+}

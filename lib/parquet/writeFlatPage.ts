@@ -1,0 +1,112 @@
+import type { ColumnChunk, Encoding } from 'hyparquet';
+import { ByteWriter } from 'hyparquet-writer';
+import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
+import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
+import type { ColumnEncoder, Writer } from 'hyparquet-writer/src/types.js';
+
+/** What `writeColumn` returns, for a column with no page indexes and no bloom filter. */
+export interface WrittenColumn {
+  chunk: ColumnChunk;
+  columnIndex: undefined;
+  offsetIndex: undefined;
+  bloomFilter: undefined;
+}
+
+/** One data page of a flat column (no repetition levels): its rows' definition levels and its values. */
+export interface FlatPage {
+  /** Rows in the page (values, nulls included). */
+  rows: number;
+  /** One level a row (empty for a REQUIRED column). */
+  definitionLevels: ArrayLike<number>;
+  maxDefinitionLevel: number;
+  encoding: Encoding;
+  /** The page's encoded non-null values, before compression. */
+  body: ByteWriter;
+}
+
+/**
+ * hyparquet-writer's `writeDataPageV2` for a flat column whose values are already encoded: the levels
+ * (RLE/bit-packed hybrid), the compressed body, the page header, in the library's order and bytes.
+ * Returns the page's uncompressed size, header included, as the library counts it.
+ */
+export function writeFlatPage(writer: Writer, column: ColumnEncoder, page: FlatPage): number {
+  const { codec, compressors } = column;
+  const { rows, definitionLevels, maxDefinitionLevel, encoding, body } = page;
+  const levels = new ByteWriter();
+  let nulls = 0;
+  for (let i = 0; i < definitionLevels.length; i++) {
+    if ((definitionLevels[i] as number) < maxDefinitionLevel) nulls++;
+  }
+  let definitionLength = 0;
+  if (maxDefinitionLevel) {
+    definitionLength = writeRleBitPackedHybrid(
+      levels,
+      definitionLevels as number[],
+      Math.ceil(Math.log2(maxDefinitionLevel + 1)),
+    );
+  }
+  const pageBytes = body.getBytes();
+  const compressed = compressors[codec]?.(pageBytes) ?? pageBytes;
+  const headerStart = writer.offset;
+  writePageHeader(writer, {
+    type: 'DATA_PAGE_V2',
+    uncompressed_page_size: levels.offset + body.offset,
+    compressed_page_size: levels.offset + compressed.length,
+    data_page_header_v2: {
+      num_values: definitionLevels.length || rows,
+      num_nulls: nulls,
+      num_rows: rows,
+      encoding,
+      definition_levels_byte_length: definitionLength,
+      repetition_levels_byte_length: 0,
+      is_compressed: !!codec,
+    },
+  });
+  const headerSize = writer.offset - headerStart;
+  writer.appendBytes(levels.getBytes());
+  writer.appendBytes(compressed);
+  return headerSize + levels.offset + body.offset;
+}
+
+/**
+ * The column chunk `writeColumn` returns for a flat column written in `pages` data pages of one
+ * encoding, with no dictionary, starting at `offsetStart`.
+ */
+export function flatColumnChunk(
+  writer: Writer,
+  column: ColumnEncoder,
+  written: {
+    offsetStart: number;
+    rows: number;
+    pages: number;
+    uncompressedSize: number;
+    encoding: Encoding;
+    statistics: unknown;
+  },
+): WrittenColumn {
+  const { element, schemaPath, stats } = column;
+  const { offsetStart, rows, pages, uncompressedSize, encoding, statistics } = written;
+  return {
+    chunk: {
+      meta_data: {
+        type: element.type,
+        encodings: [encoding],
+        path_in_schema: schemaPath.slice(1).map((s) => s.name),
+        codec: column.codec ?? 'UNCOMPRESSED',
+        num_values: BigInt(rows),
+        total_compressed_size: BigInt(writer.offset - offsetStart),
+        total_uncompressed_size: BigInt(uncompressedSize),
+        data_page_offset: BigInt(offsetStart),
+        dictionary_page_offset: undefined,
+        statistics: stats ? statistics : undefined,
+        encoding_stats: stats ? [{ page_type: 'DATA_PAGE_V2', encoding, count: pages }] : undefined,
+        geospatial_statistics: undefined,
+        // Undefined fields as the library writes them; its serializer skips them.
+      } as unknown as NonNullable<ColumnChunk['meta_data']>,
+      file_offset: BigInt(offsetStart),
+    },
+    columnIndex: undefined,
+    offsetIndex: undefined,
+    bloomFilter: undefined,
+  };
+}
