@@ -2,7 +2,7 @@ import { ByteWriter } from 'hyparquet-writer';
 import { getPageBoundaries } from 'hyparquet-writer/src/column.js';
 import { deltaBinaryPack } from 'hyparquet-writer/src/delta.js';
 import type { ColumnEncoder, Writer } from 'hyparquet-writer/src/types.js';
-import { flatColumnChunk, type WrittenColumn, writeFlatPage } from './writeFlatPage.ts';
+import { columnChunkOf, type WrittenColumn, writeDataPage } from './writeDataPage.ts';
 
 /**
  * hyparquet-writer's `writeColumn` for one shape of column, from the column's strings: a flat string
@@ -59,7 +59,7 @@ export function writeAsciiDeltaLengthColumn(
     deltaBinaryPack(body, Int32Array.from(lengths), 'INT32');
     body.appendBytes(bytes.subarray(byteStart, byteEnd));
     byteStart = byteEnd;
-    uncompressedSize += writeFlatPage(writer, column, {
+    uncompressedSize += writeDataPage(writer, column, {
       rows: end - start,
       definitionLevels,
       maxDefinitionLevel,
@@ -67,9 +67,9 @@ export function writeAsciiDeltaLengthColumn(
       body,
     });
   }
-  return flatColumnChunk(writer, column, {
+  return columnChunkOf(writer, column, {
     offsetStart,
-    rows: values.length,
+    values: values.length,
     pages: pages.length,
     uncompressedSize,
     encoding: 'DELTA_LENGTH_BYTE_ARRAY',

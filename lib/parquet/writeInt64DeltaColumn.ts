@@ -4,7 +4,7 @@ import { deltaBinaryPack } from 'hyparquet-writer/src/delta.js';
 import { getMaxRepetitionLevel } from 'hyparquet-writer/src/schema.js';
 import type { ColumnEncoder, PageData, Writer } from 'hyparquet-writer/src/types.js';
 import { deltaPackSafeIntegers, MAX_SAFE_SPREAD } from './deltaPackSafeIntegers.ts';
-import { flatColumnChunk, type WrittenColumn, writeFlatPage } from './writeFlatPage.ts';
+import { columnChunkOf, type WrittenColumn, writeDataPage } from './writeDataPage.ts';
 
 /**
  * hyparquet-writer's `writeColumn` for one shape of column, in Number arithmetic: a flat INT64 column
@@ -42,7 +42,7 @@ export function writeInt64DeltaColumn(
     const body = new ByteWriter();
     // An all-null page has nothing to pack: the library writes its empty header.
     if (!deltaPackSafeIntegers(body, nonNull)) deltaBinaryPack(body, nonNull as number[], 'INT64');
-    uncompressedSize += writeFlatPage(writer, column, {
+    uncompressedSize += writeDataPage(writer, column, {
       rows: end - start,
       definitionLevels: levels,
       maxDefinitionLevel,
@@ -50,9 +50,9 @@ export function writeInt64DeltaColumn(
       body,
     });
   }
-  return flatColumnChunk(writer, column, {
+  return columnChunkOf(writer, column, {
     offsetStart,
-    rows: values.length,
+    values: values.length,
     pages: pages.length,
     uncompressedSize,
     encoding: 'DELTA_BINARY_PACKED',

@@ -19,6 +19,10 @@ const [RECORD_ID, CLIENT_IP, CLIENT_ADDRESS, EXTRA_JSON] = [
   'client_address',
   'extra_json',
 ].map(columnIndex) as [number, number, number, number];
+/** Columns the library writes PLAIN unless a dictionary pays: a list and two OPTIONAL flat ones. */
+const [DOMAINS, TOKEN_VALUE, START_TIME_TEXT] = ['domains', 'token_value', 'start_time_text'].map(
+  columnIndex,
+) as [number, number, number];
 
 /** The edge-case rows repeated to `rows`, in columns as the draft writer holds a row group. */
 function group(rows: number): unknown[][] {
@@ -137,6 +141,50 @@ describe('writeHistoryRowGroup', () => {
       expect((pages[0] as number) + (pages[1] as number)).toBe(rows);
     }
     expect(dataPageRows(file([group(rows)], 'UNCOMPRESSED', ours), 'record_id')).toEqual([rows]);
+  });
+
+  it('property: the library’s file for arbitrary lists and plain strings (repeats that make a dictionary pay, empty lists, past ASCII)', () => {
+    const text = fc.oneof(
+      { weight: 3, arbitrary: fc.string({ maxLength: 30 }) },
+      { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 8 }) },
+      { weight: 3, arbitrary: fc.constantFrom('a.example', 'b.a.pinggy.link', '', 'é.example') },
+    );
+    // Draws from a few values make a column a dictionary pays for; the library decides, not this writer.
+    const few = fc.constantFrom('x.a.pinggy.link', 'y.a.pinggy.link', 'z.example');
+    const columns = fc
+      .integer({ min: 1, max: 300 })
+      .chain((n) =>
+        fc.tuple(
+          fc.array(fc.array(fc.oneof(text, few), { maxLength: 4 }), { minLength: n, maxLength: n }),
+          fc.array(fc.option(fc.oneof(text, few), { freq: 2 }), { minLength: n, maxLength: n }),
+          fc.array(fc.option(few, { freq: 5 }), { minLength: n, maxLength: n }),
+          fc.boolean(),
+        ),
+      );
+    fc.assert(
+      fc.property(columns, ([domains, tokens, texts, ascii]) => {
+        const g = group(domains.length);
+        g[DOMAINS] = ascii ? domains.map((list) => list.map((d) => asciiOnly(d, 'q'))) : domains;
+        g[TOKEN_VALUE] = tokens;
+        g[START_TIME_TEXT] = texts;
+        expect(file([g], 'GZIP', ours)).toEqual(file([g], 'GZIP', library));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('cuts a list column into pages where the library does, at row boundaries (over 1 MiB of values)', () => {
+    const rows = 600;
+    const g = group(rows);
+    // About 1.5 MiB: rows of 0–3 long domains, so a page's last row spans the 1 MiB mark.
+    g[DOMAINS] = Array.from({ length: rows }, (_, i) =>
+      Array.from({ length: i % 4 }, (_, j) => `${i}-${j}.`.padEnd(1_700 + j, 'd')),
+    );
+    const ourFile = file([g], 'UNCOMPRESSED', ours);
+    expect(Buffer.from(ourFile).equals(file([g], 'UNCOMPRESSED', library))).toBe(true);
+    const pages = dataPageRows(ourFile, 'domains');
+    expect(pages).toHaveLength(2);
+    expect((pages[0] as number) + (pages[1] as number)).toBe(rows);
   });
 
   it('leaves a REQUIRED string column holding a null to the library, which refuses it', () => {

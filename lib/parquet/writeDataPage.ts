@@ -12,30 +12,43 @@ export interface WrittenColumn {
   bloomFilter: undefined;
 }
 
-/** One data page of a flat column (no repetition levels): its rows' definition levels and its values. */
-export interface FlatPage {
-  /** Rows in the page (values, nulls included). */
+/** One data page of a column: its levels and its encoded values. */
+export interface DataPage {
+  /** Rows in the page (nulls included); a list column's rows are counted from its repetition levels. */
   rows: number;
-  /** One level a row (empty for a REQUIRED column). */
+  /** One level a value slot (empty for a flat REQUIRED column). */
   definitionLevels: ArrayLike<number>;
   maxDefinitionLevel: number;
+  /** One level a value slot; absent or empty for a column with no repeated level. */
+  repetitionLevels?: ArrayLike<number>;
+  maxRepetitionLevel?: number;
   encoding: Encoding;
   /** The page's encoded non-null values, before compression. */
   body: ByteWriter;
 }
 
 /**
- * hyparquet-writer's `writeDataPageV2` for a flat column whose values are already encoded: the levels
- * (RLE/bit-packed hybrid), the compressed body, the page header, in the library's order and bytes.
+ * hyparquet-writer's `writeDataPageV2` for a column whose values are already encoded: the repetition
+ * then definition levels (RLE/bit-packed hybrid), the compressed body, the page header, in the library's
+ * order and bytes.
  * Returns the page's uncompressed size, header included, as the library counts it.
  */
-export function writeFlatPage(writer: Writer, column: ColumnEncoder, page: FlatPage): number {
+export function writeDataPage(writer: Writer, column: ColumnEncoder, page: DataPage): number {
   const { codec, compressors } = column;
   const { rows, definitionLevels, maxDefinitionLevel, encoding, body } = page;
+  const { repetitionLevels = [], maxRepetitionLevel = 0 } = page;
   const levels = new ByteWriter();
   let nulls = 0;
   for (let i = 0; i < definitionLevels.length; i++) {
     if ((definitionLevels[i] as number) < maxDefinitionLevel) nulls++;
+  }
+  let repetitionLength = 0;
+  if (maxRepetitionLevel) {
+    repetitionLength = writeRleBitPackedHybrid(
+      levels,
+      repetitionLevels as number[],
+      Math.ceil(Math.log2(maxRepetitionLevel + 1)),
+    );
   }
   let definitionLength = 0;
   if (maxDefinitionLevel) {
@@ -58,7 +71,7 @@ export function writeFlatPage(writer: Writer, column: ColumnEncoder, page: FlatP
       num_rows: rows,
       encoding,
       definition_levels_byte_length: definitionLength,
-      repetition_levels_byte_length: 0,
+      repetition_levels_byte_length: repetitionLength,
       is_compressed: !!codec,
     },
   });
@@ -69,15 +82,15 @@ export function writeFlatPage(writer: Writer, column: ColumnEncoder, page: FlatP
 }
 
 /**
- * The column chunk `writeColumn` returns for a flat column written in `pages` data pages of one
- * encoding, with no dictionary, starting at `offsetStart`.
+ * The column chunk `writeColumn` returns for a column written in `pages` data pages of one encoding, with
+ * no dictionary, starting at `offsetStart`; `values` counts its value slots (a flat column's rows).
  */
-export function flatColumnChunk(
+export function columnChunkOf(
   writer: Writer,
   column: ColumnEncoder,
   written: {
     offsetStart: number;
-    rows: number;
+    values: number;
     pages: number;
     uncompressedSize: number;
     encoding: Encoding;
@@ -85,7 +98,7 @@ export function flatColumnChunk(
   },
 ): WrittenColumn {
   const { element, schemaPath, stats } = column;
-  const { offsetStart, rows, pages, uncompressedSize, encoding, statistics } = written;
+  const { offsetStart, values, pages, uncompressedSize, encoding, statistics } = written;
   return {
     chunk: {
       meta_data: {
@@ -93,7 +106,7 @@ export function flatColumnChunk(
         encodings: [encoding],
         path_in_schema: schemaPath.slice(1).map((s) => s.name),
         codec: column.codec ?? 'UNCOMPRESSED',
-        num_values: BigInt(rows),
+        num_values: BigInt(values),
         total_compressed_size: BigInt(writer.offset - offsetStart),
         total_uncompressed_size: BigInt(uncompressedSize),
         data_page_offset: BigInt(offsetStart),
