@@ -2,7 +2,7 @@ import { ByteWriter } from 'hyparquet-writer';
 import { getPageBoundaries } from 'hyparquet-writer/src/column.js';
 import { deltaBinaryPack } from 'hyparquet-writer/src/delta.js';
 import type { ColumnEncoder, Writer } from 'hyparquet-writer/src/types.js';
-import { columnChunkOf, type WrittenColumn, writeDataPage } from './writeDataPage.ts';
+import { type WrittenColumn, writeColumnPages } from './writeDataPage.ts';
 
 /**
  * hyparquet-writer's `writeColumn` for one shape of column, from the column's strings: a flat string
@@ -37,42 +37,31 @@ export function writeAsciiDeltaLengthColumn(
   // More UTF-8 bytes than UTF-16 units: a character past ASCII (a lone surrogate included).
   if (bytes.length !== joined.length) return;
 
-  const offsetStart = writer.offset;
-  const pages = getPageBoundaries(values as unknown[], 'BYTE_ARRAY', undefined, pageSize, []);
+  const bounds = getPageBoundaries(values as unknown[], 'BYTE_ARRAY', undefined, pageSize, []);
   const maxDefinitionLevel = optional ? 1 : 0;
-  let uncompressedSize = 0;
   let byteStart = 0;
-  for (const { start, end } of pages) {
-    const definitionLevels: number[] = optional ? new Array(end - start) : [];
-    const lengths: number[] = [];
-    let byteEnd = byteStart;
-    for (let i = start; i < end; i++) {
-      const value = values[i];
-      const present = typeof value === 'string';
-      if (optional) definitionLevels[i - start] = present ? 1 : 0;
-      if (present) {
-        lengths.push(value.length);
-        byteEnd += value.length;
+  return writeColumnPages(
+    writer,
+    column,
+    { values: values.length, bounds, encoding: 'DELTA_LENGTH_BYTE_ARRAY', statistics: undefined },
+    (start, end) => {
+      const definitionLevels: number[] = optional ? new Array(end - start) : [];
+      const lengths: number[] = [];
+      let byteEnd = byteStart;
+      for (let i = start; i < end; i++) {
+        const value = values[i];
+        const present = typeof value === 'string';
+        if (optional) definitionLevels[i - start] = present ? 1 : 0;
+        if (present) {
+          lengths.push(value.length);
+          byteEnd += value.length;
+        }
       }
-    }
-    const body = new ByteWriter();
-    deltaBinaryPack(body, Int32Array.from(lengths), 'INT32');
-    body.appendBytes(bytes.subarray(byteStart, byteEnd));
-    byteStart = byteEnd;
-    uncompressedSize += writeDataPage(writer, column, {
-      rows: end - start,
-      definitionLevels,
-      maxDefinitionLevel,
-      encoding: 'DELTA_LENGTH_BYTE_ARRAY',
-      body,
-    });
-  }
-  return columnChunkOf(writer, column, {
-    offsetStart,
-    values: values.length,
-    pages: pages.length,
-    uncompressedSize,
-    encoding: 'DELTA_LENGTH_BYTE_ARRAY',
-    statistics: undefined,
-  });
+      const body = new ByteWriter();
+      deltaBinaryPack(body, Int32Array.from(lengths), 'INT32');
+      body.appendBytes(bytes.subarray(byteStart, byteEnd));
+      byteStart = byteEnd;
+      return { rows: end - start, definitionLevels, maxDefinitionLevel, body };
+    },
+  );
 }

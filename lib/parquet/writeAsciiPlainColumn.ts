@@ -2,7 +2,7 @@ import { ByteWriter } from 'hyparquet-writer';
 import { getPageBoundaries } from 'hyparquet-writer/src/column.js';
 import { useDictionary } from 'hyparquet-writer/src/dictionary.js';
 import type { ColumnEncoder, Writer } from 'hyparquet-writer/src/types.js';
-import { columnChunkOf, type WrittenColumn, writeDataPage } from './writeDataPage.ts';
+import { type WrittenColumn, writeColumnPages } from './writeDataPage.ts';
 
 /** A column's value slots and levels, as the library's Dremel encoding lays them out. */
 interface Slots {
@@ -70,51 +70,43 @@ export function writeAsciiPlainColumn(
       }
     : undefined;
 
-  const offsetStart = writer.offset;
-  const pages = getPageBoundaries(values, 'BYTE_ARRAY', undefined, pageSize, repetitionLevels);
-  let uncompressedSize = 0;
+  const bounds = getPageBoundaries(values, 'BYTE_ARRAY', undefined, pageSize, repetitionLevels);
   let byteStart = 0;
-  for (const { start, end } of pages) {
-    let count = 0;
-    let byteEnd = byteStart;
-    for (let i = start; i < end; i++) {
-      const value = values[i];
-      if (value === undefined) continue;
-      count++;
-      byteEnd += value.length;
-    }
-    // PLAIN BYTE_ARRAY: each value's length (4 bytes, little-endian), then its bytes.
-    const body = new ByteWriter();
-    const out = Buffer.alloc(count * 4 + (byteEnd - byteStart));
-    let at = 0;
-    let from = byteStart;
-    for (let i = start; i < end; i++) {
-      const value = values[i];
-      if (value === undefined) continue;
-      at = out.writeUInt32LE(value.length, at);
-      at += bytes.copy(out, at, from, from + value.length);
-      from += value.length;
-    }
-    body.appendBytes(out);
-    byteStart = byteEnd;
-    uncompressedSize += writeDataPage(writer, column, {
-      rows: repetitionLevels.length ? countRows(repetitionLevels, start, end) : end - start,
-      definitionLevels: definitionLevels.slice(start, end),
-      maxDefinitionLevel,
-      repetitionLevels: repetitionLevels.slice(start, end),
-      maxRepetitionLevel,
-      encoding: 'PLAIN',
-      body,
-    });
-  }
-  return columnChunkOf(writer, column, {
-    offsetStart,
-    values: values.length,
-    pages: pages.length,
-    uncompressedSize,
-    encoding: 'PLAIN',
-    statistics,
-  });
+  return writeColumnPages(
+    writer,
+    column,
+    { values: values.length, bounds, encoding: 'PLAIN', statistics },
+    (start, end) => {
+      let count = 0;
+      let byteEnd = byteStart;
+      for (let i = start; i < end; i++) {
+        const value = values[i];
+        if (value === undefined) continue;
+        count++;
+        byteEnd += value.length;
+      }
+      // PLAIN BYTE_ARRAY: each value's length (4 bytes, little-endian), then its bytes.
+      const out = Buffer.alloc(count * 4 + (byteEnd - byteStart));
+      let at = 0;
+      for (let i = start; i < end; i++) {
+        const value = values[i];
+        if (value === undefined) continue;
+        at = out.writeUInt32LE(value.length, at);
+        at += bytes.copy(out, at, byteStart, byteStart + value.length);
+        byteStart += value.length;
+      }
+      const body = new ByteWriter();
+      body.appendBytes(out);
+      return {
+        rows: repetitionLevels.length ? countRows(repetitionLevels, start, end) : end - start,
+        definitionLevels: definitionLevels.slice(start, end),
+        maxDefinitionLevel,
+        repetitionLevels: repetitionLevels.slice(start, end),
+        maxRepetitionLevel,
+        body,
+      };
+    },
+  );
 }
 
 /**

@@ -42,22 +42,8 @@ export function writeDataPage(writer: Writer, column: ColumnEncoder, page: DataP
   for (let i = 0; i < definitionLevels.length; i++) {
     if ((definitionLevels[i] as number) < maxDefinitionLevel) nulls++;
   }
-  let repetitionLength = 0;
-  if (maxRepetitionLevel) {
-    repetitionLength = writeRleBitPackedHybrid(
-      levels,
-      repetitionLevels as number[],
-      Math.ceil(Math.log2(maxRepetitionLevel + 1)),
-    );
-  }
-  let definitionLength = 0;
-  if (maxDefinitionLevel) {
-    definitionLength = writeRleBitPackedHybrid(
-      levels,
-      definitionLevels as number[],
-      Math.ceil(Math.log2(maxDefinitionLevel + 1)),
-    );
-  }
+  const repetitionLength = writeLevels(levels, repetitionLevels, maxRepetitionLevel);
+  const definitionLength = writeLevels(levels, definitionLevels, maxDefinitionLevel);
   const pageBytes = body.getBytes();
   const compressed = compressors[codec]?.(pageBytes) ?? pageBytes;
   const headerStart = writer.offset;
@@ -81,11 +67,50 @@ export function writeDataPage(writer: Writer, column: ColumnEncoder, page: DataP
   return headerSize + levels.offset + body.offset;
 }
 
+/** Levels of at most `max`, RLE/bit-packed at the width `max` needs; nothing when `max` is 0. */
+function writeLevels(out: ByteWriter, levels: ArrayLike<number>, max: number): number {
+  if (!max) return 0;
+  return writeRleBitPackedHybrid(out, levels as number[], Math.ceil(Math.log2(max + 1)));
+}
+
+/** A page boundary as `getPageBoundaries` gives it: value slots `start` (inclusive) to `end`. */
+export interface PageBounds {
+  start: number;
+  end: number;
+}
+
+/**
+ * Writes a column without dictionary as the library does: one data page of `encoding` for each of
+ * `bounds`, in order (`pageAt` gives each page's levels and encoded values), then returns the column
+ * chunk `writeColumn` returns; `values` counts the column's value slots (a flat column's rows).
+ */
+export function writeColumnPages(
+  writer: Writer,
+  column: ColumnEncoder,
+  written: { values: number; bounds: readonly PageBounds[]; encoding: Encoding; statistics: unknown },
+  pageAt: (start: number, end: number) => Omit<DataPage, 'encoding'>,
+): WrittenColumn {
+  const { values, bounds, encoding, statistics } = written;
+  const offsetStart = writer.offset;
+  let uncompressedSize = 0;
+  for (const { start, end } of bounds) {
+    uncompressedSize += writeDataPage(writer, column, { ...pageAt(start, end), encoding });
+  }
+  return columnChunkOf(writer, column, {
+    offsetStart,
+    values,
+    pages: bounds.length,
+    uncompressedSize,
+    encoding,
+    statistics,
+  });
+}
+
 /**
  * The column chunk `writeColumn` returns for a column written in `pages` data pages of one encoding, with
  * no dictionary, starting at `offsetStart`; `values` counts its value slots (a flat column's rows).
  */
-export function columnChunkOf(
+function columnChunkOf(
   writer: Writer,
   column: ColumnEncoder,
   written: {

@@ -4,7 +4,7 @@ import { deltaBinaryPack } from 'hyparquet-writer/src/delta.js';
 import { getMaxRepetitionLevel } from 'hyparquet-writer/src/schema.js';
 import type { ColumnEncoder, PageData, Writer } from 'hyparquet-writer/src/types.js';
 import { deltaPackSafeIntegers, MAX_SAFE_SPREAD } from './deltaPackSafeIntegers.ts';
-import { columnChunkOf, type WrittenColumn, writeDataPage } from './writeDataPage.ts';
+import { type WrittenColumn, writeColumnPages } from './writeDataPage.ts';
 
 /**
  * hyparquet-writer's `writeColumn` for one shape of column, in Number arithmetic: a flat INT64 column
@@ -30,34 +30,23 @@ export function writeInt64DeltaColumn(
   const statistics = statisticsOf(values);
   if (statistics === undefined) return;
 
-  const offsetStart = writer.offset;
-  const pages = getPageBoundaries(values, 'INT64', element.type_length, pageSize, repetitionLevels);
-  let uncompressedSize = 0;
-  for (const { start, end } of pages) {
-    const levels = definitionLevels.slice(start, end);
-    const pageValues = values.slice(start, end);
-    const nonNull = levels.some((level) => level < maxDefinitionLevel)
-      ? Array.prototype.filter.call(pageValues, (v) => v !== null && v !== undefined)
-      : pageValues;
-    const body = new ByteWriter();
-    // An all-null page has nothing to pack: the library writes its empty header.
-    if (!deltaPackSafeIntegers(body, nonNull)) deltaBinaryPack(body, nonNull as number[], 'INT64');
-    uncompressedSize += writeDataPage(writer, column, {
-      rows: end - start,
-      definitionLevels: levels,
-      maxDefinitionLevel,
-      encoding: 'DELTA_BINARY_PACKED',
-      body,
-    });
-  }
-  return columnChunkOf(writer, column, {
-    offsetStart,
-    values: values.length,
-    pages: pages.length,
-    uncompressedSize,
-    encoding: 'DELTA_BINARY_PACKED',
-    statistics,
-  });
+  const bounds = getPageBoundaries(values, 'INT64', element.type_length, pageSize, repetitionLevels);
+  return writeColumnPages(
+    writer,
+    column,
+    { values: values.length, bounds, encoding: 'DELTA_BINARY_PACKED', statistics },
+    (start, end) => {
+      const levels = definitionLevels.slice(start, end);
+      const pageValues = values.slice(start, end);
+      const nonNull = levels.some((level) => level < maxDefinitionLevel)
+        ? Array.prototype.filter.call(pageValues, (v) => v !== null && v !== undefined)
+        : pageValues;
+      const body = new ByteWriter();
+      // An all-null page has nothing to pack: the library writes its empty header.
+      if (!deltaPackSafeIntegers(body, nonNull)) deltaBinaryPack(body, nonNull as number[], 'INT64');
+      return { rows: end - start, definitionLevels: levels, maxDefinitionLevel, body };
+    },
+  );
 }
 
 interface Statistics {

@@ -187,6 +187,13 @@ describe('writeHistoryRowGroup', () => {
     expect((pages[0] as number) + (pages[1] as number)).toBe(rows);
   });
 
+  it('writes the token digests of a group with none (the drop policy) as the library does', () => {
+    const g = group(300);
+    for (const name of ['token_hmac', 'virtual_token_hmac'])
+      g[columnIndex(name)] = (g[0] as unknown[]).map(() => null);
+    expect(file([g], 'GZIP', ours)).toEqual(file([g], 'GZIP', library));
+  });
+
   it('leaves a REQUIRED string column holding a null to the library, which refuses it', () => {
     const g = group(10);
     (g[RECORD_ID] as unknown[])[3] = null;
