@@ -80,64 +80,52 @@ export interface PageBounds {
 }
 
 /**
- * Writes a column without dictionary as the library does: one data page of `encoding` for each of
- * `bounds`, in order (`pageAt` gives each page's levels and encoded values), then returns the column
+ * Writes a column as the library does: its dictionary page first when there is one (`dictionaryPage`
+ * writes it and returns its uncompressed size, header included), then one data page of `encoding` for
+ * each of `bounds`, in order (`pageAt` gives each page's levels and encoded values). Returns the column
  * chunk `writeColumn` returns; `values` counts the column's value slots (a flat column's rows).
  */
 export function writeColumnPages(
   writer: Writer,
   column: ColumnEncoder,
-  written: { values: number; bounds: readonly PageBounds[]; encoding: Encoding; statistics: unknown },
+  written: {
+    values: number;
+    bounds: readonly PageBounds[];
+    encoding: Encoding;
+    statistics: unknown;
+    dictionaryPage?: ((writer: Writer) => number) | undefined;
+  },
   pageAt: (start: number, end: number) => Omit<DataPage, 'encoding'>,
 ): WrittenColumn {
-  const { values, bounds, encoding, statistics } = written;
+  const { element, schemaPath, stats } = column;
+  const { values, bounds, encoding, statistics, dictionaryPage } = written;
   const offsetStart = writer.offset;
   let uncompressedSize = 0;
+  const dictionary_page_offset = dictionaryPage ? BigInt(writer.offset) : undefined;
+  if (dictionaryPage) uncompressedSize += dictionaryPage(writer);
+  const data_page_offset = BigInt(writer.offset);
   for (const { start, end } of bounds) {
     uncompressedSize += writeDataPage(writer, column, { ...pageAt(start, end), encoding });
   }
-  return columnChunkOf(writer, column, {
-    offsetStart,
-    values,
-    pages: bounds.length,
-    uncompressedSize,
-    encoding,
-    statistics,
-  });
-}
-
-/**
- * The column chunk `writeColumn` returns for a column written in `pages` data pages of one encoding, with
- * no dictionary, starting at `offsetStart`; `values` counts its value slots (a flat column's rows).
- */
-function columnChunkOf(
-  writer: Writer,
-  column: ColumnEncoder,
-  written: {
-    offsetStart: number;
-    values: number;
-    pages: number;
-    uncompressedSize: number;
-    encoding: Encoding;
-    statistics: unknown;
-  },
-): WrittenColumn {
-  const { element, schemaPath, stats } = column;
-  const { offsetStart, values, pages, uncompressedSize, encoding, statistics } = written;
+  const pages = { page_type: 'DATA_PAGE_V2', encoding, count: bounds.length };
   return {
     chunk: {
       meta_data: {
         type: element.type,
-        encodings: [encoding],
+        encodings: dictionaryPage ? ['PLAIN', encoding] : [encoding],
         path_in_schema: schemaPath.slice(1).map((s) => s.name),
         codec: column.codec ?? 'UNCOMPRESSED',
         num_values: BigInt(values),
         total_compressed_size: BigInt(writer.offset - offsetStart),
         total_uncompressed_size: BigInt(uncompressedSize),
-        data_page_offset: BigInt(offsetStart),
-        dictionary_page_offset: undefined,
+        data_page_offset,
+        dictionary_page_offset,
         statistics: stats ? statistics : undefined,
-        encoding_stats: stats ? [{ page_type: 'DATA_PAGE_V2', encoding, count: pages }] : undefined,
+        encoding_stats: stats
+          ? dictionaryPage
+            ? [{ page_type: 'DICTIONARY_PAGE', encoding: 'PLAIN', count: 1 }, pages]
+            : [pages]
+          : undefined,
         geospatial_statistics: undefined,
         // Undefined fields as the library writes them; its serializer skips them.
       } as unknown as NonNullable<ColumnChunk['meta_data']>,

@@ -5,7 +5,7 @@ import { encodeNestedValues } from 'hyparquet-writer/src/dremel.js';
 import { schemaPathResolver } from 'hyparquet-writer/src/schema.js';
 import type { ColumnEncoder, ColumnSource, PageData } from 'hyparquet-writer/src/types.js';
 import { writeAsciiDeltaLengthColumn } from './writeAsciiDeltaLengthColumn.ts';
-import { writeAsciiPlainColumn } from './writeAsciiPlainColumn.ts';
+import { writeAsciiStringColumn } from './writeAsciiStringColumn.ts';
 import { writeInt64DeltaColumn } from './writeInt64DeltaColumn.ts';
 
 /** hyparquet-writer's default page size (bytes of values a data page holds before the next begins). */
@@ -19,9 +19,10 @@ const resolvers = new WeakMap<ParquetWriter, ReturnType<typeof schemaPathResolve
  * DELTA_BINARY_PACKED (the timestamps) go through {@link writeInt64DeltaColumn}, in Number arithmetic,
  * where the library allocates a BigInt for every value, delta and packed byte, and ASCII string columns
  * written DELTA_LENGTH_BYTE_ARRAY without statistics (ids, addresses) through
- * {@link writeAsciiDeltaLengthColumn}, and ASCII string columns the library would write PLAIN (`domains`,
- * columns all null in the group) through {@link writeAsciiPlainColumn}: each encoded once a column where
- * the library encodes each string. Every other column, and any value either cannot write exactly, is the library's own `writeColumn`. Column options are read as
+ * {@link writeAsciiDeltaLengthColumn}, and the other ASCII string columns, PLAIN or dictionary-encoded
+ * (`domains`, users, modes, token digests, columns all null in a group), through
+ * {@link writeAsciiStringColumn}: each encoded once a column (or a dictionary) where the library encodes
+ * each string. Every other column, and any value either cannot write exactly, is the library's own `writeColumn`. Column options are read as
  * the library reads them (the same defaults); variant columns and bloom filters are not used by the
  * archive and are refused. Returns what the writer's flush returns.
  */
@@ -89,7 +90,7 @@ export function writeHistoryRowGroup(
       const rowValues = data as unknown[];
       const result =
         writeAsciiDeltaLengthColumn(writer, column, rowValues) ??
-        writeAsciiPlainColumn(writer, column, rowValues) ??
+        writeAsciiStringColumn(writer, column, rowValues) ??
         writeLibraryColumn(writer, column, encodeNestedValues(leafPath, data));
       columns.push(result.chunk);
       parquet.pendingIndexes.push(result as unknown as (typeof parquet.pendingIndexes)[number]);
