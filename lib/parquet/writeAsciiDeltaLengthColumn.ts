@@ -2,6 +2,7 @@ import { ByteWriter } from 'hyparquet-writer';
 import { getPageBoundaries } from 'hyparquet-writer/src/column.js';
 import { deltaBinaryPack } from 'hyparquet-writer/src/delta.js';
 import type { ColumnEncoder, Writer } from 'hyparquet-writer/src/types.js';
+import { asciiBytes, slotsOf, slotsPage } from './stringSlots.ts';
 import { type WrittenColumn, writeColumnPages } from './writeDataPage.ts';
 
 /**
@@ -21,47 +22,36 @@ export function writeAsciiDeltaLengthColumn(
   column: ColumnEncoder,
   values: readonly unknown[],
 ): WrittenColumn | undefined {
-  const { element, schemaPath, stats, pageSize, encoding } = column;
+  const { element, stats, pageSize, encoding } = column;
   if (element.type !== 'BYTE_ARRAY' || encoding !== 'DELTA_LENGTH_BYTE_ARRAY') return;
-  if (schemaPath.length !== 2 || element.repetition_type === 'REPEATED') return;
   if (stats || column.columnIndex || column.offsetIndex || column.bloomFilter) return;
-  const optional = element.repetition_type === 'OPTIONAL';
+  const slots = slotsOf(column, values);
+  if (slots === undefined || slots.maxRepetitionLevel > 0) return;
   const strings: string[] = [];
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i];
-    if (typeof value === 'string') strings.push(value);
-    else if (!optional || (value !== null && value !== undefined)) return;
-  }
-  const joined = strings.join('');
-  const bytes = Buffer.from(joined, 'utf8');
-  // More UTF-8 bytes than UTF-16 units: a character past ASCII (a lone surrogate included).
-  if (bytes.length !== joined.length) return;
+  for (const value of slots.values) if (value !== undefined) strings.push(value);
+  const bytes = asciiBytes(strings);
+  if (bytes === undefined) return;
 
-  const bounds = getPageBoundaries(values as unknown[], 'BYTE_ARRAY', undefined, pageSize, []);
-  const maxDefinitionLevel = optional ? 1 : 0;
+  const bounds = getPageBoundaries(slots.values, 'BYTE_ARRAY', undefined, pageSize, []);
   let byteStart = 0;
   return writeColumnPages(
     writer,
     column,
     { values: values.length, bounds, encoding: 'DELTA_LENGTH_BYTE_ARRAY', statistics: undefined },
     (start, end) => {
-      const definitionLevels: number[] = optional ? new Array(end - start) : [];
       const lengths: number[] = [];
       let byteEnd = byteStart;
       for (let i = start; i < end; i++) {
-        const value = values[i];
-        const present = typeof value === 'string';
-        if (optional) definitionLevels[i - start] = present ? 1 : 0;
-        if (present) {
-          lengths.push(value.length);
-          byteEnd += value.length;
-        }
+        const value = slots.values[i];
+        if (value === undefined) continue;
+        lengths.push(value.length);
+        byteEnd += value.length;
       }
       const body = new ByteWriter();
       deltaBinaryPack(body, Int32Array.from(lengths), 'INT32');
       body.appendBytes(bytes.subarray(byteStart, byteEnd));
       byteStart = byteEnd;
-      return { rows: end - start, definitionLevels, maxDefinitionLevel, body };
+      return slotsPage(slots, start, end, body);
     },
   );
 }

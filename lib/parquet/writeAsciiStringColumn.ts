@@ -3,16 +3,8 @@ import { getPageBoundaries } from 'hyparquet-writer/src/column.js';
 import { useDictionary, writeDictionaryPage } from 'hyparquet-writer/src/dictionary.js';
 import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
 import type { ColumnEncoder, Writer } from 'hyparquet-writer/src/types.js';
-import { type DataPage, type WrittenColumn, writeColumnPages } from './writeDataPage.ts';
-
-/** A column's value slots and levels, as the library's Dremel encoding lays them out. */
-interface Slots {
-  values: (string | undefined)[];
-  definitionLevels: number[];
-  repetitionLevels: number[];
-  maxDefinitionLevel: number;
-  maxRepetitionLevel: number;
-}
+import { asciiBytes, type Slots, slotsOf, slotsPage } from './stringSlots.ts';
+import { type WrittenColumn, writeColumnPages } from './writeDataPage.ts';
 
 /**
  * hyparquet-writer's `writeColumn` for string columns written PLAIN or RLE_DICTIONARY, from the column's
@@ -63,10 +55,8 @@ function writePlainColumn(writer: Writer, column: ColumnEncoder, slots: Slots): 
     const value = values[i];
     if (value !== undefined) strings.push(value);
   }
-  const joined = strings.join('');
-  const bytes = Buffer.from(joined, 'utf8');
-  // More UTF-8 bytes than UTF-16 units: a character past ASCII (a lone surrogate included).
-  if (bytes.length !== joined.length) return;
+  const bytes = asciiBytes(strings);
+  if (bytes === undefined) return;
   const bounds = getPageBoundaries(values, 'BYTE_ARRAY', undefined, column.pageSize, repetitionLevels);
   const statistics = statisticsOf(column, strings, values.length - strings.length);
   let byteStart = 0;
@@ -95,7 +85,7 @@ function writePlainColumn(writer: Writer, column: ColumnEncoder, slots: Slots): 
       }
       const body = new ByteWriter();
       body.appendBytes(out);
-      return levelsOf(slots, start, end, body);
+      return slotsPage(slots, start, end, body);
     },
   );
 }
@@ -111,9 +101,8 @@ function writeDictionaryColumn(
   dictionary: string[],
   indexes: number[],
 ): WrittenColumn | undefined {
-  const joined = dictionary.join('');
-  const bytes = Buffer.from(joined, 'utf8');
-  if (bytes.length !== joined.length) return;
+  const bytes = asciiBytes(dictionary);
+  if (bytes === undefined) return;
   const entries: Uint8Array[] = [];
   let at = 0;
   for (const entry of dictionary) {
@@ -149,7 +138,7 @@ function writeDictionaryColumn(
       const body = new ByteWriter();
       body.appendUint8(bitWidth);
       writeRleBitPackedHybrid(body, pageIndexes, bitWidth);
-      return levelsOf(slots, start, end, body);
+      return slotsPage(slots, start, end, body);
     },
   );
 }
@@ -167,82 +156,4 @@ function statisticsOf(column: ColumnEncoder, strings: readonly string[], nulls: 
     if (max === undefined || value > max) max = value;
   }
   return { min_value: min, max_value: max, null_count: BigInt(nulls), nan_count: undefined };
-}
-
-/** A page's levels, sliced from the column's, and its rows, with `body` as its encoded values. */
-function levelsOf(slots: Slots, start: number, end: number, body: ByteWriter): Omit<DataPage, 'encoding'> {
-  const { definitionLevels, repetitionLevels, maxDefinitionLevel, maxRepetitionLevel } = slots;
-  return {
-    rows: repetitionLevels.length ? countRows(repetitionLevels, start, end) : end - start,
-    definitionLevels: definitionLevels.slice(start, end),
-    maxDefinitionLevel,
-    repetitionLevels: repetitionLevels.slice(start, end),
-    maxRepetitionLevel,
-    body,
-  };
-}
-
-/**
- * The value slots and levels of `rows` in `column`, or undefined for a shape this does not write or a
- * value the library would refuse: a flat column holds a string a row (or null, when OPTIONAL); the list
- * shape holds an array of strings a row, an empty one taking one empty slot.
- */
-function slotsOf(column: ColumnEncoder, rows: readonly unknown[]): Slots | undefined {
-  const path = column.schemaPath;
-  const values: (string | undefined)[] = [];
-  const definitionLevels: number[] = [];
-  const repetitionLevels: number[] = [];
-  const top = path[1];
-  if (path.length === 2 && top && top.repetition_type !== 'REPEATED') {
-    const optional = top.repetition_type === 'OPTIONAL';
-    for (let i = 0; i < rows.length; i++) {
-      const value = rows[i];
-      if (typeof value === 'string') {
-        values.push(value);
-        if (optional) definitionLevels.push(1);
-      } else if (optional && (value === null || value === undefined)) {
-        values.push(undefined);
-        definitionLevels.push(0);
-      } else return;
-    }
-    return {
-      values,
-      definitionLevels,
-      repetitionLevels,
-      maxDefinitionLevel: optional ? 1 : 0,
-      maxRepetitionLevel: 0,
-    };
-  }
-  const [, list, repeated, item] = path;
-  const standardList =
-    path.length === 4 &&
-    list?.repetition_type === 'REQUIRED' &&
-    list.converted_type === 'LIST' &&
-    repeated?.repetition_type === 'REPEATED' &&
-    item?.repetition_type === 'REQUIRED';
-  if (!standardList) return;
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i];
-    if (!Array.isArray(row)) return;
-    if (row.length === 0) {
-      values.push(undefined);
-      definitionLevels.push(0);
-      repetitionLevels.push(0);
-      continue;
-    }
-    for (let j = 0; j < row.length; j++) {
-      const value: unknown = row[j];
-      if (typeof value !== 'string') return;
-      values.push(value);
-      definitionLevels.push(1);
-      repetitionLevels.push(j === 0 ? 0 : 1);
-    }
-  }
-  return { values, definitionLevels, repetitionLevels, maxDefinitionLevel: 1, maxRepetitionLevel: 1 };
-}
-
-function countRows(repetitionLevels: readonly number[], start: number, end: number): number {
-  let rows = 0;
-  for (let i = start; i < end; i++) if (repetitionLevels[i] === 0) rows++;
-  return rows;
 }
