@@ -60,7 +60,7 @@ function readSources(esbuild, loaded) {
  */
 export async function bundleTs(entry) {
   const abs = resolve(entry);
-  const name = createHash('sha256').update(relative(ROOT, abs)).digest('hex').slice(0, 16);
+  const name = cacheName(abs);
   const metaFile = join(CACHE, `${name}.json`);
   try {
     const meta = JSON.parse(readFileSync(metaFile, 'utf8'));
@@ -111,6 +111,18 @@ export async function bundleTs(entry) {
   renameSync(tmp, metaFile);
   pruneOlderBuilds(name, dir);
   return pathToFileURL(join(CACHE, dir, main)).href;
+}
+
+/**
+ * Names the cache record of `abs`: its path from the checkout root, and the root itself. Two checkouts can
+ * share one `node_modules` (a git worktree with a symlink to it): a bundle records every module's absolute
+ * `import.meta.url`, so one checkout must never run a bundle built in the other, even of the same bytes.
+ */
+export function cacheName(abs) {
+  return createHash('sha256')
+    .update(`${ROOT}\0${relative(ROOT, abs)}`)
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** Removes earlier builds of the same entry that are over an hour old (no running process still loads them). */

@@ -1,12 +1,23 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import {
+  cp,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const RUN_TS = join(ROOT, 'bin', 'run-ts.js');
+const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const CACHE = join(ROOT, 'node_modules', '.cache', 'tunnel-archiver');
 let dir: string;
 
@@ -18,19 +29,28 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The build folder the cache records for `entry` (bin/importTs.js names its record after the path). */
+/** The name of the cache record of `entry` (bin/importTs.js names it after the checkout root and the path). */
+function cacheName(entry: string, root = ROOT): string {
+  return createHash('sha256')
+    .update(`${root}\0${relative(root, entry)}`)
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/** The build folder the cache records for `entry`. */
 async function cachedBuild(entry: string): Promise<string> {
-  const name = createHash('sha256').update(relative(ROOT, entry)).digest('hex').slice(0, 16);
+  const name = cacheName(entry);
   return (JSON.parse(await readFile(join(CACHE, `${name}.json`), 'utf8')) as { dir: string }).dir;
 }
 
 function runTs(
   file: string,
   env: Record<string, string> = {},
+  root = ROOT,
 ): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [RUN_TS, file], {
+  const r = spawnSync(process.execPath, [join(root, 'bin', 'run-ts.js'), file], {
     encoding: 'utf8',
-    cwd: ROOT,
+    cwd: root,
     env: { ...process.env, ...env },
   });
   return { code: r.status, stdout: r.stdout.trim(), stderr: r.stderr };
@@ -78,5 +98,42 @@ describe('bin/run-ts.js (esbuild bundle of a TypeScript entry)', () => {
     const build = await cachedBuild(entry);
     expect(runTs(entry).stdout).toBe('thirds');
     expect(await cachedBuild(entry)).toBe(build);
+  });
+
+  it('never runs, in one checkout, a bundle built in another that shares its node_modules', async () => {
+    // A second checkout, as a git worktree with its node_modules linked to this one's: the same bin,
+    // the same entry bytes at the same path, one cache folder.
+    const other = await mkdtemp(join(tmpdir(), 'ta-import-ts-root-'));
+    const entry = join(dir, 'whereAmI.ts');
+    const otherEntry = join(other, relative(ROOT, entry));
+    try {
+      await cp(join(ROOT, 'bin'), join(other, 'bin'), { recursive: true });
+      await mkdir(join(other, 'lib', 'util'), { recursive: true });
+      await cp(
+        join(ROOT, 'lib', 'util', 'sourceFingerprint.js'),
+        join(other, 'lib', 'util', 'sourceFingerprint.js'),
+      );
+      await symlink(join(ROOT, 'node_modules'), join(other, 'node_modules'));
+      const source = 'console.log(import.meta.url);\n';
+      await writeFile(entry, source);
+      await mkdir(join(otherEntry, '..'), { recursive: true });
+      await writeFile(otherEntry, source);
+
+      expect(runTs(entry).stdout).toBe(pathToFileURL(entry).href);
+      const r = runTs(otherEntry, {}, other);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(pathToFileURL(otherEntry).href);
+      // Each checkout keeps its own build: running the first again reuses it.
+      const build = await cachedBuild(entry);
+      expect(runTs(entry).stdout).toBe(pathToFileURL(entry).href);
+      expect(await cachedBuild(entry)).toBe(build);
+    } finally {
+      await rm(other, { recursive: true, force: true });
+      const name = cacheName(otherEntry, other);
+      for (const f of await readdir(CACHE)) {
+        if (f === `${name}.json` || f.startsWith(`${name}-`))
+          await rm(join(CACHE, f), { recursive: true, force: true });
+      }
+    }
   });
 });
