@@ -1,6 +1,8 @@
 /**
  * `node bin/run-ts.js bench/profileDay.ts [records]`: archives one day of `records` (default 100k) under
- * `node --cpu-prof` and prints the top self-time costs by function and by file, as JSON lines.
+ * `node --cpu-prof` and prints, for each thread (the main thread, then the encoding worker when one ran),
+ * its time by stage of the walk (`stageCosts`), and the top self-time costs by file and by function, as
+ * JSON lines.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -12,7 +14,7 @@ import { addDays, toDay } from '../lib/clock/day.ts';
 import { startEmulator } from '../lib/emulator/startEmulator.ts';
 import { startReplayServer } from './replayServer.ts';
 import { flatDayDataset } from './scaledDataset.ts';
-import { byFile, byFunction, topCosts } from './topCosts.ts';
+import { byFile, byFunction, stageCosts, stageOfNode, topCosts } from './topCosts.ts';
 
 const records = Number(process.argv[2] ?? 100_000);
 const runTs = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));
@@ -42,12 +44,21 @@ try {
   console.log(
     JSON.stringify({ bench: 'profile', records, run: JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') }),
   );
-  const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'));
-  if (!file) throw new Error('no .cpuprofile written');
-  const profile = JSON.parse(await readFile(join(dir, file), 'utf8'));
-  for (const cost of topCosts(profile, byFile, 15)) console.log(JSON.stringify({ by: 'file', ...cost }));
-  for (const cost of topCosts(profile, byFunction, 30))
-    console.log(JSON.stringify({ by: 'function', ...cost }));
+  // One profile a thread: `CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile`, the main thread's is 0.
+  const threadOf = (f: string) => Number(f.split('.').at(-3));
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
+  if (files.length === 0) throw new Error('no .cpuprofile written');
+  for (const file of files.sort((a, b) => threadOf(a) - threadOf(b))) {
+    const thread = threadOf(file) === 0 ? 'main' : `worker ${threadOf(file)}`;
+    const profile = JSON.parse(await readFile(join(dir, file), 'utf8'));
+    const line = (by: string, cost: object) => console.log(JSON.stringify({ thread, by, ...cost }));
+    for (const cost of stageCosts(profile)) line('stage', cost);
+    const stageOf = stageOfNode(profile);
+    for (const cost of topCosts(profile, byFunction, 15, (id) => stageOf(id) === 'other'))
+      line('other stage, function', cost);
+    for (const cost of topCosts(profile, byFile, 15)) line('file', cost);
+    for (const cost of topCosts(profile, byFunction, 30)) line('function', cost);
+  }
 } finally {
   await emulator.close();
   await rm(dir, { recursive: true, force: true });

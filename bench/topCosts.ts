@@ -6,7 +6,7 @@ interface CpuProfileNode {
   children?: number[];
 }
 
-interface CpuProfile {
+export interface CpuProfile {
   nodes: CpuProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -18,11 +18,15 @@ export interface Cost {
   share: number;
 }
 
-/** Sums each sample's time delta onto the node it hit, grouped by `key` of that node. */
+/**
+ * Sums each sample's time delta onto the node it hit, grouped by `key` of that node; with `only`, the
+ * samples whose node it refuses are left out of the sums (shares stay of the whole profile).
+ */
 export function topCosts(
   profile: CpuProfile,
   key: (frame: CpuProfileNode['callFrame']) => string,
   limit = 25,
+  only?: (nodeId: number) => boolean,
 ): Cost[] {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const totals = new Map<string, number>();
@@ -32,6 +36,7 @@ export function topCosts(
     const us = profile.timeDeltas[i] ?? 0;
     if (!node) continue;
     all += us;
+    if (only && !only(node.id)) continue;
     const k = key(node.callFrame);
     totals.set(k, (totals.get(k) ?? 0) + us);
   }
@@ -55,4 +60,74 @@ export function byFile(frame: CpuProfileNode['callFrame']): string {
 
 function shortUrl(url: string): string {
   return url.replace(/^file:\/\//, '').replace(/^.*?\/(lib|bench|functions|node_modules)\//, '$1/');
+}
+
+/** A stage of a run, named by the functions that enter it (matched against `name url` of a frame). */
+export type Stage = readonly [label: string, entry: RegExp];
+
+/**
+ * The stages of a history walk, each entered through the functions its pattern names. A sample is put
+ * in the stage of the innermost frame on its stack that enters one (so the `session_id` hash inside
+ * `row()` is the row's, and `row()` inside the drafts' `add` is the row's too); V8's own entries
+ * (garbage collector, idle, program) are stages of their own, and anything else is `other`.
+ */
+export const RUN_STAGES: readonly Stage[] = [
+  ['zlib (GZIP)', /^(processChunkSync|zlibBufferSync) node:zlib/],
+  ['Parquet encoding (without zlib)', /^(writeHistoryRowGroup|writeRowGroup|finishFile) /],
+  ['fetch, body and JSON.parse', /^(requestJsonOnce|readBodyText) /],
+  ['wire check', /^(parseHistoryPage|plainHistoryRecord|validateHistoryRecord) /],
+  ['keying (instants, token HMACs, record_id)', /^(KeyedRecord|keyRecord|recordKey) /],
+  ['row (session_id, values)', /^row /],
+  ['hand-over to the worker', /^(postMessage|handle) /],
+  ['dedupe, drafts and chunks', /^(#addTo|add|push|append) /],
+  ['active snapshot', /^snapshotActive /],
+  ['commit and digest', /^(commitAll|commitDraft|appendDigest|appendDigestSafely) /],
+  ['module loading', /^(compileSourceTextModule|wrapSafe|compileForInternalLoader) /],
+];
+
+const V8_ENTRIES = new Set(['(garbage collector)', '(idle)', '(program)']);
+
+/** Time per stage of `stages` (see {@link RUN_STAGES}), largest first; every sample is counted once. */
+export function stageCosts(profile: CpuProfile, stages: readonly Stage[] = RUN_STAGES): Cost[] {
+  const classify = stageOfNode(profile, stages);
+  const totals = new Map<string, number>();
+  let all = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const us = profile.timeDeltas[i] ?? 0;
+    all += us;
+    const stage = classify(profile.samples[i] as number);
+    totals.set(stage, (totals.get(stage) ?? 0) + us);
+  }
+  return [...totals]
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, us]) => ({ name, ms: Math.round(us / 1000), share: Math.round((us / all) * 1000) / 10 }));
+}
+
+/** The stage (see {@link stageCosts}) of a node of `profile`, by its id. */
+export function stageOfNode(
+  profile: CpuProfile,
+  stages: readonly Stage[] = RUN_STAGES,
+): (nodeId: number) => string {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  // Each node's stage, worked out once: a sample's is its node's.
+  const stageOf = new Map<number, string>();
+  const classify = (id: number): string => {
+    const known = stageOf.get(id);
+    if (known !== undefined) return known;
+    const node = byId.get(id);
+    let stage = 'other';
+    if (node) {
+      const name = node.callFrame.functionName || '(anonymous)';
+      const hit = V8_ENTRIES.has(name)
+        ? name
+        : stages.find(([, entry]) => entry.test(`${name} ${node.callFrame.url}`))?.[0];
+      const up = parent.get(id);
+      stage = hit ?? (up === undefined ? 'other' : classify(up));
+    }
+    stageOf.set(id, stage);
+    return stage;
+  };
+  return classify;
 }
