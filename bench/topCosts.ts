@@ -40,6 +40,11 @@ export function topCosts(
     const k = key(node.callFrame);
     totals.set(k, (totals.get(k) ?? 0) + us);
   }
+  return ranked(totals, all, limit);
+}
+
+/** The `limit` largest of `totals` (µs by name) as costs, shares of `all` µs. */
+function ranked(totals: Map<string, number>, all: number, limit = Number.POSITIVE_INFINITY): Cost[] {
   return [...totals]
     .sort((a, b) => b[1] - a[1])
     .slice(0, limit)
@@ -98,9 +103,7 @@ export function stageCosts(profile: CpuProfile, stages: readonly Stage[] = RUN_S
     const stage = classify(profile.samples[i] as number);
     totals.set(stage, (totals.get(stage) ?? 0) + us);
   }
-  return [...totals]
-    .sort((a, b) => b[1] - a[1])
-    .map(([name, us]) => ({ name, ms: Math.round(us / 1000), share: Math.round((us / all) * 1000) / 10 }));
+  return ranked(totals, all);
 }
 
 /** The stage (see {@link stageCosts}) of a node of `profile`, by its id. */
