@@ -41,7 +41,10 @@ export interface BenchCase {
   lambdaNode?: boolean;
   /** `PARQUET_ENCODER` of the archiver (default: the config's default, worker). */
   encoder?: ParquetEncoder;
-  /** Also run the fetch-then-DuckDB script (issue 22) on the same pages; target: archiver ≤ ratio × script. */
+  /**
+   * Also run the fetch-then-DuckDB script (issue 22) on the same pages, target: archiver ≤ ratio × script;
+   * and, reported beside it, the same script giving every row the archive's two ids.
+   */
   script?: { maxRatio?: number };
 }
 
@@ -79,6 +82,8 @@ export interface CaseResult {
   sizes?: ColumnSizes;
   /** The fetch-then-DuckDB script on the same pages (median of its runs), when the case asks for it. */
   script?: ScriptFigures;
+  /** The same script with the archive's two ids computed in DuckDB (`copyWithArchiveIds`), when run. */
+  scriptWithIds?: ScriptFigures;
   /** DuckDB's rewrite of the archive's own files, file for file, with the same codec. */
   duckdbRewrite?: DuckdbRewrite;
   /** CPU seconds of the bound's and the archiver's processes. */
@@ -270,11 +275,13 @@ async function runCase(c: BenchCase): Promise<CaseResult> {
       const bounds: BoundResult[] = [];
       const archivers: ArchiverResult[] = [];
       const scripts: ScriptResult[] = [];
+      const scriptsWithIds: ScriptResult[] = [];
       const ideals: IdealFetchResult[] = [];
       for (let i = 0; i < REPEATS; i++) {
         if (c.script) {
           const args = { url: replay.url, days, pageSize: PAGE_SIZE, concurrency: CONCURRENCY };
           scripts.push(await child<ScriptResult>('bench/scriptChild.ts', args));
+          scriptsWithIds.push(await child<ScriptResult>('bench/scriptChild.ts', { ...args, ids: true }));
         }
         bounds.push(
           await child<BoundResult>('bench/boundChild.ts', {
@@ -355,6 +362,7 @@ async function runCase(c: BenchCase): Promise<CaseResult> {
             }
           : {}),
         ...(c.script ? { script: scriptFigures(scripts, archiver.seconds, c.script.maxRatio) } : {}),
+        ...(c.script ? { scriptWithIds: scriptFigures(scriptsWithIds, archiver.seconds, undefined) } : {}),
       };
     } finally {
       await replay.close();

@@ -11,6 +11,8 @@ export interface ScriptFigures {
   /** Archiver seconds ÷ script seconds, both medians of the same run of the bench. */
   ratio: number;
   maxRatio?: number;
+  /** Script with ids: the fewest rows whose ids a run checked equal to the archiver's. */
+  idsChecked?: number;
 }
 
 const round = (n: number): number => Math.round(n * 100) / 100;
@@ -32,6 +34,9 @@ export function scriptFigures(
     peakRssMiB: Math.max(...runs.map((r) => r.peakRssMiB)),
     ratio: round(archiverSeconds / median.seconds),
     ...(maxRatio === undefined ? {} : { maxRatio }),
+    ...(runs.every((r) => r.idsChecked !== undefined)
+      ? { idsChecked: Math.min(...runs.map((r) => r.idsChecked as number)) }
+      : {}),
   };
 }
 

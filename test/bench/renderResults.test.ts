@@ -172,3 +172,36 @@ describe('renderResults: issue 22 stage costs', () => {
     );
   });
 });
+
+describe('renderResults: the script with the archive ids', () => {
+  const script = (seconds: number, idsChecked?: number) => ({
+    seconds,
+    fetchSeconds: 1,
+    duckdbSeconds: seconds - 1,
+    parquetBytes: 1,
+    peakRssMiB: 1,
+    ratio: Math.round((4.2 / seconds) * 100) / 100,
+    ...(idsChecked === undefined ? {} : { idsChecked }),
+  });
+
+  it('reports each script case against the script that also computes the ids, with the ids checked', () => {
+    const md = renderResults(
+      input([
+        {
+          ...caseResult('backfill-1M'),
+          script: { ...script(1.4), maxRatio: 1.5 },
+          scriptWithIds: script(2.1, 2000),
+        },
+        { ...caseResult('day-1M'), script: script(1.2), scriptWithIds: script(2.4, 1999) },
+      ]),
+    );
+    expect(md).toContain(
+      "| (report) 1M backfill against the script that also gives every row the archive's two ids | the script with ids 2.1 s (fetch 1 s + DuckDB 1.1 s), 1.5× the script; the archiver **2×** it; ids of 2000 rows checked equal to the archiver's | reported |",
+    );
+    expect(md).toContain(
+      'the script with ids 2.4 s (fetch 1 s + DuckDB 1.4 s), 2× the script; the archiver **1.75×** it; ids of 1999 rows',
+    );
+    // A case measured without the ids script (older results) has no such row.
+    expect(md).not.toContain('(report) 100k day against the script that also');
+  });
+});
