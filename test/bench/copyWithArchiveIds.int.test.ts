@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { copyWithArchiveIds } from '../../bench/copyWithArchiveIds.ts';
 import { recordIdentity } from '../../lib/records/recordId.ts';
 import { validateHistoryRecord } from '../../lib/records/validateHistoryRecord.ts';
+import { CONTRACT_SPELLINGS } from '../support/contractSpellings.ts';
 import { TEST_TOKEN_KEY } from '../support/engineKit.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 
@@ -26,34 +27,13 @@ const record = (over: Record<string, unknown>): Record<string, unknown> => ({
 });
 
 /**
- * Every spelling the contract allows that the ids normalise or escape: offsets, `Z`, digits past
- * milliseconds, no seconds, a null end; domains none, one, unsorted and repeated; non-ASCII, quotes,
- * backslashes, slashes and control characters in the texts; empty and null tokens; the port's edges;
- * fields the seed does not name (left out of the ids).
+ * Every spelling the contract allows (`CONTRACT_SPELLINGS`: offsets, `Z`, digits past milliseconds, no
+ * seconds, a null end, domains none, unsorted and repeated, non-ASCII, empty and null tokens, the port's
+ * edges, fields the seed does not name), and texts the ids escape: quotes, backslashes, slashes and
+ * control characters; domains that differ by case; the widest offsets.
  */
 const SENT: Record<string, unknown>[] = [
-  record({}),
-  record({
-    start_time: '2026-11-17T15:30:00.123456+05:30',
-    end_time: '2026-11-17T02:00:00.5-08:00',
-    user_email: 'Ünïcødé+Tag@EXAMPLE.com',
-    token_value: 'tök€n ✓',
-    virtual_token_value: 'TOKEN-B-8080',
-    domains: ['z.example.com', 'a.example.com', 'z.example.com', 'ÄÖÜ.example'],
-    mode: 'TCP',
-    mode_udp: 'udp',
-    client_ip: '[2001:db8::1a2b]:443',
-    port: 65535,
-    region: 'eu-west',
-    nested: { list: [1, 'two', null], flag: true },
-  }),
-  record({ start_time: '2026-11-17T20:15Z', end_time: null, token_value: null, domains: [], port: 0 }),
-  record({
-    start_time: '2026-11-17T23:59:59.999Z',
-    end_time: '2026-11-18T00:00:00.000+00:00',
-    token_value: '',
-    virtual_token_value: '',
-  }),
+  ...CONTRACT_SPELLINGS,
   record({ user_email: 'quote"back\\slash/solidus@example.com', mode_udp: 'tab\there\nnew\u0001ctl\u001f' }),
   record({ client_ip: '[10.0.0.1]:0', domains: ['b.example', 'B.example', 'a.example'], port: 1 }),
   record({ start_time: '2026-11-17T00:00:00-13:45', end_time: '2026-11-18T23:00:00+14:00' }),

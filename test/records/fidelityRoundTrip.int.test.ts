@@ -8,6 +8,7 @@ import { silentLogger } from '../../lib/log/logger.ts';
 import { HISTORY_RECORD_FIELDS } from '../../lib/records/schemas.ts';
 import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { CONTRACT_SPELLINGS } from '../support/contractSpellings.ts';
 import { TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../support/engineKit.ts';
 import { ScriptedUpstream } from '../support/scriptedUpstream.ts';
 import { serverPer } from '../support/serverPer.ts';
@@ -18,63 +19,7 @@ import { readDocSql } from './docSql.ts';
 const clock = new ManualClock('2026-11-20T06:00:00Z');
 const day = addDays(toDay(clock.now()), -3); // 2026-11-17
 
-/**
- * Every documented field, spelled as adversarially as the contract allows: offsets other than UTC, `Z`,
- * digits past milliseconds, no seconds, domains out of order and repeated, non-ASCII, upper case, IPv6,
- * the port's edges, a null end, and fields the contract does not name.
- */
-const SENT: Record<string, unknown>[] = [
-  {
-    start_time: '2026-11-17T10:00:00.123+00:00',
-    end_time: '2026-11-17T11:00:00.456+00:00',
-    user_email: 'plain@example.com',
-    token_value: 'TOKEN-A',
-    virtual_token_value: null,
-    domains: ['tunnel.a.pinggy.link', 'custom.example.com'],
-    mode: 'http',
-    mode_udp: '',
-    client_ip: '[5.7.152.215]:48696',
-    port: null,
-  },
-  {
-    start_time: '2026-11-17T15:30:00.123456+05:30',
-    end_time: '2026-11-17T02:00:00.5-08:00',
-    user_email: 'Ünïcødé+Tag@EXAMPLE.com',
-    token_value: 'tök€n ✓',
-    virtual_token_value: 'TOKEN-B-8080',
-    domains: ['z.example.com', 'a.example.com', 'z.example.com', 'ÄÖÜ.example'],
-    mode: 'TCP',
-    mode_udp: 'udp',
-    client_ip: '[2001:db8::1a2b]:443',
-    port: 65535,
-    region: 'eu-west',
-    nested: { list: [1, 'two', null], flag: true },
-  },
-  {
-    start_time: '2026-11-17T20:15Z',
-    end_time: null,
-    user_email: ' spaced@example.com ',
-    token_value: null,
-    virtual_token_value: null,
-    domains: [],
-    mode: 'tls',
-    mode_udp: '',
-    client_ip: '[10.0.0.1]:0',
-    port: 0,
-  },
-  {
-    start_time: '2026-11-17T23:59:59.999Z',
-    end_time: '2026-11-18T00:00:00.000+00:00',
-    user_email: 'edge@example.com',
-    token_value: '',
-    virtual_token_value: '',
-    domains: ['ONLY.example.com'],
-    mode: 'http',
-    mode_udp: '',
-    client_ip: '[5.7.152.215]:1',
-    port: 1,
-  },
-];
+const SENT = [...CONTRACT_SPELLINGS];
 
 const dynamo = serverPer(startDynalite);
 const tmp = tempDirPer('ta-fidelity-');
