@@ -15,6 +15,7 @@ import type { DatasetOptions } from '../lib/emulator/dataset.ts';
 import { startEmulator } from '../lib/emulator/startEmulator.ts';
 import type { ParquetEncoder } from '../lib/parquet/historyParquetFile.ts';
 import { LAMBDA_NODE } from '../test/parquet/lambdaNode.ts';
+import { cliNodeFlags } from './cliNodeFlags.ts';
 import type { ColumnSizes } from './columnSizes.ts';
 import type { DuckdbRewrite } from './duckdbRewrite.ts';
 import type { BoundResult } from './fetchBound.ts';
@@ -39,6 +40,8 @@ export interface BenchCase {
   size?: boolean;
   /** Run the archiver under the Lambda's Node (24, so ZSTD) instead of the Node running the bench. */
   lambdaNode?: boolean;
+  /** Start the archiver with the CLI's Node flags (its shebang's, `cliNodeFlags`), as the CLI runs. */
+  cliFlags?: boolean;
   /** `PARQUET_ENCODER` of the archiver (default: the config's default, worker). */
   encoder?: ParquetEncoder;
   /**
@@ -190,6 +193,25 @@ const FULL: BenchCase[] = [
     oneDay: true,
     encoder: 'inline',
   },
+  // Node 24 (ZSTD), as a user on a current Node runs the CLI: its flags bound the young generation there.
+  {
+    name: 'backfill-1M-node24',
+    description: "60-day backfill, ~1M records, Node 24 with the CLI's flags",
+    dataset: scaledDataset(MILLION_SCALE),
+    maxRssMiB: 256,
+    lambdaNode: true,
+    cliFlags: true,
+    script: {},
+  },
+  {
+    name: 'day-1M-node24',
+    description: "one 1M-record day, Node 24 with the CLI's flags",
+    dataset: flatDayDataset(1_000_000),
+    oneDay: true,
+    maxRssMiB: 256,
+    lambdaNode: true,
+    cliFlags: true,
+  },
 ];
 
 const QUICK: BenchCase[] = [
@@ -229,8 +251,9 @@ async function child<T>(
   args: unknown,
   node = process.execPath,
   env: Record<string, string> = {},
+  nodeFlags: readonly string[] = [],
 ): Promise<T> {
-  const { stdout } = await promisify(execFile)(node, [runTs, file, JSON.stringify(args)], {
+  const { stdout } = await promisify(execFile)(node, [...nodeFlags, runTs, file, JSON.stringify(args)], {
     maxBuffer: 1 << 24,
     env: { ...process.env, PAGE_SIZE: String(PAGE_SIZE), PAGE_CONCURRENCY: String(CONCURRENCY), ...env },
   });
@@ -301,6 +324,7 @@ async function runCase(c: BenchCase): Promise<CaseResult> {
             },
             c.lambdaNode ? LAMBDA_NODE : process.execPath,
             c.encoder ? { PARQUET_ENCODER: c.encoder } : {},
+            c.cliFlags ? cliNodeFlags() : [],
           ),
         );
         if (c.delayMs) {

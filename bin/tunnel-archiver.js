@@ -1,6 +1,9 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=16
 // Runs the TypeScript CLI directly (no build step): bin/importTs.js bundles it with esbuild on first use
 // (and again whenever a source file changes), and the bundle is cached under node_modules/.cache.
+// The shebang's flag gives the main thread the young generation Node 20 has (16 MiB a semi-space): from
+// Node 22, V8 sizes it up to 64 MiB, and a million-record day then peaked near 350 MiB RSS instead of
+// about 280 (bench/PROFILE.md). `npm start` passes the same flags (test/bin/cliNodeFlags.test.ts).
 import { fileURLToPath } from 'node:url';
 import { importTs } from './importTs.js';
 

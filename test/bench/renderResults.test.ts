@@ -205,3 +205,19 @@ describe('renderResults: the script with the archive ids', () => {
     expect(md).not.toContain('(report) 100k day against the script that also');
   });
 });
+
+describe('renderResults: Node 24 cases', () => {
+  it('judges the memory target on Node 24 when measured, and says nothing of it when not', () => {
+    const node24 = {
+      ...caseResult('day-1M-node24'),
+      description: 'one 1M-record day, Node 24',
+      peakRssMiB: 281,
+    };
+    const md = renderResults(input([caseResult('day-1M'), caseResult('backfill-1M'), node24]));
+    expect(md).toMatch(/\| peak RSS ≤ 256 MiB, one 1M-record day, Node 24 \| \*\*281 MiB\*\* \| NO \|/);
+    expect(md).toMatch(/\| peak RSS ≤ 256 MiB, day-1M \| \*\*171 MiB\*\* \| yes \|/);
+    expect(renderResults(input([caseResult('day-1M'), caseResult('backfill-1M')]))).not.toContain(
+      'Node 24 |',
+    );
+  });
+});
