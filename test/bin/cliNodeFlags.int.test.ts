@@ -10,13 +10,17 @@ import { tempDirPer } from '../support/tempDirPer.ts';
 const tmp = tempDirPer('ta-cli-flags-');
 
 describe('the Node flags the CLI runs with', () => {
-  it('bounds the young generation, and npm start passes the same flags as the shebang', () => {
+  it('bounds the young generation, and npm start and the docs give the same flags as the shebang', () => {
     const flags = cliNodeFlags();
     expect(flags).toContain('--max-semi-space-size=16');
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
       scripts: Record<string, string>;
     };
     expect(pkg.scripts.start).toBe(`node ${flags.join(' ')} bin/tunnel-archiver.js start`);
+    // docs/cli.md names the flags a user who starts the CLI with `node` should pass.
+    expect(readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8')).toContain(
+      `The executable starts Node with \`${flags.join(' ')}\``,
+    );
   });
 
   it('reach the process when the executable is run as it is installed (npx, a linked bin)', async () => {
