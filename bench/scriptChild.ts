@@ -103,9 +103,10 @@ async function checkIds(conn: DuckDBConnection, dir: string, out: string): Promi
       if (v.ok) expected.push(recordIdentity(v.record, tokenKey));
     }
   }
+  if (expected.length === 0) throw new Error('no saved record to check the script ids against');
   const list = expected.map((e) => `('${e.record_id}', '${e.session_id}')`).join(',');
   const found = await conn.runAndReadAll(
-    `SELECT count(DISTINCT record_id) FROM read_parquet('${out}') WHERE (record_id, session_id) IN (${list || "('', '')"})`,
+    `SELECT count(DISTINCT record_id) FROM read_parquet('${out}') WHERE (record_id, session_id) IN (${list})`,
   );
   const n = Number(found.getRows()[0]?.[0]);
   const distinct = new Set(expected.map((e) => e.record_id)).size;
