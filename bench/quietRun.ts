@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { EMULATOR_PAID_KEY, startEmulator } from '../lib/emulator/startEmulator.ts';
 import { lambdaTestEnv, TEST_LAMBDA_IDS } from '../test/infra/lambdaTestEnv.ts';
@@ -10,8 +9,10 @@ import { startKmsStub } from '../test/infra/startKmsStub.ts';
 import { startSecretsStub } from '../test/infra/startSecretsStub.ts';
 import { synthApp } from '../test/infra/testApp.ts';
 import { LAMBDA_NODE } from '../test/parquet/lambdaNode.ts';
+import { CLI } from '../test/support/runCli.ts';
 import { startDynalite } from '../test/support/startDynalite.ts';
 import { startS3rver } from '../test/support/startS3rver.ts';
+import { cliNodeFlags } from './cliNodeFlags.ts';
 
 /** A steady-state run with nothing new (issue 22): its time beyond the start of a bare Node process. */
 export interface QuietRun {
@@ -30,7 +31,6 @@ export interface QuietRun {
 }
 
 const exec = promisify(execFile);
-const BIN = fileURLToPath(new URL('../bin/tunnel-archiver.js', import.meta.url));
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;
 
 async function timed(run: () => Promise<unknown>): Promise<number> {
@@ -60,7 +60,9 @@ export async function quietCliRun(runs: number): Promise<QuietRun> {
     TUNNEL_API_KEY: EMULATOR_PAID_KEY,
     ARCHIVE_DEST: `file://${join(dir, 'archive')}`,
   };
-  const run = () => exec(process.execPath, [BIN, 'run'], { cwd: dir, env, maxBuffer: 1 << 24 });
+  // As the CLI runs: with the Node flags of its shebang.
+  const run = () =>
+    exec(process.execPath, [...cliNodeFlags(), CLI, 'run'], { cwd: dir, env, maxBuffer: 1 << 24 });
   try {
     await run();
     const samplesMs: number[] = [];

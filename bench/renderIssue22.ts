@@ -60,8 +60,8 @@ export function renderIssue22(input: Issue22Input): string[] {
     scriptRow('1M day against the script', 'day-1M');
     withIdsRow('1M day', 'day-1M');
     if (byName('backfill-1M-node24')) {
-      scriptRow("1M backfill on Node 24 (ZSTD, the CLI's flags) against the script", 'backfill-1M-node24');
-      withIdsRow("1M backfill on Node 24 (the CLI's flags)", 'backfill-1M-node24');
+      scriptRow('1M backfill on Node 24 (ZSTD) against the script', 'backfill-1M-node24');
+      withIdsRow('1M backfill on Node 24', 'backfill-1M-node24');
     }
   }
   // The CPU of every thread: with the encoding worker (the default) it includes what handing rows to it

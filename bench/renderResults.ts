@@ -84,7 +84,7 @@ export function renderResults(input: ResultsInput): string {
         ]
       : []),
     'BOUND: every page fetched once and `JSON.parse`d, nothing else (with latency: pages × latency ÷ ' +
-      'concurrency). ARCHIVER: a full local run (state in item files, local folder) in its own process; peak RSS ' +
+      "concurrency). ARCHIVER: a full local run (state in item files, local folder) in its own process, started with the CLI's Node flags (`bin/tunnel-archiver.js`); peak RSS " +
       'is that process\u2019s high-water mark, with no heap cap. ' +
       (input.quick
         ? 'One run of each.'

@@ -40,8 +40,6 @@ export interface BenchCase {
   size?: boolean;
   /** Run the archiver under the Lambda's Node (24, so ZSTD) instead of the Node running the bench. */
   lambdaNode?: boolean;
-  /** Start the archiver with the CLI's Node flags (its shebang's, `cliNodeFlags`), as the CLI runs. */
-  cliFlags?: boolean;
   /** `PARQUET_ENCODER` of the archiver (default: the config's default, worker). */
   encoder?: ParquetEncoder;
   /**
@@ -193,24 +191,22 @@ const FULL: BenchCase[] = [
     oneDay: true,
     encoder: 'inline',
   },
-  // Node 24 (ZSTD), as a user on a current Node runs the CLI: its flags bound the young generation there.
+  // Node 24 (ZSTD), as a user on a current Node runs the CLI.
   {
     name: 'backfill-1M-node24',
-    description: "60-day backfill, ~1M records, Node 24 with the CLI's flags",
+    description: '60-day backfill, ~1M records, Node 24',
     dataset: scaledDataset(MILLION_SCALE),
     maxRssMiB: 256,
     lambdaNode: true,
-    cliFlags: true,
     script: {},
   },
   {
     name: 'day-1M-node24',
-    description: "one 1M-record day, Node 24 with the CLI's flags",
+    description: 'one 1M-record day, Node 24',
     dataset: flatDayDataset(1_000_000),
     oneDay: true,
     maxRssMiB: 256,
     lambdaNode: true,
-    cliFlags: true,
   },
 ];
 
@@ -324,7 +320,8 @@ async function runCase(c: BenchCase): Promise<CaseResult> {
             },
             c.lambdaNode ? LAMBDA_NODE : process.execPath,
             c.encoder ? { PARQUET_ENCODER: c.encoder } : {},
-            c.cliFlags ? cliNodeFlags() : [],
+            // As the CLI runs it: with the Node flags of its shebang.
+            cliNodeFlags(),
           ),
         );
         if (c.delayMs) {

@@ -12,7 +12,7 @@ const tmp = tempDirPer('ta-cli-flags-');
 describe('the Node flags the CLI runs with', () => {
   it('bounds the young generation, and npm start and the docs give the same flags as the shebang', () => {
     const flags = cliNodeFlags();
-    expect(flags).toContain('--max-semi-space-size=16');
+    expect(flags).toContain('--max-semi-space-size=8');
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
       scripts: Record<string, string>;
     };
