@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { sqlString } from '../lib/query/sqlString.ts';
 import { tokenHmac } from '../lib/records/tokenHmac.ts';
 
 /**
@@ -28,7 +29,7 @@ export async function copyWithArchiveIds(
 ): Promise<void> {
   await conn.run(JSON_TEXT_MACRO);
   await conn.run(
-    `CREATE TEMP TABLE ta_records AS SELECT unnest(content, recursive := true) FROM read_json(${quote(pagesGlob)},
+    `CREATE TEMP TABLE ta_records AS SELECT unnest(content, recursive := true) FROM read_json(${sqlString(pagesGlob)},
        columns = {content: '${CONTENT_TYPE}'}, maximum_object_size = 268435456)`,
   );
   const tokens = await conn.runAndReadAll(
@@ -42,7 +43,7 @@ export async function copyWithArchiveIds(
     appender.endRow();
   }
   appender.closeSync();
-  await conn.run(`COPY (${ARCHIVE_IDS_QUERY}) TO ${quote(out)} (FORMAT parquet, COMPRESSION zstd)`);
+  await conn.run(`COPY (${ARCHIVE_IDS_QUERY}) TO ${sqlString(out)} (FORMAT parquet, COMPRESSION zstd)`);
 }
 
 /**
@@ -93,5 +94,3 @@ const ARCHIVE_IDS_QUERY = `
     make_timestamp(start_ms * 1000) AS start_time, make_timestamp(end_ms * 1000) AS end_time,
     user_email, token_hmac, virtual_token_hmac, domains, mode, mode_udp, client_ip, port
   FROM n`;
-
-const quote = (text: string): string => `'${text.replaceAll("'", "''")}'`;

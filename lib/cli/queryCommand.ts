@@ -7,6 +7,7 @@ import { ArchiverError } from '../errors/archiverError.ts';
 import { ARCHIVE_DATABASE, LOST_SESSIONS_VIEW, NAMED_SESSIONS_VIEW } from '../query/activeViews.ts';
 import { ATHENA_MACROS } from '../query/duckdbShims.ts';
 import { localViewSetup } from '../query/localViews.ts';
+import { sqlString } from '../query/sqlString.ts';
 import { parseDestUrl } from '../url/storeUrl.ts';
 import type { CliIo } from './cliIo.ts';
 import type { CliFlags, FlagSet } from './parseCliFlags.ts';
@@ -34,8 +35,6 @@ function localDestUrl(dest: string): string {
   const parsed = parseDestUrl(dest);
   return parsed.kind === 'file' ? pathToFileURL(parsed.dir).href : dest;
 }
-
-const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
 export { ATHENA_MACROS } from '../query/duckdbShims.ts';
 

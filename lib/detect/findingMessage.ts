@@ -1,4 +1,5 @@
 import { HISTORY_TABLE } from '../query/activeViews.ts';
+import { sqlString } from '../query/sqlString.ts';
 import type { Finding } from './finding.ts';
 import { toOcsfDetectionFinding } from './ocsf.ts';
 import type { DetectionRule } from './ruleSchema.ts';
@@ -6,8 +7,8 @@ import type { DetectionRule } from './ruleSchema.ts';
 /** The SQL that shows a finding's rows (Athena and `tunnel-archiver query` alike). */
 export function rowsSqlOf(f: Finding): string {
   if (f.record_ids.length === 0)
-    return `-- a live finding: see tunnel_active_sessions WHERE id = '${f.entity.replaceAll("'", "''")}'`;
-  const ids = f.record_ids.map((id) => `'${id.replaceAll("'", "''")}'`).join(', ');
+    return `-- a live finding: see tunnel_active_sessions WHERE id = ${sqlString(f.entity)}`;
+  const ids = f.record_ids.map(sqlString).join(', ');
   return `SELECT * FROM ${HISTORY_TABLE} WHERE dt >= '${f.first_seen.toISOString().slice(0, 10)}' AND record_id IN (${ids})`;
 }
 

@@ -3,6 +3,7 @@ import { addDays } from '../clock/day.ts';
 import { silentLogger } from '../log/logger.ts';
 import { HISTORY_COLUMNS } from '../parquet/historySchema.ts';
 import { HISTORY_TABLE } from '../query/activeViews.ts';
+import { sqlString } from '../query/sqlString.ts';
 import { duckdbRuleEngine } from './duckdbRuleEngine.ts';
 import { evaluateRules } from './evaluateRules.ts';
 import { memoryFindingLedger } from './findingLedger.ts';
@@ -26,13 +27,11 @@ const DUCK_TYPE: Record<string, string> = {
   'array<string>': 'VARCHAR[]',
 };
 
-const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
-
 function literal(value: Cell, athenaType: string): string {
   const type = DUCK_TYPE[athenaType] ?? 'VARCHAR';
   if (value === null) return `CAST(NULL AS ${type})`;
-  if (Array.isArray(value)) return `CAST([${value.map(quote).join(', ')}] AS VARCHAR[])`;
-  return `CAST(${typeof value === 'number' ? value : quote(value)} AS ${type})`;
+  if (Array.isArray(value)) return `CAST([${value.map(sqlString).join(', ')}] AS VARCHAR[])`;
+  return `CAST(${typeof value === 'number' ? value : sqlString(value)} AS ${type})`;
 }
 
 /** A yml test row with every history column: defaults for what the test leaves out. */

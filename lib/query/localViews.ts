@@ -9,6 +9,7 @@ import {
   HISTORY_TABLE,
   type ViewOptions,
 } from './activeViews.ts';
+import { sqlString } from './sqlString.ts';
 
 export { COUNT_LOST_SESSIONS_SQL, LOST_SESSIONS_VIEW, NAMED_SESSIONS_VIEW } from './activeViews.ts';
 
@@ -19,8 +20,6 @@ export interface LocalViewsOptions extends ViewOptions {
   hasActive?: boolean;
 }
 
-const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
-
 /**
  * DuckDB statements that make a local archive look like the Athena catalog: schema `tunnel_archive`
  * with `tunnel_sessions` and `tunnel_active_sessions` over the Hive-partitioned Parquet (`dt` read as
@@ -30,7 +29,7 @@ const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
 export function localViewStatements(archiveRoot: string, opts: LocalViewsOptions = {}): string[] {
   const root = archiveRoot.replace(/\/+$/, '');
   const table = (name: string, dir: string, present: boolean) => {
-    const read = `read_parquet(${quote(`${root}/${dir}/*/*.parquet`)}, hive_partitioning = true, hive_types = {'dt': VARCHAR}, union_by_name = true)`;
+    const read = `read_parquet(${sqlString(`${root}/${dir}/*/*.parquet`)}, hive_partitioning = true, hive_types = {'dt': VARCHAR}, union_by_name = true)`;
     return present
       ? `CREATE OR REPLACE VIEW ${ARCHIVE_DATABASE}.${name} AS SELECT * FROM ${read}`
       : `CREATE OR REPLACE TABLE ${ARCHIVE_DATABASE}.${name} AS SELECT * FROM ${EMPTY[name]} WHERE false`;
