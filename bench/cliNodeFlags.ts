@@ -1,13 +1,21 @@
-import { readFileSync } from 'node:fs';
-import { CLI } from '../test/support/runCli.ts';
+import { execFileSync } from 'node:child_process';
+import { nodeFlagsToAdd } from '../bin/nodeFlags.js';
+
+const versions = new Map<string, string>();
 
 /**
- * The Node flags of the CLI (`bin/tunnel-archiver.js`), as its shebang (`#!/usr/bin/env -S node <flags>`) gives them: the bench runs
- * the archiver with them where the CLI would (Node 24 cases), and `npm start` must pass the same ones.
+ * The Node flags the CLI (`bin/tunnel-archiver.js`) runs with under the Node at `node`: what it would start
+ * itself again with when started bare (`bin/nodeFlags.js`). The bench runs the archiver's children with them,
+ * so that each runs as the CLI would under that Node.
  */
-export function cliNodeFlags(): string[] {
-  const shebang = readFileSync(CLI, 'utf8').split('\n', 1)[0] ?? '';
-  const match = /^#!\/usr\/bin\/env -S node((?: --[a-z0-9-]+(?:=\S+)?)*)$/.exec(shebang);
-  if (!match) throw new Error(`unexpected shebang in ${CLI}: ${shebang}`);
-  return (match[1] ?? '').split(' ').filter(Boolean);
+export function cliNodeFlags(node: string = process.execPath): string[] {
+  let version = versions.get(node);
+  if (version === undefined) {
+    version =
+      node === process.execPath
+        ? process.version
+        : execFileSync(node, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
+    versions.set(node, version);
+  }
+  return nodeFlagsToAdd({ execArgv: [], env: {}, version });
 }

@@ -320,8 +320,8 @@ async function runCase(c: BenchCase): Promise<CaseResult> {
             },
             c.lambdaNode ? LAMBDA_NODE : process.execPath,
             c.encoder ? { PARQUET_ENCODER: c.encoder } : {},
-            // As the CLI runs it: with the Node flags of its shebang.
-            cliNodeFlags(),
+            // As the CLI runs it under that Node: with the flags it would start itself again with.
+            cliNodeFlags(c.lambdaNode ? LAMBDA_NODE : process.execPath),
           ),
         );
         if (c.delayMs) {

@@ -1,36 +1,146 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { cliNodeFlags } from '../../bench/cliNodeFlags.ts';
+import { CLI_NODE_FLAGS } from '../../bin/nodeFlags.js';
+import { LAMBDA_NODE } from '../parquet/lambdaNode.ts';
 import { CLI } from '../support/runCli.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 
 const tmp = tempDirPer('ta-cli-flags-');
 
+/** What one process of the CLI reported from its preload: its pid and the flags Node was started with. */
+interface Reported {
+  pid: number;
+  execArgv: string[];
+}
+
+interface Started {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** Every CLI process started, in order, as the preload reported it. */
+  reported: () => Reported[];
+  /** The exit of the process we started, and the end of its stdout (every process that shares it has ended). */
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stdoutClosed: Promise<void>;
+}
+
+/** Starts the CLI under `node` as `node bin/tunnel-archiver.js …` (as the installed bin's `env node` does). */
+function startCli(node: string, args: string[], nodeOptions = ''): Started {
+  const preload = join(tmp.dir, 'report.cjs');
+  writeFileSync(
+    preload,
+    // Only the CLI's processes report (a bundle rebuild may start another Node process for esbuild).
+    "if (/tunnel-archiver\\.js$/.test(process.argv[1] ?? '')) process.stderr.write('REPORTED ' + JSON.stringify({ pid: process.pid, execArgv: process.execArgv }) + '\\n');\n",
+  );
+  const child = spawn(node, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: tmp.dir, NODE_OPTIONS: `--require ${preload} ${nodeOptions}` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  const stdoutClosed = new Promise<void>((resolve) => child.stdout?.on('close', () => resolve()));
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const reported = () =>
+    stderr
+      .split('\n')
+      .filter((l) => l.startsWith('REPORTED '))
+      .map((l) => JSON.parse(l.slice('REPORTED '.length)) as Reported);
+  return { child, stdout: () => stdout, stderr: () => stderr, reported, done, stdoutClosed };
+}
+
+async function until(what: string, ok: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('the Node flags the CLI runs with', () => {
-  it('bounds the young generation, and npm start and the docs give the same flags as the shebang', () => {
-    const flags = cliNodeFlags();
-    expect(flags).toContain('--max-semi-space-size=8');
+  it('comes from one list: the executable, npm start and the docs', () => {
+    // A plain `env node`: `env -S` does not exist in BusyBox (Alpine) or the BSDs.
+    expect(readFileSync(CLI, 'utf8').split('\n', 1)[0]).toBe('#!/usr/bin/env node');
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
       scripts: Record<string, string>;
     };
-    expect(pkg.scripts.start).toBe(`node ${flags.join(' ')} bin/tunnel-archiver.js start`);
-    // docs/cli.md names the flags a user who starts the CLI with `node` should pass.
+    expect(pkg.scripts.start).toBe(`node ${CLI_NODE_FLAGS.join(' ')} bin/tunnel-archiver.js start`);
     expect(readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8')).toContain(
-      `The executable starts Node with \`${flags.join(' ')}\``,
+      `starts Node again with \`${CLI_NODE_FLAGS.join(' ')}\``,
     );
   });
 
-  it('reach the process when the executable is run as it is installed (npx, a linked bin)', async () => {
-    // A preload script reports the flags Node was started with, from inside the CLI's own process.
-    const preload = join(tmp.dir, 'report.cjs');
-    writeFileSync(preload, "process.stderr.write('EXECARGV ' + JSON.stringify(process.execArgv) + '\\n');\n");
-    const { stderr } = await promisify(execFile)(CLI, ['--help'], {
-      env: { ...process.env, NODE_OPTIONS: `--require ${preload}` },
+  it("starts through BusyBox's env, Alpine's, as the kernel runs the shebang there (on Node 24)", async () => {
+    // The kernel runs `<interpreter> <the rest of the line, as one argument> <script> <args>`.
+    const line = readFileSync(CLI, 'utf8').split('\n', 1)[0] ?? '';
+    const [interpreter, ...rest] = line.slice(2).trim().split(' ');
+    expect(interpreter).toBe('/usr/bin/env');
+    const { stdout } = await promisify(execFile)('busybox', ['env', rest.join(' '), CLI, '--version'], {
+      env: { PATH: `${dirname(LAMBDA_NODE)}:${process.env.PATH ?? ''}`, HOME: tmp.dir },
     });
-    const line = stderr.split('\n').find((l) => l.startsWith('EXECARGV '));
-    expect(JSON.parse(line?.slice('EXECARGV '.length) ?? '[]')).toEqual(cliNodeFlags());
+    expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  }, 60_000);
+
+  it('on Node 24, a process started without them starts itself again with them, and ends as its child did', async () => {
+    const ok = startCli(LAMBDA_NODE, ['--version']);
+    expect(await ok.done).toEqual({ code: 0, signal: null });
+    const [parent, child, ...more] = ok.reported();
+    expect(parent?.execArgv).toEqual([]);
+    expect(child?.execArgv).toEqual([...CLI_NODE_FLAGS]);
+    expect(child?.pid).not.toBe(parent?.pid);
+    expect(more).toEqual([]);
+    expect(ok.stdout().trim()).toMatch(/^\d+\.\d+\.\d+$/); // printed once, by the child
+
+    // A usage error's exit code and message come through unchanged.
+    const misuse = startCli(LAMBDA_NODE, ['run', '--bogus']);
+    expect(await misuse.done).toEqual({ code: 2, signal: null });
+    expect(misuse.stderr()).toContain('unknown flag --bogus');
+    expect(misuse.reported()).toHaveLength(2);
+  }, 60_000);
+
+  it('starts once when the flags are not needed: Node 20, or a value the user chose', async () => {
+    const node20 = startCli(process.execPath, ['--version']);
+    expect(await node20.done).toEqual({ code: 0, signal: null });
+    expect(node20.reported()).toEqual([{ pid: expect.any(Number), execArgv: [] }]);
+
+    const chosen = startCli(LAMBDA_NODE, ['--version'], '--max-semi-space-size=16');
+    expect(await chosen.done).toEqual({ code: 0, signal: null });
+    expect(chosen.reported()).toHaveLength(1);
+  }, 60_000);
+
+  it('passes a signal on, and the child stops as it would alone (the emulator closes, exit 0)', async () => {
+    const cli = startCli(LAMBDA_NODE, ['emulator', '--port', '0']);
+    await until('the emulator to listen', () => cli.stdout().includes('listening on'));
+    expect(cli.reported()).toHaveLength(2);
+    cli.child.kill('SIGTERM');
+    expect(await cli.done).toEqual({ code: 0, signal: null });
+    expect(cli.stdout()).toContain('emulator stopped');
+  }, 60_000);
+
+  it('dies by the signal that killed its child', async () => {
+    const cli = startCli(LAMBDA_NODE, ['emulator', '--port', '0']);
+    await until('the emulator to listen', () => cli.stdout().includes('listening on'));
+    process.kill((cli.reported()[1] as Reported).pid, 'SIGKILL');
+    expect(await cli.done).toEqual({ code: null, signal: 'SIGKILL' });
+  }, 60_000);
+
+  it('never leaves the child running when it is killed itself, even by SIGKILL', async () => {
+    const cli = startCli(LAMBDA_NODE, ['emulator', '--port', '0']);
+    await until('the emulator to listen', () => cli.stdout().includes('listening on'));
+    cli.child.kill('SIGKILL');
+    expect(await cli.done).toEqual({ code: null, signal: 'SIGKILL' });
+    // The child shares the stdout pipe: it closes only when the child has ended too. It ended by closing.
+    await cli.stdoutClosed;
+    expect(cli.stdout()).toContain('emulator stopped');
   }, 60_000);
 });

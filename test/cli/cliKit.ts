@@ -6,9 +6,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import type { CliIo } from '../../lib/cli/cliIo.ts';
+import { CLI } from '../support/runCli.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const BIN = path.join(REPO_ROOT, 'bin/tunnel-archiver.js');
+/** The CLI's executable (named once, in `test/support/runCli.ts`). */
+export const BIN = CLI;
 
 /**
  * TMPDIR of the CLI children: a folder of their own (one per test file), so another checkout's engine
