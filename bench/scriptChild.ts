@@ -7,13 +7,11 @@
  * each half and of the whole.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Day } from '../lib/clock/day.ts';
-import { recordIdentity } from '../lib/records/recordId.ts';
-import { validateHistoryRecord } from '../lib/records/validateHistoryRecord.ts';
+import { checkScriptIds, scriptPageFile } from './checkScriptIds.ts';
 import { copyWithArchiveIds } from './copyWithArchiveIds.ts';
 import { fetchBound } from './fetchBound.ts';
 
@@ -48,7 +46,7 @@ try {
   const fetched = await fetchBound(args.url, args.days, {
     ...args,
     onPage: (_path, body) => {
-      writes.push(writeFile(join(dir, `page-${String(n++).padStart(6, '0')}.json`), body));
+      writes.push(writeFile(scriptPageFile(dir, n++), body));
     },
   });
   await Promise.all(writes);
@@ -66,7 +64,9 @@ try {
     );
   const t2 = performance.now();
   const peakRssMiB = Math.round(process.resourceUsage().maxRSS / 1024);
-  const idsChecked = args.ids ? await checkIds(conn, dir, out) : undefined;
+  const idsChecked = args.ids
+    ? await checkScriptIds(conn, dir, out, tokenKey, { sample: IDS_CHECKED, now: new Date() })
+    : undefined;
   conn.closeSync();
   db.closeSync();
   const result: ScriptResult = {
@@ -82,35 +82,4 @@ try {
   console.log(JSON.stringify(result));
 } finally {
   await rm(dir, { recursive: true, force: true });
-}
-
-/**
- * The first {@link IDS_CHECKED} records of the saved pages, each with the ids the archiver gives it, must
- * be rows of `out` with the same ids: else the script's ids are not the archive's, and the child fails.
- */
-async function checkIds(conn: DuckDBConnection, dir: string, out: string): Promise<number> {
-  const now = new Date();
-  const expected: { record_id: string; session_id: string }[] = [];
-  for (let page = 0; expected.length < IDS_CHECKED; page++) {
-    const path = join(dir, `page-${String(page).padStart(6, '0')}.json`);
-    const body = await readFile(path, 'utf8').catch(() => undefined);
-    if (body === undefined) break;
-    for (const raw of (JSON.parse(body) as { content: unknown[] }).content.slice(
-      0,
-      IDS_CHECKED - expected.length,
-    )) {
-      const v = validateHistoryRecord(raw, now);
-      if (v.ok) expected.push(recordIdentity(v.record, tokenKey));
-    }
-  }
-  if (expected.length === 0) throw new Error('no saved record to check the script ids against');
-  const list = expected.map((e) => `('${e.record_id}', '${e.session_id}')`).join(',');
-  const found = await conn.runAndReadAll(
-    `SELECT count(DISTINCT record_id) FROM read_parquet('${out}') WHERE (record_id, session_id) IN (${list})`,
-  );
-  const n = Number(found.getRows()[0]?.[0]);
-  const distinct = new Set(expected.map((e) => e.record_id)).size;
-  if (n !== distinct)
-    throw new Error(`the script's ids differ from the archiver's: ${n} of ${distinct} found`);
-  return distinct;
 }
