@@ -45,10 +45,11 @@ async function processStart(node: string, runs: number): Promise<number> {
 }
 
 /**
- * The CLI, local mode: `tunnel-archiver run` fills a folder archive of the emulator's default 60 days
- * once, then `runs` more runs find nothing new (today's page and the active list are still read).
+ * The CLI, local mode, under the Node at `node`: `tunnel-archiver run` fills a folder archive of the
+ * emulator's default 60 days once, then `runs` more runs find nothing new (today's page and the active
+ * list are still read).
  */
-export async function quietCliRun(runs: number): Promise<QuietRun> {
+export async function quietCliRun(runs: number, node: string = process.execPath): Promise<QuietRun> {
   const emulator = await startEmulator({ seed: 5, faults: { stableOrder: true } });
   const dir = await mkdtemp(join(tmpdir(), 'ta-bench-quiet-'));
   const env = {
@@ -61,16 +62,17 @@ export async function quietCliRun(runs: number): Promise<QuietRun> {
   };
   // As the installed bin runs (`#!/usr/bin/env node`): started bare, so a Node that needs the CLI's flags
   // pays its second start here too (bin/respawn.js).
-  const run = () => exec(process.execPath, [CLI, 'run'], { cwd: dir, env, maxBuffer: 1 << 24 });
+  const run = () => exec(node, [CLI, 'run'], { cwd: dir, env, maxBuffer: 1 << 24 });
   try {
     await run();
     const samplesMs: number[] = [];
     for (let i = 0; i < runs; i++) samplesMs.push(Math.round(await timed(run)));
-    const processStartMs = Math.round(await processStart(process.execPath, runs));
+    const processStartMs = Math.round(await processStart(node, runs));
     const runMs = median(samplesMs);
+    const version = (await exec(node, ['-p', 'process.versions.node'])).stdout.trim();
     return {
       how: 'cli',
-      node: process.versions.node,
+      node: version,
       processStartMs,
       runMs,
       beyondStartMs: runMs - processStartMs,
