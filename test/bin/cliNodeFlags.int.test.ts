@@ -1,11 +1,11 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_NODE_FLAGS } from '../../bin/nodeFlags.js';
 import { LAMBDA_NODE } from '../parquet/lambdaNode.ts';
-import { CLI } from '../support/runCli.ts';
+import { CLI, runCli } from '../support/runCli.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 
 const tmp = tempDirPer('ta-cli-flags-');
@@ -16,48 +16,48 @@ interface Reported {
   execArgv: string[];
 }
 
-interface Started {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  /** Every CLI process started, in order, as the preload reported it. */
-  reported: () => Reported[];
-  /** The exit of the process we started, and the end of its stdout (every process that shares it has ended). */
-  done: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  stdoutClosed: Promise<void>;
-}
-
-/** Starts the CLI under `node` as `node bin/tunnel-archiver.js …` (as the installed bin's `env node` does). */
-function startCli(node: string, args: string[], nodeOptions = ''): Started {
+/**
+ * Starts the CLI under `node` as `node bin/tunnel-archiver.js …` (as the installed bin's `env node` does),
+ * each of its processes reporting itself on stderr from a preload.
+ */
+function startCli(node: string, args: string[], nodeOptions = '') {
   const preload = join(tmp.dir, 'report.cjs');
   writeFileSync(
     preload,
     // Only the CLI's processes report (a bundle rebuild may start another Node process for esbuild).
     "if (/tunnel-archiver\\.js$/.test(process.argv[1] ?? '')) process.stderr.write('REPORTED ' + JSON.stringify({ pid: process.pid, execArgv: process.execArgv }) + '\\n');\n",
   );
-  const child = spawn(node, [CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: tmp.dir, NODE_OPTIONS: `--require ${preload} ${nodeOptions}` },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr?.on('data', (d) => {
-    stderr += d;
-  });
-  const stdoutClosed = new Promise<void>((resolve) => child.stdout?.on('close', () => resolve()));
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const reported = () =>
-    stderr
-      .split('\n')
+  const run = runCli(args, { HOME: tmp.dir, NODE_OPTIONS: `--require ${preload} ${nodeOptions}` }, { node });
+  const reported = (): Reported[] =>
+    run
+      .output()
+      .stderr.split('\n')
       .filter((l) => l.startsWith('REPORTED '))
       .map((l) => JSON.parse(l.slice('REPORTED '.length)) as Reported);
-  return { child, stdout: () => stdout, stderr: () => stderr, reported, done, stdoutClosed };
+  const started = Object.assign(run, { reported, settled: false });
+  // Settled: every process that shares its stdout, the started one included, has ended.
+  void run.then(() => {
+    started.settled = true;
+  });
+  runs.push(started);
+  return started;
 }
+
+/** Every CLI started by a test: whatever of it still runs when the test ends (a failure) is killed. */
+const runs: { child: ChildProcess; reported: () => Reported[]; settled: boolean }[] = [];
+afterEach(() => {
+  for (const run of runs.splice(0)) {
+    if (run.settled) continue;
+    run.child.kill('SIGKILL');
+    for (const { pid } of run.reported()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+});
 
 async function until(what: string, ok: () => boolean, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
@@ -93,54 +93,54 @@ describe('the Node flags the CLI runs with', () => {
 
   it('on Node 24, a process started without them starts itself again with them, and ends as its child did', async () => {
     const ok = startCli(LAMBDA_NODE, ['--version']);
-    expect(await ok.done).toEqual({ code: 0, signal: null });
+    expect(await ok).toMatchObject({ code: 0, signal: null });
     const [parent, child, ...more] = ok.reported();
     expect(parent?.execArgv).toEqual([]);
     expect(child?.execArgv).toEqual([...CLI_NODE_FLAGS]);
     expect(child?.pid).not.toBe(parent?.pid);
     expect(more).toEqual([]);
-    expect(ok.stdout().trim()).toMatch(/^\d+\.\d+\.\d+$/); // printed once, by the child
+    expect(ok.output().stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/); // printed once, by the child
 
     // A usage error's exit code and message come through unchanged.
     const misuse = startCli(LAMBDA_NODE, ['run', '--bogus']);
-    expect(await misuse.done).toEqual({ code: 2, signal: null });
-    expect(misuse.stderr()).toContain('unknown flag --bogus');
+    expect(await misuse).toMatchObject({ code: 2, signal: null });
+    expect(misuse.output().stderr).toContain('unknown flag --bogus');
     expect(misuse.reported()).toHaveLength(2);
   }, 60_000);
 
   it('starts once when the flags are not needed: Node 20, or a value the user chose', async () => {
     const node20 = startCli(process.execPath, ['--version']);
-    expect(await node20.done).toEqual({ code: 0, signal: null });
+    expect(await node20).toMatchObject({ code: 0, signal: null });
     expect(node20.reported()).toEqual([{ pid: expect.any(Number), execArgv: [] }]);
 
     const chosen = startCli(LAMBDA_NODE, ['--version'], '--max-semi-space-size=16');
-    expect(await chosen.done).toEqual({ code: 0, signal: null });
+    expect(await chosen).toMatchObject({ code: 0, signal: null });
     expect(chosen.reported()).toHaveLength(1);
   }, 60_000);
 
   it('passes a signal on, and the child stops as it would alone (the emulator closes, exit 0)', async () => {
     const cli = startCli(LAMBDA_NODE, ['emulator', '--port', '0']);
-    await until('the emulator to listen', () => cli.stdout().includes('listening on'));
+    await until('the emulator to listen', () => cli.output().stdout.includes('listening on'));
     expect(cli.reported()).toHaveLength(2);
     cli.child.kill('SIGTERM');
-    expect(await cli.done).toEqual({ code: 0, signal: null });
-    expect(cli.stdout()).toContain('emulator stopped');
+    expect(await cli).toMatchObject({ code: 0, signal: null });
+    expect(cli.output().stdout).toContain('emulator stopped');
   }, 60_000);
 
   it('dies by the signal that killed its child', async () => {
     const cli = startCli(LAMBDA_NODE, ['emulator', '--port', '0']);
-    await until('the emulator to listen', () => cli.stdout().includes('listening on'));
+    await until('the emulator to listen', () => cli.output().stdout.includes('listening on'));
     process.kill((cli.reported()[1] as Reported).pid, 'SIGKILL');
-    expect(await cli.done).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(await cli).toMatchObject({ code: null, signal: 'SIGKILL' });
   }, 60_000);
 
   it('never leaves the child running when it is killed itself, even by SIGKILL', async () => {
     const cli = startCli(LAMBDA_NODE, ['emulator', '--port', '0']);
-    await until('the emulator to listen', () => cli.stdout().includes('listening on'));
+    await until('the emulator to listen', () => cli.output().stdout.includes('listening on'));
     cli.child.kill('SIGKILL');
-    expect(await cli.done).toEqual({ code: null, signal: 'SIGKILL' });
-    // The child shares the stdout pipe: it closes only when the child has ended too. It ended by closing.
-    await cli.stdoutClosed;
-    expect(cli.stdout()).toContain('emulator stopped');
+    // The run settles when stdout closes too: the child shares the pipe, so only once it has ended too.
+    // It ended by closing the emulator.
+    expect(await cli).toMatchObject({ code: null, signal: 'SIGKILL' });
+    expect(cli.output().stdout).toContain('emulator stopped');
   }, 60_000);
 });

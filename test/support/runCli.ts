@@ -10,13 +10,17 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the real CLI in a child Node process (as a user would), optionally SIGKILLing it after `killAfterMs`. */
+/**
+ * Runs the real CLI in a child Node process (as a user would: `node bin/tunnel-archiver.js`, under `node`,
+ * by default the tests' own), optionally SIGKILLing it after `killAfterMs`. It settles when the process has
+ * exited and its stdout and stderr have closed; `output()` gives what they carried so far.
+ */
 export function runCli(
   args: string[],
   env: Record<string, string>,
-  opts: { killAfterMs?: number } = {},
-): Promise<CliResult> & { child: ChildProcess } {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  opts: { killAfterMs?: number; node?: string } = {},
+): Promise<CliResult> & { child: ChildProcess; output: () => { stdout: string; stderr: string } } {
+  const child = spawn(opts.node ?? process.execPath, [CLI, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -36,5 +40,5 @@ export function runCli(
       resolve({ code, signal, stdout, stderr });
     });
   });
-  return Object.assign(done, { child });
+  return Object.assign(done, { child, output: () => ({ stdout, stderr }) });
 }
