@@ -20,6 +20,8 @@ export interface ScriptResult {
   records: number;
   fetchSeconds: number;
   duckdbSeconds: number;
+  /** CPU seconds of the process (every DuckDB thread) during the DuckDB half. */
+  duckdbCpuSeconds: number;
   seconds: number;
   parquetBytes: number;
   peakRssMiB: number;
@@ -51,6 +53,7 @@ try {
   });
   await Promise.all(writes);
   const t1 = performance.now();
+  const cpu1 = process.cpuUsage();
   // Loaded here, as a script would: its load is part of the DuckDB half.
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const db = await DuckDBInstance.create(':memory:');
@@ -63,6 +66,7 @@ try {
      TO '${out}' (FORMAT parquet, COMPRESSION zstd)`,
     );
   const t2 = performance.now();
+  const cpu2 = process.cpuUsage(cpu1);
   const peakRssMiB = Math.round(process.resourceUsage().maxRSS / 1024);
   const idsChecked = args.ids
     ? await checkScriptIds(conn, dir, out, tokenKey, { sample: IDS_CHECKED, now: new Date() })
@@ -74,6 +78,7 @@ try {
     records: fetched.records,
     fetchSeconds: (t1 - t0) / 1000,
     duckdbSeconds: (t2 - t1) / 1000,
+    duckdbCpuSeconds: (cpu2.user + cpu2.system) / 1e6,
     seconds: (t2 - t0) / 1000,
     parquetBytes: (await stat(out)).size,
     peakRssMiB,

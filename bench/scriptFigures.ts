@@ -6,6 +6,8 @@ export interface ScriptFigures {
   seconds: number;
   fetchSeconds: number;
   duckdbSeconds: number;
+  /** Median of the runs' CPU seconds in the DuckDB half (older results have none). */
+  duckdbCpuSeconds?: number;
   parquetBytes: number;
   peakRssMiB: number;
   /** Archiver seconds ÷ script seconds, both medians of the same run of the bench. */
@@ -16,6 +18,8 @@ export interface ScriptFigures {
 }
 
 const round = (n: number): number => Math.round(n * 100) / 100;
+const medianOf = (xs: number[]): number =>
+  [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;
 
 /** The median script run (as the archiver's time is its median run) and the archiver's ratio to it. */
 export function scriptFigures(
@@ -30,6 +34,9 @@ export function scriptFigures(
     seconds: round(median.seconds),
     fetchSeconds: round(median.fetchSeconds),
     duckdbSeconds: round(median.duckdbSeconds),
+    ...(runs.every((r) => r.duckdbCpuSeconds !== undefined)
+      ? { duckdbCpuSeconds: round(medianOf(runs.map((r) => r.duckdbCpuSeconds as number))) }
+      : {}),
     parquetBytes: median.parquetBytes,
     peakRssMiB: Math.max(...runs.map((r) => r.peakRssMiB)),
     ratio: round(archiverSeconds / median.seconds),

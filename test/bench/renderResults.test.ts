@@ -203,6 +203,24 @@ describe('renderResults: the script with the archive ids', () => {
     );
     // A case measured without the ids script (older results) has no such row.
     expect(md).not.toContain('(report) 100k day against the script that also');
+    // Nor, without DuckDB's CPU, a figure for it.
+    expect(md).not.toContain("DuckDB's CPU");
+  });
+
+  it("reports what the ids alone cost DuckDB's CPU a record: its CPU with them, less without", () => {
+    const records = caseResult('backfill-1M').records;
+    const md = renderResults(
+      input([
+        {
+          ...caseResult('backfill-1M'),
+          script: { ...script(1.4), maxRatio: 1.5, duckdbCpuSeconds: 2 },
+          scriptWithIds: { ...script(2.1, 2000), duckdbCpuSeconds: 2 + records * 7.5e-6 },
+        },
+      ]),
+    );
+    expect(md).toMatch(
+      /DuckDB's CPU [\d.]+ s against the script's 2 s: the ids alone cost it \*\*7\.5 µs\*\* a record \| reported \|/,
+    );
   });
 });
 
