@@ -2,10 +2,11 @@
 // bin/tunnel-archiver.js, `npm start` (package.json; test/bin/cliNodeFlags.int.test.ts checks it) and the bench.
 
 /**
- * A young generation of 8 MiB a semi-space. From Node 22, V8 sizes it up to 64 MiB (Node 20: 16), and a
- * million-record day then peaked near 350 MiB RSS; with the flag, 243–252 MiB on Node 24 (bench/PROFILE.md).
+ * A young generation of 4 MiB a semi-space. From Node 22, V8 sizes it up to 64 MiB (Node 20: 16), and a
+ * million-record day then peaked near 350 MiB RSS. At 8 MiB the 1M backfill still peaked at up to 262 MiB
+ * on Node 24; at 4, 214–224 MiB in six runs, for about 7% more CPU (bench/PROFILE.md).
  */
-export const CLI_NODE_FLAGS = ['--max-semi-space-size=8'];
+export const CLI_NODE_FLAGS = ['--max-semi-space-size=4'];
 
 /** The first Node major whose V8 sizes the young generation past what the memory target allows. */
 export const FIRST_MAJOR_NEEDING_FLAGS = 22;

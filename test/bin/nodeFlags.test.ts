@@ -6,7 +6,7 @@ const bare = (version: string, env: Record<string, string> = {}, execArgv: strin
 
 describe('nodeFlagsToAdd: when the CLI starts Node again with its flags', () => {
   it('bounds the young generation', () => {
-    expect(CLI_NODE_FLAGS).toContain('--max-semi-space-size=8');
+    expect(CLI_NODE_FLAGS.some((f) => /^--max-semi-space-size=\d+$/.test(f))).toBe(true);
   });
 
   it('adds the flags on Node 22 and later, where V8 sizes the young generation past 16 MiB a semi-space', () => {
