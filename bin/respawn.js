@@ -2,6 +2,7 @@
 // mocha and gulp's flagged-respawn do, because a shebang cannot carry them everywhere: BusyBox's `env`
 // (Alpine) and the BSDs' have no `-S`, and `node bin/tunnel-archiver.js` reads no shebang at all.
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { RESPAWNED_ENV } from './nodeFlags.js';
 
 /** Signals a supervisor or a terminal sends to stop a process: passed on to the started process. */
@@ -31,8 +32,13 @@ export function respawn(script, flags) {
   });
   child.once('exit', (code, signal) => {
     for (const signal of FORWARDED) process.off(signal, forward);
-    if (signal !== null) process.kill(process.pid, signal);
-    else process.exitCode = code ?? 1;
+    if (signal === null) {
+      process.exitCode = code ?? 1;
+      return;
+    }
+    // A shell's code for a death by signal, should this process outlive the signal (one Node ignores).
+    process.exitCode = 128 + (constants.signals[signal] ?? 0);
+    process.kill(process.pid, signal);
   });
 }
 
