@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startS3rver } from '../test/support/startS3rver.ts';
+import { median } from './median.ts';
 
 /** One steady-state run, as `bench/archiveAgeChild.ts run` measures it. */
 export interface AgeRun {
@@ -47,8 +48,6 @@ async function phase(args: string[], day?: number): Promise<Record<string, unkno
   const line = stdout.trim().split('\n').at(-1) ?? '{}';
   return JSON.parse(line) as Record<string, unknown>;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] as number;
 
 function summarize(runs: AgeRun[]): AgeRun {
   return {

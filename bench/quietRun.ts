@@ -12,6 +12,7 @@ import { LAMBDA_NODE } from '../test/parquet/lambdaNode.ts';
 import { CLI } from '../test/support/runCli.ts';
 import { startDynalite } from '../test/support/startDynalite.ts';
 import { startS3rver } from '../test/support/startS3rver.ts';
+import { median } from './median.ts';
 
 /** A steady-state run with nothing new (issue 22): its time beyond the start of a bare Node process. */
 export interface QuietRun {
@@ -30,7 +31,6 @@ export interface QuietRun {
 }
 
 const exec = promisify(execFile);
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;
 
 async function timed(run: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();

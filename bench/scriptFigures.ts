@@ -1,3 +1,4 @@
+import { median } from './median.ts';
 import type { ScriptResult } from './scriptChild.ts';
 
 /** The script's figures in a case of bench/run.ts: the median of its runs, and the archiver against it. */
@@ -18,8 +19,6 @@ export interface ScriptFigures {
 }
 
 const round = (n: number): number => Math.round(n * 100) / 100;
-const medianOf = (xs: number[]): number =>
-  [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;
 
 /** The median script run (as the archiver's time is its median run) and the archiver's ratio to it. */
 export function scriptFigures(
@@ -28,18 +27,18 @@ export function scriptFigures(
   maxRatio: number | undefined,
 ): ScriptFigures {
   const sorted = [...runs].sort((a, b) => a.seconds - b.seconds);
-  const median = sorted[Math.floor((sorted.length - 1) / 2)];
-  if (!median) throw new Error('the script case ran no script');
+  const mid = sorted[Math.floor((sorted.length - 1) / 2)];
+  if (!mid) throw new Error('the script case ran no script');
   return {
-    seconds: round(median.seconds),
-    fetchSeconds: round(median.fetchSeconds),
-    duckdbSeconds: round(median.duckdbSeconds),
+    seconds: round(mid.seconds),
+    fetchSeconds: round(mid.fetchSeconds),
+    duckdbSeconds: round(mid.duckdbSeconds),
     ...(runs.every((r) => r.duckdbCpuSeconds !== undefined)
-      ? { duckdbCpuSeconds: round(medianOf(runs.map((r) => r.duckdbCpuSeconds as number))) }
+      ? { duckdbCpuSeconds: round(median(runs.map((r) => r.duckdbCpuSeconds as number))) }
       : {}),
-    parquetBytes: median.parquetBytes,
+    parquetBytes: mid.parquetBytes,
     peakRssMiB: Math.max(...runs.map((r) => r.peakRssMiB)),
-    ratio: round(archiverSeconds / median.seconds),
+    ratio: round(archiverSeconds / mid.seconds),
     ...(maxRatio === undefined ? {} : { maxRatio }),
     ...(runs.every((r) => r.idsChecked !== undefined)
       ? { idsChecked: Math.min(...runs.map((r) => r.idsChecked as number)) }
