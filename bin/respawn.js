@@ -11,13 +11,16 @@ const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 /**
  * Runs `script` with the same arguments in a child Node process with `flags` added, its stdio the parent's,
  * and ends this process as the child ended: with its exit code, or killed by the same signal. Signals sent
- * to this process are passed on. Through an IPC channel the child learns when this process dies, even by
+ * to this process, a terminal's included, are passed on, once. Through an IPC channel the child learns when this process dies, even by
  * SIGKILL, and stops too (see {@link stopWithParent}).
  */
 export function respawn(script, flags) {
   const child = spawn(process.execPath, [...process.execArgv, ...flags, script, ...process.argv.slice(2)], {
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, [RESPAWNED_ENV]: '1' },
+    // A process group of its own (POSIX; on Windows it would open a console): a terminal's Ctrl-C then
+    // reaches this process alone, which passes it on, so the child gets each signal once, not twice.
+    detached: process.platform !== 'win32',
   });
   const forward = (signal) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);

@@ -113,24 +113,19 @@ export async function runEmulatorCommand(argv: string[], io: CommandIo = process
       '',
     ].join('\n'),
   );
-  // A second SIGINT or SIGTERM while it closes (a terminal's Ctrl-C reaches a process started again with
-  // the CLI's Node flags twice: from the terminal, and passed on by its parent) is taken, not fatal.
-  let stop = () => {};
-  const stopped = new Promise<void>((resolve) => {
-    stop = () => resolve();
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      io.signal?.removeEventListener('abort', stop);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    if (io.signal?.aborted) stop();
+    else io.signal?.addEventListener('abort', stop, { once: true });
   });
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  if (io.signal?.aborted) stop();
-  else io.signal?.addEventListener('abort', stop, { once: true });
-  try {
-    await stopped;
-    await emulator.close();
-  } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-    io.signal?.removeEventListener('abort', stop);
-  }
+  await emulator.close();
   io.stdout.write('emulator stopped\n');
   return 0;
 }

@@ -1,9 +1,10 @@
 import { type ChildProcess, execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI_NODE_FLAGS } from '../../bin/nodeFlags.js';
+import { CLI_NODE_FLAGS, RESPAWNED_ENV } from '../../bin/nodeFlags.js';
 import { LAMBDA_NODE } from '../parquet/lambdaNode.ts';
 import { CLI, runCli } from '../support/runCli.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
@@ -20,14 +21,24 @@ interface Reported {
  * Starts the CLI under `node` as `node bin/tunnel-archiver.js …` (as the installed bin's `env node` does),
  * each of its processes reporting itself on stderr from a preload.
  */
-function startCli(node: string, args: string[], nodeOptions = '') {
-  const preload = join(tmp.dir, 'report.cjs');
+function startCli(
+  node: string,
+  args: string[],
+  opts: { nodeOptions?: string; parentPreload?: string; detached?: boolean } = {},
+) {
+  const preload = join(tmp.dir, `report-${++preloads}.cjs`);
   writeFileSync(
     preload,
     // Only the CLI's processes report (a bundle rebuild may start another Node process for esbuild).
-    "if (/tunnel-archiver\\.js$/.test(process.argv[1] ?? '')) process.stderr.write('REPORTED ' + JSON.stringify({ pid: process.pid, execArgv: process.execArgv }) + '\\n');\n",
+    "if (/tunnel-archiver\\.js$/.test(process.argv[1] ?? '')) process.stderr.write('REPORTED ' + JSON.stringify({ pid: process.pid, execArgv: process.execArgv }) + '\\n');\n" +
+      // `parentPreload` runs in the first process only (the one not started again).
+      `if (process.env.${RESPAWNED_ENV} !== '1') {\n${opts.parentPreload ?? ''}\n}\n`,
   );
-  const run = runCli(args, { HOME: tmp.dir, NODE_OPTIONS: `--require ${preload} ${nodeOptions}` }, { node });
+  const run = runCli(
+    args,
+    { HOME: tmp.dir, NODE_OPTIONS: `--require ${preload} ${opts.nodeOptions ?? ''}` },
+    { node, ...(opts.detached ? { detached: true } : {}) },
+  );
   const reported = (): Reported[] =>
     run
       .output()
@@ -42,6 +53,8 @@ function startCli(node: string, args: string[], nodeOptions = '') {
   runs.push(started);
   return started;
 }
+
+let preloads = 0;
 
 /** Every CLI started by a test: whatever of it still runs when the test ends (a failure) is killed. */
 const runs: { child: ChildProcess; reported: () => Reported[]; settled: boolean }[] = [];
@@ -113,7 +126,7 @@ describe('the Node flags the CLI runs with', () => {
     expect(await node20).toMatchObject({ code: 0, signal: null });
     expect(node20.reported()).toEqual([{ pid: expect.any(Number), execArgv: [] }]);
 
-    const chosen = startCli(LAMBDA_NODE, ['--version'], '--max-semi-space-size=16');
+    const chosen = startCli(LAMBDA_NODE, ['--version'], { nodeOptions: '--max-semi-space-size=16' });
     expect(await chosen).toMatchObject({ code: 0, signal: null });
     expect(chosen.reported()).toHaveLength(1);
   }, 60_000);
@@ -132,6 +145,42 @@ describe('the Node flags the CLI runs with', () => {
     await until('the emulator to listen', () => cli.output().stdout.includes('listening on'));
     process.kill((cli.reported()[1] as Reported).pid, 'SIGKILL');
     expect(await cli).toMatchObject({ code: null, signal: 'SIGKILL' });
+  }, 60_000);
+
+  it("a terminal's Ctrl-C, which reaches both processes, stops the emulator once and cleanly", async () => {
+    // The terminal signals the foreground process group; the child, in a group of its own, gets it once,
+    // passed on by its parent (twice, and the second would kill it while it closes).
+    const cli = startCli(LAMBDA_NODE, ['emulator', '--port', '0'], { detached: true });
+    await until('the emulator to listen', () => cli.output().stdout.includes('listening on'));
+    expect(cli.reported()).toHaveLength(2);
+    process.kill(-(cli.child.pid as number), 'SIGINT');
+    expect(await cli).toMatchObject({ code: 0, signal: null });
+    expect(cli.output().stdout.match(/emulator stopped/g)).toHaveLength(1);
+  }, 60_000);
+
+  it('exits 128 + the signal when its child died of a signal this process survives', async () => {
+    // The first process ignores SIGUSR2 (a preload's listener); the child, without one, dies of it.
+    const cli = startCli(LAMBDA_NODE, ['emulator', '--port', '0'], {
+      parentPreload: "process.on('SIGUSR2', () => {});",
+    });
+    await until('the emulator to listen', () => cli.output().stdout.includes('listening on'));
+    process.kill((cli.reported()[1] as Reported).pid, 'SIGUSR2');
+    expect(await cli).toMatchObject({ code: 128 + constants.signals.SIGUSR2, signal: null });
+  }, 60_000);
+
+  it('says so and exits 1 when Node cannot be started again', async () => {
+    // A copy of Node that removes itself as it starts: the second start finds no executable.
+    const node = join(tmp.dir, 'node-once');
+    copyFileSync(LAMBDA_NODE, node);
+    chmodSync(node, 0o755);
+    const cli = startCli(node, ['--version'], {
+      parentPreload: "require('node:fs').unlinkSync(process.execPath);",
+    });
+    expect(await cli).toMatchObject({ code: 1, signal: null });
+    expect(cli.output().stderr).toContain(
+      'tunnel-archiver: cannot start Node again with --max-semi-space-size=',
+    );
+    expect(cli.reported()).toHaveLength(1);
   }, 60_000);
 
   it('never leaves the child running when it is killed itself, even by SIGKILL', async () => {
