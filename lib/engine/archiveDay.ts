@@ -14,6 +14,7 @@ import { putDayMerging } from './putDayMerging.ts';
 import { quarantineRejected } from './quarantineRejected.ts';
 import type { ArchiveDeps, ArchiveOptions, DayResult } from './runTypes.ts';
 import { walkDay } from './walkDay.ts';
+import { walkOutlook } from './walkOutlook.ts';
 
 export interface DayContext {
   tmpDir: string;
@@ -81,6 +82,7 @@ export async function archiveDay(
       budget: ctx.budget,
     });
     ctx.onWalked?.();
+    const pagesThisRun = walk.pages - (resume?.pages ?? 0);
     if (walk.outsideWindow) return { kind: 'outside-window', refusal: walk.outsideWindow };
     const { newRecords, files, bytes } = await drafts.commitAll();
     if (walk.interrupted && walk.progress && sink instanceof CarriedRows)
@@ -139,6 +141,9 @@ export async function archiveDay(
         scannedAt: archivedAt.toISOString(),
         unreliableTotals: walk.unreliableTotals,
         interrupted: walk.interrupted,
+        pagesThisRun,
+        ...(resume ? { resumedAt: { pass: resume.passes, page: resume.nextPage } } : {}),
+        ...(walk.progress ? { outlook: walkOutlook(walk.progress, walk.distinct, pagesThisRun) } : {}),
       },
     };
   } finally {

@@ -225,6 +225,7 @@ async function concludePass(
       shortfall,
       passes: pass,
       pages,
+      pagesThisRun: pages,
       files: found.reduce((a, r) => a + r.files, 0),
       bytes: found.reduce((a, r) => a + r.bytes, 0),
       sealed: next.sealed,
