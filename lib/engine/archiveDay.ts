@@ -65,6 +65,12 @@ export async function archiveDay(
     // A walk an earlier run's deadline cut goes on from where it stood, with the ids it had taken (when
     // they cannot be read, it simply starts again: slower, never weaker). Under a deadline, the walk's
     // ids are remembered, so that a cut leaves them for the next run.
+    // A day scanned before has rows archived: reading their ids back starts now, beside the walk's
+    // first requests (the walk's rows wait for it in the drafts, the walk does not).
+    if (previous.totalElements !== undefined) {
+      drafts.expect(planned.day, previous.totalElements);
+      drafts.prepare(planned.day);
+    }
     const carried = previous.walk ? await loadWalkIds(objects, planned.day) : undefined;
     const resume = carried ? previous.walk : undefined;
     const sink = ctx.budget.endsAt || carried ? new CarriedRows(drafts, carried) : drafts;
