@@ -1,4 +1,3 @@
-import { gunzipSync } from 'node:zlib';
 import * as z from 'zod';
 import type { Day } from '../clock/day.ts';
 import { toDay } from '../clock/day.ts';
@@ -17,6 +16,7 @@ import {
   type RangeResult,
 } from './fanoutTypes.ts';
 import { appendDigestSafely, putMetaSafely } from './finishRun.ts';
+import { addIdLines } from './idLines.ts';
 import { blankDay, failedDayState, nextDayState } from './nextDayState.ts';
 import { daysAtRisk } from './planDays.ts';
 import { putDayMerging } from './putDayMerging.ts';
@@ -169,7 +169,7 @@ async function concludePass(
   const carried = union.size;
   for (const r of found) {
     const bytes = await deps.objects.get(r.idsKey);
-    for (const id of bytes ? gunzipSync(bytes).toString('utf8').split('\n') : []) if (id) union.add(id);
+    if (bytes) await addIdLines(bytes, union);
   }
   const totals = new Set([...(before?.totals ?? []), ...found.flatMap((r) => r.totals)]);
   const total = Math.max(0, ...totals);

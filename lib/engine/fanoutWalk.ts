@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { gzipSync } from 'node:zlib';
 import { unboundedBudget } from '../clock/deadlineBudget.ts';
 import { PartitionCommitter } from '../commit/partitionCommitter.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
@@ -14,6 +13,7 @@ import { archiveDueDays } from './archiveDueDays.ts';
 import { loadWalkIds } from './carriedRows.ts';
 import { type FanoutWalkInput, fanoutKeys, type ItemOutcome, type RangeItem } from './fanoutTypes.ts';
 import { historyWriter } from './historyWriter.ts';
+import { gzipIdLines } from './idLines.ts';
 import { PartitionDrafts } from './partitionDrafts.ts';
 import { quarantineRejected } from './quarantineRejected.ts';
 import type { ArchiveDeps, ArchiveOptions } from './runTypes.ts';
@@ -135,7 +135,7 @@ async function archiveRange(
       tokenKey: deps.tokenKey,
     });
     const idsKey = fanoutKeys.rangeIds(input.orchestrationId, item.id);
-    await deps.objects.put(idsKey, gzipSync([...sink.ids].join('\n'), { level: 1 }));
+    await deps.objects.put(idsKey, await gzipIdLines(sink.ids));
     return {
       id: item.id,
       day: item.day,
