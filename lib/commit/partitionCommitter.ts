@@ -2,6 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../clock/clock.ts';
 import type { Day } from '../clock/day.ts';
+import { pendingDigest } from '../digest/pendingDigest.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
 import type {
@@ -16,7 +17,6 @@ import type { ObjectInfo, ObjectStore } from '../store/objectStore.ts';
 import { IdSet } from '../util/idSet.ts';
 import { archiveKeys } from './archiveKeys.ts';
 import { brokenPartition } from './brokenPartition.ts';
-import { pendingDigest } from './pendingDigest.ts';
 import { publishPending } from './publishPending.ts';
 import { putManifestOnce } from './putManifestOnce.ts';
 

@@ -3,7 +3,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ISSUE22_EXTRAS } from '../../bench/issue22Extras.ts';
-import { METRIC } from '../../functions/archive-history/telemetryNames.ts';
+import { METRIC } from '../../functions/shared/telemetryNames.ts';
 import { TABLE_NAME } from '../../infra/constructs/historyCatalog.ts';
 import type { TunnelArchiverStack } from '../../infra/tunnelArchiverStack.ts';
 import { EXIT_CODES } from '../../lib/cli/exitCodes.ts';
