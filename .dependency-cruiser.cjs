@@ -5,7 +5,7 @@
  */
 const LAYERS = [
   ['errors', ['errors']],
-  ['foundation', ['clock', 'log', 'url', 'util']],
+  ['foundation', ['clock', 'log', 'url', 'ids', 'process', 'concurrency', 'fingerprint']],
   ['data', ['records', 'store', 'state']],
   ['io', ['upstream', 'emulator']],
   ['commit', ['commit']],

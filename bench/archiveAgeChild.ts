@@ -19,13 +19,13 @@ import { archiveOptionsFromConfig } from '../lib/config/archiveOptionsFromConfig
 import { loadConfig } from '../lib/config/loadConfig.ts';
 import { ed25519Signer } from '../lib/digest/ed25519Signer.ts';
 import { silentLogger } from '../lib/log/logger.ts';
+import { relieveHeap } from '../lib/process/relieveHeap.ts';
 import { runArchive } from '../lib/run/runArchive.ts';
 import type { ArchiveDeps, ArchiveOptions } from '../lib/run/runTypes.ts';
 import { createDynamoStateStore, ensureStateTable } from '../lib/state/dynamoStateStore.ts';
 import { startLocalDynamo } from '../lib/state/localDynamo.ts';
 import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
 import { createS3ObjectStore } from '../lib/store/s3ObjectStore.ts';
-import { relieveHeap } from '../lib/util/relieveHeap.ts';
 import { verifyArchive } from '../lib/verify/verifyArchive.ts';
 import { countingObjectStore } from '../test/support/countingObjectStore.ts';
 import { dayOfRecords, ScriptedUpstream } from '../test/support/scriptedUpstream.ts';

@@ -18,13 +18,13 @@ import { fanoutItemSchema } from '../lib/fanout/fanoutTypes.ts';
 import { finishFanout } from '../lib/fanout/finishFanout.ts';
 import { planFanout } from '../lib/fanout/planFanout.ts';
 import { walkFanoutItem } from '../lib/fanout/walkFanoutItem.ts';
+import { IdSet } from '../lib/ids/idSet.ts';
 import { silentLogger } from '../lib/log/logger.ts';
 import type { ArchiveOptions } from '../lib/run/runTypes.ts';
 import { createDynamoStateStore, ensureStateTable } from '../lib/state/dynamoStateStore.ts';
 import { startLocalDynamo } from '../lib/state/localDynamo.ts';
 import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
 import { createTunnelApiClient } from '../lib/upstream/createTunnelApiClient.ts';
-import { IdSet } from '../lib/util/idSet.ts';
 import { flatDayDataset } from './scaledDataset.ts';
 
 /** The figures: a 2M-session day, 150 ms a request, pages capped at 100 rows. */

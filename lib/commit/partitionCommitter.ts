@@ -4,6 +4,7 @@ import type { Clock } from '../clock/clock.ts';
 import type { Day } from '../clock/day.ts';
 import { pendingDigest } from '../digest/pendingDigest.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { IdSet } from '../ids/idSet.ts';
 import type { Logger } from '../log/logger.ts';
 import type {
   Dataset,
@@ -14,7 +15,6 @@ import type {
 } from '../state/stateStore.ts';
 import { type ByteSource, objectSource } from '../store/byteSource.ts';
 import type { ObjectInfo, ObjectStore } from '../store/objectStore.ts';
-import { IdSet } from '../util/idSet.ts';
 import { archiveKeys } from './archiveKeys.ts';
 import { brokenPartition } from './brokenPartition.ts';
 import { publishPending } from './publishPending.ts';

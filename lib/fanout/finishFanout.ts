@@ -6,10 +6,10 @@ import { blankDay, failedDayState, nextDayState } from '../days/nextDayState.ts'
 import { daysAtRisk } from '../days/planDays.ts';
 import { putDayMerging } from '../days/putDayMerging.ts';
 import { ArchiverError, type ArchiverErrorCode, ERROR_CODES } from '../errors/archiverError.ts';
+import { IdSet } from '../ids/idSet.ts';
 import { appendDigestSafely, putMetaSafely } from '../run/finishRun.ts';
 import type { ArchiveDeps, ArchiveOptions, DayResult, FailedDay, RunSummary } from '../run/runTypes.ts';
 import type { DayState, WalkProgress } from '../state/stateStore.ts';
-import { IdSet } from '../util/idSet.ts';
 import { loadWalkIds, saveWalkIds } from '../walk/carriedRows.ts';
 import { STALLED_PASSES } from '../walk/walkDay.ts';
 import {

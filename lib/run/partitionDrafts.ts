@@ -7,8 +7,8 @@ import type {
   RowFile,
   StreamingDatasetWriter,
 } from '../commit/partitionCommitter.ts';
-import { IdSet } from '../util/idSet.ts';
-import { relieveHeap } from '../util/relieveHeap.ts';
+import { IdSet } from '../ids/idSet.ts';
+import { relieveHeap } from '../process/relieveHeap.ts';
 
 /** Largest `expect` hint honoured (an id set sized for it is about 70 MiB). */
 const MAX_EXPECTED = 2_000_000;

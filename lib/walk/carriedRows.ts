@@ -1,8 +1,8 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Day } from '../clock/day.ts';
+import { IdSet } from '../ids/idSet.ts';
 import type { KeyedRecord } from '../records/keyedRecord.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
-import { IdSet } from '../util/idSet.ts';
 import type { WalkSink } from './walkDay.ts';
 
 /** Where the ids of a walk the deadline cut are kept for the next run (beside the staged files, never swept). */

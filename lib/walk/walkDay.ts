@@ -1,14 +1,14 @@
 import type { Day } from '../clock/day.ts';
 import type { DeadlineBudget } from '../clock/deadlineBudget.ts';
+import { Limiter } from '../concurrency/limiter.ts';
+import { mapLimit } from '../concurrency/mapLimit.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { IdSet } from '../ids/idSet.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import type { KeyedRecord, KeyedResult } from '../records/keyedRecord.ts';
 import type { HistoryPage, HistoryRecord, RejectedRecord } from '../records/schemas.ts';
 import type { WalkProgress } from '../state/stateStore.ts';
 import type { RequestGate, UpstreamApi } from '../upstream/upstreamApi.ts';
-import { IdSet } from '../util/idSet.ts';
-import { Limiter } from '../util/limiter.ts';
-import { mapLimit } from '../util/mapLimit.ts';
 import { pageAbsorber } from './pageAbsorber.ts';
 
 /**

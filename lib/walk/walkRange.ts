@@ -1,9 +1,9 @@
 import type { Day } from '../clock/day.ts';
+import { Limiter } from '../concurrency/limiter.ts';
+import { mapLimit } from '../concurrency/mapLimit.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { HistoryPage, RejectedRecord } from '../records/schemas.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
-import { Limiter } from '../util/limiter.ts';
-import { mapLimit } from '../util/mapLimit.ts';
 import { type AbsorbOptions, pageAbsorber } from './pageAbsorber.ts';
 import { PAGES_HELD_PER_REQUEST } from './walkDay.ts';
 

@@ -40,10 +40,10 @@ describe('the layer rules (npm run layers, part of npm test)', () => {
   it('a lower layer importing a higher one fails, and the message names the rule', async () => {
     const r = await cruise({
       ...run,
-      'lib/util/helper.ts': "import { run } from '../run/runIt.ts';\nexport const x = run;\n",
+      'lib/clock/helper.ts': "import { run } from '../run/runIt.ts';\nexport const x = run;\n",
     });
     expect(r.code).not.toBe(0);
-    expect(r.out).toMatch(/error layer-foundation: lib\/util\/helper\.ts → lib\/run\/runIt\.ts/);
+    expect(r.out).toMatch(/error layer-foundation: lib\/clock\/helper\.ts → lib\/run\/runIt\.ts/);
   });
 
   it('two folders of one layer importing each other fail (no folder cycles)', async () => {
@@ -66,8 +66,8 @@ describe('the layer rules (npm run layers, part of npm test)', () => {
   it('the control: a higher layer importing a lower one passes', async () => {
     const r = await cruise({
       ...run,
-      'lib/util/helper.ts': 'export const x = 1;\n',
-      'lib/run/uses.ts': "import { x } from '../util/helper.ts';\nexport const y = x;\n",
+      'lib/clock/helper.ts': 'export const x = 1;\n',
+      'lib/run/uses.ts': "import { x } from '../clock/helper.ts';\nexport const y = x;\n",
     });
     expect(r.code, r.out).toBe(0);
   });

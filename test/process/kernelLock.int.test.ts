@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isDeadLocalHolder, leaseOwner } from '../../lib/commit/leaseOwner.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { isKernelLockHeld, tryKernelLock } from '../../lib/process/kernelLock.ts';
+import { PROCESS_INCARNATION } from '../../lib/process/processLiveness.ts';
 import { DIR_LOCK, lockDir } from '../../lib/state/dirLock.ts';
-import { isKernelLockHeld, tryKernelLock } from '../../lib/util/kernelLock.ts';
-import { PROCESS_INCARNATION } from '../../lib/util/processLiveness.ts';
 
 const CLASSIC_LEVEL = fileURLToPath(new URL('../../node_modules/classic-level/index.js', import.meta.url));
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ID_BYTES, IdSet } from '../../lib/util/idSet.ts';
+import { ID_BYTES, IdSet } from '../../lib/ids/idSet.ts';
 
 const hexId = fc.uint8Array({ minLength: ID_BYTES, maxLength: ID_BYTES }).map(toHex);
 
