@@ -1,16 +1,9 @@
-import type { Clock } from '../../lib/clock/clock.ts';
 import { budgetFromRemaining } from '../../lib/clock/deadlineBudget.ts';
 import { archiveOptionsFromConfig } from '../../lib/config/archiveOptionsFromConfig.ts';
-import type { Config } from '../../lib/config/loadConfig.ts';
-import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import type { Logger } from '../../lib/log/logger.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
-import type { ArchiveDeps, ArchiveOptions, RunSummary } from '../../lib/run/runTypes.ts';
-import type { StateStore } from '../../lib/state/stateStore.ts';
-import type { ObjectStore } from '../../lib/store/objectStore.ts';
-import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
-import { type VerifyOptions, verifyArchive } from '../../lib/verify/verifyArchive.ts';
+import type { RunSummary } from '../../lib/run/runTypes.ts';
+import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
 import type { ArchiveHandlerDeps, InvocationContext, PublishReport } from '../shared/archiveHandlerDeps.ts';
 import { failureMetrics, type MetricPoint, summaryMetrics } from '../shared/runMetrics.ts';

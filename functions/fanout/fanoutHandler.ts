@@ -2,7 +2,6 @@ import * as z from 'zod';
 import { budgetFromRemaining } from '../../lib/clock/deadlineBudget.ts';
 import { archiveOptionsFromConfig } from '../../lib/config/archiveOptionsFromConfig.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import type { ArchiveDeps, ArchiveOptions } from '../../lib/run/runTypes.ts';
 import type { ArchiveHandlerDeps, InvocationContext } from '../shared/archiveHandlerDeps.ts';
 import { failureMetrics, summaryMetrics } from '../shared/runMetrics.ts';
 import type { EngineCall } from './engineCall.ts';
