@@ -137,7 +137,7 @@ module.exports = {
       from: {
         path: '^lib/',
         pathNot:
-          '^lib/(store/(s3ObjectStore|objectStoreFromUrl)|state/(dynamoStateStore|dynamoVersionedItems|ensureStateTable|stateStoreFromUrl|legacyLocalItems)|digest/kmsDigestSigner|detect/dynamoFindingLedger)[.]ts$',
+          '^lib/(store/(s3ObjectStore|objectStoreFromUrl)|state/(dynamoStateStore|dynamoVersionedItems|ensureStateTable|stateStoreFromUrl)|digest/kmsDigestSigner|detect/dynamoFindingLedger)[.]ts$',
       },
       to: { path: '@aws-sdk/' },
     },
