@@ -62,6 +62,14 @@ module.exports = {
       to: { path: folders(LAYERS.slice(3).flatMap(([, f]) => f)) },
     },
     {
+      name: 'fanout-through-run-stages',
+      comment:
+        "lib/fanout/ shares the run's stages through lib/run/runStages.ts (and the run's types), not through the run's other files",
+      severity: 'error',
+      from: { path: '^lib/fanout/' },
+      to: { path: '^lib/run/', pathNot: '^lib/run/(runStages|runTypes)[.]ts$' },
+    },
+    {
       name: 'lib-folder-in-a-layer',
       comment:
         'every folder of lib/ is placed in LAYERS (a file of an unplaced folder imports or is imported)',
