@@ -65,7 +65,7 @@ Object.assign(process.env, {
 });
 // The real handler's runtime, its clients built from the environment above (as in a Lambda container),
 // on the simulated clock.
-const { lambdaDeps } = await import('../../functions/archive-history/lambdaRuntime.ts');
+const { lambdaDeps } = await import('../../functions/shared/lambdaRuntime.ts');
 const { createFanoutHandler } = await import('../../functions/fanout/fanoutHandler.ts');
 const handler = createFanoutHandler({ ...lambdaDeps, clock });
 const context = {
