@@ -212,6 +212,7 @@ describe('runArchive', () => {
     const w = await worlds.open();
     // Simulated time: every history request costs the run a minute; the deadline comes half an hour in.
     let spent = 0;
+    const started = new Set<string>();
     const runClock = {
       now: () => new Date(w.clock.now().getTime() + spent),
       sleep: w.clock.sleep.bind(w.clock),
@@ -221,7 +222,10 @@ describe('runArchive', () => {
         const value = Reflect.get(target, property, receiver);
         if (typeof value !== 'function') return value;
         return (...args: unknown[]) => {
-          if (property === 'historyPage') spent += 60_000;
+          if (property === 'historyPage') {
+            spent += 60_000;
+            started.add(String(args[0]));
+          }
           return value.apply(target, args);
         };
       },
@@ -236,6 +240,9 @@ describe('runArchive', () => {
     expect(first.stoppedByDeadline).toBe(true);
     expect(first.daysDeferred).toBeGreaterThan(0);
     expect(first.daysScanned).toBeGreaterThan(0);
+    // Past the deadline no day was begun: the days asked for are the scanned ones and at most the few in
+    // flight when it came (the preflight's day among them).
+    expect(started.size).toBeLessThanOrEqual(first.daysScanned + 1 + (TEST_OPTIONS.dayConcurrency ?? 1));
     w.emulator.setFaults({});
     const second = await runArchive(w.deps(), TEST_OPTIONS);
     expect(second.daysScanned).toBe(60 - first.daysScanned);
