@@ -11,8 +11,9 @@ const LAYERS = [
   ['commit', ['commit']],
   ['digest', ['digest']],
   ['features', ['keys', 'active']],
+  ['config', ['config']],
   ['engine', ['engine']],
-  ['tools', ['verify', 'query', 'config']],
+  ['tools', ['verify', 'query']],
   ['detect', ['detect']],
   ['cli', ['cli']],
 ];
