@@ -12,10 +12,9 @@ import { Limiter } from '../util/limiter.ts';
 import { mapLimit } from '../util/mapLimit.ts';
 import { pageAbsorber } from './pageAbsorber.ts';
 
+export type { WalkProgress };
 /** The walk's limits live with the config that documents them (lib/config/walkLimits.ts). */
 export { DEFAULT_MAX_PASSES, STALLED_PASSES };
-
-export type { WalkProgress };
 
 /**
  * Pages a walk may hold per request it may have in flight: one being fetched, one fetched and waiting for
