@@ -141,6 +141,7 @@ describe('README and docs/', () => {
         'flag' in s ? `\`--${s.flag}\`` : '—',
         s.default === undefined ? '—' : `\`${s.default}\``,
         s.description,
+        s.readBy.join(', '),
       ]),
     );
   });
