@@ -1,7 +1,7 @@
 import { systemClock } from '../clock/clock.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
 import { loadConfig } from '../config/loadConfig.ts';
-import { rebuildStateFromArchive } from '../engine/rebuildStateFromArchive.ts';
+import { rebuildStateFromArchive } from '../recover/rebuildStateFromArchive.ts';
 import { buildStores } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { cliLogger, resolveLogFormat, stderrLines } from './cliLog.ts';
