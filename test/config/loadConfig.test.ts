@@ -1,8 +1,13 @@
 import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { main } from '../../lib/cli/main.ts';
 import { SETTINGS } from '../../lib/config/configSpec.ts';
 import { loadConfig } from '../../lib/config/loadConfig.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { captureIo } from '../cli/cliKit.ts';
 
 describe('loadConfig', () => {
   it('applies defaults, then environment, then flags (flags win)', () => {
@@ -101,5 +106,21 @@ describe('loadConfig', () => {
       expect(rows.get(s.env)).toBe(s.default === undefined ? '—' : `\`${s.default}\``);
     }
     expect(rows.size).toBe(SETTINGS.length);
+  });
+
+  it.each([
+    ['run', { CODEC: 'LZ4' }, 'CODEC must be ZSTD, GZIP or SNAPPY'],
+    ['status', { SNAPSHOT_COMMIT_MINUTES: 'soon' }, 'SNAPSHOT_COMMIT_MINUTES must be an integer'],
+    ['verify', { AWS_ENDPOINT_URL_S3: 'minio:9000' }, 'AWS_ENDPOINT_URL_S3 must be an http(s) URL'],
+  ])('stops `%s` on a bad %o before anything is created (exit 2)', async (command, env, message) => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'ta-config-'));
+    try {
+      const { io, err } = captureIo({ ...env, TUNNEL_API_KEY: 'k', ARCHIVE_DEST: `file://${dir}/archive` });
+      expect(await main([command], io)).toBe(2);
+      expect(err()).toContain(message);
+      expect(await readdir(dir)).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
