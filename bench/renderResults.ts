@@ -208,6 +208,7 @@ function reportLines(r: ReportBenchResult): string[] {
 /** `big-day` and `finish-union`: measured figures only (what is extrapolated from them is said so). */
 function bigDayLines(input: ResultsInput): string[] {
   const lines = [
+    '',
     '## Days bigger than one run, measured (`big-day`, `finish-union`)',
     '',
     'Measured: each `big-day` case walks one day (a stable order, pages capped at 100 rows) by runs of the CLI, each its own process, cut by `--max-run-ms 6000 --deadline-reserve-ms 500`, 6 simulated hours apart, against a server replaying the pages from memory with the latency shown. Bound: (6000 − 500) ms ÷ latency × 2 requests in flight pages a run. Ratio: pages a cut run fetched ÷ that bound (target ≥ 0.8); a run that finished the day needed fewer pages and has none.',

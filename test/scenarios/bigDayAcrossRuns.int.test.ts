@@ -6,7 +6,6 @@ import { formatSummary } from '../../lib/cli/formatSummary.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, toDay } from '../../lib/clock/day.ts';
 import { EMULATOR_PAID_KEY, startEmulator } from '../../lib/emulator/startEmulator.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
 import type { RunSummary } from '../../lib/run/runTypes.ts';
@@ -56,7 +55,7 @@ async function world(stableOrder: boolean) {
     faults: { delayMs: LATENCY_MS, stableOrder },
   });
   const dir = await mkdtemp(join(tmpdir(), 'ta-bigday-'));
-  const local = await openLocalState(join(dir, 'archive', '.state'), silentLogger);
+  const local = await openLocalState(join(dir, 'archive', '.state'));
   cleanups.push(async () => {
     await emulator.close();
     await local.close();
