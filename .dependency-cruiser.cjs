@@ -14,10 +14,11 @@ const LAYERS = [
   ['parquet', ['parquet']],
   ['digest', ['digest']],
   ['features', ['keys', 'active']],
+  ['config', ['config']],
   ['stage-parts', ['days', 'walk', 'recover']],
   ['run', ['run']],
   ['fanout', ['fanout']],
-  ['tools', ['verify', 'query', 'config', 'status']],
+  ['tools', ['verify', 'query', 'status']],
   ['views', ['report', 'detect']],
   ['cli', ['cli']],
 ];
