@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import type { CfnElement } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -138,6 +139,33 @@ describe('README and docs/', () => {
         s.readBy.join(', '),
       ]),
     );
+  });
+
+  it('names each function among the readers of every variable the stack sets for it', () => {
+    const functions = {
+      'archive-history': stack.archiver.fn,
+      fanout: stack.fanout.fn,
+      'snapshot-active': stack.snapshots.fn,
+      detect: stack.detections.fn,
+    } as const;
+    const resources = template.toJSON().Resources as Record<
+      string,
+      { Properties: { Environment?: { Variables?: Record<string, unknown> } } }
+    >;
+    for (const [reader, fn] of Object.entries(functions)) {
+      const id = stack.getLogicalId(fn.node.defaultChild as CfnElement);
+      const set = Object.keys(resources[id]?.Properties.Environment?.Variables ?? {}).filter(
+        (v) => !v.startsWith('POWERTOOLS_') && !v.startsWith('AWS_') && v !== 'NODE_OPTIONS',
+      );
+      expect(set.length, reader).toBeGreaterThan(2);
+      for (const variable of set) {
+        const spec = SETTINGS.find((s) => s.env === variable);
+        expect(spec, `${reader} is given ${variable}, which the config spec lacks`).toBeDefined();
+        expect(spec?.readBy as readonly string[], `${variable} lists ${reader} among its readers`).toContain(
+          reader,
+        );
+      }
+    }
   });
 
   it('the exit code table is the CLI’s', () => {
