@@ -168,6 +168,33 @@ describe('README and docs/', () => {
     }
   });
 
+  it("draws the schedules of the README's diagram as the stack synthesizes them", () => {
+    const diagram = /```mermaid\n([\s\S]*?)```/.exec(README)?.[1] ?? '';
+    const rules = Object.values(template.findResources('AWS::Events::Rule')).map((r) => ({
+      expression: (r as { Properties: { ScheduleExpression?: string } }).Properties.ScheduleExpression,
+      targets: JSON.stringify((r as { Properties: { Targets?: unknown } }).Properties.Targets),
+    }));
+    const startedBy = (construct: { node: { defaultChild?: unknown } }) =>
+      rules.filter((r) =>
+        r.targets.includes(`"${stack.getLogicalId(construct.node.defaultChild as CfnElement)}"`),
+      );
+    const edges: [string, { node: { defaultChild?: unknown } }, string][] = [
+      ['-->|every 6 h by default| SM', stack.fanout.stateMachine, 'rate(6 hours)'],
+      ['-->|weekly verify| L', stack.archiver.fn, 'rate(7 days)'],
+      ['-->|every 5 min| SN', stack.snapshots.fn, 'rate(5 minutes)'],
+      ['-->|every 5 min| DE', stack.detections.fn, 'rate(5 minutes)'],
+    ];
+    for (const [edge, target, expression] of edges) {
+      expect(diagram, edge).toContain(
+        `EB${edge.startsWith('-->|every 6') ? '[EventBridge schedules] ' : ' '}${edge}`,
+      );
+      expect(
+        startedBy(target).map((r) => r.expression),
+        edge,
+      ).toEqual([expression]);
+    }
+  });
+
   it('the exit code table is the CLI’s', () => {
     expect(tableWithHeader('docs/cli.md', 'exit code').slice(1)).toEqual(
       EXIT_CODES.map((e) => [String(e.code), e.meaning]),
