@@ -30,13 +30,13 @@ export class TunnelArchiverStack extends Stack {
   readonly archiver: ArchiveFunction;
   readonly alarms: ArchiveAlarms;
   readonly catalog: HistoryCatalog;
-  /** Live sessions (issue 9): the 5-minute snapshot function, and the table and views over active/. */
+  /** Live sessions: the 5-minute snapshot function, and the table and views over active/. */
   readonly snapshots: SnapshotFunction;
   readonly activeCatalog: ActiveCatalog;
   readonly integrity: ArchiveIntegrity;
-  /** Days bigger than one run (issue 24): the scheduled state machine and its workers. */
+  /** Days bigger than one run: the scheduled state machine and its workers. */
   readonly fanout: FanoutOrchestration;
-  /** Detections (issue 20): scheduled rules in Athena, live rules in the snapshot function, findings. */
+  /** Detections: scheduled rules in Athena, live rules in the snapshot function, findings. */
   readonly detections: Detections;
 
   constructor(scope: Construct, id: string, props: TunnelArchiverStackProps) {
@@ -101,6 +101,7 @@ export class TunnelArchiverStack extends Stack {
       failures: this.archiver.failures,
       alarmTopic: this.alarms.topic,
     });
+    this.alarms.watchFanoutErrors(this.fanout.fn);
     new CfnOutput(this, 'FanoutStateMachineArn', {
       value: this.fanout.stateMachine.stateMachineArn,
       description: 'The scheduled orchestration: plan, walk days and page ranges in parallel, finish',

@@ -18,8 +18,8 @@ import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
 import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
-import type { ArchiveHandlerDeps } from '../archive-history/archiveHandler.ts';
 import { apiKeyFromSecret } from './apiKeyFromSecret.ts';
+import type { ArchiveHandlerDeps } from './archiveHandlerDeps.ts';
 import { s3ClientConfig, tableFromStateUrl } from './awsClients.ts';
 import { loggerPort } from './loggerPort.ts';
 import { INTEGRITY_ENV, METRICS_NAMESPACE, SERVICE_NAME } from './telemetryNames.ts';
@@ -51,8 +51,7 @@ if (config.apiKey === undefined && secretId === undefined) {
   );
 }
 
-const digestKeyId = process.env[INTEGRITY_ENV.digestKeyId];
-const tokenKeySecretId = process.env[INTEGRITY_ENV.tokenKeySecretId];
+const { digestSigningKeyId: digestKeyId, tokenKeySecretId } = config;
 if (!digestKeyId || !tokenKeySecretId) {
   throw new ArchiverError(
     'CONFIG_INVALID',

@@ -18,7 +18,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A small lib/ tree in its own folder, cruised with the project's rules. */
+/** A small tree in its own folder, cruised with the project's rules (its top folders, as `npm run layers`). */
 async function cruise(files: Record<string, string>): Promise<{ code: number; out: string }> {
   const root = await mkdtemp(join(dir, 'tree-'));
   for (const [path, text] of Object.entries(files)) {
@@ -26,7 +26,8 @@ async function cruise(files: Record<string, string>): Promise<{ code: number; ou
     await writeFile(join(root, path), text);
   }
   try {
-    const { stdout } = await promisify(execFile)(DEPCRUISE, ['lib', '--config', CONFIG], { cwd: root });
+    const tops = [...new Set(Object.keys(files).map((path) => path.split('/')[0] as string))];
+    const { stdout } = await promisify(execFile)(DEPCRUISE, [...tops, '--config', CONFIG], { cwd: root });
     return { code: 0, out: stdout };
   } catch (error) {
     const e = error as { code: number; stdout: string };
@@ -34,41 +35,100 @@ async function cruise(files: Record<string, string>): Promise<{ code: number; ou
   }
 }
 
+/** The tree fails the check, and the output matches each of `says` (the rule's name, the files). */
+async function broken(files: Record<string, string>, ...says: (string | RegExp)[]): Promise<void> {
+  const r = await cruise(files);
+  expect(r.code).not.toBe(0);
+  for (const s of says) expect(r.out).toMatch(s);
+}
+
+/** The tree passes the check. */
+async function clean(files: Record<string, string>): Promise<void> {
+  const r = await cruise(files);
+  expect(r.code, r.out).toBe(0);
+}
+
+/** A module importing `name` from `from`, and exporting it again as `y`. */
+const importing = (name: string, from: string): string =>
+  `import { ${name} } from '${from}';\nexport const y = ${name};\n`;
+/** A module exporting `name`. */
+const one = (name: string): string => `export const ${name} = 1;\n`;
+
 describe('the layer rules (npm run layers, part of npm test)', () => {
-  const run = { 'lib/run/runIt.ts': 'export const run = 1;\n' };
+  it('a lower layer importing a higher one fails, and the message names the rule', () =>
+    broken(
+      { 'lib/run/runIt.ts': one('run'), 'lib/clock/helper.ts': importing('run', '../run/runIt.ts') },
+      /error layer-foundation: lib\/clock\/helper\.ts → lib\/run\/runIt\.ts/,
+    ));
 
-  it('a lower layer importing a higher one fails, and the message names the rule', async () => {
-    const r = await cruise({
-      ...run,
-      'lib/clock/helper.ts': "import { run } from '../run/runIt.ts';\nexport const x = run;\n",
-    });
-    expect(r.code).not.toBe(0);
-    expect(r.out).toMatch(/error layer-foundation: lib\/clock\/helper\.ts → lib\/run\/runIt\.ts/);
+  it('two folders of one layer importing each other fail (no folder cycles)', () =>
+    broken(
+      { 'lib/records/a.ts': importing('b', '../store/b.ts'), 'lib/store/b.ts': one('b') },
+      'layer-data-folders-apart',
+    ));
+
+  it('the AWS SDK outside its adapters fails', () =>
+    broken(
+      { 'lib/run/usesSdk.ts': importing('S3Client', '@aws-sdk/client-s3') },
+      'aws-sdk-only-in-adapters',
+    ));
+
+  it('the control: a higher layer importing a lower one passes', () =>
+    clean({ 'lib/clock/helper.ts': one('x'), 'lib/run/uses.ts': importing('x', '../clock/helper.ts') }));
+
+  it('a lib folder placed in no layer fails, whether it imports or is imported', async () => {
+    await broken(
+      { 'lib/clock/helper.ts': one('x'), 'lib/newroom/uses.ts': importing('x', '../clock/helper.ts') },
+      /error lib-folder-in-a-layer-importing: lib\/newroom\/uses\.ts/,
+    );
+    await broken(
+      { 'lib/newroom/thing.ts': one('t'), 'lib/cli/uses.ts': importing('t', '../newroom/thing.ts') },
+      /error lib-folder-in-a-layer: lib\/cli\/uses\.ts → lib\/newroom\/thing\.ts/,
+    );
   });
 
-  it('two folders of one layer importing each other fail (no folder cycles)', async () => {
-    const r = await cruise({
-      'lib/records/a.ts': "import { b } from '../store/b.ts';\nexport const a = b;\n",
-      'lib/store/b.ts': 'export const b = 1;\n',
-    });
-    expect(r.code).not.toBe(0);
-    expect(r.out).toContain('layer-data-folders-apart');
-  });
+  it.each(['functions/fanout/a.ts', 'functions/shared/a.ts'])(
+    '%s importing another function folder fails (function-folders-apart)',
+    (from) =>
+      broken(
+        { [from]: importing('b', '../detect/b.ts'), 'functions/detect/b.ts': one('b') },
+        'function-folders-apart',
+      ),
+  );
 
-  it('the AWS SDK outside its adapters fails', async () => {
-    const r = await cruise({
-      'lib/run/usesSdk.ts': "import { S3Client } from '@aws-sdk/client-s3';\nexport const c = S3Client;\n",
-    });
-    expect(r.code).not.toBe(0);
-    expect(r.out).toContain('aws-sdk-only-in-adapters');
-  });
+  it('a function folder importing functions/shared/ passes', () =>
+    clean({ 'functions/shared/b.ts': one('b'), 'functions/fanout/a.ts': importing('b', '../shared/b.ts') }));
 
-  it('the control: a higher layer importing a lower one passes', async () => {
-    const r = await cruise({
-      ...run,
-      'lib/clock/helper.ts': 'export const x = 1;\n',
-      'lib/run/uses.ts': "import { x } from '../clock/helper.ts';\nexport const y = x;\n",
-    });
-    expect(r.code, r.out).toBe(0);
+  it.each([
+    ['test/parquet/a.test.ts', 'bench-below-its-tests'],
+    ['lib/clock/a.ts', 'lib-below-entry-points'],
+  ])('%s importing bench/ fails (%s)', (from, rule) =>
+    broken({ 'bench/caseKit.ts': one('k'), [from]: importing('k', '../../bench/caseKit.ts') }, rule),
+  );
+
+  it("the bench's own tests import bench/, and the bench imports the tests' kits", () =>
+    clean({
+      'bench/caseKit.ts': importing('s', '../test/support/kit.ts'),
+      'test/support/kit.ts': one('s'),
+      'test/bench/caseKit.test.ts': importing('y', '../../bench/caseKit.ts'),
+    }));
+
+  it('importing a test file fails, from the bench or another test (test-files-import-no-test-file)', () =>
+    broken(
+      { 'test/run/a.test.ts': one('t'), 'bench/b.ts': importing('t', '../test/run/a.test.ts') },
+      'bench-imports-no-test',
+      'test-files-import-no-test-file',
+    ));
+
+  it('the fan-out reaching a run stage outside runStages fails (fanout-through-run-stages)', async () => {
+    const run = {
+      'lib/run/planRun.ts': one('planRun'),
+      'lib/run/runStages.ts': importing('planRun', './planRun.ts'),
+    };
+    await broken(
+      { ...run, 'lib/fanout/plan.ts': importing('planRun', '../run/planRun.ts') },
+      /error fanout-through-run-stages: lib\/fanout\/plan\.ts → lib\/run\/planRun\.ts/,
+    );
+    await clean({ ...run, 'lib/fanout/plan.ts': importing('y', '../run/runStages.ts') });
   });
 });
