@@ -16,16 +16,18 @@ import type { Context } from 'aws-lambda';
 import { systemClock } from '../../lib/clock/clock.ts';
 import { PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
 import { loadConfig } from '../../lib/config/loadConfig.ts';
-import { dynamoFindingLedger } from '../../lib/detect/dynamoFindingLedger.ts';
 import { commitFindings } from '../../lib/detect/findingsDataset.ts';
+import { versionedFindingLedger } from '../../lib/detect/versionedFindingLedger.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
+import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
 import { s3ClientConfig, tableFromStateUrl } from '../archive-history/awsClients.ts';
 import { loggerPort } from '../archive-history/loggerPort.ts';
 import { athenaRuleEngine } from './athenaRuleEngine.ts';
 import { powertoolsFindingCounter, snsPublisher } from './awsFindingSinks.ts';
 import { createDetectHandler } from './detectHandler.ts';
+import { eventBridgeFindingEvents, signedPutEvents } from './eventBridgeFindingEvents.ts';
 import { DETECT_SERVICE, METRICS_NAMESPACE } from './detectTelemetry.ts';
 import { lambdaDetections } from './lambdaDetections.ts';
 
@@ -55,7 +57,7 @@ const detect = createDetectHandler({
     database: DATABASE,
     sleep: (ms) => sleep(ms),
   }),
-  ledger: (owner) => dynamoFindingLedger(dynamo, table, owner),
+  ledger: (owner) => versionedFindingLedger(dynamoVersionedItems({ client: dynamo, table }), owner),
   // Through the archiver's committer: staged, listed in a manifest, published; the next archiver run digests them.
   commitFindings: (findings) =>
     commitFindings(
@@ -71,6 +73,7 @@ const detect = createDetectHandler({
       findings,
     ),
   publish: snsPublisher(sns, FINDINGS_TOPIC_ARN),
+  events: eventBridgeFindingEvents(signedPutEvents(process.env.AWS_REGION ?? 'us-east-1')),
   countFindings: powertoolsFindingCounter(metrics),
   metrics,
   clock: systemClock,
