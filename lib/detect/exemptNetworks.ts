@@ -1,12 +1,10 @@
 import { ArchiverError } from '../errors/archiverError.ts';
 import { canonicalAddress } from './canonicalAddress.ts';
 
-/** Most prefixes one exempted network may expand to (a /20 is 16 /24s; a /29 is 8 addresses). */
-const MAX_PREFIXES = 256;
-
 /**
- * A CIDR network as prefixes of the canonical address text (IPv4 on octets, IPv6 on hex digits), so
- * both engines test it with `LIKE 'prefix%'`: `192.0.2.0/24` → `192.0.2.`, `203.0.113.8/29` → the 8
+ * A CIDR network as prefixes of the canonical address text (IPv4 on octets, IPv6 on hex digits; at
+ * most 128 of them, as a length between two octets or digits leaves at most 7 or 3 bits), so both
+ * engines test it with `LIKE 'prefix%'` (a whole address with `=`): `192.0.2.0/24` → `192.0.2.`, `203.0.113.8/29` → the 8
  * addresses, `2001:db8::/32` → `2001:0db8:`. A malformed network is `CONFIG_INVALID`, naming it.
  */
 export function cidrPrefixes(cidr: string): string[] {
@@ -23,7 +21,6 @@ export function cidrPrefixes(cidr: string): string[] {
     if (bits > 32) throw bad('IPv4 lengths are 0 to 32');
     const whole = Math.ceil(bits / 8);
     const count = 2 ** (whole * 8 - bits);
-    if (count > MAX_PREFIXES) throw bad(`it expands to ${count} prefixes; use a length that is a multiple of 8`);
     const base = octets.slice(0, whole);
     const last = whole - 1;
     return Array.from({ length: count }, (_, i) => {

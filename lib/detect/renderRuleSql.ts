@@ -79,14 +79,21 @@ function literal(name: string, value: SettingValue): string {
   return value;
 }
 
+const isWholeAddress = (p: string) =>
+  p.includes(':') ? p.length === 39 : p.split('.').length === 4 && !p.endsWith('.');
+
 /** The exemptions of the rule's settings as one SQL condition over `client_canon` and `token_hmac`. */
 function exemptions(settings: Readonly<Record<string, SettingValue>>): string {
-  const nets = words('exempt_networks', settings.exempt_networks ?? []).flatMap(cidrPrefixes);
+  const listed = settings.exempt_networks ?? [];
+  const nets = (Array.isArray(listed) ? listed : [listed]).map(String).flatMap(cidrPrefixes);
   const tokens = (Array.isArray(settings.exempt_tokens) ? settings.exempt_tokens : []).map(String);
   for (const t of tokens)
     if (!/^[A-Za-z0-9_:+/=-]+$/.test(t)) throw invalid('exempt_tokens', `'${t}' is not a token digest`);
   const conds = [
-    ...nets.map((p) => `client_canon LIKE ${sqlString(`${p}%`)}`),
+    ...nets.map((p) =>
+      // A whole address is compared as it is (`203.0.113.8` must not take in `203.0.113.80`).
+      isWholeAddress(p) ? `client_canon = ${sqlString(p)}` : `client_canon LIKE ${sqlString(`${p}%`)}`,
+    ),
     ...(tokens.length > 0 ? [`token_hmac IN (${tokens.map(sqlString).join(', ')})`] : []),
   ];
   return conds.length === 0 ? '' : `\n  WHERE NOT coalesce(${conds.join(' OR ')}, false)`;
