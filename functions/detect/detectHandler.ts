@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import type { Clock } from '../../lib/clock/clock.ts';
+import { deliverFinding } from '../../lib/detect/deliverFinding.ts';
 import { dueRules, type EvaluateResult, evaluateRules } from '../../lib/detect/evaluateRules.ts';
 import type { Finding } from '../../lib/detect/finding.ts';
-import type { FindingLedger } from '../../lib/detect/findingLedger.ts';
-import { deliverFinding } from '../../lib/detect/deliverFinding.ts';
 import type { FindingEvents } from '../../lib/detect/findingEvents.ts';
+import type { FindingLedger } from '../../lib/detect/findingLedger.ts';
 import type { RuleEngine } from '../../lib/detect/ruleEngine.ts';
 import type { DetectionRule } from '../../lib/detect/ruleSchema.ts';
 import type { DetectionSettings } from '../../lib/detect/ruleSettings.ts';

@@ -32,7 +32,12 @@ export type PutEventsSender = (body: string) => Promise<{ status: number; text: 
 /** PutEvents on the default bus, signed with SigV4 and the Lambda's credentials. */
 export function signedPutEvents(region: string, fetchFn: typeof fetch = fetch): PutEventsSender {
   const host = `events.${region}.amazonaws.com`;
-  const signer = new SignatureV4({ service: 'events', region, credentials: defaultProvider(), sha256: Sha256 });
+  const signer = new SignatureV4({
+    service: 'events',
+    region,
+    credentials: defaultProvider(),
+    sha256: Sha256,
+  });
   return async (body) => {
     const signed = await signer.sign({
       method: 'POST',

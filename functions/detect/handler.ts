@@ -27,8 +27,8 @@ import { loggerPort } from '../archive-history/loggerPort.ts';
 import { athenaRuleEngine } from './athenaRuleEngine.ts';
 import { powertoolsFindingCounter, snsPublisher } from './awsFindingSinks.ts';
 import { createDetectHandler } from './detectHandler.ts';
-import { eventBridgeFindingEvents, signedPutEvents } from './eventBridgeFindingEvents.ts';
 import { DETECT_SERVICE, METRICS_NAMESPACE } from './detectTelemetry.ts';
+import { eventBridgeFindingEvents, signedPutEvents } from './eventBridgeFindingEvents.ts';
 import { lambdaDetections } from './lambdaDetections.ts';
 
 const logger = new Logger({ serviceName: DETECT_SERVICE });

@@ -1,5 +1,5 @@
-import { recordIncidents } from '../../lib/detect/evaluateRules.ts';
 import { deliverFinding } from '../../lib/detect/deliverFinding.ts';
+import { recordIncidents } from '../../lib/detect/evaluateRules.ts';
 import type { FindingEvents } from '../../lib/detect/findingEvents.ts';
 import type { FindingLedger } from '../../lib/detect/findingLedger.ts';
 import { evaluateLiveRules } from '../../lib/detect/liveRules.ts';

@@ -14,7 +14,6 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct, type IDependable } from 'constructs';
 import { DETECT_SERVICE } from '../../functions/detect/detectTelemetry.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { FINDING_PK_PREFIX } from '../../lib/detect/versionedFindingLedger.ts';
 import { FINDINGS_COLUMNS, FINDINGS_TABLE } from '../../lib/detect/findingsDataset.ts';
 import { loadRulesSync } from '../../lib/detect/loadRules.ts';
 import {
@@ -26,6 +25,7 @@ import {
   tunnelSessionsOcsfSql,
 } from '../../lib/detect/ocsf.ts';
 import { parseDetectionSettings } from '../../lib/detect/ruleSettings.ts';
+import { FINDING_PK_PREFIX } from '../../lib/detect/versionedFindingLedger.ts';
 import {
   ACTIVE_TABLE,
   HISTORY_TABLE,

@@ -82,7 +82,12 @@ export const rememberMs = (rule: DetectionRule) =>
  * A rule's rows as incident candidates: grouped by its dedupe key, and within a key split where the
  * activity pauses for longer than the rule's quiet gap (one incident per burst).
  */
-export function toCandidates(rule: DetectionRule, hits: readonly RuleHit[], now: Date, source: Finding['source']): Finding[] {
+export function toCandidates(
+  rule: DetectionRule,
+  hits: readonly RuleHit[],
+  now: Date,
+  source: Finding['source'],
+): Finding[] {
   const gap = durationMs(rule.quiet_gap);
   const byKey = new Map<string, RuleHit[]>();
   for (const h of hits) {
@@ -234,11 +239,15 @@ export async function recordIncidents(
     const f = findingFromJson(held.entry.finding);
     const rule = ruleOf(f.rule_id);
     if (!rule) continue;
-    const o = await observeIncident(ledger, { ...f, revision: 0 }, {
-      quietGapMs: durationMs(rule.quiet_gap),
-      rememberMs: rememberMs(rule),
-      now,
-    });
+    const o = await observeIncident(
+      ledger,
+      { ...f, revision: 0 },
+      {
+        quietGapMs: durationMs(rule.quiet_gap),
+        rememberMs: rememberMs(rule),
+        now,
+      },
+    );
     if (o.deliver) toDeliver.push({ finding: o.finding, alert: o.alert });
   }
   const delivered: Finding[] = [];
@@ -250,7 +259,11 @@ export async function recordIncidents(
     if (!rule) continue;
     const status: DeliveryStatus = alert ? 'new' : 'updated';
     try {
-      await deps.deliver?.({ ...finding, record_ids: finding.record_ids.slice(0, RECORD_ID_SAMPLE) }, rule, status);
+      await deps.deliver?.(
+        { ...finding, record_ids: finding.record_ids.slice(0, RECORD_ID_SAMPLE) },
+        rule,
+        status,
+      );
     } catch (error) {
       deps.logger.error('delivery failed; the outbox keeps it', {
         finding: finding.finding_id,
@@ -265,7 +278,8 @@ export async function recordIncidents(
   const touched = new Set([...keys, ...left]);
   const done: string[] = [];
   for (const k of touched) if (!(await deliveryPending(ledger, k))) done.push(k);
-  if (done.length > 0) await updateOutbox(ledger, (held) => new Set([...held].filter((k) => !done.includes(k))));
+  if (done.length > 0)
+    await updateOutbox(ledger, (held) => new Set([...held].filter((k) => !done.includes(k))));
   if (failure !== undefined) throw failure;
   return { findings, delivered, updated };
 }

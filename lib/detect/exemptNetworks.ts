@@ -39,6 +39,8 @@ export function cidrPrefixes(cidr: string): string[] {
   return Array.from({ length: count }, (_, i) => {
     const d = whole > 0 ? `${head.slice(0, -1)}${(lastDigit + i).toString(16)}` : '';
     // Back into groups of four: `2001:0db8:` for 8 digits.
-    return (d.match(/.{1,4}/g) ?? []).join(':') + (d.length % 4 === 0 && d.length < 32 && d.length > 0 ? ':' : '');
+    return (
+      (d.match(/.{1,4}/g) ?? []).join(':') + (d.length % 4 === 0 && d.length < 32 && d.length > 0 ? ':' : '')
+    );
   });
 }

@@ -101,14 +101,9 @@ export async function commitFindings(
   }
   const total: CommitResult = { newRecords: 0, files: 0, bytes: 0 };
   for (const [dt, rows] of [...byDt].sort(([a], [b]) => a.localeCompare(b))) {
-    const r = await committer.commit(
-      findingsWriter,
-      dt,
-      new Set(rows.map(rowIdOf)),
-      async function* () {
-        for (const f of rows) yield [rowIdOf(f), f] as const;
-      },
-    );
+    const r = await committer.commit(findingsWriter, dt, new Set(rows.map(rowIdOf)), async function* () {
+      for (const f of rows) yield [rowIdOf(f), f] as const;
+    });
     total.newRecords += r.newRecords;
     total.files += r.files;
     total.bytes += r.bytes;

@@ -11,10 +11,12 @@ export const DELIVERY_LEASE_MS = 10 * 60_000;
 const ATTEMPTS = 12;
 
 /** A finding as JSON (times ISO 8601): what a ledger entry holds. */
-export type FindingJson = Omit<
-  Finding,
-  'first_seen' | 'last_seen' | 'detected_at' | 'updated_at'
-> & { first_seen: string; last_seen: string; detected_at: string; updated_at: string };
+export type FindingJson = Omit<Finding, 'first_seen' | 'last_seen' | 'detected_at' | 'updated_at'> & {
+  first_seen: string;
+  last_seen: string;
+  detected_at: string;
+  updated_at: string;
+};
 
 /** An incident of the key that a later one replaced, kept while a lookback can still see it. */
 export interface IncidentSpan {
@@ -213,11 +215,7 @@ function remember(e: LedgerEntry, opts: IncidentOptions): IncidentSpan[] {
 }
 
 /** Records that `revision` of the key's incident was delivered (and its `new` alert, when `alerted`). */
-export async function markDelivered(
-  ledger: FindingLedger,
-  f: Finding,
-  alerted: boolean,
-): Promise<void> {
+export async function markDelivered(ledger: FindingLedger, f: Finding, alerted: boolean): Promise<void> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const held = await ledger.read(f.dedupe_key);
     if (held === undefined || held.entry.finding.finding_id !== f.finding_id) return;

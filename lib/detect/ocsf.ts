@@ -140,7 +140,10 @@ export function toOcsfDetectionFinding(f: Finding, rule: DetectionRule): Record<
       first_seen_time: f.first_seen.getTime(),
       last_seen_time: f.last_seen.getTime(),
       analytic: { uid: f.rule_id, name: f.title, type_id: 1, type: 'Rule' },
-      attacks: rule.attack.techniques.map((t) => ({ technique: { uid: t }, tactic: { uid: rule.attack.tactic } })),
+      attacks: rule.attack.techniques.map((t) => ({
+        technique: { uid: t },
+        tactic: { uid: rule.attack.tactic },
+      })),
       related_events: f.record_ids.map((uid) => ({ uid })),
     },
     metadata: {

@@ -57,7 +57,8 @@ const RENDER: Record<string, (name: string, value: SettingValue) => string> = {
   allowlist: (n, v) => allowlistRegex(words(n, v)),
   holidays: (n, v) => {
     const days = words(n, v);
-    for (const d of days) if (!/^\d{4}-\d{2}-\d{2}$/.test(d)) throw invalid(n, `'${d}' is not a day, YYYY-MM-DD`);
+    for (const d of days)
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(d)) throw invalid(n, `'${d}' is not a day, YYYY-MM-DD`);
     return days.length === 0 ? "''" : days.map(sqlString).join(', ');
   },
   workdays: (n, v) => {
@@ -147,6 +148,7 @@ export function renderRuleSql(
       return v;
     });
   values.sessions = fill(sessionsSql(settings));
-  if (values.baseline_since !== undefined) values.baseline_sessions = fill(sessionsSql(settings, 'baseline_since'));
+  if (values.baseline_since !== undefined)
+    values.baseline_sessions = fill(sessionsSql(settings, 'baseline_since'));
   return fill(template);
 }

@@ -35,7 +35,10 @@ export function rulePage(rule: DetectionRule): string {
       ['author', rule.author],
       ['date', rule.date],
       ['modified', rule.modified],
-      ['ATT&CK tactic', `[${rule.attack.tactic} ${ATTACK_TACTICS[rule.attack.tactic]}](${attackUrl(rule.attack.tactic)})`],
+      [
+        'ATT&CK tactic',
+        `[${rule.attack.tactic} ${ATTACK_TACTICS[rule.attack.tactic]}](${attackUrl(rule.attack.tactic)})`,
+      ],
       [
         'ATT&CK techniques',
         rule.attack.techniques

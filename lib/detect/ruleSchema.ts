@@ -38,10 +38,14 @@ export const ruleTestSchema = z.strictObject({
 
 const attack = z
   .strictObject({
-    tactic: z.string().refine((t) => t in ATTACK_TACTICS, 'not an ATT&CK tactic id of lib/detect/attackIds.ts'),
+    tactic: z
+      .string()
+      .refine((t) => t in ATTACK_TACTICS, 'not an ATT&CK tactic id of lib/detect/attackIds.ts'),
     techniques: z
       .array(
-        z.string().refine((t) => t in ATTACK_TECHNIQUES, 'not an ATT&CK technique id of lib/detect/attackIds.ts'),
+        z
+          .string()
+          .refine((t) => t in ATTACK_TECHNIQUES, 'not an ATT&CK technique id of lib/detect/attackIds.ts'),
       )
       .min(1),
   })

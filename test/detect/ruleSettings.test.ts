@@ -39,7 +39,10 @@ describe('parseDetectionSettings / effectiveSettings', () => {
     [{ settings: { time_zone: 'Mars/Olympus' } }, /not an IANA time zone/],
     [{ settings: { holidays: ['25.12.2026'] } }, /not a day/],
     [{ settings: { workdays: ['monday', 'funday'] } }, /days are mon/],
-    [{ rules: { off_hours: { exempt_networks: ['198.51.100.0'] } } }, /exempt_networks: '198.51.100.0' is not a network/],
+    [
+      { rules: { off_hours: { exempt_networks: ['198.51.100.0'] } } },
+      /exempt_networks: '198.51.100.0' is not a network/,
+    ],
     [{ rules: { off_hours: { exempt_networks: ['198.51.100.0/33'] } } }, /lengths are 0 to 32/],
     [{ rules: { off_hours: { exempt_networks: ['2001:db8::/129'] } } }, /lengths are 0 to 128/],
     [{ rules: { off_hours: { exempt_tokens: ["x' OR 1=1"] } } }, /not a token digest/],
@@ -67,9 +70,9 @@ describe('renderRuleSql', () => {
         { since: '2026-03-01', until: '2026-03-02', now: NOW },
       ),
     ).toThrow(/time_zone/);
-    expect(() => renderRuleSql('SELECT {{nope}}', {}, { since: '2026-03-01', until: '2026-03-01', now: NOW })).toThrow(
-      /\{\{nope\}\}/,
-    );
+    expect(() =>
+      renderRuleSql('SELECT {{nope}}', {}, { since: '2026-03-01', until: '2026-03-01', now: NOW }),
+    ).toThrow(/\{\{nope\}\}/);
   });
 
   it('turns an allowlist into one anchored pattern of suffixes', () => {

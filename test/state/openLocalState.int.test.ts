@@ -5,8 +5,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { dynamoFindingLedger } from '../../lib/detect/dynamoFindingLedger.ts';
-import { versionedFindingLedger } from '../../lib/detect/versionedFindingLedger.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
 import { pendingWritesDir } from '../../lib/state/fileVersionedItems.ts';
@@ -104,7 +102,18 @@ describe('openLocalState', () => {
         version: 0,
       } as never);
       await store.putActiveState({ ...bigLive, version: 0 });
-      expect(await dynamoFindingLedger(client, LEGACY_LOCAL_TABLE, 'eval-1').claim('f1', 'k', T0)).toBe(true);
+      // A finding claim as earlier versions wrote it (plain attributes, no version).
+      await client.send(
+        new PutItemCommand({
+          TableName: LEGACY_LOCAL_TABLE,
+          Item: {
+            pk: { S: 'FINDING#f1' },
+            dedupeKey: { S: 'k' },
+            owner: { S: 'eval-1' },
+            expiresAt: { N: '0' },
+          },
+        }),
+      );
       await client.send(
         new PutItemCommand({
           TableName: LEGACY_LOCAL_TABLE,
@@ -129,9 +138,10 @@ describe('openLocalState', () => {
         owner: 'new-run',
         fence: 42,
       });
-      // The claim stays the first evaluation's.
-      expect(await versionedFindingLedger(local.items, 'eval-2').claim('f1', 'k', T0)).toBe(false);
-      expect(await versionedFindingLedger(local.items, 'eval-1').claim('f1', 'k', T0)).toBe(true);
+      // The claim moves as it was: the first evaluation's.
+      expect(JSON.parse((await local.items.get('FINDING#f1'))?.data ?? '{}')).toMatchObject({
+        owner: 'eval-1',
+      });
       // The live state is written on, and replaced, as any other.
       await local.state.putActiveState({ ...live(3), version: active?.version ?? 0 });
       expect((await local.state.getActiveState())?.gaps).toHaveLength(3);
