@@ -5,10 +5,10 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { versionedFindingLedger } from '../../lib/detect/versionedFindingLedger.ts';
 import type { Logger } from '../../lib/log/logger.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
-import { powertoolsFindingCounter, snsPublisher } from '../detect/awsFindingSinks.ts';
-import { eventBridgeFindingEvents, signedPutEvents } from '../detect/eventBridgeFindingEvents.ts';
-import { lambdaDetections } from '../detect/lambdaDetections.ts';
-import { liveAlerts } from '../detect/liveAlerts.ts';
+import { powertoolsFindingCounter, snsPublisher } from '../shared/awsFindingSinks.ts';
+import { eventBridgeFindingEvents, signedPutEvents } from '../shared/eventBridgeFindingEvents.ts';
+import { lambdaDetections } from '../shared/lambdaDetections.ts';
+import { liveAlerts } from '../shared/liveAlerts.ts';
 
 /** The snapshot Lambda's live-rule hook, wired to the state table (the ledger), the findings topic and EventBridge. */
 export async function liveAlertsFor(

@@ -221,7 +221,11 @@ export async function recordIncidents(
   if (keys.size > 0) await updateOutbox(ledger, (held) => new Set([...held, ...keys]));
   const findings: Finding[] = [];
   const toDeliver: { finding: Finding; alert: boolean }[] = [];
-  for (const c of candidates) {
+  // In key order: every evaluation meets the same keys in the same order.
+  const ordered = [...candidates].sort(
+    (a, b) => a.dedupe_key.localeCompare(b.dedupe_key) || +a.first_seen - +b.first_seen,
+  );
+  for (const c of ordered) {
     const rule = ruleOf(c.rule_id);
     if (!rule) continue;
     const o = await observeIncident(ledger, c, {

@@ -64,6 +64,54 @@ const rows = positive.flatMap((r) =>
   r.tests.filter((t) => t.findings.length > 0 && !t.settings && !t.since).flatMap((t) => t.rows as Row[]),
 );
 
+/**
+ * Two ledgers over one store whose first writes of a key meet: each waits until the other evaluation
+ * writes the same key, then both go to the store together. Records the keys whose writes overlapped and
+ * the writes that lost.
+ */
+function meetingLedgers(of: (owner: string) => FindingLedger) {
+  const meetings = new Map<string, { arrived: Set<string>; met: Promise<void>; meet(): void }>();
+  const overlapped = new Set<string>();
+  const lost: string[] = [];
+  const meeting = (key: string) => {
+    let entry = meetings.get(key);
+    if (!entry) {
+      let meet = () => {};
+      const met = new Promise<void>((resolve) => {
+        meet = resolve;
+      });
+      entry = { arrived: new Set(), met, meet };
+      meetings.set(key, entry);
+    }
+    return entry;
+  };
+  const wrap = (owner: string): FindingLedger => {
+    const inner = of(owner);
+    return {
+      owner: inner.owner,
+      read: (key) => inner.read(key),
+      readOutbox: () => inner.readOutbox(),
+      writeOutbox: (version, keys) => inner.writeOutbox(version, keys),
+      async write(key, version, entry) {
+        const m = meeting(key);
+        if (!m.arrived.has(owner)) {
+          m.arrived.add(owner);
+          if (m.arrived.size === 2) {
+            overlapped.add(key);
+            m.meet();
+          }
+          // Bounded: evaluations that never write the same key together fail the test, not hang it.
+          await Promise.race([m.met, new Promise((r) => setTimeout(r, 10_000).unref())]);
+        }
+        const won = await inner.write(key, version, entry);
+        if (!won) lost.push(key);
+        return won;
+      },
+    };
+  };
+  return { wrap, overlapped, lost };
+}
+
 interface Delivery {
   finding: Finding;
   status: DeliveryStatus;
@@ -124,16 +172,20 @@ describe.each(LEDGERS)('the incident ledger on $name', ({ ledger }) => {
   });
 
   it('two concurrent evaluations deliver each incident once between them', async () => {
-    const of = ledger('concurrent');
+    const met = meetingLedgers(ledger('concurrent'));
     const out: Delivery[] = [];
     const [a, b] = await Promise.all([
-      evaluate(of('run-c'), rows, '2026-03-02T23:00:00Z', out),
-      evaluate(of('run-d'), rows, '2026-03-02T23:00:01Z', out),
+      evaluate(met.wrap('run-c'), rows, '2026-03-02T23:00:00Z', out),
+      evaluate(met.wrap('run-d'), rows, '2026-03-02T23:00:01Z', out),
     ]);
     const ids = news(out);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.sort()).toEqual(a.findings.map((f) => f.finding_id).sort());
     expect(a.delivered.length + b.delivered.length).toBe(a.findings.length);
+    // Every incident was claimed by both at once, and one of the two claims lost each time.
+    const keys = a.findings.map((f) => f.dedupe_key).sort();
+    expect([...met.overlapped].sort()).toEqual(keys);
+    expect([...new Set(met.lost)].sort()).toEqual(keys);
   });
 
   it('more activity within the quiet gap updates the incident; after the gap it is a new one', async () => {
