@@ -1,6 +1,6 @@
 import type { Day } from '../clock/day.ts';
 import { sha256Hex } from '../records/sha256Hex.ts';
-import type { Severity } from './ruleSchema.ts';
+import type { KeyColumn, Severity } from './ruleSchema.ts';
 
 /** One row a rule's SQL returns, the same columns in both engines (docs/detections.md). */
 export interface RuleHit {
@@ -42,10 +42,6 @@ export interface Finding extends RuleHit {
   /** UTC day of detected_at: the partition of its row. */
   dt: Day;
 }
-
-/** The columns a rule's dedupe key may name. */
-export const KEY_COLUMNS = ['entity', 'token_hmac', 'client_network', 'session_id', 'first_seen'] as const;
-export type KeyColumn = (typeof KEY_COLUMNS)[number];
 
 type Keyed = Pick<RuleHit, 'entity' | 'token_hmac' | 'client_network' | 'session_id' | 'first_seen'>;
 

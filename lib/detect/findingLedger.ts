@@ -1,4 +1,33 @@
-import type { LedgerEntry } from './incidentLedger.ts';
+import type { Finding } from './finding.ts';
+
+/** A finding as JSON (times ISO 8601): what a ledger entry holds. */
+export type FindingJson = Omit<Finding, 'first_seen' | 'last_seen' | 'detected_at' | 'updated_at'> & {
+  first_seen: string;
+  last_seen: string;
+  detected_at: string;
+  updated_at: string;
+};
+
+/** An incident of the key that a later one replaced, kept while a lookback can still see it. */
+export interface IncidentSpan {
+  finding_id: string;
+  first_seen: string;
+  last_seen: string;
+}
+
+/** One dedupe key's ledger entry: its current incident, its delivery state, earlier incidents. */
+export interface LedgerEntry {
+  schema: 1;
+  finding: FindingJson;
+  /** The highest revision delivered (-1: none, so the first delivery is the `new` alert). */
+  delivered_revision: number;
+  /** `new` alert sent (SNS): once per incident. */
+  alerted: boolean;
+  lease: { owner: string; until: string } | null;
+  closed: IncidentSpan[];
+  /** Id of the write that stored this entry (a lost response, retried, recognises its own write). */
+  write_id: string;
+}
 
 /** A ledger entry as stored, with the version its next conditional write must name. */
 export interface StoredEntry {

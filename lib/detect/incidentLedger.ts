@@ -2,42 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { toDay } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { type Finding, findingIdOf } from './finding.ts';
-import type { FindingLedger } from './findingLedger.ts';
+import type { FindingJson, FindingLedger, IncidentSpan, LedgerEntry } from './findingLedger.ts';
 
 /** Record ids a ledger entry and a message keep at most (the count and the rows' SQL cover the rest). */
 export const RECORD_ID_SAMPLE = 200;
 /** How long a delivery an evaluation began is its own before another may finish it. */
 export const DELIVERY_LEASE_MS = 10 * 60_000;
 const ATTEMPTS = 12;
-
-/** A finding as JSON (times ISO 8601): what a ledger entry holds. */
-export type FindingJson = Omit<Finding, 'first_seen' | 'last_seen' | 'detected_at' | 'updated_at'> & {
-  first_seen: string;
-  last_seen: string;
-  detected_at: string;
-  updated_at: string;
-};
-
-/** An incident of the key that a later one replaced, kept while a lookback can still see it. */
-export interface IncidentSpan {
-  finding_id: string;
-  first_seen: string;
-  last_seen: string;
-}
-
-/** One dedupe key's ledger entry: its current incident, its delivery state, earlier incidents. */
-export interface LedgerEntry {
-  schema: 1;
-  finding: FindingJson;
-  /** The highest revision delivered (-1: none, so the first delivery is the `new` alert). */
-  delivered_revision: number;
-  /** `new` alert sent (SNS): once per incident. */
-  alerted: boolean;
-  lease: { owner: string; until: string } | null;
-  closed: IncidentSpan[];
-  /** Id of the write that stored this entry (a lost response, retried, recognises its own write). */
-  write_id: string;
-}
 
 export const findingToJson = (f: Finding): FindingJson => ({
   ...f,

@@ -1,10 +1,13 @@
 import * as z from 'zod';
 import { ATTACK_TACTICS, ATTACK_TECHNIQUES } from './attackIds.ts';
-import { KEY_COLUMNS } from './finding.ts';
 
 /** Levels, lowest first, as Sigma names them (OCSF severity_id 1..5: Informational .. Critical). */
 export const SEVERITIES = ['informational', 'low', 'medium', 'high', 'critical'] as const;
 export type Severity = (typeof SEVERITIES)[number];
+
+/** The columns a rule's dedupe key may name. */
+export const KEY_COLUMNS = ['entity', 'token_hmac', 'client_network', 'session_id', 'first_seen'] as const;
+export type KeyColumn = (typeof KEY_COLUMNS)[number];
 
 const DURATION = /^(\d+)(m|h|d)$/;
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;

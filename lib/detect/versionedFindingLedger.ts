@@ -1,8 +1,7 @@
 import { ArchiverError } from '../errors/archiverError.ts';
 import { sha256Hex } from '../records/sha256Hex.ts';
 import type { VersionedItems } from '../state/versionedItems.ts';
-import type { FindingLedger } from './findingLedger.ts';
-import type { LedgerEntry } from './incidentLedger.ts';
+import type { FindingLedger, LedgerEntry } from './findingLedger.ts';
 
 /** Key prefix of the ledger's items in the state table (beside `DAY#`, `PART#`, ...). */
 export const FINDING_PK_PREFIX = 'FINDING#';
