@@ -6,6 +6,7 @@ import { ArchiverError } from '../errors/archiverError.ts';
 import { ATHENA_TYPE, type ColumnSpec, schemaElements } from '../parquet/historySchema.ts';
 import { DEFAULT_PARQUET_COMPRESSION, parquetCompressors } from '../parquet/parquetCompression.ts';
 import { readRowGroups } from '../parquet/readHistoryParquet.ts';
+import { sha256Hex } from '../records/sha256Hex.ts';
 import type { Finding } from './finding.ts';
 
 type FindingColumn = ColumnSpec<Omit<Finding, 'dt'>>;
@@ -61,8 +62,9 @@ async function writeFindingsParquet(rows: readonly Finding[], localPath: string)
   return { rows: rows.length };
 }
 
-/** A row's id in its partition: the incident and its revision. */
-const rowIdOf = (f: Pick<Finding, 'finding_id' | 'revision'>) => `${f.finding_id}#${f.revision}`;
+/** A row's id in its partition (32 hex): the incident's id for its first revision, a hash of id and revision after. */
+const rowIdOf = (f: Pick<Finding, 'finding_id' | 'revision'>) =>
+  f.revision === 0 ? f.finding_id : sha256Hex(`${f.finding_id}#${f.revision}`).slice(0, 32);
 
 async function collect<T>(rows: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -79,7 +81,8 @@ export const findingsWriter: DatasetWriter<Finding> = {
   idOf: (row) => rowIdOf(row),
   readIds: async function* (source) {
     for await (const rows of readRowGroups(source, ['finding_id', 'revision']))
-      for (const row of rows) yield `${String(row.finding_id)}#${Number(row.revision ?? 0)}`;
+      for (const row of rows)
+        yield rowIdOf({ finding_id: String(row.finding_id), revision: Number(row.revision ?? 0) });
   },
   // A handful of findings per evaluation: one file, written from memory.
   write: async (rows, localPath) => writeFindingsParquet(await collect(rows), localPath),

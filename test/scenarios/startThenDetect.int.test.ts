@@ -24,7 +24,7 @@ beforeAll(async () => {
   const days = Array.from({ length: 12 }, (_, i) => addDays('2026-09-30', -i)).join(',');
   start = await cliIn(root, ['start', '--now', NOW, '--quiet', '--days', days]);
   // A baseline the 12 days hold: with the default 30 days the baseline rules are still warming up.
-  await writeFile(SETTINGS(root), 'settings:\n  baseline_days: 7\n');
+  await writeFile(SETTINGS(root), 'settings:\n  baseline_days: 10\n');
   detect = await cliIn(root, ['detect', '--now', LATER, '--json', '--settings', SETTINGS(root)]);
   findings = JSON.parse(detect.stdout || '[]');
   const q = await cliIn(root, [
