@@ -73,7 +73,7 @@ const detect = createDetectHandler({
       findings,
     ),
   publish: snsPublisher(sns, FINDINGS_TOPIC_ARN),
-  events: eventBridgeFindingEvents(signedPutEvents(process.env.AWS_REGION ?? 'us-east-1')),
+  events: eventBridgeFindingEvents(signedPutEvents(await sns.config.region())),
   countFindings: powertoolsFindingCounter(metrics),
   metrics,
   clock: systemClock,

@@ -19,6 +19,7 @@ export async function liveAlertsFor(
   logger: Logger,
 ) {
   const { rules, overrides } = await lambdaDetections(process.env, import.meta.url);
+  const sns = new SNSClient({});
   return liveAlerts({
     rules,
     overrides,
@@ -26,8 +27,8 @@ export async function liveAlertsFor(
       dynamoVersionedItems({ client: dynamo, table }),
       `snap-${randomUUID().slice(0, 8)}`,
     ),
-    publish: snsPublisher(new SNSClient({}), topicArn),
-    events: eventBridgeFindingEvents(signedPutEvents(process.env.AWS_REGION ?? 'us-east-1')),
+    publish: snsPublisher(sns, topicArn),
+    events: eventBridgeFindingEvents(signedPutEvents(await sns.config.region())),
     countFindings: powertoolsFindingCounter(metrics),
     logger,
   });
