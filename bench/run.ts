@@ -403,6 +403,17 @@ const { extraMeasurements } = await import('./extraMeasurements.ts');
 const extras = await extraMeasurements(only, quick);
 failed += extras.failed;
 
+if (!only || only.includes('detection-noise')) {
+  try {
+    // The team profile through every rule: new findings a week per rule (all of them false alarms).
+    const { detectionNoise } = await import('./detectionNoise.ts');
+    console.log(JSON.stringify({ bench: 'detection-noise', ...(await detectionNoise(quick ? 2 : 8)) }));
+  } catch (error) {
+    failed++;
+    console.log(JSON.stringify({ bench: 'detection-noise', error: String(error) }));
+  }
+}
+
 if (!only || only.includes('emulator-dataset')) {
   const { datasetGeneration } = await import('./datasetGeneration.ts');
   const d = datasetGeneration();

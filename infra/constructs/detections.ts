@@ -14,7 +14,6 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct, type IDependable } from 'constructs';
 import { DETECT_SERVICE } from '../../functions/shared/detectTelemetry.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { FINDING_PK_PREFIX } from '../../lib/detect/dynamoFindingLedger.ts';
 import { FINDINGS_COLUMNS, FINDINGS_TABLE } from '../../lib/detect/findingsDataset.ts';
 import { loadRulesSync } from '../../lib/detect/loadRules.ts';
 import {
@@ -26,6 +25,7 @@ import {
   tunnelSessionsOcsfSql,
 } from '../../lib/detect/ocsf.ts';
 import { parseDetectionSettings } from '../../lib/detect/ruleSettings.ts';
+import { FINDING_PK_PREFIX } from '../../lib/detect/versionedFindingLedger.ts';
 import {
   ACTIVE_TABLE,
   HISTORY_TABLE,
@@ -164,9 +164,27 @@ export class Detections extends Construct {
       (snapshot as NodejsFunction).addEnvironment('FINDINGS_TOPIC_ARN', this.topic.topicArn);
       (snapshot as NodejsFunction).addEnvironment('DETECTION_SETTINGS', JSON.stringify(props.settings ?? {}));
       snapshot.role?.addToPrincipalPolicy(this.publishStatement());
+      snapshot.role?.addToPrincipalPolicy(this.putEventsStatement());
       key.grant(snapshot, 'kms:Decrypt', 'kms:GenerateDataKey');
       snapshot.role?.addToPrincipalPolicy(claimsStatement(props.table, [FINDING_CLAIM_PKS]));
     }
+  }
+
+  /** events:PutEvents on the account's default bus alone (every new and updated finding). */
+  private putEventsStatement(): PolicyStatement {
+    const stack = Stack.of(this);
+    return new PolicyStatement({
+      effect: Effect.ALLOW,
+      actions: ['events:PutEvents'],
+      resources: [
+        stack.formatArn({
+          service: 'events',
+          resource: 'event-bus',
+          resourceName: 'default',
+          arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+        }),
+      ],
+    });
   }
 
   /** sns:Publish on the findings topic alone (grantPublish would add wildcard KMS actions). */
@@ -183,6 +201,7 @@ export class Detections extends Construct {
     const stack = Stack.of(this);
     logGroup.grantWrite(role);
     role.addToPolicy(this.publishStatement());
+    role.addToPolicy(this.putEventsStatement());
     const arn = (service: string, resource: string) => {
       const [type = resource, ...name] = resource.split('/');
       return name.length === 0

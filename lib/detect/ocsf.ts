@@ -8,8 +8,14 @@ export const OCSF_VERSION = '1.3.0';
 export const TUNNEL_SESSIONS_OCSF_VIEW = 'tunnel_sessions_ocsf';
 export const FINDINGS_OCSF_VIEW = 'tunnel_findings_ocsf';
 
-/** OCSF severity_id: 2 Low, 3 Medium, 4 High, 5 Critical. */
-export const OCSF_SEVERITY_ID: Record<Severity, number> = { low: 2, medium: 3, high: 4, critical: 5 };
+/** OCSF severity_id: 1 Informational, 2 Low, 3 Medium, 4 High, 5 Critical. */
+export const OCSF_SEVERITY_ID: Record<Severity, number> = {
+  informational: 1,
+  low: 2,
+  medium: 3,
+  high: 4,
+  critical: 5,
+};
 
 const PRODUCT = "CAST(ROW('tunnel-archiver', 'tunnel-archiver') AS ROW(name varchar, vendor_name varchar))";
 
@@ -134,7 +140,10 @@ export function toOcsfDetectionFinding(f: Finding, rule: DetectionRule): Record<
       first_seen_time: f.first_seen.getTime(),
       last_seen_time: f.last_seen.getTime(),
       analytic: { uid: f.rule_id, name: f.title, type_id: 1, type: 'Rule' },
-      attacks: rule.mitre.map((t) => ({ technique: { uid: t } })),
+      attacks: rule.attack.techniques.map((t) => ({
+        technique: { uid: t },
+        tactic: { uid: rule.attack.tactic },
+      })),
       related_events: f.record_ids.map((uid) => ({ uid })),
     },
     metadata: {
