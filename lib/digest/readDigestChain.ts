@@ -11,6 +11,8 @@ export interface ChainEntry {
   sha256: string;
   /** The parsed digest, or undefined when the object is not a valid digest (see `error`). */
   digest?: Digest;
+  /** The JSON exactly as stored, every member included: what the signature is checked over. */
+  stored?: Record<string, unknown>;
   error?: string;
 }
 
@@ -24,6 +26,12 @@ export interface DigestChain {
 }
 
 const DIGEST_READ_CONCURRENCY = 16;
+
+function describeIssue(issue: { message: string; path: PropertyKey[] } | undefined): string {
+  if (!issue) return 'invalid';
+  const at = issue.path.map(String).join('.');
+  return at === '' ? issue.message : `${at}: ${issue.message}`;
+}
 
 /** Reads the whole digest chain and the published public key. Read-only; validates each object with zod. */
 export async function readDigestChain(objects: ObjectStore): Promise<DigestChain> {
@@ -46,9 +54,13 @@ export async function readDigestChain(objects: ObjectStore): Promise<DigestChain
     if (!bytes) return undefined; // removed between list and get
     const entry: ChainEntry = { key, seq, sha256: sha256OfBytes(bytes) };
     try {
-      const parsed = digestSchema.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
-      if (parsed.success) entry.digest = parsed.data;
-      else entry.error = `not a valid digest: ${parsed.error.issues[0]?.message ?? 'invalid'}`;
+      const stored: unknown = JSON.parse(new TextDecoder().decode(bytes));
+      // Strict: a member the format does not define (added after signing, or by another writer) fails here.
+      const parsed = digestSchema.safeParse(stored);
+      if (parsed.success) {
+        entry.digest = parsed.data;
+        entry.stored = stored as Record<string, unknown>;
+      } else entry.error = `not a valid digest: ${describeIssue(parsed.error.issues[0])}`;
     } catch (error) {
       entry.error = `not JSON: ${(error as Error).message}`;
     }

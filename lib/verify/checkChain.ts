@@ -1,6 +1,7 @@
 import { digestKeys } from '../digest/digestKeys.ts';
 import { signedBytes } from '../digest/digestSchema.ts';
 import { verifySignature } from '../digest/digestSigner.ts';
+import { strictBase64 } from '../digest/strictBase64.ts';
 import type { DigestChain } from '../digest/readDigestChain.ts';
 import type { VerifyFailure } from './verifyTypes.ts';
 
@@ -75,12 +76,24 @@ export function checkChain(chain: DigestChain): VerifyFailure[] {
         });
       }
     }
-    if (pk) {
-      const signature = Buffer.from(d.signature, 'base64');
+    const signature = strictBase64(d.signature);
+    if (!signature) {
+      failures.push({
+        kind: 'signature',
+        object: entry.key,
+        message: `${entry.key}: the signature is not canonical standard base64 (padded, + and /): another spelling of a signature is not the signature`,
+      });
+    } else if (pk) {
+      // Over the JSON as stored, every member: never over what a schema kept of it.
       const valid =
         d.keyId === pk.info.keyId &&
         d.algorithm === pk.info.algorithm &&
-        verifySignature({ algorithm: d.algorithm, publicKeyPem: pk.pem, data: signedBytes(d), signature });
+        verifySignature({
+          algorithm: d.algorithm,
+          publicKeyPem: pk.pem,
+          data: signedBytes(entry.stored ?? d),
+          signature,
+        });
       if (!valid) {
         failures.push({
           kind: 'signature',
