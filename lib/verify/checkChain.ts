@@ -1,8 +1,8 @@
 import { digestKeys } from '../digest/digestKeys.ts';
 import { signedBytes } from '../digest/digestSchema.ts';
 import { verifySignature } from '../digest/digestSigner.ts';
-import { strictBase64 } from '../digest/strictBase64.ts';
 import type { DigestChain } from '../digest/readDigestChain.ts';
+import { strictBase64 } from '../digest/strictBase64.ts';
 import type { VerifyFailure } from './verifyTypes.ts';
 
 /**

@@ -234,31 +234,29 @@ describe('docs/verify-by-hand.sh, an auditor’s own verifier', () => {
     { algorithm: 'fixed' as const, name: 'intact', damage: () => undefined },
   ];
   for (const { algorithm, name, damage } of cases) {
-    {
-      it(`${algorithm}: ${name}: the script and verify agree, and both name the object`, async () => {
-        const copy = join(dir, `${algorithm}-${name.replace(/\W+/g, '-')}`);
-        cpSync(archives[algorithm], copy, {
-          recursive: true,
-          filter: (src) => !/\/\.(state|keys)(\/|$)/.test(src),
-        });
-        const object = damage(copy, algorithm);
-        const script = byHand(copy);
-        const verified = await verifyArchive(
-          { objects: createFileObjectStore(copy), clock: new ManualClock(NOW) },
-          { windowDays: 60 },
-        );
-        expect(script.out).not.toMatch(/command not found|No such file/);
-        expect(script.code === 0, script.out).toBe(verified.ok);
-        if (object === undefined) {
-          expect(script.code, script.out).toBe(0);
-          expect(script.out).toMatch(/^OK: 2 digest\(s\)/m);
-        } else {
-          expect(script.code, script.out).toBe(1);
-          expect(script.out).toContain(`${object}: `);
-          expect(verified.failures.map((f) => f.object)).toContain(object);
-        }
-        expect(existsSync(copy)).toBe(true);
+    it(`${algorithm}: ${name}: the script and verify agree, and both name the object`, async () => {
+      const copy = join(dir, `${algorithm}-${name.replace(/\W+/g, '-')}`);
+      cpSync(archives[algorithm], copy, {
+        recursive: true,
+        filter: (src) => !/\/\.(state|keys)(\/|$)/.test(src),
       });
-    }
+      const object = damage(copy, algorithm);
+      const script = byHand(copy);
+      const verified = await verifyArchive(
+        { objects: createFileObjectStore(copy), clock: new ManualClock(NOW) },
+        { windowDays: 60 },
+      );
+      expect(script.out).not.toMatch(/command not found|No such file/);
+      expect(script.code === 0, script.out).toBe(verified.ok);
+      if (object === undefined) {
+        expect(script.code, script.out).toBe(0);
+        expect(script.out).toMatch(/^OK: 2 digest\(s\)/m);
+      } else {
+        expect(script.code, script.out).toBe(1);
+        expect(script.out).toContain(`${object}: `);
+        expect(verified.failures.map((f) => f.object)).toContain(object);
+      }
+      expect(existsSync(copy)).toBe(true);
+    });
   }
 });
