@@ -3,6 +3,11 @@ import { canonicalJson } from '../records/canonicalJson.ts';
 import { SIGNATURE_ALGORITHMS } from './digestSigner.ts';
 
 export const DIGEST_FORMAT_VERSION = 1;
+/**
+ * Revision of docs/digest-format.md: a change to its text that leaves the bytes of a digest alone gets a
+ * new revision; a change to the bytes gets a new DIGEST_FORMAT_VERSION.
+ */
+export const DIGEST_SPEC_REVISION = 2;
 
 /**
  * One file as a digest lists it. `rows`, `min`, `max` are null when the file is not Parquet: a
