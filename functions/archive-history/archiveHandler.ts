@@ -8,10 +8,15 @@ import type { ArchiveDeps, ArchiveOptions, RunSummary } from '../../lib/engine/r
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import type { Logger } from '../../lib/log/logger.ts';
 import type { StateStore } from '../../lib/state/stateStore.ts';
+import { updateMeta } from '../../lib/state/updateMeta.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
-import { type VerifyOptions, verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
+import {
+  verifyWeekly,
+  type WeeklyVerifyOptions,
+  type WeeklyVerifyResult,
+} from '../../lib/verify/verifyWeekly.ts';
 import { parseArchiveEvent } from './parseArchiveEvent.ts';
 import { failureMetrics, type MetricPoint, summaryMetrics } from './runMetrics.ts';
 import { METRIC } from './telemetryNames.ts';
@@ -41,8 +46,11 @@ export interface ArchiveHandlerDeps {
   run?: (deps: ArchiveDeps, options: ArchiveOptions) => Promise<RunSummary>;
   /** Token HMAC key and digest signer, loaded once per container; handed to the engine with its deps. */
   getKeys: () => Promise<{ tokenKey: Uint8Array; signer: DigestSigner }>;
-  /** The verifier; injectable like `run`. */
-  verify?: (deps: { objects: ObjectStore; clock: Clock }, options: VerifyOptions) => Promise<VerifyResult>;
+  /** The weekly verifier; injectable like `run`. */
+  verify?: (
+    deps: { objects: ObjectStore; clock: Clock },
+    options: WeeklyVerifyOptions,
+  ) => Promise<VerifyResult | WeeklyVerifyResult>;
   /** Writes `reports/index.html` after a verify; injectable like `run` (default: `publishReport`, loaded then). */
   publishReport?: PublishReport;
 }
@@ -65,17 +73,22 @@ export function createArchiveHandler(deps: ArchiveHandlerDeps) {
     for (const p of points) metrics.addMetric(p.name, 'Count', p.value);
   };
 
-  const verify = deps.verify ?? verifyArchive;
+  const verify = deps.verify ?? verifyWeekly;
 
-  /** `{ "verify": true }`: read-only checks plus the API comparison; failures are counted, logged one by one. */
+  /**
+   * `{ "verify": true }`: the weekly check (new work in full, a rotating slice of the rest, bounded in the
+   * archive's age) plus the API comparison; failures are counted and logged one by one, and where it
+   * stands is recorded in META (`verified`), which `status` and the report show.
+   */
   const runVerify = async (): Promise<VerifyResult> => {
     logger.info('verify starting', {});
     const api = deps.createApi(await deps.getApiKey());
     const { tokenKey } = await deps.getKeys();
     // The head every run records in the state table: a bucket writer who removes the newest digests
     // cannot also rewind it, so the weekly check notices a truncated chain.
-    const head = (await deps.state.getMeta())?.chainHead;
-    let result: VerifyResult;
+    const meta = await deps.state.getMeta();
+    const head = meta?.chainHead;
+    let result: VerifyResult | WeeklyVerifyResult;
     try {
       result = await verify(
         { objects: deps.objects, clock },
@@ -87,15 +100,17 @@ export function createArchiveHandler(deps: ArchiveHandlerDeps) {
           ...(head
             ? { expectedHeads: [{ seq: head.seq, sha256: head.sha256, source: 'the state table' }] }
             : {}),
+          ...(meta?.verified ? { progress: meta.verified } : {}),
         },
       );
     } finally {
       await api.close();
     }
+    if ('weekly' in result) await recordProgress(result.weekly.progress);
     metrics.addMetric(METRIC.VerifyFailures, 'Count', result.failures.length);
     metrics.addMetric(METRIC.VerifyPending, 'Count', result.pending);
     for (const f of result.failures) logger.error('verify failure', { ...f });
-    const { days: _days, failures, ...totals } = result;
+    const { days: _days, failures, ...totals } = result as WeeklyVerifyResult;
     logger.info('verify finished', { ...totals, failures: failures.length });
     // The weekly picture of the archive: a report that cannot be written is logged, and the verify
     // result (its metrics and alarm) stands.
@@ -109,6 +124,17 @@ export function createArchiveHandler(deps: ArchiveHandlerDeps) {
       logger.error('report not written', { error: (error as Error).message });
     }
     return result;
+  };
+
+  /** Where the weekly verify stands, in META; its head only moves forward (a slower verify never rewinds it). */
+  const recordProgress = async (progress: WeeklyVerifyResult['weekly']['progress']): Promise<void> => {
+    try {
+      await updateMeta(deps.state, (fresh) =>
+        (fresh.verified?.head.seq ?? 0) > progress.head.seq ? undefined : { ...fresh, verified: progress },
+      );
+    } catch (error) {
+      logger.warn('could not record the weekly verify in META', { error: (error as Error).message });
+    }
   };
 
   return async (event: unknown, context: InvocationContext): Promise<RunSummary | VerifyResult> => {

@@ -104,6 +104,8 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
       Key: fullKey(key),
       Body: bytes,
       ContentLength: bytes.byteLength,
+      // S3 keeps the object's full SHA-256, which the weekly verify compares with the digest without a read.
+      ChecksumAlgorithm: 'SHA256',
       // A page opened from a presigned URL must be served as HTML, not downloaded.
       ...(key.endsWith('.html') ? { ContentType: 'text/html; charset=utf-8' } : {}),
       ...condition,
@@ -118,7 +120,13 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
         const body = createReadStream(localPath);
         try {
           await client.send(
-            new PutObjectCommand({ Bucket: bucket, Key: fullKey(key), Body: body, ContentLength: size }),
+            new PutObjectCommand({
+              Bucket: bucket,
+              Key: fullKey(key),
+              Body: body,
+              ContentLength: size,
+              ChecksumAlgorithm: 'SHA256',
+            }),
           );
         } finally {
           body.destroy();
@@ -194,6 +202,24 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
       }
     },
 
+    async storedChecksum(key) {
+      try {
+        const out = await client.send(
+          new HeadObjectCommand({ Bucket: bucket, Key: fullKey(key), ChecksumMode: 'ENABLED' }),
+        );
+        const size = out.ContentLength ?? 0;
+        // A multipart upload's checksum is of its parts (COMPOSITE, `…-N`): not the object's SHA-256.
+        const full = out.ChecksumType === undefined || out.ChecksumType === 'FULL_OBJECT';
+        const sha = out.ChecksumSHA256;
+        return full && sha !== undefined && !sha.includes('-')
+          ? { size, sha256: Buffer.from(sha, 'base64').toString('hex') }
+          : { size };
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw storeFailed(`cannot stat ${where(key)}`, error);
+      }
+    },
+
     async *list(prefix): AsyncGenerator<ObjectInfo> {
       let token: string | undefined;
       do {
@@ -211,7 +237,11 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
         }
         for (const obj of page.Contents ?? []) {
           if (obj.Key === undefined || !obj.Key.startsWith(rootSlash)) continue;
-          yield { key: obj.Key.slice(rootSlash.length), size: obj.Size ?? 0 };
+          yield {
+            key: obj.Key.slice(rootSlash.length),
+            size: obj.Size ?? 0,
+            ...(obj.LastModified ? { modifiedAt: obj.LastModified } : {}),
+          };
         }
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token !== undefined);
@@ -236,6 +266,8 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
                 CopySource: copySource(bucket, fullKey(fromKey)),
                 // Write-once: the bucket policy refuses a copy into history/ without it.
                 IfNoneMatch: '*',
+                // The published object keeps a full-object SHA-256 of its own (computed by S3 on copy).
+                ChecksumAlgorithm: 'SHA256',
               }),
             );
             await deleteKey(fromKey);

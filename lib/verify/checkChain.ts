@@ -10,7 +10,11 @@ import type { VerifyFailure } from './verifyTypes.ts';
  * each digest links to its predecessor by key and SHA-256, and each signature verifies under the
  * published key. Pure over the chain already read.
  */
-export function checkChain(chain: DigestChain): VerifyFailure[] {
+export function checkChain(
+  chain: DigestChain,
+  /** A part of the chain: the position its first entry holds (no hole reported before it, no empty chain). */
+  segment?: { from: number },
+): VerifyFailure[] {
   const failures: VerifyFailure[] = [];
   const pk = chain.publicKey;
   if (chain.publicKeyError) {
@@ -22,7 +26,7 @@ export function checkChain(chain: DigestChain): VerifyFailure[] {
       message: 'the public key is not published: no digest can be checked',
     });
   }
-  if (chain.entries.length === 0) {
+  if (chain.entries.length === 0 && !segment) {
     failures.push({
       kind: 'chain',
       object: digestKeys.digest(1),
@@ -34,7 +38,7 @@ export function checkChain(chain: DigestChain): VerifyFailure[] {
   }
   let prev: DigestChain['entries'][number] | undefined;
   for (const entry of chain.entries) {
-    const expectedSeq = (prev?.seq ?? 0) + 1;
+    const expectedSeq = prev ? prev.seq + 1 : (segment?.from ?? 1);
     for (let s = expectedSeq; s < entry.seq; s++) {
       const missing = digestKeys.digest(s);
       failures.push({

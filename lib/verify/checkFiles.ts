@@ -173,7 +173,7 @@ export async function checkFiles(
 }
 
 /** Footer row count and SHA-256 of a stored object, by ranged reads; undefined when it is gone. */
-async function readFileFacts(
+export async function readFileFacts(
   objects: ObjectStore,
   o: ObjectInfo,
   parquet: boolean,
@@ -193,7 +193,7 @@ async function readFileFacts(
  * The ids of one partition, with the file each came from: one `IdSet` per file, and one for the whole
  * partition so that the common case (a new id) is a single lookup; only a double searches the files.
  */
-class PartitionIds {
+export class PartitionIds {
   readonly #all = new IdSet();
   readonly #files: { key: string; ids: IdSet }[] = [];
 
