@@ -5,19 +5,28 @@
  */
 const LAYERS = [
   ['errors', ['errors']],
-  ['foundation', ['clock', 'log', 'url', 'util']],
+  ['foundation', ['clock', 'log', 'url', 'ids', 'process', 'concurrency', 'fingerprint']],
   ['data', ['records', 'store', 'state']],
-  ['io', ['upstream', 'parquet', 'emulator']],
+  ['io', ['upstream', 'emulator']],
   ['commit', ['commit']],
+  ['parquet', ['parquet']],
   ['digest', ['digest']],
   ['features', ['keys', 'active']],
-  ['engine', ['engine']],
-  ['tools', ['verify', 'query', 'config']],
-  ['detect', ['detect']],
+  ['stage-parts', ['days', 'walk', 'recover']],
+  ['run', ['run']],
+  ['fanout', ['fanout']],
+  ['tools', ['verify', 'query', 'config', 'status']],
+  ['views', ['report', 'detect']],
   ['cli', ['cli']],
 ];
 
 const folders = (list) => `^lib/(${list.join('|')})/`;
+
+/**
+ * The one file a lower layer may import from a higher one: the digest's intake (META's notes of the files
+ * the next digest lists) is written by the committer as it commits; it imports nothing above lib/state.
+ */
+const DOWNWARD_INTAKE = '^lib/digest/pendingDigest[.]ts$';
 
 const layerRules = LAYERS.slice(0, -1).map(([name, own], i) => {
   const higher = LAYERS.slice(i + 1).flatMap(([, f]) => f);
@@ -26,7 +35,7 @@ const layerRules = LAYERS.slice(0, -1).map(([name, own], i) => {
     comment: `lib/{${own.join(',')}} is the ${name} layer: it must not import a higher layer (${higher.join(', ')})`,
     severity: 'error',
     from: { path: folders(own) },
-    to: { path: folders(higher) },
+    to: { path: folders(higher), pathNot: DOWNWARD_INTAKE },
   };
 });
 
@@ -43,6 +52,13 @@ module.exports = {
   forbidden: [
     ...layerRules,
     ...sameLayerRules,
+    {
+      name: 'digest-intake-stays-low',
+      comment: 'lib/digest/pendingDigest.ts, which the committer imports, imports nothing above lib/state',
+      severity: 'error',
+      from: { path: DOWNWARD_INTAKE },
+      to: { path: folders(LAYERS.slice(3).flatMap(([, f]) => f)) },
+    },
     {
       name: 'lib-below-entry-points',
       comment: 'lib/ is the core: it never imports the Lambda handlers, the CDK app, the bench or the tests',

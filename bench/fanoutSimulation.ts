@@ -14,17 +14,17 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { systemClock } from '../lib/clock/clock.ts';
 import { ed25519Signer } from '../lib/digest/ed25519Signer.ts';
 import { EMULATOR_PAID_KEY, startEmulator } from '../lib/emulator/startEmulator.ts';
-import { finishFanout } from '../lib/engine/fanoutFinish.ts';
-import { planFanout } from '../lib/engine/fanoutPlan.ts';
-import { fanoutItemSchema } from '../lib/engine/fanoutTypes.ts';
-import { walkFanoutItem } from '../lib/engine/fanoutWalk.ts';
-import type { ArchiveOptions } from '../lib/engine/runTypes.ts';
+import { fanoutItemSchema } from '../lib/fanout/fanoutTypes.ts';
+import { finishFanout } from '../lib/fanout/finishFanout.ts';
+import { planFanout } from '../lib/fanout/planFanout.ts';
+import { walkFanoutItem } from '../lib/fanout/walkFanoutItem.ts';
+import { IdSet } from '../lib/ids/idSet.ts';
 import { silentLogger } from '../lib/log/logger.ts';
+import type { ArchiveOptions } from '../lib/run/runTypes.ts';
 import { createDynamoStateStore, ensureStateTable } from '../lib/state/dynamoStateStore.ts';
 import { startLocalDynamo } from '../lib/state/localDynamo.ts';
 import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
 import { createTunnelApiClient } from '../lib/upstream/createTunnelApiClient.ts';
-import { IdSet } from '../lib/util/idSet.ts';
 import { flatDayDataset } from './scaledDataset.ts';
 
 /** The figures: a 2M-session day, 150 ms a request, pages capped at 100 rows. */

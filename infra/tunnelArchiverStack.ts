@@ -1,7 +1,7 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { INTEGRITY_ENV } from '../functions/archive-history/telemetryNames.ts';
+import { INTEGRITY_ENV } from '../functions/shared/telemetryNames.ts';
 import { asIBucket, asITable } from './cdkTypes.ts';
 import { ActiveCatalog } from './constructs/activeCatalog.ts';
 import { ApiKeySecret } from './constructs/apiKeySecret.ts';

@@ -3,10 +3,10 @@ import { budgetFromRemaining } from '../../lib/clock/deadlineBudget.ts';
 import { archiveOptionsFromConfig } from '../../lib/config/archiveOptionsFromConfig.ts';
 import type { Config } from '../../lib/config/loadConfig.ts';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
-import { runArchive } from '../../lib/engine/runArchive.ts';
-import type { ArchiveDeps, ArchiveOptions, RunSummary } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import type { Logger } from '../../lib/log/logger.ts';
+import { runArchive } from '../../lib/run/runArchive.ts';
+import type { ArchiveDeps, ArchiveOptions, RunSummary } from '../../lib/run/runTypes.ts';
 import type { StateStore } from '../../lib/state/stateStore.ts';
 import { updateMeta } from '../../lib/state/updateMeta.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
@@ -17,9 +17,9 @@ import {
   type WeeklyVerifyOptions,
   type WeeklyVerifyResult,
 } from '../../lib/verify/verifyWeekly.ts';
+import { failureMetrics, type MetricPoint, summaryMetrics } from '../shared/runMetrics.ts';
+import { METRIC } from '../shared/telemetryNames.ts';
 import { parseArchiveEvent } from './parseArchiveEvent.ts';
-import { failureMetrics, type MetricPoint, summaryMetrics } from './runMetrics.ts';
-import { METRIC } from './telemetryNames.ts';
 
 /** Port: where counts go. Powertools `Metrics` satisfies it. */
 export interface MetricsSink {

@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import { budgetFromRemaining } from '../../lib/clock/deadlineBudget.ts';
 import { archiveOptionsFromConfig } from '../../lib/config/archiveOptionsFromConfig.ts';
-import type { ArchiveDeps, ArchiveOptions } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import type { ArchiveDeps, ArchiveOptions } from '../../lib/run/runTypes.ts';
 import type { ArchiveHandlerDeps, InvocationContext } from '../archive-history/archiveHandler.ts';
-import { failureMetrics, summaryMetrics } from '../archive-history/runMetrics.ts';
+import { failureMetrics, summaryMetrics } from '../shared/runMetrics.ts';
 import { finishStep, finishStepEvent } from './finishStep.ts';
 import { planStep, planStepEvent } from './planStep.ts';
 import { walkStep, walkStepEvent } from './walkStep.ts';

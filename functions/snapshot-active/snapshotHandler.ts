@@ -16,7 +16,7 @@ export interface SnapshotHandlerDeps {
   state: LiveStore;
   commitRows: SnapshotActiveDeps['commitRows'];
   rebuildFromArchive?: SnapshotActiveDeps['rebuildFromArchive'];
-  /** The live detection rules on each snapshot (functions/detect/liveAlerts.ts). */
+  /** The live detection rules on each snapshot (functions/shared/liveAlerts.ts). */
   afterSnapshot?: SnapshotActiveDeps['afterSnapshot'];
   clock: Clock;
   logger: Logger;

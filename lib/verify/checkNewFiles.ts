@@ -1,8 +1,8 @@
+import { mapLimit } from '../concurrency/mapLimit.ts';
 import type { DigestFile } from '../digest/digestSchema.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { readStringColumn } from '../parquet/readHistoryParquet.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
-import { mapLimit } from '../util/mapLimit.ts';
 import { PartitionIds, readFileFacts } from './checkFiles.ts';
 import type { VerifyFailure } from './verifyTypes.ts';
 

@@ -1,8 +1,8 @@
+import { mapLimit } from '../concurrency/mapLimit.ts';
 import { sha256OfSource } from '../digest/describeDataFile.ts';
 import type { DigestFile } from '../digest/digestSchema.ts';
 import { objectSource } from '../store/byteSource.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
-import { mapLimit } from '../util/mapLimit.ts';
 import type { VerifyFailure } from './verifyTypes.ts';
 
 const CONCURRENCY = 8;

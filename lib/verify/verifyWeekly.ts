@@ -1,13 +1,13 @@
 import type { Clock } from '../clock/clock.ts';
 import { addDays, toDay } from '../clock/day.ts';
+import { windowStartOf } from '../days/planDays.ts';
 import { digestKeys } from '../digest/digestKeys.ts';
 import type { DigestFile } from '../digest/digestSchema.ts';
 import { type ChainEntry, type DigestChain, readPublicKey } from '../digest/readDigestChain.ts';
-import { windowStartOf } from '../engine/planDays.ts';
-import { DEFAULT_MAX_PASSES } from '../engine/walkDay.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { VerifyProgress } from '../state/stateStore.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
+import { DEFAULT_MAX_PASSES } from '../walk/walkDay.ts';
 import { checkChain } from './checkChain.ts';
 import { checkHead } from './checkHead.ts';
 import { checkNewFiles } from './checkNewFiles.ts';

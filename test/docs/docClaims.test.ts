@@ -3,7 +3,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ISSUE22_EXTRAS } from '../../bench/issue22Extras.ts';
-import { METRIC } from '../../functions/archive-history/telemetryNames.ts';
+import { METRIC } from '../../functions/shared/telemetryNames.ts';
 import { TABLE_NAME } from '../../infra/constructs/historyCatalog.ts';
 import type { TunnelArchiverStack } from '../../infra/tunnelArchiverStack.ts';
 import { EXIT_CODES } from '../../lib/cli/exitCodes.ts';
@@ -12,12 +12,12 @@ import { SETTINGS } from '../../lib/config/configSpec.ts';
 import { DT_PROJECTION_RANGE, TABLES } from '../../lib/config/tableNames.ts';
 import { DEFAULT_ROW_GROUP_BYTES } from '../../lib/parquet/historyParquetFile.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
-import { ACTIVE_CHUNK_PREFIX, CHUNK_BYTES } from '../../lib/state/activeChunks.ts';
 import {
   HEAP_GROWING_PERCENT,
   HEAP_HEADROOM_BYTES,
   TWO_HEAPS_GROWING_PERCENT,
-} from '../../lib/util/relieveHeap.ts';
+} from '../../lib/process/relieveHeap.ts';
+import { ACTIVE_CHUNK_PREFIX, CHUNK_BYTES } from '../../lib/state/activeChunks.ts';
 import { synthApp } from '../infra/testApp.ts';
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');

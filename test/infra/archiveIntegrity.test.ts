@@ -9,7 +9,7 @@ import {
   METRIC,
   METRICS_NAMESPACE,
   SERVICE_NAME,
-} from '../../functions/archive-history/telemetryNames.ts';
+} from '../../functions/shared/telemetryNames.ts';
 import { DEFAULT_VERIFY_SCHEDULE } from '../../infra/constructs/archiveIntegrity.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { digestKeys } from '../../lib/digest/digestKeys.ts';

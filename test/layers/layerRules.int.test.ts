@@ -35,15 +35,15 @@ async function cruise(files: Record<string, string>): Promise<{ code: number; ou
 }
 
 describe('the layer rules (npm run layers, part of npm test)', () => {
-  const engine = { 'lib/engine/runIt.ts': 'export const run = 1;\n' };
+  const run = { 'lib/run/runIt.ts': 'export const run = 1;\n' };
 
   it('a lower layer importing a higher one fails, and the message names the rule', async () => {
     const r = await cruise({
-      ...engine,
-      'lib/util/helper.ts': "import { run } from '../engine/runIt.ts';\nexport const x = run;\n",
+      ...run,
+      'lib/clock/helper.ts': "import { run } from '../run/runIt.ts';\nexport const x = run;\n",
     });
     expect(r.code).not.toBe(0);
-    expect(r.out).toMatch(/error layer-foundation: lib\/util\/helper\.ts → lib\/engine\/runIt\.ts/);
+    expect(r.out).toMatch(/error layer-foundation: lib\/clock\/helper\.ts → lib\/run\/runIt\.ts/);
   });
 
   it('two folders of one layer importing each other fail (no folder cycles)', async () => {
@@ -57,7 +57,7 @@ describe('the layer rules (npm run layers, part of npm test)', () => {
 
   it('the AWS SDK outside its adapters fails', async () => {
     const r = await cruise({
-      'lib/engine/usesSdk.ts': "import { S3Client } from '@aws-sdk/client-s3';\nexport const c = S3Client;\n",
+      'lib/run/usesSdk.ts': "import { S3Client } from '@aws-sdk/client-s3';\nexport const c = S3Client;\n",
     });
     expect(r.code).not.toBe(0);
     expect(r.out).toContain('aws-sdk-only-in-adapters');
@@ -65,9 +65,9 @@ describe('the layer rules (npm run layers, part of npm test)', () => {
 
   it('the control: a higher layer importing a lower one passes', async () => {
     const r = await cruise({
-      ...engine,
-      'lib/util/helper.ts': 'export const x = 1;\n',
-      'lib/engine/uses.ts': "import { x } from '../util/helper.ts';\nexport const y = x;\n",
+      ...run,
+      'lib/clock/helper.ts': 'export const x = 1;\n',
+      'lib/run/uses.ts': "import { x } from '../clock/helper.ts';\nexport const y = x;\n",
     });
     expect(r.code, r.out).toBe(0);
   });
