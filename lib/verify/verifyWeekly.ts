@@ -293,7 +293,8 @@ async function rotate(
 }> {
   const target = progress.head.seq;
   let { startedAt, nextSeq } = progress.rotation;
-  if (nextSeq > target) {
+  // Done, or its period is over (what was left went in its last week): a new rotation from digest 1.
+  if (nextSeq > target || now.getTime() - Date.parse(startedAt) >= periodWeeks * WEEK_MS) {
     startedAt = now.toISOString();
     nextSeq = 1;
   }
