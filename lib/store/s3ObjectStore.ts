@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import {
@@ -57,6 +58,13 @@ function isNotFound(error: unknown): boolean {
   );
 }
 
+/** SHA-256 (base64) of a local file, streamed: the full-object checksum S3 checks and keeps. */
+async function sha256Base64OfFile(localPath: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(localPath)) hash.update(chunk as Buffer);
+  return hash.digest('base64');
+}
+
 /** `CopySource` is `bucket/key` URL-encoded per segment (keys carry `=` from Hive partitions). */
 function copySource(bucket: string, key: string): string {
   // '=' (Hive partitions) is kept literal: S3 accepts it, and s3rver does not decode '%3D'.
@@ -104,8 +112,10 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
       Key: fullKey(key),
       Body: bytes,
       ContentLength: bytes.byteLength,
-      // S3 keeps the object's full SHA-256, which the weekly verify compares with the digest without a read.
-      ChecksumAlgorithm: 'SHA256',
+      // S3 checks and keeps the object's full SHA-256, which the weekly verify compares with the digest
+      // without a read. Sent as a header computed here (the SDK's own would stream it as an aws-chunked
+      // trailer, which S3-compatible servers store as part of the body).
+      ChecksumSHA256: createHash('sha256').update(bytes).digest('base64'),
       // A page opened from a presigned URL must be served as HTML, not downloaded.
       ...(key.endsWith('.html') ? { ContentType: 'text/html; charset=utf-8' } : {}),
       ...condition,
@@ -117,6 +127,7 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
     async putFile(key, localPath) {
       try {
         const { size } = await stat(localPath);
+        const checksum = await sha256Base64OfFile(localPath);
         const body = createReadStream(localPath);
         try {
           await client.send(
@@ -125,7 +136,7 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
               Key: fullKey(key),
               Body: body,
               ContentLength: size,
-              ChecksumAlgorithm: 'SHA256',
+              ChecksumSHA256: checksum,
             }),
           );
         } finally {
