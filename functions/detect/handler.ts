@@ -23,11 +23,11 @@ import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
 import { s3ClientConfig, tableFromStateUrl } from '../shared/awsClients.ts';
 import { powertoolsFindingCounter, snsPublisher } from '../shared/awsFindingSinks.ts';
+import { DETECT_SERVICE, METRICS_NAMESPACE } from '../shared/detectTelemetry.ts';
 import { lambdaDetections } from '../shared/lambdaDetections.ts';
 import { loggerPort } from '../shared/loggerPort.ts';
 import { athenaRuleEngine } from './athenaRuleEngine.ts';
 import { createDetectHandler } from './detectHandler.ts';
-import { DETECT_SERVICE, METRICS_NAMESPACE } from './detectTelemetry.ts';
 
 const logger = new Logger({ serviceName: DETECT_SERVICE });
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: DETECT_SERVICE });

@@ -1,6 +1,6 @@
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
-import type { FindingCounter } from '../detect/detectHandler.ts';
+import type { FindingCounter } from './countPerRule.ts';
 
 /** Publishes a finding's message to the findings topic. */
 export function snsPublisher(sns: Pick<SNSClient, 'send'>, topicArn: string) {

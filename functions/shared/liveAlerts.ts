@@ -5,8 +5,8 @@ import { evaluateLiveRules } from '../../lib/detect/liveRules.ts';
 import type { DetectionRule } from '../../lib/detect/ruleSchema.ts';
 import type { DetectionSettings } from '../../lib/detect/ruleSettings.ts';
 import type { ActiveObservations } from '../../lib/state/stateStore.ts';
-import { countPerRule, type FindingCounter } from '../detect/detectHandler.ts';
-import { DETECT_METRIC } from '../detect/detectTelemetry.ts';
+import { countPerRule, type FindingCounter } from './countPerRule.ts';
+import { DETECT_METRIC } from './detectTelemetry.ts';
 
 /**
  * The snapshot function's `afterSnapshot`: the live rules on the new observations, each finding

@@ -317,7 +317,7 @@ export interface LeaseStore {
   releaseLease(lease: Lease): Promise<void>;
 }
 
-/** Live-session observations (issue 9); `undefined` before the first snapshot. */
+/** Live-session observations; `undefined` before the first snapshot. */
 export interface LiveStore {
   getActiveState(): Promise<ActiveState | undefined>;
   putActiveState(state: ActiveState): Promise<ActiveState>;

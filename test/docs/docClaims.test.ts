@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ISSUE22_EXTRAS } from '../../bench/issue22Extras.ts';
+import { EXTRA_MEASUREMENTS } from '../../bench/extraMeasurements.ts';
 import { METRIC } from '../../functions/shared/telemetryNames.ts';
 import { TABLE_NAME } from '../../infra/constructs/historyCatalog.ts';
 import type { TunnelArchiverStack } from '../../infra/tunnelArchiverStack.ts';
@@ -113,7 +113,7 @@ describe('README and docs/', () => {
     )?.[1];
     expect(stated, 'docs/development.md lists the names').toBeDefined();
     const names = [...(stated ?? '').matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]);
-    expect(names.sort()).toEqual([...ISSUE22_EXTRAS].sort());
+    expect(names.sort()).toEqual([...EXTRA_MEASUREMENTS].sort());
   });
 
   it('names in "Where is X" only modules that exist', () => {

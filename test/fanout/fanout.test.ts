@@ -134,7 +134,7 @@ describe('fan-out in process (plan, map items at once, finish)', () => {
     await expectIdsExact(w.objects, w.truth);
   });
 
-  it('a steady orchestration lists nothing: it works from the state it trusts and the files it noted (#18)', async () => {
+  it('a steady orchestration lists nothing: it works from the state it trusts and the files it noted', async () => {
     const w = world(false, 3);
     for (let i = 0; i < 4 && !(await w.state.getDay(w.giant))?.complete; i++) await w.orchestrate();
     const first = (await w.state.getMeta())?.chainHead;

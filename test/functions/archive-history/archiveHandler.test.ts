@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type ArchiveHandlerDeps,
-  createArchiveHandler,
-} from '../../../functions/archive-history/archiveHandler.ts';
+import { createArchiveHandler } from '../../../functions/archive-history/archiveHandler.ts';
+import type { ArchiveHandlerDeps } from '../../../functions/shared/archiveHandlerDeps.ts';
 import { ManualClock } from '../../../lib/clock/clock.ts';
 import { loadConfig } from '../../../lib/config/loadConfig.ts';
 import { ArchiverError } from '../../../lib/errors/archiverError.ts';

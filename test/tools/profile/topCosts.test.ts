@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { byFunction, type CpuProfile, stageCosts, stageOfNode, topCosts } from '../../bench/topCosts.ts';
+import {
+  byFunction,
+  type CpuProfile,
+  stageCosts,
+  stageOfNode,
+  topCosts,
+} from '../../../tools/profile/topCosts.ts';
 
 /** A profile from a parent map: `[id, functionName, url, parent]`, and samples as `[node, µs]`. */
 function profileOf(

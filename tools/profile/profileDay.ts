@@ -1,5 +1,5 @@
 /**
- * `node bin/run-ts.js bench/profileDay.ts [records]`: archives one day of `records` (default 100k) under
+ * `node bin/run-ts.js tools/profile/profileDay.ts [records]`: archives one day of `records` (default 100k) under
  * `node --cpu-prof` and prints, for each thread (the main thread, then the encoding worker when one ran),
  * its time by stage of the walk (`stageCosts`), and the top self-time costs by file and by function, as
  * JSON lines.
@@ -10,14 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { addDays, toDay } from '../lib/clock/day.ts';
-import { startEmulator } from '../lib/emulator/startEmulator.ts';
-import { startReplayServer } from './replayServer.ts';
-import { flatDayDataset } from './scaledDataset.ts';
+import { startReplayServer } from '../../bench/replayServer.ts';
+import { flatDayDataset } from '../../bench/scaledDataset.ts';
+import { addDays, toDay } from '../../lib/clock/day.ts';
+import { startEmulator } from '../../lib/emulator/startEmulator.ts';
 import { byFile, byFunction, stageCosts, stageOfNode, topCosts } from './topCosts.ts';
 
 const records = Number(process.argv[2] ?? 100_000);
-const runTs = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));
+const runTs = fileURLToPath(new URL('../../bin/run-ts.js', import.meta.url));
 const dir = await mkdtemp(join(tmpdir(), 'ta-bench-prof-'));
 const emulator = await startEmulator({
   seed: 5,
@@ -35,7 +35,7 @@ try {
       '--cpu-prof',
       `--cpu-prof-dir=${dir}`,
       runTs,
-      'bench/archiverChild.ts',
+      fileURLToPath(new URL('../../bench/archiverChild.ts', import.meta.url)),
       JSON.stringify({ url: replay.url, onlyDays: [day] }),
     ],
     { maxBuffer: 1 << 24, env: { ...process.env, PAGE_SIZE: '2000' } },

@@ -4,10 +4,10 @@ import type { StageCosts } from './stageCosts.ts';
 import type { WalkRequests } from './walkRequests.ts';
 
 /** The names `--only` takes for the measurements below (besides the cases'). */
-export const ISSUE22_EXTRAS = ['quiet-run', 'walk-requests', 'rescan', 'stage-costs'] as const;
-type ExtraName = (typeof ISSUE22_EXTRAS)[number];
+export const EXTRA_MEASUREMENTS = ['quiet-run', 'walk-requests', 'rescan', 'stage-costs'] as const;
+type ExtraName = (typeof EXTRA_MEASUREMENTS)[number];
 
-export interface Issue22Extras {
+export interface ExtraMeasurements {
   quiet?: QuietRun[];
   walks?: WalkRequests[];
   rescan?: RescanCost;
@@ -16,15 +16,15 @@ export interface Issue22Extras {
 }
 
 /**
- * The measurements of issue 22 that are not cases: quiet runs (`quiet-run`), walk requests
+ * The measurements that are not cases: quiet runs (`quiet-run`), walk requests
  * (`walk-requests`), a rescan's CPU against the first walk's (`rescan`), each stage of a record's work
  * alone (`stage-costs`).
  */
-export async function issue22Extras(
+export async function extraMeasurements(
   only: readonly string[] | undefined,
   quick: boolean,
-): Promise<Issue22Extras> {
-  const out: Issue22Extras = { failed: 0 };
+): Promise<ExtraMeasurements> {
+  const out: ExtraMeasurements = { failed: 0 };
   const attempt = async <T>(name: ExtraName, measure: () => Promise<T>): Promise<T | undefined> => {
     if (only && !only.includes(name)) return undefined;
     try {
