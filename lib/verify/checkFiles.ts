@@ -39,6 +39,7 @@ export async function checkFiles(
   keepIds: (dt: string) => boolean = () => false,
   /** Check only objects of partitions (and quarantine days) from this day on; the rest is skipped unread. */
   since?: string,
+  onProgress?: (done: { files: number; bytes: number; listed: number }) => void,
 ): Promise<FileCheck> {
   const inScope = (key: string) => since === undefined || (dataKeyInfo(key).dt ?? '') >= since;
   async function* inScopeOf(all: AsyncIterable<ObjectInfo>): AsyncGenerator<ObjectInfo> {
@@ -68,6 +69,8 @@ export async function checkFiles(
   const duplicates = new Map<string, { a: string; b: string; n: number }>();
   let files = 0;
   let rows = 0;
+  let seen = 0;
+  let bytes = 0;
   for (const prefix of digestKeys.listedPrefixes) {
     const quarantine = prefix === archiveKeys.quarantinePrefix;
     // Up to READ_CONCURRENCY files are read and hashed ahead, in order; ids are still checked one file at a time.
@@ -78,6 +81,7 @@ export async function checkFiles(
     for await (const { o, read } of facts) {
       if (!read) continue; // removed between list and read
       present.add(o.key);
+      onProgress?.({ files: ++seen, bytes: (bytes += o.size), listed: listed.size });
       if (!quarantine) files++;
       const { source, count, sha } = read;
       rows += count ?? 0;

@@ -6,6 +6,7 @@ import { digestKeys } from '../../lib/digest/digestKeys.ts';
 import { ed25519Signer } from '../../lib/digest/ed25519Signer.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import type { VerifyProgress } from '../../lib/state/stateStore.ts';
+import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import { verifyWeekly, type WeeklyVerifyResult } from '../../lib/verify/verifyWeekly.ts';
 import { parquetOf } from '../digest/digestFixtures.ts';
 import { SimulatedStore } from './simulatedStore.ts';
@@ -75,6 +76,21 @@ async function twoYearsOld(checksums: boolean): Promise<SimulatedArchive> {
   expect(first.failures).toEqual([]);
   return a;
 }
+
+describe('verifyArchive, the full check', () => {
+  it('tells its progress after each file it checks, up to every file listed', async () => {
+    const a = new SimulatedArchive(false);
+    for (let i = 0; i < 5; i++) await a.runWeek();
+    const seen: { files: number; listed: number }[] = [];
+    const r = await verifyArchive(
+      { objects: a.store, clock: a.clock },
+      { windowDays: 60, onProgress: ({ files, listed }) => seen.push({ files, listed }) },
+    );
+    expect(r.ok).toBe(true);
+    expect(seen.map((p) => p.files)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(seen.at(-1)?.listed).toBe(10);
+  });
+});
 
 describe('verifyWeekly over a simulated year of weeks', () => {
   it.each([
