@@ -95,8 +95,7 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
     return path.join(root, ...key.split('/'));
   };
 
-  const statFile = async (file: string): Promise<number | undefined> =>
-    (await statObject(file))?.size;
+  const statFile = async (file: string): Promise<number | undefined> => (await statObject(file))?.size;
 
   const statObject = async (file: string): Promise<{ size: number; modifiedAt: Date } | undefined> => {
     try {

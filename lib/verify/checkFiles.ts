@@ -81,7 +81,9 @@ export async function checkFiles(
     for await (const { o, read } of facts) {
       if (!read) continue; // removed between list and read
       present.add(o.key);
-      onProgress?.({ files: ++seen, bytes: (bytes += o.size), listed: listed.size });
+      seen++;
+      bytes += o.size;
+      onProgress?.({ files: seen, bytes, listed: listed.size });
       if (!quarantine) files++;
       const { source, count, sha } = read;
       rows += count ?? 0;

@@ -16,7 +16,7 @@ describe('docs/integrity.md on the weekly verify', () => {
     expect(DOC).toContain('(META `verified`');
     expect(Object.keys(archiveMetaSchema.shape)).toContain('verified');
     expect(DOC).toContain('shown by `status` ("weekly verify: …")');
-    expect(STATUS).toContain('`weekly verify: ${describeVerified(meta?.verified)}');
+    expect(STATUS).toContain('weekly verify: $' + '{describeVerified(meta?.verified)}');
     expect(describeVerified(undefined)).toMatch(/^never/);
   });
 });
