@@ -1,6 +1,6 @@
 import { readActiveRows } from '../active/activeParquet.ts';
 import type { ActiveRow } from '../active/activeRow.ts';
-import { toDay } from '../clock/day.ts';
+import { addDays, toDay } from '../clock/day.ts';
 import { archiveKeys } from '../commit/archiveKeys.ts';
 import { readRowGroups } from '../parquet/readHistoryParquet.ts';
 import { objectSource } from '../store/byteSource.ts';
@@ -23,10 +23,16 @@ export interface LostSessionOptions {
  */
 export async function countLostSessions(objects: ObjectStore, opts: LostSessionOptions): Promise<number> {
   const last = new Map<string, ActiveRow>();
-  for await (const o of objects.list(archiveKeys.activePrefix)) {
-    if (!o.key.endsWith('.parquet')) continue;
-    const bytes = await objects.get(o.key);
-    if (!bytes) continue;
+  // Only the window's observations (two days of margin): what is read does not grow with the archive's age.
+  const today = toDay(opts.now);
+  for (let day = addDays(today, -(opts.windowDays + 2)); day <= today; day = addDays(day, 1)) {
+    for await (const o of objects.list(`${archiveKeys.activePrefix}dt=${day}/`)) {
+      if (o.key.endsWith('.parquet')) await observe(o.key);
+    }
+  }
+  async function observe(key: string): Promise<void> {
+    const bytes = await objects.get(key);
+    if (!bytes) return;
     for (const r of await readActiveRows(bytes)) {
       const prev = last.get(r.id);
       const later =
