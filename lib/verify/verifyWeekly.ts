@@ -117,7 +117,12 @@ export async function verifyWeekly(
     failures,
     days: [],
     pending: 0,
-    lostSessions: await countLostSessions(objects, { windowDays: options.windowDays, now }),
+    // The window's observations only (two days of margin): the loss count of `verify` less older sessions.
+    lostSessions: await countLostSessions(objects, {
+      windowDays: options.windowDays,
+      now,
+      activeSince: addDays(windowStartOf(toDay(now), options.windowDays), -2),
+    }),
     weekly: {
       mode: 'incremental',
       progress: {
