@@ -13,6 +13,7 @@ const LAYERS = [
   ['features', ['keys', 'active']],
   ['engine', ['engine']],
   ['tools', ['verify', 'query', 'config']],
+  ['ocsf', ['ocsf']],
   ['detect', ['detect']],
   ['cli', ['cli']],
 ];
