@@ -1,5 +1,6 @@
 import type { CliIo } from './cliIo.ts';
 import { DETECT_FLAGS } from './detectFlags.ts';
+import { EXPORT_FLAGS } from './exportFlags.ts';
 import { type CliFlags, COMMON_FLAGS, type FlagSet, parseCliFlags } from './parseCliFlags.ts';
 import { QUERY_FLAGS } from './queryCommand.ts';
 import { REPAIR_FLAGS } from './repairCommand.ts';
@@ -110,6 +111,15 @@ export const COMMANDS: Record<string, Command> = {
       'Findings are stored under findings/dt=…/ and listed in the digest chain; "new" marks the ones this run claimed.\nExit 0 with or without findings; --fail-on SEVERITY exits 9 when one is at or above it. --test runs the rules\' yml tests.',
     flags: DETECT_FLAGS,
     run: async (f, io) => (await import('./detectCommand.ts')).detectCommand(f, io),
+  },
+  export: {
+    usage:
+      'export --ocsf --class sessions|findings --since DAY --until DAY --out DIR [--format parquet|jsonl]',
+    summary: 'the archive as OCSF events (sessions: Tunnel Activity 4014, findings: Detection Finding 2004)',
+    details:
+      'OCSF 1.8.0, the mapping of the Athena views tunnel_sessions_ocsf and tunnel_findings_ocsf, sorted by time.\nReads the archive only (a folder or s3://, --archive); writes one file under --out.',
+    flags: EXPORT_FLAGS,
+    run: async (f, io) => (await import('./exportCommand.ts')).exportCommand(f, io),
   },
   emulator: {
     usage: 'emulator [--port N] [...]',
