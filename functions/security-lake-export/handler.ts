@@ -1,0 +1,52 @@
+/**
+ * Security Lake export Lambda: wiring only (see lib/ocsf/writeSecurityLake.ts). Built once per container.
+ */
+
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import type { Context } from 'aws-lambda';
+import { systemClock } from '../../lib/clock/clock.ts';
+import { loadConfig } from '../../lib/config/loadConfig.ts';
+import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { openStoreArchive } from '../../lib/ocsf/openStoreArchive.ts';
+import { writeSecurityLake } from '../../lib/ocsf/writeSecurityLake.ts';
+import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
+import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
+import { s3ClientConfig, tableFromStateUrl } from '../archive-history/awsClients.ts';
+import { loggerPort } from '../archive-history/loggerPort.ts';
+import { lambdaDetections } from '../detect/lambdaDetections.ts';
+import { assumedLakeStore } from './assumedLakeStore.ts';
+import { parseLakeConfig } from './lakeConfig.ts';
+
+const logger = new Logger({ serviceName: 'tunnel-archiver-security-lake' });
+const config = loadConfig({ env: process.env });
+const lake = parseLakeConfig(process.env);
+const table = tableFromStateUrl(config.state);
+const region = process.env.AWS_REGION ?? '';
+if (table === undefined || region === '')
+  throw new ArchiverError('CONFIG_INVALID', 'Set ARCHIVE_STATE (dynamodb://) and AWS_REGION');
+const { rules } = await lambdaDetections(process.env, import.meta.url);
+const objects = objectStoreFromUrl(config.dest, { s3Client: new S3Client(s3ClientConfig(process.env)) });
+const items = dynamoVersionedItems({ client: new DynamoDBClient({}), table });
+
+/** One scheduled run; a failure throws, so the function's Errors metric (and its alarm) counts it. */
+export async function handler(_event: unknown, context: Context) {
+  const accountId = context.invokedFunctionArn.split(':')[4] ?? '';
+  const tmpDir = await mkdtemp(join(tmpdir(), 'security-lake-'));
+  return writeSecurityLake(
+    {
+      openArchive: openStoreArchive(objects, tmpDir),
+      lakeStore: async (source) => assumedLakeStore(source, { region, s3: s3ClientConfig(process.env) }),
+      items,
+      rules,
+      clock: systemClock,
+      logger: loggerPort(logger),
+      tmpDir,
+    },
+    { ...lake, region, accountId },
+  );
+}
