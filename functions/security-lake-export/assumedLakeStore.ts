@@ -1,5 +1,6 @@
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
+import type { AwsCredentialIdentity } from '@aws-sdk/types';
 import type { LakeSource } from '../../lib/ocsf/securityLakeLayout.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
@@ -10,6 +11,8 @@ export interface AssumedLakeStoreOptions {
   s3?: S3ClientConfig;
   /** An STS endpoint (tests); AWS's regional one otherwise. */
   stsEndpoint?: string;
+  /** Credentials that call STS (tests); the function's own role otherwise. */
+  callerCredentials?: AwsCredentialIdentity;
 }
 
 /**
@@ -26,6 +29,7 @@ export function assumedLakeStore(source: LakeSource, o: AssumedLakeStoreOptions)
       DurationSeconds: 3600,
     },
     clientConfig: { region: o.region, ...(o.stsEndpoint ? { endpoint: o.stsEndpoint } : {}) },
+    ...(o.callerCredentials ? { masterCredentials: o.callerCredentials } : {}),
   });
   const client = new S3Client({ region: o.region, ...o.s3, credentials });
   return {

@@ -68,6 +68,16 @@ export interface OcsfArchive {
     window: OcsfWindow,
     path: string,
   ): Promise<number>;
+  /**
+   * Maps the class once for a window, so `events` and `writeParquet` inside it read the mapped rows
+   * (a run that writes many hours maps them once).
+   */
+  prepare(
+    cls: OcsfClass,
+    profile: OcsfProfile,
+    rules: readonly OcsfRule[],
+    window: OcsfWindow,
+  ): Promise<void>;
   close(): void;
 }
 
@@ -108,12 +118,20 @@ export async function openOcsfArchive(dir: string, days: OcsfDays): Promise<Ocsf
   ])
     await connection.run(s);
 
-  const select = (cls: OcsfClass, profile: OcsfProfile, rules: readonly OcsfRule[], w: OcsfWindow) => {
-    const mapping =
+  const mappingOf = (cls: OcsfClass, profile: OcsfProfile, rules: readonly OcsfRule[]) =>
+    duckdbSpelling(
       cls === 'sessions'
         ? sessionsOcsfSql('ocsf_history', profile)
-        : findingsOcsfSql({ findings: 'ocsf_findings', history: 'ocsf_history' }, profile, rules);
-    return `SELECT * FROM (${duckdbSpelling(mapping)}) o
+        : findingsOcsfSql({ findings: 'ocsf_findings', history: 'ocsf_history' }, profile, rules),
+    );
+  const prepared = new Map<string, { table: string; window: OcsfWindow }>();
+  const select = (cls: OcsfClass, profile: OcsfProfile, rules: readonly OcsfRule[], w: OcsfWindow) => {
+    const ready = prepared.get(`${cls}|${profile.version}`);
+    const from =
+      ready !== undefined && ready.window.fromMs <= w.fromMs && w.toMs <= ready.window.toMs
+        ? ready.table
+        : `(${mappingOf(cls, profile, rules)})`;
+    return `SELECT * FROM ${from} o
 WHERE o."time" >= ${Math.trunc(w.fromMs)} AND o."time" < ${Math.trunc(w.toMs)}
 ORDER BY o."time", o.metadata.uid`;
   };
@@ -141,6 +159,15 @@ ORDER BY o."time", o.metadata.uid`;
       } catch (cause) {
         throw failed(cause);
       }
+    },
+    async prepare(cls, profile, rules, w) {
+      const table = `ocsf_mapped_${cls}_${profile.version.replaceAll('.', '_')}`;
+      try {
+        await connection.run(`CREATE OR REPLACE TEMP TABLE ${table} AS ${select(cls, profile, rules, w)}`);
+      } catch (cause) {
+        throw failed(cause);
+      }
+      prepared.set(`${cls}|${profile.version}`, { table, window: w });
     },
     close() {
       connection.closeSync();

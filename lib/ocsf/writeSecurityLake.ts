@@ -43,6 +43,8 @@ export interface SecurityLakeOptions {
   maxHours: number;
   /** Days of partitions before an hour's own day that its events may come from (a session that began earlier). */
   lookbackDays: number;
+  /** The first hour a fresh cursor starts at (default: one day before the last settled hour). */
+  firstHour?: Date;
 }
 
 export interface SourceResult {
@@ -84,7 +86,11 @@ export async function writeSecurityLake(
   const results: SourceResult[] = [];
   for (const source of o.sources) {
     const key = lakeCursorKey(source);
-    let cursor = await readCursor(deps.items, key, new Date(lastSettled.getTime() - 23 * HOUR_MS));
+    let cursor = await readCursor(
+      deps.items,
+      key,
+      o.firstHour ? hourOf(o.firstHour) : new Date(lastSettled.getTime() - 23 * HOUR_MS),
+    );
     const result: SourceResult = { cls: source.cls, hours: 0, files: 0, events: 0, alreadyWritten: 0 };
     results.push(result);
     if (cursor.next > lastSettled) continue;
@@ -97,6 +103,8 @@ export async function writeSecurityLake(
     });
     const lake = await deps.lakeStore(source);
     try {
+      const span = { fromMs: cursor.next.getTime(), toMs: lastHour.getTime() + HOUR_MS };
+      await archive.prepare(source.cls, OCSF_1_1, deps.rules, span);
       while (cursor.next <= lastHour) {
         const hour = cursor.next;
         const path = join(deps.tmpDir, `${source.cls}-${hour.getTime()}.parquet`);
