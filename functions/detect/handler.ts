@@ -21,13 +21,13 @@ import { commitFindings } from '../../lib/detect/findingsDataset.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
-import { s3ClientConfig, tableFromStateUrl } from '../archive-history/awsClients.ts';
-import { loggerPort } from '../archive-history/loggerPort.ts';
+import { s3ClientConfig, tableFromStateUrl } from '../shared/awsClients.ts';
+import { powertoolsFindingCounter, snsPublisher } from '../shared/awsFindingSinks.ts';
+import { DETECT_SERVICE, METRICS_NAMESPACE } from '../shared/detectTelemetry.ts';
+import { lambdaDetections } from '../shared/lambdaDetections.ts';
+import { loggerPort } from '../shared/loggerPort.ts';
 import { athenaRuleEngine } from './athenaRuleEngine.ts';
-import { powertoolsFindingCounter, snsPublisher } from './awsFindingSinks.ts';
 import { createDetectHandler } from './detectHandler.ts';
-import { DETECT_SERVICE, METRICS_NAMESPACE } from './detectTelemetry.ts';
-import { lambdaDetections } from './lambdaDetections.ts';
 
 const logger = new Logger({ serviceName: DETECT_SERVICE });
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: DETECT_SERVICE });

@@ -16,9 +16,9 @@ import { openStoreArchive } from '../../lib/ocsf/openStoreArchive.ts';
 import { writeSecurityLake } from '../../lib/ocsf/writeSecurityLake.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
-import { s3ClientConfig, tableFromStateUrl } from '../archive-history/awsClients.ts';
-import { loggerPort } from '../archive-history/loggerPort.ts';
-import { lambdaDetections } from '../detect/lambdaDetections.ts';
+import { s3ClientConfig, tableFromStateUrl } from '../shared/awsClients.ts';
+import { loggerPort } from '../shared/loggerPort.ts';
+import { lambdaDetections } from '../shared/lambdaDetections.ts';
 import { assumedLakeStore } from './assumedLakeStore.ts';
 import { parseLakeConfig } from './lakeConfig.ts';
 

@@ -12,7 +12,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import { committerRowSink } from '../../lib/active/committerRowSink.ts';
-import { rebuildActiveFromArchive } from '../../lib/active/readActiveArchive.ts';
+import { rebuildActiveFromArchive } from '../../lib/active/rebuildActiveFromArchive.ts';
 import { systemClock } from '../../lib/clock/clock.ts';
 import { PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
 import { loadConfig } from '../../lib/config/loadConfig.ts';
@@ -21,9 +21,9 @@ import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
 import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
-import { apiKeyFromSecret } from '../archive-history/apiKeyFromSecret.ts';
-import { s3ClientConfig, tableFromStateUrl } from '../archive-history/awsClients.ts';
-import { loggerPort } from '../archive-history/loggerPort.ts';
+import { apiKeyFromSecret } from '../shared/apiKeyFromSecret.ts';
+import { s3ClientConfig, tableFromStateUrl } from '../shared/awsClients.ts';
+import { loggerPort } from '../shared/loggerPort.ts';
 import { liveAlertsFor } from './liveAlertsFor.ts';
 import { createSnapshotHandler } from './snapshotHandler.ts';
 import { snapshotSettings } from './snapshotSettings.ts';
@@ -57,7 +57,7 @@ const objects = objectStoreFromUrl(config.dest, { s3Client: new S3Client(s3Clien
 const dynamo = new DynamoDBClient({});
 const state = createDynamoStateStore({ client: dynamo, table });
 
-// The live detection rules, when the stack gives a findings topic (functions/detect/liveAlerts.ts).
+// The live detection rules, when the stack gives a findings topic (functions/shared/liveAlerts.ts).
 const topic = process.env.FINDINGS_TOPIC_ARN;
 const live =
   topic === undefined || topic === '' ? undefined : await liveAlertsFor(dynamo, table, topic, metrics);

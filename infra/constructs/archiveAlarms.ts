@@ -18,7 +18,7 @@ import {
   METRICS_NAMESPACE,
   type MetricName,
   SERVICE_NAME,
-} from '../../functions/archive-history/telemetryNames.ts';
+} from '../../functions/shared/telemetryNames.ts';
 
 export interface ArchiveAlarmsProps {
   fn: IFunction;

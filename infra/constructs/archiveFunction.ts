@@ -83,7 +83,7 @@ export const LAMBDA_BUNDLING: BundlingOptions = {
   sourceMap: true,
   sourcesContent: false,
   // Bundle the AWS SDK too: the code runs against the exact versions it was tested with. classic-level
-  // (a native LevelDB) is only ever loaded by the CLI's kernel locks (lib/util/kernelLock.ts), behind a
+  // (a native LevelDB) is only ever loaded by the CLI's kernel locks (lib/process/kernelLock.ts), behind a
   // dynamic import no Lambda path reaches: left out of the bundle rather than shipped unused.
   externalModules: ['classic-level'],
   forceDockerBundling: false,

@@ -1,8 +1,8 @@
 import { systemClock } from '../clock/clock.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
 import { loadConfig } from '../config/loadConfig.ts';
-import { rebuildStateFromArchive } from '../engine/rebuildStateFromArchive.ts';
 import { jsonLineLogger } from '../log/logger.ts';
+import { rebuildStateFromArchive } from '../recover/rebuildStateFromArchive.ts';
 import { buildStores } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { type CliFlags, parseNow } from './parseCliFlags.ts';

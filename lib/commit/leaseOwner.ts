@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
+import { isIncarnationDead, PROCESS_INCARNATION } from '../process/processLiveness.ts';
 import type { Lease } from '../state/stateStore.ts';
-import { isIncarnationDead, PROCESS_INCARNATION } from '../util/processLiveness.ts';
 
 const OWNER = /^(.+)@(.+):(\d+):([0-9a-f-]{36})$/;
 

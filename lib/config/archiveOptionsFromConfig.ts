@@ -1,4 +1,4 @@
-import type { ArchiveOptions } from '../engine/runTypes.ts';
+import type { ArchiveOptions } from '../run/runTypes.ts';
 import type { Config } from './loadConfig.ts';
 
 /** The engine's options from resolved config; `extra` (the deadline budget, onlyDays, tmpDir) comes from the caller. */

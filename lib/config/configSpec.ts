@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_PASSES, STALLED_PASSES } from '../engine/walkDay.ts';
+import { DEFAULT_MAX_PASSES, STALLED_PASSES } from '../walk/walkDay.ts';
 /**
  * Every setting, once: its env variable, CLI flag, default and meaning. The configuration table in
  * docs/configuration.md is generated from (and tested against) this list.

@@ -4,7 +4,7 @@ import { objectSource } from '../store/byteSource.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import type { FindingsSummary } from './reportModel.ts';
 
-/** Where the detections dataset lives (issue 20): `findings/dt=YYYY-MM-DD/*.parquet`. */
+/** Where the detections dataset lives: `findings/dt=YYYY-MM-DD/*.parquet`. */
 export const FINDINGS_PREFIX = 'findings/';
 const LATEST = 10;
 

@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ISSUE22_EXTRAS } from '../../bench/issue22Extras.ts';
-import { METRIC } from '../../functions/archive-history/telemetryNames.ts';
+import { EXTRA_MEASUREMENTS } from '../../bench/extraMeasurements.ts';
+import { METRIC } from '../../functions/shared/telemetryNames.ts';
 import { TABLE_NAME } from '../../infra/constructs/historyCatalog.ts';
 import type { TunnelArchiverStack } from '../../infra/tunnelArchiverStack.ts';
 import { EXIT_CODES } from '../../lib/cli/exitCodes.ts';
@@ -12,12 +12,12 @@ import { SETTINGS } from '../../lib/config/configSpec.ts';
 import { DT_PROJECTION_RANGE, TABLES } from '../../lib/config/tableNames.ts';
 import { DEFAULT_ROW_GROUP_BYTES } from '../../lib/parquet/historyParquetFile.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
-import { ACTIVE_CHUNK_PREFIX, CHUNK_BYTES } from '../../lib/state/activeChunks.ts';
 import {
   HEAP_GROWING_PERCENT,
   HEAP_HEADROOM_BYTES,
   TWO_HEAPS_GROWING_PERCENT,
-} from '../../lib/util/relieveHeap.ts';
+} from '../../lib/process/relieveHeap.ts';
+import { ACTIVE_CHUNK_PREFIX, CHUNK_BYTES } from '../../lib/state/activeChunks.ts';
 import { synthApp } from '../infra/testApp.ts';
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');
@@ -113,7 +113,7 @@ describe('README and docs/', () => {
     )?.[1];
     expect(stated, 'docs/development.md lists the names').toBeDefined();
     const names = [...(stated ?? '').matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]);
-    expect(names.sort()).toEqual([...ISSUE22_EXTRAS].sort());
+    expect(names.sort()).toEqual([...EXTRA_MEASUREMENTS].sort());
   });
 
   it('names in "Where is X" only modules that exist', () => {

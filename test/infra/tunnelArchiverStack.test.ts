@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/archive-history/telemetryNames.ts';
+import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/telemetryNames.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
 import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';

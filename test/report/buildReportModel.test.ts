@@ -6,7 +6,7 @@ import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { digestKeys } from '../../lib/digest/digestKeys.ts';
 import { buildReportModel, publicKeyFingerprint } from '../../lib/report/buildReportModel.ts';
 import { renderReport } from '../../lib/report/renderReport.ts';
-import { readStoredVerify, storeVerify } from '../../lib/report/storedVerify.ts';
+import { readStoredVerify, storeVerify } from '../../lib/verify/storeVerify.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { PLANTED_FINDINGS, plantedFindingsKey, plantedFindingsParquet } from './plantFindings.ts';

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 
-/** The findings the planted file holds (issue 20's columns; the report reads rule, severity, entity, last_seen). */
+/** The findings the planted file holds (the findings dataset's columns; the report reads rule, severity, entity, last_seen). */
 export const PLANTED_FINDINGS = [
   { rule: 'token-new-network', severity: 'high', entity: 'tok:ab12', last_seen: '2026-09-30T10:00:00.000Z' },
   { rule: 'token-new-network', severity: 'high', entity: 'tok:cd34', last_seen: '2026-09-29T08:00:00.000Z' },

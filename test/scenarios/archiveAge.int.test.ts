@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, dayRange, toDay } from '../../lib/clock/day.ts';
-import { runArchive } from '../../lib/engine/runArchive.ts';
-import type { ArchiveDeps } from '../../lib/engine/runTypes.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
+import { runArchive } from '../../lib/run/runArchive.ts';
+import type { ArchiveDeps } from '../../lib/run/runTypes.ts';
 import { countingObjectStore, type StoreCounts } from '../support/countingObjectStore.ts';
 import { TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../support/engineKit.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';

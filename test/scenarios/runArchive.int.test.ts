@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addDays, toDay } from '../../lib/clock/day.ts';
 import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
-import { runArchive } from '../../lib/engine/runArchive.ts';
-import type { RunSummary } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { historyRecordSchema } from '../../lib/records/schemas.ts';
+import { runArchive } from '../../lib/run/runArchive.ts';
+import type { RunSummary } from '../../lib/run/runTypes.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import {
   archivedIds,
