@@ -17,8 +17,8 @@ import { writeSecurityLake } from '../../lib/ocsf/writeSecurityLake.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
 import { s3ClientConfig, tableFromStateUrl } from '../shared/awsClients.ts';
-import { loggerPort } from '../shared/loggerPort.ts';
 import { lambdaDetections } from '../shared/lambdaDetections.ts';
+import { loggerPort } from '../shared/loggerPort.ts';
 import { assumedLakeStore } from './assumedLakeStore.ts';
 import { parseLakeConfig } from './lakeConfig.ts';
 

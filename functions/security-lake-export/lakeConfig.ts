@@ -1,21 +1,12 @@
 import * as z from 'zod';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { OCSF_CLASSES } from '../../lib/ocsf/ocsfArchive.ts';
+import { lakeSourcesSchema } from '../../lib/ocsf/lakeSourceSchema.ts';
 import type { LakeSource } from '../../lib/ocsf/securityLakeLayout.ts';
-
-/** One custom source as the stack passes it (`SECURITY_LAKE_SOURCES`, a JSON array). */
-export const lakeSourceSchema = z.strictObject({
-  cls: z.enum(OCSF_CLASSES),
-  bucket: z.string().min(3),
-  prefix: z.string().regex(/^ext\/[^/]+\/?$/, "the custom source's prefix, ext/<source name>/"),
-  roleArn: z.string().regex(/^arn:aws[\w-]*:iam::\d{12}:role\/.+$/, 'an IAM role ARN'),
-  externalId: z.string().min(2),
-});
 
 const envSchema = z.object({
   SECURITY_LAKE_SOURCES: z.string().transform((s, ctx) => {
     try {
-      return z.array(lakeSourceSchema).min(1).parse(JSON.parse(s));
+      return lakeSourcesSchema.parse(JSON.parse(s));
     } catch (e) {
       ctx.addIssue({ code: 'custom', message: `SECURITY_LAKE_SOURCES: ${(e as Error).message}` });
       return z.NEVER;
