@@ -43,7 +43,7 @@ function perRule(rules: readonly OcsfRule[], valueType: OcsfType, pick: (r: Ocsf
   return whens.length === 0 ? 'NULL' : `CASE f.rule_id ${whens.join(' ')} END`;
 }
 
-function findingFields(p: OcsfProfile, rules: readonly OcsfRule[]): OcsfField[] {
+export function findingsOcsfFields(p: OcsfProfile, rules: readonly OcsfRule[]): OcsfField[] {
   const activityName = "CASE WHEN f.revision = 1 THEN 'Create' ELSE 'Update' END";
   const severityCase = (value: (s: string, id: number) => string) =>
     `CASE f.severity ${Object.entries(OCSF_SEVERITY_ID)
@@ -149,11 +149,11 @@ linked AS (
   GROUP BY finding_id, detected_at
 )
 SELECT
-${selectList(findingFields(p, rules))}
+${selectList(findingsOcsfFields(p, rules))}
 FROM f
 LEFT JOIN linked l ON l.finding_id = f.finding_id AND l.detected_at = f.detected_at`;
 }
 
 /** The columns of the findings view, in order. */
 export const findingsOcsfColumns = (p: OcsfProfile, rules: readonly OcsfRule[]) =>
-  viewColumns(findingFields(p, rules));
+  viewColumns(findingsOcsfFields(p, rules));

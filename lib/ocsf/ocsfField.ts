@@ -91,3 +91,13 @@ export function viewColumns(
 ): { name: string; athenaType: string; prestoType: string }[] {
   return fields.map((f) => ({ name: f.name, athenaType: glueType(f.type), prestoType: prestoType(f.type) }));
 }
+
+/** Every attribute path of the fields (`metadata.product.name`, ...), arrays' elements included. */
+export function fieldPaths(fields: readonly OcsfField[], parent = ''): string[] {
+  return fields.flatMap((f) => {
+    const path = `${parent}${f.name}`;
+    let t: OcsfType = f.type;
+    while (typeof t !== 'string' && 'array' in t) t = t.array;
+    return typeof t === 'string' ? [path] : [path, ...fieldPaths(t.row, `${path}.`)];
+  });
+}

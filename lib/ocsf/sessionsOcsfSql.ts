@@ -20,7 +20,7 @@ function productField(): OcsfField {
 }
 
 /** The fields of one session event (`e` = the session's latest revision, with `activity_id`). */
-function sessionFields(p: OcsfProfile): OcsfField[] {
+export function sessionsOcsfFields(p: OcsfProfile): OcsfField[] {
   const cls = p.sessionClass;
   const is18 = p.version === '1.8.0';
   const activityName = "CASE e.activity_id WHEN 1 THEN 'Open' ELSE 'Close' END";
@@ -126,9 +126,9 @@ e AS (
   WHERE a.activity_id = 1 OR s.end_time IS NOT NULL
 )
 SELECT
-${selectList(sessionFields(p))}
+${selectList(sessionsOcsfFields(p))}
 FROM e`;
 }
 
 /** The columns of the sessions view, in order. */
-export const sessionsOcsfColumns = (p: OcsfProfile) => viewColumns(sessionFields(p));
+export const sessionsOcsfColumns = (p: OcsfProfile) => viewColumns(sessionsOcsfFields(p));
