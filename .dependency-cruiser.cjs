@@ -14,10 +14,11 @@ const LAYERS = [
   ['parquet', ['parquet']],
   ['digest', ['digest']],
   ['features', ['keys', 'active']],
+  ['config', ['config']],
   ['stage-parts', ['days', 'walk', 'recover']],
   ['run', ['run']],
   ['fanout', ['fanout']],
-  ['tools', ['verify', 'query', 'config', 'status']],
+  ['tools', ['verify', 'query', 'status']],
   ['ocsf', ['ocsf']],
   ['views', ['report', 'detect']],
   ['cli', ['cli']],
@@ -61,6 +62,14 @@ module.exports = {
       severity: 'error',
       from: { path: DOWNWARD_INTAKE },
       to: { path: folders(LAYERS.slice(3).flatMap(([, f]) => f)) },
+    },
+    {
+      name: 'fanout-through-run-stages',
+      comment:
+        "lib/fanout/ shares the run's stages through lib/run/runStages.ts (and the run's types), not through the run's other files",
+      severity: 'error',
+      from: { path: '^lib/fanout/' },
+      to: { path: '^lib/run/', pathNot: '^lib/run/(runStages|runTypes)[.]ts$' },
     },
     {
       name: 'lib-folder-in-a-layer',
@@ -138,7 +147,7 @@ module.exports = {
       from: {
         path: '^lib/',
         pathNot:
-          '^lib/(store/(s3ObjectStore|objectStoreFromUrl)|state/(dynamoStateStore|dynamoVersionedItems|ensureStateTable|stateStoreFromUrl|legacyLocalItems)|digest/kmsDigestSigner|detect/dynamoFindingLedger)[.]ts$',
+          '^lib/(store/(s3ObjectStore|objectStoreFromUrl)|state/(dynamoStateStore|dynamoVersionedItems|ensureStateTable|stateStoreFromUrl)|digest/kmsDigestSigner|detect/dynamoFindingLedger)[.]ts$',
       },
       to: { path: '@aws-sdk/' },
     },

@@ -22,9 +22,9 @@ import { IdSet } from '../lib/ids/idSet.ts';
 import { silentLogger } from '../lib/log/logger.ts';
 import type { ArchiveOptions } from '../lib/run/runTypes.ts';
 import { createDynamoStateStore, ensureStateTable } from '../lib/state/dynamoStateStore.ts';
-import { startLocalDynamo } from '../lib/state/localDynamo.ts';
 import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
 import { createTunnelApiClient } from '../lib/upstream/createTunnelApiClient.ts';
+import { startLocalDynamo } from '../test/support/localDynamo.ts';
 import { flatDayDataset } from './scaledDataset.ts';
 
 /** The model's figures: a 2M-session day, 150 ms a request, pages capped at 100 rows. */

@@ -40,7 +40,7 @@ export async function measuredLocalRun(
 ): Promise<MeasuredRun> {
   const dir = folder ?? (await mkdtemp(join(tmpdir(), 'ta-bench-')));
   // Local mode's state, as the CLI opens it: item files in the state folder.
-  const local = await openLocalState(join(dir, '.state'), silentLogger);
+  const local = await openLocalState(join(dir, '.state'));
   const api = createTunnelApiClient({ baseUrl, apiKey: EMULATOR_PAID_KEY });
   try {
     const baseline = process.memoryUsage().rss;

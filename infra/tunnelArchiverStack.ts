@@ -104,6 +104,7 @@ export class TunnelArchiverStack extends Stack {
       failures: this.archiver.failures,
       alarmTopic: this.alarms.topic,
     });
+    this.alarms.watchFanoutErrors(this.fanout.fn);
     new CfnOutput(this, 'FanoutStateMachineArn', {
       value: this.fanout.stateMachine.stateMachineArn,
       description: 'The scheduled orchestration: plan, walk days and page ranges in parallel, finish',

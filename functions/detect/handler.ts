@@ -33,7 +33,7 @@ const logger = new Logger({ serviceName: DETECT_SERVICE });
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: DETECT_SERVICE });
 const config = loadConfig({ env: process.env });
 const table = tableFromStateUrl(config.state);
-const { WORKGROUP, DATABASE, FINDINGS_TOPIC_ARN, SCHEDULE_MINUTES } = process.env;
+const { workgroup: WORKGROUP, database: DATABASE, findingsTopicArn: FINDINGS_TOPIC_ARN } = config;
 if (table === undefined || !WORKGROUP || !DATABASE || !FINDINGS_TOPIC_ARN)
   throw new ArchiverError(
     'CONFIG_INVALID',
@@ -75,7 +75,7 @@ const detect = createDetectHandler({
   metrics,
   clock: systemClock,
   logger: log,
-  tickMs: Number(SCHEDULE_MINUTES ?? '5') * 60_000,
+  tickMs: config.scheduleMinutes * 60_000,
   runId: () => {
     runId = `detect-${randomUUID().slice(0, 8)}`;
     return runId;

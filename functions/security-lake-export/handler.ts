@@ -26,16 +26,15 @@ const logger = new Logger({ serviceName: 'tunnel-archiver-security-lake' });
 const config = loadConfig({ env: process.env });
 const lake = parseLakeConfig(process.env);
 const table = tableFromStateUrl(config.state);
-const region = process.env.AWS_REGION ?? '';
-if (table === undefined || region === '')
-  throw new ArchiverError('CONFIG_INVALID', 'Set ARCHIVE_STATE (dynamodb://) and AWS_REGION');
+if (table === undefined) throw new ArchiverError('CONFIG_INVALID', 'Set ARCHIVE_STATE (dynamodb://)');
 const { rules } = await lambdaDetections(process.env, import.meta.url);
 const objects = objectStoreFromUrl(config.dest, { s3Client: new S3Client(s3ClientConfig(process.env)) });
 const items = dynamoVersionedItems({ client: new DynamoDBClient({}), table });
 
 /** One scheduled run; a failure throws, so the function's Errors metric (and its alarm) counts it. */
 export async function handler(_event: unknown, context: Context) {
-  const accountId = context.invokedFunctionArn.split(':')[4] ?? '';
+  // arn:aws:lambda:<region>:<account>:function:<name>: the lake's partitions name this account and region.
+  const [, , , region = '', accountId = ''] = context.invokedFunctionArn.split(':');
   const tmpDir = await mkdtemp(join(tmpdir(), 'security-lake-'));
   return writeSecurityLake(
     {

@@ -51,8 +51,7 @@ if (config.apiKey === undefined && secretId === undefined) {
   );
 }
 
-const digestKeyId = process.env[INTEGRITY_ENV.digestKeyId];
-const tokenKeySecretId = process.env[INTEGRITY_ENV.tokenKeySecretId];
+const { digestSigningKeyId: digestKeyId, tokenKeySecretId } = config;
 if (!digestKeyId || !tokenKeySecretId) {
   throw new ArchiverError(
     'CONFIG_INVALID',

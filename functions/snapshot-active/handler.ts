@@ -34,7 +34,7 @@ const SECRET_MAX_AGE_S = 300;
 const logger = new Logger({ serviceName: SERVICE_NAME });
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
 const config = loadConfig({ env: process.env });
-const settings = snapshotSettings(process.env);
+const settings = snapshotSettings(config);
 logger.setLogLevel(config.logLevel.toUpperCase() as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR');
 
 const table = tableFromStateUrl(config.state);
@@ -93,8 +93,8 @@ const snapshot = createSnapshotHandler({
   },
   // The token HMAC key: the lead points this at the archiver's key source (ArchiveDeps.tokenKey).
   getTokenKey: async () => {
-    const id = process.env.TOKEN_KEY_SECRET_ID;
-    if (id === undefined || id === '') {
+    const id = config.tokenKeySecretId;
+    if (id === undefined) {
       throw new ArchiverError('CONFIG_INVALID', 'Set TOKEN_KEY_SECRET_ID (the token HMAC key secret)');
     }
     return tokenKeyFromSecret(await secret(id), id);

@@ -7,7 +7,7 @@ import { daysAtRisk } from '../days/planDays.ts';
 import { putDayMerging } from '../days/putDayMerging.ts';
 import { ArchiverError, type ArchiverErrorCode, ERROR_CODES } from '../errors/archiverError.ts';
 import { IdSet } from '../ids/idSet.ts';
-import { appendDigestSafely, putMetaSafely } from '../run/finishRun.ts';
+import { runStages } from '../run/runStages.ts';
 import type { ArchiveDeps, ArchiveOptions, DayResult, FailedDay, RunSummary } from '../run/runTypes.ts';
 import type { DayState, WalkProgress } from '../state/stateStore.ts';
 import { loadWalkIds, saveWalkIds } from '../walk/carriedRows.ts';
@@ -92,10 +92,10 @@ export async function finishFanout(
   // one that reconciled digests from the listing, as a run does.
   const reconciled = plan.reconcile !== false;
   const head = reconciled ? undefined : (await state.getMeta())?.chainHead;
-  const digest = await appendDigestSafely(deps, plan.orchestrationId, results, head);
+  const digest = await runStages.appendDigestSafely(deps, plan.orchestrationId, results, head);
   const finished = clock.now();
   const ok = failedDays.length === 0 && deferredDays.length === 0;
-  await putMetaSafely(deps, finished, ok, digest, reconciled);
+  await runStages.putMetaSafely(deps, finished, ok, digest, reconciled);
   const days = new Map((await state.listDays()).map((d) => [d.day, d] as const));
   const started = new Date(plan.startedAt);
   const sum = (f: (r: DayResult) => number) => results.reduce((a, r) => a + f(r), 0);

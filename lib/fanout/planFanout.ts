@@ -6,8 +6,7 @@ import { type PlannedDay, windowStartOf } from '../days/planDays.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { checkArchiveKeys } from '../keys/checkArchiveKeys.ts';
 import { rebuildStateFromArchive } from '../recover/rebuildStateFromArchive.ts';
-import { preflight } from '../run/preflight.ts';
-import { establishMeta, planRun, reconcileDue } from '../run/prepareRun.ts';
+import { runStages } from '../run/runStages.ts';
 import type { ArchiveDeps, ArchiveOptions } from '../run/runTypes.ts';
 import { type FanoutItem, type FanoutPlanOutput, fanoutKeys, rangeItemId } from './fanoutTypes.ts';
 
@@ -41,12 +40,12 @@ export async function planFanout(
   // As a run does: a steady orchestration trusts the state and works from what it noted; a missing state,
   // a head that does not match the archive's, or a week since the last reconciliation reconciles.
   const known = await state.getMeta();
-  const reconcile = await reconcileDue(deps, known, started);
+  const reconcile = await runStages.reconcileDue(deps, known, started);
   if (reconcile) await publishAllPending(deps);
   else await publishNoted(deps, known?.pendingDigest ?? []);
   const signal = options.budget?.signal();
-  await preflight(api, today, signal);
-  const meta = await establishMeta(deps, started, windowStartOf(today, options.windowDays));
+  await runStages.preflight(api, today, signal);
+  const meta = await runStages.establishMeta(deps, started, windowStartOf(today, options.windowDays));
   await checkArchiveKeys(deps.objects, deps);
   const lease = await state.acquireLease(fanoutOwner(settings.orchestrationId), started, settings.leaseTtlMs);
   if (!lease) {
@@ -61,7 +60,7 @@ export async function planFanout(
     const { onlyDays: _onlyDays, ...scheduled } = options;
     if (reconcile) await rebuildStateFromArchive({ objects: deps.objects, state, logger, clock });
     const windowDays = Math.min(options.windowDays, meta.learnedWindowDays ?? options.windowDays);
-    const { days, due, gaps } = await planRun(deps, scheduled, today, windowDays, meta, reconcile);
+    const { days, due, gaps } = await runStages.planRun(deps, scheduled, today, windowDays, meta, reconcile);
     if (reconcile) await sweepStaging(deps, started);
     const items: FanoutItem[] = [];
     for (const planned of due) {

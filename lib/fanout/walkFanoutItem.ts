@@ -10,9 +10,7 @@ import { historyWriter } from '../parquet/historyWriter.ts';
 import { makeRunTmpDir } from '../process/makeRunTmpDir.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { type KeyedRecord, keyRecord } from '../records/keyedRecord.ts';
-import { archiveDueDays } from '../run/archiveDueDays.ts';
-import { PartitionDrafts } from '../run/partitionDrafts.ts';
-import { quarantineRejected } from '../run/quarantineRejected.ts';
+import { runStages } from '../run/runStages.ts';
 import type { ArchiveDeps, ArchiveOptions } from '../run/runTypes.ts';
 import type { Lease } from '../state/stateStore.ts';
 import { loadWalkIds } from '../walk/carriedRows.ts';
@@ -53,7 +51,7 @@ export async function walkFanoutItem(
       if (!meta)
         throw new ArchiverError('PLAN_REQUIRED', 'the archive has no META: the plan step did not run');
       const previous = await state.getDay(item.day);
-      const due = await archiveDueDays({
+      const due = await runStages.archiveDueDays({
         deps: { ...deps, runId },
         options,
         due: [{ day: item.day, age: item.age, reason: item.reason }],
@@ -107,7 +105,7 @@ async function archiveRange(
   tmpDir: string,
 ) {
   const archivedAt = deps.clock.now();
-  const drafts = new PartitionDrafts<ArchiveRow>(
+  const drafts = new runStages.PartitionDrafts<ArchiveRow>(
     committer,
     historyWriter(options.rowGroupSize, options.parquetEncoder),
     { tmpDir, prefix: `range-${item.id}` },
@@ -130,10 +128,16 @@ async function archiveRange(
       ...optionalSignal(options.budget?.signal()),
     });
     const { newRecords, files, bytes } = await drafts.commitAll();
-    const quarantined = await quarantineRejected(deps.objects, item.day, walked.rejected, deps.clock.now(), {
-      tokenPolicy: options.tokenPolicy,
-      tokenKey: deps.tokenKey,
-    });
+    const quarantined = await runStages.quarantineRejected(
+      deps.objects,
+      item.day,
+      walked.rejected,
+      deps.clock.now(),
+      {
+        tokenPolicy: options.tokenPolicy,
+        tokenKey: deps.tokenKey,
+      },
+    );
     const idsKey = fanoutKeys.rangeIds(input.orchestrationId, item.id);
     await deps.objects.put(idsKey, gzipSync([...sink.ids].join('\n'), { level: 1 }));
     return {

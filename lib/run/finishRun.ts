@@ -5,7 +5,7 @@ import { ArchiverError } from '../errors/archiverError.ts';
 import type { ChainHead } from '../state/stateStore.ts';
 import { updateMeta } from '../state/updateMeta.ts';
 import type { DueDaysOutcome } from './archiveDueDays.ts';
-import type { PreparedRun } from './prepareRun.ts';
+import type { RunFacts, RunPlan } from './prepareRun.ts';
 import type { ActiveSummary, ArchiveDeps, ArchiveOptions, DayResult, RunSummary } from './runTypes.ts';
 
 /**
@@ -15,7 +15,7 @@ import type { ActiveSummary, ArchiveDeps, ArchiveOptions, DayResult, RunSummary 
 export async function finishRun(
   deps: ArchiveDeps,
   options: ArchiveOptions,
-  run: Omit<PreparedRun, 'active'> & { active: ActiveSummary | undefined },
+  run: RunFacts & RunPlan & { active: ActiveSummary | undefined },
   outcome: DueDaysOutcome,
 ): Promise<RunSummary> {
   const { results, failedDays, deferredDays, stoppedByDeadline, meta } = outcome;

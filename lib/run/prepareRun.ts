@@ -4,18 +4,15 @@ import { tmpdir } from 'node:os';
 import { committerRowSink } from '../active/committerRowSink.ts';
 import { rebuildActiveFromArchive } from '../active/rebuildActiveFromArchive.ts';
 import { type ListedActive, listActiveNow, snapshotActive } from '../active/snapshotActive.ts';
-import { addDays, type Day, dayRange, daysBetween, toDay } from '../clock/day.ts';
+import { type Day, toDay } from '../clock/day.ts';
 import { type DeadlineBudget, unboundedBudget } from '../clock/deadlineBudget.ts';
 import { leaseOwner } from '../commit/leaseOwner.ts';
 import { PartitionCommitter } from '../commit/partitionCommitter.ts';
 import { publishAllPending } from '../commit/publishAllPending.ts';
 import { publishNoted } from '../commit/publishNoted.ts';
 import { sweepStaging } from '../commit/sweepStaging.ts';
-import { blankDay, gapDayState } from '../days/nextDayState.ts';
-import { type PlannedDay, planDays, windowStartOf } from '../days/planDays.ts';
-import { putDayMerging } from '../days/putDayMerging.ts';
-import { chainHeadMatches } from '../digest/chainHeadMatches.ts';
-import { ArchiverError, type ArchiverErrorCode } from '../errors/archiverError.ts';
+import { type PlannedDay, windowStartOf } from '../days/planDays.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
 import { checkArchiveKeys } from '../keys/checkArchiveKeys.ts';
 import { makeRunTmpDir } from '../process/makeRunTmpDir.ts';
 import { relieveHeap } from '../process/relieveHeap.ts';
@@ -23,15 +20,17 @@ import { rebuildStateFromArchive } from '../recover/rebuildStateFromArchive.ts';
 import type { ArchiveMeta, ChainHead, DayState, Lease } from '../state/stateStore.ts';
 import { PrefetchedPages } from '../upstream/prefetchedPages.ts';
 import { firstPassPages } from '../walk/walkDay.ts';
+import { establishMeta } from './establishMeta.ts';
+import { planRun, requestedDays } from './planRun.ts';
 import { preflight } from './preflight.ts';
+import { reconcileDue } from './reconcileDue.ts';
 import type { ActiveSummary, ArchiveDeps, ArchiveOptions } from './runTypes.ts';
 
-/** A run made ready for its days: lease held, state rebuilt, days planned, committer open. */
-export interface PreparedRun {
+/** What a run found and decided before its days: what `finishRun` sums up beside the days' outcome. */
+export interface RunFacts {
   runId: string;
   started: Date;
   today: Day;
-  budget: DeadlineBudget;
   /** What publishing earlier runs' committed files found. */
   pending: Awaited<ReturnType<typeof publishAllPending>>;
   rebuilt: Awaited<ReturnType<typeof rebuildStateFromArchive>>;
@@ -39,6 +38,10 @@ export interface PreparedRun {
   reconcile: boolean;
   /** The chain head the state recorded, checked against the archive: a steady run's digest follows it. */
   head?: ChainHead;
+}
+
+/** The run's plan: what `archiveDueDays` works through. */
+export interface RunPlan {
   meta: ArchiveMeta;
   /** The effective window (configured, or learned from the server). */
   windowDays: number;
@@ -47,6 +50,11 @@ export interface PreparedRun {
   due: PlannedDay[];
   /** Days that left the window unsealed, found while planning. */
   gaps: Day[];
+}
+
+/** What a run holds while its days go on, and gives back at its end. */
+export interface RunHold {
+  budget: DeadlineBudget;
   committer: PartitionCommitter;
   /** The API the days use: the run's first pages may be under way in it already. */
   api: PrefetchedPages;
@@ -58,6 +66,9 @@ export interface PreparedRun {
   /** Releases the lease and removes the run's temp folder; never throws. */
   close(): Promise<void>;
 }
+
+/** A run made ready for its days: lease held, state rebuilt, days planned, committer open. */
+export interface PreparedRun extends RunFacts, RunPlan, RunHold {}
 
 /**
  * Open sessions up to which the run's active snapshot goes on beside the first days; a bigger list is
@@ -110,7 +121,7 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
   const prefetched = prefetchFirstDay(deps, options, pagesAhead, firstKnown, signal);
   let lease: Lease | undefined;
   let reconcile: boolean;
-  let pending: PreparedRun['pending'];
+  let pending: RunFacts['pending'];
   let archiveMeta: ArchiveMeta;
   try {
     reconcile = options.reconcile === true || (await reconcileDue(deps, known, started));
@@ -196,53 +207,6 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
   }
 }
 
-/** The due days (planned, or those asked for), with the days that left the window unsealed recorded as gaps. */
-export async function planRun(
-  deps: ArchiveDeps,
-  options: ArchiveOptions,
-  today: Day,
-  windowDays: number,
-  meta: ArchiveMeta,
-  reconcile = true,
-): Promise<{ days: Map<Day, DayState>; due: PlannedDay[]; gaps: Day[] }> {
-  const read = reconcile
-    ? { from: meta.firstWindowStart, days: await deps.state.listDays() }
-    : await daysSinceLastRun(deps, meta, today, windowDays);
-  const days = new Map(read.days.map((d) => [d.day, d] as const));
-  const plan = planDays({
-    today,
-    windowDays,
-    rescanAges: options.rescanAges,
-    days,
-    // Days before those read were settled by earlier runs: only the ones read can turn into gaps.
-    firstWindowStart: read.from,
-  });
-  for (const day of plan.newGaps) {
-    const s = await putDayMerging(
-      deps,
-      gapDayState(days.get(day) ?? blankDay(day), 'left the window unsealed'),
-    );
-    days.set(day, s);
-    deps.logger.error('day left the window before it was sealed: late records may be lost', {
-      day,
-      code: 'GAP' satisfies ArchiverErrorCode,
-    });
-  }
-  const due: PlannedDay[] = options.onlyDays
-    ? requestedDays(options.onlyDays).map((day) => ({
-        day,
-        age: daysBetween(day, today),
-        reason: 'requested' as const,
-      }))
-    : plan.due;
-  return { days, due, gaps: [...plan.newGaps] };
-}
-
-/** The days a run was asked for, each once, oldest first: the order it walks them in. */
-function requestedDays(onlyDays: readonly Day[]): Day[] {
-  return [...new Set(onlyDays)].sort();
-}
-
 /**
  * Sends the first pages of the run's first day before the run holds its lease (beside its preflight),
  * when that day is known without planning: the earliest of the days asked for, or, on an archive's first
@@ -320,69 +284,4 @@ async function snapshotInRun(
     // A big active list (its JSON, state and rows) is garbage now: not to be carried into the first walk.
     relieveHeap();
   }
-}
-
-export async function establishMeta(
-  deps: ArchiveDeps,
-  started: Date,
-  windowStart: Day,
-): Promise<ArchiveMeta> {
-  const existing = await deps.state.getMeta();
-  if (existing) return existing;
-  try {
-    return await deps.state.putMeta({
-      firstRunAt: started.toISOString(),
-      firstWindowStart: windowStart,
-      version: 0,
-    });
-  } catch (error) {
-    // A lost response or a racing first run: whoever wrote it, it is there now.
-    const stored = await deps.state.getMeta();
-    if (stored) return stored;
-    throw error;
-  }
-}
-
-/**
- * The day states a steady run needs, read one by one (a bounded number of reads, however old the archive):
- * the window, and the days that left it since the last run (they may turn into gaps). Older days were
- * settled (sealed, or recorded as gaps) by an earlier run. Without a last run, every day.
- */
-async function daysSinceLastRun(
-  deps: ArchiveDeps,
-  meta: ArchiveMeta,
-  today: Day,
-  windowDays: number,
-): Promise<{ from: Day; days: DayState[] }> {
-  if (meta.lastRunAt === undefined) return { from: meta.firstWindowStart, days: await deps.state.listDays() };
-  const lastWindow = windowStartOf(toDay(new Date(meta.lastRunAt)), windowDays);
-  const from = [meta.firstWindowStart, addDays(lastWindow, -2)].sort().at(-1) as Day;
-  return { from, days: await deps.state.getDays(dayRange(from, today)) };
-}
-
-/** Reconciliations with the whole archive happen at least this often (and whenever the state is off). */
-export const RECONCILE_EVERY_MS = 7 * 86_400_000;
-
-/**
- * Whether this run must reconcile the state with the whole archive (publish from every manifest,
- * rebuild the state from the listing, sweep staging, digest from the listing and the whole chain): when
- * there is no state yet, when the state's chain head does not match the archive's, or when the last
- * reconciliation is a week old. Otherwise the run reads only what it touches and what it noted.
- */
-export async function reconcileDue(
-  deps: ArchiveDeps,
-  meta: ArchiveMeta | undefined,
-  now: Date,
-): Promise<boolean> {
-  const last = meta?.reconciledAt === undefined ? Number.NaN : Date.parse(meta.reconciledAt);
-  const why =
-    meta === undefined
-      ? 'no state yet'
-      : !(now.getTime() - last < RECONCILE_EVERY_MS)
-        ? 'last reconciliation is a week old or more'
-        : !(await chainHeadMatches(deps.objects, meta.chainHead))
-          ? "the state's chain head does not match the archive's"
-          : undefined;
-  if (why !== undefined) deps.logger.info('reconciling the state with the whole archive', { why });
-  return why !== undefined;
 }

@@ -2,6 +2,7 @@ import type { Day } from '../clock/day.ts';
 import type { DeadlineBudget } from '../clock/deadlineBudget.ts';
 import { Limiter } from '../concurrency/limiter.ts';
 import { mapLimit } from '../concurrency/mapLimit.ts';
+import { DEFAULT_MAX_PASSES, STALLED_PASSES } from '../config/walkLimits.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { IdSet } from '../ids/idSet.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
@@ -11,24 +12,15 @@ import type { WalkProgress } from '../state/stateStore.ts';
 import type { RequestGate, UpstreamApi } from '../upstream/upstreamApi.ts';
 import { pageAbsorber } from './pageAbsorber.ts';
 
-/**
- * Passes in a row that add nothing before a walk stops that holds every row its short pages proved
- * (`last page * size + its length`) but fewer than `totalElements`: a COUNT stuck above the content
- * would otherwise cost every remaining pass. The shortfall is recorded and the next scan goes on from
- * what is archived. Rows the pages themselves proved are never given up this way, only at `maxPasses`.
- */
-export const STALLED_PASSES = 5;
-
 export type { WalkProgress };
+/** The walk's limits live with the config that documents them (lib/config/walkLimits.ts). */
+export { DEFAULT_MAX_PASSES, STALLED_PASSES };
 
 /**
  * Pages a walk may hold per request it may have in flight: one being fetched, one fetched and waiting for
  * (or in) `absorb`. So at most `2 × concurrency` parsed pages are in memory.
  */
 export const PAGES_HELD_PER_REQUEST = 2;
-
-/** Default cap on passes: enough for a million-row day reshuffled per request (about 19 passes), twice over. */
-export const DEFAULT_MAX_PASSES = 50;
 
 export interface WalkOptions {
   pageSize: number;

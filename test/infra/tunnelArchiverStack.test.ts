@@ -271,6 +271,20 @@ describe('TunnelArchiverStack', () => {
       });
     });
 
+    it.each([
+      ['the archive-history function', () => stack.archiver.fn],
+      ["the fan-out's function", () => stack.fanout.fn],
+    ])('alarms on errors of %s to the topic', (_name, fn) => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: ref(fn()) }],
+        ComparisonOperator: OPERATOR['>='],
+        Threshold: 1,
+        AlarmActions: [ref(stack.alarms.topic)],
+      });
+    });
+
     it('publishes to a KMS-encrypted, TLS-only topic', () => {
       template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
       template.hasResourceProperties('AWS::SNS::TopicPolicy', {

@@ -143,4 +143,26 @@ describe('the layer rules (npm run layers, part of npm test)', () => {
     expect(r.out).toContain('bench-imports-no-test');
     expect(r.out).toContain('test-files-import-no-test-file');
   });
+
+  it('the fan-out reaching a run stage outside runStages fails (fanout-through-run-stages)', async () => {
+    const run = {
+      'lib/run/planRun.ts': 'export const planRun = 1;\n',
+      'lib/run/runStages.ts':
+        "import { planRun } from './planRun.ts';\nexport const runStages = { planRun };\n",
+    };
+    const direct = await cruise({
+      ...run,
+      'lib/fanout/plan.ts': "import { planRun } from '../run/planRun.ts';\nexport const p = planRun;\n",
+    });
+    expect(direct.code).not.toBe(0);
+    expect(direct.out).toMatch(
+      /error fanout-through-run-stages: lib\/fanout\/plan\.ts → lib\/run\/planRun\.ts/,
+    );
+    const through = await cruise({
+      ...run,
+      'lib/fanout/plan.ts':
+        "import { runStages } from '../run/runStages.ts';\nexport const p = runStages.planRun;\n",
+    });
+    expect(through.code, through.out).toBe(0);
+  });
 });

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
-import { type LocalDynamo, startLocalDynamo } from '../../lib/state/localDynamo.ts';
-import { localDynamoClient } from '../support/startDynalite.ts';
+import { type LocalDynamo, startLocalDynamo } from './localDynamo.ts';
+import { localDynamoClient } from './startDynalite.ts';
 
 describe('startLocalDynamo', () => {
   let dir: string;

@@ -1,16 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import dynalite from 'dynalite';
-import { ArchiverError } from '../errors/archiverError.ts';
-import { lockDir } from './dirLock.ts';
+import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { lockDir } from '../../lib/state/dirLock.ts';
 
 export interface LocalDynamoOptions {
   /** Folder to persist the tables in (LevelDB); omitted = in memory, gone on close. */
   dir?: string;
   /** Port on 127.0.0.1; default 0 (any free port). */
   port?: number;
-  /** The caller already holds `dir`'s lock (`lockDir`), e.g. to migrate it: not taken again here. */
-  locked?: boolean;
 }
 
 export interface LocalDynamo {
@@ -20,13 +18,13 @@ export interface LocalDynamo {
 }
 
 /**
- * Runs dynalite (a DynamoDB-compatible server) inside this process, so local mode keeps its state
- * with the same adapter as AWS, under the destination folder (e.g. `./archive/.state`), with no
- * Java or Docker. Tables become ACTIVE at once (create/delete/update delays set to 0).
+ * Runs dynalite (a DynamoDB-compatible server) inside this process: the DynamoDB stand-in of the tests
+ * and the bench, for the same adapter as AWS, with no Java or Docker. Persisted in `dir` (under its
+ * folder lock) or in memory. Tables become ACTIVE at once (create/delete/update delays set to 0).
  */
 export async function startLocalDynamo(opts: LocalDynamoOptions = {}): Promise<LocalDynamo> {
   const dir = opts.dir === undefined ? undefined : path.resolve(opts.dir);
-  const unlock = dir === undefined || opts.locked ? async () => undefined : await lockDir(dir);
+  const unlock = dir === undefined ? async () => undefined : await lockDir(dir);
   const server = dynalite({
     ...(dir === undefined ? {} : { path: dir }),
     createTableMs: 0,
