@@ -1,4 +1,4 @@
-import { readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../clock/clock.ts';
 import { addDays, toDay } from '../clock/day.ts';
@@ -84,6 +84,23 @@ export async function writeSecurityLake(
 ): Promise<SourceResult[]> {
   const lastSettled = hourOf(new Date(deps.clock.now().getTime() - (o.settleHours + 1) * HOUR_MS));
   const results: SourceResult[] = [];
+  // A folder of this run's own: a concurrent run beside it never touches its files.
+  const work = await mkdtemp(join(deps.tmpDir, 'lake-run-'));
+  try {
+    await writeSources(deps, o, lastSettled, work, results);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+  return results;
+}
+
+async function writeSources(
+  deps: SecurityLakeDeps,
+  o: SecurityLakeOptions,
+  lastSettled: Date,
+  work: string,
+  results: SourceResult[],
+): Promise<void> {
   for (const source of o.sources) {
     const key = lakeCursorKey(source);
     let cursor = await readCursor(
@@ -107,7 +124,7 @@ export async function writeSecurityLake(
       await archive.prepare(source.cls, OCSF_1_1, deps.rules, span);
       while (cursor.next <= lastHour) {
         const hour = cursor.next;
-        const path = join(deps.tmpDir, `${source.cls}-${hour.getTime()}.parquet`);
+        const path = join(work, `${source.cls}-${hour.getTime()}.parquet`);
         const window = { fromMs: hour.getTime(), toMs: hour.getTime() + HOUR_MS };
         const events = await archive.writeParquet(source.cls, OCSF_1_1, deps.rules, window, path);
         if (events > 0) {
@@ -138,5 +155,4 @@ export async function writeSecurityLake(
     }
     deps.logger.info('security lake source written', { ...result });
   }
-  return results;
 }
