@@ -1,6 +1,6 @@
+import { toOcsfDetectionFinding } from '../ocsf/toOcsfDetectionFinding.ts';
 import type { DeliveryStatus } from './evaluateRules.ts';
 import type { Finding } from './finding.ts';
-import { toOcsfDetectionFinding } from './ocsf.ts';
 import type { DetectionRule } from './ruleSchema.ts';
 
 /** The events' `source` and `detail-type`, as a team's EventBridge rule matches them. */

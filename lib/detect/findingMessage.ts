@@ -1,7 +1,7 @@
+import { toOcsfDetectionFinding } from '../ocsf/toOcsfDetectionFinding.ts';
 import { HISTORY_TABLE } from '../query/activeViews.ts';
 import { sqlString } from '../query/sqlString.ts';
 import type { Finding } from './finding.ts';
-import { toOcsfDetectionFinding } from './ocsf.ts';
 import type { DetectionRule } from './ruleSchema.ts';
 
 /** SNS's limit for one message, bytes (subject and attributes aside). */

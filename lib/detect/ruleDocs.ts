@@ -1,4 +1,4 @@
-import { ATTACK_TACTICS, ATTACK_TECHNIQUES, attackUrl } from './attackIds.ts';
+import { ATTACK_TACTICS, ATTACK_TECHNIQUES, attackUrl } from '../ocsf/attackIds.ts';
 import type { DetectionRule } from './ruleSchema.ts';
 import { EXEMPTIONS } from './ruleSettings.ts';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ATTACK_TACTICS, ATTACK_TECHNIQUES } from './attackIds.ts';
+import { ATTACK_TACTICS, ATTACK_TECHNIQUES } from '../ocsf/attackIds.ts';
 
 /** Levels, lowest first, as Sigma names them (OCSF severity_id 1..5: Informational .. Critical). */
 export const SEVERITIES = ['informational', 'low', 'medium', 'high', 'critical'] as const;
@@ -41,14 +41,12 @@ export const ruleTestSchema = z.strictObject({
 
 const attack = z
   .strictObject({
-    tactic: z
-      .string()
-      .refine((t) => t in ATTACK_TACTICS, 'not an ATT&CK tactic id of lib/detect/attackIds.ts'),
+    tactic: z.string().refine((t) => t in ATTACK_TACTICS, 'not an ATT&CK tactic id of lib/ocsf/attackIds.ts'),
     techniques: z
       .array(
         z
           .string()
-          .refine((t) => t in ATTACK_TECHNIQUES, 'not an ATT&CK technique id of lib/detect/attackIds.ts'),
+          .refine((t) => t in ATTACK_TECHNIQUES, 'not an ATT&CK technique id of lib/ocsf/attackIds.ts'),
       )
       .min(1),
   })

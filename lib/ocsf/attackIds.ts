@@ -24,6 +24,7 @@ export const ATTACK_TECHNIQUES: Readonly<Record<string, { name: string; tactics:
   T1550: { name: 'Use Alternate Authentication Material', tactics: ['TA0005', 'TA0008'] },
   T1567: { name: 'Exfiltration Over Web Service', tactics: ['TA0010'] },
   T1572: { name: 'Protocol Tunneling', tactics: ['TA0011'] },
+  T1583: { name: 'Acquire Infrastructure', tactics: ['TA0042'] },
   'T1583.001': { name: 'Acquire Infrastructure: Domains', tactics: ['TA0042'] },
 };
 
