@@ -1,3 +1,4 @@
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 /**
  * Detect Lambda entry point: wiring only (see `createDetectHandler`). Built once per container.
  */
@@ -25,7 +26,7 @@ import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
 import { s3ClientConfig, tableFromStateUrl } from '../shared/awsClients.ts';
 import { powertoolsFindingCounter, snsPublisher } from '../shared/awsFindingSinks.ts';
 import { DETECT_SERVICE, METRICS_NAMESPACE } from '../shared/detectTelemetry.ts';
-import { eventBridgeFindingEvents, signedPutEvents } from '../shared/eventBridgeFindingEvents.ts';
+import { eventBridgeFindingEvents, sdkPutEvents } from '../shared/eventBridgeFindingEvents.ts';
 import { lambdaDetections } from '../shared/lambdaDetections.ts';
 import { loggerPort } from '../shared/loggerPort.ts';
 import { athenaRuleEngine } from './athenaRuleEngine.ts';
@@ -73,7 +74,9 @@ const detect = createDetectHandler({
       findings,
     ),
   publish: snsPublisher(sns, FINDINGS_TOPIC_ARN),
-  events: eventBridgeFindingEvents(signedPutEvents(await sns.config.region())),
+  events: eventBridgeFindingEvents(
+    sdkPutEvents(new EventBridgeClient({ region: await sns.config.region() })),
+  ),
   countFindings: powertoolsFindingCounter(metrics),
   metrics,
   clock: systemClock,

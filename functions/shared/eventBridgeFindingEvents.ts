@@ -1,58 +1,29 @@
-import { createHash, createHmac } from 'node:crypto';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { FindingEvents } from '../../lib/detect/findingEvents.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 
-const bytes = (d: string | ArrayBuffer | ArrayBufferView): string | Uint8Array =>
-  typeof d === 'string'
-    ? d
-    : d instanceof ArrayBuffer
-      ? new Uint8Array(d)
-      : new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
-
-/** SHA-256 (and HMAC-SHA-256 with a secret) as the signer's checksum. */
-class Sha256 {
-  private readonly hash;
-  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
-  }
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.hash.update(bytes(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-  reset(): void {}
-}
-
-/** How PutEvents is sent: a signed JSON POST (tests pass a recorder). */
+/** How PutEvents is sent: the request's JSON body in, the HTTP status and body out (tests pass a recorder). */
 export type PutEventsSender = (body: string) => Promise<{ status: number; text: string }>;
 
-/** PutEvents on the default bus, signed with SigV4 and the Lambda's credentials. */
-export function signedPutEvents(region: string, fetchFn: typeof fetch = fetch): PutEventsSender {
-  const host = `events.${region}.amazonaws.com`;
-  const signer = new SignatureV4({
-    service: 'events',
-    region,
-    credentials: defaultProvider(),
-    sha256: Sha256,
-  });
+/** PutEvents on the default bus through the SDK's EventBridge client (the Lambda's credentials and region). */
+export function sdkPutEvents(client: EventBridgeClient = new EventBridgeClient({})): PutEventsSender {
   return async (body) => {
-    const signed = await signer.sign({
-      method: 'POST',
-      protocol: 'https:',
-      hostname: host,
-      path: '/',
-      headers: {
-        host,
-        'content-type': 'application/x-amz-json-1.1',
-        'x-amz-target': 'AWSEvents.PutEvents',
-      },
-      body,
-    });
-    const res = await fetchFn(`https://${host}/`, { method: 'POST', headers: signed.headers, body });
-    return { status: res.status, text: await res.text() };
+    const { Entries } = JSON.parse(body) as { Entries: (PutEventsRequestEntry & { Time: number })[] };
+    try {
+      const out = await client.send(
+        new PutEventsCommand({ Entries: Entries.map((e) => ({ ...e, Time: new Date(e.Time * 1000) })) }),
+      );
+      return {
+        status: out.$metadata.httpStatusCode ?? 200,
+        text: JSON.stringify({ FailedEntryCount: out.FailedEntryCount ?? 0, Entries: out.Entries ?? [] }),
+      };
+    } catch (error) {
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      return {
+        status: status ?? 500,
+        text: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      };
+    }
   };
 }
 

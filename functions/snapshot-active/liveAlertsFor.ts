@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { versionedFindingLedger } from '../../lib/detect/versionedFindingLedger.ts';
 import type { Logger } from '../../lib/log/logger.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import { powertoolsFindingCounter, snsPublisher } from '../shared/awsFindingSinks.ts';
-import { eventBridgeFindingEvents, signedPutEvents } from '../shared/eventBridgeFindingEvents.ts';
+import { eventBridgeFindingEvents, sdkPutEvents } from '../shared/eventBridgeFindingEvents.ts';
 import { lambdaDetections } from '../shared/lambdaDetections.ts';
 import { liveAlerts } from '../shared/liveAlerts.ts';
 
@@ -28,7 +29,9 @@ export async function liveAlertsFor(
       `snap-${randomUUID().slice(0, 8)}`,
     ),
     publish: snsPublisher(sns, topicArn),
-    events: eventBridgeFindingEvents(signedPutEvents(await sns.config.region())),
+    events: eventBridgeFindingEvents(
+      sdkPutEvents(new EventBridgeClient({ region: await sns.config.region() })),
+    ),
     countFindings: powertoolsFindingCounter(metrics),
     logger,
   });

@@ -37,3 +37,46 @@ describe('eventBridgeFindingEvents', () => {
     await expect(partly.put([event(1)])).rejects.toMatchObject({ code: 'STORE_FAILED' });
   });
 });
+
+describe('sdkPutEvents', () => {
+  it('sends PutEvents through the SDK client to the endpoint it is given, and reports refused entries', async () => {
+    const { createServer } = await import('node:http');
+    const { EventBridgeClient } = await import('@aws-sdk/client-eventbridge');
+    const { sdkPutEvents } = await import('../../../functions/shared/eventBridgeFindingEvents.ts');
+    const seen: { target: string | undefined; body: { Entries: { Source: string; Detail: string }[] } }[] =
+      [];
+    let failed = 0;
+    const server = createServer((req, res) => {
+      let text = '';
+      req.on('data', (c) => {
+        text += c;
+      });
+      req.on('end', () => {
+        seen.push({ target: req.headers['x-amz-target'] as string | undefined, body: JSON.parse(text) });
+        res.setHeader('content-type', 'application/x-amz-json-1.1');
+        res.end(JSON.stringify({ FailedEntryCount: failed, Entries: [{ EventId: 'e-1' }] }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = server.address() as { port: number };
+      const client = new EventBridgeClient({
+        region: 'us-east-1',
+        endpoint: `http://127.0.0.1:${address.port}`,
+        credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      });
+      const events = eventBridgeFindingEvents(sdkPutEvents(client));
+      await events.put([event(1), event(2)]);
+      expect(seen[0]?.target).toBe('AWSEvents.PutEvents');
+      expect(seen[0]?.body.Entries.map((e) => [e.Source, e.Detail])).toEqual([
+        [FINDING_EVENT_SOURCE, '{"i":1}'],
+        [FINDING_EVENT_SOURCE, '{"i":2}'],
+      ]);
+      failed = 1;
+      await expect(events.put([event(3)])).rejects.toMatchObject({ code: 'STORE_FAILED' });
+      client.destroy();
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
