@@ -20,11 +20,11 @@ import { s3ClientConfig, tableFromStateUrl } from '../shared/awsClients.ts';
 import { lambdaDetections } from '../shared/lambdaDetections.ts';
 import { loggerPort } from '../shared/loggerPort.ts';
 import { assumedLakeStore } from './assumedLakeStore.ts';
-import { parseLakeConfig } from './lakeConfig.ts';
+import { lakeConfig } from './lakeConfig.ts';
 
 const logger = new Logger({ serviceName: 'tunnel-archiver-security-lake' });
 const config = loadConfig({ env: process.env });
-const lake = parseLakeConfig(process.env);
+const lake = lakeConfig(config);
 const table = tableFromStateUrl(config.state);
 if (table === undefined) throw new ArchiverError('CONFIG_INVALID', 'Set ARCHIVE_STATE (dynamodb://)');
 const { rules } = await lambdaDetections(process.env, import.meta.url);

@@ -1,21 +1,7 @@
-import * as z from 'zod';
+import type { Config } from '../../lib/config/loadConfig.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { lakeSourcesSchema } from '../../lib/ocsf/lakeSourceSchema.ts';
 import type { LakeSource } from '../../lib/ocsf/securityLakeLayout.ts';
-
-const envSchema = z.object({
-  SECURITY_LAKE_SOURCES: z.string().transform((s, ctx) => {
-    try {
-      return lakeSourcesSchema.parse(JSON.parse(s));
-    } catch (e) {
-      ctx.addIssue({ code: 'custom', message: `SECURITY_LAKE_SOURCES: ${(e as Error).message}` });
-      return z.NEVER;
-    }
-  }),
-  SETTLE_HOURS: z.coerce.number().int().min(0).default(6),
-  MAX_HOURS: z.coerce.number().int().min(1).default(48),
-  LOOKBACK_DAYS: z.coerce.number().int().min(0).default(7),
-});
 
 export interface LakeConfig {
   sources: LakeSource[];
@@ -24,23 +10,28 @@ export interface LakeConfig {
   lookbackDays: number;
 }
 
-/** The function's settings, parsed once; a bad one is `CONFIG_INVALID` naming it. */
-export function parseLakeConfig(env: Record<string, string | undefined>): LakeConfig {
-  const parsed = envSchema.safeParse(env);
+/**
+ * The function's settings from the parsed config (lib/config/configSpec.ts names, bounds and defaults
+ * them): the sources' shape is checked here, against the schema the stack's `securityLake` context uses;
+ * a bad or missing one is `CONFIG_INVALID` naming `SECURITY_LAKE_SOURCES`.
+ */
+export function lakeConfig(config: Config): LakeConfig {
+  if (config.securityLakeSources === undefined)
+    throw new ArchiverError('CONFIG_INVALID', 'Set SECURITY_LAKE_SOURCES (the Security Lake custom sources)');
+  const parsed = lakeSourcesSchema.safeParse(JSON.parse(config.securityLakeSources));
   if (!parsed.success)
-    throw new ArchiverError('CONFIG_INVALID', `Security Lake export settings: ${parsed.error.message}`, {
+    throw new ArchiverError('CONFIG_INVALID', `SECURITY_LAKE_SOURCES: ${parsed.error.message}`, {
       cause: parsed.error,
     });
-  const e = parsed.data;
   return {
-    sources: e.SECURITY_LAKE_SOURCES.map((s) => ({
+    sources: parsed.data.map((s) => ({
       cls: s.cls,
       location: { bucket: s.bucket, prefix: s.prefix },
       roleArn: s.roleArn,
       externalId: s.externalId,
     })),
-    settleHours: e.SETTLE_HOURS,
-    maxHours: e.MAX_HOURS,
-    lookbackDays: e.LOOKBACK_DAYS,
+    settleHours: config.securityLakeSettleHours,
+    maxHours: config.securityLakeMaxHours,
+    lookbackDays: config.securityLakeLookbackDays,
   };
 }

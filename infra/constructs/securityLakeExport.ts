@@ -12,6 +12,7 @@ import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
+import { SETTINGS } from '../../lib/config/configSpec.ts';
 import type { LakeSourceSetting } from '../../lib/ocsf/lakeSourceSchema.ts';
 import { functionLogsAndRole, LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
 import { withDetections } from './detectionsBundling.ts';
@@ -20,6 +21,9 @@ import { withDetections } from './detectionsBundling.ts';
 export const SECURITY_LAKE_HANDLER_ENTRY = fileURLToPath(
   new URL('../../functions/security-lake-export/handler.ts', import.meta.url),
 );
+
+/** The settling delay when the context names none: the config spec's default. */
+const SETTLE_HOURS_DEFAULT = SETTINGS.find((s) => s.key === 'securityLakeSettleHours')?.default;
 
 /** State items the export touches: one cursor per source. */
 export const LAKE_CURSOR_PKS = 'LAKE#*';
@@ -30,7 +34,7 @@ export interface SecurityLakeExportProps {
   sources: readonly LakeSourceSetting[];
   /** The lake's own KMS key, when it uses one (its ARN). */
   kmsKeyArn?: string;
-  /** Hours after an hour ends before it is written (default 6). */
+  /** Hours after an hour ends before it is written (default: the config spec's). */
   settleHours?: number;
   alarmTopic?: ITopic;
 }
@@ -71,7 +75,7 @@ export class SecurityLakeExport extends Construct {
         ARCHIVE_DEST: `s3://${props.bucket.bucketName}/`,
         ARCHIVE_STATE: `dynamodb://${props.table.tableName}`,
         SECURITY_LAKE_SOURCES: JSON.stringify(props.sources),
-        SETTLE_HOURS: String(props.settleHours ?? 6),
+        SECURITY_LAKE_SETTLE_HOURS: String(props.settleHours ?? SETTLE_HOURS_DEFAULT),
         LOG_LEVEL: 'info',
       },
       bundling: { ...withDetections(LAMBDA_BUNDLING), nodeModules: ['@duckdb/node-api'] },

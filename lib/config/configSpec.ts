@@ -1,7 +1,14 @@
 import { DEFAULT_MAX_PASSES, STALLED_PASSES } from './walkLimits.ts';
 
 /** The programs that read settings: the CLI and each Lambda function (its folder under functions/). */
-export const READERS = ['cli', 'archive-history', 'fanout', 'snapshot-active', 'detect'] as const;
+export const READERS = [
+  'cli',
+  'archive-history',
+  'fanout',
+  'snapshot-active',
+  'detect',
+  'security-lake-export',
+] as const;
 export type Reader = (typeof READERS)[number];
 
 const ARCHIVERS = ['cli', 'archive-history', 'fanout'] as const satisfies readonly Reader[];
@@ -58,7 +65,7 @@ export const SETTINGS = [
     flag: 'dest',
     default: 'file://./archive',
     description: 'Where Parquet goes: file://DIR or s3://bucket/prefix (endpoint: AWS_ENDPOINT_URL_S3).',
-    readBy: ['cli', ...FUNCTIONS],
+    readBy: ['cli', ...FUNCTIONS, 'security-lake-export'],
   },
   {
     key: 'state',
@@ -67,7 +74,7 @@ export const SETTINGS = [
     default: undefined,
     description:
       'State store: dynamodb://table (endpoint: AWS_ENDPOINT_URL_DYNAMODB). Default for file:// destinations: item files in DIR/.state (docs/design.md, the state store).',
-    readBy: ['cli', ...FUNCTIONS],
+    readBy: ['cli', ...FUNCTIONS, 'security-lake-export'],
   },
   {
     key: 'keysDir',
@@ -202,7 +209,7 @@ export const SETTINGS = [
     flag: 'log-level',
     default: 'info',
     description: 'debug | info | warn | error.',
-    readBy: ['cli', ...FUNCTIONS],
+    readBy: ['cli', ...FUNCTIONS, 'security-lake-export'],
   },
   {
     key: 'logFormat',
@@ -227,7 +234,7 @@ export const SETTINGS = [
     default: undefined,
     description:
       "The AWS SDK's S3 endpoint: set, the store uses path-style addressing for an S3-compatible server.",
-    readBy: ['cli', ...FUNCTIONS],
+    readBy: ['cli', ...FUNCTIONS, 'security-lake-export'],
   },
   {
     key: 'digestSigningKeyId',
@@ -265,7 +272,7 @@ export const SETTINGS = [
     default: undefined,
     description:
       "Lambda only: the stack's `detections` context as JSON (thresholds, allowlists, time zone), checked against the rules.",
-    readBy: ['detect', 'snapshot-active'],
+    readBy: ['detect', 'snapshot-active', 'security-lake-export'],
   },
   {
     key: 'detectionsDir',
@@ -273,7 +280,7 @@ export const SETTINGS = [
     default: undefined,
     description:
       'Lambda only: the folder of the rules. Unset: the copy of detections/ in the bundle (the repository folder when run from source).',
-    readBy: ['detect', 'snapshot-active'],
+    readBy: ['detect', 'snapshot-active', 'security-lake-export'],
   },
   {
     key: 'workgroup',
@@ -304,6 +311,37 @@ export const SETTINGS = [
     description:
       'Lambda only: the schedule of the detect function, in minutes (1-1440): the tick a rule is due on.',
     readBy: ['detect'],
+  },
+  {
+    key: 'securityLakeSources',
+    env: 'SECURITY_LAKE_SOURCES',
+    default: undefined,
+    description:
+      "Lambda only (set by the stack): the Security Lake custom sources as a JSON array, the `securityLake` context's `sources` (class, lake bucket, `ext/<source>/` prefix, provider role ARN, external id).",
+    readBy: ['security-lake-export'],
+  },
+  {
+    key: 'securityLakeSettleHours',
+    env: 'SECURITY_LAKE_SETTLE_HOURS',
+    default: '6',
+    description:
+      'Lambda only (set by the stack): hours after an hour ends before the Security Lake export writes it (0-72), so that its sessions have reached history.',
+    readBy: ['security-lake-export'],
+  },
+  {
+    key: 'securityLakeMaxHours',
+    env: 'SECURITY_LAKE_MAX_HOURS',
+    default: '48',
+    description: 'Lambda only: the most hours of each source one Security Lake export run writes (1-744).',
+    readBy: ['security-lake-export'],
+  },
+  {
+    key: 'securityLakeLookbackDays',
+    env: 'SECURITY_LAKE_LOOKBACK_DAYS',
+    default: '7',
+    description:
+      'Lambda only: days of history before the hours being written that the Security Lake export also reads (0-60), for sessions opened before them.',
+    readBy: ['security-lake-export'],
   },
 ] as const satisfies readonly SettingSpec[];
 

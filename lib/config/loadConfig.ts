@@ -48,6 +48,14 @@ function isJsonObject(text: string): boolean {
   }
 }
 
+function isJsonArray(text: string): boolean {
+  try {
+    return Array.isArray(JSON.parse(text));
+  } catch {
+    return false;
+  }
+}
+
 /** Rewrites a URL parser's CONFIG_INVALID message so it names the flag when the value came from one. */
 const viaParser = (name: string, envName: string, parse: (s: string) => unknown) =>
   z.string().superRefine((s, ctx) => {
@@ -124,6 +132,13 @@ export function buildConfigSchema(names: SettingNames = ENV_NAMES, readsOnly = f
         })
         .optional(),
       scheduleMinutes: intIn(names.scheduleMinutes, 1, 1440),
+      securityLakeSources: z
+        .string()
+        .refine((s) => isJsonArray(s), { error: `${names.securityLakeSources} must be a JSON array` })
+        .optional(),
+      securityLakeSettleHours: intIn(names.securityLakeSettleHours, 0, 72),
+      securityLakeMaxHours: intIn(names.securityLakeMaxHours, 1, 744),
+      securityLakeLookbackDays: intIn(names.securityLakeLookbackDays, 0, 60),
     })
     .superRefine((c, ctx) => {
       if (!readsOnly && c.state === undefined && c.dest.trim().startsWith('s3://')) {

@@ -186,10 +186,7 @@ describe('docs/configuration.md and the config spec', () => {
         const rel = `${dir}${name}`;
         if (statSync(new URL(rel, ROOT)).isDirectory()) walk(`${rel}/`);
         else if (name.endsWith('.ts'))
-          for (const m of read(rel).matchAll(
-            /\benv(?:\?)?\.([A-Z][A-Z0-9_]+)|\benv\[['"]([A-Z][A-Z0-9_]+)['"]\]/g,
-          ))
-            read_.push(`${rel}: ${m[1] ?? m[2]}`);
+          for (const v of variablesRead(read(rel), rel)) read_.push(`${rel}: ${v}`);
       }
     };
     walk('lib/');
@@ -202,7 +199,43 @@ describe('docs/configuration.md and the config spec', () => {
       'read by the code, missing from lib/config/configSpec.ts',
     ).toEqual([]);
   });
+
+  it.each([
+    ['a property', 'const a = process.env.SOME_VAR;', ['SOME_VAR']],
+    ['an optional property', 'f(env?.SOME_VAR)', ['SOME_VAR']],
+    ['an index', "env['SOME_VAR'] ?? 1", ['SOME_VAR']],
+    ['destructuring', 'const { SOME_VAR, OTHER_VAR: o } = process.env;', ['SOME_VAR', 'OTHER_VAR']],
+    [
+      'the keys of a schema the environment is parsed with',
+      'const s = z.object({ SOME_VAR: z.string() });\nexport const c = s.safeParse(env);',
+      ['SOME_VAR'],
+    ],
+    ['a computed name', 'const v = env[name];', ['env[name]']],
+  ])('finds a variable read through %s', (_, source, found) => {
+    expect(variablesRead(source, 'lib/x/y.ts')).toEqual(found);
+  });
 });
+
+/**
+ * The variables a source file reads: `env.X`, `env?.X`, `env['X']` (process.env too), `{ X } = env`,
+ * and the UPPER_SNAKE keys of a file that parses the environment whole (`schema.parse(env)`). A read by a
+ * computed name (`env[name]`) is returned as written: only `loadConfig`, which reads the spec's names, may
+ * make one.
+ */
+function variablesRead(source: string, rel: string): string[] {
+  const out = [
+    ...[...source.matchAll(/\benv\??\.([A-Z][A-Z0-9_]+)|\benv\[['"]([A-Z][A-Z0-9_]+)['"]\]/g)].map(
+      (m) => (m[1] ?? m[2]) as string,
+    ),
+  ];
+  for (const [, names = ''] of source.matchAll(/\{([^{}]*)\}\s*=\s*(?:process\.)?env\b/g))
+    out.push(...[...names.matchAll(/\b([A-Z][A-Z0-9_]+)\b(?!\s*\})?/g)].map((m) => m[1] as string));
+  if (/\.(?:safe)?[pP]arse(?:Async)?\(\s*(?:process\.)?env\b/.test(source))
+    out.push(...[...source.matchAll(/\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\s*:/g)].map((m) => m[1] as string));
+  if (rel !== 'lib/config/loadConfig.ts')
+    out.push(...[...source.matchAll(/\benv\[(?!['"])[^\]]*\]/g)].map((m) => m[0]));
+  return [...new Set(out)];
+}
 
 describe('paths and links in README.md and docs/', () => {
   /** GitHub's anchor of a heading. */

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseLakeConfig } from '../../functions/security-lake-export/lakeConfig.ts';
+import { lakeConfig } from '../../functions/security-lake-export/lakeConfig.ts';
 import { securityLakeSchema } from '../../infra/stackSettings.ts';
+import { loadConfig } from '../../lib/config/loadConfig.ts';
 import { loadRulesSync } from '../../lib/detect/loadRules.ts';
 import { findingsOcsfFields } from '../../lib/ocsf/findingsOcsfSql.ts';
 import { fieldPaths } from '../../lib/ocsf/ocsfField.ts';
@@ -86,9 +87,13 @@ describe('docs/security-lake.md', () => {
     const { template, stack } = synthApp({ context: { securityLake: example.securityLake } });
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 hour)' });
     expect(lakePage).toContain('(`rate(1 hour)`)');
-    const defaults = parseLakeConfig({
-      SECURITY_LAKE_SOURCES: JSON.stringify((example.securityLake as { sources: unknown }).sources),
-    });
+    const defaults = lakeConfig(
+      loadConfig({
+        env: {
+          SECURITY_LAKE_SOURCES: JSON.stringify((example.securityLake as { sources: unknown }).sources),
+        },
+      }),
+    );
     expect(lakePage).toContain(`default ${defaults.settleHours}`);
     expect(lakePage).toContain(`at most ${defaults.maxHours} hours a run`);
     expect(lakePage).toContain(`${defaults.lookbackDays} days before them`);

@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { SETTINGS } from '../../lib/config/configSpec.ts';
 import { iamStatements, nagViolations, staleAcknowledgements, synthApp } from './testApp.ts';
 
 const ROLE = (cls: string) =>
@@ -39,7 +40,7 @@ describe('the Security Lake export', () => {
       Environment: {
         Variables: Match.objectLike({
           SECURITY_LAKE_SOURCES: JSON.stringify(LAKE.sources),
-          SETTLE_HOURS: '6',
+          SECURITY_LAKE_SETTLE_HOURS: '6',
         }),
       },
     });
@@ -84,6 +85,22 @@ describe('the Security Lake export', () => {
     expect(actions.filter((a) => a.startsWith('s3:')).sort()).toEqual(['s3:GetObject', 's3:ListBucket']);
     expect(actions.some((a) => a.endsWith('*'))).toBe(false);
     expect(iamStatements(on.template).length).toBeGreaterThan(statements.length);
+  });
+
+  it('is given only variables the config spec holds, each naming the function among its readers', () => {
+    const fn = on.stack.getLogicalId(on.stack.securityLake?.fn.node.defaultChild as never);
+    const resource = on.template.toJSON().Resources[fn] as {
+      Properties: { Environment: { Variables: Record<string, unknown> } };
+    };
+    const set = Object.keys(resource.Properties.Environment.Variables).filter(
+      (v) => !v.startsWith('POWERTOOLS_') && !v.startsWith('AWS_') && v !== 'NODE_OPTIONS',
+    );
+    expect(set).toContain('SECURITY_LAKE_SOURCES');
+    for (const variable of set)
+      expect(
+        SETTINGS.find((s) => s.env === variable)?.readBy as readonly string[] | undefined,
+        variable,
+      ).toContain('security-lake-export');
   });
 
   it('is cdk-nag clean, with no stale acknowledgement', () => {
