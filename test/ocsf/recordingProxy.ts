@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 export interface RecordingProxy {
   endpoint: string;
-  /** Each request's method, path and Authorization header. */
-  seen: { method: string; path: string; authorization: string }[];
+  /** Each request's method, path, Authorization header and X-Amz-Target (the operation of a JSON API). */
+  seen: { method: string; path: string; authorization: string; target: string }[];
   close(): Promise<void>;
 }
 
@@ -17,6 +17,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
       method: req.method ?? '',
       path: req.url ?? '',
       authorization: String(req.headers.authorization ?? ''),
+      target: String(req.headers['x-amz-target'] ?? ''),
     });
     const upstream = request(
       { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },

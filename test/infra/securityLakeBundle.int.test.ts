@@ -1,0 +1,265 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { App, type CfnElement, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
+import AWSAccount from 's3rver/lib/models/account.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SecurityLakeExport } from '../../infra/constructs/securityLakeExport.ts';
+import { lakeCursorKey } from '../../lib/ocsf/writeSecurityLake.ts';
+import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
+import { emulatorArchive } from '../ocsf/emulatorArchive.ts';
+import { ocsfErrors } from '../ocsf/ocsfSchemas.ts';
+import { type RecordingProxy, startRecordingProxy } from '../ocsf/recordingProxy.ts';
+import { type StsStubHandle, startStsStub } from '../ocsf/startStsStub.ts';
+import { LAMBDA_NODE } from '../parquet/lambdaNode.ts';
+import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
+import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
+import { tempDirPer } from '../support/tempDirPer.ts';
+import { startWriteOnceFront, type WriteOnceFront } from '../support/writeOnceS3Front.ts';
+import { iamStatements, resourceSuffix } from './testApp.ts';
+
+const ACCOUNT = '123456789012';
+const REGION = 'eu-west-1';
+const LAKE_BUCKET = 'aws-security-data-lake-eu-west-1-test';
+const ARCHIVE_BUCKET = 'archive';
+const SOURCE = {
+  cls: 'sessions' as const,
+  bucket: LAKE_BUCKET,
+  prefix: 'ext/tunnel-archiver-sessions/',
+  roleArn: `arn:aws:iam::${ACCOUNT}:role/AmazonSecurityLake-Provider-tunnel-archiver-sessions-${REGION}`,
+  externalId: 'external-sessions',
+};
+
+const tmp = tempDirPer('ta-lake-bundle-');
+// The function bundled by its construct, as the stack bundles it (esbuild, `detections/`, and
+// `@duckdb/node-api` installed with its native binding), outside the repo so it cannot lean on node_modules.
+const outdir = mkdtempSync(join(tmpdir(), 'ta-lake-bundle-out-'));
+const app = new App({ outdir });
+const stack = new Stack(app, 'Lake', { env: { account: ACCOUNT, region: REGION } });
+const archiveBucket = new Bucket(stack, 'Archive');
+const lake = new SecurityLakeExport(stack, 'SecurityLake', {
+  bucket: archiveBucket,
+  table: Table.fromTableName(stack, 'State', 'tunnel-archiver-state'),
+  sources: [SOURCE],
+});
+app.synth();
+const template = Template.fromStack(stack);
+const fnId = stack.getLogicalId(lake.fn.node.defaultChild as CfnElement);
+const fnProps = template.toJSON().Resources[fnId].Properties as {
+  Code: { S3Key: string };
+  Environment: { Variables: Record<string, string> };
+};
+const assetDir = join(outdir, `asset.${fnProps.Code.S3Key.replace(/\.zip$/, '')}`);
+
+let s3: S3rverHandle;
+let front: WriteOnceFront;
+let s3Calls: RecordingProxy;
+let dynamo: DynaliteHandle;
+let dynamoCalls: RecordingProxy;
+let sts: StsStubHandle;
+let run: { stdout: string; stderr: string };
+
+/** Every file under `dir`, as paths relative to it. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path).map((f) => join(name, f)) : [name];
+  });
+}
+
+beforeAll(async () => {
+  let archive: string;
+  [archive, s3, sts, dynamo] = await Promise.all([
+    emulatorArchive(tmp.dir),
+    startS3rver(LAKE_BUCKET),
+    startStsStub(),
+    startDynalite(),
+  ]);
+  // One S3 endpoint (the SDK's AWS_ENDPOINT_URL_S3) holds both buckets: the archive and the lake.
+  await s3.client.send(new CreateBucketCommand({ Bucket: ARCHIVE_BUCKET }));
+  for (const key of filesUnder(archive).filter((k) => /^(history|findings)\//.test(k)))
+    await s3.client.send(
+      new PutObjectCommand({ Bucket: ARCHIVE_BUCKET, Key: key, Body: readFileSync(join(archive, key)) }),
+    );
+  front = await startWriteOnceFront(s3);
+  s3Calls = await startRecordingProxy(front.endpoint);
+  dynamoCalls = await startRecordingProxy(dynamo.endpoint);
+  AWSAccount.DUMMY_ACCOUNT.createKeyPair(sts.accessKeyId, sts.secretAccessKey);
+  // The cursor at the archive's first day: the run writes its hours (up to SECURITY_LAKE_MAX_HOURS).
+  await dynamoVersionedItems({ client: dynamo.client, table: dynamo.table }).put(
+    lakeCursorKey({ ...SOURCE, location: { bucket: LAKE_BUCKET, prefix: SOURCE.prefix } }),
+    0,
+    JSON.stringify({ next: '2026-11-19T00:00:00.000Z' }),
+  );
+  const script = `
+    const { handler } = await import(${JSON.stringify(join(assetDir, 'index.mjs'))});
+    const context = {
+      functionName: 'security-lake-export', awsRequestId: 'req-1', memoryLimitInMB: '2048',
+      invokedFunctionArn: 'arn:aws:lambda:${REGION}:${ACCOUNT}:function:security-lake-export',
+      getRemainingTimeInMillis: () => 900000,
+    };
+    console.log('RESULT ' + JSON.stringify(await handler({}, context)));`;
+  run = await promisify(execFile)(LAMBDA_NODE, ['--input-type=module', '-e', script], {
+    cwd: outdir,
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 180_000,
+    env: {
+      PATH: process.env.PATH ?? '',
+      TMPDIR: tmp.dir,
+      ...fnProps.Environment.Variables,
+      AWS_REGION: REGION,
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      AWS_ENDPOINT_URL_S3: s3Calls.endpoint,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamoCalls.endpoint,
+      AWS_ENDPOINT_URL_STS: sts.endpoint,
+      ARCHIVE_DEST: `s3://${ARCHIVE_BUCKET}/`,
+      ARCHIVE_STATE: `dynamodb://${dynamo.table}`,
+      SECURITY_LAKE_MAX_HOURS: '24',
+    },
+  });
+}, 300_000);
+
+afterAll(async () => {
+  AWSAccount.DUMMY_ACCOUNT.revokeAccessKey(sts?.accessKeyId ?? '');
+  await Promise.allSettled([
+    s3Calls?.close(),
+    dynamoCalls?.close(),
+    front?.close(),
+    sts?.close(),
+    dynamo?.close(),
+  ]);
+  await s3?.close();
+  rmSync(outdir, { recursive: true, force: true });
+});
+
+describe('the bundled Security Lake export function', () => {
+  it('carries DuckDB with its native binding for Linux x64, beside the bundle', () => {
+    const natives = filesUnder(join(assetDir, 'node_modules')).filter((f) => f.endsWith('.node'));
+    expect(natives.some((f) => f.includes('node-bindings-linux-x64'))).toBe(true);
+    expect(relative(assetDir, join(assetDir, 'detections'))).toBe('detections');
+    expect(filesUnder(join(assetDir, 'detections')).some((f) => f.endsWith('.yml'))).toBe(true);
+  });
+
+  it('loads, assumes the provider role and writes a day of settled hours as OCSF 1.1 Parquet', async () => {
+    const result = JSON.parse(/^RESULT (.*)$/m.exec(run.stdout)?.[1] ?? 'null') as {
+      cls: string;
+      hours: number;
+      files: number;
+      events: number;
+    }[];
+    expect(result).toHaveLength(1);
+    expect(result[0]).toMatchObject({ cls: 'sessions', hours: 24 });
+    expect(result[0]?.files).toBeGreaterThan(0);
+    expect(sts.assumed).toContainEqual({
+      RoleArn: SOURCE.roleArn,
+      ExternalId: SOURCE.externalId,
+      RoleSessionName: 'tunnel-archiver-sessions',
+    });
+    const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: LAKE_BUCKET }));
+    const keys = (listed.Contents ?? []).map((o) => o.Key ?? '');
+    expect(keys).toHaveLength(result[0]?.files ?? -1);
+    for (const key of keys)
+      expect(key).toMatch(
+        /^ext\/tunnel-archiver-sessions\/region=eu-west-1\/accountId=123456789012\/eventDay=20261119\/sessions-2026111\d{3}\.parquet$/,
+      );
+    // One file read back with DuckDB: each event is an OCSF 1.1 Network Activity.
+    const { GetObjectCommand } = await import('@aws-sdk/client-s3');
+    const body = await s3.client.send(new GetObjectCommand({ Bucket: LAKE_BUCKET, Key: keys[0] }));
+    const path = join(tmp.dir, 'hour.parquet');
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(
+      path,
+      await (body.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
+    );
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const db = await DuckDBInstance.create(':memory:');
+    const c = await db.connect();
+    try {
+      const rows = (
+        await c.runAndReadAll(`SELECT CAST(to_json(e) AS VARCHAR) AS j FROM read_parquet('${path}') e`)
+      )
+        .getRowObjectsJson()
+        .map((r) => JSON.parse(String(r.j)));
+      expect(rows.length).toBeGreaterThan(0);
+      const { stripNulls } = await import('../../lib/ocsf/stripNulls.ts');
+      expect(
+        rows.map((e) => ocsfErrors('1.1.0-network_activity', stripNulls(e))).filter((e) => e !== ''),
+      ).toEqual([]);
+    } finally {
+      c.closeSync();
+      db.closeSync();
+    }
+  });
+
+  it("makes only calls its role allows: the template's statements cover every request it sent", () => {
+    const statements = iamStatements(template).filter((s) => s.effect === 'Allow');
+    const allows = (action: string, resource: string) =>
+      statements.some(
+        (s) =>
+          s.actions.includes(action) &&
+          s.resources.some((r) => {
+            const suffix = resourceSuffix(r);
+            // A resource of the archive bucket or table: its literal tail, `*` as a wildcard.
+            const tail = new RegExp(`${suffix.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
+            return suffix === resource || (typeof r !== 'string' && tail.test(resource));
+          }),
+      );
+    const bucketArn = {
+      'Fn::GetAtt': [stack.getLogicalId(archiveBucket.node.defaultChild as CfnElement), 'Arn'],
+    };
+    const onArchiveBucket = (action: string) =>
+      statements.some(
+        (s) =>
+          s.actions.includes(action) &&
+          s.resources.some((r) => JSON.stringify(r) === JSON.stringify(bucketArn)),
+      );
+    const needed = new Set<string>();
+    // S3 calls signed by the function's own role (the lake's are signed by the provider role's session).
+    const own = s3Calls.seen.filter((c) => c.authorization.includes('Credential=S3RVER/'));
+    expect(own.length).toBeGreaterThan(0);
+    for (const c of own) {
+      const url = new URL(c.path, 'http://x');
+      const [, bucket = '', ...key] = url.pathname.split('/');
+      expect(bucket, `${c.method} ${c.path}`).toBe(ARCHIVE_BUCKET);
+      if (c.method === 'GET' && key.join('/') === '') {
+        needed.add(`s3:ListBucket bucket (prefix ${url.searchParams.get('prefix')})`);
+        expect(onArchiveBucket('s3:ListBucket'), 's3:ListBucket on the archive bucket').toBe(true);
+      } else {
+        expect(['GET', 'HEAD'], `${c.method} ${c.path}`).toContain(c.method);
+        needed.add(`s3:GetObject ${key[0]}/`);
+        expect(allows('s3:GetObject', `/${key.join('/')}`), `s3:GetObject /${key.join('/')}`).toBe(true);
+      }
+    }
+    const lakeCalls = s3Calls.seen.filter((c) => c.authorization.includes(`Credential=${sts.accessKeyId}/`));
+    expect(lakeCalls.length).toBeGreaterThan(0);
+    expect(lakeCalls.every((c) => c.path.startsWith(`/${LAKE_BUCKET}/`))).toBe(true);
+    expect(own.length + lakeCalls.length).toBe(s3Calls.seen.length);
+    // DynamoDB: the cursor only.
+    const operations = [...new Set(dynamoCalls.seen.map((c) => c.target.replace(/^DynamoDB_\d+\./, '')))];
+    expect(operations.length).toBeGreaterThan(0);
+    for (const op of operations) {
+      needed.add(`dynamodb:${op}`);
+      expect(
+        statements.some((s) => s.actions.includes(`dynamodb:${op}`)),
+        `dynamodb:${op}`,
+      ).toBe(true);
+    }
+    // STS: the provider role, by its ARN.
+    for (const a of sts.assumed) expect(allows('sts:AssumeRole', a.RoleArn), a.RoleArn).toBe(true);
+    expect([...needed].sort()).toEqual(
+      expect.arrayContaining([
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        's3:GetObject findings/',
+        's3:GetObject history/',
+      ]),
+    );
+  });
+});
