@@ -97,7 +97,19 @@ export class SecurityLakeExport extends Construct {
         [objects(archiveKeys.historyPrefix), objects(archiveKeys.findingsPrefix)],
       ),
     );
-    role.addToPolicy(allow('ListArchive', ['s3:ListBucket'], [props.bucket.bucketArn]));
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'ListArchive',
+        effect: Effect.ALLOW,
+        actions: ['s3:ListBucket'],
+        resources: [props.bucket.bucketArn],
+        conditions: {
+          StringLike: {
+            's3:prefix': [archiveKeys.historyPrefix, archiveKeys.findingsPrefix].map((p) => `${p}*`),
+          },
+        },
+      }),
+    );
     role.addToPolicy(
       new PolicyStatement({
         sid: 'LakeCursors',

@@ -231,6 +231,15 @@ describe('the bundled Security Lake export function', () => {
       if (c.method === 'GET' && key.join('/') === '') {
         needed.add(`s3:ListBucket bucket (prefix ${url.searchParams.get('prefix')})`);
         expect(onArchiveBucket('s3:ListBucket'), 's3:ListBucket on the archive bucket').toBe(true);
+        // The listing's prefix is one the statement's s3:prefix condition allows.
+        const listing = statements.find((s) => s.actions.includes('s3:ListBucket'));
+        const condition = listing?.condition as { StringLike?: { 's3:prefix'?: string[] } } | undefined;
+        const prefixes = condition?.StringLike?.['s3:prefix'] ?? [];
+        const prefix = url.searchParams.get('prefix') ?? '';
+        expect(
+          prefixes.some((p) => new RegExp(`^${p.replace(/\*/g, '.*')}$`).test(prefix)),
+          `s3:prefix ${prefix}`,
+        ).toBe(true);
       } else {
         expect(['GET', 'HEAD'], `${c.method} ${c.path}`).toContain(c.method);
         needed.add(`s3:GetObject ${key[0]}/`);

@@ -81,6 +81,9 @@ describe('the Security Lake export', () => {
     expect(bySid('LakeCursors')?.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['LAKE#*'] },
     });
+    expect(bySid('ListArchive')?.Condition).toEqual({
+      StringLike: { 's3:prefix': ['history/*', 'findings/*'] },
+    });
     const actions = statements.flatMap((s) => [s.Action].flat() as string[]);
     expect(actions.filter((a) => a.startsWith('s3:')).sort()).toEqual(['s3:GetObject', 's3:ListBucket']);
     expect(actions.some((a) => a.endsWith('*'))).toBe(false);
