@@ -2,7 +2,7 @@ import { type Clock, systemClock } from '../clock/clock.ts';
 import { isDay, toDay } from '../clock/day.ts';
 import { budgetFromRemaining } from '../clock/deadlineBudget.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
-import { isDeadLocalHolder } from '../commit/leaseOwner.ts';
+import { isDeadLocalHolder } from '../commit/isDeadLocalHolder.ts';
 import { archiveOptionsFromConfig } from '../config/archiveOptionsFromConfig.ts';
 import { type Config, loadConfig } from '../config/loadConfig.ts';
 import { windowStartOf } from '../engine/planDays.ts';
@@ -11,7 +11,7 @@ import { runArchive } from '../engine/runArchive.ts';
 import type { RunSummary } from '../engine/runTypes.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
-import { holdProcessLiveness } from '../util/processLiveness.ts';
+import { holdProcessLiveness, incarnationLiveness } from '../util/processLiveness.ts';
 import { buildApi, buildStores, keysDirOf, loadCliKeys, localDestDir } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { cliLogger, resolveLogFormat, type StderrLines, stderrLines, withoutRunFinished } from './cliLog.ts';
@@ -119,6 +119,8 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
           ...keys,
           // A run killed on this machine (Ctrl-C, a crash) does not block the next one for the lease's TTL.
           isLeaseHolderDead: isDeadLocalHolder,
+          // A killed run's temp folder is judged by the kernel too (its liveness lock), not by its pid alone.
+          incarnationLiveness,
           ...(json || ctx.quiet ? {} : { onProgress: progress.onProgress }),
         },
         archiveOptionsFromConfig(config, {

@@ -9,6 +9,7 @@ import type { TokenPolicy } from '../records/archiveRow.ts';
 import type { Lease, StateStore } from '../state/stateStore.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
+import type { IncarnationLiveness } from '../util/processIncarnation.ts';
 
 /** Everything a run talks to, injected. */
 export interface ArchiveDeps {
@@ -25,6 +26,11 @@ export interface ArchiveDeps {
   runId?: string;
   /** Decides whether a lease holder is certainly dead (local mode: a pid on this host that no longer exists). */
   isLeaseHolderDead?: (holder: Lease) => boolean | Promise<boolean>;
+  /**
+   * The kernel's word on the owner of a leftover run temp folder (the CLI: `incarnationLiveness`). Absent,
+   * an owner is judged by its pid: a Lambda reads no kernel lock, so its bundle never loads `classic-level`.
+   */
+  incarnationLiveness?: IncarnationLiveness;
   /** Progress callback (CLI progress bar); called after each day. */
   onProgress?: (event: ProgressEvent) => void;
 }

@@ -1,9 +1,18 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { parquetMetadata } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTINS_BY_REQUIRE, LAMBDA_NODE_MAJOR } from '../../infra/constructs/archiveFunction.ts';
@@ -20,9 +29,18 @@ import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { tokenHmac } from '../../lib/records/tokenHmac.ts';
 import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
+import { tryKernelLock } from '../../lib/util/kernelLock.ts';
+import { livenessRoot } from '../../lib/util/processLiveness.ts';
 import { LAMBDA_NODE } from '../parquet/lambdaNode.ts';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../support/startDynalite.ts';
 import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
+import {
+  builtinsOf,
+  METAFILE,
+  type Metafile,
+  unshippedImports,
+  withBundleMetafiles,
+} from './bundleMetafiles.ts';
 import { lambdaTestEnv, TEST_LAMBDA_IDS } from './lambdaTestEnv.ts';
 import { type KmsStubHandle, startKmsStub } from './startKmsStub.ts';
 import { type SecretsStubHandle, startSecretsStub } from './startSecretsStub.ts';
@@ -32,9 +50,10 @@ const SECRET_ID = TEST_LAMBDA_IDS.apiKeySecret;
 const FREE_SECRET_ID = 'tunnel-archiver/free-plan-key';
 const TOKEN_KEY_SECRET_ID = TEST_LAMBDA_IDS.tokenKeySecret;
 
-// The bundle exactly as `cdk synth` produces it, outside the repo so it cannot lean on node_modules.
+// The bundle exactly as `cdk synth` produces it, outside the repo so it cannot lean on node_modules; its
+// esbuild metafile beside it.
 const outdir = mkdtempSync(join(tmpdir(), 'ta-proof-bundle-'));
-const { template } = synthApp({ bundle: true, outdir });
+const { stack, template } = withBundleMetafiles(() => synthApp({ bundle: true, outdir }));
 /** The bundle of one function of the template, found by a variable only its environment has. */
 function bundleOf(marker: string): string {
   const fn = Object.values(template.findResources('AWS::Lambda::Function')).find(
@@ -75,12 +94,14 @@ afterAll(async () => {
 
 /**
  * Invokes the bundled handler once per event, in one child process (one warm container), as Lambda would,
- * under the Lambda's own Node major (tools/lambda-node), never the Node that runs the tests.
+ * under the Lambda's own Node major (tools/lambda-node), never the Node that runs the tests, with a temp
+ * folder of its own (`tmp`, a fresh one unless given).
  */
 async function invokeBundle(
   events: unknown[],
   env: Record<string, string> = {},
   entry = bundle,
+  tmp = mkdtempSync(join(outdir, 'tmp-')),
 ): Promise<{ results: { ok: boolean; value: unknown }[]; stdout: string }> {
   const script = `
     import workerThreads from 'node:worker_threads';
@@ -113,6 +134,8 @@ async function invokeBundle(
       ...lambdaTestEnv({ s3, dynamo, secrets, kms, apiUrl: emulator.url }),
       LOG_LEVEL: 'warn',
       NODE_OPTIONS: '--enable-source-maps',
+      // Its own temp folder, as a Lambda sandbox has: never the machine's, where other runs leave theirs.
+      TMPDIR: tmp,
       ...env,
     },
   });
@@ -154,6 +177,23 @@ const truthIds = (days: string[], at: Date, from: EmulatorHandle = emulator) =>
       from.truth(d, at).map((r) => recordId(r, tokenKeyFromSecret('k'.repeat(64), TOKEN_KEY_SECRET_ID))),
     ),
   );
+
+describe('every bundle of the stack', () => {
+  it('can reach no module it does not ship: its externals are Node builtins and the AWS SDK only', () => {
+    const functions = stack.node.findAll().filter((c) => c instanceof NodejsFunction);
+    const builtins = builtinsOf(LAMBDA_NODE);
+    expect(builtins.has('node:sqlite')).toBe(true);
+    const found: Record<string, unknown> = {};
+    for (const [id, fn] of Object.entries(template.findResources('AWS::Lambda::Function'))) {
+      const dir = join(outdir, `asset.${String(fn.Properties.Code?.S3Key).replace(/\.zip$/, '')}`);
+      if (!existsSync(join(dir, 'index.mjs'))) continue;
+      const meta = JSON.parse(readFileSync(join(dir, METAFILE), 'utf8')) as Metafile;
+      found[id] = unshippedImports(meta, builtins);
+    }
+    expect(Object.keys(found)).toHaveLength(functions.length);
+    expect(found).toEqual(Object.fromEntries(Object.keys(found).map((id) => [id, []])));
+  });
+});
 
 describe('the CDK-bundled handler', () => {
   it('is one ESM file with the require shim and no node_modules beside it', () => {
@@ -314,6 +354,42 @@ describe('the CDK-bundled handler', () => {
       expect([...truthIds([day], before, heavy)].filter((id) => !archived.has(id))).toEqual([]);
     } finally {
       await Promise.allSettled([heavy.close(), store.close()]);
+    }
+  });
+
+  it("runs with a killed CLI run's folder in its temp folder, and removes it", async () => {
+    // What a killed `tunnel-archiver run` leaves: its run folder (owner pid and incarnation) and its
+    // liveness lock, which nobody holds any more. The CLI asks the kernel about it; a Lambda never does.
+    const tmp = mkdtempSync(join(outdir, 'tmp-killed-'));
+    const incarnation = '3f0c2a9e-1b7d-4c55-9e2a-6d1f0b8a7c41';
+    const leftover = join(tmp, 'tunnel-archiver-killed1');
+    mkdirSync(leftover);
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    writeFileSync(join(leftover, 'owner.pid'), `${gone.stdout.toString()} ${incarnation}`);
+    const lock = await tryKernelLock(join(livenessRoot(tmp), incarnation));
+    if (lock.held) throw new Error('the planted liveness lock is held');
+    await lock.lock.release();
+    const store = await startS3rver('lambda-killed');
+    try {
+      const table = `${dynamo.table}-killed`;
+      await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
+      const { results, stdout } = await invokeBundle(
+        [{ backfillDays: [addDays(toDay(new Date()), -2)] }],
+        {
+          ARCHIVE_DEST: `s3://${store.bucket}/`,
+          ARCHIVE_STATE: `dynamodb://${table}`,
+          AWS_ENDPOINT_URL_S3: store.endpoint,
+        },
+        bundle,
+        tmp,
+      );
+      expect(results, stdout.slice(-2000)).toEqual([{ ok: true, value: expect.anything() }]);
+      // Judged by its pid, which no process holds: removed, and the run's own folder gone after it.
+      expect(
+        readdirSync(tmp).filter((n) => n.startsWith('tunnel-archiver-') && n !== 'tunnel-archiver-live'),
+      ).toEqual([]);
+    } finally {
+      await store.close();
     }
   });
 

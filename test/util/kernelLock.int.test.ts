@@ -4,11 +4,12 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isDeadLocalHolder, leaseOwner } from '../../lib/commit/leaseOwner.ts';
+import { isDeadLocalHolder } from '../../lib/commit/isDeadLocalHolder.ts';
+import { leaseOwner } from '../../lib/commit/leaseOwner.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { DIR_LOCK, lockDir } from '../../lib/state/dirLock.ts';
 import { isKernelLockHeld, tryKernelLock } from '../../lib/util/kernelLock.ts';
-import { PROCESS_INCARNATION } from '../../lib/util/processLiveness.ts';
+import { PROCESS_INCARNATION } from '../../lib/util/processIncarnation.ts';
 
 const CLASSIC_LEVEL = fileURLToPath(new URL('../../node_modules/classic-level/index.js', import.meta.url));
 
