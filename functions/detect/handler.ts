@@ -21,7 +21,7 @@ import { commitFindings } from '../../lib/detect/findingsDataset.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
-import { s3ClientConfig, tableFromStateUrl } from '../archive-history/awsClients.ts';
+import { s3ClientConfig, tableFromStateUrl, withCallLog } from '../archive-history/awsClients.ts';
 import { loggerPort } from '../archive-history/loggerPort.ts';
 import { athenaRuleEngine } from './athenaRuleEngine.ts';
 import { powertoolsFindingCounter, snsPublisher } from './awsFindingSinks.ts';
@@ -41,16 +41,18 @@ if (table === undefined || !WORKGROUP || !DATABASE || !FINDINGS_TOPIC_ARN)
   );
 const log = loggerPort(logger);
 const { rules, overrides } = await lambdaDetections(process.env, import.meta.url);
-const dynamo = new DynamoDBClient({});
-const sns = new SNSClient({});
-const objects = objectStoreFromUrl(config.dest, { s3Client: new S3Client(s3ClientConfig(process.env)) });
+const dynamo = withCallLog(new DynamoDBClient({}), process.env);
+const sns = withCallLog(new SNSClient({}), process.env);
+const objects = objectStoreFromUrl(config.dest, {
+  s3Client: withCallLog(new S3Client(s3ClientConfig(process.env)), process.env),
+});
 const state = createDynamoStateStore({ client: dynamo, table });
 
 let runId = '';
 const detect = createDetectHandler({
   rules,
   overrides,
-  engine: athenaRuleEngine(new AthenaClient({}), {
+  engine: athenaRuleEngine(withCallLog(new AthenaClient({}), process.env), {
     workGroup: WORKGROUP,
     database: DATABASE,
     sleep: (ms) => sleep(ms),

@@ -3,6 +3,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { dynamoFindingLedger } from '../../lib/detect/dynamoFindingLedger.ts';
+import { withCallLog } from '../archive-history/awsClients.ts';
 import { powertoolsFindingCounter, snsPublisher } from '../detect/awsFindingSinks.ts';
 import { lambdaDetections } from '../detect/lambdaDetections.ts';
 import { liveAlerts } from '../detect/liveAlerts.ts';
@@ -19,7 +20,7 @@ export async function liveAlertsFor(
     rules,
     overrides,
     ledger: dynamoFindingLedger(dynamo, table, `snap-${randomUUID().slice(0, 8)}`),
-    publish: snsPublisher(new SNSClient({}), topicArn),
+    publish: snsPublisher(withCallLog(new SNSClient({}), process.env), topicArn),
     countFindings: powertoolsFindingCounter(metrics),
   });
 }

@@ -33,6 +33,7 @@ import {
   NAMED_SESSIONS_VIEW,
   type ViewSpec,
 } from '../../lib/query/activeViews.ts';
+import { META_PK } from '../../lib/state/versionedConcerns.ts';
 import { glueView } from './activeCatalog.ts';
 import { functionLogsAndRole, LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
 import { withDetections } from './detectionsBundling.ts';
@@ -247,7 +248,9 @@ export class Detections extends Construct {
     role.addToPolicy(
       allow('AthenaResultsBucket', ['s3:ListBucket', 's3:GetBucketLocation'], [athenaResults.bucketArn]),
     );
-    role.addToPolicy(claimsStatement(table, [FINDING_CLAIM_PKS, FINDINGS_MANIFEST_PKS]));
+    // Its claims, the manifests of findings/ partitions, and META, where the committer notes each file it
+    // commits for the next digest (`pendingDigest`).
+    role.addToPolicy(claimsStatement(table, [FINDING_CLAIM_PKS, FINDINGS_MANIFEST_PKS, META_PK]));
 
     const archiveArn = `<${stack.getLogicalId(bucket.node.defaultChild as CfnBucket)}.Arn>`;
     const resultsArn = `<${stack.getLogicalId(athenaResults.node.defaultChild as CfnBucket)}.Arn>`;

@@ -12,9 +12,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import type { CfnElement } from 'aws-cdk-lib';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { parquetMetadata } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CALL_LOG_ENV, type RecordedCall } from '../../functions/archive-history/awsClients.ts';
 import { BUILTINS_BY_REQUIRE, LAMBDA_NODE_MAJOR } from '../../infra/constructs/archiveFunction.ts';
 import { readActiveRows } from '../../lib/active/activeParquet.ts';
 import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
@@ -41,9 +43,12 @@ import {
   unshippedImports,
   withBundleMetafiles,
 } from './bundleMetafiles.ts';
+import { accessesOf, namesFromEnv } from './callAccesses.ts';
 import { lambdaTestEnv, TEST_LAMBDA_IDS } from './lambdaTestEnv.ts';
+import { type Access, refusals, TemplatePolicies } from './roleAccess.ts';
 import { type KmsStubHandle, startKmsStub } from './startKmsStub.ts';
 import { type SecretsStubHandle, startSecretsStub } from './startSecretsStub.ts';
+import type { CfnTemplate } from './templateArns.ts';
 import { synthApp } from './testApp.ts';
 
 const SECRET_ID = TEST_LAMBDA_IDS.apiKeySecret;
@@ -54,16 +59,42 @@ const TOKEN_KEY_SECRET_ID = TEST_LAMBDA_IDS.tokenKeySecret;
 // esbuild metafile beside it.
 const outdir = mkdtempSync(join(tmpdir(), 'ta-proof-bundle-'));
 const { stack, template } = withBundleMetafiles(() => synthApp({ bundle: true, outdir }));
-/** The bundle of one function of the template, found by a variable only its environment has. */
-function bundleOf(marker: string): string {
-  const fn = Object.values(template.findResources('AWS::Lambda::Function')).find(
-    (f) => f.Properties.Environment?.Variables?.[marker] !== undefined,
-  );
-  if (!fn) throw new Error(`no function with ${marker} in its environment`);
-  return join(outdir, `asset.${String(fn.Properties.Code.S3Key).replace(/\.zip$/, '')}`, 'index.mjs');
+/** A function of the stack: its logical id in the template, and its bundle. */
+interface StackFunction {
+  id: string;
+  bundle: string;
 }
-const bundle = bundleOf('DIGEST_SIGNING_KEY_ID');
-const snapshotBundle = bundleOf('SNAPSHOT_INTERVAL_MINUTES');
+function functionOf(fn: NodejsFunction): StackFunction {
+  const id = stack.getLogicalId(fn.node.defaultChild as CfnElement);
+  const key = String(template.toJSON().Resources[id].Properties.Code.S3Key);
+  return { id, bundle: join(outdir, `asset.${key.replace(/\.zip$/, '')}`, 'index.mjs') };
+}
+const archiver = functionOf(stack.archiver.fn);
+const bundle = archiver.bundle;
+const snapshotFn = functionOf(stack.snapshots.fn);
+const snapshotBundle = snapshotFn.bundle;
+
+/** The template's policies, and the permissions each role's recorded calls used (for the least-privilege report). */
+const policies = new TemplatePolicies(template.toJSON() as CfnTemplate);
+const used = new Map<string, Access[]>();
+
+/**
+ * The recorded calls of one invocation against the function's role in the template: the refusals, each
+ * naming the function, the call and the action it lacks.
+ */
+async function deniedCalls(fn: StackFunction, env: Record<string, string>, calls: RecordedCall[]) {
+  const roleId = policies.roleOf(fn.id);
+  const environment = policies.resolved.Resources[fn.id]?.Properties?.Environment as
+    | { Variables?: Record<string, unknown> }
+    | undefined;
+  const stackEnv = environment?.Variables ?? {};
+  const names = namesFromEnv(env, stackEnv);
+  const state = {};
+  const accesses: Access[] = [];
+  for (const call of calls) accesses.push(...(await accessesOf(call, names, policies, state)));
+  used.set(roleId, [...(used.get(roleId) ?? []), ...accesses]);
+  return refusals(policies, fn.id, roleId, accesses);
+}
 
 let emulator: EmulatorHandle;
 let s3: S3rverHandle;
@@ -100,9 +131,11 @@ afterAll(async () => {
 async function invokeBundle(
   events: unknown[],
   env: Record<string, string> = {},
-  entry = bundle,
+  fn: StackFunction = archiver,
   tmp = mkdtempSync(join(outdir, 'tmp-')),
-): Promise<{ results: { ok: boolean; value: unknown }[]; stdout: string }> {
+): Promise<{ results: { ok: boolean; value: unknown }[]; stdout: string; calls: RecordedCall[] }> {
+  const entry = fn.bundle;
+  const callLog = join(tmp, 'calls.jsonl');
   const script = `
     import workerThreads from 'node:worker_threads';
     import { syncBuiltinESMExports } from 'node:module';
@@ -125,25 +158,37 @@ async function invokeBundle(
       try { console.log('RESULT ' + JSON.stringify({ ok: true, value: await handler(event, context) })); }
       catch (e) { console.log('RESULT ' + JSON.stringify({ ok: false, value: { code: e.code, message: e.message } })); }
     }`;
+  const fullEnv: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    ...lambdaTestEnv({ s3, dynamo, secrets, kms, apiUrl: emulator.url }),
+    LOG_LEVEL: 'warn',
+    NODE_OPTIONS: '--enable-source-maps',
+    // Its own temp folder, as a Lambda sandbox has: never the machine's, where other runs leave theirs.
+    TMPDIR: tmp,
+    // Every AWS call the function makes, appended here (functions' withCallLog).
+    [CALL_LOG_ENV]: callLog,
+    ...env,
+  };
   const { stdout } = await promisify(execFile)(LAMBDA_NODE, ['--input-type=module', '-e', script], {
     cwd: outdir,
     maxBuffer: 64 * 1024 * 1024,
     timeout: 120_000,
-    env: {
-      PATH: process.env.PATH ?? '',
-      ...lambdaTestEnv({ s3, dynamo, secrets, kms, apiUrl: emulator.url }),
-      LOG_LEVEL: 'warn',
-      NODE_OPTIONS: '--enable-source-maps',
-      // Its own temp folder, as a Lambda sandbox has: never the machine's, where other runs leave theirs.
-      TMPDIR: tmp,
-      ...env,
-    },
+    env: fullEnv,
   });
+  const calls = existsSync(callLog)
+    ? readFileSync(callLog, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as RecordedCall)
+    : [];
+  // Every call the function made is one its role in the template allows (resource policies included).
+  if (fn.id !== '')
+    expect(await deniedCalls(fn, fullEnv, calls), 'calls its role does not allow').toEqual([]);
   const results = stdout
     .split('\n')
     .filter((l) => l.startsWith('RESULT '))
     .map((l) => JSON.parse(l.slice('RESULT '.length)) as { ok: boolean; value: unknown });
-  return { results, stdout };
+  return { results, stdout, calls };
 }
 
 /** Every codec named in the archive's Parquet column chunks. */
@@ -380,7 +425,7 @@ describe('the CDK-bundled handler', () => {
           ARCHIVE_STATE: `dynamodb://${table}`,
           AWS_ENDPOINT_URL_S3: store.endpoint,
         },
-        bundle,
+        archiver,
         tmp,
       );
       expect(results, stdout.slice(-2000)).toEqual([{ ok: true, value: expect.anything() }]);
@@ -409,7 +454,7 @@ describe('the CDK-bundled handler', () => {
           // Each snapshot commits what it derived (deployed, rows are held up to an hour: #18).
           SNAPSHOT_COMMIT_MINUTES: '0',
         },
-        snapshotBundle,
+        snapshotFn,
       );
       expect(/^NODE (\d+)\./m.exec(stdout)?.[1]).toBe(String(LAMBDA_NODE_MAJOR));
       expect(
@@ -459,7 +504,7 @@ describe('the CDK-bundled handler', () => {
       "import { Worker } from 'node:worker_threads';\n" +
         "export const handler = () => new Promise((r) => new Worker('', { eval: true }).on('exit', r));\n",
     );
-    const { results, stdout } = await invokeBundle([{}], {}, probe);
+    const { results, stdout } = await invokeBundle([{}], {}, { id: '', bundle: probe });
     expect(results.map((r) => r.ok)).toEqual([true]);
     expect(/^WORKERS (\d+)$/m.exec(stdout)?.[1]).toBe('1');
   });

@@ -68,8 +68,8 @@ describe('Detections in the stack', () => {
     expect(glue).toContain(`table/tunnel_archive/${FINDINGS_TABLE}`);
     expect(glue).not.toContain('*');
     expect(JSON.stringify(bySid('AthenaResults')?.Resource)).toContain('/results/*');
-    expect(bySid('StateItems2')?.Condition).toEqual({
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['FINDING#*', 'PART#findings#*'] },
+    expect(bySid('StateItems3')?.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['FINDING#*', 'PART#findings#*', 'META'] },
     });
     for (const s of statements) {
       const actions = [s.Action].flat();
