@@ -245,8 +245,13 @@ export class Detections extends Construct {
         [athenaResults.arnForObjects('results/*')],
       ),
     );
+    // What Athena asks of the caller on its results location (the Athena user guide, "Access to Amazon S3").
     role.addToPolicy(
-      allow('AthenaResultsBucket', ['s3:ListBucket', 's3:GetBucketLocation'], [athenaResults.bucketArn]),
+      allow(
+        'AthenaResultsBucket',
+        ['s3:ListBucket', 's3:GetBucketLocation', 's3:ListBucketMultipartUploads'],
+        [athenaResults.bucketArn],
+      ),
     );
     // Its claims, the manifests of findings/ partitions, and META, where the committer notes each file it
     // commits for the next digest (`pendingDigest`).

@@ -46,8 +46,10 @@ import {
 import { accessesOf, namesFromEnv } from './callAccesses.ts';
 import { lambdaTestEnv, TEST_LAMBDA_IDS } from './lambdaTestEnv.ts';
 import { type Access, refusals, TemplatePolicies } from './roleAccess.ts';
+import { startAthenaStub } from './startAthenaStub.ts';
 import { type KmsStubHandle, startKmsStub } from './startKmsStub.ts';
 import { type SecretsStubHandle, startSecretsStub } from './startSecretsStub.ts';
+import { startSnsStub } from './startSnsStub.ts';
 import type { CfnTemplate } from './templateArns.ts';
 import { synthApp } from './testApp.ts';
 
@@ -73,6 +75,7 @@ const archiver = functionOf(stack.archiver.fn);
 const bundle = archiver.bundle;
 const snapshotFn = functionOf(stack.snapshots.fn);
 const snapshotBundle = snapshotFn.bundle;
+const detectFn = functionOf(stack.detections.fn);
 
 /** The template's policies, and the permissions each role's recorded calls used (for the least-privilege report). */
 const policies = new TemplatePolicies(template.toJSON() as CfnTemplate);
@@ -494,6 +497,115 @@ describe('the CDK-bundled handler', () => {
       expect(new Set(rows).size).toBe(rows.length);
     } finally {
       await store.close();
+    }
+  });
+
+  it('the snapshot function with a findings topic: each live finding is published once, with its runbook', async () => {
+    const store = await startS3rver('lambda-live');
+    const sns = await startSnsStub();
+    try {
+      const table = `${dynamo.table}-live`;
+      await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
+      const topic = 'arn:aws:sns:us-east-1:000000000000:findings';
+      const { results, stdout } = await invokeBundle(
+        [{ 'detail-type': 'Scheduled Event' }, { 'detail-type': 'Scheduled Event' }],
+        {
+          ARCHIVE_DEST: `s3://${store.bucket}/`,
+          ARCHIVE_STATE: `dynamodb://${table}`,
+          AWS_ENDPOINT_URL_S3: store.endpoint,
+          AWS_ENDPOINT_URL_SNS: sns.endpoint,
+          FINDINGS_TOPIC_ARN: topic,
+          // Every open tunnel is past a limit of 0 hours: each one is a live finding.
+          DETECTION_SETTINGS: JSON.stringify({ rules: { long_tunnel: { threshold: 0 } } }),
+          SNAPSHOT_INTERVAL_MINUTES: '5',
+        },
+        snapshotFn,
+      );
+      expect(
+        results.map((r) => r.ok),
+        stdout.slice(-2000),
+      ).toEqual([true, true]);
+      const listed = (results[0]?.value as { listed: number } | undefined)?.listed ?? 0;
+      expect(listed).toBeGreaterThan(0);
+      // One message per open tunnel, on the first snapshot only: the second finds each one claimed.
+      expect(sns.published).toHaveLength(listed);
+      const sessions = new Set(emulator.active().map((a) => a.id));
+      for (const m of sns.published) {
+        expect(m.topicArn).toBe(topic);
+        expect(m.subject).toContain('Tunnel open longer than the limit');
+        expect(m.message).toContain('revoke the token if nobody claims it');
+        expect(
+          [...sessions].some((id) => m.message.includes(id)),
+          m.message,
+        ).toBe(true);
+      }
+    } finally {
+      await Promise.allSettled([store.close(), sns.close()]);
+    }
+  });
+
+  it('the detect function, bundled as deployed: runs the rule in Athena, stores, claims and publishes its finding once', async () => {
+    const store = await startS3rver('lambda-detect');
+    const sns = await startSnsStub();
+    const now = Date.now();
+    const athena = await startAthenaStub(() => [
+      {
+        entity: 's-long-1',
+        token_hmac: 'a'.repeat(64),
+        client_network: null,
+        session_id: 's-long-1',
+        first_seen_ms: String(now - 30 * 3_600_000),
+        last_seen_ms: String(now - 3_600_000),
+        hits: '1',
+        record_ids: 'r-2,r-1',
+      },
+    ]);
+    try {
+      const table = `${dynamo.table}-detect`;
+      await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
+      const topic = 'arn:aws:sns:us-east-1:000000000000:findings';
+      const { results, stdout } = await invokeBundle(
+        [{ rules: ['long_tunnel'] }, { rules: ['long_tunnel'] }],
+        {
+          ARCHIVE_DEST: `s3://${store.bucket}/`,
+          ARCHIVE_STATE: `dynamodb://${table}`,
+          AWS_ENDPOINT_URL_S3: store.endpoint,
+          AWS_ENDPOINT_URL_SNS: sns.endpoint,
+          AWS_ENDPOINT_URL_ATHENA: athena.endpoint,
+          WORKGROUP: 'tunnel-archiver',
+          DATABASE: 'tunnel_archive',
+          FINDINGS_TOPIC_ARN: topic,
+          SCHEDULE_MINUTES: '5',
+        },
+        detectFn,
+      );
+      expect(
+        results.map((r) => r.ok),
+        stdout.slice(-2000),
+      ).toEqual([true, true]);
+      expect(results.map((r) => (r.value as { due: string[] }).due)).toEqual([
+        ['long_tunnel'],
+        ['long_tunnel'],
+      ]);
+      // The rule ran in the workgroup, on the archive's database, once per evaluation.
+      expect(athena.queries).toHaveLength(2);
+      for (const q of athena.queries) {
+        expect(q).toMatchObject({ workGroup: 'tunnel-archiver', database: 'tunnel_archive' });
+        expect(q.sql).toContain('tunnel_sessions');
+      }
+      // Published once (the second evaluation finds it claimed), with the runbook, on the stack's topic.
+      expect(sns.published).toHaveLength(1);
+      expect(sns.published[0]?.topicArn).toBe(topic);
+      expect(sns.published[0]?.subject).toContain('Tunnel open longer than the limit');
+      expect(sns.published[0]?.message).toContain('s-long-1');
+      expect(sns.published[0]?.message).toContain('revoke the token if nobody claims it');
+      // Stored through the committer: a findings/ file.
+      const page = await store.client.send(
+        new ListObjectsV2Command({ Bucket: store.bucket, Prefix: 'findings/' }),
+      );
+      expect((page.Contents ?? []).length).toBeGreaterThan(0);
+    } finally {
+      await Promise.allSettled([store.close(), sns.close(), athena.close()]);
     }
   });
 
