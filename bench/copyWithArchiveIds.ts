@@ -11,7 +11,7 @@ const CONTENT_TYPE =
   'virtual_token_value VARCHAR, domains VARCHAR[], mode VARCHAR, mode_udp VARCHAR, client_ip VARCHAR, port BIGINT)[]';
 
 /**
- * The bench's script with the archive's ids (issue 22): what a user's fetch-then-DuckDB script would have
+ * The bench's script with the archive's ids: what a user's fetch-then-DuckDB script would have
  * to do to give every row the archive's pinned `record_id` and `session_id` (recordId.ts), done in DuckDB,
  * natively and on every core. Token HMACs are worked out once a distinct token in JavaScript (as the
  * archiver's memo does; DuckDB has no HMAC), the instants are parsed by DuckDB's `TIMESTAMPTZ`, the ids'

@@ -19,7 +19,7 @@ export interface DuckdbRewrite {
 const round = (n: number): number => Math.round(n * 1000) / 1000;
 
 /**
- * Writer quality (issue 22): DuckDB reads each history file of the archive under `root` and writes the
+ * Writer quality: DuckDB reads each history file of the archive under `root` and writes the
  * same rows back with `COPY ... (FORMAT parquet, COMPRESSION <codec>)`, its defaults otherwise; bytes
  * are compared file for file, and column by column from both files' footers.
  */

@@ -1,8 +1,8 @@
 /**
- * `npm run bench -- --only=fanout-2M`: how big an account the archiver serves (issue 24). The work of a
+ * `npm run bench -- --only=fanout-2M`: how big an account the archiver serves. The work of a
  * page (validate, ids, map, encode, commit: all but the wait) is measured by running the fan-out's real
  * steps (plan, every page-range item, finish) in this process on a heavy day served without latency, by
- * the emulator, at the 100-row page cap of the issue. From it, the wall time AWS would take for a day of
+ * the emulator, at a 100-row page cap. From it, the wall time AWS would take for a day of
  * 2M sessions at 150 ms a request is computed for map concurrencies 1, 4 and 16, and the largest day one
  * Lambda (14 minutes of work) and one orchestration (its 5-hour timeout, at concurrency 16) can walk.
  */
@@ -14,20 +14,20 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { systemClock } from '../lib/clock/clock.ts';
 import { ed25519Signer } from '../lib/digest/ed25519Signer.ts';
 import { EMULATOR_PAID_KEY, startEmulator } from '../lib/emulator/startEmulator.ts';
-import { finishFanout } from '../lib/engine/fanoutFinish.ts';
-import { planFanout } from '../lib/engine/fanoutPlan.ts';
-import { fanoutItemSchema } from '../lib/engine/fanoutTypes.ts';
-import { walkFanoutItem } from '../lib/engine/fanoutWalk.ts';
-import type { ArchiveOptions } from '../lib/engine/runTypes.ts';
+import { fanoutItemSchema } from '../lib/fanout/fanoutTypes.ts';
+import { finishFanout } from '../lib/fanout/finishFanout.ts';
+import { planFanout } from '../lib/fanout/planFanout.ts';
+import { walkFanoutItem } from '../lib/fanout/walkFanoutItem.ts';
+import { IdSet } from '../lib/ids/idSet.ts';
 import { silentLogger } from '../lib/log/logger.ts';
+import type { ArchiveOptions } from '../lib/run/runTypes.ts';
 import { createDynamoStateStore, ensureStateTable } from '../lib/state/dynamoStateStore.ts';
-import { startLocalDynamo } from '../lib/state/localDynamo.ts';
 import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
 import { createTunnelApiClient } from '../lib/upstream/createTunnelApiClient.ts';
-import { IdSet } from '../lib/util/idSet.ts';
+import { startLocalDynamo } from '../test/support/localDynamo.ts';
 import { flatDayDataset } from './scaledDataset.ts';
 
-/** The issue's figures: a 2M-session day, 150 ms a request, pages capped at 100 rows. */
+/** The model's figures: a 2M-session day, 150 ms a request, pages capped at 100 rows. */
 export const FANOUT_MODEL = {
   daySessions: 2_000_000,
   latencySeconds: 0.15,

@@ -5,10 +5,10 @@ import { systemClock } from '../lib/clock/clock.ts';
 import { archiveOptionsFromConfig } from '../lib/config/archiveOptionsFromConfig.ts';
 import { loadConfig } from '../lib/config/loadConfig.ts';
 import { EMULATOR_PAID_KEY } from '../lib/emulator/startEmulator.ts';
-import { runArchive } from '../lib/engine/runArchive.ts';
-import type { ArchiveOptions, RunSummary } from '../lib/engine/runTypes.ts';
 import { loadLocalKeys } from '../lib/keys/loadLocalKeys.ts';
 import { silentLogger } from '../lib/log/logger.ts';
+import { runArchive } from '../lib/run/runArchive.ts';
+import type { ArchiveOptions, RunSummary } from '../lib/run/runTypes.ts';
 import { openLocalState } from '../lib/state/openLocalState.ts';
 import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
 import { createTunnelApiClient } from '../lib/upstream/createTunnelApiClient.ts';
@@ -40,7 +40,7 @@ export async function measuredLocalRun(
 ): Promise<MeasuredRun> {
   const dir = folder ?? (await mkdtemp(join(tmpdir(), 'ta-bench-')));
   // Local mode's state, as the CLI opens it: item files in the state folder.
-  const local = await openLocalState(join(dir, '.state'), silentLogger);
+  const local = await openLocalState(join(dir, '.state'));
   const api = createTunnelApiClient({ baseUrl, apiKey: EMULATOR_PAID_KEY });
   try {
     const baseline = process.memoryUsage().rss;

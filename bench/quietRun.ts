@@ -14,7 +14,7 @@ import { startDynalite } from '../test/support/startDynalite.ts';
 import { startS3rver } from '../test/support/startS3rver.ts';
 import { median } from './median.ts';
 
-/** A steady-state run with nothing new (issue 22): its time beyond the start of a bare Node process. */
+/** A steady-state run with nothing new: its time beyond the start of a bare Node process. */
 export interface QuietRun {
   how: 'cli' | 'lambda';
   node: string;

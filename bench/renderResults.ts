@@ -1,12 +1,12 @@
 import { cpus } from 'node:os';
 import { type ArchiveAgeResult, ageRatios } from './archiveAge.ts';
+import type { CaseResult } from './caseResult.ts';
 import type { ColdStartResult } from './coldStart.ts';
 import type { FanoutFigures } from './fanoutSimulation.ts';
 import type { QuietRun } from './quietRun.ts';
-import { renderIssue22 } from './renderIssue22.ts';
+import { renderScriptTargets } from './renderScriptTargets.ts';
 import { REPORT_TARGETS, type ReportBenchResult } from './reportTargets.ts';
 import type { RescanCost } from './rescanCost.ts';
-import type { CaseResult } from './run.ts';
 import type { StageCosts } from './stageCosts.ts';
 import type { WalkRequests } from './walkRequests.ts';
 
@@ -27,7 +27,7 @@ export interface ResultsInput {
   /** 1-minute load average before and after the run: figures from a busy machine are noisy. */
   load: [number, number];
   /**
-   * Issue 22: quiet steady-state runs (CLI, Lambda bundle), day-walk requests, a rescan's CPU, each
+   * Quiet steady-state runs (CLI, Lambda bundle), day-walk requests, a rescan's CPU, each
    * stage of a record's work alone.
    */
   quiet?: QuietRun[] | undefined;
@@ -79,7 +79,7 @@ export function renderResults(input: ResultsInput): string {
       ? [
           `The machine was loaded (load average above its ${cpus().length} cores: other work ran beside the bench), ` +
             'so wall times are longer than on an idle machine; ratios compare runs of the same minutes, and CPU ' +
-            'seconds (issue 22 table) vary least.',
+            'seconds (the script-targets table) vary least.',
           '',
         ]
       : []),
@@ -105,7 +105,7 @@ export function renderResults(input: ResultsInput): string {
         `${met(r.maxRssMiB, r.peakRssMiB <= (r.maxRssMiB ?? 0))} |`,
     );
   }
-  lines.push('', ...renderIssue22(input));
+  lines.push('', ...renderScriptTargets(input));
   pushSection(
     lines,
     results.filter((r) => r.memory !== undefined),

@@ -1,4 +1,4 @@
-/** What the report bench (`report-3y`) measures, and its targets (issue 21). */
+/** What the report bench (`report-3y`) measures, and its targets. */
 export interface ReportBenchResult {
   days: number;
   bytes: number;

@@ -15,7 +15,7 @@ interface RunFigures {
 }
 
 /**
- * A rescan against the first walk of the same day (issue 22, reported): a deployed archive walks each
+ * A rescan against the first walk of the same day (reported): a deployed archive walks each
  * day about ten times over its life (`RESCAN_AGES` and the final sweeps), and all but the first walk
  * meet records it holds already. CPU µs a record walked, of the archiver process, median of the runs.
  */

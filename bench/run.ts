@@ -2,7 +2,7 @@
  * `npm run bench [-- --quick] [-- --only=<case,...>]`: for each case, the fetch-and-parse BOUND and the
  * ARCHIVER (a full local run in its own process, peak RSS measured) against the same emulator data; prints
  * one JSON line per case and regenerates bench/RESULTS.md. `--quick` runs small stand-ins of the cases
- * (under two minutes); the full run reproduces the targets of issue 10.
+ * (under two minutes); the full run measures every target.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import type { DatasetOptions } from '../lib/emulator/dataset.ts';
 import { startEmulator } from '../lib/emulator/startEmulator.ts';
 import type { ParquetEncoder } from '../lib/parquet/historyParquetFile.ts';
 import { LAMBDA_NODE } from '../test/parquet/lambdaNode.ts';
+import type { CaseResult } from './caseResult.ts';
 import { cliNodeFlags } from './cliNodeFlags.ts';
 import type { ColumnSizes } from './columnSizes.ts';
 import type { DuckdbRewrite } from './duckdbRewrite.ts';
@@ -24,7 +25,7 @@ import { type ResultsInput, renderResults } from './renderResults.ts';
 import { startReplayServer } from './replayServer.ts';
 import { flatDayDataset, scaledDataset } from './scaledDataset.ts';
 import type { ScriptResult } from './scriptChild.ts';
-import { type CpuFigures, cpuFigures, type ScriptFigures, scriptFigures } from './scriptFigures.ts';
+import { cpuFigures, scriptFigures } from './scriptFigures.ts';
 
 export interface BenchCase {
   name: string;
@@ -43,58 +44,10 @@ export interface BenchCase {
   /** `PARQUET_ENCODER` of the archiver (default: the config's default, worker). */
   encoder?: ParquetEncoder;
   /**
-   * Also run the fetch-then-DuckDB script (issue 22) on the same pages, target: archiver ≤ ratio × script;
+   * Also run the fetch-then-DuckDB script on the same pages, target: archiver ≤ ratio × script;
    * and, reported beside it, the same script giving every row the archive's two ids.
    */
   script?: { maxRatio?: number };
-}
-
-export interface CaseResult {
-  bench: 'case';
-  name: string;
-  description: string;
-  records: number;
-  pages: number;
-  boundSeconds: number;
-  /** With latency: pages × latency ÷ concurrency (what the bound is by definition); else the measured bound. */
-  boundBasis: 'measured' | 'latency';
-  measuredBoundSeconds: number;
-  archiverSeconds: number;
-  ratio: number;
-  peakRssMiB: number;
-  /** Where memory was (MiB): RSS before the run, and heap and external memory at the sampled peak. */
-  memory?: {
-    baselineRss: number;
-    /** Seconds into the run when the sampled peak was reached (absent in results of older runs). */
-    seconds?: number;
-    heapTotal: number;
-    heapUsed: number;
-    external: number;
-    arrayBuffers: number;
-  };
-  maxRatio?: number;
-  maxRssMiB?: number;
-  /** When the bench run that measured the case started (ISO); `--only` keeps others' from earlier runs. */
-  measuredAt?: string;
-  parquetBytes: number;
-  gzipJsonlBytes?: number;
-  codec: string;
-  node: string;
-  sizes?: ColumnSizes;
-  /** The fetch-then-DuckDB script on the same pages (median of its runs), when the case asks for it. */
-  script?: ScriptFigures;
-  /** The same script with the archive's two ids computed in DuckDB (`copyWithArchiveIds`), when run. */
-  scriptWithIds?: ScriptFigures;
-  /** DuckDB's rewrite of the archive's own files, file for file, with the same codec. */
-  duckdbRewrite?: DuckdbRewrite;
-  /** CPU seconds of the bound's and the archiver's processes. */
-  cpu?: CpuFigures;
-  /**
-   * With latency: the floor under the latency bound (`idealFetch`, fastest of its runs): the requests
-   * a walk must make (each page, and the proofs of ends), every one known ahead, fetched and parsed with
-   * nothing else; `ratio` is its time over `boundSeconds`, `archiverRequests` what the archiver asked for.
-   */
-  ideal?: { seconds: number; ratio: number; requests: number; archiverRequests: number };
 }
 
 const PAGE_SIZE = 2000;
@@ -161,7 +114,7 @@ const FULL: BenchCase[] = [
     maxRatio: 1.2,
   },
   {
-    // Issue 22: where latency, not CPU, decides, the work of a page must hide under the next fetches.
+    // Where latency, not CPU, decides, the work of a page must hide under the next fetches.
     name: 'day-100k-150ms',
     description: 'one 100k-record day, 150 ms per request (overlap)',
     dataset: flatDayDataset(100_000),
@@ -446,8 +399,8 @@ if (!only || only.includes('archive-age')) {
     console.log(JSON.stringify({ bench: 'archive-age', error: String(error) }));
   }
 }
-const { issue22Extras } = await import('./issue22Extras.ts');
-const extras = await issue22Extras(only, quick);
+const { extraMeasurements } = await import('./extraMeasurements.ts');
+const extras = await extraMeasurements(only, quick);
 failed += extras.failed;
 
 if (!only || only.includes('emulator-dataset')) {

@@ -1,5 +1,5 @@
 /**
- * Child of bench/run.ts: the script a user would write instead of the archiver (issue 22). Every page of
+ * Child of bench/run.ts: the script a user would write instead of the archiver. Every page of
  * every day fetched and `JSON.parse`d exactly as the bound does (so the fetch half IS the bound), each
  * body saved to a file as received; then DuckDB turns the saved records into one ZSTD Parquet file.
  * With `ids`, DuckDB also gives every row the archive's two ids (`copyWithArchiveIds`), and after the

@@ -46,7 +46,7 @@ export function scriptFigures(
   };
 }
 
-/** CPU seconds of a case (issue 22): the least the bound's process took, the archiver's median. */
+/** CPU seconds of a case: the least the bound's process took, the archiver's median. */
 export interface CpuFigures {
   boundSeconds: number;
   archiverSeconds: number;

@@ -7,7 +7,7 @@ import { HISTORY_PATH } from '../lib/upstream/createTunnelApiClient.ts';
 import { measuredLocalRun } from './measuredLocalRun.ts';
 import { scaledDataset } from './scaledDataset.ts';
 
-/** History requests of one run's day walks against the fewest that could list them (issue 22). */
+/** History requests of one run's day walks against the fewest that could list them. */
 export interface WalkRequests {
   order: 'stable' | 'reshuffled';
   pageSize: number;

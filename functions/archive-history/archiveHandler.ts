@@ -1,53 +1,14 @@
-import type { Clock } from '../../lib/clock/clock.ts';
 import { budgetFromRemaining } from '../../lib/clock/deadlineBudget.ts';
 import { archiveOptionsFromConfig } from '../../lib/config/archiveOptionsFromConfig.ts';
-import type { Config } from '../../lib/config/loadConfig.ts';
-import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
-import { runArchive } from '../../lib/engine/runArchive.ts';
-import type { ArchiveDeps, ArchiveOptions, RunSummary } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import type { Logger } from '../../lib/log/logger.ts';
-import type { StateStore } from '../../lib/state/stateStore.ts';
-import type { ObjectStore } from '../../lib/store/objectStore.ts';
-import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
-import { type VerifyOptions, verifyArchive } from '../../lib/verify/verifyArchive.ts';
+import { runArchive } from '../../lib/run/runArchive.ts';
+import type { RunSummary } from '../../lib/run/runTypes.ts';
+import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
+import type { ArchiveHandlerDeps, InvocationContext, PublishReport } from '../shared/archiveHandlerDeps.ts';
+import { failureMetrics, type MetricPoint, summaryMetrics } from '../shared/runMetrics.ts';
+import { METRIC } from '../shared/telemetryNames.ts';
 import { parseArchiveEvent } from './parseArchiveEvent.ts';
-import { failureMetrics, type MetricPoint, summaryMetrics } from './runMetrics.ts';
-import { METRIC } from './telemetryNames.ts';
-
-/** Port: where counts go. Powertools `Metrics` satisfies it. */
-export interface MetricsSink {
-  addMetric(name: string, unit: 'Count', value: number): unknown;
-  publishStoredMetrics(): unknown;
-}
-
-/** The part of Lambda's context the handler uses. */
-export interface InvocationContext {
-  getRemainingTimeInMillis(): number;
-}
-
-export interface ArchiveHandlerDeps {
-  config: Config;
-  objects: ObjectStore;
-  state: StateStore;
-  clock: Clock;
-  logger: Logger;
-  metrics: MetricsSink;
-  /** The API key, read per invocation (cached with a short TTL by the caller). */
-  getApiKey(): Promise<string>;
-  createApi(apiKey: string): UpstreamApi & { close(): Promise<void> };
-  /** The engine; injectable so the handler's own behaviour is testable without it. */
-  run?: (deps: ArchiveDeps, options: ArchiveOptions) => Promise<RunSummary>;
-  /** Token HMAC key and digest signer, loaded once per container; handed to the engine with its deps. */
-  getKeys: () => Promise<{ tokenKey: Uint8Array; signer: DigestSigner }>;
-  /** The verifier; injectable like `run`. */
-  verify?: (deps: { objects: ObjectStore; clock: Clock }, options: VerifyOptions) => Promise<VerifyResult>;
-  /** Writes `reports/index.html` after a verify; injectable like `run` (default: `publishReport`, loaded then). */
-  publishReport?: PublishReport;
-}
-
-type PublishReport = typeof import('../../lib/report/publishReport.ts').publishReport;
 
 /** The report writer, imported only when a verify has a result to show (its chart libraries are big). */
 const lazyPublishReport: PublishReport = async (deps, options) =>

@@ -4,10 +4,10 @@
  */
 
 import type { Context } from 'aws-lambda';
-import type { RunSummary } from '../../lib/engine/runTypes.ts';
+import type { RunSummary } from '../../lib/run/runTypes.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
+import { lambdaDeps, logger } from '../shared/lambdaRuntime.ts';
 import { createArchiveHandler } from './archiveHandler.ts';
-import { lambdaDeps, logger } from './lambdaRuntime.ts';
 
 const archive = createArchiveHandler(lambdaDeps);
 

@@ -9,16 +9,9 @@ import type { DetectionRule } from '../../lib/detect/ruleSchema.ts';
 import type { DetectionSettings } from '../../lib/detect/ruleSettings.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import type { Logger } from '../../lib/log/logger.ts';
-import type { MetricsSink } from '../archive-history/archiveHandler.ts';
-import { DETECT_METRIC } from './detectTelemetry.ts';
-
-/** Counts findings per rule and severity (Powertools single metrics with both dimensions in AWS). */
-export type FindingCounter = (
-  metric: typeof DETECT_METRIC.Findings | typeof DETECT_METRIC.NewFindings,
-  rule: string,
-  severity: string,
-  count: number,
-) => void;
+import type { MetricsSink } from '../shared/archiveHandlerDeps.ts';
+import { countPerRule, type FindingCounter } from '../shared/countPerRule.ts';
+import { DETECT_METRIC } from '../shared/detectTelemetry.ts';
 
 export interface DetectHandlerDeps {
   rules: readonly DetectionRule[];
@@ -38,20 +31,6 @@ export interface DetectHandlerDeps {
 
 /** A scheduled event (anything), or `{ "rules": ["id", ...] }` to run those rules now. */
 const detectEvent = z.object({ rules: z.array(z.string()).optional() }).loose();
-
-/** Counts `findings` per rule and severity under `metric`. */
-export function countPerRule(
-  count: FindingCounter,
-  metric: Parameters<FindingCounter>[0],
-  findings: readonly Finding[],
-) {
-  const n = new Map<string, { rule: string; severity: string; count: number }>();
-  for (const f of findings) {
-    const key = `${f.rule_id}|${f.severity}`;
-    n.set(key, { rule: f.rule_id, severity: f.severity, count: (n.get(key)?.count ?? 0) + 1 });
-  }
-  for (const c of n.values()) count(metric, c.rule, c.severity, c.count);
-}
 
 /**
  * The detect Lambda without AWS: evaluates the rules that are due (Athena through `engine`), stores

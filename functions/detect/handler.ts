@@ -21,19 +21,19 @@ import { commitFindings } from '../../lib/detect/findingsDataset.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
-import { s3ClientConfig, tableFromStateUrl, withCallLog } from '../archive-history/awsClients.ts';
-import { loggerPort } from '../archive-history/loggerPort.ts';
+import { s3ClientConfig, tableFromStateUrl, withCallLog } from '../shared/awsClients.ts';
+import { powertoolsFindingCounter, snsPublisher } from '../shared/awsFindingSinks.ts';
+import { DETECT_SERVICE, METRICS_NAMESPACE } from '../shared/detectTelemetry.ts';
+import { lambdaDetections } from '../shared/lambdaDetections.ts';
+import { loggerPort } from '../shared/loggerPort.ts';
 import { athenaRuleEngine } from './athenaRuleEngine.ts';
-import { powertoolsFindingCounter, snsPublisher } from './awsFindingSinks.ts';
 import { createDetectHandler } from './detectHandler.ts';
-import { DETECT_SERVICE, METRICS_NAMESPACE } from './detectTelemetry.ts';
-import { lambdaDetections } from './lambdaDetections.ts';
 
 const logger = new Logger({ serviceName: DETECT_SERVICE });
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: DETECT_SERVICE });
 const config = loadConfig({ env: process.env });
 const table = tableFromStateUrl(config.state);
-const { WORKGROUP, DATABASE, FINDINGS_TOPIC_ARN, SCHEDULE_MINUTES } = process.env;
+const { workgroup: WORKGROUP, database: DATABASE, findingsTopicArn: FINDINGS_TOPIC_ARN } = config;
 if (table === undefined || !WORKGROUP || !DATABASE || !FINDINGS_TOPIC_ARN)
   throw new ArchiverError(
     'CONFIG_INVALID',
@@ -77,7 +77,7 @@ const detect = createDetectHandler({
   metrics,
   clock: systemClock,
   logger: log,
-  tickMs: Number(SCHEDULE_MINUTES ?? '5') * 60_000,
+  tickMs: config.scheduleMinutes * 60_000,
   runId: () => {
     runId = `detect-${randomUUID().slice(0, 8)}`;
     return runId;

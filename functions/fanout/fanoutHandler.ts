@@ -1,19 +1,16 @@
 import * as z from 'zod';
 import { budgetFromRemaining } from '../../lib/clock/deadlineBudget.ts';
 import { archiveOptionsFromConfig } from '../../lib/config/archiveOptionsFromConfig.ts';
-import type { ArchiveDeps, ArchiveOptions } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import type { ArchiveHandlerDeps, InvocationContext } from '../archive-history/archiveHandler.ts';
-import { failureMetrics, summaryMetrics } from '../archive-history/runMetrics.ts';
+import type { ArchiveHandlerDeps, InvocationContext } from '../shared/archiveHandlerDeps.ts';
+import { failureMetrics, summaryMetrics } from '../shared/runMetrics.ts';
+import type { EngineCall } from './engineCall.ts';
 import { finishStep, finishStepEvent } from './finishStep.ts';
 import { planStep, planStepEvent } from './planStep.ts';
 import { walkStep, walkStepEvent } from './walkStep.ts';
 
 /** What the state machine sends: which step, and that step's input (see infra/constructs/fanoutOrchestration.ts). */
 const stepEvent = z.discriminatedUnion('step', [planStepEvent, walkStepEvent, finishStepEvent]);
-
-/** An engine call of one step: the run's ports with the API and keys, and options under the Lambda's deadline. */
-export type EngineCall<T> = (deps: ArchiveDeps, options: ArchiveOptions) => Promise<T>;
 
 /**
  * The fan-out's Lambda (plan, walk, finish: one function, the step named in the event): parses the event,

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { finishFanout } from '../../lib/engine/fanoutFinish.ts';
-import { fanoutPlanOutputSchema } from '../../lib/engine/fanoutTypes.ts';
-import type { RunSummary } from '../../lib/engine/runTypes.ts';
-import type { EngineCall } from './fanoutHandler.ts';
+import { fanoutPlanOutputSchema } from '../../lib/fanout/fanoutTypes.ts';
+import { finishFanout } from '../../lib/fanout/finishFanout.ts';
+import type { RunSummary } from '../../lib/run/runTypes.ts';
+import type { EngineCall } from './engineCall.ts';
 
 /** `{ step: 'finish', plan }`: the plan step's output, passed through the map. */
 export const finishStepEvent = z.strictObject({ step: z.literal('finish'), plan: fanoutPlanOutputSchema });

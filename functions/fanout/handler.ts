@@ -4,7 +4,7 @@
  */
 
 import type { Context } from 'aws-lambda';
-import { lambdaDeps, logger } from '../archive-history/lambdaRuntime.ts';
+import { lambdaDeps, logger } from '../shared/lambdaRuntime.ts';
 import { createFanoutHandler } from './fanoutHandler.ts';
 
 const step = createFanoutHandler(lambdaDeps);

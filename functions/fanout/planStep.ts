@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { planFanout } from '../../lib/engine/fanoutPlan.ts';
-import type { FanoutPlanOutput } from '../../lib/engine/fanoutTypes.ts';
-import type { EngineCall } from './fanoutHandler.ts';
+import type { FanoutPlanOutput } from '../../lib/fanout/fanoutTypes.ts';
+import { planFanout } from '../../lib/fanout/planFanout.ts';
+import type { EngineCall } from './engineCall.ts';
 
 /** `{ step: 'plan', orchestrationId, rangePages, leaseTtlSeconds }`: the execution's name and the stack's settings. */
 export const planStepEvent = z.strictObject({

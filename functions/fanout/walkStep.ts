@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { fanoutWalkInputSchema } from '../../lib/engine/fanoutTypes.ts';
-import { walkFanoutItem } from '../../lib/engine/fanoutWalk.ts';
-import type { EngineCall } from './fanoutHandler.ts';
+import { fanoutWalkInputSchema } from '../../lib/fanout/fanoutTypes.ts';
+import { walkFanoutItem } from '../../lib/fanout/walkFanoutItem.ts';
+import type { EngineCall } from './engineCall.ts';
 
 /** `{ step: 'walk', orchestrationId, lease, windowDays, item }`: one item of the map. */
 export const walkStepEvent = fanoutWalkInputSchema.extend({ step: z.literal('walk') });

@@ -13,7 +13,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
 import { committerRowSink } from '../../lib/active/committerRowSink.ts';
-import { rebuildActiveFromArchive } from '../../lib/active/readActiveArchive.ts';
+import { rebuildActiveFromArchive } from '../../lib/active/rebuildActiveFromArchive.ts';
 import { systemClock } from '../../lib/clock/clock.ts';
 import { PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
 import { loadConfig } from '../../lib/config/loadConfig.ts';
@@ -22,9 +22,9 @@ import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
 import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
-import { apiKeyFromSecret } from '../archive-history/apiKeyFromSecret.ts';
-import { s3ClientConfig, tableFromStateUrl, withCallLog } from '../archive-history/awsClients.ts';
-import { loggerPort } from '../archive-history/loggerPort.ts';
+import { apiKeyFromSecret } from '../shared/apiKeyFromSecret.ts';
+import { s3ClientConfig, tableFromStateUrl, withCallLog } from '../shared/awsClients.ts';
+import { loggerPort } from '../shared/loggerPort.ts';
 import { liveAlertsFor } from './liveAlertsFor.ts';
 import { createSnapshotHandler } from './snapshotHandler.ts';
 import { snapshotSettings } from './snapshotSettings.ts';
@@ -35,7 +35,7 @@ const SECRET_MAX_AGE_S = 300;
 const logger = new Logger({ serviceName: SERVICE_NAME });
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
 const config = loadConfig({ env: process.env });
-const settings = snapshotSettings(process.env);
+const settings = snapshotSettings(config);
 logger.setLogLevel(config.logLevel.toUpperCase() as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR');
 
 const table = tableFromStateUrl(config.state);
@@ -64,7 +64,7 @@ const objects = objectStoreFromUrl(config.dest, {
 const dynamo = withCallLog(new DynamoDBClient({}), process.env);
 const state = createDynamoStateStore({ client: dynamo, table });
 
-// The live detection rules, when the stack gives a findings topic (functions/detect/liveAlerts.ts).
+// The live detection rules, when the stack gives a findings topic (functions/shared/liveAlerts.ts).
 const topic = process.env.FINDINGS_TOPIC_ARN;
 const live =
   topic === undefined || topic === '' ? undefined : await liveAlertsFor(dynamo, table, topic, metrics);
@@ -100,8 +100,8 @@ const snapshot = createSnapshotHandler({
   },
   // The token HMAC key: the lead points this at the archiver's key source (ArchiveDeps.tokenKey).
   getTokenKey: async () => {
-    const id = process.env.TOKEN_KEY_SECRET_ID;
-    if (id === undefined || id === '') {
+    const id = config.tokenKeySecretId;
+    if (id === undefined) {
       throw new ArchiverError('CONFIG_INVALID', 'Set TOKEN_KEY_SECRET_ID (the token HMAC key secret)');
     }
     return tokenKeyFromSecret(await secret(id), id);

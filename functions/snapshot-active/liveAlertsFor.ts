@@ -4,10 +4,10 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { dynamoFindingLedger } from '../../lib/detect/dynamoFindingLedger.ts';
 import type { ActiveObservations } from '../../lib/state/stateStore.ts';
-import { withCallLog } from '../archive-history/awsClients.ts';
-import { powertoolsFindingCounter, snsPublisher } from '../detect/awsFindingSinks.ts';
-import { lambdaDetections } from '../detect/lambdaDetections.ts';
-import { liveAlerts } from '../detect/liveAlerts.ts';
+import { withCallLog } from '../shared/awsClients.ts';
+import { powertoolsFindingCounter, snsPublisher } from '../shared/awsFindingSinks.ts';
+import { lambdaDetections } from '../shared/lambdaDetections.ts';
+import { liveAlerts } from '../shared/liveAlerts.ts';
 
 /**
  * The snapshot Lambda's live-rule hook, wired to the state table (claims) and the findings topic. Each

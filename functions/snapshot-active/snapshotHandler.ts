@@ -6,7 +6,7 @@ import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import type { Logger } from '../../lib/log/logger.ts';
 import type { LiveStore } from '../../lib/state/stateStore.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
-import type { MetricsSink } from '../archive-history/archiveHandler.ts';
+import type { MetricsSink } from '../shared/archiveHandlerDeps.ts';
 import type { SnapshotSettings } from './snapshotSettings.ts';
 import { SNAPSHOT_METRIC } from './snapshotTelemetry.ts';
 
@@ -16,7 +16,7 @@ export interface SnapshotHandlerDeps {
   state: LiveStore;
   commitRows: SnapshotActiveDeps['commitRows'];
   rebuildFromArchive?: SnapshotActiveDeps['rebuildFromArchive'];
-  /** The live detection rules on each snapshot (functions/detect/liveAlerts.ts). */
+  /** The live detection rules on each snapshot (functions/shared/liveAlerts.ts). */
   afterSnapshot?: SnapshotActiveDeps['afterSnapshot'];
   clock: Clock;
   logger: Logger;

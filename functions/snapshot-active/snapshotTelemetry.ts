@@ -2,7 +2,7 @@
  * Metric names of the snapshot function, shared by the handler (which emits) and the stack (whose
  * alarms may watch). Same namespace and service as the archiver.
  */
-export { METRICS_NAMESPACE, SERVICE_NAME } from '../archive-history/telemetryNames.ts';
+export { METRICS_NAMESPACE, SERVICE_NAME } from '../shared/telemetryNames.ts';
 
 export const SNAPSHOT_METRIC = {
   /** Live sessions open longer than (window − 2) days: history will never show them. */

@@ -1,7 +1,7 @@
 import { SecretValue, Validations } from 'aws-cdk-lib';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { API_KEY_PLACEHOLDER } from '../../functions/archive-history/telemetryNames.ts';
+import { API_KEY_PLACEHOLDER } from '../../functions/shared/telemetryNames.ts';
 import { asISecret } from '../cdkTypes.ts';
 
 export interface ApiKeySecretProps {

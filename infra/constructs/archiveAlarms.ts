@@ -18,7 +18,7 @@ import {
   METRICS_NAMESPACE,
   type MetricName,
   SERVICE_NAME,
-} from '../../functions/archive-history/telemetryNames.ts';
+} from '../../functions/shared/telemetryNames.ts';
 
 export interface ArchiveAlarmsProps {
   fn: IFunction;
@@ -53,6 +53,9 @@ export class ArchiveAlarms extends Construct {
     Alarm
   >;
 
+  /** Errors of the fan-out's function (its plan, walk and finish steps), once `watchFanoutErrors` adds it. */
+  fanoutErrors?: Alarm;
+
   constructor(scope: Construct, id: string, props: ArchiveAlarmsProps) {
     super(scope, id);
     const key = new Key(this, 'TopicKey', {
@@ -69,16 +72,13 @@ export class ArchiveAlarms extends Construct {
     if (props.alarmEmail !== undefined) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
 
     const hour = Duration.hours(1);
-    const alarm = (id: string, description: string, spec: ConstructorParameters<typeof Alarm>[2]) => {
-      const a = new Alarm(this, id, { ...spec, alarmDescription: description });
-      a.addAlarmAction(new SnsAction(this.topic));
-      return a;
-    };
+    const alarm = (id: string, description: string, spec: ConstructorParameters<typeof Alarm>[2]) =>
+      this.alarm(id, description, spec);
 
     this.alarms = {
       errors: alarm(
         'FunctionErrors',
-        'The archiver run failed (see its logs and the failure queue). Runs resume on the next schedule.',
+        'The archive-history function failed: a run started by hand, a backfill or the weekly verify (see its logs and the failure queue). Scheduled runs go through the fan-out.',
         {
           metric: props.fn.metricErrors({ period: hour, statistic: 'Sum' }),
           threshold: 1,
@@ -165,5 +165,30 @@ export class ArchiveAlarms extends Construct {
         },
       ),
     };
+  }
+
+  /**
+   * An alarm on the fan-out function's errors: any in an hour. The scheduled runs go through it, so a
+   * failing plan, walk or finish step is seen here first (a failed day is also counted in DayFailures).
+   */
+  watchFanoutErrors(fn: IFunction): Alarm {
+    this.fanoutErrors = this.alarm(
+      'FanoutFunctionErrors',
+      "The fan-out's function failed in a plan, walk or finish step (see its logs: 'fan-out ... failed'). The next schedule starts again.",
+      {
+        metric: fn.metricErrors({ period: Duration.hours(1), statistic: 'Sum' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      },
+    );
+    return this.fanoutErrors;
+  }
+
+  private alarm(id: string, description: string, spec: ConstructorParameters<typeof Alarm>[2]): Alarm {
+    const a = new Alarm(this, id, { ...spec, alarmDescription: description });
+    a.addAlarmAction(new SnsAction(this.topic));
+    return a;
   }
 }

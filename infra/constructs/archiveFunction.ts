@@ -83,7 +83,7 @@ export const LAMBDA_BUNDLING: BundlingOptions = {
   sourceMap: true,
   sourcesContent: false,
   // Bundle the AWS SDK too: the code runs against the exact versions it was tested with. classic-level
-  // (a native LevelDB) holds the CLI's kernel locks (lib/util/kernelLock.ts); a Lambda is handed no
+  // (a native LevelDB) holds the CLI's kernel locks (lib/process/kernelLock.ts); a Lambda is handed no
   // kernel liveness (ArchiveDeps.incarnationLiveness), so no handler imports it. It stays external so
   // that a path back to it shows in the bundle's metafile, where the bundle test fails on any import
   // the Lambda runtime does not provide.

@@ -17,7 +17,7 @@ import {
   METRICS_NAMESPACE,
   SERVICE_NAME,
   VERIFY_EVENT,
-} from '../../functions/archive-history/telemetryNames.ts';
+} from '../../functions/shared/telemetryNames.ts';
 import { openReportCommand, PREFIX } from './archiveBuckets.ts';
 
 export interface ArchiveIntegrityProps {

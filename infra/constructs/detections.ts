@@ -12,7 +12,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Bucket, CfnBucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct, type IDependable } from 'constructs';
-import { DETECT_SERVICE } from '../../functions/detect/detectTelemetry.ts';
+import { DETECT_SERVICE } from '../../functions/shared/detectTelemetry.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { FINDING_PK_PREFIX } from '../../lib/detect/dynamoFindingLedger.ts';
 import { FINDINGS_COLUMNS, FINDINGS_TABLE } from '../../lib/detect/findingsDataset.ts';

@@ -1,5 +1,5 @@
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { BUNDLED_DETECTIONS } from '../../functions/detect/lambdaDetections.ts';
+import { BUNDLED_DETECTIONS } from '../../functions/shared/lambdaDetections.ts';
 
 /**
  * A function's bundling plus a copy of `detections/` beside the bundled handler, where

@@ -62,7 +62,7 @@ export interface FanoutOrchestrationProps {
 }
 
 /**
- * The fan-out (issue 24): a Standard state machine that plans (due days, page ranges of a giant day), walks
+ * The fan-out: a Standard state machine that plans (due days, page ranges of a giant day), walks
  * the items in a Distributed Map of Lambda workers (items read from S3, results written to S3, item
  * failures tolerated: each is recorded by the finish step and counted), then finishes in one writer (the
  * ranged days, the digest, META, the summary). The schedule starts it; see docs/fanout.md for why.

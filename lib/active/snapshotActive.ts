@@ -1,6 +1,7 @@
 import type { Clock } from '../clock/clock.ts';
 import { type Day, toDay } from '../clock/day.ts';
 import type { Logger } from '../log/logger.ts';
+import { relieveHeap } from '../process/relieveHeap.ts';
 import type { TokenPolicy } from '../records/archiveRow.ts';
 import type { ActiveSession } from '../records/schemas.ts';
 import type {
@@ -12,7 +13,6 @@ import type {
   SnapshotGap,
 } from '../state/stateStore.ts';
 import type { RequestOptions, UpstreamApi } from '../upstream/upstreamApi.ts';
-import { relieveHeap } from '../util/relieveHeap.ts';
 import type { ActiveEvent, ActiveRow } from './activeRow.ts';
 import { diffSnapshot } from './diffSnapshot.ts';
 import { type LongSession, longSessions } from './longSessions.ts';

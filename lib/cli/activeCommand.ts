@@ -2,14 +2,14 @@ import { activeTable, formatActiveTable } from '../active/activeTable.ts';
 import { buildApi } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import type { CliFlags } from './parseCliFlags.ts';
-import { runContext } from './runCommand.ts';
+import { apiContext } from './runCommand.ts';
 
 /**
  * `tunnel-archiver active [--json]`: the live tunnels now (one request), oldest first, long sessions
  * flagged. Read-only: it writes no rows and no state (snapshots do that).
  */
 export async function activeCommand(flags: CliFlags, io: CliIo): Promise<number> {
-  const { config, clock, logger, apiKey } = runContext(flags, io);
+  const { config, clock, logger, apiKey } = apiContext(flags, io, { readsOnly: true });
   const api = buildApi(config, apiKey, clock, logger);
   try {
     const now = clock.now();

@@ -12,9 +12,6 @@ import type { ObjectStore } from '../store/objectStore.ts';
 import { createTunnelApiClient, type TunnelApiClient } from '../upstream/createTunnelApiClient.ts';
 import { parseDestUrl } from '../url/storeUrl.ts';
 
-/** The SDK's documented switch for its "Node 20 support ends in January 2027" notice (aws-sdk-js-v3#7983). */
-export const SDK_NODE_WARNING_SWITCH = 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED';
-
 export interface Runtime {
   api: TunnelApiClient;
   objects: ObjectStore;
@@ -64,9 +61,7 @@ export function localStateDirOf(dir: string): string {
  * Object store and state store from config. With a `file://` destination and no `ARCHIVE_STATE`,
  * state lives in item files under `<dest>/.state` (`openLocalState`): the same state concerns as on
  * DynamoDB, on the versioned-item primitive of a folder, so local mode starts no server and loads no
- * SDK. The AWS SDK is loaded (dynamic import) only when a store needs it: S3, DynamoDB, or the one-time
- * migration of a state folder an earlier version kept in an embedded DynamoDB-compatible server (its
- * Node-version notice switched off with the SDK's own variable: it talks to 127.0.0.1 only).
+ * SDK. The AWS SDK is loaded (dynamic import) only when a store needs it: S3 or DynamoDB.
  */
 export async function buildStores(config: Config, logger: Logger): Promise<Omit<Runtime, 'api'>> {
   const dest = parseDestUrl(config.dest);
@@ -99,9 +94,8 @@ export async function buildStores(config: Config, logger: Logger): Promise<Omit<
     import('../detect/versionedFindingLedger.ts'),
   ]);
   let local: Awaited<ReturnType<typeof openLocalState>>;
-  process.env[SDK_NODE_WARNING_SWITCH] ??= 'true';
   try {
-    local = await openLocalState(localStateDir, logger);
+    local = await openLocalState(localStateDir);
   } catch (cause) {
     // The lock's own error names the live holder; anything else keeps its cause, never "another run".
     if (cause instanceof ArchiverError) throw cause;

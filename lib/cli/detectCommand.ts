@@ -12,9 +12,9 @@ import { SEVERITIES, type Severity } from '../detect/ruleSchema.ts';
 import { NO_OVERRIDES, readDetectionSettings } from '../detect/ruleSettings.ts';
 import { runRuleTests } from '../detect/runRuleTests.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import { jsonLineLogger } from '../log/logger.ts';
 import { buildStores, loadCliKeys, localDestDir } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
+import { cliLogger, resolveLogFormat, stderrLines } from './cliLog.ts';
 import { EXIT_FINDINGS } from './exitCodes.ts';
 import type { CliFlags } from './parseCliFlags.ts';
 import { parseNow } from './parseCliFlags.ts';
@@ -68,7 +68,7 @@ export async function detectCommand(flags: CliFlags, io: CliIo): Promise<number>
     typeof v.settings === 'string' ? await readDetectionSettings(v.settings, rules) : NO_OVERRIDES;
   const now = parseNow(v.now);
   const clock = now ? offsetClock(now) : systemClock;
-  const logger = jsonLineLogger(config.logLevel, (l) => io.stderr.write(`${l}\n`));
+  const logger = cliLogger(stderrLines(io), config.logLevel, resolveLogFormat(config.logFormat, io));
   const stores = await buildStores(config, logger);
   try {
     const { findingLedger } = stores;

@@ -50,7 +50,8 @@ function stringFlags<const K extends string>(names: readonly K[]): Record<K, { t
   return Object.fromEntries(names.map((name) => [name, { type: 'string' }])) as Record<K, { type: 'string' }>;
 }
 
-const OPTIONS = {
+/** The emulator's flags (it parses its own; `tunnel-archiver emulator --help`). */
+export const EMULATOR_FLAGS = {
   ...stringFlags([
     'port',
     'host',
@@ -131,7 +132,12 @@ export async function runEmulatorCommand(argv: string[], io: CommandIo = process
 }
 
 function parseFlags(argv: string[]) {
-  const { values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
+  const { values } = parseArgs({
+    args: argv,
+    options: EMULATOR_FLAGS,
+    strict: true,
+    allowPositionals: false,
+  });
   if (values.help) return 'help' as const;
   const faults: Partial<FaultConfig> = {};
   if (values['rate-429'] !== undefined) faults.rate429 = num('--rate-429', values['rate-429']);

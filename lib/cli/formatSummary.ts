@@ -1,4 +1,4 @@
-import type { FailedDay, RunSummary } from '../engine/runTypes.ts';
+import type { FailedDay, RunSummary } from '../run/runTypes.ts';
 
 /** The failed days of a summary (the run went on without them: exit 7). */
 export function failedDaysOf(s: RunSummary): FailedDay[] {

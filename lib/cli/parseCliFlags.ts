@@ -1,39 +1,7 @@
-import { SETTINGS } from '../config/configSpec.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { commandsTaking, type FlagSet } from './commandFlags.ts';
 
-export interface FlagSpec {
-  type: 'string' | 'boolean';
-  /** One line for the command's help. */
-  help: string;
-}
-
-export type FlagSet = Record<string, FlagSpec>;
-
-/** Every setting that has a flag (`--page-size` ...), described from the one config spec. */
-export const SETTING_FLAGS: FlagSet = Object.fromEntries(
-  SETTINGS.filter((s) => 'flag' in s).map((s) => [
-    (s as { flag: string }).flag,
-    {
-      type: 'string' as const,
-      help: `${s.env}${s.default === undefined ? '' : ` (default ${s.default})`}`,
-    },
-  ]),
-);
-
-export const NOW_FLAG: FlagSet = {
-  now: { type: 'string', help: 'act as if the time were this ISO 8601 instant (simulation)' },
-};
-export const HELP_FLAG: FlagSet = { help: { type: 'boolean', help: "this command's help" } };
-
-/** Flags of the archiving commands (`run`, `start`) and, unless a command says otherwise, the others. */
-export const COMMON_FLAGS: FlagSet = {
-  ...SETTING_FLAGS,
-  ...NOW_FLAG,
-  days: { type: 'string', help: 'scan exactly these days, D1,D2 (YYYY-MM-DD, within the window)' },
-  json: { type: 'boolean', help: 'print the result as JSON on stdout' },
-  quiet: { type: 'boolean', help: 'no progress output' },
-  ...HELP_FLAG,
-};
+export type { FlagSet, FlagSpec } from './commandFlags.ts';
 
 export interface CliFlags {
   values: Record<string, string | boolean | undefined>;
@@ -43,12 +11,13 @@ export interface CliFlags {
 const invalid = (message: string): ArchiverError => new ArchiverError('CONFIG_INVALID', message);
 
 /**
- * Parses a command's flags: `--name value`, `--name=value`, `--flag`, `-h`, positionals, and `--`.
- * A string flag takes the next word as its value unless that word is one of the command's flags, so
- * `--page-size -1` reaches validation as '-1' and is rejected in the tool's words. Unknown flags, missing values and values given to
- * on/off flags are `CONFIG_INVALID` errors that name the flag.
+ * Parses a command's flags (its row of `COMMAND_FLAGS`): `--name value`, `--name=value`, `--flag`, `-h`,
+ * positionals, and `--`. A string flag takes the next word as its value unless that word is one of the
+ * command's flags, so `--page-size -1` reaches validation as '-1' and is rejected in the tool's words.
+ * A flag the command does not take (another command's, or none's), a missing value and a value given to
+ * an on/off flag are `CONFIG_INVALID` errors (exit 2) that name the flag.
  */
-export function parseCliFlags(argv: string[], flags: FlagSet = COMMON_FLAGS, command?: string): CliFlags {
+export function parseCliFlags(argv: string[], flags: FlagSet, command?: string): CliFlags {
   const values: CliFlags['values'] = {};
   const positionals: string[] = [];
   const seeHelp = `see tunnel-archiver ${command === undefined ? '' : `${command} `}--help`;
@@ -67,7 +36,7 @@ export function parseCliFlags(argv: string[], flags: FlagSet = COMMON_FLAGS, com
       const name = eq < 0 ? token.slice(2) : token.slice(2, eq);
       const inline = eq < 0 ? undefined : token.slice(eq + 1);
       const spec = flags[name];
-      if (spec === undefined) throw invalid(`unknown flag --${name}; ${seeHelp}`);
+      if (spec === undefined) throw invalid(`${notTaken(name, command)}; ${seeHelp}`);
       if (spec.type === 'boolean') {
         if (inline !== undefined) throw invalid(`--${name} takes no value, got '${inline}'`);
         values[name] = true;
@@ -86,6 +55,13 @@ export function parseCliFlags(argv: string[], flags: FlagSet = COMMON_FLAGS, com
     positionals.push(token);
   }
   return { values, positionals };
+}
+
+/** Why `--name` is refused: a flag of other commands, or of none. */
+function notTaken(name: string, command: string | undefined): string {
+  const owners = commandsTaking(name).filter((c) => c !== command);
+  if (command === undefined || owners.length === 0) return `unknown flag --${name}`;
+  return `${command} does not take --${name} (a flag of ${owners.join(', ')})`;
 }
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;

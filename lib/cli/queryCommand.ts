@@ -10,15 +10,7 @@ import { localViewSetup } from '../query/localViews.ts';
 import { sqlString } from '../query/sqlString.ts';
 import { parseDestUrl } from '../url/storeUrl.ts';
 import type { CliIo } from './cliIo.ts';
-import type { CliFlags, FlagSet } from './parseCliFlags.ts';
-import { HELP_FLAG, SETTING_FLAGS } from './parseCliFlags.ts';
-
-export const QUERY_FLAGS: FlagSet = {
-  dest: SETTING_FLAGS.dest as FlagSet[string],
-  csv: { type: 'boolean', help: 'print the result as CSV (RFC 4180)' },
-  json: { type: 'boolean', help: 'print the result as a JSON array of objects' },
-  ...HELP_FLAG,
-};
+import type { CliFlags } from './parseCliFlags.ts';
 
 /** The example query `npm start` prints; it runs unchanged in Athena (there, prefix `tunnel_archive.`). */
 export const EXAMPLE_QUERY = `SELECT dt, mode, count(*) AS sessions FROM ${TABLES.history.name} GROUP BY dt, mode ORDER BY dt DESC, sessions DESC LIMIT 10`;

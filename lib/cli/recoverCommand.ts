@@ -1,10 +1,10 @@
 import { systemClock } from '../clock/clock.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
 import { loadConfig } from '../config/loadConfig.ts';
-import { rebuildStateFromArchive } from '../engine/rebuildStateFromArchive.ts';
-import { jsonLineLogger } from '../log/logger.ts';
+import { rebuildStateFromArchive } from '../recover/rebuildStateFromArchive.ts';
 import { buildStores } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
+import { cliLogger, resolveLogFormat, stderrLines } from './cliLog.ts';
 import { type CliFlags, parseNow } from './parseCliFlags.ts';
 
 /**
@@ -15,7 +15,7 @@ export async function recoverCommand(flags: CliFlags, io: CliIo): Promise<number
   const config = loadConfig({ flags: flags.values, env: io.env });
   const now = parseNow(flags.values.now);
   const clock = now ? offsetClock(now) : systemClock;
-  const logger = jsonLineLogger(config.logLevel, (l) => io.stderr.write(`${l}\n`));
+  const logger = cliLogger(stderrLines(io), config.logLevel, resolveLogFormat(config.logFormat, io));
   const stores = await buildStores(config, logger);
   try {
     const result = await rebuildStateFromArchive({

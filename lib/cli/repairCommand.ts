@@ -5,19 +5,7 @@ import { ArchiverError } from '../errors/archiverError.ts';
 import { buildStores } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { cliLogger, resolveLogFormat, stderrLines } from './cliLog.ts';
-import { type CliFlags, COMMON_FLAGS, type FlagSet } from './parseCliFlags.ts';
-
-export const REPAIR_FLAGS: FlagSet = {
-  ...COMMON_FLAGS,
-  dt: { type: 'string', help: 'the partition to repair (YYYY-MM-DD), as named by a PARTITION_BROKEN error' },
-  dataset: { type: 'string', help: 'history (default) or active' },
-  apply: {
-    type: 'boolean',
-    help: 'drop the missing entries (without it, only report what would be dropped)',
-  },
-};
-delete REPAIR_FLAGS.days;
-delete REPAIR_FLAGS.quiet;
+import type { CliFlags } from './parseCliFlags.ts';
 
 /** `repair --dt DAY [--apply]`: the way out of PARTITION_BROKEN (see `repairPartition`). */
 export async function repairCommand(flags: CliFlags, io: CliIo): Promise<number> {

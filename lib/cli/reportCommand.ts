@@ -12,8 +12,8 @@ import { objectStoreFromUrl } from '../store/objectStoreFromUrl.ts';
 import { verifyArchive } from '../verify/verifyArchive.ts';
 import { buildStores, localDestDir, localStateDirOf } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
+import { defaultReportPath } from './defaultReportPath.ts';
 import { type CliFlags, parseNow } from './parseCliFlags.ts';
-import { defaultReportPath } from './reportHint.ts';
 import { assertLocalArchiveExists } from './statusCommand.ts';
 
 /**

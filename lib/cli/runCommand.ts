@@ -5,13 +5,13 @@ import { offsetClock } from '../clock/offsetClock.ts';
 import { isDeadLocalHolder } from '../commit/isDeadLocalHolder.ts';
 import { archiveOptionsFromConfig } from '../config/archiveOptionsFromConfig.ts';
 import { type Config, loadConfig } from '../config/loadConfig.ts';
-import { windowStartOf } from '../engine/planDays.ts';
-import { preflight } from '../engine/preflight.ts';
-import { runArchive } from '../engine/runArchive.ts';
-import type { RunSummary } from '../engine/runTypes.ts';
+import { windowStartOf } from '../days/planDays.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
-import { holdProcessLiveness, incarnationLiveness } from '../util/processLiveness.ts';
+import { holdProcessLiveness, incarnationLiveness } from '../process/processLiveness.ts';
+import { preflight } from '../run/preflight.ts';
+import { runArchive } from '../run/runArchive.ts';
+import type { RunSummary } from '../run/runTypes.ts';
 import { buildApi, buildStores, keysDirOf, loadCliKeys, localDestDir } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { cliLogger, resolveLogFormat, type StderrLines, stderrLines, withoutRunFinished } from './cliLog.ts';
@@ -34,19 +34,29 @@ export interface RunContext {
   quiet: boolean;
 }
 
+/** What a command that calls the API needs: config, clock, logger and the key. */
+export interface ApiContext {
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  apiKey: string;
+  /** stderr shared by logs and progress. */
+  lines: StderrLines;
+}
+
 /**
- * Resolves and validates everything a `run`-like command needs, with no I/O at all: config, clock,
- * key, `--days` (format, and inside the window computed from the clock). A bad invocation therefore
- * fails before any folder, state or connection exists. The key comes only from the environment.
+ * Config, clock (`--now`), logger and the key (only from the environment), with no I/O at all; without
+ * a key, `CONFIG_INVALID`. `readsOnly`: a command that writes nothing (`active`) needs no state store.
  */
-export function runContext(
+export function apiContext(
   flags: CliFlags,
   io: CliIo,
-  overrides: { baseUrl?: string; apiKey?: string } = {},
-): RunContext {
+  overrides: { baseUrl?: string; apiKey?: string; readsOnly?: boolean } = {},
+): ApiContext {
   const config = loadConfig({
     flags: { ...flags.values, ...(overrides.baseUrl ? { baseUrl: overrides.baseUrl } : {}) },
     env: io.env,
+    ...(overrides.readsOnly ? { readsOnly: true } : {}),
   });
   const now = parseNow(flags.values.now);
   const clock = now ? offsetClock(now) : systemClock;
@@ -59,6 +69,20 @@ export function runContext(
       'TUNNEL_API_KEY is not set: create an API key in the dashboard (paid plan) and export TUNNEL_API_KEY, or use `npm start` for the local emulator',
     );
   }
+  return { config, clock, logger, apiKey, lines };
+}
+
+/**
+ * Resolves and validates everything a `run`-like command needs, with no I/O at all: config, clock,
+ * key, `--days` (format, and inside the window computed from the clock). A bad invocation therefore
+ * fails before any folder, state or connection exists. The key comes only from the environment.
+ */
+export function runContext(
+  flags: CliFlags,
+  io: CliIo,
+  overrides: { baseUrl?: string; apiKey?: string } = {},
+): RunContext {
+  const { config, clock, logger, apiKey, lines } = apiContext(flags, io, overrides);
   keysDirOf(config); // an s3:// destination needs ARCHIVE_KEYS_DIR: said before any I/O
   const days =
     typeof flags.values.days === 'string' ? flags.values.days.split(',').map((d) => d.trim()) : undefined;

@@ -3,9 +3,9 @@ import { offsetClock } from '../clock/offsetClock.ts';
 import { SETTINGS } from '../config/configSpec.ts';
 import { EMULATOR_PAID_KEY, startEmulator } from '../emulator/startEmulator.ts';
 import type { CliIo } from './cliIo.ts';
+import { reportHint } from './defaultReportPath.ts';
 import type { CliFlags } from './parseCliFlags.ts';
 import { parseNow } from './parseCliFlags.ts';
-import { reportHint } from './reportHint.ts';
 import { executeRun, exitCodeOfRun, runContext, whereToLook } from './runCommand.ts';
 
 /** What `npm start` adds on the emulator: the emulator planted one pattern per detection rule. */

@@ -1,5 +1,5 @@
+import type { FlagSet } from './commandFlags.ts';
 import { EXIT_CODES } from './exitCodes.ts';
-import { COMMON_FLAGS, type FlagSet } from './parseCliFlags.ts';
 
 export interface CommandHelp {
   /** `tunnel-archiver <usage>` */
@@ -50,5 +50,3 @@ The API key comes only from the environment (TUNNEL_API_KEY); without it, \`star
 ${exitLine}
 `;
 }
-
-export { COMMON_FLAGS };

@@ -5,7 +5,7 @@ import { offsetClock } from '../clock/offsetClock.ts';
 import { type Config, loadConfig } from '../config/loadConfig.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { readTokenKey } from '../keys/readTokenKey.ts';
-import { jsonLineLogger, silentLogger } from '../log/logger.ts';
+import { silentLogger } from '../log/logger.ts';
 import { objectStoreFromUrl } from '../store/objectStoreFromUrl.ts';
 import type { TunnelApiClient } from '../upstream/createTunnelApiClient.ts';
 import { type ExpectedHead, parseExpectedHead } from '../verify/checkHead.ts';
@@ -13,6 +13,7 @@ import { verifyArchive } from '../verify/verifyArchive.ts';
 import type { VerifyResult } from '../verify/verifyTypes.ts';
 import { buildApi, buildStores, keysDirOf, localDestDir, localStateDirOf } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
+import { cliLogger, resolveLogFormat, stderrLines } from './cliLog.ts';
 import { EXIT_VERIFY_GAP } from './exitCodes.ts';
 import { type CliFlags, parseNow } from './parseCliFlags.ts';
 
@@ -32,7 +33,7 @@ export async function verifyCommand(flags: CliFlags, io: CliIo): Promise<number>
     );
   const since = sinceFlag === undefined ? undefined : (sinceFlag as string);
   const clock = now ? offsetClock(now) : systemClock;
-  const logger = jsonLineLogger(config.logLevel, (l) => io.stderr.write(`${l}\n`));
+  const logger = cliLogger(stderrLines(io), config.logLevel, resolveLogFormat(config.logFormat, io));
   const objects = objectStoreFromUrl(config.dest);
   let api: TunnelApiClient | undefined;
   try {

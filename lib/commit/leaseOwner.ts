@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { PROCESS_INCARNATION } from '../util/processIncarnation.ts';
+import { PROCESS_INCARNATION } from '../process/processIncarnation.ts';
 
 /**
  * `<runId>@<host>:<pid>:<incarnation>`: the pid is for people reading the state; the incarnation names

@@ -2,7 +2,9 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../clock/clock.ts';
 import type { Day } from '../clock/day.ts';
+import { pendingDigest } from '../digest/pendingDigest.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { IdSet } from '../ids/idSet.ts';
 import type { Logger } from '../log/logger.ts';
 import type {
   Dataset,
@@ -13,10 +15,8 @@ import type {
 } from '../state/stateStore.ts';
 import { type ByteSource, objectSource } from '../store/byteSource.ts';
 import type { ObjectInfo, ObjectStore } from '../store/objectStore.ts';
-import { IdSet } from '../util/idSet.ts';
 import { archiveKeys } from './archiveKeys.ts';
 import { brokenPartition } from './brokenPartition.ts';
-import { pendingDigest } from './pendingDigest.ts';
 import { publishPending } from './publishPending.ts';
 import { putManifestOnce } from './putManifestOnce.ts';
 

@@ -1,7 +1,22 @@
-import { DEFAULT_MAX_PASSES, STALLED_PASSES } from '../engine/walkDay.ts';
+import { DEFAULT_MAX_PASSES, STALLED_PASSES } from './walkLimits.ts';
+
+/** The programs that read settings: the CLI and each Lambda function (its folder under functions/). */
+export const READERS = ['cli', 'archive-history', 'fanout', 'snapshot-active', 'detect'] as const;
+export type Reader = (typeof READERS)[number];
+
+const ARCHIVERS = ['cli', 'archive-history', 'fanout'] as const satisfies readonly Reader[];
+const API_CALLERS = [...ARCHIVERS, 'snapshot-active'] as const satisfies readonly Reader[];
+const FUNCTIONS = [
+  'archive-history',
+  'fanout',
+  'snapshot-active',
+  'detect',
+] as const satisfies readonly Reader[];
+
 /**
- * Every setting, once: its env variable, CLI flag, default and meaning. The configuration table in
- * docs/configuration.md is generated from (and tested against) this list.
+ * Every variable the CLI or a Lambda function reads, once: its CLI flag, default, meaning and readers.
+ * `loadConfig` validates each one (every entry point calls it before any work), and the configuration
+ * table in docs/configuration.md is this list, cell by cell (a docs test keeps the two equal).
  */
 export interface SettingSpec {
   key: string;
@@ -9,6 +24,8 @@ export interface SettingSpec {
   flag?: string;
   default: string | undefined;
   description: string;
+  /** Who reads it: the CLI, and the functions (the stack sets it for each function listed). */
+  readBy: readonly Reader[];
 }
 
 export const SETTINGS = [
@@ -17,13 +34,15 @@ export const SETTINGS = [
     env: 'TUNNEL_API_KEY',
     default: undefined,
     description:
-      'API key (Bearer). Unset in local mode: the embedded emulator is used. Never passed as a flag, never logged.',
+      'API key (Bearer); never a flag, never logged. Unset: `start` archives the embedded emulator, `verify` checks the archive alone, `run` and `active` exit 2.',
+    readBy: [...API_CALLERS],
   },
   {
     key: 'apiKeySecretId',
     env: 'TUNNEL_API_KEY_SECRET_ID',
     default: undefined,
     description: 'Lambda only: Secrets Manager secret (name or ARN) holding the API key.',
+    readBy: ['archive-history', 'fanout', 'snapshot-active'],
   },
   {
     key: 'baseUrl',
@@ -31,6 +50,7 @@ export const SETTINGS = [
     flag: 'base-url',
     default: 'https://dashboard.pinggy.io',
     description: 'Base URL of the tunnel session API.',
+    readBy: [...API_CALLERS],
   },
   {
     key: 'dest',
@@ -38,6 +58,7 @@ export const SETTINGS = [
     flag: 'dest',
     default: 'file://./archive',
     description: 'Where Parquet goes: file://DIR or s3://bucket/prefix (endpoint: AWS_ENDPOINT_URL_S3).',
+    readBy: ['cli', ...FUNCTIONS],
   },
   {
     key: 'state',
@@ -46,6 +67,7 @@ export const SETTINGS = [
     default: undefined,
     description:
       'State store: dynamodb://table (endpoint: AWS_ENDPOINT_URL_DYNAMODB). Default for file:// destinations: item files in DIR/.state (docs/design.md, the state store).',
+    readBy: ['cli', ...FUNCTIONS],
   },
   {
     key: 'keysDir',
@@ -54,6 +76,7 @@ export const SETTINGS = [
     default: undefined,
     description:
       'CLI: folder of the token HMAC key and the digest signing key (back it up). Default for file:// destinations: DIR/.keys; required for s3:// (the Lambda uses its secret and KMS key instead).',
+    readBy: ['cli'],
   },
   {
     key: 'tokenValues',
@@ -61,6 +84,7 @@ export const SETTINGS = [
     flag: 'token-values',
     default: 'hash',
     description: 'keep | hash | drop: raw token columns kept, replaced by their hash only, or both dropped.',
+    readBy: [...API_CALLERS],
   },
   {
     key: 'pageSize',
@@ -68,6 +92,7 @@ export const SETTINGS = [
     flag: 'page-size',
     default: '2000',
     description: 'Page size asked of the API (the size it echoes is the one used).',
+    readBy: [...ARCHIVERS],
   },
   {
     key: 'pageConcurrency',
@@ -75,6 +100,7 @@ export const SETTINGS = [
     flag: 'page-concurrency',
     default: '2',
     description: 'Pages of one day fetched at once.',
+    readBy: [...ARCHIVERS],
   },
   {
     key: 'dayConcurrency',
@@ -83,6 +109,7 @@ export const SETTINGS = [
     default: '1',
     description:
       'Days walked at once (each with PAGE_CONCURRENCY requests): a first backfill goes faster; the API sees DAY_CONCURRENCY x PAGE_CONCURRENCY requests in flight.',
+    readBy: [...ARCHIVERS],
   },
   {
     key: 'maxPasses',
@@ -90,6 +117,7 @@ export const SETTINGS = [
     flag: 'max-passes',
     default: String(DEFAULT_MAX_PASSES),
     description: `Most walks of one day per run (a walk that holds every row its pages proved also stops once ${STALLED_PASSES} in a row add nothing); a day still short is recorded and scanned again.`,
+    readBy: [...ARCHIVERS],
   },
   {
     key: 'rescanAges',
@@ -97,6 +125,7 @@ export const SETTINGS = [
     flag: 'rescan-ages',
     default: '1,2,3,7,14,30,45',
     description: 'Ages in days at which a day is scanned again for late records.',
+    readBy: [...ARCHIVERS],
   },
   {
     key: 'maxPagesPerDay',
@@ -105,6 +134,7 @@ export const SETTINGS = [
     default: '1000',
     description:
       'Hard cap on the pages of one day: beyond it that day fails with PAGE_LIMIT and the run goes on.',
+    readBy: [...ARCHIVERS],
   },
   {
     key: 'windowDays',
@@ -113,6 +143,7 @@ export const SETTINGS = [
     default: '60',
     description:
       'Days of history the API keeps. Final sweeps run at ages WINDOW_DAYS-2 and WINDOW_DAYS-1; a server that keeps fewer days is learned from its 400s.',
+    readBy: [...ARCHIVERS],
   },
   {
     key: 'rowGroupSize',
@@ -120,6 +151,7 @@ export const SETTINGS = [
     flag: 'row-group-size',
     default: '100000',
     description: 'Rows per Parquet row group.',
+    readBy: [...ARCHIVERS],
   },
   {
     key: 'parquetEncoder',
@@ -128,6 +160,7 @@ export const SETTINGS = [
     default: 'worker',
     description:
       'worker | inline: where Parquet row groups are encoded. worker encodes a file past 1,024 rows on a second thread while pages are fetched (1.0–1.2× faster on the bench’s million-record runs, bench/RESULTS.md); where there is no worker (one CPU, the Lambda bundle) it is inline. inline keeps every file on the main thread.',
+    readBy: [...ARCHIVERS],
   },
   {
     key: 'leaseTtlMs',
@@ -135,6 +168,7 @@ export const SETTINGS = [
     flag: 'lease-ttl-ms',
     default: '600000',
     description: 'Single-writer lease time-to-live (renewed after every day).',
+    readBy: [...ARCHIVERS],
   },
   {
     key: 'deadlineReserveMs',
@@ -143,6 +177,7 @@ export const SETTINGS = [
     default: '60000',
     description:
       "The one reserve kept before a run's end (Lambda timeout, or --max-run-ms): inside it no day starts and walks stop, committing what they hold.",
+    readBy: [...ARCHIVERS],
   },
   {
     key: 'maxRunMs',
@@ -151,6 +186,7 @@ export const SETTINGS = [
     default: undefined,
     description:
       'Optional end of a CLI run, in ms from its start (work stops DEADLINE_RESERVE_MS before it).',
+    readBy: ['cli'],
   },
   {
     key: 'crashAt',
@@ -158,6 +194,7 @@ export const SETTINGS = [
     default: undefined,
     description:
       'Testing only: the CLI kills itself (SIGKILL) right after the Nth step of one phase, PHASE:N with PHASE walk, upload, commit, publish or digest; recovery tests use it to crash at every phase.',
+    readBy: ['cli'],
   },
   {
     key: 'logLevel',
@@ -165,6 +202,7 @@ export const SETTINGS = [
     flag: 'log-level',
     default: 'info',
     description: 'debug | info | warn | error.',
+    readBy: ['cli', ...FUNCTIONS],
   },
   {
     key: 'logFormat',
@@ -173,6 +211,99 @@ export const SETTINGS = [
     default: 'auto',
     description:
       'auto | human | json: logs on stderr as plain lines (auto on a terminal) or one JSON object a line (auto otherwise).',
+    readBy: ['cli'],
+  },
+  {
+    key: 'codec',
+    env: 'CODEC',
+    default: undefined,
+    description:
+      'ZSTD | GZIP | SNAPPY: the Parquet codec. Unset: ZSTD where node:zlib has zstd (Node >= 22.15, the Lambda), else GZIP.',
+    readBy: ['cli', ...FUNCTIONS],
+  },
+  {
+    key: 'awsEndpointUrlS3',
+    env: 'AWS_ENDPOINT_URL_S3',
+    default: undefined,
+    description:
+      "The AWS SDK's S3 endpoint: set, the store uses path-style addressing for an S3-compatible server.",
+    readBy: ['cli', ...FUNCTIONS],
+  },
+  {
+    key: 'digestSigningKeyId',
+    env: 'DIGEST_SIGNING_KEY_ID',
+    default: undefined,
+    description: 'Lambda only (set by the stack): the KMS key that signs digests.',
+    readBy: ['archive-history', 'fanout'],
+  },
+  {
+    key: 'tokenKeySecretId',
+    env: 'TOKEN_KEY_SECRET_ID',
+    default: undefined,
+    description: 'Lambda only (set by the stack): the secret holding the token HMAC key.',
+    readBy: ['archive-history', 'fanout', 'snapshot-active'],
+  },
+  {
+    key: 'snapshotIntervalMinutes',
+    env: 'SNAPSHOT_INTERVAL_MINUTES',
+    default: '5',
+    description:
+      'Lambda only: the schedule of the snapshot function, in minutes (1-1440); gaps are measured against it.',
+    readBy: ['snapshot-active'],
+  },
+  {
+    key: 'snapshotCommitMinutes',
+    env: 'SNAPSHOT_COMMIT_MINUTES',
+    default: '60',
+    description:
+      'Lambda only: minutes live-session rows are held in the state before they are committed as one file (0-1440; 0 commits every snapshot).',
+    readBy: ['snapshot-active'],
+  },
+  {
+    key: 'detectionSettings',
+    env: 'DETECTION_SETTINGS',
+    default: undefined,
+    description:
+      "Lambda only: the stack's `detections` context as JSON (thresholds, allowlists, time zone), checked against the rules.",
+    readBy: ['detect', 'snapshot-active'],
+  },
+  {
+    key: 'detectionsDir',
+    env: 'DETECTIONS_DIR',
+    default: undefined,
+    description:
+      'Lambda only: the folder of the rules. Unset: the copy of detections/ in the bundle (the repository folder when run from source).',
+    readBy: ['detect', 'snapshot-active'],
+  },
+  {
+    key: 'workgroup',
+    env: 'WORKGROUP',
+    default: undefined,
+    description: 'Lambda only (set by the stack): the Athena workgroup the detect function queries in.',
+    readBy: ['detect'],
+  },
+  {
+    key: 'database',
+    env: 'DATABASE',
+    default: undefined,
+    description: 'Lambda only (set by the stack): the Glue database of the archive tables.',
+    readBy: ['detect'],
+  },
+  {
+    key: 'findingsTopicArn',
+    env: 'FINDINGS_TOPIC_ARN',
+    default: undefined,
+    description:
+      'Lambda only (set by the stack): the SNS topic new findings and live alerts are published to.',
+    readBy: ['detect', 'snapshot-active'],
+  },
+  {
+    key: 'scheduleMinutes',
+    env: 'SCHEDULE_MINUTES',
+    default: '5',
+    description:
+      'Lambda only: the schedule of the detect function, in minutes (1-1440): the tick a rule is due on.',
+    readBy: ['detect'],
   },
 ] as const satisfies readonly SettingSpec[];
 

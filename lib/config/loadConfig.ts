@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { PARQUET_ENCODERS } from '../parquet/historyParquetFile.ts';
+import { PARQUET_COMPRESSIONS } from '../parquet/parquetCompression.ts';
 import { TOKEN_POLICIES } from '../records/archiveRow.ts';
 import { parseDestUrl, parseStateUrl } from '../url/storeUrl.ts';
 import { SETTINGS, type SettingKey } from './configSpec.ts';
@@ -33,6 +34,20 @@ const oneOf = <const T extends readonly [string, ...string[]]>(name: string, val
       `${name} must be ${values.slice(0, -1).join(', ')} or ${values.at(-1)}, got ${shown(i.input)}`,
   });
 
+const httpUrl = (name: string) =>
+  z.string().refine((s) => /^https?:\/\/[^\s/]+/.test(s) && URL.canParse(s), {
+    error: (i) => `${name} must be an http(s) URL, got ${shown(i.input)}`,
+  });
+
+function isJsonObject(text: string): boolean {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+  } catch {
+    return false;
+  }
+}
+
 /** Rewrites a URL parser's CONFIG_INVALID message so it names the flag when the value came from one. */
 const viaParser = (name: string, envName: string, parse: (s: string) => unknown) =>
   z.string().superRefine((s, ctx) => {
@@ -50,9 +65,7 @@ export function buildConfigSchema(names: SettingNames = ENV_NAMES, readsOnly = f
     .object({
       apiKey: z.string().min(1, `${names.apiKey} is empty`).optional(),
       apiKeySecretId: z.string().min(1).optional(),
-      baseUrl: z.string().refine((s) => /^https?:\/\/[^\s/]+/.test(s) && URL.canParse(s), {
-        error: (i) => `${names.baseUrl} must be an http(s) URL, got ${shown(i.input)}`,
-      }),
+      baseUrl: httpUrl(names.baseUrl),
       dest: viaParser(names.dest, 'ARCHIVE_DEST', (s) => parseDestUrl(s)),
       state: viaParser(names.state, 'ARCHIVE_STATE', parseStateUrl).optional(),
       keysDir: z.string().min(1, `${names.keysDir} is empty`).optional(),
@@ -91,6 +104,26 @@ export function buildConfigSchema(names: SettingNames = ENV_NAMES, readsOnly = f
         .optional(),
       logLevel: oneOf(names.logLevel, ['debug', 'info', 'warn', 'error']),
       logFormat: oneOf(names.logFormat, ['auto', 'human', 'json']),
+      codec: oneOf(names.codec, PARQUET_COMPRESSIONS).optional(),
+      awsEndpointUrlS3: httpUrl(names.awsEndpointUrlS3).optional(),
+      digestSigningKeyId: z.string().min(1).optional(),
+      tokenKeySecretId: z.string().min(1).optional(),
+      snapshotIntervalMinutes: intIn(names.snapshotIntervalMinutes, 1, 1440),
+      snapshotCommitMinutes: intIn(names.snapshotCommitMinutes, 0, 1440),
+      detectionSettings: z
+        .string()
+        .refine((s) => isJsonObject(s), { error: `${names.detectionSettings} must be a JSON object` })
+        .optional(),
+      detectionsDir: z.string().min(1).optional(),
+      workgroup: z.string().min(1).optional(),
+      database: z.string().min(1).optional(),
+      findingsTopicArn: z
+        .string()
+        .regex(/^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w.-]+$/, {
+          message: `${names.findingsTopicArn} must be an SNS topic ARN`,
+        })
+        .optional(),
+      scheduleMinutes: intIn(names.scheduleMinutes, 1, 1440),
     })
     .superRefine((c, ctx) => {
       if (!readsOnly && c.state === undefined && c.dest.trim().startsWith('s3://')) {

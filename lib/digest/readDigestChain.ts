@@ -1,5 +1,5 @@
+import { mapLimit } from '../concurrency/mapLimit.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
-import { mapLimit } from '../util/mapLimit.ts';
 import { sha256OfBytes } from './describeDataFile.ts';
 import { digestKeys } from './digestKeys.ts';
 import { type Digest, digestSchema, type PublicKeyInfo, publicKeyInfoSchema } from './digestSchema.ts';

@@ -69,7 +69,7 @@ export interface DatasetOptions {
   /** Share of rows that arrive late (after an ingestion lag). */
   lateRate: number;
   maxLagMs: number;
-  /** Multiplies every day's volume (issue 10's `--scale`); the first sessions of a day stay the same. */
+  /** Multiplies every day's volume (the emulator's `--scale`); the first sessions of a day stay the same. */
   scale: number;
   /**
    * One long-lived tunnel (open `longMinMs..longMaxMs`) starts in every block of this many days, on the

@@ -6,7 +6,7 @@ import { formatTimestamp } from './wireFormat.ts';
 
 /**
  * The invalid (or token-bearing) items the emulator can slip into history pages, one per kind of bad
- * input issue 7 lists. All but `token-in-unknown-field` must be quarantined by a client; that one is a
+ * input a client must handle. All but `token-in-unknown-field` must be quarantined by a client; that one is a
  * valid record whose unknown fields carry raw tokens (redaction must catch them).
  */
 export const POISON_KINDS = [

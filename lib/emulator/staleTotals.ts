@@ -1,5 +1,5 @@
 /**
- * How the emulated COUNT behind `totalElements` goes wrong (issue 7, item 2). Spring computes the total
+ * How the emulated COUNT behind `totalElements` goes wrong. Spring computes the total
  * with a separate COUNT query; a cached or lagging one disagrees with the content.
  * - `floor-pages`: rounded DOWN to whole pages of the echoed size, as a cached count would be, so a
  *   walker that trusts `totalPages` never asks for the last, partial page;

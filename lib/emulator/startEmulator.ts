@@ -10,7 +10,7 @@ import { type PoisonConfig, type PoisonItem, resolvePoison } from './poison.ts';
 import { route } from './routes.ts';
 import { SessionArchive } from './sessionArchive.ts';
 import { DEFAULT_STALE_LAG_MS, type StaleTotals } from './staleTotals.ts';
-import { truthFor } from './truth.ts';
+import { truthFor } from './truthFor.ts';
 
 export const EMULATOR_PAID_KEY = 'emulator-paid-key';
 export const EMULATOR_FREE_KEY = 'emulator-free-key';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { sourceFingerprint } from '../util/sourceFingerprint.js';
+import { sourceFingerprint } from '../fingerprint/sourceFingerprint.js';
 
 /** A bundle as its builder returns it: the code, and the files it was built from (paths from `root`). */
 export interface BuiltBundle {

@@ -1,7 +1,9 @@
 import * as zlib from 'node:zlib';
 import { ArchiverError } from '../errors/archiverError.ts';
 
-export type ParquetCompression = 'ZSTD' | 'GZIP' | 'SNAPPY';
+/** The codecs the writer can write (`CODEC`, validated by `loadConfig`). */
+export const PARQUET_COMPRESSIONS = ['ZSTD', 'GZIP', 'SNAPPY'] as const;
+export type ParquetCompression = (typeof PARQUET_COMPRESSIONS)[number];
 
 /**
  * ZSTD level used for every page. Level 3 is zstd's own default: on the archive's columns levels 1..12
@@ -30,7 +32,10 @@ export function zstdAvailable(): boolean {
  * SNAPPY (in JavaScript) can still be asked for explicitly.
  */
 export function defaultParquetCompression(): ParquetCompression {
-  if (process.env.CODEC) return process.env.CODEC as ParquetCompression;
+  // Read at load, before config exists; `loadConfig` rejects any other value before a file is written.
+  const asked = process.env.CODEC;
+  if (asked && (PARQUET_COMPRESSIONS as readonly string[]).includes(asked))
+    return asked as ParquetCompression;
   return zstdAvailable() ? 'ZSTD' : 'GZIP';
 }
 

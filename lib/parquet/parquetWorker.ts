@@ -5,7 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { ArchiverError } from '../errors/archiverError.ts';
-import { boundHeapGrowth, relieveHeap, TWO_HEAPS_GROWING_PERCENT } from '../util/relieveHeap.ts';
+import { boundHeapGrowth, relieveHeap, TWO_HEAPS_GROWING_PERCENT } from '../process/relieveHeap.ts';
 import { ParquetDraftWriter } from './parquetDraftWriter.ts';
 import type { FileResult, WorkerReply, WorkerRequest } from './parquetWorkerProtocol.ts';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ArchiverError } from '../errors/archiverError.ts';
-import { boundHeapGrowth, TWO_HEAPS_GROWING_PERCENT } from '../util/relieveHeap.ts';
+import { boundHeapGrowth, TWO_HEAPS_GROWING_PERCENT } from '../process/relieveHeap.ts';
 import { type BuiltBundle, cachedBundle } from './cachedBundle.ts';
 import type { FileResult, WorkerCall, WorkerReply, WorkerRequest } from './parquetWorkerProtocol.ts';
 

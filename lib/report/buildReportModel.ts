@@ -1,19 +1,19 @@
 import { createHash, createPublicKey } from 'node:crypto';
 import { longSessions } from '../active/longSessions.ts';
-import { rebuildActiveFromArchive } from '../active/readActiveArchive.ts';
+import { rebuildActiveFromArchive } from '../active/rebuildActiveFromArchive.ts';
 import type { Clock } from '../clock/clock.ts';
 import { type Day, dayRange, daysBetween, toDay } from '../clock/day.ts';
 import { archiveKeys } from '../commit/archiveKeys.ts';
+import { windowStartOf } from '../days/planDays.ts';
 import { type DigestChain, readDigestChain } from '../digest/readDigestChain.ts';
-import { windowStartOf } from '../engine/planDays.ts';
 import { type ArchiveStatus, archiveStatus, type StatusInputs } from '../status/archiveStatus.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
+import { readStoredVerify } from '../verify/storeVerify.ts';
 import type { VerifyResult } from '../verify/verifyTypes.ts';
 import { dayStatus } from './dayStatus.ts';
 import { readLiveSeries, readSessionsByMode } from './readActivity.ts';
 import { readFindings } from './readFindings.ts';
 import type { CalendarDay, ReportModel } from './reportModel.ts';
-import { readStoredVerify } from './storedVerify.ts';
 
 export interface ReportInputs {
   objects: ObjectStore;

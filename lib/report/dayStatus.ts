@@ -1,5 +1,5 @@
 import { type Day, daysBetween } from '../clock/day.ts';
-import { sealRule } from '../engine/sealRule.ts';
+import { sealRule } from '../days/sealRule.ts';
 import type { DayState } from '../state/stateStore.ts';
 import type { DayStatus } from './reportModel.ts';
 

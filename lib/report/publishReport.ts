@@ -2,10 +2,10 @@ import type { Clock } from '../clock/clock.ts';
 import { archiveKeys } from '../commit/archiveKeys.ts';
 import { readStatusInputs, type StatusReads } from '../status/archiveStatus.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
+import { storeVerify } from '../verify/storeVerify.ts';
 import type { VerifyResult } from '../verify/verifyTypes.ts';
 import { buildReportModel } from './buildReportModel.ts';
 import { renderReport } from './renderReport.ts';
-import { storeVerify } from './storedVerify.ts';
 
 /**
  * Writes the report of the archive, with a verify result, to `reports/index.html` in the archive itself

@@ -1,9 +1,9 @@
 import { activeKeys } from '../active/activeKeys.ts';
 import { archiveKeys, dataKeyInfo } from '../commit/archiveKeys.ts';
+import { mapLimit } from '../concurrency/mapLimit.ts';
 import { readRowGroups } from '../parquet/readHistoryParquet.ts';
 import { objectSource } from '../store/byteSource.ts';
 import type { ObjectInfo, ObjectStore } from '../store/objectStore.ts';
-import { mapLimit } from '../util/mapLimit.ts';
 import type { LivePoint, ModeCount } from './reportModel.ts';
 
 const READ_CONCURRENCY = 8;

@@ -4,7 +4,7 @@ import { objectSource } from '../store/byteSource.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import type { FindingsSummary } from './reportModel.ts';
 
-/** Where the detections dataset lives (issue 20): `findings/dt=YYYY-MM-DD/*.parquet`. */
+/** Where the detections dataset lives: `findings/dt=YYYY-MM-DD/*.parquet`. */
 export const FINDINGS_PREFIX = 'findings/';
 const LATEST = 10;
 
@@ -12,8 +12,9 @@ const text = (v: unknown): string => (v instanceof Date ? v.toISOString() : v ==
 
 /**
  * The findings dataset summed up by rule and severity, with the latest findings; `undefined` when the
- * archive has no findings dataset (the report then leaves its section out). Reads the columns `rule`,
- * `severity`, `entity` and `last_seen` of each file, tolerating any other columns.
+ * archive has no findings dataset (the report then leaves its section out). Reads the columns `rule_id`,
+ * `severity`, `entity` and `last_seen` of each file (the findings dataset's, `lib/detect/findingsDataset.ts`),
+ * tolerating any other columns.
  */
 export async function readFindings(objects: ObjectStore): Promise<FindingsSummary | undefined> {
   const byRule = new Map<string, { rule: string; severity: string; count: number }>();
@@ -25,7 +26,7 @@ export async function readFindings(objects: ObjectStore): Promise<FindingsSummar
     const dt = dataKeyInfo(f.key).dt ?? '';
     for await (const rows of readRowGroups(objectSource(objects, f.key, f.size))) {
       for (const row of rows) {
-        const rule = text(row.rule);
+        const rule = text(row.rule_id);
         const severity = text(row.severity);
         const k = `${rule}\u0000${severity}`;
         const entry = byRule.get(k) ?? { rule, severity, count: 0 };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { mapLimit } from '../concurrency/mapLimit.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import { mapLimit } from '../util/mapLimit.ts';
 import type { VersionedItem, VersionedItems } from './versionedItems.ts';
 
 /** Chunk items of a state too big for one item: `ACTIVE#<version>#<nonce>#<i>`. */

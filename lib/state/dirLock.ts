@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { ArchiverError } from '../errors/archiverError.ts';
-import { tryKernelLock } from '../util/kernelLock.ts';
+import { tryKernelLock } from '../process/kernelLock.ts';
 
 /** The kernel lock of a state folder (a LevelDB database of its own, beside the state's). */
 export const DIR_LOCK = 'run-lock';

@@ -54,7 +54,7 @@ function versioned(item: Item): VersionedItem {
  * The versioned-item primitive on one DynamoDB table keyed by `pk` only: a `version` number, the `data`
  * JSON string and, when given, the `bytes` binary attribute. Every put is a PutItem conditioned on the
  * version read (`attribute_not_exists(version)` for 0). Uses only PutItem/GetItem/BatchGetItem/DeleteItem/
- * Scan, so it also runs on dynalite (tests, and the migration of an old local state folder).
+ * Scan, so it also runs on dynalite (the tests' DynamoDB stand-in).
  */
 export function dynamoVersionedItems(opts: DynamoItemsOptions): VersionedItems {
   const { client, table } = opts;

@@ -130,7 +130,7 @@ export interface ArchiveMeta {
   chainHead?: ChainHead;
   /**
    * Files committed (or about to be: noted before their manifest write) that no digest lists yet: what
-   * the next digest lists, and what a run publishes first (`lib/commit/pendingDigest.ts`). Lets a run
+   * the next digest lists, and what a run publishes first (`lib/digest/pendingDigest.ts`). Lets a run
    * work from what it knows instead of listing the archive.
    */
   pendingDigest?: PendingDigestFile[];
@@ -292,7 +292,7 @@ export interface LeaseStore {
   releaseLease(lease: Lease): Promise<void>;
 }
 
-/** Live-session observations (issue 9); `undefined` before the first snapshot. */
+/** Live-session observations; `undefined` before the first snapshot. */
 export interface LiveStore {
   getActiveState(): Promise<ActiveState | undefined>;
   putActiveState(state: ActiveState): Promise<ActiveState>;

@@ -1,6 +1,6 @@
 import { type ActiveStatus, activeStatus } from '../active/activeStatus.ts';
 import { type Day, dayRange, daysBetween } from '../clock/day.ts';
-import { isFinalAge, windowStartOf } from '../engine/planDays.ts';
+import { isFinalAge, windowStartOf } from '../days/planDays.ts';
 import type {
   ArchiveMeta,
   DayFailure,

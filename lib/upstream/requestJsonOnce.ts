@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { ArchiverError } from '../errors/archiverError.ts';
-import { type BodyText, readBodyText } from './readBody.ts';
+import { type BodyText, readBodyText } from './readBodyText.ts';
 import { redactError, redactText } from './redactSecret.ts';
 import { parseRetryAfter } from './retryPolicy.ts';
 import {

@@ -1,14 +1,14 @@
 import { archiveKeys, dataKeyInfo } from '../commit/archiveKeys.ts';
+import { readAhead } from '../concurrency/readAhead.ts';
 import { parquetRowCount, sha256OfSource } from '../digest/describeDataFile.ts';
 import { digestKeys } from '../digest/digestKeys.ts';
 import type { DigestFile } from '../digest/digestSchema.ts';
 import type { DigestChain } from '../digest/readDigestChain.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { IdSet } from '../ids/idSet.ts';
 import { readStringColumn } from '../parquet/readHistoryParquet.ts';
 import { type ByteSource, objectSource } from '../store/byteSource.ts';
 import type { ObjectInfo, ObjectStore } from '../store/objectStore.ts';
-import { IdSet } from '../util/idSet.ts';
-import { readAhead } from '../util/readAhead.ts';
 import type { VerifyFailure } from './verifyTypes.ts';
 
 export interface FileCheck {

@@ -1,8 +1,8 @@
 import { type Day, dayRange } from '../clock/day.ts';
-import { windowStartOf } from '../engine/planDays.ts';
-import { DistinctRows, walkDay } from '../engine/walkDay.ts';
+import { windowStartOf } from '../days/planDays.ts';
 import { keyRecord } from '../records/keyedRecord.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
+import { DistinctRows, walkDay } from '../walk/walkDay.ts';
 import { classifyAbsent } from './lastScans.ts';
 import type { VerifyDay, VerifyFailure } from './verifyTypes.ts';
 

@@ -1,12 +1,12 @@
 import type { Clock } from '../clock/clock.ts';
 import { addDays, type Day, toDay } from '../clock/day.ts';
+import { windowStartOf } from '../days/planDays.ts';
 import { digestKeys } from '../digest/digestKeys.ts';
 import { type DigestChain, readDigestChain } from '../digest/readDigestChain.ts';
-import { windowStartOf } from '../engine/planDays.ts';
-import { DEFAULT_MAX_PASSES } from '../engine/walkDay.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
+import { DEFAULT_MAX_PASSES } from '../walk/walkDay.ts';
 import { checkChain } from './checkChain.ts';
 import { checkFiles } from './checkFiles.ts';
 import { checkHead, type ExpectedHead } from './checkHead.ts';

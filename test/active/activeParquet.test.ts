@@ -7,7 +7,7 @@ import { activeParquetBytes, readActiveRows } from '../../lib/active/activeParqu
 import { ACTIVE_COLUMNS } from '../../lib/active/activeSchema.ts';
 import { committerRowSink } from '../../lib/active/committerRowSink.ts';
 import { diffSnapshot } from '../../lib/active/diffSnapshot.ts';
-import { rebuildActiveFromArchive } from '../../lib/active/readActiveArchive.ts';
+import { rebuildActiveFromArchive } from '../../lib/active/rebuildActiveFromArchive.ts';
 import { rebuildActiveObservations } from '../../lib/active/rebuildActiveObservations.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';

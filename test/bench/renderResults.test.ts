@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { CaseResult } from '../../bench/caseResult.ts';
 import { type ResultsInput, renderResults } from '../../bench/renderResults.ts';
-import type { CaseResult } from '../../bench/run.ts';
 
 const at = new Date('2026-11-23T16:24:07Z');
 
@@ -99,7 +99,7 @@ describe('renderResults: archive age', () => {
   });
 });
 
-describe('renderResults: issue 22 rescan', () => {
+describe('renderResults: the rescan', () => {
   it('reports a rescan against the first walk, and says how to measure it when it was not', () => {
     const md = renderResults({
       ...input([caseResult('day-100k')]),
@@ -122,7 +122,7 @@ describe('renderResults: issue 22 rescan', () => {
   });
 });
 
-describe('renderResults: issue 22 latency floor', () => {
+describe('renderResults: the latency floor', () => {
   const latencyCase = (ideal?: CaseResult['ideal']): CaseResult => ({
     ...caseResult('day-100k-150ms'),
     boundSeconds: 3.75,
@@ -153,7 +153,7 @@ describe('renderResults: issue 22 latency floor', () => {
   });
 });
 
-describe('renderResults: issue 22 stage costs', () => {
+describe('renderResults: the stage costs', () => {
   it('puts the contract\u2019s fixed share against the 8 µs, and what is left for the rest', () => {
     const md = renderResults({
       ...input([caseResult('day-1M')]),

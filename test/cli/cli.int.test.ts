@@ -4,16 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
-import { appendDigest } from '../../lib/digest/appendDigest.ts';
 import {
   EMULATOR_FREE_KEY,
   EMULATOR_PAID_KEY,
   type EmulatorHandle,
   startEmulator,
 } from '../../lib/emulator/startEmulator.ts';
-import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { SMALL_DATASET } from '../support/engineKit.ts';
 import { runCli as runCliShared } from '../support/runCli.ts';
 import { CHILD_TMPDIR } from './cliKit.ts';
@@ -34,17 +30,6 @@ afterAll(async () => {
   await emulator.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-async function appendTestDigest(dest: string): Promise<void> {
-  const { signer } = await loadLocalKeys(localKeysDir(dest));
-  const deps = {
-    objects: createFileObjectStore(dest),
-    signer,
-    clock: new ManualClock(NOW),
-    logger: silentLogger,
-  };
-  await appendDigest(deps, { runId: 'cli-test', scans: [] });
-}
 
 const baseArgs = (dest: string) => ['--now', NOW, '--base-url', emulator.url, '--dest', `file://${dest}`];
 
@@ -103,9 +88,7 @@ describe('tunnel-archiver CLI', () => {
     expect(status.stdout).toMatch(/2026-10-01\s+0\s+0\s+no/);
     expect(status.stdout).toMatch(/2026-08-03\s+59\s+59\s+yes/);
 
-    // TODO(lead): remove once runArchive ends every run with appendDigest (issue 8); until then the
-    // test writes the digest a run will write, since verify checks the archive against its digests.
-    await appendTestDigest(dest);
+    // Every run ends with a digest: verify checks the archive against them.
     const verify = await runCli(['verify', ...baseArgs(dest)], env);
     expect(verify.stdout).toContain('verify OK');
     expect(verify.code).toBe(0);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EXIT_CODES, EXIT_PARTIAL, exitCodeFor } from '../../lib/cli/exitCodes.ts';
 import { failedDaysOf, formatSummary } from '../../lib/cli/formatSummary.ts';
 import { exitCodeOfRun } from '../../lib/cli/runCommand.ts';
-import type { RunSummary } from '../../lib/engine/runTypes.ts';
+import type { RunSummary } from '../../lib/run/runTypes.ts';
 import { runSummary } from '../functions/archive-history/runSummaryFixture.ts';
 
 const failed = {

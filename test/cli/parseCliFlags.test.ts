@@ -1,14 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { COMMON_FLAGS, parseCliFlags, parseNow } from '../../lib/cli/parseCliFlags.ts';
+import { COMMAND_FLAGS } from '../../lib/cli/commandFlags.ts';
+import { parseCliFlags, parseNow } from '../../lib/cli/parseCliFlags.ts';
 
 describe('parseCliFlags', () => {
   it('reads --name value, --name=value, on/off flags, -h, positionals and --', () => {
-    expect(parseCliFlags(['--page-size', '-1', '--dest=file://x', '--json', '-h', 'a', '--', '--b'])).toEqual(
-      {
-        values: { 'page-size': '-1', dest: 'file://x', json: true, help: true },
-        positionals: ['a', '--b'],
-      },
-    );
+    expect(
+      parseCliFlags(
+        ['--page-size', '-1', '--dest=file://x', '--json', '-h', 'a', '--', '--b'],
+        COMMAND_FLAGS.run,
+      ),
+    ).toEqual({
+      values: { 'page-size': '-1', dest: 'file://x', json: true, help: true },
+      positionals: ['a', '--b'],
+    });
   });
 
   it.each([
@@ -18,7 +22,7 @@ describe('parseCliFlags', () => {
     [['--dest'], '--dest needs a value; see tunnel-archiver run --help'],
     [['--dest', '--json'], '--dest needs a value; see tunnel-archiver run --help'],
   ])('%j is a CONFIG_INVALID that names the flag: %s', (argv, message) => {
-    expect(() => parseCliFlags(argv, COMMON_FLAGS, 'run')).toThrowError(
+    expect(() => parseCliFlags(argv, COMMAND_FLAGS.run, 'run')).toThrowError(
       expect.objectContaining({ code: 'CONFIG_INVALID', message }),
     );
   });

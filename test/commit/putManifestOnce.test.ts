@@ -55,7 +55,10 @@ describe('putManifestOnce', () => {
     faults.add({ op: 'putPartition', fault: 'fail', mode: 'retry' });
     await expect(
       putManifestOnce({ state, logger: silentLogger }, m, file('b.parquet')),
-    ).rejects.toBeDefined();
+    ).rejects.toMatchObject({
+      code: 'STORE_FAILED',
+      message: expect.stringMatching(/injected failure of state\.putPartition/),
+    });
     expect(faults.count('state', 'putPartition')).toBeLessThanOrEqual(1 + 4);
     expect((await state.getPartition('2026-11-20'))?.files).toHaveLength(1);
   });

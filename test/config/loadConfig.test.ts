@@ -1,8 +1,13 @@
 import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { main } from '../../lib/cli/main.ts';
 import { SETTINGS } from '../../lib/config/configSpec.ts';
 import { loadConfig } from '../../lib/config/loadConfig.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { captureIo } from '../cli/cliKit.ts';
 
 describe('loadConfig', () => {
   it('applies defaults, then environment, then flags (flags win)', () => {
@@ -34,6 +39,18 @@ describe('loadConfig', () => {
     ],
     [{ RESCAN_AGES: '1,x' }, 'RESCAN_AGES must be comma-separated whole days >= 1'],
     [{ MAX_PAGES_PER_DAY: '0' }, 'MAX_PAGES_PER_DAY'],
+    [{ CODEC: 'LZ4' }, "CODEC must be ZSTD, GZIP or SNAPPY, got 'LZ4'"],
+    [{ CODEC: 'zstd' }, "CODEC must be ZSTD, GZIP or SNAPPY, got 'zstd'"],
+    [
+      { AWS_ENDPOINT_URL_S3: 'localhost:9000' },
+      "AWS_ENDPOINT_URL_S3 must be an http(s) URL, got 'localhost:9000'",
+    ],
+    [{ SNAPSHOT_INTERVAL_MINUTES: '0' }, "SNAPSHOT_INTERVAL_MINUTES must be at least 1, got '0'"],
+    [{ SNAPSHOT_COMMIT_MINUTES: '-1' }, "SNAPSHOT_COMMIT_MINUTES must be at least 0, got '-1'"],
+    [{ SCHEDULE_MINUTES: 'five' }, "SCHEDULE_MINUTES must be an integer from 1 to 1440, got 'five'"],
+    [{ DETECTION_SETTINGS: '{"rules":' }, 'DETECTION_SETTINGS must be a JSON object'],
+    [{ DETECTION_SETTINGS: '[]' }, 'DETECTION_SETTINGS must be a JSON object'],
+    [{ FINDINGS_TOPIC_ARN: 'my-topic' }, 'FINDINGS_TOPIC_ARN must be an SNS topic ARN'],
   ])('rejects %o with an actionable CONFIG_INVALID', (env, message) => {
     let caught: unknown;
     try {
@@ -43,6 +60,27 @@ describe('loadConfig', () => {
     }
     expect(ArchiverError.is(caught, 'CONFIG_INVALID')).toBe(true);
     expect((caught as Error).message).toContain(message);
+  });
+
+  it("reads the functions' variables into the one config", () => {
+    const config = loadConfig({
+      env: {
+        CODEC: 'GZIP',
+        SNAPSHOT_INTERVAL_MINUTES: '15',
+        FINDINGS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:tunnel-findings.fifo',
+        WORKGROUP: 'wg',
+        DETECTION_SETTINGS: '{}',
+      },
+    });
+    expect(config).toMatchObject({
+      codec: 'GZIP',
+      snapshotIntervalMinutes: 15,
+      snapshotCommitMinutes: 60,
+      scheduleMinutes: 5,
+      findingsTopicArn: 'arn:aws:sns:eu-west-1:123456789012:tunnel-findings.fifo',
+      workgroup: 'wg',
+      detectionSettings: '{}',
+    });
   });
 
   it('names the flag, not the variable, when the bad value came from a flag', () => {
@@ -68,5 +106,21 @@ describe('loadConfig', () => {
       expect(rows.get(s.env)).toBe(s.default === undefined ? '—' : `\`${s.default}\``);
     }
     expect(rows.size).toBe(SETTINGS.length);
+  });
+
+  it.each([
+    ['run', { CODEC: 'LZ4' }, 'CODEC must be ZSTD, GZIP or SNAPPY'],
+    ['status', { SNAPSHOT_COMMIT_MINUTES: 'soon' }, 'SNAPSHOT_COMMIT_MINUTES must be an integer'],
+    ['verify', { AWS_ENDPOINT_URL_S3: 'minio:9000' }, 'AWS_ENDPOINT_URL_S3 must be an http(s) URL'],
+  ])('stops `%s` on a bad %o before anything is created (exit 2)', async (command, env, message) => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'ta-config-'));
+    try {
+      const { io, err } = captureIo({ ...env, TUNNEL_API_KEY: 'k', ARCHIVE_DEST: `file://${dir}/archive` });
+      expect(await main([command], io)).toBe(2);
+      expect(err()).toContain(message);
+      expect(await readdir(dir)).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -49,6 +49,49 @@ const expected = rules.flatMap((r) =>
     .flatMap((t) => t.findings.map((f) => `${r.id}:${f.entity}`)),
 );
 
+/**
+ * Two ledgers over one store whose claims of a finding meet: each claim waits until the other evaluation
+ * claims the same finding, then both go to the store together. Records which claims overlapped and lost.
+ */
+function meetingLedgers(ledgerOf: (owner: string) => FindingLedger) {
+  const meetings = new Map<string, { arrived: number; met: Promise<void>; meet(): void }>();
+  const overlapped = new Set<string>();
+  const lost: string[] = [];
+  const meeting = (id: string) => {
+    let entry = meetings.get(id);
+    if (!entry) {
+      let meet = () => {};
+      const met = new Promise<void>((resolve) => {
+        meet = resolve;
+      });
+      entry = { arrived: 0, met, meet };
+      meetings.set(id, entry);
+    }
+    return entry;
+  };
+  const of =
+    (owner: string): ((o: string) => FindingLedger) =>
+    () => {
+      const inner = ledgerOf(owner);
+      return {
+        async claim(findingId, dedupeKey, expiresAt) {
+          const m = meeting(findingId);
+          m.arrived += 1;
+          if (m.arrived === 2) {
+            overlapped.add(findingId);
+            m.meet();
+          }
+          // Bounded: evaluations that never claim the same finding together fail the test, not hang it.
+          await Promise.race([m.met, new Promise((r) => setTimeout(r, 10_000).unref())]);
+          const won = await inner.claim(findingId, dedupeKey, expiresAt);
+          if (!won) lost.push(findingId);
+          return won;
+        },
+      };
+    };
+  return { of, overlapped, lost };
+}
+
 /** One evaluation as a schedule would run it: its own engine, the shared ledger, deliveries recorded. */
 async function evaluate(
   ledgerOf: (owner: string) => FindingLedger,
@@ -92,14 +135,19 @@ describe.each(LEDGERS)('dedupe with $name', ({ ledger }) => {
 
   it('two concurrent evaluations deliver each finding once between them', async () => {
     const delivered: Finding[] = [];
+    const met = meetingLedgers(ledger);
     // A later day: new dedupe periods, so nothing is claimed yet.
     const [a, b] = await Promise.all([
-      evaluate(ledger, 'run-c', delivered, '2026-04-20T10:00:00Z'),
-      evaluate(ledger, 'run-d', delivered, '2026-04-20T10:00:01Z'),
+      evaluate(met.of('run-c'), 'run-c', delivered, '2026-04-20T10:00:00Z'),
+      evaluate(met.of('run-d'), 'run-d', delivered, '2026-04-20T10:00:01Z'),
     ]);
     const ids = delivered.map((f) => f.finding_id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.sort()).toEqual(a.findings.map((f) => f.finding_id).sort());
     expect(a.delivered.length + b.delivered.length).toBe(a.findings.length);
+    // Every finding was claimed by both at once, and one of the two claims lost each time.
+    const all = a.findings.map((f) => f.finding_id).sort();
+    expect([...met.overlapped].sort()).toEqual(all);
+    expect([...met.lost].sort()).toEqual(all);
   });
 });

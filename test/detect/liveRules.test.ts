@@ -1,27 +1,45 @@
-import { describe, expect, it } from 'vitest';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { snapshotActive } from '../../lib/active/snapshotActive.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { claimAndDeliver } from '../../lib/detect/evaluateRules.ts';
 import type { Finding } from '../../lib/detect/finding.ts';
 import { memoryFindingLedger } from '../../lib/detect/findingLedger.ts';
 import { evaluateLiveRules } from '../../lib/detect/liveRules.ts';
-import { loadRules } from '../../lib/detect/loadRules.ts';
+import { DETECTIONS_DIR, loadRules } from '../../lib/detect/loadRules.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { MemoryActiveState, MemoryRowSink, session, TOKEN_KEY } from '../active/activeKit.ts';
 
 const rules = await loadRules();
 const longTunnel = rules.find((r) => r.id === 'long_tunnel');
+/** The rule as a team would edit it: detections/long_tunnel.yml copied with `threshold: 3`. */
+const editedDir = mkdtempSync(join(tmpdir(), 'ta-live-rules-'));
+afterAll(() => rmSync(editedDir, { recursive: true, force: true }));
+const yml = readFileSync(join(DETECTIONS_DIR, 'long_tunnel.yml'), 'utf8');
+writeFileSync(join(editedDir, 'long_tunnel.yml'), yml.replace(/^threshold: \d+$/m, 'threshold: 3'));
+copyFileSync(join(DETECTIONS_DIR, 'long_tunnel.sql'), join(editedDir, 'long_tunnel.sql'));
+const editedRules = await loadRules(editedDir);
 const FIVE_MIN = 300_000;
 const OPENED = '2026-03-01T08:02:00.000+00:00';
 
-/** Scripted snapshots every 5 minutes: one tunnel open all along, another that closes early. */
-async function runSnapshots(threshold: number, from: string, count: number) {
+/**
+ * Scripted snapshots every 5 minutes: one tunnel open all along, another that closes early. `threshold`
+ * is a deployment override; without one the rules' own (yml) threshold holds.
+ */
+async function runSnapshots(
+  threshold: number | undefined,
+  from: string,
+  count: number,
+  ruleSet: typeof rules = rules,
+) {
   const state = new MemoryActiveState();
   const sink = new MemoryRowSink();
   const clock = new ManualClock(from);
   const ledger = memoryFindingLedger();
   const alerts: { at: Date; finding: Finding }[] = [];
-  const overrides = { settings: {}, rules: { long_tunnel: { threshold } } };
+  const overrides = { settings: {}, rules: threshold === undefined ? {} : { long_tunnel: { threshold } } };
   for (let i = 0; i < count; i++) {
     const list = [session('open-1', { creationTimestamp: OPENED })];
     // Opened an hour after the first, listed only in the first three snapshots: it never reaches the limit.
@@ -35,11 +53,11 @@ async function runSnapshots(threshold: number, from: string, count: number) {
         logger: silentLogger,
         tokenKey: TOKEN_KEY,
         afterSnapshot: async (observations, observedAt) => {
-          const findings = evaluateLiveRules(observations, observedAt, rules, overrides);
+          const findings = evaluateLiveRules(observations, observedAt, ruleSet, overrides);
           await claimAndDeliver(
             { ledger, deliver: async (finding) => void alerts.push({ at: observedAt, finding }) },
             findings,
-            (id) => rules.find((r) => r.id === id),
+            (id) => ruleSet.find((r) => r.id === id),
           );
         },
       },
@@ -51,19 +69,23 @@ async function runSnapshots(threshold: number, from: string, count: number) {
 }
 
 describe('evaluateLiveRules on the snapshot path', () => {
-  it('long_tunnel is live and reads the yml threshold', () => {
+  it('long_tunnel is live, its threshold as its yml says', () => {
     expect(longTunnel?.live).toBe(true);
+    expect(longTunnel?.threshold).toBe(Number(/^threshold: (\d+)$/m.exec(yml)?.[1]));
+  });
+
+  it('reads the yml threshold: a rule edited to 3 hours alerts at 3 hours, with no override', async () => {
+    const limit = Date.parse(OPENED) + 3 * 3_600_000;
+    const alerts = await runSnapshots(undefined, new Date(limit - 7 * 60_000).toISOString(), 4, editedRules);
+    expect(alerts.map((a) => a.finding.entity)).toEqual(['open-1']);
+    expect(alerts[0]?.at.getTime()).toBe(limit + 3 * 60_000);
   });
 
   it('alerts within one snapshot period of the tunnel passing the limit, once', async () => {
-    // From 23h50m to 24h45m after the tunnel opened, with the rule's threshold of 24 hours.
+    // From 23h50m to 24h45m after the tunnel opened, with the rule's own threshold, no override.
     const opened = Date.parse(OPENED);
     const limit = opened + (longTunnel?.threshold ?? 0) * 3_600_000;
-    const alerts = await runSnapshots(
-      longTunnel?.threshold ?? 0,
-      new Date(limit - 10 * 60_000).toISOString(),
-      12,
-    );
+    const alerts = await runSnapshots(undefined, new Date(limit - 10 * 60_000).toISOString(), 12);
     expect(alerts.map((a) => a.finding.entity)).toEqual(['open-1']);
     const [first] = alerts;
     expect(first?.finding.source).toBe('live');
@@ -79,7 +101,7 @@ describe('evaluateLiveRules on the snapshot path', () => {
   });
 
   it('says nothing before the limit', async () => {
-    const alerts = await runSnapshots(24, '2026-03-01T09:00:00.000Z', 3);
+    const alerts = await runSnapshots(undefined, '2026-03-01T09:00:00.000Z', 3);
     expect(alerts).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
-import { runArchive } from '../../lib/engine/runArchive.ts';
-import type { RunSummary } from '../../lib/engine/runTypes.ts';
+import { runArchive } from '../../lib/run/runArchive.ts';
+import type { RunSummary } from '../../lib/run/runTypes.ts';
 import { TEST_OPTIONS, type World } from '../support/engineKit.ts';
 
 /** One archiving run signed by `signer` (the engine appends its digest at the end of every run). */

@@ -2,22 +2,26 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ISSUE22_EXTRAS } from '../../bench/issue22Extras.ts';
-import { METRIC } from '../../functions/archive-history/telemetryNames.ts';
+import { EXTRA_MEASUREMENTS } from '../../bench/extraMeasurements.ts';
+import { DETECT_METRIC } from '../../functions/shared/detectTelemetry.ts';
+import { METRIC } from '../../functions/shared/telemetryNames.ts';
+import { SNAPSHOT_METRIC } from '../../functions/snapshot-active/snapshotTelemetry.ts';
 import { TABLE_NAME } from '../../infra/constructs/historyCatalog.ts';
 import type { TunnelArchiverStack } from '../../infra/tunnelArchiverStack.ts';
 import { EXIT_CODES } from '../../lib/cli/exitCodes.ts';
 import { queryCommandLine } from '../../lib/cli/queryCommand.ts';
 import { SETTINGS } from '../../lib/config/configSpec.ts';
 import { DT_PROJECTION_RANGE, TABLES } from '../../lib/config/tableNames.ts';
+import { loadRulesSync } from '../../lib/detect/loadRules.ts';
+import { durationMs } from '../../lib/detect/ruleSchema.ts';
 import { DEFAULT_ROW_GROUP_BYTES } from '../../lib/parquet/historyParquetFile.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
-import { ACTIVE_CHUNK_PREFIX, CHUNK_BYTES } from '../../lib/state/activeChunks.ts';
 import {
   HEAP_GROWING_PERCENT,
   HEAP_HEADROOM_BYTES,
   TWO_HEAPS_GROWING_PERCENT,
-} from '../../lib/util/relieveHeap.ts';
+} from '../../lib/process/relieveHeap.ts';
+import { ACTIVE_CHUNK_PREFIX, CHUNK_BYTES } from '../../lib/state/activeChunks.ts';
 import { synthApp } from '../infra/testApp.ts';
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');
@@ -86,16 +90,6 @@ describe('README and docs/', () => {
     for (const page of PAGES.filter((p) => p !== 'README.md')) expect(README).toContain(`(${page})`);
   });
 
-  it('links only to files that exist', () => {
-    for (const page of PAGES) {
-      const base = new URL(`../../${page}`, import.meta.url);
-      for (const [, target] of read(page).matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
-        if (/^[a-z]+:/.test(target as string)) continue;
-        expect(existsSync(new URL(target as string, base)), `${page} links to ${target}`).toBe(true);
-      }
-    }
-  });
-
   it('gives only commands whose script exists (`bin/run-ts.js <file>`)', () => {
     let commands = 0;
     for (const page of PAGES) {
@@ -113,7 +107,7 @@ describe('README and docs/', () => {
     )?.[1];
     expect(stated, 'docs/development.md lists the names').toBeDefined();
     const names = [...(stated ?? '').matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]);
-    expect(names.sort()).toEqual([...ISSUE22_EXTRAS].sort());
+    expect(names.sort()).toEqual([...EXTRA_MEASUREMENTS].sort());
   });
 
   it('names in "Where is X" only modules that exist', () => {
@@ -141,6 +135,7 @@ describe('README and docs/', () => {
         'flag' in s ? `\`--${s.flag}\`` : '—',
         s.default === undefined ? '—' : `\`${s.default}\``,
         s.description,
+        s.readBy.join(', '),
       ]),
     );
   });
@@ -210,7 +205,38 @@ describe('README and docs/', () => {
     expect(documented).toEqual(expected);
   });
 
-  it('explains every alarm of the stack by name, and lists the metrics the Lambda emits', () => {
+  it('states the snapshot and detection costs from the schedules the stack synthesizes and the rules', () => {
+    const functions = Object.values(template.findResources('AWS::Lambda::Function')) as {
+      Properties: { MemorySize?: number; Environment?: { Variables?: Record<string, string> } };
+    }[];
+    const withVariable = (name: string) => {
+      const fn = functions.find((f) => f.Properties.Environment?.Variables?.[name] !== undefined);
+      return {
+        minutes: Number(fn?.Properties.Environment?.Variables?.[name]),
+        memory: fn?.Properties.MemorySize,
+      };
+    };
+    const snapshot = withVariable('SNAPSHOT_INTERVAL_MINUTES');
+    const detect = withVariable('SCHEDULE_MINUTES');
+    const month = 30 * 24 * 60;
+    const rules = loadRulesSync();
+    const queries = rules.reduce((n, r) => n + (month * 60_000) / durationMs(r.schedule), 0);
+    const cost = section('docs/operations.md', 'Cost notes').replace(/\s+/g, ' ');
+    const figure = (n: number) => n.toLocaleString('en-US');
+    expect(cost).toContain(
+      `every ${snapshot.minutes} minutes, ${figure(month / snapshot.minutes)} invocations a month of a ${snapshot.memory} MiB`,
+    );
+    expect(cost).toContain(
+      `wakes every ${detect.minutes} minutes (${figure(month / detect.minutes)} invocations`,
+    );
+    expect(cost).toContain(
+      `each of the ${rules.length} rules hourly: ${figure(queries)} Athena queries a month`,
+    );
+    expect(rules.every((r) => durationMs(r.schedule) === 3_600_000)).toBe(true);
+    expect(cost).toContain(`at least ${figure((queries * 10) / 1000)} GB`);
+  });
+
+  it('explains every alarm of the stack by name, and lists the metrics each function emits', () => {
     // The alarm construct's id (its path in the template's metadata), as the table names it.
     const alarms = stack.node
       .findAll()
@@ -222,9 +248,30 @@ describe('README and docs/', () => {
     expect(named.sort()).toEqual(alarms.sort());
     const operations = read('docs/operations.md');
     const at = operations.indexOf('Metrics (namespace');
-    const metrics = operations.slice(at, operations.indexOf('\n\n', at));
-    const listed = [...metrics.matchAll(/`(\w+)`/g)].map((m) => m[1]).filter((n) => n !== 'TunnelArchiver');
-    expect(listed.sort()).toEqual(Object.values(METRIC).sort());
+    const bullets = operations
+      .slice(at, operations.indexOf('\n\n', operations.indexOf('\n- ', at)))
+      .split('\n- ');
+    const listed = (emitter: string) => {
+      const bullet = bullets.find((b) => b.startsWith(emitter)) ?? '';
+      return [...bullet.slice(emitter.length).matchAll(/`(\w+)`/g)]
+        .map((m) => m[1])
+        .filter((n) => n !== 'rule' && n !== 'severity');
+    };
+    expect(listed('`archive-history` and the fan-out:').sort()).toEqual(Object.values(METRIC).sort());
+    expect(listed('`snapshot-active`:').sort()).toEqual(Object.values(SNAPSHOT_METRIC).sort());
+    expect(listed('`detect`:').sort()).toEqual(Object.values(DETECT_METRIC).sort());
+  });
+
+  it('names every Glue table and view of the stack in the data contract', () => {
+    const names = Object.values(template.findResources('AWS::Glue::Table')).map(
+      (t) => (t as { Properties: { TableInput: { Name: string } } }).Properties.TableInput.Name,
+    );
+    expect(names.length).toBeGreaterThanOrEqual(6);
+    const contract = read('docs/data-contract.md');
+    for (const name of names)
+      expect(contract.includes(`\`${name}\``) || contract.includes(`tunnel_archive.${name}`), name).toBe(
+        true,
+      );
   });
 
   it('lists exactly the Parquet columns', () => {

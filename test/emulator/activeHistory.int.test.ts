@@ -9,7 +9,7 @@ const DAY_MS = 86_400_000;
 const HOUR = 3_600_000;
 type Active = ReturnType<EmulatorHandle['active']>[number];
 
-/** The join issue 9's naming view makes: same instant, same token or same virtual token. */
+/** The join the naming view makes: same instant, same token or same virtual token. */
 const matches = (
   a: Active,
   r: { start_time: string; token_value: string | null; virtual_token_value: string | null },
@@ -18,7 +18,7 @@ const matches = (
   ((r.token_value !== null && a.token === r.token_value) ||
     (r.virtual_token_value !== null && a.virtualToken === r.virtual_token_value));
 
-describe('the active list against the history (issue 9)', () => {
+describe('the active list against the history', () => {
   const clock = fixedClock(NOW);
   let emu: EmulatorHandle;
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
 import { outageFor } from '../../lib/emulator/faults.ts';
 import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
@@ -82,9 +82,24 @@ describe('faults', () => {
 
   it('delays responses by delayMs', async () => {
     emu.setFaults({ delayMs: 150 });
-    const t0 = performance.now();
-    expect((await get(emu.url, PATH)).status).toBe(200);
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(145);
+    const delayed = emu.stats().faultsInjected.delay ?? 0;
+    // Simulated time: the emulator's timers move only when the test moves them.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let answered = false;
+      const response = get(emu.url, PATH).then((r) => {
+        answered = true;
+        return r;
+      });
+      // The request has arrived and waits (vi.waitFor would move the fake timers: polled on real I/O instead).
+      while ((emu.stats().faultsInjected.delay ?? 0) === delayed) await new Promise(setImmediate);
+      await vi.advanceTimersByTimeAsync(149);
+      expect(answered).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect((await response).status).toBe(200);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('injects probabilistic faults at about the configured rate, reproducibly per seed', async () => {

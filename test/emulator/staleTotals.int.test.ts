@@ -18,7 +18,7 @@ type Page = {
 const { normal, heavy } = daysByKind();
 const OLD = [...normal, ...heavy].filter((d) => d < addDays(TODAY, -25)).sort();
 
-/** The walker issue 7 item 2 describes: trusts `totalPages` and stops there. */
+/** A naive walker: trusts `totalPages` and stops there. */
 async function naiveWalk(url: string, day: string, size: number): Promise<unknown[]> {
   const first = await getJson<Page>(url, historyPath(day, day, { page: 0, size }));
   const rows = [...first.content];

@@ -22,7 +22,7 @@ describe('startEmulator({ windowDays })', () => {
     expect((await get(sixty.url, historyPath(before, before))).status).toBe(400);
   });
 
-  it('with 59 days answers 400 for the oldest day a 60-day client asks for (issue 7, item 4)', async () => {
+  it('with 59 days answers 400 for the oldest day a 60-day client asks for', async () => {
     const res = await get(fiftyNine.url, historyPath(WINDOW_FIRST, WINDOW_FIRST));
     expect(res.status).toBe(400);
     expect(JSON.parse(res.text)).toMatchObject({ status: 400, error: 'Bad Request' });

@@ -8,7 +8,7 @@ import {
   METRIC,
   METRICS_NAMESPACE,
   SERVICE_NAME,
-} from '../../functions/archive-history/telemetryNames.ts';
+} from '../../functions/shared/telemetryNames.ts';
 import { DEFAULT_VERIFY_SCHEDULE } from '../../infra/constructs/archiveIntegrity.ts';
 import { iamStatements, propsOf, resourceSuffix, synthApp } from './testApp.ts';
 

@@ -20,7 +20,7 @@ function metafile(externals: [module: string, importer: string][]): Metafile {
 
 describe('unshippedImports', () => {
   it.each([
-    ['a native module the bundle leaves out', 'classic-level', 'lib/util/kernelLock.ts', true],
+    ['a native module the bundle leaves out', 'classic-level', 'lib/process/kernelLock.ts', true],
     ['an npm package left external', 'left-pad', 'lib/x.ts', true],
     ['a builtin of the Lambda Node only', 'node:sqlite', 'node_modules/undici/lib/x.js', false],
     ['a bare builtin', 'fs', 'lib/x.ts', false],
@@ -35,7 +35,7 @@ describe('unshippedImports', () => {
 
   it('reads what the output keeps, not every input esbuild parsed (tree-shaken imports are gone)', () => {
     const meta = metafile([]);
-    meta.inputs['lib/util/kernelLock.ts'] = {
+    meta.inputs['lib/process/kernelLock.ts'] = {
       imports: [{ path: 'classic-level', kind: 'dynamic-import', external: true }],
     };
     expect(unshippedImports(meta, BUILTINS)).toEqual([]);

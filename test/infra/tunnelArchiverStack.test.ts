@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/archive-history/telemetryNames.ts';
+import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/telemetryNames.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
 import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
@@ -267,6 +267,20 @@ describe('TunnelArchiverStack', () => {
     ])('alarms on %s to the topic', (_name, props) => {
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         ...props,
+        AlarmActions: [ref(stack.alarms.topic)],
+      });
+    });
+
+    it.each([
+      ['the archive-history function', () => stack.archiver.fn],
+      ["the fan-out's function", () => stack.fanout.fn],
+    ])('alarms on errors of %s to the topic', (_name, fn) => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: ref(fn()) }],
+        ComparisonOperator: OPERATOR['>='],
+        Threshold: 1,
         AlarmActions: [ref(stack.alarms.topic)],
       });
     });

@@ -3,12 +3,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syntheticRows } from '../../bench/syntheticRows.ts';
 import { CHUNK_ROWS, HistoryParquetFile } from '../../lib/parquet/historyParquetFile.ts';
 import { parquetWorker } from '../../lib/parquet/parquetWorkerClient.ts';
 import { readHistoryFileRows } from '../../lib/parquet/readHistoryParquet.ts';
 import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
 import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+import { syntheticRows } from '../support/syntheticRows.ts';
 import { edgeCaseRows } from './historyRows.ts';
 
 let dir: string;

@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { type FileMetaData, parquetMetadata } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syntheticRows } from '../../bench/syntheticRows.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
 import { DEFAULT_PARQUET_COMPRESSION, zstdAvailable } from '../../lib/parquet/parquetCompression.ts';
 import { readHistoryRows, readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
 import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+import { syntheticRows } from '../support/syntheticRows.ts';
 import { edgeCaseRows } from './historyRows.ts';
 import { arrowRsRowCount, readWithArrowRs } from './readWithArrowRs.ts';
 

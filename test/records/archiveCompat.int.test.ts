@@ -40,7 +40,7 @@ function fixedRecords(): HistoryRecord[] {
   ];
 }
 
-describe('archives stay byte-for-byte compatible (#22)', () => {
+describe('archives stay byte-for-byte compatible', () => {
   it('gives the same ids and the same Parquet file as the code before the fixed-layout ids', async () => {
     const rows = fixedRecords().map((r, i) =>
       toArchiveRow(r, { tokenPolicy: i % 3 === 0 ? 'keep' : 'hash', tokenKey: TEST_TOKEN_KEY, archivedAt }),

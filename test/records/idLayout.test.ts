@@ -87,7 +87,7 @@ const normalisedArb: fc.Arbitrary<NormalisedRecord> = fc.record({
   port: fc.option(anyNumber, { nil: null }),
 });
 
-describe('the ids hash a fixed field layout (#22)', () => {
+describe('the ids hash a fixed field layout', () => {
   it('equal to the canonical-JSON ids of before for arbitrary normalised fields', () => {
     fc.assert(
       fc.property(normalisedArb, (n) => {

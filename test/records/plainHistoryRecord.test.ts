@@ -23,7 +23,7 @@ const itemArb = fc.oneof(
   fc.anything(),
 );
 
-describe('plainHistoryRecord, the wire schema without zod for plain records (#22)', () => {
+describe('plainHistoryRecord, the wire schema without zod for plain records', () => {
   it('returns exactly what zod returns (same keys in the same order), or leaves the item to zod', () => {
     fc.assert(
       fc.property(itemArb, (raw) => {

@@ -6,7 +6,7 @@ import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { digestKeys } from '../../lib/digest/digestKeys.ts';
 import { buildReportModel, publicKeyFingerprint } from '../../lib/report/buildReportModel.ts';
 import { renderReport } from '../../lib/report/renderReport.ts';
-import { readStoredVerify, storeVerify } from '../../lib/report/storedVerify.ts';
+import { readStoredVerify, storeVerify } from '../../lib/verify/storeVerify.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { PLANTED_FINDINGS, plantedFindingsKey, plantedFindingsParquet } from './plantFindings.ts';
@@ -73,21 +73,24 @@ describe('buildReportModel', () => {
 
   it('shows the findings dataset when there is one: counts by rule and severity, latest first', async () => {
     const objects = new MemoryObjectStore();
-    await objects.put(plantedFindingsKey(), plantedFindingsParquet());
+    await objects.put(plantedFindingsKey(), await plantedFindingsParquet());
     const m = await buildReportModel({ objects, clock: new ManualClock(NOW), windowDays: 60 });
     expect(m.findings).toEqual({
       total: PLANTED_FINDINGS.length,
       byRule: [
-        { rule: 'token-new-network', severity: 'high', count: 2 },
-        { rule: 'off-hours', severity: 'low', count: 1 },
+        { rule: 'new_client_network', severity: 'medium', count: 2 },
+        { rule: 'off_hours', severity: 'low', count: 1 },
       ],
       latest: [
-        expect.objectContaining({ rule: 'off-hours', entity: '10.0.0.0/24', dt: '2026-09-30' }),
-        expect.objectContaining({ entity: 'tok:ab12' }),
-        expect.objectContaining({ entity: 'tok:cd34' }),
+        expect.objectContaining({ rule: 'off_hours', entity: '10.0.0.0/24', dt: '2026-09-30' }),
+        expect.objectContaining({ rule: 'new_client_network', entity: 'tok:ab12' }),
+        expect.objectContaining({ rule: 'new_client_network', entity: 'tok:cd34' }),
       ],
     });
-    expect(renderReport(m)).toContain('id="findings"');
+    const html = renderReport(m);
+    expect(html).toContain('id="findings"');
+    expect(html).toContain('<td>new_client_network</td>');
+    expect(html).toContain('<td>off_hours</td>');
   });
 });
 

@@ -1,39 +1,93 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parquetWriteBuffer } from 'hyparquet-writer';
+import { dedupeKeyOf, type Finding, findingIdOf, periodStart } from '../../lib/detect/finding.ts';
+import { findingsWriter } from '../../lib/detect/findingsDataset.ts';
+import type { Severity } from '../../lib/detect/ruleSchema.ts';
 
-/** The findings the planted file holds (issue 20's columns; the report reads rule, severity, entity, last_seen). */
-export const PLANTED_FINDINGS = [
-  { rule: 'token-new-network', severity: 'high', entity: 'tok:ab12', last_seen: '2026-09-30T10:00:00.000Z' },
-  { rule: 'token-new-network', severity: 'high', entity: 'tok:cd34', last_seen: '2026-09-29T08:00:00.000Z' },
-  { rule: 'off-hours', severity: 'low', entity: '10.0.0.0/24', last_seen: '2026-09-30T23:00:00.000Z' },
+const DAY_MS = 86_400_000;
+
+/** A finding as `detect` stores it: its id and dedupe key computed as the rule evaluation computes them. */
+function finding(
+  ruleId: string,
+  title: string,
+  severity: Severity,
+  entity: string,
+  lastSeen: string,
+): Finding {
+  const last = new Date(lastSeen);
+  const hit = { entity, token_hmac: null, client_network: null, session_id: null };
+  const dedupeKey = dedupeKeyOf(ruleId, ['entity'], hit);
+  const start = periodStart(last, DAY_MS);
+  return {
+    ...hit,
+    finding_id: findingIdOf(dedupeKey, start),
+    rule_id: ruleId,
+    title,
+    severity,
+    source: 'scheduled',
+    first_seen: new Date(last.getTime() - 3_600_000),
+    last_seen: last,
+    hits: 1,
+    record_ids: [`rec-${entity}`],
+    dedupe_key: dedupeKey,
+    period_start: start,
+    detected_at: last,
+    dt: '2026-09-30',
+  };
+}
+
+/** The findings the planted file holds: two of one starter rule, one of another. */
+export const PLANTED_FINDINGS: readonly Finding[] = [
+  finding(
+    'new_client_network',
+    'A token used from a new client network',
+    'medium',
+    'tok:ab12',
+    '2026-09-30T10:00:00.000Z',
+  ),
+  finding(
+    'new_client_network',
+    'A token used from a new client network',
+    'medium',
+    'tok:cd34',
+    '2026-09-29T08:00:00.000Z',
+  ),
+  finding(
+    'off_hours',
+    'Tunnel opened outside working hours',
+    'low',
+    '10.0.0.0/24',
+    '2026-09-30T23:00:00.000Z',
+  ),
 ];
 
-/** The planted findings as one Parquet file. */
-export function plantedFindingsParquet(): Uint8Array {
-  const col = (name: keyof (typeof PLANTED_FINDINGS)[number]) => ({
-    name,
-    data: PLANTED_FINDINGS.map((f) => f[name]),
-    type: 'STRING' as const,
-  });
-  const bytes = parquetWriteBuffer({
-    columnData: [
-      col('rule'),
-      col('severity'),
-      col('entity'),
-      col('last_seen'),
-      { name: 'count', data: [3, 1, 7], type: 'INT32' },
-    ],
-  });
-  return new Uint8Array(bytes);
+/** The planted findings as one Parquet file, written by the findings dataset's own writer. */
+export async function plantedFindingsParquet(): Promise<Uint8Array> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'ta-findings-'));
+  try {
+    const file = path.join(dir, 'findings.parquet');
+    await findingsWriter.write(
+      (async function* () {
+        yield* PLANTED_FINDINGS;
+      })(),
+      file,
+    );
+    return new Uint8Array(await readFile(file));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** The key of the planted file under the archive root. */
 export const plantedFindingsKey = (dt = '2026-09-30') => `findings/dt=${dt}/planted.parquet`;
 
-/** Writes a small findings dataset (`findings/dt=<day>/planted.parquet`) into a local archive folder. */
+/**
+ * Writes a small findings dataset (`findings/dt=<day>/planted.parquet`) into a local archive folder, around
+ * the committer: no digest lists it.
+ */
 export async function plantFindings(dir: string): Promise<void> {
   const file = path.join(dir, plantedFindingsKey());
   await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, plantedFindingsParquet());
+  await writeFile(file, await plantedFindingsParquet());
 }

@@ -158,6 +158,12 @@ describe('the report in headless Chromium', () => {
       'verify.head.sha256': verify.head?.sha256,
       'findings.total': '3',
     });
+    // Each finding's rule is named as detect names it (the findings dataset's `rule_id`).
+    const tables = await page.locator('table').allInnerTexts();
+    expect(tables).toEqual(
+      expect.arrayContaining([expect.stringMatching(/new_client_network\s+medium\s+2/)]),
+    );
+    expect(tables).toEqual(expect.arrayContaining([expect.stringMatching(/off_hours\s+low\s+1/)]));
 
     // A cell shows its day on hover, and on keyboard focus.
     const failedCell = page.locator(`.grid .cell[data-day="${failedDay}"]`);

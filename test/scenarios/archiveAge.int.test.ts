@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, dayRange, toDay } from '../../lib/clock/day.ts';
-import { runArchive } from '../../lib/engine/runArchive.ts';
-import type { ArchiveDeps } from '../../lib/engine/runTypes.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
+import { runArchive } from '../../lib/run/runArchive.ts';
+import type { ArchiveDeps } from '../../lib/run/runTypes.ts';
 import { countingObjectStore, type StoreCounts } from '../support/countingObjectStore.ts';
+import { countingStateStore, type StateCounts } from '../support/countingStateStore.ts';
 import { TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../support/engineKit.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
@@ -18,7 +19,9 @@ const START = '2026-11-20T06:00:00.000Z';
  * older days are generated as the stack would have left them (`ageArchive`), one more run settles, and
  * the next day's run is counted.
  */
-async function steadyRun(ageDays: number): Promise<{ counts: StoreCounts; recordsNew: number }> {
+async function steadyRun(
+  ageDays: number,
+): Promise<{ counts: StoreCounts; stateCounts: StateCounts; recordsNew: number }> {
   const clock = new ManualClock(START);
   const today = toDay(clock.now());
   const days = new Map<Day, unknown[]>();
@@ -28,7 +31,8 @@ async function steadyRun(ageDays: number): Promise<{ counts: StoreCounts; record
     n += 12;
   }
   const counting = countingObjectStore(new MemoryObjectStore());
-  const state = new MemoryStateStore();
+  const counted = countingStateStore(new MemoryStateStore());
+  const state = counted.state;
   const deps: ArchiveDeps = {
     api: new ScriptedUpstream({ clock, days, maxPageSize: 5 }),
     objects: counting.objects,
@@ -41,17 +45,19 @@ async function steadyRun(ageDays: number): Promise<{ counts: StoreCounts; record
   await agedArchive(deps, clock, TEST_OPTIONS, ageDays);
   clock.advance(86_400_000);
   counting.reset();
+  counted.reset();
   const s = await runArchive(deps, TEST_OPTIONS);
+  const stateCounts = structuredClone(counted.counts);
   expect(s.failedDays).toEqual([]);
   expect(s.gaps).toEqual([]);
   expect(s.rebuilt).toBeUndefined();
   // The generated days are left as they were: sealed, none turned into a gap.
   expect((await state.listDays()).filter((d) => d.gap)).toEqual([]);
-  return { counts: structuredClone(counting.counts), recordsNew: s.recordsNew };
+  return { counts: structuredClone(counting.counts), stateCounts, recordsNew: s.recordsNew };
 }
 
 describe('a steady run on an old archive', () => {
-  it('costs the same requests and bytes at 60 and 400 days of prior partitions and digests', async () => {
+  it('costs the same requests, bytes and state reads at 60 and 400 days of prior partitions and digests', async () => {
     const young = await steadyRun(60);
     const old = await steadyRun(400);
     expect(old.recordsNew).toBe(young.recordsNew);
@@ -60,5 +66,9 @@ describe('a steady run on an old archive', () => {
     expect(old.counts.requests).toBe(young.counts.requests);
     // The head digest's seq and link are a few bytes longer; nothing else read depends on age.
     expect(Math.abs(old.counts.bytesRead - young.counts.bytesRead)).toBeLessThanOrEqual(64);
+    // The state is read as much at 400 days as at 60: no listing of every day or partition.
+    expect(young.stateCounts.calls).toBeGreaterThan(0);
+    expect(old.stateCounts.byMethod).toEqual(young.stateCounts.byMethod);
+    expect(old.stateCounts.itemsListed).toBe(young.stateCounts.itemsListed);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toDay } from '../../lib/clock/day.ts';
-import { runArchive } from '../../lib/engine/runArchive.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { runArchive } from '../../lib/run/runArchive.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 import { expectArchiveExact, TEST_OPTIONS, windowDays, worldPerTest } from '../support/engineKit.ts';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
 import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
-import { runArchive } from '../../lib/engine/runArchive.ts';
+import { runArchive } from '../../lib/run/runArchive.ts';
 import { archivedIds, TEST_OPTIONS, testDeps } from '../support/engineKit.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
-import { blankDay } from '../../lib/engine/nextDayState.ts';
-import { SNAPSHOT_BESIDE_DAYS_MAX } from '../../lib/engine/prepareRun.ts';
-import { runArchive } from '../../lib/engine/runArchive.ts';
+import { blankDay } from '../../lib/days/nextDayState.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { SNAPSHOT_BESIDE_DAYS_MAX } from '../../lib/run/prepareRun.ts';
+import { runArchive } from '../../lib/run/runArchive.ts';
 import { session } from '../active/activeKit.ts';
 import { TEST_OPTIONS, testDeps } from '../support/engineKit.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';

@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addDays, toDay } from '../../lib/clock/day.ts';
 import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
-import { runArchive } from '../../lib/engine/runArchive.ts';
-import type { RunSummary } from '../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { historyRecordSchema } from '../../lib/records/schemas.ts';
+import { runArchive } from '../../lib/run/runArchive.ts';
+import type { RunSummary } from '../../lib/run/runTypes.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import {
   archivedIds,
@@ -209,23 +209,40 @@ describe('runArchive', () => {
   });
 
   it('stops starting days at the deadline and the next run finishes the rest', async () => {
-    const world = await worlds.open({ faults: { delayMs: 20 } });
-    const w = world;
-    const realNowClock = {
-      now: () => new Date(Date.parse(SCENARIO_START) + (Date.now() - t0)),
+    const w = await worlds.open();
+    // Simulated time: every history request costs the run a minute; the deadline comes half an hour in.
+    let spent = 0;
+    const started = new Set<string>();
+    const runClock = {
+      now: () => new Date(w.clock.now().getTime() + spent),
       sleep: w.clock.sleep.bind(w.clock),
     };
-    const t0 = Date.now();
+    const api = new Proxy(w.api, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (property === 'historyPage') {
+            spent += 60_000;
+            started.add(String(args[0]));
+          }
+          return value.apply(target, args);
+        };
+      },
+    });
     const first = await runArchive(
-      { ...w.deps(), clock: realNowClock },
+      { ...w.deps(), api, clock: runClock },
       {
         ...TEST_OPTIONS,
-        budget: deadlineBudget(realNowClock, new Date(Date.parse(SCENARIO_START) + 1_500), 200),
+        budget: deadlineBudget(runClock, new Date(Date.parse(SCENARIO_START) + 30 * 60_000), 200),
       },
     );
     expect(first.stoppedByDeadline).toBe(true);
     expect(first.daysDeferred).toBeGreaterThan(0);
     expect(first.daysScanned).toBeGreaterThan(0);
+    // Past the deadline no day was begun: the days asked for are the scanned ones and at most the few in
+    // flight when it came (the preflight's day among them).
+    expect(started.size).toBeLessThanOrEqual(first.daysScanned + 1 + (TEST_OPTIONS.dayConcurrency ?? 1));
     w.emulator.setFaults({});
     const second = await runArchive(w.deps(), TEST_OPTIONS);
     expect(second.daysScanned).toBe(60 - first.daysScanned);

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { addDays, toDay } from '../../lib/clock/day.ts';
-import { runArchive } from '../../lib/engine/runArchive.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { runningParquetWorker } from '../../lib/parquet/parquetWorkerClient.ts';
 import { recordId } from '../../lib/records/recordId.ts';
+import { runArchive } from '../../lib/run/runArchive.ts';
 import { archivedIds, startWorld, TEST_OPTIONS, TEST_TOKEN_KEY, type World } from '../support/engineKit.ts';
 
 let world: World | undefined;

@@ -14,6 +14,8 @@ let start: Ran;
 let detect: Ran;
 let findings: { rule_id: string; record_ids: string[]; new: boolean }[];
 let planted: Set<string>;
+/** The planted records of each rule's own plant (a plant's port is 20000 plus its index in PLANTS). */
+let plantedFor: Map<string, Set<string>>;
 
 beforeAll(async () => {
   root = await freshDir('detect');
@@ -25,9 +27,15 @@ beforeAll(async () => {
   const q = await cliIn(root, [
     'query',
     '--json',
-    `SELECT record_id FROM tunnel_sessions WHERE user_email = '${PLANTED_EMAIL}'`,
+    `SELECT record_id, port FROM tunnel_sessions WHERE user_email = '${PLANTED_EMAIL}'`,
   ]);
-  planted = new Set((JSON.parse(q.stdout) as { record_id: string }[]).map((r) => r.record_id));
+  const rows = JSON.parse(q.stdout) as { record_id: string; port: number }[];
+  planted = new Set(rows.map((r) => r.record_id));
+  plantedFor = new Map();
+  for (const r of rows) {
+    const rule = PLANTS[Number(r.port) - 20_000]?.rule ?? 'unknown';
+    plantedFor.set(rule, (plantedFor.get(rule) ?? new Set()).add(r.record_id));
+  }
 }, 180_000);
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
@@ -40,9 +48,15 @@ describe('npm start, then tunnel-archiver detect', () => {
     expect(detect.code, detect.stderr).toBe(0);
     expect(planted.size).toBe(PLANTS.length);
     const rules = (await loadRules()).map((r) => r.id);
+    expect(plantedFor.has('unknown')).toBe(false);
     for (const rule of new Set(PLANTS.map((p) => p.rule))) {
       expect(rules).toContain(rule);
-      expect(findings.map((f) => f.rule_id)).toContain(rule);
+      // The rule fired on its own plant's records, and on nothing else.
+      const own = plantedFor.get(rule) ?? new Set<string>();
+      const onOwn = findings.filter(
+        (f) => f.rule_id === rule && f.record_ids.length > 0 && f.record_ids.every((id) => own.has(id)),
+      );
+      expect(onOwn.length, `${rule} fired on its own plant's records`).toBeGreaterThan(0);
     }
   });
 

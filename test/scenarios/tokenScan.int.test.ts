@@ -1,8 +1,10 @@
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDay } from '../../lib/clock/day.ts';
 import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
+import { LOCAL_KEY_FILES } from '../../lib/keys/loadLocalKeys.ts';
+import { recordId } from '../../lib/records/recordId.ts';
 import { startWorld, type World, windowDays } from '../support/engineKit.ts';
 import { readable } from '../support/footerlessPages.ts';
 import { runCli } from '../support/runCli.ts';
@@ -83,6 +85,13 @@ describe('under the default hash policy, after a run killed mid-walk and resumed
     output.push(killed.stdout, killed.stderr);
     expect(spilled, 'a walk had rows in a draft file before the kill').toBeDefined();
     expect(killed.signal).toBe('SIGKILL');
+    // The scan reads what the killed walk left: its drafts decode to rows with record ids the API shows.
+    const cliKey = new Uint8Array(await readFile(join(dest, '.keys', LOCAL_KEY_FILES.tokenKey)));
+    const known = new Set(days.flatMap((d) => world.emulator.truth(d).map((r) => recordId(r, cliKey))));
+    const drafts = (await files(tmp)).filter((f) => /walk-.*\.parquet$/.test(f));
+    expect(drafts).toContain(spilled);
+    const draftText = (await Promise.all(drafts.map(readable))).join('\n');
+    expect([...known].filter((id) => draftText.includes(id)).length).toBeGreaterThan(0);
     expect(await leaks([tmp, dest])).toEqual([]);
 
     const resumed = await runCli([...args, '--json'], env);

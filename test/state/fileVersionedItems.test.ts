@@ -1,9 +1,25 @@
-import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fileVersionedItems, pendingWritesDir } from '../../lib/state/fileVersionedItems.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
+
+/** The one rename the file system refuses (none when unset): every other call is the real one. */
+const refused = vi.hoisted(() => ({ target: undefined as string | undefined }));
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  return {
+    ...actual,
+    rename: async (from: string, to: string) => {
+      if (to === refused.target)
+        throw Object.assign(new Error(`EIO: i/o error, rename '${to}'`), { code: 'EIO' });
+      return actual.rename(from, to);
+    },
+  };
+});
+afterEach(() => {
+  refused.target = undefined;
+});
 
 describe('fileVersionedItems when the file system refuses', () => {
   const tmp = tempDirPer('ta-file-items-', 'test');
@@ -29,16 +45,15 @@ describe('fileVersionedItems when the file system refuses', () => {
   it('fails a write whose rename is refused with STORE_FAILED, keeps the item as it was, and leaves no temporary file', async () => {
     const dir = path.join(tmp.dir, 'items');
     const items = fileVersionedItems(dir);
-    await items.put('DAY#2026-01-01', 0, '{"v":1}');
     await items.put('DAY#2026-01-02', 0, '{"v":1}');
-    // The item's file replaced by a folder: the rename over it fails.
-    const file = path.join(dir, 'DAY%232026-01-02.json');
-    await rm(file);
-    await mkdir(path.join(file, 'inside'), { recursive: true });
-    await expect(items.put('DAY#2026-01-02', 0, '{"v":2}')).rejects.toMatchObject({ code: 'STORE_FAILED' });
+    refused.target = path.join(dir, 'DAY%232026-01-02.json');
+    await expect(items.put('DAY#2026-01-02', 1, '{"v":2}')).rejects.toMatchObject({ code: 'STORE_FAILED' });
     expect(await readdir(pendingWritesDir(dir))).toEqual([]);
-    expect(existsSync(path.join(file, 'inside'))).toBe(true);
-    expect(await items.get('DAY#2026-01-01')).toEqual({ pk: 'DAY#2026-01-01', version: 1, data: '{"v":1}' });
+    expect(await items.get('DAY#2026-01-02')).toEqual({ pk: 'DAY#2026-01-02', version: 1, data: '{"v":1}' });
+    // The refusal was the rename's alone: once it passes, the same write goes through.
+    refused.target = undefined;
+    await items.put('DAY#2026-01-02', 1, '{"v":2}');
+    expect(await items.get('DAY#2026-01-02')).toEqual({ pk: 'DAY#2026-01-02', version: 2, data: '{"v":2}' });
   });
 
   it('reports an item file that is not a stored item as INTERNAL, never as absent', async () => {

@@ -36,8 +36,9 @@ const adapters: { name: string; start: () => Promise<Subject> }[] = [
     },
   },
   {
-    // Behind a front that enforces If-None-Match as S3 does (s3rver alone ignores it): the conditional
-    // branches (412, 409) run, not only the HEAD before the write.
+    // Behind a front that enforces If-None-Match as S3 does (s3rver alone ignores it): the contract holds
+    // with the header enforced. The 412 and 409 branches themselves run in writeOnceRace.int.test.ts, where
+    // the front creates the target between a writer's check and its write.
     name: 'createS3ObjectStore behind a write-once S3 front',
     start: async () => {
       const s3 = await startS3rver();

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
 import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
 import { startWriteOnceFront, type WriteOnceFront } from '../support/writeOnceS3Front.ts';
@@ -14,6 +15,20 @@ afterAll(async () => {
   await front?.close();
   await s3?.close();
 });
+afterEach(() => {
+  front.beforeDecide = undefined;
+});
+
+/** Another writer lands `body` at `key` (under the stores' prefix) once, between a writer's check and its write. */
+function racerWritesBetweenCheckAndWrite(key: string, body: string): { wrote: () => number } {
+  let wrote = 0;
+  front.beforeDecide = async (bucket, target) => {
+    if (target !== `race/${key}` || wrote > 0) return;
+    wrote++;
+    await s3.client.send(new PutObjectCommand({ Bucket: bucket, Key: target, Body: body }));
+  };
+  return { wrote: () => wrote };
+}
 
 /** Two writers, each with its own store (as two Lambdas), both behind the S3 front. */
 const writers = () =>
@@ -71,5 +86,43 @@ describe('write-once under a race, against an S3 front that enforces If-None-Mat
     expect(text(await a!.get('history/dt=2026-11-21/y.parquet'))).toBe(winnerBytes);
     const loserStaged = loser === 0 ? '_staging/r3/y.parquet' : '_staging/r4/y.parquet';
     expect(text(await a!.get(loserStaged))).toBe(loser === 0 ? 'bytes of A' : 'bytes of B');
+  });
+
+  it('putIfAbsent: a target created between the check and the write is answered 412, and the writer is told it lost', async () => {
+    const before = front.stats.preconditionFailed;
+    const [a] = writers();
+    const racer = racerWritesBetweenCheckAndWrite('digests/0000000002.json', 'racer');
+    expect(await a!.putIfAbsent('digests/0000000002.json', 'A')).toBe(false);
+    expect(racer.wrote()).toBe(1);
+    expect(front.stats.preconditionFailed).toBe(before + 1);
+    expect(text(await a!.get('digests/0000000002.json'))).toBe('racer');
+  });
+
+  it('publish: a target created between the check and the copy is answered 412; the same bytes finish the publish', async () => {
+    const before = front.stats.preconditionFailed;
+    const [a] = writers();
+    await a!.put('_staging/r5/z.parquet', 'our bytes');
+    const racer = racerWritesBetweenCheckAndWrite('history/dt=2026-11-22/z.parquet', 'our bytes');
+    await a!.publish('_staging/r5/z.parquet', 'history/dt=2026-11-22/z.parquet');
+    expect(racer.wrote()).toBe(1);
+    expect(front.stats.preconditionFailed).toBe(before + 1);
+    expect(text(await a!.get('history/dt=2026-11-22/z.parquet'))).toBe('our bytes');
+    expect(await a!.head('_staging/r5/z.parquet')).toBeUndefined();
+  });
+
+  it('publish: a target created between the check and the copy with other bytes is answered 412 and fails loudly', async () => {
+    const before = front.stats.preconditionFailed;
+    const [a] = writers();
+    await a!.put('_staging/r6/w.parquet', 'our bytes');
+    racerWritesBetweenCheckAndWrite('history/dt=2026-11-23/w.parquet', 'their bytes');
+    await expect(
+      a!.publish('_staging/r6/w.parquet', 'history/dt=2026-11-23/w.parquet'),
+    ).rejects.toMatchObject({
+      code: 'STORE_FAILED',
+      message: expect.stringMatching(/write-once conflict/),
+    });
+    expect(front.stats.preconditionFailed).toBe(before + 1);
+    expect(text(await a!.get('history/dt=2026-11-23/w.parquet'))).toBe('their bytes');
+    expect(text(await a!.get('_staging/r6/w.parquet'))).toBe('our bytes');
   });
 });

@@ -60,7 +60,7 @@ describe('startDropResponseProxy', () => {
     proxy.setShouldDrop(undefined);
   });
 
-  it('turns that into CONFLICT in the state store although its own write is the one stored (issue 7, item 1)', async () => {
+  it('turns that into CONFLICT in the state store although its own write is the one stored', async () => {
     const store = createDynamoStateStore({ client, table: dynamo.table });
     const once = { n: 0 };
     proxy.setShouldDrop((w) => w.body.includes('PART#2024-01-03') && once.n++ === 0);

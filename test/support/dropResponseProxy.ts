@@ -51,7 +51,7 @@ export interface DropResponseProxy {
  * An HTTP proxy in front of a DynamoDB-compatible server that forwards every request and, for a seeded
  * share of the WRITES the server applied (2xx), destroys the client's socket instead of answering. The
  * AWS SDK sees a network error and retries, which is how "applied, but the response was lost" happens
- * in production: a conditional put's retry then fails with ConditionalCheckFailed (issue 7, item 1).
+ * in production: a conditional put's retry then fails with ConditionalCheckFailed.
  *
  * Why separate: it fakes no upstream at all; it stands between the AWS SDK and dynalite, the state
  * store's real peer, which neither the emulator nor the scripted upstreams can reach.

@@ -16,10 +16,10 @@ import {
   type EmulatorOptions,
   startEmulator,
 } from '../../lib/emulator/startEmulator.ts';
-import type { ArchiveDeps, ArchiveOptions } from '../../lib/engine/runTypes.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import { recordId } from '../../lib/records/recordId.ts';
+import type { ArchiveDeps, ArchiveOptions } from '../../lib/run/runTypes.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import type { StateStore } from '../../lib/state/stateStore.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';

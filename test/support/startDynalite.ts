@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
-import { startLocalDynamo } from '../../lib/state/localDynamo.ts';
+import { startLocalDynamo } from './localDynamo.ts';
 
 export interface DynaliteHandle {
   endpoint: string;

@@ -4,6 +4,8 @@ import type { ActiveRow } from '../../lib/active/activeRow.ts';
 import type { Clock, ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, dayRange, toDay } from '../../lib/clock/day.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
+import { mapLimit } from '../../lib/concurrency/mapLimit.ts';
+import { windowStartOf } from '../../lib/days/planDays.ts';
 import { describeDataFile } from '../../lib/digest/describeDataFile.ts';
 import { digestKeys } from '../../lib/digest/digestKeys.ts';
 import {
@@ -13,13 +15,11 @@ import {
   signedBytes,
 } from '../../lib/digest/digestSchema.ts';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
-import { windowStartOf } from '../../lib/engine/planDays.ts';
-import { runArchive } from '../../lib/engine/runArchive.ts';
-import type { ArchiveDeps, ArchiveOptions } from '../../lib/engine/runTypes.ts';
+import { runArchive } from '../../lib/run/runArchive.ts';
+import type { ArchiveDeps, ArchiveOptions } from '../../lib/run/runTypes.ts';
 import type { ManifestFile, StateStore } from '../../lib/state/stateStore.ts';
 import { updateMeta } from '../../lib/state/updateMeta.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
-import { mapLimit } from '../../lib/util/mapLimit.ts';
 
 /**
  * An archive `ageDays` old as the stack would leave it: a real run fills the window (at the clock's day),

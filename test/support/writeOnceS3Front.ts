@@ -9,6 +9,12 @@ export interface WriteOnceFront {
   client: S3Client;
   /** What the front answered instead of s3rver: the branches a racing writer meets. */
   stats: { preconditionFailed: number; conflicts: number; conditionalWrites: number };
+  /**
+   * Runs when a conditional write to `bucket`/`key` has arrived and before the front decides it: after the
+   * writer's own check (its HEAD), before its write. A test creates the target here, and the 412 branch runs
+   * deterministically, not by chance. Unset: nothing runs.
+   */
+  beforeDecide: ((bucket: string, key: string) => Promise<void>) | undefined;
   close(): Promise<void>;
 }
 
@@ -26,6 +32,7 @@ export async function startWriteOnceFront(
   const upstream = new URL(s3.endpoint);
   const inFlight = new Set<string>();
   const stats = { preconditionFailed: 0, conflicts: 0, conditionalWrites: 0 };
+  const hooks: Pick<WriteOnceFront, 'beforeDecide'> = { beforeDecide: undefined };
   const fail = (res: ServerResponse, status: number, code: string, message: string) => {
     res.writeHead(status, { 'content-type': 'application/xml' });
     res.end(
@@ -74,6 +81,7 @@ export async function startWriteOnceFront(
     inFlight.add(path);
     try {
       if (opts.holdMs) await new Promise((r) => setTimeout(r, opts.holdMs));
+      await hooks.beforeDecide?.(bucket, key);
       const exists = await s3.client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
         () => true,
         () => false,
@@ -100,6 +108,12 @@ export async function startWriteOnceFront(
     endpoint,
     client,
     stats,
+    get beforeDecide() {
+      return hooks.beforeDecide;
+    },
+    set beforeDecide(hook) {
+      hooks.beforeDecide = hook;
+    },
     async close() {
       client.destroy();
       server.closeAllConnections();

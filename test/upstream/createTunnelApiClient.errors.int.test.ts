@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { systemClock } from '../../lib/clock/clock.ts';
+import type { Clock } from '../../lib/clock/clock.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
 import { type Handler, json, silent, text } from './scriptedServer.ts';
@@ -173,17 +173,34 @@ describe('createTunnelApiClient deadlines', () => {
   });
 
   it('aborts a backoff sleep with DEADLINE instead of waiting it out', async () => {
-    const real = testClient(server.url, { clock: systemClock });
     const controller = new AbortController();
-    server.script((req, res) => {
-      json(503, {}, { 'retry-after': '5' })(req, res);
-      res.on('finish', () => setTimeout(() => controller.abort(), 20));
-    });
-    const started = performance.now();
-    const error = await rejectionOf(real.client.listActive({ signal: controller.signal }));
-    await real.client.close();
+    const waits: { ms: number; aborted: boolean }[] = [];
+    // A simulated clock whose waits end only when aborted: a client that waited the backoff out never returns.
+    // The caller's deadline comes while the client waits.
+    const clock: Clock = {
+      now: () => new Date('2025-03-01T12:00:00Z'),
+      sleep: (ms, signal) =>
+        new Promise<void>((_resolve, reject) => {
+          const wait = { ms, aborted: false };
+          waits.push(wait);
+          if (!signal) return reject(new Error('a backoff wait that no deadline can end'));
+          signal.addEventListener(
+            'abort',
+            () => {
+              wait.aborted = true;
+              reject(signal.reason);
+            },
+            { once: true },
+          );
+          controller.abort();
+        }),
+    };
+    const simulated = testClient(server.url, { clock });
+    server.script(json(503, {}, { 'retry-after': '5' }));
+    const error = await rejectionOf(simulated.client.listActive({ signal: controller.signal }));
+    await simulated.client.close();
     expect(error).toMatchObject({ code: 'DEADLINE' });
-    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(waits).toEqual([{ ms: 5_000, aborted: true }]);
     expect(server.requests).toHaveLength(1);
   });
 });

@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type ArchiveHandlerDeps,
-  createArchiveHandler,
-} from '../../../functions/archive-history/archiveHandler.ts';
+import { createArchiveHandler } from '../../../functions/archive-history/archiveHandler.ts';
+import type { ArchiveHandlerDeps } from '../../../functions/shared/archiveHandlerDeps.ts';
 import { ManualClock } from '../../../lib/clock/clock.ts';
 import { loadConfig } from '../../../lib/config/loadConfig.ts';
-import type { ArchiveDeps, ArchiveOptions, RunSummary } from '../../../lib/engine/runTypes.ts';
 import { ArchiverError } from '../../../lib/errors/archiverError.ts';
+import type { ArchiveDeps, ArchiveOptions, RunSummary } from '../../../lib/run/runTypes.ts';
 import type { StateStore } from '../../../lib/state/stateStore.ts';
 import type { ObjectStore } from '../../../lib/store/objectStore.ts';
 import type { VerifyResult } from '../../../lib/verify/verifyTypes.ts';

@@ -1,4 +1,4 @@
-import type { RunSummary } from '../../../lib/engine/runTypes.ts';
+import type { RunSummary } from '../../../lib/run/runTypes.ts';
 
 /** A finished, empty run; override what a test is about. */
 export function runSummary(overrides: Partial<RunSummary> = {}): RunSummary {

@@ -4,8 +4,8 @@ import { createArchiveHandler } from '../../../functions/archive-history/archive
 import { addDays, toDay } from '../../../lib/clock/day.ts';
 import { archiveKeys } from '../../../lib/commit/archiveKeys.ts';
 import { loadConfig } from '../../../lib/config/loadConfig.ts';
-import { runArchive } from '../../../lib/engine/runArchive.ts';
-import { readStoredVerify } from '../../../lib/report/storedVerify.ts';
+import { runArchive } from '../../../lib/run/runArchive.ts';
+import { readStoredVerify } from '../../../lib/verify/storeVerify.ts';
 import { verifyArchive } from '../../../lib/verify/verifyArchive.ts';
 import type { VerifyResult } from '../../../lib/verify/verifyTypes.ts';
 import { TEST_OPTIONS, TEST_TOKEN_KEY, type World, worldPerTest } from '../../support/engineKit.ts';

@@ -80,19 +80,19 @@ describe('snapshotSettings', () => {
     [{ SNAPSHOT_INTERVAL_MINUTES: '' }, 300_000],
     [{ SNAPSHOT_INTERVAL_MINUTES: '15' }, 900_000],
   ])('%j → %d ms', (env, ms) => {
-    expect(snapshotSettings(env).scheduleMs).toBe(ms);
+    expect(snapshotSettings(loadConfig({ env })).scheduleMs).toBe(ms);
   });
 
   it('holds rows for SNAPSHOT_COMMIT_MINUTES (default 60; 0 commits every snapshot) before a commit', () => {
-    expect(snapshotSettings({}).commitEveryMs).toBe(3_600_000);
-    expect(snapshotSettings({ SNAPSHOT_COMMIT_MINUTES: '0' }).commitEveryMs).toBe(0);
-    expect(() => snapshotSettings({ SNAPSHOT_COMMIT_MINUTES: '-1' })).toThrow(
+    expect(snapshotSettings(loadConfig({ env: {} })).commitEveryMs).toBe(3_600_000);
+    expect(snapshotSettings(loadConfig({ env: { SNAPSHOT_COMMIT_MINUTES: '0' } })).commitEveryMs).toBe(0);
+    expect(() => snapshotSettings(loadConfig({ env: { SNAPSHOT_COMMIT_MINUTES: '-1' } }))).toThrow(
       expect.objectContaining({ code: 'CONFIG_INVALID' }),
     );
   });
 
   it('rejects a bad interval with CONFIG_INVALID', () => {
-    expect(() => snapshotSettings({ SNAPSHOT_INTERVAL_MINUTES: '0' })).toThrow(
+    expect(() => snapshotSettings(loadConfig({ env: { SNAPSHOT_INTERVAL_MINUTES: '0' } }))).toThrow(
       expect.objectContaining({ code: 'CONFIG_INVALID' }),
     );
   });

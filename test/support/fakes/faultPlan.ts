@@ -2,8 +2,8 @@ import { Rng, seedFrom } from '../../../lib/emulator/prng.ts';
 import { ArchiverError } from '../../../lib/errors/archiverError.ts';
 
 /**
- * Deterministic fault injection for the in-memory port fakes (issue 7, "Deterministic tests for every
- * recovery branch"). One plan can be shared by several fakes: they then share one global step counter,
+ * Deterministic fault injection for the in-memory port fakes, so every recovery branch has a
+ * deterministic test. One plan can be shared by several fakes: they then share one global step counter,
  * so "crash after step N" means the N-th store call of the whole process, whichever store it hit.
  *
  * - `lostResponse`: the operation is APPLIED, then the caller gets an error. With `mode: 'unknown'`

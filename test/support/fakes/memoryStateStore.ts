@@ -104,7 +104,7 @@ export class MemoryStateStore extends StateStoreCalls implements StateStore {
     this.#items.setRaw(pk, JSON.stringify(data), version);
   }
 
-  /** Loses the whole state (issue 8's state-loss case); the lease goes too. */
+  /** Loses the whole state (the state-loss case); the lease goes too. */
   wipe(): void {
     this.#items.clear();
   }

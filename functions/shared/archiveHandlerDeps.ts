@@ -1,0 +1,43 @@
+import type { Clock } from '../../lib/clock/clock.ts';
+import type { Config } from '../../lib/config/loadConfig.ts';
+import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
+import type { Logger } from '../../lib/log/logger.ts';
+import type { ArchiveDeps, ArchiveOptions, RunSummary } from '../../lib/run/runTypes.ts';
+import type { StateStore } from '../../lib/state/stateStore.ts';
+import type { ObjectStore } from '../../lib/store/objectStore.ts';
+import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
+import type { VerifyOptions } from '../../lib/verify/verifyArchive.ts';
+import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
+
+/** Port: where counts go. Powertools `Metrics` satisfies it. */
+export interface MetricsSink {
+  addMetric(name: string, unit: 'Count', value: number): unknown;
+  publishStoredMetrics(): unknown;
+}
+
+/** The part of Lambda's context the handler uses. */
+export interface InvocationContext {
+  getRemainingTimeInMillis(): number;
+}
+
+export interface ArchiveHandlerDeps {
+  config: Config;
+  objects: ObjectStore;
+  state: StateStore;
+  clock: Clock;
+  logger: Logger;
+  metrics: MetricsSink;
+  /** The API key, read per invocation (cached with a short TTL by the caller). */
+  getApiKey(): Promise<string>;
+  createApi(apiKey: string): UpstreamApi & { close(): Promise<void> };
+  /** The engine; injectable so the handler's own behaviour is testable without it. */
+  run?: (deps: ArchiveDeps, options: ArchiveOptions) => Promise<RunSummary>;
+  /** Token HMAC key and digest signer, loaded once per container; handed to the engine with its deps. */
+  getKeys: () => Promise<{ tokenKey: Uint8Array; signer: DigestSigner }>;
+  /** The verifier; injectable like `run`. */
+  verify?: (deps: { objects: ObjectStore; clock: Clock }, options: VerifyOptions) => Promise<VerifyResult>;
+  /** Writes `reports/index.html` after a verify; injectable like `run` (default: `publishReport`, loaded then). */
+  publishReport?: PublishReport;
+}
+
+export type PublishReport = typeof import('../../lib/report/publishReport.ts').publishReport;

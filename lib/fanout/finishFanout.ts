@@ -1,0 +1,241 @@
+import { gunzipSync } from 'node:zlib';
+import * as z from 'zod';
+import type { Day } from '../clock/day.ts';
+import { toDay } from '../clock/day.ts';
+import { blankDay, failedDayState, nextDayState } from '../days/nextDayState.ts';
+import { daysAtRisk } from '../days/planDays.ts';
+import { putDayMerging } from '../days/putDayMerging.ts';
+import { ArchiverError, type ArchiverErrorCode, ERROR_CODES } from '../errors/archiverError.ts';
+import { IdSet } from '../ids/idSet.ts';
+import { runStages } from '../run/runStages.ts';
+import type { ArchiveDeps, ArchiveOptions, DayResult, FailedDay, RunSummary } from '../run/runTypes.ts';
+import type { DayState, WalkProgress } from '../state/stateStore.ts';
+import { loadWalkIds, saveWalkIds } from '../walk/carriedRows.ts';
+import { STALLED_PASSES } from '../walk/walkDay.ts';
+import {
+  type FanoutItem,
+  type FanoutPlanOutput,
+  fanoutItemSchema,
+  fanoutKeys,
+  type ItemOutcome,
+  itemOutcomeSchema,
+  type RangeItem,
+  type RangeResult,
+} from './fanoutTypes.ts';
+
+/**
+ * The finish step of the fan-out, the one writer of what needs one: the days split into ranges (their
+ * pass proven complete, or not, over the union by `record_id` of every range, under `walkDay`'s rules),
+ * the digest and META, and the run summary; then the lease is released. Run again (a retried step) it
+ * returns the summary it stored the first time: the digest is appended once per orchestration.
+ */
+export async function finishFanout(
+  deps: ArchiveDeps,
+  options: ArchiveOptions,
+  plan: FanoutPlanOutput,
+): Promise<RunSummary> {
+  const { objects, state, clock, logger } = deps;
+  const finishedKey = fanoutKeys.finished(plan.orchestrationId);
+  const stored = await objects.get(finishedKey);
+  if (stored) return JSON.parse(Buffer.from(stored).toString('utf8')) as RunSummary;
+
+  const items = z.array(fanoutItemSchema).parse(JSON.parse(text(await objects.get(plan.itemsKey)) ?? '[]'));
+  const outcomes = new Map<string, ItemOutcome>();
+  for (const item of items) outcomes.set(item.id, await outcomeOf(deps, plan, item));
+  const results: DayResult[] = [];
+  const failedDays: FailedDay[] = [];
+  const deferredDays: Day[] = [];
+  const gaps: Day[] = [...plan.gaps];
+  const fail = async (day: Day, code: string, message: string) => {
+    const previous = (await state.getDay(day)) ?? blankDay(day);
+    const known = Object.hasOwn(ERROR_CODES, code) ? (code as ArchiverErrorCode) : 'INTERNAL';
+    const failed = failedDayState(previous, new ArchiverError(known, message), clock.now());
+    await putDayMerging(deps, failed).catch(() => undefined);
+    failedDays.push({
+      day,
+      code: failed.failure?.code ?? 'INTERNAL',
+      message,
+      attempts: failed.failure?.attempts ?? 1,
+    });
+  };
+  const ranged = new Map<Day, RangeItem[]>();
+  for (const item of items) {
+    const outcome = outcomes.get(item.id) as ItemOutcome;
+    if (item.kind === 'range') {
+      ranged.set(item.day, [...(ranged.get(item.day) ?? []), item]);
+    } else if (outcome.due) {
+      results.push(...(outcome.due.results as DayResult[]));
+      failedDays.push(...(outcome.due.failedDays as FailedDay[]));
+      deferredDays.push(...outcome.due.deferredDays);
+      gaps.push(...outcome.due.gaps);
+    } else {
+      await fail(item.day, outcome.code ?? 'INTERNAL', outcome.message ?? 'the day failed');
+    }
+  }
+  for (const [day, ranges] of ranged) {
+    const bad = ranges.map((r) => outcomes.get(r.id) as ItemOutcome).find((o) => !o.ok || !o.range);
+    if (bad) {
+      await fail(day, bad.code ?? 'INTERNAL', `page range ${bad.id}: ${bad.message ?? 'failed'}`);
+      continue;
+    }
+    const done = await concludePass(
+      deps,
+      options,
+      plan,
+      ranges,
+      ranges.map((r) => outcomes.get(r.id)?.range as RangeResult),
+    );
+    results.push(done.result);
+    if (done.result.interrupted) deferredDays.push(day);
+  }
+  // A steady orchestration appends after the head the state recorded (checked by its plan), from the notes;
+  // one that reconciled digests from the listing, as a run does.
+  const reconciled = plan.reconcile !== false;
+  const head = reconciled ? undefined : (await state.getMeta())?.chainHead;
+  const digest = await runStages.appendDigestSafely(deps, plan.orchestrationId, results, head);
+  const finished = clock.now();
+  const ok = failedDays.length === 0 && deferredDays.length === 0;
+  await runStages.putMetaSafely(deps, finished, ok, digest, reconciled);
+  const days = new Map((await state.listDays()).map((d) => [d.day, d] as const));
+  const started = new Date(plan.startedAt);
+  const sum = (f: (r: DayResult) => number) => results.reduce((a, r) => a + f(r), 0);
+  const summary: RunSummary = {
+    runId: plan.orchestrationId,
+    startedAt: plan.startedAt,
+    finishedAt: finished.toISOString(),
+    durationMs: finished.getTime() - started.getTime(),
+    today: toDay(started),
+    daysPlanned: new Set(items.map((i) => i.day)).size,
+    daysScanned: results.filter((r) => !r.interrupted).length,
+    daysDeferred: deferredDays.length,
+    recordsNew: sum((r) => r.newRecords),
+    recordsSeen: sum((r) => r.distinctSeen),
+    quarantined: sum((r) => r.quarantined),
+    files: sum((r) => r.files),
+    bytes: sum((r) => r.bytes),
+    shortfalls: results.filter((r) => r.shortfall > 0).map((r) => ({ day: r.day, shortfall: r.shortfall })),
+    gaps,
+    failedDays,
+    deferredDays,
+    brokenPartitions: [],
+    oldestUnpublishedHours: 0,
+    atRisk: daysAtRisk(toDay(started), plan.windowDays, days),
+    ...(digest ? { digest } : {}),
+    stoppedByDeadline: deferredDays.length > 0,
+    days: results,
+  };
+  await objects.put(finishedKey, JSON.stringify(summary));
+  await state
+    .releaseLease(plan.lease)
+    .catch((e: unknown) => logger.warn('could not release the lease', { error: String(e) }));
+  for (const r of ranged.values()) {
+    for (const item of r)
+      await objects.deleteStaging(fanoutKeys.rangeIds(plan.orchestrationId, item.id)).catch(() => {});
+  }
+  return summary;
+}
+
+/** An item's stored outcome; a worker that left none (killed, timed out) failed. */
+async function outcomeOf(deps: ArchiveDeps, plan: FanoutPlanOutput, item: FanoutItem): Promise<ItemOutcome> {
+  const body = text(await deps.objects.get(fanoutKeys.itemOutcome(plan.orchestrationId, item.id)));
+  const parsed = body === undefined ? undefined : itemOutcomeSchema.safeParse(JSON.parse(body));
+  if (parsed?.success) return parsed.data;
+  return {
+    id: item.id,
+    day: item.day,
+    ok: false,
+    code: 'INTERNAL',
+    message: 'the item left no outcome: its worker failed',
+  };
+}
+
+/**
+ * One pass of a giant day, walked in ranges: the union of the ranges' ids (and of the ids earlier passes
+ * took) decides, by `walkDay`'s rules, whether the day is complete; if not, the day's state keeps where it
+ * stands (the next pass, the union kept beside the staging files), as a walk the deadline cut does.
+ */
+async function concludePass(
+  deps: ArchiveDeps,
+  options: ArchiveOptions,
+  plan: FanoutPlanOutput,
+  ranges: RangeItem[],
+  found: RangeResult[],
+): Promise<{ result: DayResult }> {
+  const first = ranges[0] as RangeItem;
+  const { day, pass, size, planned } = first;
+  const previous: DayState = (await deps.state.getDay(day)) ?? blankDay(day);
+  const before = pass > 1 ? previous.walk : undefined;
+  const union = (pass > 1 ? await loadWalkIds(deps.objects, day) : undefined) ?? new IdSet();
+  const carried = union.size;
+  for (const r of found) {
+    const bytes = await deps.objects.get(r.idsKey);
+    for (const id of bytes ? gunzipSync(bytes).toString('utf8').split('\n') : []) if (id) union.add(id);
+  }
+  const totals = new Set([...(before?.totals ?? []), ...found.flatMap((r) => r.totals)]);
+  const total = Math.max(0, ...totals);
+  const short = found.flatMap((r) => (r.short ? [r.short] : [])).sort((a, b) => a.page - b.page)[0];
+  const observed = Math.max(before?.observed ?? 0, short ? short.page * size + short.length : 0);
+  const distinct = union.size;
+  const added = distinct - carried;
+  const unreliable = totals.size > 1 || distinct > total;
+  const complete = distinct >= Math.max(total, observed) && (!unreliable || (pass > 1 && added === 0));
+  const stalled = added === 0 && distinct >= observed ? (before?.stalled ?? 0) + 1 : 0;
+  const pages = (before?.pages ?? 0) + found.reduce((a, r) => a + r.pages, 0);
+  const ends = complete || pass >= options.maxPasses || stalled >= STALLED_PASSES;
+  const progress: WalkProgress = {
+    passes: pass + 1,
+    nextPage: 0,
+    size,
+    planned,
+    totals: [...totals],
+    observed,
+    stalled,
+    passStart: distinct,
+    pages,
+  };
+  if (!ends) await saveWalkIds(deps.objects, day, union);
+  const shortfall = Math.max(0, Math.max(total, observed) - distinct);
+  const quarantined = found.reduce((a, r) => a + r.quarantined, 0);
+  const next = await putDayMerging(
+    deps,
+    nextDayState(
+      previous,
+      {
+        age: first.age,
+        complete,
+        interrupted: !ends,
+        totalElements: total,
+        distinctSeen: distinct,
+        shortfall,
+        quarantined,
+        ...(ends ? {} : { progress }),
+      },
+      deps.clock.now(),
+      plan.windowDays,
+    ),
+  );
+  return {
+    result: {
+      day,
+      reason: first.reason,
+      totalElements: total,
+      distinctSeen: distinct,
+      newRecords: found.reduce((a, r) => a + r.newRecords, 0),
+      quarantined,
+      shortfall,
+      passes: pass,
+      pages,
+      files: found.reduce((a, r) => a + r.files, 0),
+      bytes: found.reduce((a, r) => a + r.bytes, 0),
+      sealed: next.sealed,
+      complete,
+      scannedAt: plan.startedAt,
+      unreliableTotals: unreliable,
+      interrupted: !ends,
+    },
+  };
+}
+
+function text(bytes: Uint8Array | undefined): string | undefined {
+  return bytes === undefined ? undefined : Buffer.from(bytes).toString('utf8');
+}

@@ -1,0 +1,20 @@
+import type { StreamingDatasetWriter } from '../commit/partitionCommitter.ts';
+import type { ArchiveRow } from '../records/archiveRow.ts';
+import { HistoryParquetFile, type ParquetEncoder } from './historyParquetFile.ts';
+import { readHistoryFileRows, readStringColumn } from './readHistoryParquet.ts';
+import { writeHistoryParquet } from './writeHistoryParquet.ts';
+
+/** `history/`: archive rows, deduped by `record_id`; files can be written row by row during a walk. */
+export function historyWriter(
+  rowGroupSize: number,
+  encoder: ParquetEncoder = 'inline',
+): StreamingDatasetWriter<ArchiveRow> {
+  return {
+    dataset: 'history',
+    write: (rows, localPath) => writeHistoryParquet(rows, localPath, { rowGroupSize }),
+    create: (localPath) => HistoryParquetFile.create(localPath, { rowGroupSize, encoder }),
+    readIds: (bytes) => readStringColumn(bytes, 'record_id'),
+    idOf: (row) => row.record_id,
+    readRows: readHistoryFileRows,
+  };
+}

@@ -1,0 +1,149 @@
+import type { DeadlineBudget } from '../clock/deadlineBudget.ts';
+import type { PartitionCommitter } from '../commit/partitionCommitter.ts';
+import { nextDayState } from '../days/nextDayState.ts';
+import type { PlannedDay } from '../days/planDays.ts';
+import { putDayMerging } from '../days/putDayMerging.ts';
+import type { ArchiverError } from '../errors/archiverError.ts';
+import { historyWriter } from '../parquet/historyWriter.ts';
+import { relieveHeap } from '../process/relieveHeap.ts';
+import type { ArchiveRow } from '../records/archiveRow.ts';
+import { keyRecord } from '../records/keyedRecord.ts';
+import type { DayState } from '../state/stateStore.ts';
+import { CarriedRows, loadWalkIds, saveWalkIds } from '../walk/carriedRows.ts';
+import { walkDay } from '../walk/walkDay.ts';
+import { PartitionDrafts } from './partitionDrafts.ts';
+import { quarantineRejected } from './quarantineRejected.ts';
+import type { ArchiveDeps, ArchiveOptions, DayResult } from './runTypes.ts';
+
+export interface DayContext {
+  tmpDir: string;
+  /** The effective window (configured, or learned from the server). */
+  windowDays: number;
+  /** The run's one deadline budget. */
+  budget: DeadlineBudget;
+  /**
+   * Called once the day's walk has ended (before its commit): the run may start the next day's walk
+   * then, so that this day's commit (file, state and manifest writes) overlaps it.
+   */
+  onWalked?: () => void;
+}
+
+/**
+ * How a day ended: walked (to its end, or cut by the budget with what it held committed), or refused by
+ * the server as outside its window (nothing committed; the run decides whether it became a gap).
+ */
+export type DayOutcome =
+  | { kind: 'walked'; result: DayResult; next: DayState }
+  | { kind: 'outside-window'; refusal: ArchiverError };
+
+/**
+ * Walks one day, commits its new rows partition by partition, quarantines its bad records and stores the
+ * day's next state. A walk the budget cut short still commits what it holds. Other errors propagate: the
+ * run records them in the day's state and goes on.
+ */
+export async function archiveDay(
+  planned: PlannedDay,
+  previous: DayState,
+  committer: PartitionCommitter,
+  deps: ArchiveDeps,
+  options: ArchiveOptions,
+  ctx: DayContext,
+): Promise<DayOutcome> {
+  const { api, objects, clock } = deps;
+  const archivedAt = clock.now();
+  // Rows are encoded into per-partition files while the walk is still fetching.
+  const drafts = new PartitionDrafts<ArchiveRow>(
+    committer,
+    historyWriter(options.rowGroupSize, options.parquetEncoder),
+    {
+      tmpDir: ctx.tmpDir,
+      prefix: `walk-${planned.day}`,
+    },
+  );
+  try {
+    // A walk an earlier run's deadline cut goes on from where it stood, with the ids it had taken (when
+    // they cannot be read, it simply starts again: slower, never weaker). Under a deadline, the walk's
+    // ids are remembered, so that a cut leaves them for the next run.
+    const carried = previous.walk ? await loadWalkIds(objects, planned.day) : undefined;
+    const resume = carried ? previous.walk : undefined;
+    const sink = ctx.budget.endsAt || carried ? new CarriedRows(drafts, carried) : drafts;
+    const walk = await walkDay(api, planned.day, {
+      pageSize: options.pageSize,
+      concurrency: options.pageConcurrency,
+      maxPasses: options.maxPasses,
+      maxPagesPerDay: options.maxPagesPerDay,
+      sink,
+      ...(resume ? { resume } : {}),
+      ...(previous.totalElements === undefined ? {} : { expectedTotal: previous.totalElements }),
+      keyRecord: (record) =>
+        keyRecord(record, { tokenPolicy: options.tokenPolicy, tokenKey: deps.tokenKey, archivedAt }),
+      tokenKey: deps.tokenKey,
+      budget: ctx.budget,
+    });
+    ctx.onWalked?.();
+    if (walk.outsideWindow) return { kind: 'outside-window', refusal: walk.outsideWindow };
+    const { newRecords, files, bytes } = await drafts.commitAll();
+    if (walk.interrupted && walk.progress && sink instanceof CarriedRows)
+      await saveWalkIds(objects, planned.day, sink.ids);
+    const quarantined = await quarantineRejected(
+      objects,
+      planned.day,
+      walk.rejected,
+      clock.now(),
+      { tokenPolicy: options.tokenPolicy, tokenKey: deps.tokenKey },
+      deps.state,
+    );
+    const next = await putDayMerging(
+      deps,
+      nextDayState(
+        previous,
+        {
+          age: planned.age,
+          complete: walk.complete,
+          interrupted: walk.interrupted,
+          totalElements: walk.totalElements,
+          distinctSeen: walk.distinct,
+          shortfall: walk.shortfall,
+          quarantined: walk.rejected.size,
+          ...(walk.progress && sink instanceof CarriedRows ? { progress: walk.progress } : {}),
+        },
+        clock.now(),
+        ctx.windowDays,
+      ),
+    );
+    if (!walk.complete && !walk.interrupted) {
+      deps.logger.warn('day walk could not prove the day complete', {
+        day: planned.day,
+        shortfall: walk.shortfall,
+        passes: walk.passes,
+        unreliableTotals: walk.unreliableTotals,
+      });
+    }
+    return {
+      kind: 'walked',
+      next,
+      result: {
+        day: planned.day,
+        reason: planned.reason,
+        totalElements: walk.totalElements,
+        distinctSeen: walk.distinct,
+        newRecords,
+        quarantined,
+        shortfall: walk.shortfall,
+        passes: walk.passes,
+        pages: walk.pages,
+        files,
+        bytes,
+        sealed: next.sealed,
+        complete: walk.complete,
+        scannedAt: archivedAt.toISOString(),
+        unreliableTotals: walk.unreliableTotals,
+        interrupted: walk.interrupted,
+      },
+    };
+  } finally {
+    await drafts.discard();
+    // The day's id sets and buffers are garbage now: a heavy day must not leave them to the next one.
+    relieveHeap();
+  }
+}

@@ -1,0 +1,187 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Day } from '../clock/day.ts';
+import type {
+  CommitResult,
+  PartitionCommitter,
+  RowFile,
+  StreamingDatasetWriter,
+} from '../commit/partitionCommitter.ts';
+import { IdSet } from '../ids/idSet.ts';
+import { relieveHeap } from '../process/relieveHeap.ts';
+
+/** Largest `expect` hint honoured (an id set sized for it is about 70 MiB). */
+const MAX_EXPECTED = 2_000_000;
+
+/** `relieveHeap` runs every 2048 rows taken. */
+const RELIEF_EVERY_MASK = 2047;
+
+interface Draft<Row> {
+  dt: Day;
+  /** Ids the partition held when the draft opened: rows with these ids are never written again. */
+  known: IdSet;
+  /** Every distinct id the walk gave this partition; those not in `known` are the rows of `file`. */
+  seen: IdSet;
+  file: RowFile<Row> | undefined;
+}
+
+export interface PartitionDraftsOptions {
+  /** Private folder of the run: draft files go here (0600). */
+  tmpDir: string;
+  /** Unique per day walk: keeps draft files of different walks apart. */
+  prefix: string;
+}
+
+/**
+ * A row offered to the drafts before it is built: its id (the writer's `idOf` of the row) and its Hive
+ * partition, and `row()`, called only when the row is new to the partition (`KeyedRecord` is one).
+ */
+export interface DraftCandidate<Row> {
+  readonly id: string;
+  readonly dt: Day;
+  row(): Row;
+}
+
+/**
+ * The files a day walk is writing, one per partition its rows fall into, encoded while the walk is still
+ * fetching (so fetching and encoding overlap, and memory holds one row group per partition, not the day).
+ * A draft opens with the ids its partition already holds, so rows archived by earlier runs are skipped as
+ * they arrive; `commitAll` then hands each finished file to the committer, which re-checks the partition
+ * (a concurrent writer's rows are filtered out by a rewrite) and commits it exactly once.
+ */
+export class PartitionDrafts<Row> {
+  readonly #committer: PartitionCommitter;
+  readonly #writer: StreamingDatasetWriter<Row>;
+  readonly #opts: PartitionDraftsOptions;
+  readonly #drafts = new Map<Day, Draft<Row> | Promise<Draft<Row>>>();
+  #seq = 0;
+  #written = 0;
+  #taken = 0;
+  readonly #expected = new Map<Day, number>();
+  #distinct = 0;
+
+  constructor(
+    committer: PartitionCommitter,
+    writer: StreamingDatasetWriter<Row>,
+    opts: PartitionDraftsOptions,
+  ) {
+    this.#committer = committer;
+    this.#writer = writer;
+    this.#opts = opts;
+  }
+
+  /**
+   * Takes one row of the walk, building it only when its partition has not seen its id and does not
+   * hold it already. Returns a promise (to await) only when it had to open a partition or ended a row
+   * group; otherwise the row was buffered (or skipped) synchronously.
+   */
+  add(candidate: DraftCandidate<Row>): undefined | Promise<void> {
+    // Every few thousand rows: a bulk walk's garbage must not pile up to several times the live heap.
+    if ((++this.#taken & RELIEF_EVERY_MASK) === 0) relieveHeap();
+    const dt = candidate.dt;
+    const draft = this.#drafts.get(dt);
+    if (draft === undefined) {
+      const opening = this.#open(dt);
+      this.#drafts.set(dt, opening);
+      return opening.then((d) => this.#addTo(d, candidate));
+    }
+    if (draft instanceof Promise) return draft.then((d) => this.#addTo(d, candidate));
+    return this.#addTo(draft, candidate);
+  }
+
+  /**
+   * Sizes the id set of partition `dt` for `total` rows before it opens: a million-row day then never
+   * holds two tables at once while one grows. Capped, so an absurd total costs nothing.
+   */
+  expect(dt: Day, total: number): void {
+    if (Number.isSafeInteger(total) && total > 0) this.#expected.set(dt, Math.min(total, MAX_EXPECTED));
+  }
+
+  /** Rows written (or buffered) so far, over every partition: the distinct rows not archived before. */
+  get rows(): number {
+    return this.#written;
+  }
+
+  /** Bytes held by the id sets of the partitions seen so far (16 bytes an id, at most half full). */
+  get idBytes(): number {
+    let n = 0;
+    for (const d of this.#drafts.values()) if (!(d instanceof Promise)) n += d.seen.byteLength;
+    return n;
+  }
+
+  /** Distinct rows taken so far (written or already archived). */
+  get distinct(): number {
+    return this.#distinct;
+  }
+
+  /** Finishes every draft and commits it, oldest partition first; returns the sum. */
+  async commitAll(): Promise<CommitResult> {
+    const total: CommitResult = { newRecords: 0, files: 0, bytes: 0 };
+    const dts = [...this.#drafts.keys()].sort();
+    for (const dt of dts) {
+      const draft = await this.#drafts.get(dt);
+      if (!draft?.file) continue;
+      const file = draft.file;
+      const written = await file.finish();
+      try {
+        const c = await this.#committer.commitDraft(this.#writer, dt, {
+          path: file.path,
+          ids: draft.seen.without(draft.known),
+          rows: written.rows,
+        });
+        total.newRecords += c.newRecords;
+        total.files += c.files;
+        total.bytes += c.bytes;
+      } finally {
+        await rm(file.path, { force: true });
+        draft.file = undefined;
+      }
+    }
+    return total;
+  }
+
+  /** Aborts every open draft file and frees the partitions' cached ids. */
+  async discard(): Promise<void> {
+    for (const [dt, pending] of this.#drafts) {
+      const draft = await Promise.resolve(pending).catch(() => undefined);
+      await draft?.file?.abort();
+      this.#committer.forget(this.#writer.dataset, dt);
+    }
+    this.#drafts.clear();
+  }
+
+  async #open(dt: Day): Promise<Draft<Row>> {
+    const known = await this.#committer.archivedIds(this.#writer, dt);
+    const draft: Draft<Row> = { dt, known, seen: new IdSet(this.#expected.get(dt)), file: undefined };
+    this.#drafts.set(dt, draft);
+    return draft;
+  }
+
+  #addTo(draft: Draft<Row>, candidate: DraftCandidate<Row>): undefined | Promise<void> {
+    const id = candidate.id;
+    if (!draft.seen.add(id)) return undefined;
+    this.#distinct++;
+    if (draft.known.has(id)) return undefined;
+    this.#written++;
+    const row = candidate.row();
+    if (draft.file) return draft.file.add(row);
+    return this.#createFile(draft).then((file) => file.add(row));
+  }
+
+  #creating = new Map<Day, Promise<RowFile<Row>>>();
+
+  #createFile(draft: Draft<Row>): Promise<RowFile<Row>> {
+    let creating = this.#creating.get(draft.dt);
+    if (!creating) {
+      const path = join(this.#opts.tmpDir, `${this.#opts.prefix}-${++this.#seq}-${draft.dt}.parquet`);
+      creating = mkdir(this.#opts.tmpDir, { recursive: true, mode: 0o700 })
+        .then(() => this.#writer.create(path))
+        .then((file) => {
+          draft.file = file;
+          return file;
+        });
+      this.#creating.set(draft.dt, creating);
+    }
+    return creating;
+  }
+}

@@ -1,0 +1,258 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { COMMAND_FLAGS, type CommandName } from '../../lib/cli/commandFlags.ts';
+import { EMULATOR_FLAGS } from '../../lib/cli/emulatorCommand.ts';
+import { main } from '../../lib/cli/main.ts';
+import { SETTINGS } from '../../lib/config/configSpec.ts';
+import { captureIo } from '../cli/cliKit.ts';
+
+const ROOT = new URL('../../', import.meta.url);
+const read = (rel: string) => readFileSync(new URL(rel, ROOT), 'utf8');
+
+/** README.md and every Markdown page under docs/ (generated rule pages included). */
+function pages(): string[] {
+  const out = ['README.md'];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(new URL(dir, ROOT))) {
+      const rel = `${dir}${name}`;
+      if (statSync(new URL(rel, ROOT)).isDirectory()) walk(`${rel}/`);
+      else if (name.endsWith('.md')) out.push(rel);
+    }
+  };
+  walk('docs/');
+  return out;
+}
+
+/** The rows of the first Markdown table after `## title`, as cells (header and separator dropped). */
+function tableUnder(page: string, title: string): string[][] {
+  const text = read(page);
+  const at = text.indexOf(`\n## ${title}\n`);
+  if (at < 0) throw new Error(`${page} has no section '${title}'`);
+  const lines = text.slice(at).split('\n');
+  const first = lines.findIndex((l) => l.startsWith('|'));
+  const rows: string[][] = [];
+  for (const line of lines.slice(first + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(
+      line
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((c) => c.trim().replace(/\\\|/g, '|')),
+    );
+  }
+  return rows;
+}
+
+const ticked = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1] as string);
+
+/** What docs/cli.md documents: "command --flag" → meaning. */
+function documentedFlags(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [flagCell = '', commandsCell = '', meaning = ''] of tableUnder(
+    'docs/cli.md',
+    'Flags of each command',
+  )) {
+    const flag = ticked(flagCell)[0]?.replace(/^--/, '') ?? flagCell;
+    for (const command of ticked(commandsCell)) {
+      const key = `${command} --${flag}`;
+      expect(out.has(key), `docs/cli.md lists ${key} twice`).toBe(false);
+      out.set(key, meaning);
+    }
+  }
+  return out;
+}
+
+/** What the CLI takes: "command --flag" → its help line. */
+function actualFlags(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [command, flags] of Object.entries(COMMAND_FLAGS))
+    for (const [flag, spec] of Object.entries(flags as Record<string, { help: string }>))
+      out.set(`${command} --${flag}`, spec.help);
+  return out;
+}
+
+/** The one command line docs/cli.md shows to be refused (checked against the CLI below). */
+const REFUSAL = /`tunnel-archiver (verify --days [^`]+)` prints `([^`]+)`/;
+
+/** Flags the docs may name that belong to Node or to the CLI as a whole, not to a command. */
+const OTHER_FLAGS = new Set(['version', 'max-semi-space-size', 'enable-source-maps', 'heap-growing-percent']);
+
+/** Variables the docs may name that the AWS SDK or Node read, not the archiver. */
+const OTHER_VARIABLES = new Set([
+  'AWS_ENDPOINT_URL_DYNAMODB',
+  'AWS_ENDPOINT_URL_SECRETS_MANAGER',
+  'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED',
+  'NODE_OPTIONS',
+]);
+
+/** Top-level folders and files of the repository: a backticked path under one of them must exist. */
+const REPO_ROOTS = /^(?:lib|test|bench|functions|infra|bin|tools|docs|detections)\//;
+/** A path with a placeholder names a pattern, not a file. */
+const PLACEHOLDER = /[<>*{}…$]|\.\.\.|YYYY|DAY|<ID>/;
+
+describe('docs/cli.md and the per-command flag table', () => {
+  it('documents every flag each command takes, and no flag a command does not take', () => {
+    const documented = documentedFlags();
+    const actual = actualFlags();
+    const extra = [...documented.keys()].filter((k) => !actual.has(k));
+    const missing = [...actual.keys()].filter((k) => !documented.has(k));
+    expect(extra, 'documented in docs/cli.md, but the command does not take it').toEqual([]);
+    expect(missing, 'taken by the command, but not in docs/cli.md').toEqual([]);
+    for (const [key, help] of actual) expect(documented.get(key), key).toBe(help);
+  });
+
+  it('names in every command line of README.md and docs/ only flags that command takes', () => {
+    let lines = 0;
+    const refused = `tunnel-archiver ${REFUSAL.exec(read('docs/cli.md'))?.[1]}`;
+    for (const page of pages()) {
+      const text = read(page);
+      // Each line of a code block, and each inline code span, that runs a command.
+      const blocks = [...text.matchAll(/```[a-z]*\n([\s\S]*?)```/g)].flatMap((m) => (m[1] ?? '').split('\n'));
+      const spans = [...text.replace(/```[\s\S]*?```/g, '').matchAll(/`([^`\n]+)`/g)].map((m) => m[1] ?? '');
+      for (const line of [...blocks, ...spans]) {
+        const call = /tunnel-archiver\s+([a-z]+)\b(.*)/.exec(line.replace(/\s#\s.*$/, ''));
+        if (!call || line === refused) continue;
+        const [, command = '', rest = ''] = call;
+        if (!(command in COMMAND_FLAGS)) continue; // `tunnel-archiver <command>` in prose
+        lines++;
+        const takes = command === 'emulator' ? EMULATOR_FLAGS : COMMAND_FLAGS[command as CommandName];
+        for (const [, flag = ''] of rest.replace(/"[^"]*"|'[^']*'/g, '').matchAll(/(?:^|\s)--([a-z0-9-]+)/g))
+          expect(
+            flag in takes,
+            `${page}: \`${line.trim()}\` passes --${flag}, which ${command} does not take`,
+          ).toBe(true);
+      }
+    }
+    expect(lines).toBeGreaterThan(20);
+  });
+
+  it('names in docs/cli.md only flags that exist', () => {
+    const known = new Set([
+      ...Object.values(COMMAND_FLAGS).flatMap((f) => Object.keys(f)),
+      ...Object.keys(EMULATOR_FLAGS),
+      ...OTHER_FLAGS,
+    ]);
+    const named = [...read('docs/cli.md').matchAll(/(?<![\w-])--([a-z][a-z0-9-]*)/g)].map(
+      (m) => m[1] as string,
+    );
+    expect(named.length).toBeGreaterThan(30);
+    expect(
+      named.filter((f) => !known.has(f)),
+      'flags docs/cli.md names that no command takes',
+    ).toEqual([]);
+  });
+
+  it('shows the refusal of a flag a command does not take as the CLI prints it', async () => {
+    const shown = REFUSAL.exec(read('docs/cli.md').replace(/\n/g, ' '));
+    expect(shown, 'docs/cli.md shows a refused flag').not.toBeNull();
+    const { io, err } = captureIo({ ARCHIVE_DEST: 'file:///nonexistent-ta-docs' });
+    expect(await main((shown?.[1] ?? '').split(' '), io)).toBe(2);
+    expect(err().trim()).toBe(shown?.[2]);
+  });
+});
+
+describe('docs/configuration.md and the config spec', () => {
+  it('lists every variable of the spec, and only those', () => {
+    const text = read('docs/configuration.md');
+    const table = text.split('\n').filter((l) => /^\| `[A-Z0-9_]+` /.test(l));
+    const documented = table.map((l) => ticked(l.split('|')[1] ?? '')[0]);
+    const spec: string[] = SETTINGS.map((s) => s.env);
+    expect(
+      documented.filter((v) => !spec.includes(v as string)),
+      'in docs/configuration.md, not in the spec',
+    ).toEqual([]);
+    expect(
+      spec.filter((v) => !documented.includes(v)),
+      'in the spec, not in docs/configuration.md',
+    ).toEqual([]);
+  });
+
+  it('names in docs/cli.md and docs/configuration.md only variables the spec holds (or the SDK reads)', () => {
+    const spec = new Set<string>(SETTINGS.map((s) => s.env));
+    for (const page of ['docs/cli.md', 'docs/configuration.md']) {
+      const named = [...read(page).matchAll(/`([A-Z][A-Z0-9]*_[A-Z0-9_]+)`/g)].map((m) => m[1] as string);
+      expect(
+        named.filter((v) => !spec.has(v) && !OTHER_VARIABLES.has(v)),
+        `${page} names a variable nothing reads`,
+      ).toEqual([]);
+    }
+  });
+
+  it('holds every variable lib/ and functions/ read', () => {
+    const spec = new Set<string>(SETTINGS.map((s) => s.env));
+    const read_: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(new URL(dir, ROOT))) {
+        const rel = `${dir}${name}`;
+        if (statSync(new URL(rel, ROOT)).isDirectory()) walk(`${rel}/`);
+        else if (name.endsWith('.ts'))
+          for (const m of read(rel).matchAll(
+            /\benv(?:\?)?\.([A-Z][A-Z0-9_]+)|\benv\[['"]([A-Z][A-Z0-9_]+)['"]\]/g,
+          ))
+            read_.push(`${rel}: ${m[1] ?? m[2]}`);
+      }
+    };
+    walk('lib/');
+    walk('functions/');
+    expect(read_.length).toBeGreaterThan(3);
+    expect(
+      read_.filter(
+        (r) => !spec.has(r.split(': ')[1] as string) && !OTHER_VARIABLES.has(r.split(': ')[1] as string),
+      ),
+      'read by the code, missing from lib/config/configSpec.ts',
+    ).toEqual([]);
+  });
+});
+
+describe('paths and links in README.md and docs/', () => {
+  /** GitHub's anchor of a heading. */
+  const slug = (heading: string) =>
+    heading
+      .toLowerCase()
+      .replace(/[^a-z0-9 _-]/g, '')
+      .replace(/ /g, '-');
+
+  it('links only to files (and headings) that exist', () => {
+    let links = 0;
+    for (const page of pages()) {
+      const base = new URL(page, ROOT);
+      for (const [, target = '', anchor] of read(page).matchAll(/\]\(([^)#\s]*)(?:#([^)\s]*))?\)/g)) {
+        if (/^[a-z]+:/.test(target)) continue;
+        links++;
+        const file = target === '' ? base : new URL(target, base);
+        expect(existsSync(file), `${page} links to ${target}`).toBe(true);
+        if (anchor && file.pathname.endsWith('.md') && existsSync(file)) {
+          const headings = [...readFileSync(file, 'utf8').matchAll(/^#+ (.+)$/gm)].map((m) =>
+            slug(m[1] ?? ''),
+          );
+          expect(headings, `${page} links to ${target}#${anchor}`).toContain(anchor);
+        }
+      }
+    }
+    expect(links).toBeGreaterThan(20);
+  });
+
+  it('names only repository paths that exist', () => {
+    let paths = 0;
+    for (const page of pages()) {
+      for (const [, path = ''] of read(page).matchAll(/`([^`\s]+)`/g)) {
+        if (!REPO_ROOTS.test(path) || PLACEHOLDER.test(path)) continue;
+        paths++;
+        const file = path.replace(/[),.:;]+$/, '').replace(/:\d+$/, '');
+        expect(existsSync(new URL(file, ROOT)), `${page} names ${path}`).toBe(true);
+      }
+    }
+    expect(paths).toBeGreaterThan(20);
+  });
+
+  it("lists every page of docs/ in the README's table", () => {
+    const table = tableUnder('README.md', 'Documentation').map((r) => /\]\(([^)]+)\)/.exec(r[0] ?? '')?.[1]);
+    const docs = readdirSync(new URL('docs/', ROOT))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`);
+    expect(
+      docs.filter((d) => !table.includes(d)),
+      'pages missing from the README table',
+    ).toEqual([]);
+  });
+});

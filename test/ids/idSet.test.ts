@@ -1,0 +1,74 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ID_BYTES, IdSet } from '../../lib/ids/idSet.ts';
+
+const hexId = fc.uint8Array({ minLength: ID_BYTES, maxLength: ID_BYTES }).map(toHex);
+
+function toHex(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString('hex');
+}
+
+describe('IdSet', () => {
+  it('behaves as a Set of lowercase hex ids for any sequence of adds and lookups, across growth', () => {
+    // Ids drawn from a small pool so that repeats, and ids sharing their low word (one table slot), occur.
+    const pool = fc.array(hexId, { minLength: 1, maxLength: 40 });
+    fc.assert(
+      fc.property(
+        pool,
+        fc.array(fc.tuple(fc.boolean(), fc.nat(), fc.boolean(), fc.boolean()), { maxLength: 300 }),
+        fc.integer({ min: 0, max: 64 }),
+        (ids, ops, expected) => {
+          const collide = ids.map((id, i) => (i % 2 === 0 ? id : `${id.slice(0, 24)}${ids[0]?.slice(24)}`));
+          const set = new IdSet(expected);
+          const model = new Set<string>();
+          for (const [isAdd, pick, upper, asBytes] of ops) {
+            const id = collide[pick % collide.length] as string;
+            const given = asBytes ? Uint8Array.from(Buffer.from(id, 'hex')) : upper ? id.toUpperCase() : id;
+            if (isAdd) {
+              expect(set.add(given)).toBe(!model.has(id));
+              model.add(id);
+            } else {
+              expect(set.has(given)).toBe(model.has(id));
+            }
+            expect(set.size).toBe(model.size);
+          }
+          expect([...set.values()].sort()).toEqual([...model].sort());
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('holds a million ids in a few tens of MiB of typed arrays', () => {
+    const set = new IdSet();
+    const bytes = new Uint8Array(ID_BYTES);
+    const view = new DataView(bytes.buffer);
+    let added = 0;
+    for (let i = 0; i < 1_000_000; i++) {
+      view.setUint32(0, i);
+      view.setUint32(12, Math.imul(i, 2654435761) >>> 0);
+      if (set.add(bytes)) added++;
+    }
+    expect(added).toBe(1_000_000);
+    expect(set.size).toBe(1_000_000);
+    view.setUint32(0, 999_999);
+    view.setUint32(12, Math.imul(999_999, 2654435761) >>> 0);
+    expect(set.has(bytes)).toBe(true);
+    expect(set.add(bytes)).toBe(false);
+    // At most 1.5 × 1M / 0.7 slots of 17 bytes after the last growth (about 24–36 bytes an id), against
+    // ~100 for a string in a Set; sized up front, 24 bytes an id.
+    expect(set.byteLength).toBeLessThanOrEqual(37 * 1_000_000);
+    expect(new IdSet(1_000_000).byteLength).toBeLessThanOrEqual(25 * 1_000_000);
+  });
+
+  it.each([
+    ['a 31-character string', 'a'.repeat(31)],
+    ['a string with a non-hex character', `${'a'.repeat(31)}g`],
+    ['a 64-character digest', 'b'.repeat(64)],
+    ['a 15-byte buffer', new Uint8Array(15)],
+  ])('rejects %s with INTERNAL', (_label, id) => {
+    const set = new IdSet();
+    expect(() => set.add(id)).toThrow(expect.objectContaining({ code: 'INTERNAL' }));
+    expect(() => set.has(id)).toThrow(expect.objectContaining({ code: 'INTERNAL' }));
+  });
+});

@@ -1,0 +1,217 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
+import { silentLogger } from '../../lib/log/logger.ts';
+import { historyWriter } from '../../lib/parquet/historyWriter.ts';
+import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
+import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+import { partitionOf } from '../../lib/records/toArchiveRow.ts';
+import { type DraftCandidate, PartitionDrafts } from '../../lib/run/partitionDrafts.ts';
+import { edgeCaseRows } from '../parquet/historyRows.ts';
+import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
+import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
+
+const template = edgeCaseRows()[0] as ArchiveRow;
+
+/** Row `i` of partition `dt`: a distinct 128-bit id, started at noon of `dt`. */
+function archiveRow(dt: string, i: number): ArchiveRow {
+  const id = `${dt.replaceAll('-', '')}${String(i).padStart(24, '0')}`;
+  return { ...template, record_id: id, session_id: id, start_time: new Date(`${dt}T12:00:00.000Z`) };
+}
+
+/** Row `i` of partition `dt` as a walk offers it: id and partition first, the row built on demand. */
+function row(dt: string, i: number): DraftCandidate<ArchiveRow> {
+  const built = archiveRow(dt, i);
+  return { id: built.record_id, dt: partitionOf(built), row: () => built };
+}
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ta-drafts-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function committer(objects: MemoryObjectStore, state: MemoryStateStore, runId: string): PartitionCommitter {
+  return new PartitionCommitter({
+    objects,
+    state,
+    clock: new ManualClock('2026-11-20T12:00:00Z'),
+    logger: silentLogger,
+    runId,
+    fence: 0,
+    tmpDir: join(dir, runId),
+  });
+}
+
+function drafts(c: PartitionCommitter, prefix: string, rowGroupSize = 100): PartitionDrafts<ArchiveRow> {
+  return new PartitionDrafts(c, historyWriter(rowGroupSize), {
+    tmpDir: join(dir, 'drafts'),
+    prefix,
+  });
+}
+
+async function published(objects: MemoryObjectStore, dt: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const o of objects.list(`history/dt=${dt}/`)) {
+    ids.push(...(await readRecordIds((await objects.get(o.key)) as Uint8Array)));
+  }
+  return ids.sort();
+}
+
+describe('PartitionDrafts', () => {
+  it('builds the row only of an id new to its partition: not for a repeat, not for a row archived before', async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const built: string[] = [];
+    const counted = (dt: string, i: number): DraftCandidate<ArchiveRow> => {
+      const candidate = row(dt, i);
+      const build = () => {
+        built.push(candidate.id);
+        return candidate.row();
+      };
+      return { ...candidate, row: build };
+    };
+    const first = drafts(committer(objects, state, 'run1'), 'walk-a');
+    // Rows 0..49, each offered twice (a reshuffled server shows a row on several pages).
+    for (let pass = 0; pass < 2; pass++)
+      for (let i = 0; i < 50; i++) await first.add(counted('2026-11-10', i));
+    expect(built).toHaveLength(50);
+    expect(new Set(built).size).toBe(50);
+    expect(first.distinct).toBe(50);
+    await first.commitAll();
+    await first.discard();
+
+    // A rescan: rows 0..59, of which 0..49 are archived. Only the ten new rows are built.
+    built.length = 0;
+    const second = drafts(committer(objects, state, 'run2'), 'walk-b');
+    for (let i = 0; i < 60; i++) await second.add(counted('2026-11-10', i));
+    expect(built.sort()).toEqual(Array.from({ length: 10 }, (_, k) => row('2026-11-10', 50 + k).id).sort());
+    expect(second.distinct).toBe(60);
+    expect(await second.commitAll()).toMatchObject({ newRecords: 10, files: 1 });
+    await second.discard();
+  });
+
+  it('writes each partition while rows arrive and commits each row once, skipping what is archived', async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const first = drafts(committer(objects, state, 'run1'), 'walk-a');
+    // 250 rows in row groups of 100: two groups reach the draft files before the commit.
+    for (let i = 0; i < 250; i++) await first.add(row(i % 5 === 0 ? '2026-11-09' : '2026-11-10', i));
+    expect(first.rows).toBe(250);
+    expect(await first.commitAll()).toMatchObject({ newRecords: 250, files: 2 });
+    await first.discard();
+    expect(await readdir(join(dir, 'drafts'))).toEqual([]);
+
+    // A later walk sees the same rows plus ten new ones: only the new ones are written.
+    const second = drafts(committer(objects, state, 'run2'), 'walk-b');
+    for (let i = 0; i < 260; i++) await second.add(row('2026-11-10', i));
+    expect(second.rows).toBe(60);
+    expect(await second.commitAll()).toMatchObject({ newRecords: 60, files: 1 });
+    await second.discard();
+    const day10 = await published(objects, '2026-11-10');
+    expect(day10).toHaveLength(260);
+    expect(new Set(day10).size).toBe(260);
+  });
+
+  it('rewrites a draft without the rows a concurrent writer committed meanwhile', async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const walk = drafts(committer(objects, state, 'run1'), 'walk-a', 4);
+    for (let i = 0; i < 10; i++) await walk.add(row('2026-11-10', i));
+    // Another writer commits rows 5..14 after the draft opened, before it commits.
+    const other = committer(objects, state, 'run2');
+    const rows = Array.from({ length: 10 }, (_, k) => archiveRow('2026-11-10', 5 + k));
+    const ids = new Set(rows.map((r) => r.record_id));
+    await other.commit(historyWriter(100), '2026-11-10', ids, async function* () {
+      for (const r of rows) yield [r.record_id, r] as const;
+    });
+    expect(await walk.commitAll()).toMatchObject({ newRecords: 5, files: 1 });
+    await walk.discard();
+    const all = await published(objects, '2026-11-10');
+    expect(all).toEqual(Array.from({ length: 15 }, (_, i) => row('2026-11-10', i).id).sort());
+  });
+
+  it("sizes a partition's id set from the server's total once, capping absurd totals", async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const walk = drafts(committer(objects, state, 'run1'), 'walk-a');
+    walk.expect('2026-11-10', 100_000);
+    walk.expect('2026-11-11', 1e15);
+    await walk.add(row('2026-11-10', 1));
+    // 100k ids at most 70% full: about 143k slots of 17 bytes, allocated once.
+    const slots = (n: number) => Math.ceil((Math.ceil(n / 0.7) + 1) / 16) * 16;
+    expect(walk.idBytes).toBe(slots(100_000) * 17);
+    // An absurd total is capped at 2M ids.
+    await walk.add(row('2026-11-11', 1));
+    expect(walk.idBytes).toBe(slots(100_000) * 17 + slots(2_000_000) * 17);
+    await walk.discard();
+  });
+
+  it('discards: no draft file is left and nothing is committed', async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const walk = drafts(committer(objects, state, 'run1'), 'walk-a', 4);
+    for (let i = 0; i < 10; i++) await walk.add(row('2026-11-10', i));
+    expect((await readdir(join(dir, 'drafts'))).length).toBe(1);
+    await walk.discard();
+    expect(await readdir(join(dir, 'drafts'))).toEqual([]);
+    expect(await published(objects, '2026-11-10')).toEqual([]);
+    expect(await state.getPartition('2026-11-10')).toBeUndefined();
+  });
+});
+
+describe('PartitionCommitter.archivedIds', () => {
+  it('reads only the id column by ranges, and reads again a file that moved mid-read', async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const walk = drafts(committer(objects, state, 'run1'), 'walk-a', 50);
+    for (let i = 0; i < 200; i++) await walk.add(row('2026-11-10', i));
+    await walk.commitAll();
+    await walk.discard();
+
+    const calls = { get: 0, ranges: 0, vanished: 0 };
+    const watched = new Proxy(objects, {
+      get(target, prop, receiver) {
+        if (prop === 'get') {
+          return (key: string) => {
+            if (key.startsWith('history/')) calls.get++;
+            return target.get(key);
+          };
+        }
+        if (prop === 'getRange') {
+          return (key: string, start: number, end: number) => {
+            calls.ranges++;
+            // The first read finds the object gone (published elsewhere meanwhile).
+            if (calls.vanished === 0) {
+              calls.vanished++;
+              return Promise.resolve(undefined);
+            }
+            return target.getRange(key, start, end);
+          };
+        }
+        const value = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const fresh = new PartitionCommitter({
+      objects: watched,
+      state,
+      clock: new ManualClock('2026-11-21T12:00:00Z'),
+      logger: silentLogger,
+      runId: 'run2',
+      fence: 0,
+      tmpDir: join(dir, 'run2'),
+    });
+    const ids = await fresh.archivedIds(historyWriter(100), '2026-11-10');
+    expect(ids.size).toBe(200);
+    for (let i = 0; i < 200; i++) expect(ids.has(row('2026-11-10', i).id)).toBe(true);
+    expect(calls.get).toBe(0);
+    expect(calls.vanished).toBe(1);
+    expect(calls.ranges).toBeGreaterThan(2);
+  });
+});
