@@ -52,6 +52,7 @@ import { type SecretsStubHandle, startSecretsStub } from './startSecretsStub.ts'
 import { startSnsStub } from './startSnsStub.ts';
 import type { CfnTemplate } from './templateArns.ts';
 import { synthApp } from './testApp.ts';
+import { grantedActions, UNUSED_GRANT_REASONS, unusedGrants } from './unusedGrants.ts';
 
 const SECRET_ID = TEST_LAMBDA_IDS.apiKeySecret;
 const FREE_SECRET_ID = 'tunnel-archiver/free-plan-key';
@@ -619,5 +620,29 @@ describe('the CDK-bundled handler', () => {
     const { results, stdout } = await invokeBundle([{}], {}, { id: '', bundle: probe });
     expect(results.map((r) => r.ok)).toEqual([true]);
     expect(/^WORKERS (\d+)$/m.exec(stdout)?.[1]).toBe('1');
+  });
+});
+
+describe('least privilege', () => {
+  it('every action a role grants was used by a recorded call, or is kept for a written reason', () => {
+    const roles: [string, NodejsFunction][] = [
+      ['Archiver', stack.archiver.fn],
+      ['Snapshots', stack.snapshots.fn],
+      ['Detections', stack.detections.fn],
+    ];
+    const report = roles.map(([name, fn]) => {
+      const roleId = policies.roleOf(stack.getLogicalId(fn.node.defaultChild as CfnElement));
+      const reasons = UNUSED_GRANT_REASONS[name] ?? {};
+      const unused = unusedGrants(grantedActions(policies, roleId), used.get(roleId) ?? [], reasons);
+      const stale = Object.keys(reasons).filter((a) => !unused.some((u) => u.action === a));
+      return { role: name, unused, stale };
+    });
+    // The report: each role's unused actions and why each is kept.
+    console.log(JSON.stringify(report, null, 2));
+    expect(
+      report.flatMap((r) => r.unused.filter((u) => !u.reason).map((u) => `${r.role}: ${u.action}`)),
+    ).toEqual([]);
+    // A reason for an action the role no longer grants, or that a call now uses, is stale.
+    expect(report.flatMap((r) => r.stale.map((a) => `${r.role}: ${a}`))).toEqual([]);
   });
 });
