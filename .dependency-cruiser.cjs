@@ -51,112 +51,95 @@ const sameLayerRules = LAYERS.filter(([, own]) => own.length > 1).map(([name, ow
   to: { path: `^lib/(${own.join('|')})/`, pathNot: '^lib/$1/' },
 }));
 
+/** A forbidden dependency: every rule of this file is an error, named in the message of what breaks it. */
+const rule = (name, comment, from, to) => ({ name, comment, severity: 'error', from, to });
+
 module.exports = {
   forbidden: [
     ...layerRules,
     ...sameLayerRules,
-    {
-      name: 'digest-intake-stays-low',
-      comment: 'lib/digest/pendingDigest.ts, which the committer imports, imports nothing above lib/state',
-      severity: 'error',
-      from: { path: DOWNWARD_INTAKE },
-      to: { path: folders(LAYERS.slice(3).flatMap(([, f]) => f)) },
-    },
-    {
-      name: 'fanout-through-run-stages',
-      comment:
-        "lib/fanout/ shares the run's stages through lib/run/runStages.ts (and the run's types), not through the run's other files",
-      severity: 'error',
-      from: { path: '^lib/fanout/' },
-      to: { path: '^lib/run/', pathNot: '^lib/run/(runStages|runTypes)[.]ts$' },
-    },
-    {
-      name: 'lib-folder-in-a-layer',
-      comment:
-        'every folder of lib/ is placed in LAYERS (a file of an unplaced folder imports or is imported)',
-      severity: 'error',
-      from: {},
-      to: { path: '^lib/', pathNot: folders(LAYERS.flatMap(([, f]) => f)) },
-    },
-    {
-      name: 'lib-folder-in-a-layer-importing',
-      comment: 'every folder of lib/ is placed in LAYERS',
-      severity: 'error',
-      from: { path: '^lib/', pathNot: folders(LAYERS.flatMap(([, f]) => f)) },
-      to: {},
-    },
-    {
-      name: 'function-folders-apart',
-      comment:
-        'a function folder holds its handler: it imports lib/ and functions/shared/, never another function folder; functions/shared/ imports no function folder',
-      severity: 'error',
-      from: { path: '^functions/([^/]+)/' },
-      to: { path: '^functions/', pathNot: '^functions/($1|shared)/' },
-    },
-    {
-      name: 'functions-below-infra',
-      comment: 'the handlers never import the CDK app, the bench, the tests or the bin scripts',
-      severity: 'error',
-      from: { path: '^functions/' },
-      to: { path: '^(infra|bench|test|bin|tools)/' },
-    },
-    {
-      name: 'bench-imports-no-test',
-      comment:
-        "the bench may use the tests' kits (test/support/ and the helpers beside the tests), never a test file",
-      severity: 'error',
-      from: { path: '^bench/' },
-      to: { path: '^test/.*[.]test[.]ts$' },
-    },
-    {
-      name: 'bench-below-its-tests',
-      comment:
-        "only the bench's own tests (test/bench/) and the doc figures it produces (test/docs/) import bench/",
-      severity: 'error',
-      from: { path: '^test/', pathNot: '^test/(bench|docs)/' },
-      to: { path: '^bench/' },
-    },
-    {
-      name: 'test-files-import-no-test-file',
-      comment:
-        'a test file is imported by nobody: shared setup lives in a kit (test/support/ or a helper beside the tests)',
-      severity: 'error',
-      from: {},
-      to: { path: '[.]test[.]ts$' },
-    },
-    {
-      name: 'entry-points-above-tools',
-      comment:
-        'lib/, functions/, bench/ and test/ never import the profiling tools (tools/), but their own tests (test/tools/)',
-      severity: 'error',
-      from: { path: '^(lib|functions|bench|test)/', pathNot: '^test/tools/' },
-      to: { path: '^tools/' },
-    },
-    {
-      name: 'lib-below-entry-points',
-      comment: 'lib/ is the core: it never imports the Lambda handlers, the CDK app, the bench or the tests',
-      severity: 'error',
-      from: { path: '^lib/' },
-      to: { path: '^(functions|infra|bench|test)/' },
-    },
-    {
-      name: 'aws-sdk-only-in-adapters',
-      comment: 'the AWS SDK is used only by the adapters that speak to AWS (and the handlers outside lib/)',
-      severity: 'error',
-      from: {
+    rule(
+      'digest-intake-stays-low',
+      'lib/digest/pendingDigest.ts, which the committer imports, imports nothing above lib/state',
+      { path: DOWNWARD_INTAKE },
+      { path: folders(LAYERS.slice(3).flatMap(([, f]) => f)) },
+    ),
+    rule(
+      'fanout-through-run-stages',
+      "lib/fanout/ shares the run's stages through lib/run/runStages.ts (and the run's types), not through the run's other files",
+      { path: '^lib/fanout/' },
+      { path: '^lib/run/', pathNot: '^lib/run/(runStages|runTypes)[.]ts$' },
+    ),
+    rule(
+      'lib-folder-in-a-layer',
+      'every folder of lib/ is placed in LAYERS (a file of an unplaced folder imports or is imported)',
+      {},
+      { path: '^lib/', pathNot: folders(LAYERS.flatMap(([, f]) => f)) },
+    ),
+    rule(
+      'lib-folder-in-a-layer-importing',
+      'every folder of lib/ is placed in LAYERS',
+      { path: '^lib/', pathNot: folders(LAYERS.flatMap(([, f]) => f)) },
+      {},
+    ),
+    rule(
+      'function-folders-apart',
+      'a function folder holds its handler: it imports lib/ and functions/shared/, never another function folder; functions/shared/ imports no function folder',
+      { path: '^functions/([^/]+)/' },
+      { path: '^functions/', pathNot: '^functions/($1|shared)/' },
+    ),
+    rule(
+      'functions-below-infra',
+      'the handlers never import the CDK app, the bench, the tests or the bin scripts',
+      { path: '^functions/' },
+      { path: '^(infra|bench|test|bin|tools)/' },
+    ),
+    rule(
+      'bench-imports-no-test',
+      "the bench may use the tests' kits (test/support/ and the helpers beside the tests), never a test file",
+      { path: '^bench/' },
+      { path: '^test/.*[.]test[.]ts$' },
+    ),
+    rule(
+      'bench-below-its-tests',
+      "only the bench's own tests (test/bench/) and the doc figures it produces (test/docs/) import bench/",
+      { path: '^test/', pathNot: '^test/(bench|docs)/' },
+      { path: '^bench/' },
+    ),
+    rule(
+      'test-files-import-no-test-file',
+      'a test file is imported by nobody: shared setup lives in a kit (test/support/ or a helper beside the tests)',
+      {},
+      { path: '[.]test[.]ts$' },
+    ),
+    rule(
+      'entry-points-above-tools',
+      'lib/, functions/, bench/ and test/ never import the profiling tools (tools/), but their own tests (test/tools/)',
+      { path: '^(lib|functions|bench|test)/', pathNot: '^test/tools/' },
+      { path: '^tools/' },
+    ),
+    rule(
+      'lib-below-entry-points',
+      'lib/ is the core: it never imports the Lambda handlers, the CDK app, the bench or the tests',
+      { path: '^lib/' },
+      { path: '^(functions|infra|bench|test)/' },
+    ),
+    rule(
+      'aws-sdk-only-in-adapters',
+      'the AWS SDK is used only by the adapters that speak to AWS (and the handlers outside lib/)',
+      {
         path: '^lib/',
         pathNot:
           '^lib/(store/(s3ObjectStore|objectStoreFromUrl)|state/(dynamoStateStore|dynamoVersionedItems|ensureStateTable|stateStoreFromUrl)|digest/kmsDigestSigner|detect/dynamoFindingLedger)[.]ts$',
       },
-      to: { path: '@aws-sdk/' },
-    },
-    {
-      name: 'no-module-cycles',
-      comment: 'no file reaches itself through its imports',
-      severity: 'error',
-      from: { path: '^(lib|functions|bench|test|tools)/' },
-      to: { circular: true },
-    },
+      { path: '@aws-sdk/' },
+    ),
+    rule(
+      'no-module-cycles',
+      'no file reaches itself through its imports',
+      { path: '^(lib|functions|bench|test|tools)/' },
+      { circular: true },
+    ),
   ],
   options: {
     parser: 'swc',

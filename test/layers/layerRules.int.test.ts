@@ -35,134 +35,100 @@ async function cruise(files: Record<string, string>): Promise<{ code: number; ou
   }
 }
 
+/** The tree fails the check, and the output matches each of `says` (the rule's name, the files). */
+async function broken(files: Record<string, string>, ...says: (string | RegExp)[]): Promise<void> {
+  const r = await cruise(files);
+  expect(r.code).not.toBe(0);
+  for (const s of says) expect(r.out).toMatch(s);
+}
+
+/** The tree passes the check. */
+async function clean(files: Record<string, string>): Promise<void> {
+  const r = await cruise(files);
+  expect(r.code, r.out).toBe(0);
+}
+
+/** A module importing `name` from `from`, and exporting it again as `y`. */
+const importing = (name: string, from: string): string =>
+  `import { ${name} } from '${from}';\nexport const y = ${name};\n`;
+/** A module exporting `name`. */
+const one = (name: string): string => `export const ${name} = 1;\n`;
+
 describe('the layer rules (npm run layers, part of npm test)', () => {
-  const run = { 'lib/run/runIt.ts': 'export const run = 1;\n' };
+  it('a lower layer importing a higher one fails, and the message names the rule', () =>
+    broken(
+      { 'lib/run/runIt.ts': one('run'), 'lib/clock/helper.ts': importing('run', '../run/runIt.ts') },
+      /error layer-foundation: lib\/clock\/helper\.ts → lib\/run\/runIt\.ts/,
+    ));
 
-  it('a lower layer importing a higher one fails, and the message names the rule', async () => {
-    const r = await cruise({
-      ...run,
-      'lib/clock/helper.ts': "import { run } from '../run/runIt.ts';\nexport const x = run;\n",
-    });
-    expect(r.code).not.toBe(0);
-    expect(r.out).toMatch(/error layer-foundation: lib\/clock\/helper\.ts → lib\/run\/runIt\.ts/);
-  });
+  it('two folders of one layer importing each other fail (no folder cycles)', () =>
+    broken(
+      { 'lib/records/a.ts': importing('b', '../store/b.ts'), 'lib/store/b.ts': one('b') },
+      'layer-data-folders-apart',
+    ));
 
-  it('two folders of one layer importing each other fail (no folder cycles)', async () => {
-    const r = await cruise({
-      'lib/records/a.ts': "import { b } from '../store/b.ts';\nexport const a = b;\n",
-      'lib/store/b.ts': 'export const b = 1;\n',
-    });
-    expect(r.code).not.toBe(0);
-    expect(r.out).toContain('layer-data-folders-apart');
-  });
+  it('the AWS SDK outside its adapters fails', () =>
+    broken(
+      { 'lib/run/usesSdk.ts': importing('S3Client', '@aws-sdk/client-s3') },
+      'aws-sdk-only-in-adapters',
+    ));
 
-  it('the AWS SDK outside its adapters fails', async () => {
-    const r = await cruise({
-      'lib/run/usesSdk.ts': "import { S3Client } from '@aws-sdk/client-s3';\nexport const c = S3Client;\n",
-    });
-    expect(r.code).not.toBe(0);
-    expect(r.out).toContain('aws-sdk-only-in-adapters');
-  });
-
-  it('the control: a higher layer importing a lower one passes', async () => {
-    const r = await cruise({
-      ...run,
-      'lib/clock/helper.ts': 'export const x = 1;\n',
-      'lib/run/uses.ts': "import { x } from '../clock/helper.ts';\nexport const y = x;\n",
-    });
-    expect(r.code, r.out).toBe(0);
-  });
+  it('the control: a higher layer importing a lower one passes', () =>
+    clean({ 'lib/clock/helper.ts': one('x'), 'lib/run/uses.ts': importing('x', '../clock/helper.ts') }));
 
   it('a lib folder placed in no layer fails, whether it imports or is imported', async () => {
-    const importing = await cruise({
-      'lib/clock/helper.ts': 'export const x = 1;\n',
-      'lib/newroom/uses.ts': "import { x } from '../clock/helper.ts';\nexport const y = x;\n",
-    });
-    expect(importing.code).not.toBe(0);
-    expect(importing.out).toMatch(/error lib-folder-in-a-layer-importing: lib\/newroom\/uses\.ts/);
-    const imported = await cruise({
-      'lib/newroom/thing.ts': 'export const t = 1;\n',
-      'lib/cli/uses.ts': "import { t } from '../newroom/thing.ts';\nexport const y = t;\n",
-    });
-    expect(imported.code).not.toBe(0);
-    expect(imported.out).toMatch(/error lib-folder-in-a-layer: lib\/cli\/uses\.ts → lib\/newroom\/thing\.ts/);
+    await broken(
+      { 'lib/clock/helper.ts': one('x'), 'lib/newroom/uses.ts': importing('x', '../clock/helper.ts') },
+      /error lib-folder-in-a-layer-importing: lib\/newroom\/uses\.ts/,
+    );
+    await broken(
+      { 'lib/newroom/thing.ts': one('t'), 'lib/cli/uses.ts': importing('t', '../newroom/thing.ts') },
+      /error lib-folder-in-a-layer: lib\/cli\/uses\.ts → lib\/newroom\/thing\.ts/,
+    );
   });
 
-  it.each([
-    [
-      'functions/fanout/a.ts',
-      "import { b } from '../detect/b.ts';\nexport const a = b;\n",
-      'functions/detect/b.ts',
-    ],
-    [
-      'functions/shared/a.ts',
-      "import { b } from '../detect/b.ts';\nexport const a = b;\n",
-      'functions/detect/b.ts',
-    ],
-  ])('%s importing another function folder fails (function-folders-apart)', async (from, text, to) => {
-    const r = await cruise({ [from]: text, [to]: 'export const b = 1;\n' });
-    expect(r.code).not.toBe(0);
-    expect(r.out).toContain('function-folders-apart');
-  });
+  it.each(['functions/fanout/a.ts', 'functions/shared/a.ts'])(
+    '%s importing another function folder fails (function-folders-apart)',
+    (from) =>
+      broken(
+        { [from]: importing('b', '../detect/b.ts'), 'functions/detect/b.ts': one('b') },
+        'function-folders-apart',
+      ),
+  );
 
-  it('a function folder importing functions/shared/ passes', async () => {
-    const r = await cruise({
-      'functions/shared/b.ts': 'export const b = 1;\n',
-      'functions/fanout/a.ts': "import { b } from '../shared/b.ts';\nexport const a = b;\n",
-    });
-    expect(r.code, r.out).toBe(0);
-  });
+  it('a function folder importing functions/shared/ passes', () =>
+    clean({ 'functions/shared/b.ts': one('b'), 'functions/fanout/a.ts': importing('b', '../shared/b.ts') }));
 
   it.each([
     ['test/parquet/a.test.ts', 'bench-below-its-tests'],
     ['lib/clock/a.ts', 'lib-below-entry-points'],
-  ])('%s importing bench/ fails (%s)', async (from, rule) => {
-    const r = await cruise({
-      'bench/caseKit.ts': 'export const k = 1;\n',
-      [from]: "import { k } from '../../bench/caseKit.ts';\nexport const a = k;\n",
-    });
-    expect(r.code).not.toBe(0);
-    expect(r.out).toContain(rule);
-  });
+  ])('%s importing bench/ fails (%s)', (from, rule) =>
+    broken({ 'bench/caseKit.ts': one('k'), [from]: importing('k', '../../bench/caseKit.ts') }, rule),
+  );
 
-  it("the bench's own tests import bench/, and the bench imports the tests' kits", async () => {
-    const r = await cruise({
-      'bench/caseKit.ts': "import { s } from '../test/support/kit.ts';\nexport const k = s;\n",
-      'test/support/kit.ts': 'export const s = 1;\n',
-      'test/bench/caseKit.test.ts': "import { k } from '../../bench/caseKit.ts';\nexport const a = k;\n",
-    });
-    expect(r.code, r.out).toBe(0);
-  });
+  it("the bench's own tests import bench/, and the bench imports the tests' kits", () =>
+    clean({
+      'bench/caseKit.ts': importing('s', '../test/support/kit.ts'),
+      'test/support/kit.ts': one('s'),
+      'test/bench/caseKit.test.ts': importing('y', '../../bench/caseKit.ts'),
+    }));
 
-  it('importing a test file fails, from the bench or another test (test-files-import-no-test-file)', async () => {
-    const r = await cruise({
-      'test/run/a.test.ts': 'export const t = 1;\n',
-      'bench/b.ts': "import { t } from '../test/run/a.test.ts';\nexport const b = t;\n",
-    });
-    expect(r.code).not.toBe(0);
-    expect(r.out).toContain('bench-imports-no-test');
-    expect(r.out).toContain('test-files-import-no-test-file');
-  });
+  it('importing a test file fails, from the bench or another test (test-files-import-no-test-file)', () =>
+    broken(
+      { 'test/run/a.test.ts': one('t'), 'bench/b.ts': importing('t', '../test/run/a.test.ts') },
+      'bench-imports-no-test',
+      'test-files-import-no-test-file',
+    ));
 
   it('the fan-out reaching a run stage outside runStages fails (fanout-through-run-stages)', async () => {
     const run = {
-      'lib/run/planRun.ts': 'export const planRun = 1;\n',
-      'lib/run/runStages.ts':
-        "import { planRun } from './planRun.ts';\nexport const runStages = { planRun };\n",
+      'lib/run/planRun.ts': one('planRun'),
+      'lib/run/runStages.ts': importing('planRun', './planRun.ts'),
     };
-    const direct = await cruise({
-      ...run,
-      'lib/fanout/plan.ts': "import { planRun } from '../run/planRun.ts';\nexport const p = planRun;\n",
-    });
-    expect(direct.code).not.toBe(0);
-    expect(direct.out).toMatch(
+    await broken(
+      { ...run, 'lib/fanout/plan.ts': importing('planRun', '../run/planRun.ts') },
       /error fanout-through-run-stages: lib\/fanout\/plan\.ts → lib\/run\/planRun\.ts/,
     );
-    const through = await cruise({
-      ...run,
-      'lib/fanout/plan.ts':
-        "import { runStages } from '../run/runStages.ts';\nexport const p = runStages.planRun;\n",
-    });
-    expect(through.code, through.out).toBe(0);
+    await clean({ ...run, 'lib/fanout/plan.ts': importing('y', '../run/runStages.ts') });
   });
 });

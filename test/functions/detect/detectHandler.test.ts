@@ -5,15 +5,15 @@ import {
   StartQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { athenaRuleEngine } from '../../functions/detect/athenaRuleEngine.ts';
-import { createDetectHandler } from '../../functions/detect/detectHandler.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { type DuckDbRuleEngine, duckdbRuleEngine } from '../../lib/detect/duckdbRuleEngine.ts';
-import type { Finding } from '../../lib/detect/finding.ts';
-import { memoryFindingLedger } from '../../lib/detect/findingLedger.ts';
-import { loadRules } from '../../lib/detect/loadRules.ts';
-import { testTableSql } from '../../lib/detect/runRuleTests.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
+import { athenaRuleEngine } from '../../../functions/detect/athenaRuleEngine.ts';
+import { createDetectHandler } from '../../../functions/detect/detectHandler.ts';
+import { ManualClock } from '../../../lib/clock/clock.ts';
+import { type DuckDbRuleEngine, duckdbRuleEngine } from '../../../lib/detect/duckdbRuleEngine.ts';
+import type { Finding } from '../../../lib/detect/finding.ts';
+import { memoryFindingLedger } from '../../../lib/detect/findingLedger.ts';
+import { loadRules } from '../../../lib/detect/loadRules.ts';
+import { testTableSql } from '../../../lib/detect/runRuleTests.ts';
+import { silentLogger } from '../../../lib/log/logger.ts';
 
 const rules = await loadRules();
 const positive = rules.flatMap((r) =>
