@@ -338,7 +338,8 @@ describe('the CDK-bundled handler', () => {
       expect(m).toMatchObject({ service: 'tunnel-archiver', RunSucceeded: 1, AuthFailures: 0 });
     expect(emf[0].RecordsArchived).toBe(first.recordsNew);
     expect(stdout).not.toContain(EMULATOR_PAID_KEY);
-  });
+    // Two full runs, then each call simulated against the role: minutes on a loaded 2-core machine.
+  }, 240_000);
 
   it('fails a run on a key without a paid plan, after publishing AuthFailures', async () => {
     const { results, stdout } = await invokeBundle([{}], { TUNNEL_API_KEY_SECRET_ID: FREE_SECRET_ID });
