@@ -19,6 +19,7 @@ const LAYERS = [
   ['run', ['run']],
   ['fanout', ['fanout']],
   ['tools', ['verify', 'query', 'status']],
+  ['ocsf', ['ocsf']],
   ['views', ['report', 'detect']],
   ['cli', ['cli']],
 ];

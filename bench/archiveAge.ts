@@ -26,6 +26,18 @@ export interface AgeStoreResult {
   old: AgeRun;
   /** `verify` of the whole old archive, in its own process. */
   verify: { seconds: number; peakRssMiB: number; ok: boolean; files: number };
+  /** The weekly verify after the runs, at each age (the full check before them set its baseline). */
+  weekly?: { young: WeeklyRun; old: WeeklyRun };
+}
+
+/** One weekly verify, measured as a run is, with what it checked. */
+export interface WeeklyRun extends AgeRun {
+  failures: string[];
+  weekly: {
+    newDigests: number;
+    newFiles: number;
+    rotation: { from: number; to: number; files: number; byChecksum: number; read: number };
+  };
 }
 
 export interface ArchiveAgeResult {
@@ -66,12 +78,15 @@ function summarize(runs: AgeRun[]): AgeRun {
  * measured on both, each in a fresh process, and verify is timed on the old one. Target: requests, bytes
  * read, wall time and peak RSS of the old archive's run each ≤ `maxRatio` × the young one's.
  */
-export async function archiveAge(quick: boolean): Promise<ArchiveAgeResult> {
+export async function archiveAge(
+  quick: boolean,
+  only: readonly ('file' | 's3')[] = ['file', 's3'],
+): Promise<ArchiveAgeResult> {
   const youngDays = 60;
   const oldDays = quick ? 240 : 3 * 365;
   const runs = quick ? 1 : 3;
   const stores: AgeStoreResult[] = [];
-  for (const store of ['file', 's3'] as const) {
+  for (const store of only) {
     const s3 = store === 's3' ? await startS3rver('bench-archive') : undefined;
     const dirs = {
       young: mkdtempSync(join(tmpdir(), 'ta-age-young-')),
@@ -87,12 +102,18 @@ export async function archiveAge(quick: boolean): Promise<ArchiveAgeResult> {
       ];
       await phase(args('prepare', youngDays, dirs.young));
       const prepared = await phase(args('prepare', oldDays, dirs.old));
+      // The full check: timed on the old archive; on both, the baseline of the weekly verify.
+      await phase(args('verify', youngDays, dirs.young));
+      const verify = await phase(args('verify', oldDays, dirs.old));
       const measured = { young: [] as AgeRun[], old: [] as AgeRun[] };
       for (let day = 2; day < 2 + runs; day++) {
         measured.old.push((await phase(args('run', oldDays, dirs.old), day)) as unknown as AgeRun);
         measured.young.push((await phase(args('run', youngDays, dirs.young), day)) as unknown as AgeRun);
       }
-      const verify = await phase(args('verify', oldDays, dirs.old), 1 + runs);
+      const weekly = {
+        young: (await phase(args('weekly', youngDays, dirs.young), 2 + runs)) as unknown as WeeklyRun,
+        old: (await phase(args('weekly', oldDays, dirs.old), 2 + runs)) as unknown as WeeklyRun,
+      };
       stores.push({
         store,
         generated: prepared.generated as AgeStoreResult['generated'],
@@ -104,6 +125,7 @@ export async function archiveAge(quick: boolean): Promise<ArchiveAgeResult> {
           ok: verify.ok as boolean,
           files: verify.files as number,
         },
+        weekly,
       });
     } finally {
       await s3?.close();
@@ -114,16 +136,20 @@ export async function archiveAge(quick: boolean): Promise<ArchiveAgeResult> {
   return { youngDays, oldDays, runs, maxRatio: 1.1, stores };
 }
 
-/** Ratios (old ÷ young) of the four measured figures. */
+/** Ratios (old ÷ young) of the four measured figures of a run (or, with `weekly`, of the weekly verify). */
 export function ageRatios(
   r: AgeStoreResult,
+  which: 'run' | 'weekly' = 'run',
 ): Record<'requests' | 'bytesRead' | 'seconds' | 'peakRssMiB', number> {
+  const pair = which === 'run' ? r : r.weekly;
+  if (!pair) throw new Error(`no weekly verify was measured for the ${r.store} store`);
+  const { young, old } = pair;
   const ratio = (a: number, b: number) =>
     b === 0 ? (a === 0 ? 1 : Number.POSITIVE_INFINITY) : Math.round((a / b) * 100) / 100;
   return {
-    requests: ratio(r.old.requests, r.young.requests),
-    bytesRead: ratio(r.old.bytesRead, r.young.bytesRead),
-    seconds: ratio(r.old.seconds, r.young.seconds),
-    peakRssMiB: ratio(r.old.peakRssMiB, r.young.peakRssMiB),
+    requests: ratio(old.requests, young.requests),
+    bytesRead: ratio(old.bytesRead, young.bytesRead),
+    seconds: ratio(old.seconds, young.seconds),
+    peakRssMiB: ratio(old.peakRssMiB, young.peakRssMiB),
   };
 }

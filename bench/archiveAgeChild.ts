@@ -1,13 +1,14 @@
 /**
  * One phase of an "archive age" measurement in its own process (`bench/archiveAge.ts` runs them):
- * `run-ts bench/archiveAgeChild.ts <prepare|run|verify> <file|s3> <ageDays> <dir> [s3 endpoint] [bucket]`,
+ * `run-ts bench/archiveAgeChild.ts <prepare|run|verify|weekly> <file|s3> <ageDays> <dir> [s3 endpoint] [bucket]`,
  * the state (and the file store) kept in `<dir>` between phases, so the measured run and verify each start
  * in a fresh process. A real run fills a
  * 60-day window from a scripted upstream into the store (a file folder, or the S3-compatible server at
  * the endpoint) with an embedded DynamoDB-compatible state; `ageArchive` makes the archive `ageDays` old
  * as the stack would have left it (a history file and 24 active files a day, manifests, sealed days, a
  * digest a day); one run settles; then the next day's steady run is measured through a counting store:
- * requests, bytes read, wall time and peak RSS (sampled). `verify` times verify of the whole archive.
+ * requests, bytes read, wall time and peak RSS (sampled). `verify` times the full check (the first weekly
+ * verify), and `weekly` measures the next weekly verify (after the runs) the same way as a run.
  * Prints one JSON line.
  */
 import { generateKeyPairSync } from 'node:crypto';
@@ -25,13 +26,14 @@ import type { ArchiveDeps, ArchiveOptions } from '../lib/run/runTypes.ts';
 import { createDynamoStateStore, ensureStateTable } from '../lib/state/dynamoStateStore.ts';
 import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
 import { createS3ObjectStore } from '../lib/store/s3ObjectStore.ts';
-import { verifyArchive } from '../lib/verify/verifyArchive.ts';
+import { verifyWeekly } from '../lib/verify/verifyWeekly.ts';
 import { countingObjectStore } from '../test/support/countingObjectStore.ts';
 import { startLocalDynamo } from '../test/support/localDynamo.ts';
 import { dayOfRecords, ScriptedUpstream } from '../test/support/scriptedUpstream.ts';
 import { localDynamoClient } from '../test/support/startDynalite.ts';
 import { s3rverClient } from '../test/support/startS3rver.ts';
 import { agedArchive } from '../test/support/syntheticArchive.ts';
+import { checksumKeepingStore } from './checksumKeepingStore.ts';
 
 const [phase = 'run', store = 'file', ageArg = '60', dir = '', endpoint, bucket = 'bench-archive'] =
   process.argv.slice(2);
@@ -65,6 +67,8 @@ async function measured<T>(
   }
 }
 
+/** Saves the checksums the S3 wrapper kept, whatever the phase's outcome. */
+let saveChecksums = () => {};
 const dynamo = await startLocalDynamo({ dir: join(dir, 'state') });
 const client = localDynamoClient(dynamo.endpoint);
 try {
@@ -78,10 +82,18 @@ try {
     days.set(d, dayOfRecords(d, RECORDS_PER_DAY, n));
     n += RECORDS_PER_DAY;
   }
-  const inner =
+  // On S3 every write now carries its SHA-256, which S3 keeps (s3rver does not: the wrapper keeps it);
+  // the file store keeps none, so the weekly verify reads old files there.
+  const kept =
     store === 's3'
-      ? createS3ObjectStore({ client: s3rverClient(endpoint as string), bucket, prefix: `age-${ageDays}` })
-      : createFileObjectStore(join(dir, 'archive'));
+      ? checksumKeepingStore(
+          createS3ObjectStore({ client: s3rverClient(endpoint as string), bucket, prefix: `age-${ageDays}` }),
+          join(dir, 'checksums.json'),
+        )
+      : undefined;
+  if (kept) saveChecksums = kept.save;
+  const inner = kept?.objects ?? createFileObjectStore(join(dir, 'archive'));
+  const progressFile = join(dir, 'verify-progress.json');
   const counting = countingObjectStore(inner);
   const keyFile = join(dir, 'signing-key.pem');
   if (phase === 'prepare') {
@@ -127,9 +139,11 @@ try {
         reconciled: run.value.rebuilt !== undefined,
       }),
     );
-  } else {
-    clock.advance(2 * 86_400_000);
-    const v = await measured(() => verifyArchive({ objects: inner, clock }, { windowDays: 60 }));
+  } else if (phase === 'verify') {
+    // The full check (the first weekly verify: everything), timed; it leaves the weekly verify's baseline.
+    clock.advance(86_400_000);
+    const v = await measured(() => verifyWeekly({ objects: inner, clock }, { windowDays: 60 }));
+    writeFileSync(progressFile, JSON.stringify(v.value.weekly.progress));
     console.log(
       JSON.stringify({
         seconds: v.seconds,
@@ -139,8 +153,27 @@ try {
         failures: v.value.failures.length,
       }),
     );
+  } else {
+    // The next weekly verify, after the measured runs: their work in full, one rotation slice, one listing.
+    clock.advance(Number(process.env.AGE_RUN_DAY ?? 7) * 86_400_000);
+    const progress = JSON.parse(readFileSync(progressFile, 'utf8'));
+    const v = await measured(() =>
+      verifyWeekly({ objects: counting.objects, clock }, { windowDays: 60, progress }),
+    );
+    console.log(
+      JSON.stringify({
+        requests: counting.counts.requests,
+        byMethod: counting.counts.byMethod,
+        bytesRead: counting.counts.bytesRead,
+        seconds: v.seconds,
+        peakRssMiB: v.peakRssMiB,
+        failures: v.value.failures.map((f) => f.message).slice(0, 3),
+        weekly: { ...v.value.weekly, progress: undefined },
+      }),
+    );
   }
 } finally {
+  saveChecksums();
   client.destroy();
   await dynamo.close();
 }

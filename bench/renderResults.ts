@@ -1,8 +1,10 @@
 import { cpus } from 'node:os';
 import { type ArchiveAgeResult, ageRatios } from './archiveAge.ts';
+import type { BigDayResult } from './bigDay.ts';
 import type { CaseResult } from './caseResult.ts';
 import type { ColdStartResult } from './coldStart.ts';
 import type { FanoutFigures } from './fanoutSimulation.ts';
+import type { UnionMemory } from './finishUnionMemory.ts';
 import type { QuietRun } from './quietRun.ts';
 import { renderScriptTargets } from './renderScriptTargets.ts';
 import { REPORT_TARGETS, type ReportBenchResult } from './reportTargets.ts';
@@ -21,6 +23,10 @@ export interface ResultsInput {
   report?: ReportBenchResult | undefined;
   /** `fanout-2M`: how big an account one Lambda and the fan-out serve (absent until measured). */
   fanout?: (FanoutFigures & { measuredAt?: string }) | undefined;
+  /** `big-day`: days bigger than one run, walked by CLI runs at real latency (absent until measured). */
+  bigDays?: (BigDayResult & { measuredAt?: string })[] | undefined;
+  /** `finish-union`: the fan-out finish step's union of a day's ids, peak RSS by size. */
+  finishUnion?: (UnionMemory & { measuredAt?: string })[] | undefined;
   /** The "archive age" case (absent in results of older runs). */
   age?: ArchiveAgeResult | undefined;
   at: Date;
@@ -171,6 +177,7 @@ export function renderResults(input: ResultsInput): string {
     );
   }
   if (input.report) lines.push(...reportLines(input.report));
+  if (input.bigDays?.length || input.finishUnion?.length) lines.push(...bigDayLines(input));
   if (input.fanout) lines.push(...fanoutLines(input.fanout));
   if (input.age) lines.push(...ageLines(input.age));
   lines.push(
@@ -198,22 +205,57 @@ function reportLines(r: ReportBenchResult): string[] {
   ];
 }
 
+/** `big-day` and `finish-union`: measured figures only (what is extrapolated from them is said so). */
+function bigDayLines(input: ResultsInput): string[] {
+  const lines = [
+    '',
+    '## Days bigger than one run, measured (`big-day`, `finish-union`)',
+    '',
+    'Measured: each `big-day` case walks one day (a stable order, pages capped at 100 rows) by runs of the CLI, each its own process, cut by `--max-run-ms 6000 --deadline-reserve-ms 500`, 6 simulated hours apart, against a server replaying the pages from memory with the latency shown. Bound: (6000 − 500) ms ÷ latency × 2 requests in flight pages a run. Ratio: pages a cut run fetched ÷ that bound (target ≥ 0.8); a run that finished the day needed fewer pages and has none.',
+    '',
+    '| case | rows | latency | runs | bound runs | pages | ratio of each cut run | min | wall s | peak RSS MiB | archived once |',
+    '| ---- | ---: | ------: | ---: | ---------: | ----: | --------------------- | --: | -----: | -----------: | :-----------: |',
+  ];
+  for (const b of input.bigDays ?? []) {
+    const ratios = b.runs.flatMap((r) => (r.ratio === undefined ? [] : [r.ratio.toFixed(2)])).join(', ');
+    const peak = Math.max(...b.runs.map((r) => r.peakRssMiB));
+    const once = b.archived.rows === b.rows && b.archived.distinct === b.rows ? 'yes' : 'no';
+    lines.push(
+      `| ${b.name} | ${b.rows} | ${b.latencyMs} ms | ${b.runs.length} | ${b.boundRuns} | ${b.pages} | ${ratios} | ${b.minCutRatio.toFixed(2)} | ${b.seconds} | ${peak} | ${once} |`,
+    );
+  }
+  if (input.finishUnion?.length) {
+    lines.push(
+      '',
+      "Measured: the fan-out finish step's union of a day's ids (`bench/finishUnionMemory.ts`: range id files of 100,000 ids, read through the object store into one id set, in a process of its own).",
+      '',
+      '| rows | ranges | peak RSS MiB | id set MiB | s |',
+      '| ---: | -----: | -----------: | ---------: | -: |',
+      ...input.finishUnion.map(
+        (u) => `| ${u.rows} | ${u.ranges} | ${u.peakRssMiB} | ${u.idSetMiB} | ${u.seconds} |`,
+      ),
+    );
+  }
+  lines.push('');
+  return lines;
+}
+
 /** `fanout-2M`: the wall time of a 2M-session day by map concurrency, from the measured work of a page. */
 function fanoutLines(f: FanoutFigures): string[] {
   const m = f.measured;
   return [
     '',
-    '## A 2M-session day on AWS (fan-out, `fanout-2M`)',
+    '## A 2M-session day on AWS, extrapolated (fan-out, `fanout-2M`)',
     '',
-    `Measured: ${m.sessions} sessions in ${m.pages} pages of 100, walked in ${m.items} page ranges in ${m.walkSeconds} s ` +
+    `Measured locally: ${m.sessions} sessions in ${m.pages} pages of 100, walked in ${m.items} page ranges in ${m.walkSeconds} s ` +
       `(${(f.pageWorkSeconds * 1000).toFixed(2)} ms of work a page), finished (ids unioned, digest) in ${m.finishSeconds} s. ` +
-      `At 150 ms a request and 2 requests in flight per worker, a worker takes ${(f.workerSecondsPerPage * 1000).toFixed(0)} ms a page.`,
+      `Extrapolated: at 150 ms a request and 2 requests in flight per worker, a worker takes ${(f.workerSecondsPerPage * 1000).toFixed(0)} ms a page, and a cold start per item is added.`,
     '',
     '| map concurrency | wall time of a 2M-session day |',
     '|---:|---:|',
     ...f.wallMinutes.map((w) => `| ${w.concurrency} | ${w.minutes} min |`),
     '',
-    `Largest day: ${f.largestDayOneLambda.toLocaleString('en-US')} sessions in one Lambda (14 min of work); ` +
+    `Extrapolated largest day (a model, not measured on AWS): ${f.largestDayOneLambda.toLocaleString('en-US')} sessions in one Lambda (14 min of work); ` +
       `${f.largestDayFanout.toLocaleString('en-US')} sessions in one orchestration at concurrency 16 ` +
       (f.fanoutBound === 'memory'
         ? `(bound by the finish step's id union: ${f.unionBytesPerId} bytes an id in 700 MiB).`

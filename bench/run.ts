@@ -403,6 +403,17 @@ const { extraMeasurements } = await import('./extraMeasurements.ts');
 const extras = await extraMeasurements(only, quick);
 failed += extras.failed;
 
+if (!only || only.includes('detection-noise')) {
+  try {
+    // The team profile through every rule: new findings a week per rule (all of them false alarms).
+    const { detectionNoise } = await import('./detectionNoise.ts');
+    console.log(JSON.stringify({ bench: 'detection-noise', ...(await detectionNoise(quick ? 2 : 8)) }));
+  } catch (error) {
+    failed++;
+    console.log(JSON.stringify({ bench: 'detection-noise', error: String(error) }));
+  }
+}
+
 if (!only || only.includes('emulator-dataset')) {
   const { datasetGeneration } = await import('./datasetGeneration.ts');
   const d = datasetGeneration();
@@ -437,6 +448,45 @@ if (!only || only.includes('fanout-2M')) {
   }
 }
 
+/** Big days over runs of the CLI at real latency (`big-day`), scaled so a case takes a few minutes. */
+const BIG_DAYS = quick
+  ? [{ name: 'big-day-10k-40ms', rows: 10_000, latencyMs: 40 }]
+  : [
+      { name: 'big-day-30k-40ms', rows: 30_000, latencyMs: 40 },
+      { name: 'big-day-20k-75ms', rows: 20_000, latencyMs: 75 },
+      { name: 'big-day-10k-150ms', rows: 10_000, latencyMs: 150 },
+    ];
+let bigDays: (import('./bigDay.ts').BigDayResult & { measuredAt: string })[] | undefined;
+if (!only || only.includes('big-day')) {
+  const { bigDay } = await import('./bigDay.ts');
+  bigDays = [];
+  for (const c of BIG_DAYS) {
+    try {
+      const r = { ...(await bigDay(c)), measuredAt: runAt };
+      bigDays.push(r);
+      console.log(JSON.stringify(r));
+    } catch (error) {
+      failed++;
+      console.log(JSON.stringify({ bench: 'big-day', name: c.name, error: String(error) }));
+    }
+  }
+}
+let finishUnion: (import('./finishUnionMemory.ts').UnionMemory & { measuredAt: string })[] | undefined;
+if (!only || only.includes('finish-union')) {
+  const { finishUnionMemory } = await import('./finishUnionMemory.ts');
+  finishUnion = [];
+  for (const rows of quick ? [200_000] : [2_000_000, 5_000_000, 10_000_000]) {
+    try {
+      const r = { ...(await finishUnionMemory(rows)), measuredAt: runAt };
+      finishUnion.push(r);
+      console.log(JSON.stringify(r));
+    } catch (error) {
+      failed++;
+      console.log(JSON.stringify({ bench: 'finish-union', rows, error: String(error) }));
+    }
+  }
+}
+
 // `--only` re-runs some cases of the last run of the same mode: the others keep their recorded figures.
 const previous = only ? readPrevious() : undefined;
 // Figures of older results files carry no time of their own: that of their run.
@@ -455,6 +505,8 @@ const merged = {
   cold: cold ?? kept(previous?.cold),
   report: report ?? kept(previous?.report),
   fanout: fanout ?? kept(previous?.fanout),
+  bigDays: bigDays ?? previous?.bigDays,
+  finishUnion: finishUnion ?? previous?.finishUnion,
   age: age ?? kept(previous?.age),
   quiet: extras.quiet ?? previous?.quiet,
   walks: extras.walks ?? previous?.walks,

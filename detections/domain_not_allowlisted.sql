@@ -1,10 +1,9 @@
--- Tunnels serving a domain outside the allowlist (domain suffixes in the rule's settings).
-SELECT domain AS entity, min(token_hmac) AS token_hmac, min({{client_network}}) AS client_network,
-  min(session_id) AS session_id, min(start_time) AS first_seen, max(start_time) AS last_seen,
-  count(*) AS hits, array_agg(record_id) AS record_ids
-FROM tunnel_sessions
-CROSS JOIN UNNEST(domains) AS t(domain)
-WHERE dt >= '{{since}}' AND dt <= '{{until}}'
-  AND NOT regexp_like(lower(domain), '{{allowlist}}')
-GROUP BY domain
-HAVING count(*) >= {{threshold}}
+-- Sessions serving a domain outside the allowlist (domain suffixes in the rule's settings): one row per
+-- domain and session.
+SELECT t.domain AS entity, min(x.token_hmac) AS token_hmac, min(x.client_network) AS client_network,
+  x.session_id, min(x.start_time) AS first_seen, min(x.start_time) AS last_seen, 1 AS hits,
+  array_agg(x.record_id) AS record_ids
+FROM {{sessions}} x
+CROSS JOIN UNNEST(x.domains) AS t(domain)
+WHERE NOT regexp_like(lower(t.domain), '{{allowlist}}')
+GROUP BY t.domain, x.session_id

@@ -1,9 +1,14 @@
--- One client address used by at least {{threshold}} different tokens on one day.
-SELECT client_address AS entity, CAST(NULL AS varchar) AS token_hmac,
-  min({{client_network}}) AS client_network, CAST(NULL AS varchar) AS session_id,
-  min(start_time) AS first_seen, max(start_time) AS last_seen, count(DISTINCT token_hmac) AS hits,
-  array_agg(record_id) AS record_ids
-FROM tunnel_sessions
-WHERE dt >= '{{since}}' AND dt <= '{{until}}' AND token_hmac IS NOT NULL AND client_address IS NOT NULL
-GROUP BY client_address, dt
-HAVING count(DISTINCT token_hmac) >= {{threshold}}
+-- One client address (canonical) used by at least {{threshold}} different tokens within any
+-- {{window_seconds}} seconds: one row per session that completes such a window.
+WITH s AS (
+  SELECT client_canon, client_network, token_hmac, record_id, session_id, start_time
+  FROM {{sessions}} x WHERE token_hmac IS NOT NULL AND client_canon IS NOT NULL
+)
+SELECT a.client_canon AS entity, CAST(NULL AS varchar) AS token_hmac, min(a.client_network) AS client_network,
+  CAST(NULL AS varchar) AS session_id, min(b.start_time) AS first_seen, a.start_time AS last_seen,
+  count(DISTINCT b.token_hmac) AS hits, array_agg(DISTINCT b.record_id) AS record_ids
+FROM s a
+JOIN s b ON b.client_canon = a.client_canon AND b.start_time <= a.start_time
+  AND date_diff('second', b.start_time, a.start_time) < {{window_seconds}}
+GROUP BY a.client_canon, a.session_id, a.start_time
+HAVING count(DISTINCT b.token_hmac) >= {{threshold}}

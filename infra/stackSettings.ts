@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ArchiverError } from '../lib/errors/archiverError.ts';
+import { lakeSourcesSchema } from '../lib/ocsf/lakeSourceSchema.ts';
 import { TOKEN_POLICIES, type TokenPolicy } from '../lib/records/archiveRow.ts';
 
 /** Deploy-time choices, read from CDK context (`cdk.json` or `-c key=value`). */
@@ -23,7 +24,34 @@ export interface StackSettings {
   fanoutRangePages: number;
   /** Detection overrides (thresholds, allowlists, time zone), as `tunnel-archiver detect --settings` reads them. */
   detections?: unknown;
+  /** Amazon Security Lake custom sources (off when unset): see docs/security-lake.md. */
+  securityLake?: SecurityLakeSettings;
 }
+
+/** The `securityLake` context: the registered custom sources, the lake's own key if any, the settling delay. */
+export const securityLakeSchema = z.strictObject({
+  sources: lakeSourcesSchema,
+  kmsKeyArn: z
+    .string()
+    .regex(/^arn:aws[\w-]*:kms:[a-z0-9-]+:\d{12}:key\/[\w-]+$/, 'kmsKeyArn must be a KMS key ARN')
+    .optional(),
+  settleHours: z.number().int().min(0).max(72).optional(),
+});
+export type SecurityLakeSettings = z.infer<typeof securityLakeSchema>;
+
+/** An object in cdk.json, or JSON text with -c key='{...}'. */
+const jsonContext = (key: string) =>
+  z.union([
+    z.record(z.string(), z.unknown()),
+    z.string().transform((s, ctx) => {
+      try {
+        return JSON.parse(s) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `${key} must be JSON` });
+        return z.NEVER;
+      }
+    }),
+  ]);
 
 /** `-c key=value` arrives as a string, cdk.json values as JSON: accept both, reject the rest loudly. */
 const boolish = z.union([z.boolean(), z.enum(['true', 'false']).transform((s) => s === 'true')]);
@@ -67,6 +95,7 @@ const settingsSchema = z.object({
       }),
     ])
     .optional(),
+  securityLake: jsonContext('securityLake').pipe(securityLakeSchema).optional(),
 });
 
 export const SETTING_KEYS = Object.keys(settingsSchema.shape) as (keyof StackSettings)[];
@@ -88,9 +117,10 @@ export function readStackSettings(tryGetContext: (key: string) => unknown): Stac
       cause: parsed.error,
     });
   }
-  const { apiKeySecret, alarmEmail, objectLockDays, detections, ...rest } = parsed.data;
+  const { apiKeySecret, alarmEmail, objectLockDays, detections, securityLake, ...rest } = parsed.data;
   return {
     ...rest,
+    ...(securityLake === undefined ? {} : { securityLake }),
     ...(detections === undefined ? {} : { detections }),
     ...(apiKeySecret === undefined ? {} : { apiKeySecret }),
     ...(alarmEmail === undefined ? {} : { alarmEmail }),

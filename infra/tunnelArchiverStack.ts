@@ -12,6 +12,7 @@ import { ArchiveIntegrity } from './constructs/archiveIntegrity.ts';
 import { Detections } from './constructs/detections.ts';
 import { FanoutOrchestration } from './constructs/fanoutOrchestration.ts';
 import { HistoryCatalog } from './constructs/historyCatalog.ts';
+import { SecurityLakeExport } from './constructs/securityLakeExport.ts';
 import { SnapshotFunction } from './constructs/snapshotFunction.ts';
 import type { StackSettings } from './stackSettings.ts';
 
@@ -38,6 +39,8 @@ export class TunnelArchiverStack extends Stack {
   readonly fanout: FanoutOrchestration;
   /** Detections: scheduled rules in Athena, live rules in the snapshot function, findings. */
   readonly detections: Detections;
+  /** Amazon Security Lake custom sources, when the `securityLake` context names them. */
+  readonly securityLake?: SecurityLakeExport;
 
   constructor(scope: Construct, id: string, props: TunnelArchiverStackProps) {
     super(scope, id, props);
@@ -136,6 +139,17 @@ export class TunnelArchiverStack extends Stack {
       settings: settings.detections,
       snapshotFunction: this.snapshots,
     });
+    if (settings.securityLake !== undefined) {
+      const { sources, kmsKeyArn, settleHours } = settings.securityLake;
+      this.securityLake = new SecurityLakeExport(this, 'SecurityLake', {
+        bucket: this.buckets.archive,
+        table: asITable(this.table),
+        sources,
+        ...(kmsKeyArn === undefined ? {} : { kmsKeyArn }),
+        ...(settleHours === undefined ? {} : { settleHours }),
+        alarmTopic: this.alarms.topic,
+      });
+    }
     new CfnOutput(this, 'FindingsTopicArn', {
       value: this.detections.topic.topicArn,
       description: 'SNS topic new findings are published to (subscribe your pager or SIEM)',

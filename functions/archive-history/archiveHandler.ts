@@ -3,8 +3,9 @@ import { archiveOptionsFromConfig } from '../../lib/config/archiveOptionsFromCon
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
 import type { RunSummary } from '../../lib/run/runTypes.ts';
-import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
+import { updateMeta } from '../../lib/state/updateMeta.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
+import { verifyWeekly, type WeeklyVerifyResult } from '../../lib/verify/verifyWeekly.ts';
 import type { ArchiveHandlerDeps, InvocationContext, PublishReport } from '../shared/archiveHandlerDeps.ts';
 import { failureMetrics, type MetricPoint, summaryMetrics } from '../shared/runMetrics.ts';
 import { METRIC } from '../shared/telemetryNames.ts';
@@ -26,17 +27,22 @@ export function createArchiveHandler(deps: ArchiveHandlerDeps) {
     for (const p of points) metrics.addMetric(p.name, 'Count', p.value);
   };
 
-  const verify = deps.verify ?? verifyArchive;
+  const verify = deps.verify ?? verifyWeekly;
 
-  /** `{ "verify": true }`: read-only checks plus the API comparison; failures are counted, logged one by one. */
+  /**
+   * `{ "verify": true }`: the weekly check (new work in full, a rotating slice of the rest, bounded in the
+   * archive's age) plus the API comparison; failures are counted and logged one by one, and where it
+   * stands is recorded in META (`verified`), which `status` and the report show.
+   */
   const runVerify = async (): Promise<VerifyResult> => {
     logger.info('verify starting', {});
     const api = deps.createApi(await deps.getApiKey());
     const { tokenKey } = await deps.getKeys();
     // The head every run records in the state table: a bucket writer who removes the newest digests
     // cannot also rewind it, so the weekly check notices a truncated chain.
-    const head = (await deps.state.getMeta())?.chainHead;
-    let result: VerifyResult;
+    const meta = await deps.state.getMeta();
+    const head = meta?.chainHead;
+    let result: VerifyResult | WeeklyVerifyResult;
     try {
       result = await verify(
         { objects: deps.objects, clock },
@@ -48,15 +54,17 @@ export function createArchiveHandler(deps: ArchiveHandlerDeps) {
           ...(head
             ? { expectedHeads: [{ seq: head.seq, sha256: head.sha256, source: 'the state table' }] }
             : {}),
+          ...(meta?.verified ? { progress: meta.verified } : {}),
         },
       );
     } finally {
       await api.close();
     }
+    if ('weekly' in result) await recordProgress(result.weekly.progress);
     metrics.addMetric(METRIC.VerifyFailures, 'Count', result.failures.length);
     metrics.addMetric(METRIC.VerifyPending, 'Count', result.pending);
     for (const f of result.failures) logger.error('verify failure', { ...f });
-    const { days: _days, failures, ...totals } = result;
+    const { days: _days, failures, ...totals } = result as WeeklyVerifyResult;
     logger.info('verify finished', { ...totals, failures: failures.length });
     // The weekly picture of the archive: a report that cannot be written is logged, and the verify
     // result (its metrics and alarm) stands.
@@ -70,6 +78,17 @@ export function createArchiveHandler(deps: ArchiveHandlerDeps) {
       logger.error('report not written', { error: (error as Error).message });
     }
     return result;
+  };
+
+  /** Where the weekly verify stands, in META; its head only moves forward (a slower verify never rewinds it). */
+  const recordProgress = async (progress: WeeklyVerifyResult['weekly']['progress']): Promise<void> => {
+    try {
+      await updateMeta(deps.state, (fresh) =>
+        (fresh.verified?.head.seq ?? 0) > progress.head.seq ? undefined : { ...fresh, verified: progress },
+      );
+    } catch (error) {
+      logger.warn('could not record the weekly verify in META', { error: (error as Error).message });
+    }
   };
 
   return async (event: unknown, context: InvocationContext): Promise<RunSummary | VerifyResult> => {

@@ -4,7 +4,7 @@ import {
   GetQueryResultsCommand,
   StartQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
-import { projectRule, type RuleEngine } from '../../lib/detect/ruleEngine.ts';
+import { OLDEST_DAY_SQL, projectRule, type RuleEngine } from '../../lib/detect/ruleEngine.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 
 export interface AthenaEngineOptions {
@@ -25,47 +25,54 @@ export interface AthenaEngineOptions {
 export function athenaRuleEngine(client: Pick<AthenaClient, 'send'>, opts: AthenaEngineOptions): RuleEngine {
   const pollMs = opts.pollMs ?? 1000;
   const maxWaitMs = opts.maxWaitMs ?? 120_000;
-  return {
-    async runRule(sql) {
-      const query = projectRule(sql, {
-        epochMs: (c) => `CAST(to_unixtime(${c}) * 1000 AS bigint)`,
-        ids: (c) => `array_join(${c}, ',')`,
-      });
-      const started = await client.send(
-        new StartQueryExecutionCommand({
-          QueryString: query,
-          WorkGroup: opts.workGroup,
-          QueryExecutionContext: { Database: opts.database },
-        }),
-      );
-      const id = started.QueryExecutionId;
-      if (id === undefined) throw new ArchiverError('QUERY_FAILED', 'Athena returned no query execution id');
-      for (let waited = 0; ; waited += pollMs) {
-        const { QueryExecution } = await client.send(new GetQueryExecutionCommand({ QueryExecutionId: id }));
-        const state = QueryExecution?.Status?.State;
-        if (state === 'SUCCEEDED') break;
-        if (state === 'FAILED' || state === 'CANCELLED')
-          throw new ArchiverError(
-            'QUERY_FAILED',
-            `Athena query ${id} ${state}: ${QueryExecution?.Status?.StateChangeReason ?? ''}`,
-          );
-        if (waited >= maxWaitMs)
-          throw new ArchiverError('DEADLINE', `Athena query ${id} still ${state} after ${maxWaitMs} ms`);
-        await opts.sleep(pollMs);
-      }
-      const rows: Record<string, unknown>[] = [];
-      let columns: string[] | undefined;
-      let next: string | undefined;
-      do {
-        const page = await client.send(new GetQueryResultsCommand({ QueryExecutionId: id, NextToken: next }));
-        const values = (page.ResultSet?.Rows ?? []).map((r) =>
-          (r.Data ?? []).map((d) => d.VarCharValue ?? null),
+  const run = async (query: string): Promise<Record<string, unknown>[]> => {
+    const started = await client.send(
+      new StartQueryExecutionCommand({
+        QueryString: query,
+        WorkGroup: opts.workGroup,
+        QueryExecutionContext: { Database: opts.database },
+      }),
+    );
+    const id = started.QueryExecutionId;
+    if (id === undefined) throw new ArchiverError('QUERY_FAILED', 'Athena returned no query execution id');
+    for (let waited = 0; ; waited += pollMs) {
+      const { QueryExecution } = await client.send(new GetQueryExecutionCommand({ QueryExecutionId: id }));
+      const state = QueryExecution?.Status?.State;
+      if (state === 'SUCCEEDED') break;
+      if (state === 'FAILED' || state === 'CANCELLED')
+        throw new ArchiverError(
+          'QUERY_FAILED',
+          `Athena query ${id} ${state}: ${QueryExecution?.Status?.StateChangeReason ?? ''}`,
         );
-        if (columns === undefined) columns = (values.shift() ?? []).map((c) => c ?? '');
-        for (const v of values) rows.push(Object.fromEntries(columns.map((c, i) => [c, v[i] ?? null])));
-        next = page.NextToken;
-      } while (next !== undefined);
-      return rows;
+      if (waited >= maxWaitMs)
+        throw new ArchiverError('DEADLINE', `Athena query ${id} still ${state} after ${maxWaitMs} ms`);
+      await opts.sleep(pollMs);
+    }
+    const rows: Record<string, unknown>[] = [];
+    let columns: string[] | undefined;
+    let next: string | undefined;
+    do {
+      const page = await client.send(new GetQueryResultsCommand({ QueryExecutionId: id, NextToken: next }));
+      const values = (page.ResultSet?.Rows ?? []).map((r) =>
+        (r.Data ?? []).map((d) => d.VarCharValue ?? null),
+      );
+      if (columns === undefined) columns = (values.shift() ?? []).map((c) => c ?? '');
+      for (const v of values) rows.push(Object.fromEntries(columns.map((c, i) => [c, v[i] ?? null])));
+      next = page.NextToken;
+    } while (next !== undefined);
+    return rows;
+  };
+  return {
+    runRule: (sql) =>
+      run(
+        projectRule(sql, {
+          epochMs: (c) => `CAST(to_unixtime(${c}) * 1000 AS bigint)`,
+          ids: (c) => `array_join(${c}, ',')`,
+        }),
+      ),
+    async oldestDay() {
+      const oldest = (await run(OLDEST_DAY_SQL))[0]?.oldest;
+      return typeof oldest === 'string' && oldest !== '' ? oldest : undefined;
     },
   };
 }

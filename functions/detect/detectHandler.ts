@@ -1,9 +1,10 @@
 import * as z from 'zod';
 import type { Clock } from '../../lib/clock/clock.ts';
+import { deliverFinding } from '../../lib/detect/deliverFinding.ts';
 import { dueRules, type EvaluateResult, evaluateRules } from '../../lib/detect/evaluateRules.ts';
 import type { Finding } from '../../lib/detect/finding.ts';
+import type { FindingEvents } from '../../lib/detect/findingEvents.ts';
 import type { FindingLedger } from '../../lib/detect/findingLedger.ts';
-import { findingMessage } from '../../lib/detect/findingMessage.ts';
 import type { RuleEngine } from '../../lib/detect/ruleEngine.ts';
 import type { DetectionRule } from '../../lib/detect/ruleSchema.ts';
 import type { DetectionSettings } from '../../lib/detect/ruleSettings.ts';
@@ -20,6 +21,8 @@ export interface DetectHandlerDeps {
   ledger: (owner: string) => FindingLedger;
   commitFindings: (findings: readonly Finding[]) => Promise<unknown>;
   publish: (subject: string, message: string) => Promise<void>;
+  /** Every new and updated finding (EventBridge's default bus in AWS). */
+  events: FindingEvents;
   countFindings: FindingCounter;
   metrics: MetricsSink;
   clock: Clock;
@@ -34,8 +37,10 @@ const detectEvent = z.object({ rules: z.array(z.string()).optional() }).loose();
 
 /**
  * The detect Lambda without AWS: evaluates the rules that are due (Athena through `engine`), stores
- * the findings (`findings/` through the committer), claims each in the state table and publishes the
- * claimed ones to SNS with the runbook and the SQL of their rows; metrics per rule and severity.
+ * each incident in the state table's ledger (new, updated or known), stores the new and updated ones
+ * (`findings/` through the committer), puts them on EventBridge and publishes the new ones to SNS with
+ * the runbook and the SQL of their rows; what an earlier evaluation left in the outbox goes out first;
+ * metrics per rule and severity.
  */
 export function createDetectHandler(deps: DetectHandlerDeps) {
   const { logger, metrics } = deps;
@@ -57,10 +62,7 @@ export function createDetectHandler(deps: DetectHandlerDeps) {
           clock: deps.clock,
           logger,
           commitFindings: deps.commitFindings,
-          deliver: async (f, rule) => {
-            const { subject, message } = findingMessage(f, rule);
-            await deps.publish(subject, message);
-          },
+          deliver: deliverFinding({ publish: deps.publish, events: deps.events }),
         },
         { rules: due, overrides: deps.overrides },
       );
@@ -71,6 +73,8 @@ export function createDetectHandler(deps: DetectHandlerDeps) {
         due: due.map((r) => r.id),
         findings: result.findings.length,
         new: result.delivered.length,
+        updated: result.updated.length,
+        warming_up: result.warmingUp,
       });
       return { ...result, due: due.map((r) => r.id) };
     } catch (error) {

@@ -16,14 +16,16 @@ import type { Context } from 'aws-lambda';
 import { systemClock } from '../../lib/clock/clock.ts';
 import { PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
 import { loadConfig } from '../../lib/config/loadConfig.ts';
-import { dynamoFindingLedger } from '../../lib/detect/dynamoFindingLedger.ts';
 import { commitFindings } from '../../lib/detect/findingsDataset.ts';
+import { versionedFindingLedger } from '../../lib/detect/versionedFindingLedger.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
+import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
 import { s3ClientConfig, tableFromStateUrl, withCallLog } from '../shared/awsClients.ts';
 import { powertoolsFindingCounter, snsPublisher } from '../shared/awsFindingSinks.ts';
 import { DETECT_SERVICE, METRICS_NAMESPACE } from '../shared/detectTelemetry.ts';
+import { eventBridgeFindingEvents, signedPutEvents } from '../shared/eventBridgeFindingEvents.ts';
 import { lambdaDetections } from '../shared/lambdaDetections.ts';
 import { loggerPort } from '../shared/loggerPort.ts';
 import { athenaRuleEngine } from './athenaRuleEngine.ts';
@@ -57,7 +59,7 @@ const detect = createDetectHandler({
     database: DATABASE,
     sleep: (ms) => sleep(ms),
   }),
-  ledger: (owner) => dynamoFindingLedger(dynamo, table, owner),
+  ledger: (owner) => versionedFindingLedger(dynamoVersionedItems({ client: dynamo, table }), owner),
   // Through the archiver's committer: staged, listed in a manifest, published; the next archiver run digests them.
   commitFindings: (findings) =>
     commitFindings(
@@ -73,6 +75,7 @@ const detect = createDetectHandler({
       findings,
     ),
   publish: snsPublisher(sns, FINDINGS_TOPIC_ARN),
+  events: eventBridgeFindingEvents(signedPutEvents(await sns.config.region())),
   countFindings: powertoolsFindingCounter(metrics),
   metrics,
   clock: systemClock,

@@ -18,6 +18,7 @@ import {
   SERVICE_NAME,
   VERIFY_EVENT,
 } from '../../functions/shared/telemetryNames.ts';
+import { digestKeys } from '../../lib/digest/digestKeys.ts';
 import { openReportCommand, PREFIX } from './archiveBuckets.ts';
 
 export interface ArchiveIntegrityProps {
@@ -31,21 +32,19 @@ export interface ArchiveIntegrityProps {
   verifySchedule?: string;
 }
 
-/** Prefixes whose objects are published once and never replaced: the bucket policy enforces it. */
-export const WRITE_ONCE_PREFIXES = [
-  PREFIX.history,
-  PREFIX.digests,
-  PREFIX.active,
-  PREFIX.quarantine,
-] as const;
+/**
+ * Prefixes whose objects are published once and never replaced, the bucket policy enforces it: every
+ * prefix the digest chain covers, and `digests/` itself (one list, `digestKeys.writeOncePrefixes`).
+ */
+export const WRITE_ONCE_PREFIXES = digestKeys.writeOncePrefixes;
 
 export const DEFAULT_VERIFY_SCHEDULE = 'rate(7 days)';
 
 /**
  * What makes the archive tamper-evident and its own source of truth: the KMS key that signs digests,
  * the token HMAC key's secret (both kept when the stack is deleted: losing either breaks verification
- * or token lookups for good), a bucket policy that refuses any write under `history/`, `digests/` and
- * `active/` without `If-None-Match` (so no principal, not even the function's role, can replace a
+ * or token lookups for good), a bucket policy that refuses any write under the write-once prefixes
+ * without `If-None-Match` (so no principal, not even the function's role, can replace a
  * published object), and the weekly `{ "verify": true }` run with its alarm.
  */
 export class ArchiveIntegrity extends Construct {

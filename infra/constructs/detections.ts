@@ -14,44 +14,22 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct, type IDependable } from 'constructs';
 import { DETECT_SERVICE } from '../../functions/shared/detectTelemetry.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { FINDING_PK_PREFIX } from '../../lib/detect/dynamoFindingLedger.ts';
 import { FINDINGS_COLUMNS, FINDINGS_TABLE } from '../../lib/detect/findingsDataset.ts';
 import { loadRulesSync } from '../../lib/detect/loadRules.ts';
-import {
-  FINDINGS_OCSF_COLUMNS,
-  FINDINGS_OCSF_VIEW,
-  findingsOcsfSql,
-  TUNNEL_SESSIONS_OCSF_COLUMNS,
-  TUNNEL_SESSIONS_OCSF_VIEW,
-  tunnelSessionsOcsfSql,
-} from '../../lib/detect/ocsf.ts';
 import { parseDetectionSettings } from '../../lib/detect/ruleSettings.ts';
+import { FINDING_PK_PREFIX } from '../../lib/detect/versionedFindingLedger.ts';
+import { ocsfViews } from '../../lib/ocsf/ocsfViews.ts';
 import {
   ACTIVE_TABLE,
   HISTORY_TABLE,
   LOST_SESSIONS_VIEW,
   NAMED_SESSIONS_VIEW,
-  type ViewSpec,
 } from '../../lib/query/activeViews.ts';
 import { META_PK } from '../../lib/state/versionedConcerns.ts';
 import { glueView } from './activeCatalog.ts';
 import { functionLogsAndRole, LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
 import { withDetections } from './detectionsBundling.ts';
 import { DATABASE_NAME, parquetGlueTable, WORKGROUP_NAME } from './historyCatalog.ts';
-
-/** The OCSF views the stack deploys beside the findings table (their SQL and columns: lib/detect/ocsf.ts). */
-const TUNNEL_SESSIONS_OCSF: ViewSpec = {
-  name: TUNNEL_SESSIONS_OCSF_VIEW,
-  description: 'History as OCSF Tunnel Activity (class_uid 4014): an Open and a Close event per session',
-  sql: tunnelSessionsOcsfSql(),
-  columns: TUNNEL_SESSIONS_OCSF_COLUMNS,
-};
-const FINDINGS_OCSF: ViewSpec = {
-  name: FINDINGS_OCSF_VIEW,
-  description: 'Findings as OCSF Detection Finding (class_uid 2004)',
-  sql: findingsOcsfSql(),
-  columns: FINDINGS_OCSF_COLUMNS,
-};
 
 /** State items the detection code may touch: finding claims and the manifests of `findings/` partitions. */
 export const FINDING_CLAIM_PKS = `${FINDING_PK_PREFIX}*`;
@@ -104,8 +82,10 @@ export class Detections extends Construct {
       dtComment: 'UTC day the dedupe period starts, YYYY-MM-DD',
     });
     const after = [props.database, props.historyTable, this.findingsTable];
-    this.sessionsOcsfView = glueView(this, 'SessionsOcsfView', TUNNEL_SESSIONS_OCSF, after);
-    this.findingsOcsfView = glueView(this, 'FindingsOcsfView', FINDINGS_OCSF, after);
+    // The OCSF views: the very SQL `tunnel-archiver export --ocsf` runs in DuckDB (lib/ocsf).
+    const views = ocsfViews(FINDINGS_TABLE, loadRulesSync());
+    this.sessionsOcsfView = glueView(this, 'SessionsOcsfView', views.sessions, after);
+    this.findingsOcsfView = glueView(this, 'FindingsOcsfView', views.findings, after);
 
     const key = new Key(this, 'TopicKey', {
       enableKeyRotation: true,
@@ -165,9 +145,27 @@ export class Detections extends Construct {
       (snapshot as NodejsFunction).addEnvironment('FINDINGS_TOPIC_ARN', this.topic.topicArn);
       (snapshot as NodejsFunction).addEnvironment('DETECTION_SETTINGS', JSON.stringify(props.settings ?? {}));
       snapshot.role?.addToPrincipalPolicy(this.publishStatement());
+      snapshot.role?.addToPrincipalPolicy(this.putEventsStatement());
       key.grant(snapshot, 'kms:Decrypt', 'kms:GenerateDataKey');
       snapshot.role?.addToPrincipalPolicy(claimsStatement(props.table, [FINDING_CLAIM_PKS]));
     }
+  }
+
+  /** events:PutEvents on the account's default bus alone (every new and updated finding). */
+  private putEventsStatement(): PolicyStatement {
+    const stack = Stack.of(this);
+    return new PolicyStatement({
+      effect: Effect.ALLOW,
+      actions: ['events:PutEvents'],
+      resources: [
+        stack.formatArn({
+          service: 'events',
+          resource: 'event-bus',
+          resourceName: 'default',
+          arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+        }),
+      ],
+    });
   }
 
   /** sns:Publish on the findings topic alone (grantPublish would add wildcard KMS actions). */
@@ -184,6 +182,7 @@ export class Detections extends Construct {
     const stack = Stack.of(this);
     logGroup.grantWrite(role);
     role.addToPolicy(this.publishStatement());
+    role.addToPolicy(this.putEventsStatement());
     const arn = (service: string, resource: string) => {
       const [type = resource, ...name] = resource.split('/');
       return name.length === 0

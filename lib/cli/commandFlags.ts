@@ -1,5 +1,7 @@
 import { SETTINGS } from '../config/configSpec.ts';
 import { SEVERITIES } from '../detect/ruleSchema.ts';
+import { OCSF_FORMATS } from '../ocsf/exportOcsf.ts';
+import { OCSF_CLASSES } from '../ocsf/ocsfArchive.ts';
 
 export interface FlagSpec {
   type: 'string' | 'boolean';
@@ -122,6 +124,22 @@ export const COMMAND_FLAGS = {
     },
     test: { type: 'boolean', help: "run every rule's yml tests (in DuckDB, in memory) instead" },
     ...now,
+    ...help,
+  },
+  export: {
+    ocsf: { type: 'boolean', help: 'export OCSF events (the one format export writes; required)' },
+    class: {
+      type: 'string',
+      help: `${OCSF_CLASSES.join('|')}: Tunnel Activity 4014, or Detection Finding 2004`,
+    },
+    since: { type: 'string', help: 'DAY (YYYY-MM-DD): first UTC day of event time (required)' },
+    until: { type: 'string', help: 'DAY (YYYY-MM-DD): last UTC day of event time, included (required)' },
+    format: { type: 'string', help: `${OCSF_FORMATS.join('|')} (default jsonl)` },
+    out: { type: 'string', help: 'DIR to write ocsf-<class>-<since>-<until>.<format> into (required)' },
+    archive: {
+      type: 'string',
+      help: 'the archive to read: a folder or s3://bucket/prefix (default ARCHIVE_DEST); read only',
+    },
     ...help,
   },
   /** The emulator parses its own flags (`tunnel-archiver emulator --help`). */

@@ -87,6 +87,15 @@ export const COMMANDS: Record<string, Command> = {
     flags: COMMAND_FLAGS.detect,
     run: async (f, io) => (await import('./detectCommand.ts')).detectCommand(f, io),
   },
+  export: {
+    usage:
+      'export --ocsf --class sessions|findings --since DAY --until DAY --out DIR [--format parquet|jsonl]',
+    summary: 'the archive as OCSF events (sessions: Tunnel Activity 4014, findings: Detection Finding 2004)',
+    details:
+      'OCSF 1.8.0, the mapping of the Athena views tunnel_sessions_ocsf and tunnel_findings_ocsf, sorted by time.\nReads the archive only (a folder or s3://, --archive); writes one file under --out.',
+    flags: COMMAND_FLAGS.export,
+    run: async (f, io) => (await import('./exportCommand.ts')).exportCommand(f, io),
+  },
   emulator: {
     usage: 'emulator [--port N] [...]',
     summary: 'serve the upstream API emulator (see its --help)',

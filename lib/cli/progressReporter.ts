@@ -17,7 +17,8 @@ export function progressReporter(
           `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${e.done}/${e.total} days  ${records} new records  (${e.day})`,
         );
       } else {
-        lines.progress(`day ${e.day} done (${e.done}/${e.total}), ${e.newRecords} new records`);
+        const ended = e.cut ? 'cut by the deadline, goes on next run' : 'done';
+        lines.progress(`day ${e.day} ${ended} (${e.done}/${e.total}), ${e.newRecords} new records`);
       }
     },
     finish: () => lines.end(),

@@ -2,6 +2,7 @@ import { systemClock } from '../clock/clock.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
 import { SETTINGS } from '../config/configSpec.ts';
 import { EMULATOR_PAID_KEY, startEmulator } from '../emulator/startEmulator.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
 import type { CliIo } from './cliIo.ts';
 import { reportHint } from './defaultReportPath.ts';
 import type { CliFlags } from './parseCliFlags.ts';
@@ -29,6 +30,11 @@ export async function startCommand(flags: CliFlags, io: CliIo): Promise<number> 
       io.stdout.write(whereToLook(ctx.config, DEFAULT_DEST) + reportHint(ctx.config.dest, DEFAULT_DEST));
     return exitCodeOfRun(summary);
   }
+  if (flags.values['base-url'] !== undefined)
+    throw new ArchiverError(
+      'CONFIG_INVALID',
+      'start takes --base-url only with TUNNEL_API_KEY set: without a key it archives the embedded emulator',
+    );
   // Validate first with a stand-in URL: the emulator's own is known only once it listens.
   runContext(flags, io, { baseUrl: 'http://127.0.0.1', apiKey: EMULATOR_PAID_KEY });
   const now = parseNow(flags.values.now);

@@ -5,6 +5,7 @@ import { offsetClock } from '../clock/offsetClock.ts';
 import { loadConfig } from '../config/loadConfig.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { archiveStatus, readStatusInputs } from '../status/archiveStatus.ts';
+import { describeVerified } from '../verify/describeVerified.ts';
 import { buildStores, localDestDir, localStateDirOf } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { cliLogger, resolveLogFormat, stderrLines } from './cliLog.ts';
@@ -67,6 +68,7 @@ export async function statusCommand(flags: CliFlags, io: CliIo): Promise<number>
     io.stdout.write(
       `last run: ${meta?.lastRunAt ?? 'never'}; last success: ${meta?.lastSuccessAt ?? 'never'}; gaps: ${gaps.length ? gaps.join(', ') : 'none'}\n`,
     );
+    io.stdout.write(`weekly verify: ${describeVerified(meta?.verified)}\n`);
     for (const f of failed) {
       io.stdout.write(
         `failing day ${f.day} [${f.code}] ${f.message} (failed on ${f.attempts} run(s) in a row)\n`,

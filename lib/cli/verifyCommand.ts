@@ -55,6 +55,7 @@ export async function verifyCommand(flags: CliFlags, io: CliIo): Promise<number>
         expectedHeads,
         ...(since === undefined ? {} : { since }),
         ...(api && tokenKey ? { api, tokenKey } : {}),
+        ...(flags.values.json ? {} : { onProgress: progressLine(io) }),
       },
     );
     io.stdout.write(flags.values.json ? `${JSON.stringify(result)}\n` : formatVerify(result, objects.url));
@@ -63,6 +64,14 @@ export async function verifyCommand(flags: CliFlags, io: CliIo): Promise<number>
     await api?.close();
     await objects.close?.();
   }
+}
+
+/** Every 100th file, a line on stderr: how far the full check is (files and MiB, of the files listed). */
+function progressLine(io: CliIo): (done: { files: number; bytes: number; listed: number }) => void {
+  return ({ files, bytes, listed }) => {
+    if (files % 100 !== 0) return;
+    io.stderr.write(`verify: ${files} of ${listed} files checked (${(bytes / 2 ** 20).toFixed(1)} MiB)\n`);
+  };
 }
 
 /**

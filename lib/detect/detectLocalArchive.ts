@@ -9,6 +9,7 @@ import { chainHeadMatches } from '../digest/chainHeadMatches.ts';
 import type { DigestSigner } from '../digest/digestSigner.ts';
 import { pendingDigest } from '../digest/pendingDigest.ts';
 import type { Logger } from '../log/logger.ts';
+import { chainHeadAfter } from '../state/chainHeadAfter.ts';
 import type { StateStore } from '../state/stateStore.ts';
 import { updateMeta } from '../state/updateMeta.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
@@ -78,12 +79,11 @@ export async function detectLocalArchive(
         { objects, signer, clock, logger, state },
         { runId, scans: [], pending: known?.pendingDigest ?? [], ...(head ? { head } : {}) },
       );
-      await updateMeta(state, (fresh) => ({
-        ...pendingDigest.without(fresh, new Set(d.settled)),
-        ...((fresh.chainHead?.seq ?? 0) < d.seq
-          ? { chainHead: { seq: d.seq, key: d.key, sha256: d.sha256, at: d.createdAt } }
-          : {}),
-      })).catch((e: unknown) => {
+      await updateMeta(state, (fresh) => {
+        // The head only moves forward (a run may have written a newer digest meanwhile).
+        const chainHead = chainHeadAfter(fresh, d);
+        return { ...pendingDigest.without(fresh, new Set(d.settled)), ...(chainHead ? { chainHead } : {}) };
+      }).catch((e: unknown) => {
         logger.warn('could not record the new chain head', { error: (e as Error).message });
       });
     }

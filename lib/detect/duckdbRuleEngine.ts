@@ -1,6 +1,6 @@
 import { ArchiverError } from '../errors/archiverError.ts';
 import { ATHENA_MACROS, DUCKDB_SESSION } from '../query/duckdbShims.ts';
-import { projectRule, type RuleEngine } from './ruleEngine.ts';
+import { OLDEST_DAY_SQL, projectRule, type RuleEngine } from './ruleEngine.ts';
 
 export interface DuckDbRuleEngine extends RuleEngine {
   run(sql: string): Promise<void>;
@@ -24,6 +24,11 @@ export async function duckdbRuleEngine(setup: readonly string[]): Promise<DuckDb
     },
     query: async (sql) =>
       (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[],
+    async oldestDay() {
+      const rows = (await connection.runAndReadAll(OLDEST_DAY_SQL)).getRowObjectsJson();
+      const oldest = rows[0]?.oldest;
+      return typeof oldest === 'string' ? oldest : undefined;
+    },
     async runRule(sql) {
       try {
         const reader = await connection.runAndReadAll(

@@ -1,11 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
-import type { Day } from '../clock/day.ts';
+import { type Day, toDay } from '../clock/day.ts';
 import type { CommitResult, DatasetWriter, PartitionCommitter } from '../commit/partitionCommitter.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { ATHENA_TYPE, type ColumnSpec, schemaElements } from '../parquet/historySchema.ts';
 import { DEFAULT_PARQUET_COMPRESSION, parquetCompressors } from '../parquet/parquetCompression.ts';
-import { readStringColumn } from '../parquet/readHistoryParquet.ts';
+import { readRowGroups } from '../parquet/readHistoryParquet.ts';
+import { sha256Hex } from '../records/sha256Hex.ts';
 import type { Finding } from './finding.ts';
 
 type FindingColumn = ColumnSpec<Omit<Finding, 'dt'>>;
@@ -26,8 +27,11 @@ const COLUMNS: readonly FindingColumn[] = [
   { name: 'hits', kind: 'int', nullable: false },
   { name: 'record_ids', kind: 'string_list', nullable: false },
   { name: 'dedupe_key', kind: 'string', nullable: false },
-  { name: 'period_start', kind: 'timestamp', nullable: false },
   { name: 'detected_at', kind: 'timestamp', nullable: false },
+  { name: 'rule_uid', kind: 'string', nullable: false },
+  { name: 'updated_at', kind: 'timestamp', nullable: false },
+  { name: 'revision', kind: 'int', nullable: false },
+  { name: 'record_count', kind: 'int', nullable: false },
 ];
 
 /** Glue columns of the findings table, in file order (the stack's table and the local views use these). */
@@ -58,17 +62,28 @@ async function writeFindingsParquet(rows: readonly Finding[], localPath: string)
   return { rows: rows.length };
 }
 
+/** A row's id in its partition (32 hex): the incident's id for its first revision, a hash of id and revision after. */
+const rowIdOf = (f: Pick<Finding, 'finding_id' | 'revision'>) =>
+  f.revision === 0 ? f.finding_id : sha256Hex(`${f.finding_id}#${f.revision}`).slice(0, 32);
+
 async function collect<T>(rows: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const r of rows) out.push(r);
   return out;
 }
 
-/** `findings/`: one row per finding, deduped by `finding_id` (the same finding in its period is one row). */
+/**
+ * `findings/`: one row per incident revision that was delivered (new, then each update), keyed by
+ * `finding_id` and `revision`, in the partition of the day it was written.
+ */
 export const findingsWriter: DatasetWriter<Finding> = {
   dataset: 'findings',
-  idOf: (row) => row.finding_id,
-  readIds: (bytes) => readStringColumn(bytes, 'finding_id'),
+  idOf: (row) => rowIdOf(row),
+  readIds: async function* (source) {
+    for await (const rows of readRowGroups(source, ['finding_id', 'revision']))
+      for (const row of rows)
+        yield rowIdOf({ finding_id: String(row.finding_id), revision: Number(row.revision ?? 0) });
+  },
   // A handful of findings per evaluation: one file, written from memory.
   write: async (rows, localPath) => writeFindingsParquet(await collect(rows), localPath),
 };
@@ -83,17 +98,15 @@ export async function commitFindings(
   findings: readonly Finding[],
 ): Promise<CommitResult> {
   const byDt = new Map<Day, Finding[]>();
-  for (const f of findings) byDt.set(f.dt, [...(byDt.get(f.dt) ?? []), f]);
+  for (const f of findings) {
+    const dt = toDay(f.updated_at);
+    byDt.set(dt, [...(byDt.get(dt) ?? []), f]);
+  }
   const total: CommitResult = { newRecords: 0, files: 0, bytes: 0 };
   for (const [dt, rows] of [...byDt].sort(([a], [b]) => a.localeCompare(b))) {
-    const r = await committer.commit(
-      findingsWriter,
-      dt,
-      new Set(rows.map((f) => f.finding_id)),
-      async function* () {
-        for (const f of rows) yield [f.finding_id, f] as const;
-      },
-    );
+    const r = await committer.commit(findingsWriter, dt, new Set(rows.map(rowIdOf)), async function* () {
+      for (const f of rows) yield [rowIdOf(f), f] as const;
+    });
     total.newRecords += r.newRecords;
     total.files += r.files;
     total.bytes += r.bytes;

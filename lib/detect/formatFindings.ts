@@ -15,8 +15,8 @@ export function findingsJson(result: EvaluateResult): Record<string, unknown>[] 
     ...f,
     first_seen: f.first_seen.toISOString(),
     last_seen: f.last_seen.toISOString(),
-    period_start: f.period_start.toISOString(),
     detected_at: f.detected_at.toISOString(),
+    updated_at: f.updated_at.toISOString(),
     new: fresh.has(f.finding_id),
   }));
 }
@@ -47,8 +47,9 @@ export function formatFindings(result: EvaluateResult): string {
       .map((c, i) => c.padEnd(widths[i] ?? 0))
       .join('  ')
       .trimEnd();
+  const warming = new Set(result.warmingUp);
   const perRule = Object.entries(result.perRule)
-    .map(([id, n]) => `${id} ${n}`)
+    .map(([id, n]) => (warming.has(id) ? `${id} warming up` : `${id} ${n}`))
     .join(', ');
   if (rows.length === 0) return `no findings (rules: ${perRule})\n`;
   return `${[line(header), ...rows.map(line)].join('\n')}\n${rows.length} finding${rows.length === 1 ? '' : 's'} (${perRule})\n`;

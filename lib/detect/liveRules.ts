@@ -1,5 +1,5 @@
 import type { ActiveObservations } from '../state/stateStore.ts';
-import { toFinding } from './evaluateRules.ts';
+import { toCandidates } from './evaluateRules.ts';
 import type { Finding, RuleHit } from './finding.ts';
 import type { DetectionRule, SettingValue } from './ruleSchema.ts';
 import { type DetectionSettings, effectiveSettings, NO_OVERRIDES, ruleEnabled } from './ruleSettings.ts';
@@ -26,6 +26,8 @@ export const LIVE_PREDICATES: Readonly<Record<string, LivePredicate>> = {
       if (observedAt.getTime() - opened.getTime() < limitMs) continue;
       hits.push({
         entity: fields.id,
+        // The token and the start are the incident's key, as the SQL's `coalesce(token_hmac, virtual_token_hmac)`
+        // and `start_time`: a tunnel alerted live and later seen in history is one incident.
         token_hmac: fields.token_hmac ?? fields.virtual_token_hmac,
         client_network: null,
         session_id: fields.id,
@@ -54,8 +56,10 @@ export function evaluateLiveRules(
   for (const rule of rules) {
     const predicate = LIVE_PREDICATES[rule.id];
     if (!rule.live || predicate === undefined || !ruleEnabled(rule, overrides)) continue;
-    for (const hit of predicate(observations, observedAt, effectiveSettings(rule, overrides)))
-      out.push(toFinding(rule, hit, observedAt, 'live'));
+    const settings = effectiveSettings(rule, overrides);
+    const exempt = new Set((Array.isArray(settings.exempt_tokens) ? settings.exempt_tokens : []).map(String));
+    const hits = predicate(observations, observedAt, settings).filter((h) => !exempt.has(h.token_hmac ?? ''));
+    out.push(...toCandidates(rule, hits, observedAt, 'live'));
   }
   return out;
 }

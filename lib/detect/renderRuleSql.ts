@@ -1,23 +1,24 @@
 import { addDays, type Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { HISTORY_TABLE } from '../query/activeViews.ts';
+import { sqlString } from '../query/sqlString.ts';
+import { canonicalAddressSql } from './canonicalAddress.ts';
+import { cidrPrefixes } from './exemptNetworks.ts';
 import type { SettingValue } from './ruleSchema.ts';
 
-/**
- * The client network of `client_address`: IPv4 /24 (`198.51.100.0/24`), IPv6 /48 as the first three
- * groups as written (`2001:db8:aa::/48`; an address compressed inside them, `2001:db8::1`, keeps its
- * spelling: an approximation documented in docs/detections.md). One expression for both engines.
- */
-export const CLIENT_NETWORK_SQL = `CASE WHEN strpos(client_address, ':') = 0
-    THEN regexp_extract(client_address, '^(\\d+\\.\\d+\\.\\d+)\\.', 1) || '.0/24'
-    ELSE regexp_extract(lower(client_address), '^([0-9a-f]*:[0-9a-f]*:[0-9a-f]*)', 1) || '::/48' END`;
-
 export interface RuleWindow {
+  /** First day read (the evaluation's lookback and the rule's window before it). */
   since: Day;
   until: Day;
+  /** The evaluation's time: a session without an end is open until it. */
+  now: Date;
+  /** The rule's sliding window in seconds (`{{window_seconds}}`). */
+  windowSeconds?: number;
 }
 
 const WORD = /^[A-Za-z0-9_./+-]+$/;
 const PLACEHOLDER = /\{\{(\w+)\}\}/g;
+const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 
 /** An allowlist of domain suffixes as one regular expression (`^(.*\.)?(a\.pinggy\.link|corp\.example)$`). */
 export function allowlistRegex(suffixes: readonly string[]): string {
@@ -31,32 +32,96 @@ export function allowlistRegex(suffixes: readonly string[]): string {
   return `^(.*\\.)?(${alts.join('|')})$`;
 }
 
+const invalid = (name: string, why: string) => new ArchiverError('CONFIG_INVALID', `setting ${name}: ${why}`);
+
+function words(name: string, value: SettingValue): string[] {
+  const list = Array.isArray(value) ? value : [value];
+  return list.map((v) => {
+    const s = String(v);
+    if (!WORD.test(s)) throw invalid(name, `'${s}' has characters a setting cannot hold`);
+    return s;
+  });
+}
+
+/** Settings with a rendering of their own; every other one is a number or a word. */
+const RENDER: Record<string, (name: string, value: SettingValue) => string> = {
+  time_zone: (n, v) => {
+    const zone = String(v);
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: zone });
+    } catch {
+      throw invalid(n, `'${zone}' is not an IANA time zone (e.g. Europe/Berlin)`);
+    }
+    return words(n, zone)[0] ?? '';
+  },
+  allowlist: (n, v) => allowlistRegex(words(n, v)),
+  holidays: (n, v) => {
+    const days = words(n, v);
+    for (const d of days)
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(d)) throw invalid(n, `'${d}' is not a day, YYYY-MM-DD`);
+    return days.length === 0 ? "''" : days.map(sqlString).join(', ');
+  },
+  workdays: (n, v) => {
+    const days = words(n, v).map((d) => WEEKDAYS.indexOf(d.toLowerCase().slice(0, 3)) + 1);
+    if (days.some((d) => d === 0)) throw invalid(n, `days are ${WEEKDAYS.join(', ')}`);
+    return days.length === 0 ? '0' : days.join(', ');
+  },
+};
+
 function literal(name: string, value: SettingValue): string {
+  const special = RENDER[name];
+  if (special) return special(name, value);
   if (typeof value === 'number') {
-    if (!Number.isFinite(value))
-      throw new ArchiverError('CONFIG_INVALID', `setting ${name} must be a finite number`);
+    if (!Number.isFinite(value)) throw invalid(name, 'must be a finite number');
     return String(value);
   }
-  if (Array.isArray(value)) {
-    for (const v of value) {
-      if (!WORD.test(v))
-        throw new ArchiverError('CONFIG_INVALID', `setting ${name}: '${v}' is not a domain suffix`);
-    }
-    return allowlistRegex(value);
-  }
-  if (!WORD.test(value))
-    throw new ArchiverError(
-      'CONFIG_INVALID',
-      `setting ${name}: '${value}' has characters a setting cannot hold`,
-    );
+  if (Array.isArray(value)) throw invalid(name, 'takes one value, not a list');
+  if (!WORD.test(value)) throw invalid(name, `'${value}' has characters a setting cannot hold`);
   return value;
 }
 
+const isWholeAddress = (p: string) =>
+  p.includes(':') ? p.length === 39 : p.split('.').length === 4 && !p.endsWith('.');
+
+/** The exemptions of the rule's settings as one SQL condition over `client_canon` and `token_hmac`. */
+function exemptions(settings: Readonly<Record<string, SettingValue>>): string {
+  const listed = settings.exempt_networks ?? [];
+  const nets = (Array.isArray(listed) ? listed : [listed]).map(String).flatMap(cidrPrefixes);
+  const tokens = (Array.isArray(settings.exempt_tokens) ? settings.exempt_tokens : []).map(String);
+  for (const t of tokens)
+    if (!/^[A-Za-z0-9_:+/=-]+$/.test(t)) throw invalid('exempt_tokens', `'${t}' is not a token digest`);
+  const conds = [
+    ...nets.map((p) =>
+      // A whole address is compared as it is (`203.0.113.8` must not take in `203.0.113.80`).
+      isWholeAddress(p) ? `client_canon = ${sqlString(p)}` : `client_canon LIKE ${sqlString(`${p}%`)}`,
+    ),
+    ...(tokens.length > 0 ? [`token_hmac IN (${tokens.map(sqlString).join(', ')})`] : []),
+  ];
+  return conds.length === 0 ? '' : `\n  WHERE NOT coalesce(${conds.join(' OR ')}, false)`;
+}
+
 /**
- * The rule's SQL with every `{{name}}` replaced: the window (`since`, `until`, and `baseline_since`
- * = since − `baseline_days`), the client-network expression, and the rule's settings as literals
- * (numbers, words, allowlists as a regex). Values are checked, so a setting cannot inject SQL; a
- * placeholder with no value is `CONFIG_INVALID`.
+ * `{{sessions}}`: history as sessions, each once (its latest revision: the last archived row of its
+ * `session_id`), with `client_canon`, `client_network` and `end_at` (the end, or now for a session
+ * still open), without the rule's exempted networks and tokens; read from `{{since}}` (or
+ * `{{baseline_since}}`: `{{baseline_sessions}}`) to `{{until}}`.
+ */
+export function sessionsSql(
+  settings: Readonly<Record<string, SettingValue>>,
+  from: 'since' | 'baseline_since' = 'since',
+): string {
+  const latest = `(SELECT * FROM (
+    SELECT r.*, row_number() OVER (PARTITION BY session_id ORDER BY archived_at DESC, record_id DESC) AS revision_rank
+    FROM ${HISTORY_TABLE} r WHERE dt >= '{{${from}}}' AND dt <= '{{until}}'
+  ) latest WHERE revision_rank = 1)`;
+  return `(SELECT c.*, coalesce(end_time, {{now}}) AS end_at FROM (${canonicalAddressSql(latest)}) c${exemptions(settings)})`;
+}
+
+/**
+ * The rule's SQL with every `{{name}}` replaced: `{{sessions}}` (see {@link sessionsSql}), the window
+ * (`since`, `until`, `now`, `window_seconds`, and `baseline_since` = since − `baseline_days`), and the
+ * rule's settings as literals (numbers, words, an allowlist as a regex, days as lists). Values are
+ * checked, so a setting cannot inject SQL; a placeholder with no value is `CONFIG_INVALID`.
  */
 export function renderRuleSql(
   template: string,
@@ -66,15 +131,24 @@ export function renderRuleSql(
   const values: Record<string, string> = {
     since: window.since,
     until: window.until,
-    client_network: CLIENT_NETWORK_SQL,
+    now: `CAST(from_iso8601_timestamp('${window.now.toISOString()}') AS timestamp)`,
+    window_seconds: String(Math.round(window.windowSeconds ?? 0)),
   };
-  for (const [k, v] of Object.entries(settings)) values[k] = literal(k, v);
+  for (const [k, v] of Object.entries(settings)) {
+    if (k === 'exempt_networks' || k === 'exempt_tokens') continue;
+    values[k] = literal(k, v);
+  }
   const baseline = settings.baseline_days;
   if (typeof baseline === 'number') values.baseline_since = addDays(window.since, -baseline);
-  return template.replace(PLACEHOLDER, (_, name: string) => {
-    const v = values[name];
-    if (v === undefined)
-      throw new ArchiverError('CONFIG_INVALID', `the rule's SQL names {{${name}}}, which has no value`);
-    return v;
-  });
+  const fill = (sql: string) =>
+    sql.replace(PLACEHOLDER, (_, name: string) => {
+      const v = values[name];
+      if (v === undefined)
+        throw new ArchiverError('CONFIG_INVALID', `the rule's SQL names {{${name}}}, which has no value`);
+      return v;
+    });
+  values.sessions = fill(sessionsSql(settings));
+  if (values.baseline_since !== undefined)
+    values.baseline_sessions = fill(sessionsSql(settings, 'baseline_since'));
+  return fill(template);
 }

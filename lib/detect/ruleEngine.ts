@@ -1,5 +1,7 @@
 import * as z from 'zod';
+import type { Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { HISTORY_TABLE } from '../query/activeViews.ts';
 import type { RuleHit } from './finding.ts';
 
 /**
@@ -9,7 +11,12 @@ import type { RuleHit } from './finding.ts';
  */
 export interface RuleEngine {
   runRule(sql: string): Promise<Record<string, unknown>[]>;
+  /** The archive's oldest day of history (the warm-up of rules with a baseline), or undefined when empty. */
+  oldestDay(): Promise<Day | undefined>;
 }
+
+/** The query behind `oldestDay`, the same in both engines (a partition column: cheap in Athena). */
+export const OLDEST_DAY_SQL = `SELECT min(dt) AS oldest FROM ${HISTORY_TABLE} WHERE dt >= '1970-01-01'`;
 
 const epochMs = z.union([z.number(), z.string(), z.bigint()]).transform((v) => new Date(Number(v)));
 const count = z.union([z.number(), z.string(), z.bigint()]).transform((v) => Number(v));

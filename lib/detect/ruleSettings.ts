@@ -3,11 +3,13 @@ import { parse } from 'yaml';
 import * as z from 'zod';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { formatIssues } from '../records/formatIssues.ts';
+import { renderRuleSql } from './renderRuleSql.ts';
 import { type DetectionRule, type SettingValue, settingValue } from './ruleSchema.ts';
 
 /**
  * A deployment's overrides (a settings file locally, the `detections` CDK context in AWS): settings
- * for every rule that has them (e.g. `time_zone`), and per rule (`threshold`, an allowlist, `enabled`).
+ * for every rule that has them (e.g. `time_zone`, `holidays`, `exempt_networks`), and per rule
+ * (`threshold`, an allowlist, exemptions, `enabled`).
  * The SQL never changes; it names settings as `{{name}}`.
  */
 export const detectionSettingsSchema = z.strictObject({
@@ -15,6 +17,15 @@ export const detectionSettingsSchema = z.strictObject({
   rules: z.record(z.string(), z.record(z.string(), z.union([settingValue, z.boolean()]))).default({}),
 });
 export type DetectionSettings = z.infer<typeof detectionSettingsSchema>;
+
+/**
+ * Settings every rule has: client networks (CIDR) and token digests (`token_hmac`) it leaves out, such
+ * as an office NAT or a CI bot's token. Set for all rules under `settings`, or per rule.
+ */
+export const EXEMPTIONS: Readonly<Record<'exempt_networks' | 'exempt_tokens', SettingValue>> = {
+  exempt_networks: [],
+  exempt_tokens: [],
+};
 
 export const NO_OVERRIDES: DetectionSettings = { settings: {}, rules: {} };
 
@@ -34,8 +45,23 @@ export function parseDetectionSettings(
     const rule = rules.find((r) => r.id === id);
     if (!rule) throw new ArchiverError('CONFIG_INVALID', `${where}: no rule '${id}'`);
     for (const name of Object.keys(values)) {
-      if (name !== 'enabled' && name !== 'threshold' && !(name in rule.settings))
+      if (name !== 'enabled' && name !== 'threshold' && !(name in EXEMPTIONS) && !(name in rule.settings))
         throw new ArchiverError('CONFIG_INVALID', `${where}: rule '${id}' has no setting '${name}'`);
+    }
+  }
+  // Every value renders now (a bad network, day or time zone fails here, naming the file, not in a run).
+  for (const rule of rules) {
+    if (!ruleEnabled(rule, parsed.data)) continue;
+    try {
+      renderRuleSql(rule.sql, effectiveSettings(rule, parsed.data), {
+        since: '2026-01-01',
+        until: '2026-01-01',
+        now: new Date(0),
+      });
+    } catch (cause) {
+      throw new ArchiverError('CONFIG_INVALID', `${where}: rule '${rule.id}': ${(cause as Error).message}`, {
+        cause,
+      });
     }
   }
   return parsed.data;
@@ -61,7 +87,7 @@ export function effectiveSettings(
   rule: DetectionRule,
   overrides: DetectionSettings,
 ): Record<string, SettingValue> {
-  const out: Record<string, SettingValue> = { threshold: rule.threshold, ...rule.settings };
+  const out: Record<string, SettingValue> = { threshold: rule.threshold, ...EXEMPTIONS, ...rule.settings };
   for (const [k, v] of Object.entries(overrides.settings)) if (k in out) out[k] = v;
   for (const [k, v] of Object.entries(overrides.rules[rule.id] ?? {})) if (typeof v !== 'boolean') out[k] = v;
   return out;

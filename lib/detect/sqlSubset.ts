@@ -1,4 +1,5 @@
 import { SHIMMED_FUNCTIONS } from '../query/duckdbShims.ts';
+import { sessionsSql } from './renderRuleSql.ts';
 
 /**
  * Functions that mean the same in Athena (Trino) and DuckDB, checked on both engines (docs/detections.md
@@ -23,6 +24,10 @@ export const SHARED_FUNCTIONS: ReadonlySet<string> = new Set([
   'date_trunc',
   'hour',
   'row_number',
+  'replace',
+  'substr',
+  'lpad',
+  'split_part',
   ...SHIMMED_FUNCTIONS,
 ]);
 
@@ -79,8 +84,11 @@ function stripCommentsAndStrings(sql: string): string {
  * {@link SHARED_FUNCTIONS}, constructs that differ, and reads of a table without a `dt >= {{since}}`
  * (or `{{baseline_since}}`) filter for Athena's partition pruning. Empty = inside the subset.
  */
-export function checkSqlSubset(sql: string): string[] {
+export function checkSqlSubset(template: string): string[] {
   const issues: string[] = [];
+  const sql = template
+    .replaceAll('{{sessions}}', () => sessionsSql({}))
+    .replaceAll('{{baseline_sessions}}', () => sessionsSql({}, 'baseline_since'));
   const code = stripCommentsAndStrings(sql);
   for (const [re, why] of FORBIDDEN) if (re.test(code)) issues.push(why);
   for (const m of code.matchAll(/\b([A-Za-z_][A-Za-z0-9_]*)\s*\(/g)) {

@@ -1,26 +1,44 @@
 import { ArchiverError } from '../errors/archiverError.ts';
+import { sha256Hex } from '../records/sha256Hex.ts';
 import type { VersionedItems } from '../state/versionedItems.ts';
-import { FINDING_PK_PREFIX } from './dynamoFindingLedger.ts';
-import type { FindingLedger } from './findingLedger.ts';
+import type { FindingLedger, LedgerEntry } from './findingLedger.ts';
+
+/** Key prefix of the ledger's items in the state table (beside `DAY#`, `PART#`, ...). */
+export const FINDING_PK_PREFIX = 'FINDING#';
+/** The outbox: the dedupe keys whose delivery an evaluation began and may not have finished. */
+export const FINDING_OUTBOX_PK = `${FINDING_PK_PREFIX}OUTBOX`;
+
+async function conditional(put: () => Promise<void>): Promise<boolean> {
+  try {
+    await put();
+    return true;
+  } catch (error) {
+    if (ArchiverError.is(error, 'CONFLICT')) return false;
+    throw error;
+  }
+}
 
 /**
- * The ledger on the versioned-item primitive (local mode's state folder): one item per finding id,
- * created at version 0, so of two evaluations exactly one creates it; a claim that meets the item reads
- * it back and is ours only when it names this `owner`, as on DynamoDB (`dynamoFindingLedger`).
+ * The ledger on the versioned-item primitive: DynamoDB in AWS (`dynamoVersionedItems` on the state
+ * table), the state folder locally. One item per dedupe key (`FINDING#<sha256>`), one for the outbox.
  */
 export function versionedFindingLedger(items: VersionedItems, owner: string): FindingLedger {
+  const pk = (key: string) => `${FINDING_PK_PREFIX}${sha256Hex(key).slice(0, 40)}`;
   return {
-    async claim(findingId, dedupeKey, expiresAt) {
-      const pk = `${FINDING_PK_PREFIX}${findingId}`;
-      const data = JSON.stringify({ dedupeKey, owner, expiresAt: Math.ceil(expiresAt.getTime() / 1000) });
-      try {
-        await items.put(pk, 0, data);
-        return true;
-      } catch (error) {
-        if (!ArchiverError.is(error, 'CONFLICT')) throw error;
-        const held = await items.get(pk);
-        return held !== undefined && (JSON.parse(held.data) as { owner?: unknown }).owner === owner;
-      }
+    owner,
+    async read(key) {
+      const held = await items.get(pk(key));
+      return held && { version: held.version, entry: JSON.parse(held.data) as LedgerEntry };
     },
+    write: (key, version, entry) => conditional(() => items.put(pk(key), version, JSON.stringify(entry))),
+    async readOutbox() {
+      const held = await items.get(FINDING_OUTBOX_PK);
+      return {
+        version: held?.version ?? 0,
+        keys: held ? ((JSON.parse(held.data) as { keys?: string[] }).keys ?? []) : [],
+      };
+    },
+    writeOutbox: (version, keys) =>
+      conditional(() => items.put(FINDING_OUTBOX_PK, version, JSON.stringify({ keys }))),
   };
 }

@@ -26,4 +26,16 @@ export const digestKeys = {
     archiveKeys.findingsPrefix,
     archiveKeys.quarantinePrefix,
   ] as const,
+  /**
+   * Prefixes whose objects are published once and never replaced: every prefix the chain covers, and
+   * the chain itself. The bucket policy (infra) is built from this list, so a data set the digests
+   * start to cover is write-once by the same change.
+   */
+  writeOncePrefixes: [
+    archiveKeys.historyPrefix,
+    archiveKeys.activePrefix,
+    archiveKeys.findingsPrefix,
+    archiveKeys.quarantinePrefix,
+    archiveKeys.digestsPrefix,
+  ] as const,
 };

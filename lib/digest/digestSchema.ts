@@ -3,12 +3,17 @@ import { canonicalJson } from '../records/canonicalJson.ts';
 import { SIGNATURE_ALGORITHMS } from './digestSigner.ts';
 
 export const DIGEST_FORMAT_VERSION = 1;
+/**
+ * Revision of docs/digest-format.md: a change to its text that leaves the bytes of a digest alone gets a
+ * new revision; a change to the bytes gets a new DIGEST_FORMAT_VERSION.
+ */
+export const DIGEST_SPEC_REVISION = 2;
 
 /**
  * One file as a digest lists it. `rows`, `min`, `max` are null when the file is not Parquet: a
  * quarantined record (`dataset: 'quarantine'`, JSON), or a data file that could not be read.
  */
-export const digestFileSchema = z.object({
+export const digestFileSchema = z.strictObject({
   key: z.string(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   bytes: z.number().int().nonnegative(),
@@ -21,20 +26,20 @@ export const digestFileSchema = z.object({
 });
 
 /** A day the run that wrote the digest scanned: lets verify tell late sessions from missing ones. */
-export const digestScanSchema = z.object({
+export const digestScanSchema = z.strictObject({
   day: z.string(),
   scannedAt: z.string(),
   complete: z.boolean(),
 });
 
-export const digestBodySchema = z.object({
+export const digestBodySchema = z.strictObject({
   format: z.literal(DIGEST_FORMAT_VERSION),
   seq: z.number().int().positive(),
   runId: z.string(),
   createdAt: z.string(),
   keyId: z.string(),
   algorithm: z.enum(SIGNATURE_ALGORITHMS),
-  previous: z.object({ key: z.string(), sha256: z.string() }).nullable(),
+  previous: z.strictObject({ key: z.string(), sha256: z.string() }).nullable(),
   scans: z.array(digestScanSchema),
   files: z.array(digestFileSchema),
 });
@@ -53,8 +58,11 @@ export type DigestBody = z.infer<typeof digestBodySchema>;
 export type Digest = z.infer<typeof digestSchema>;
 export type PublicKeyInfo = z.infer<typeof publicKeyInfoSchema>;
 
-/** The exact bytes a digest's signature covers: canonical JSON of every member except `signature`. */
-export function signedBytes(digest: DigestBody | Digest): Uint8Array {
-  const { signature: _omit, ...body } = digest as Digest;
+/**
+ * The exact bytes a digest's signature covers: canonical JSON of every member except `signature`. A
+ * verifier passes the JSON as stored (every member, known or not), never a parsed copy a schema trimmed.
+ */
+export function signedBytes(digest: DigestBody | Digest | Record<string, unknown>): Uint8Array {
+  const { signature: _omit, ...body } = digest as Record<string, unknown>;
   return new TextEncoder().encode(canonicalJson(body));
 }

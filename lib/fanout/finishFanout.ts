@@ -1,4 +1,3 @@
-import { gunzipSync } from 'node:zlib';
 import * as z from 'zod';
 import type { Day } from '../clock/day.ts';
 import { toDay } from '../clock/day.ts';
@@ -11,6 +10,7 @@ import { runStages } from '../run/runStages.ts';
 import type { ArchiveDeps, ArchiveOptions, DayResult, FailedDay, RunSummary } from '../run/runTypes.ts';
 import type { DayState, WalkProgress } from '../state/stateStore.ts';
 import { loadWalkIds, saveWalkIds } from '../walk/carriedRows.ts';
+import { addIdLines } from '../walk/idLines.ts';
 import { STALLED_PASSES } from '../walk/walkDay.ts';
 import {
   type FanoutItem,
@@ -169,7 +169,7 @@ async function concludePass(
   const carried = union.size;
   for (const r of found) {
     const bytes = await deps.objects.get(r.idsKey);
-    for (const id of bytes ? gunzipSync(bytes).toString('utf8').split('\n') : []) if (id) union.add(id);
+    if (bytes) await addIdLines(bytes, union);
   }
   const totals = new Set([...(before?.totals ?? []), ...found.flatMap((r) => r.totals)]);
   const total = Math.max(0, ...totals);
@@ -225,6 +225,7 @@ async function concludePass(
       shortfall,
       passes: pass,
       pages,
+      pagesThisRun: pages,
       files: found.reduce((a, r) => a + r.files, 0),
       bytes: found.reduce((a, r) => a + r.bytes, 0),
       sealed: next.sealed,

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { gzipSync } from 'node:zlib';
 import { unboundedBudget } from '../clock/deadlineBudget.ts';
 import { PartitionCommitter } from '../commit/partitionCommitter.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
@@ -14,6 +13,7 @@ import { runStages } from '../run/runStages.ts';
 import type { ArchiveDeps, ArchiveOptions } from '../run/runTypes.ts';
 import type { Lease } from '../state/stateStore.ts';
 import { loadWalkIds } from '../walk/carriedRows.ts';
+import { gzipIdLines } from '../walk/idLines.ts';
 import type { WalkSink } from '../walk/walkDay.ts';
 import { walkRange } from '../walk/walkRange.ts';
 import { type FanoutWalkInput, fanoutKeys, type ItemOutcome, type RangeItem } from './fanoutTypes.ts';
@@ -139,7 +139,7 @@ async function archiveRange(
       },
     );
     const idsKey = fanoutKeys.rangeIds(input.orchestrationId, item.id);
-    await deps.objects.put(idsKey, gzipSync([...sink.ids].join('\n'), { level: 1 }));
+    await deps.objects.put(idsKey, await gzipIdLines(sink.ids));
     return {
       id: item.id,
       day: item.day,

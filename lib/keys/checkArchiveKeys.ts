@@ -8,6 +8,8 @@ import type { ObjectStore } from '../store/objectStore.ts';
 
 /** Where the archive records which keys it was written with (fingerprints only, never a key). */
 export const KEY_CHECK_KEY = digestKeys.keyCheck;
+/** What `tokenKeyCheck` is the HMAC of (UTF-8, under the token key): docs/digest-format.md §7. */
+export const TOKEN_KEY_CHECK_INPUT = 'tunnel-archiver/token-key-check/v1';
 
 const keyCheckSchema = z.looseObject({
   tokenKeyCheck: z.string(),
@@ -33,7 +35,7 @@ export async function checkArchiveKeys(
   keys: { tokenKey: Uint8Array; signer: DigestSigner },
 ): Promise<void> {
   const mine = {
-    tokenKeyCheck: tokenHmac(keys.tokenKey, 'tunnel-archiver/token-key-check/v1'),
+    tokenKeyCheck: tokenHmac(keys.tokenKey, TOKEN_KEY_CHECK_INPUT),
     signingKeySha256: createHash('sha256')
       .update(await keys.signer.publicKeyPem())
       .digest('hex'),

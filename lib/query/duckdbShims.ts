@@ -13,6 +13,10 @@ export const ATHENA_MACROS = [
   'CREATE MACRO approx_distinct(x) AS count(DISTINCT x)',
   'CREATE MACRO regexp_like(s, p) AS regexp_matches(s, p)',
   'CREATE MACRO from_iso8601_timestamp(s) AS CAST(s AS TIMESTAMPTZ)',
+  // Seconds since the epoch as a double in both (the OCSF mapping's epoch milliseconds).
+  'CREATE MACRO to_unixtime(t) AS epoch(t)',
+  // Trino: the 1-based element of an array, NULL past its end (DuckDB's element_at is for maps).
+  'CREATE MACRO element_at(a, i) AS list_extract(a, i)',
 ];
 
 /** Session settings that make DuckDB answer like Athena (whose session time zone is UTC). */

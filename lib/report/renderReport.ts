@@ -1,3 +1,4 @@
+import { describeVerified } from '../verify/describeVerified.ts';
 import { ageOf, esc, figure, table } from './html.ts';
 import { renderCalendar } from './renderCalendar.ts';
 import { liveChart, sessionsByModeChart } from './renderCharts.ts';
@@ -73,6 +74,7 @@ function health(m: ReportModel): string {
       'last successful run',
       s ? figure('status.meta.lastSuccessAt', s.meta?.lastSuccessAt ?? 'never') : 'no state',
     ],
+    ['weekly verify', s ? figure('status.meta.verified', describeVerified(s.meta?.verified)) : 'no state'],
     [
       'last digest',
       `${figure('verify.lastDigestAt', h.lastDigestAt ?? 'never')} (${ageOf(h.lastDigestAt, now)})`,

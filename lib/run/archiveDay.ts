@@ -11,6 +11,7 @@ import { keyRecord } from '../records/keyedRecord.ts';
 import type { DayState } from '../state/stateStore.ts';
 import { CarriedRows, loadWalkIds, saveWalkIds } from '../walk/carriedRows.ts';
 import { walkDay } from '../walk/walkDay.ts';
+import { walkOutlook } from '../walk/walkOutlook.ts';
 import { PartitionDrafts } from './partitionDrafts.ts';
 import { quarantineRejected } from './quarantineRejected.ts';
 import type { ArchiveDeps, ArchiveOptions, DayResult } from './runTypes.ts';
@@ -64,6 +65,12 @@ export async function archiveDay(
     // A walk an earlier run's deadline cut goes on from where it stood, with the ids it had taken (when
     // they cannot be read, it simply starts again: slower, never weaker). Under a deadline, the walk's
     // ids are remembered, so that a cut leaves them for the next run.
+    // A day scanned before has rows archived: reading their ids back starts now, beside the walk's
+    // first requests (the walk's rows wait for it in the drafts, the walk does not).
+    if (previous.totalElements !== undefined) {
+      drafts.expect(planned.day, previous.totalElements);
+      drafts.prepare(planned.day);
+    }
     const carried = previous.walk ? await loadWalkIds(objects, planned.day) : undefined;
     const resume = carried ? previous.walk : undefined;
     const sink = ctx.budget.endsAt || carried ? new CarriedRows(drafts, carried) : drafts;
@@ -81,6 +88,7 @@ export async function archiveDay(
       budget: ctx.budget,
     });
     ctx.onWalked?.();
+    const pagesThisRun = walk.pages - (resume?.pages ?? 0);
     if (walk.outsideWindow) return { kind: 'outside-window', refusal: walk.outsideWindow };
     const { newRecords, files, bytes } = await drafts.commitAll();
     if (walk.interrupted && walk.progress && sink instanceof CarriedRows)
@@ -139,6 +147,9 @@ export async function archiveDay(
         scannedAt: archivedAt.toISOString(),
         unreliableTotals: walk.unreliableTotals,
         interrupted: walk.interrupted,
+        pagesThisRun,
+        ...(resume ? { resumedAt: { pass: resume.passes, page: resume.nextPage } } : {}),
+        ...(walk.progress ? { outlook: walkOutlook(walk.progress, walk.distinct, pagesThisRun) } : {}),
       },
     };
   } finally {

@@ -109,7 +109,13 @@ export async function archiveDueDays(ctx: DueDaysContext): Promise<DueDaysOutcom
         ),
       );
     }
-    deps.onProgress?.({ done, total: due.length, day: planned.day, newRecords: result.newRecords });
+    deps.onProgress?.({
+      done,
+      total: due.length,
+      day: planned.day,
+      newRecords: result.newRecords,
+      cut: true,
+    });
   };
   /** A day that ran to its end (walked, failed or refused): the lease is renewed and progress reported. */
   const ended = async (day: Day): Promise<void> => {

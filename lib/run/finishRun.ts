@@ -2,6 +2,7 @@ import { daysAtRisk } from '../days/planDays.ts';
 import { appendDigest } from '../digest/appendDigest.ts';
 import { pendingDigest } from '../digest/pendingDigest.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { chainHeadAfter } from '../state/chainHeadAfter.ts';
 import type { ChainHead } from '../state/stateStore.ts';
 import { updateMeta } from '../state/updateMeta.ts';
 import type { DueDaysOutcome } from './archiveDueDays.ts';
@@ -114,10 +115,8 @@ export async function putMetaSafely(
   try {
     await updateMeta(deps.state, (fresh) => {
       // The head only moves forward: a slower concurrent run never records an older head over a newer one.
-      const head =
-        digest && (fresh.chainHead?.seq ?? 0) < digest.seq
-          ? { chainHead: { seq: digest.seq, key: digest.key, sha256: digest.sha256, at: digest.createdAt } }
-          : {};
+      const chainHead = chainHeadAfter(fresh, digest);
+      const head = chainHead ? { chainHead } : {};
       const base = digest ? pendingDigest.without(fresh, new Set(digest.settled)) : fresh;
       return {
         ...base,

@@ -16,10 +16,25 @@ const MAX_EXPECTED = 2_000_000;
 /** `relieveHeap` runs every 2048 rows taken. */
 const RELIEF_EVERY_MASK = 2047;
 
+/**
+ * Rows a partition keeps waiting while the ids it already holds are read back (about 16 MiB of records at
+ * a page of 2,000): past it, `add` makes the walk wait for the read.
+ */
+const MAX_WAITING = 20_000;
+
 interface Draft<Row> {
   dt: Day;
-  /** Ids the partition held when the draft opened: rows with these ids are never written again. */
-  known: IdSet;
+  /**
+   * Ids the partition held when the draft opened: rows with these ids are never written again. Absent
+   * while they are read back: the walk's rows wait in `waiting` meanwhile, so the read overlaps fetching.
+   */
+  known: IdSet | undefined;
+  /** Started by `prepare`: rows wait for `known` instead of making the walk wait. */
+  prepared: boolean;
+  /** Rows new to the walk that arrived before `known` was read; each is checked against it once read. */
+  waiting: DraftCandidate<Row>[];
+  /** Settles once `known` is read and the waiting rows are written (rejects when the read failed). */
+  ready: Promise<void>;
   /** Every distinct id the walk gave this partition; those not in `known` are the rows of `file`. */
   seen: IdSet;
   file: RowFile<Row> | undefined;
@@ -53,7 +68,7 @@ export class PartitionDrafts<Row> {
   readonly #committer: PartitionCommitter;
   readonly #writer: StreamingDatasetWriter<Row>;
   readonly #opts: PartitionDraftsOptions;
-  readonly #drafts = new Map<Day, Draft<Row> | Promise<Draft<Row>>>();
+  readonly #drafts = new Map<Day, Draft<Row>>();
   #seq = 0;
   #written = 0;
   #taken = 0;
@@ -78,15 +93,18 @@ export class PartitionDrafts<Row> {
   add(candidate: DraftCandidate<Row>): undefined | Promise<void> {
     // Every few thousand rows: a bulk walk's garbage must not pile up to several times the live heap.
     if ((++this.#taken & RELIEF_EVERY_MASK) === 0) relieveHeap();
-    const dt = candidate.dt;
-    const draft = this.#drafts.get(dt);
-    if (draft === undefined) {
-      const opening = this.#open(dt);
-      this.#drafts.set(dt, opening);
-      return opening.then((d) => this.#addTo(d, candidate));
-    }
-    if (draft instanceof Promise) return draft.then((d) => this.#addTo(d, candidate));
+    const draft = this.#draftOf(candidate.dt, false);
+    // A partition not prepared is read back before its first row is taken (the walk waits once).
+    if (!draft.known && !draft.prepared) return draft.ready.then(() => this.#addTo(draft, candidate));
     return this.#addTo(draft, candidate);
+  }
+
+  /**
+   * Starts reading back the ids partition `dt` holds, before its first row arrives: a walk that resumes
+   * a day (whose rows the partition mostly holds) has them read while its first pages are on their way.
+   */
+  prepare(dt: Day): void {
+    this.#draftOf(dt, true).prepared = true;
   }
 
   /**
@@ -105,7 +123,7 @@ export class PartitionDrafts<Row> {
   /** Bytes held by the id sets of the partitions seen so far (16 bytes an id, at most half full). */
   get idBytes(): number {
     let n = 0;
-    for (const d of this.#drafts.values()) if (!(d instanceof Promise)) n += d.seen.byteLength;
+    for (const d of this.#drafts.values()) n += d.seen.byteLength;
     return n;
   }
 
@@ -119,14 +137,15 @@ export class PartitionDrafts<Row> {
     const total: CommitResult = { newRecords: 0, files: 0, bytes: 0 };
     const dts = [...this.#drafts.keys()].sort();
     for (const dt of dts) {
-      const draft = await this.#drafts.get(dt);
+      const draft = this.#drafts.get(dt);
+      if (draft) await draft.ready;
       if (!draft?.file) continue;
       const file = draft.file;
       const written = await file.finish();
       try {
         const c = await this.#committer.commitDraft(this.#writer, dt, {
           path: file.path,
-          ids: draft.seen.without(draft.known),
+          ids: draft.seen.without(draft.known ?? new IdSet()),
           rows: written.rows,
         });
         total.newRecords += c.newRecords;
@@ -142,26 +161,55 @@ export class PartitionDrafts<Row> {
 
   /** Aborts every open draft file and frees the partitions' cached ids. */
   async discard(): Promise<void> {
-    for (const [dt, pending] of this.#drafts) {
-      const draft = await Promise.resolve(pending).catch(() => undefined);
-      await draft?.file?.abort();
+    for (const [dt, draft] of this.#drafts) {
+      await draft.ready.catch(() => undefined);
+      await this.#creating.get(dt)?.catch(() => undefined);
+      await draft.file?.abort();
       this.#committer.forget(this.#writer.dataset, dt);
     }
     this.#drafts.clear();
   }
 
-  async #open(dt: Day): Promise<Draft<Row>> {
-    const known = await this.#committer.archivedIds(this.#writer, dt);
-    const draft: Draft<Row> = { dt, known, seen: new IdSet(this.#expected.get(dt)), file: undefined };
+  #draftOf(dt: Day, prepared: boolean): Draft<Row> {
+    const found = this.#drafts.get(dt);
+    if (found) return found;
+    const draft: Draft<Row> = {
+      dt,
+      known: undefined,
+      prepared,
+      waiting: [],
+      ready: Promise.resolve(),
+      seen: new IdSet(this.#expected.get(dt)),
+      file: undefined,
+    };
+    draft.ready = this.#committer.archivedIds(this.#writer, dt).then(async (known) => {
+      // Rows that arrive while the waiting ones are written wait too: rows keep their order.
+      while (draft.waiting.length > 0) {
+        const batch = draft.waiting.splice(0);
+        for (const candidate of batch) {
+          const pending = this.#write(draft, known, candidate);
+          if (pending) await pending;
+        }
+      }
+      draft.known = known;
+    });
+    // A failed read surfaces at the next `add` that waits for it, and at `commitAll`.
+    draft.ready.catch(() => undefined);
     this.#drafts.set(dt, draft);
     return draft;
   }
 
   #addTo(draft: Draft<Row>, candidate: DraftCandidate<Row>): undefined | Promise<void> {
-    const id = candidate.id;
-    if (!draft.seen.add(id)) return undefined;
+    if (!draft.seen.add(candidate.id)) return undefined;
     this.#distinct++;
-    if (draft.known.has(id)) return undefined;
+    if (draft.known) return this.#write(draft, draft.known, candidate);
+    draft.waiting.push(candidate);
+    return draft.waiting.length >= MAX_WAITING ? draft.ready : undefined;
+  }
+
+  /** Writes a row new to the walk unless the partition holds it already. */
+  #write(draft: Draft<Row>, known: IdSet, candidate: DraftCandidate<Row>): undefined | Promise<void> {
+    if (known.has(candidate.id)) return undefined;
     this.#written++;
     const row = candidate.row();
     if (draft.file) return draft.file.add(row);

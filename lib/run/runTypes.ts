@@ -11,6 +11,7 @@ import type { TokenPolicy } from '../records/archiveRow.ts';
 import type { Lease, StateStore } from '../state/stateStore.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
+import type { WalkOutlook } from '../walk/walkOutlook.ts';
 
 /** Everything a run talks to, injected. */
 export interface ArchiveDeps {
@@ -41,6 +42,8 @@ export interface ProgressEvent {
   total: number;
   day: Day;
   newRecords: number;
+  /** The deadline cut this day's walk: it goes on in the next run. */
+  cut?: boolean;
 }
 
 export interface ArchiveOptions {
@@ -110,6 +113,12 @@ export interface DayResult {
   unreliableTotals: boolean;
   /** The deadline cut the walk short; what it had was committed. */
   interrupted: boolean;
+  /** Pages this run fetched for the day (`pages` counts every run of a walk that resumed). */
+  pagesThisRun: number;
+  /** Where this run went on with a walk an earlier run's deadline cut: its pass and first page. */
+  resumedAt?: { pass: number; page: number };
+  /** When cut: what the walk still needs, and the runs that takes at this run's pace. */
+  outlook?: WalkOutlook;
 }
 
 /** The active-list snapshot this run took. */

@@ -91,6 +91,21 @@ export const archiveMetaSchema = z.looseObject({
     .array(z.looseObject({ key: z.string(), stagingKey: z.string().exactOptional(), at: z.string() }))
     .exactOptional(),
   reconciledAt: z.string().exactOptional(),
+  verified: z
+    .object({
+      at: z.string(),
+      head: z.object({ seq: z.number().int().positive(), key: z.string(), sha256: z.string() }),
+      boundary: z.string(),
+      objects: z.number().int().nonnegative(),
+      unlisted: z.array(z.string()),
+      rotation: z.object({
+        startedAt: z.string(),
+        nextSeq: z.number().int().positive(),
+        periodWeeks: z.number().int().positive(),
+      }),
+      fullAt: z.string().exactOptional(),
+    })
+    .exactOptional(),
   version,
 }) satisfies z.ZodType<ArchiveMeta>;
 

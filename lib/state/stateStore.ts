@@ -136,7 +136,32 @@ export interface ArchiveMeta {
   pendingDigest?: PendingDigestFile[];
   /** When a run last reconciled the state with the whole archive (listing it, reading the whole chain). */
   reconciledAt?: string;
+  /** Where the weekly verify stands: what it verified, when, and up to which head (`lib/verify/verifyWeekly.ts`). */
+  verified?: VerifyProgress;
   version: number;
+}
+
+/**
+ * The weekly verify's record. Everything written up to `head` was checked in full once; `rotation` re-checks
+ * the chain from digest 1 a slice a week, so every file is checked again within `periodWeeks`.
+ */
+export interface VerifyProgress {
+  /** When the last weekly verify ran. */
+  at: string;
+  /** The newest digest it checked (`seq`, key, SHA-256 of its bytes). */
+  head: { seq: number; key: string; sha256: string };
+  /**
+   * The store's own time of that digest (its `LastModified`): objects written later are new to the next
+   * check, which compares with the store's clock only, never the verifier's.
+   */
+  boundary: string;
+  /** Objects under the listed prefixes written up to `boundary` and accounted for (listed by a digest). */
+  objects: number;
+  /** Objects the checks found that no digest lists: reported every week while they stay. */
+  unlisted: string[];
+  rotation: { startedAt: string; nextSeq: number; periodWeeks: number };
+  /** When the whole archive was last checked in full (the first weekly verify, or a full `verify`). */
+  fullAt?: string;
 }
 
 /** A data file (any dataset) or quarantined record noted for the next digest. */

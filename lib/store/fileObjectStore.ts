@@ -95,10 +95,12 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
     return path.join(root, ...key.split('/'));
   };
 
-  const statFile = async (file: string): Promise<number | undefined> => {
+  const statFile = async (file: string): Promise<number | undefined> => (await statObject(file))?.size;
+
+  const statObject = async (file: string): Promise<{ size: number; modifiedAt: Date } | undefined> => {
     try {
       const s = await stat(file);
-      return s.isFile() ? s.size : undefined;
+      return s.isFile() ? { size: s.size, modifiedAt: s.mtime } : undefined;
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;
@@ -155,8 +157,8 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
       if (entry.isDirectory()) {
         yield* walk(full, key);
       } else if (entry.isFile()) {
-        const size = await statFile(full);
-        if (size !== undefined) yield { key, size };
+        const info = await statObject(full);
+        if (info !== undefined) yield { key, ...info };
       }
     }
   }

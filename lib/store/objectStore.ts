@@ -2,6 +2,15 @@
 export interface ObjectInfo {
   key: string;
   size: number;
+  /** When the object was written, by the store's clock (S3 `LastModified`, a file's mtime), when the store says. */
+  modifiedAt?: Date;
+}
+
+/** What a store holds about an object's bytes without reading them. */
+export interface StoredChecksum {
+  size: number;
+  /** Lower-case hex SHA-256 of the whole object, when the store computed one at write time. */
+  sha256?: string;
 }
 
 /**
@@ -32,6 +41,12 @@ export interface ObjectStore {
   getRange(key: string, start: number, end: number, into?: Uint8Array): Promise<Uint8Array | undefined>;
   /** Size of the object, or `undefined` when absent. */
   head(key: string): Promise<ObjectInfo | undefined>;
+  /**
+   * The full-object SHA-256 the store keeps for `key` (S3 `ChecksumSHA256` of `FULL_OBJECT` type), without
+   * reading the object; `sha256` absent when it keeps none; `undefined` when the object is absent. Stores
+   * that never keep one leave the method out, and a verifier reads the bytes instead.
+   */
+  storedChecksum?(key: string): Promise<StoredChecksum | undefined>;
   /** All objects whose key starts with `prefix`, across every listing page. */
   list(prefix: string): AsyncIterable<ObjectInfo>;
   /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import {
@@ -57,6 +58,13 @@ function isNotFound(error: unknown): boolean {
   );
 }
 
+/** SHA-256 (base64) of a local file, streamed: the full-object checksum S3 checks and keeps. */
+async function sha256Base64OfFile(localPath: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(localPath)) hash.update(chunk as Buffer);
+  return hash.digest('base64');
+}
+
 /** `CopySource` is `bucket/key` URL-encoded per segment (keys carry `=` from Hive partitions). */
 function copySource(bucket: string, key: string): string {
   // '=' (Hive partitions) is kept literal: S3 accepts it, and s3rver does not decode '%3D'.
@@ -104,6 +112,10 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
       Key: fullKey(key),
       Body: bytes,
       ContentLength: bytes.byteLength,
+      // S3 checks and keeps the object's full SHA-256, which the weekly verify compares with the digest
+      // without a read. Sent as a header computed here (the SDK's own would stream it as an aws-chunked
+      // trailer, which S3-compatible servers store as part of the body).
+      ChecksumSHA256: createHash('sha256').update(bytes).digest('base64'),
       // A page opened from a presigned URL must be served as HTML, not downloaded.
       ...(key.endsWith('.html') ? { ContentType: 'text/html; charset=utf-8' } : {}),
       ...condition,
@@ -115,10 +127,17 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
     async putFile(key, localPath) {
       try {
         const { size } = await stat(localPath);
+        const checksum = await sha256Base64OfFile(localPath);
         const body = createReadStream(localPath);
         try {
           await client.send(
-            new PutObjectCommand({ Bucket: bucket, Key: fullKey(key), Body: body, ContentLength: size }),
+            new PutObjectCommand({
+              Bucket: bucket,
+              Key: fullKey(key),
+              Body: body,
+              ContentLength: size,
+              ChecksumSHA256: checksum,
+            }),
           );
         } finally {
           body.destroy();
@@ -194,6 +213,24 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
       }
     },
 
+    async storedChecksum(key) {
+      try {
+        const out = await client.send(
+          new HeadObjectCommand({ Bucket: bucket, Key: fullKey(key), ChecksumMode: 'ENABLED' }),
+        );
+        const size = out.ContentLength ?? 0;
+        // A multipart upload's checksum is of its parts (COMPOSITE, `…-N`): not the object's SHA-256.
+        const full = out.ChecksumType === undefined || out.ChecksumType === 'FULL_OBJECT';
+        const sha = out.ChecksumSHA256;
+        return full && sha !== undefined && !sha.includes('-')
+          ? { size, sha256: Buffer.from(sha, 'base64').toString('hex') }
+          : { size };
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw storeFailed(`cannot stat ${where(key)}`, error);
+      }
+    },
+
     async *list(prefix): AsyncGenerator<ObjectInfo> {
       let token: string | undefined;
       do {
@@ -211,7 +248,11 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
         }
         for (const obj of page.Contents ?? []) {
           if (obj.Key === undefined || !obj.Key.startsWith(rootSlash)) continue;
-          yield { key: obj.Key.slice(rootSlash.length), size: obj.Size ?? 0 };
+          yield {
+            key: obj.Key.slice(rootSlash.length),
+            size: obj.Size ?? 0,
+            ...(obj.LastModified ? { modifiedAt: obj.LastModified } : {}),
+          };
         }
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token !== undefined);
@@ -236,6 +277,8 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
                 CopySource: copySource(bucket, fullKey(fromKey)),
                 // Write-once: the bucket policy refuses a copy into history/ without it.
                 IfNoneMatch: '*',
+                // The published object keeps a full-object SHA-256 of its own (computed by S3 on copy).
+                ChecksumAlgorithm: 'SHA256',
               }),
             );
             await deleteKey(fromKey);

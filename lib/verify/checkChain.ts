@@ -2,6 +2,7 @@ import { digestKeys } from '../digest/digestKeys.ts';
 import { signedBytes } from '../digest/digestSchema.ts';
 import { verifySignature } from '../digest/digestSigner.ts';
 import type { DigestChain } from '../digest/readDigestChain.ts';
+import { strictBase64 } from '../digest/strictBase64.ts';
 import type { VerifyFailure } from './verifyTypes.ts';
 
 /**
@@ -9,7 +10,11 @@ import type { VerifyFailure } from './verifyTypes.ts';
  * each digest links to its predecessor by key and SHA-256, and each signature verifies under the
  * published key. Pure over the chain already read.
  */
-export function checkChain(chain: DigestChain): VerifyFailure[] {
+export function checkChain(
+  chain: DigestChain,
+  /** A part of the chain: the position its first entry holds (no hole reported before it, no empty chain). */
+  segment?: { from: number },
+): VerifyFailure[] {
   const failures: VerifyFailure[] = [];
   const pk = chain.publicKey;
   if (chain.publicKeyError) {
@@ -21,7 +26,7 @@ export function checkChain(chain: DigestChain): VerifyFailure[] {
       message: 'the public key is not published: no digest can be checked',
     });
   }
-  if (chain.entries.length === 0) {
+  if (chain.entries.length === 0 && !segment) {
     failures.push({
       kind: 'chain',
       object: digestKeys.digest(1),
@@ -33,7 +38,7 @@ export function checkChain(chain: DigestChain): VerifyFailure[] {
   }
   let prev: DigestChain['entries'][number] | undefined;
   for (const entry of chain.entries) {
-    const expectedSeq = (prev?.seq ?? 0) + 1;
+    const expectedSeq = prev ? prev.seq + 1 : (segment?.from ?? 1);
     for (let s = expectedSeq; s < entry.seq; s++) {
       const missing = digestKeys.digest(s);
       failures.push({
@@ -75,12 +80,24 @@ export function checkChain(chain: DigestChain): VerifyFailure[] {
         });
       }
     }
-    if (pk) {
-      const signature = Buffer.from(d.signature, 'base64');
+    const signature = strictBase64(d.signature);
+    if (!signature) {
+      failures.push({
+        kind: 'signature',
+        object: entry.key,
+        message: `${entry.key}: the signature is not canonical standard base64 (padded, + and /): another spelling of a signature is not the signature`,
+      });
+    } else if (pk) {
+      // Over the JSON as stored, every member: never over what a schema kept of it.
       const valid =
         d.keyId === pk.info.keyId &&
         d.algorithm === pk.info.algorithm &&
-        verifySignature({ algorithm: d.algorithm, publicKeyPem: pk.pem, data: signedBytes(d), signature });
+        verifySignature({
+          algorithm: d.algorithm,
+          publicKeyPem: pk.pem,
+          data: signedBytes(entry.stored ?? d),
+          signature,
+        });
       if (!valid) {
         failures.push({
           kind: 'signature',

@@ -39,6 +39,7 @@ export async function checkFiles(
   keepIds: (dt: string) => boolean = () => false,
   /** Check only objects of partitions (and quarantine days) from this day on; the rest is skipped unread. */
   since?: string,
+  onProgress?: (done: { files: number; bytes: number; listed: number }) => void,
 ): Promise<FileCheck> {
   const inScope = (key: string) => since === undefined || (dataKeyInfo(key).dt ?? '') >= since;
   async function* inScopeOf(all: AsyncIterable<ObjectInfo>): AsyncGenerator<ObjectInfo> {
@@ -68,6 +69,8 @@ export async function checkFiles(
   const duplicates = new Map<string, { a: string; b: string; n: number }>();
   let files = 0;
   let rows = 0;
+  let seen = 0;
+  let bytes = 0;
   for (const prefix of digestKeys.listedPrefixes) {
     const quarantine = prefix === archiveKeys.quarantinePrefix;
     // Up to READ_CONCURRENCY files are read and hashed ahead, in order; ids are still checked one file at a time.
@@ -78,6 +81,9 @@ export async function checkFiles(
     for await (const { o, read } of facts) {
       if (!read) continue; // removed between list and read
       present.add(o.key);
+      seen++;
+      bytes += o.size;
+      onProgress?.({ files: seen, bytes, listed: listed.size });
       if (!quarantine) files++;
       const { source, count, sha } = read;
       rows += count ?? 0;
@@ -173,7 +179,7 @@ export async function checkFiles(
 }
 
 /** Footer row count and SHA-256 of a stored object, by ranged reads; undefined when it is gone. */
-async function readFileFacts(
+export async function readFileFacts(
   objects: ObjectStore,
   o: ObjectInfo,
   parquet: boolean,
@@ -193,7 +199,7 @@ async function readFileFacts(
  * The ids of one partition, with the file each came from: one `IdSet` per file, and one for the whole
  * partition so that the common case (a new id) is a single lookup; only a double searches the files.
  */
-class PartitionIds {
+export class PartitionIds {
   readonly #all = new IdSet();
   readonly #files: { key: string; ids: IdSet }[] = [];
 

@@ -1,6 +1,6 @@
 import { readActiveRows } from '../active/activeParquet.ts';
 import type { ActiveRow } from '../active/activeRow.ts';
-import { toDay } from '../clock/day.ts';
+import { addDays, type Day, toDay } from '../clock/day.ts';
 import { archiveKeys } from '../commit/archiveKeys.ts';
 import { readRowGroups } from '../parquet/readHistoryParquet.ts';
 import { objectSource } from '../store/byteSource.ts';
@@ -11,6 +11,11 @@ export interface LostSessionOptions {
   /** History's ingestion lag and the next archiver run (default 24 h), as in the loss view. */
   graceHours?: number;
   now: Date;
+  /**
+   * Read only the active partitions from this day on (the weekly verify: what it reads does not grow with
+   * the archive's age); without it, every observation, as the loss view reads them.
+   */
+  activeSince?: Day;
 }
 
 /**
@@ -23,10 +28,19 @@ export interface LostSessionOptions {
  */
 export async function countLostSessions(objects: ObjectStore, opts: LostSessionOptions): Promise<number> {
   const last = new Map<string, ActiveRow>();
-  for await (const o of objects.list(archiveKeys.activePrefix)) {
-    if (!o.key.endsWith('.parquet')) continue;
-    const bytes = await objects.get(o.key);
-    if (!bytes) continue;
+  if (opts.activeSince === undefined) {
+    for await (const o of objects.list(archiveKeys.activePrefix))
+      if (o.key.endsWith('.parquet')) await observe(o.key);
+  } else {
+    for (let day = opts.activeSince; day <= toDay(opts.now); day = addDays(day, 1)) {
+      for await (const o of objects.list(`${archiveKeys.activePrefix}dt=${day}/`)) {
+        if (o.key.endsWith('.parquet')) await observe(o.key);
+      }
+    }
+  }
+  async function observe(key: string): Promise<void> {
+    const bytes = await objects.get(key);
+    if (!bytes) return;
     for (const r of await readActiveRows(bytes)) {
       const prev = last.get(r.id);
       const later =

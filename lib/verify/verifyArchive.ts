@@ -34,6 +34,8 @@ export interface VerifyOptions {
    * check stays full.
    */
   since?: Day;
+  /** Told after each file is checked (files and bytes so far, of how many listed): for a progress line. */
+  onProgress?: (done: { files: number; bytes: number; listed: number }) => void;
 }
 
 /**
@@ -66,6 +68,7 @@ export async function verifyArchive(
     chain,
     (dt) => options.api !== undefined && dt >= from && dt <= to,
     options.since,
+    options.onProgress,
   );
   failures.push(...files.failures);
   const result: VerifyResult = {

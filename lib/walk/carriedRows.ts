@@ -1,8 +1,8 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Day } from '../clock/day.ts';
 import { IdSet } from '../ids/idSet.ts';
 import type { KeyedRecord } from '../records/keyedRecord.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
+import { addIdLines, gzipIdLines } from './idLines.ts';
 import type { WalkSink } from './walkDay.ts';
 
 /** Where the ids of a walk the deadline cut are kept for the next run (beside the staged files, never swept). */
@@ -37,7 +37,7 @@ export class CarriedRows implements WalkSink {
 
 /** Saves a cut walk's ids (hex lines, gzipped): overwritten by the next cut of the day, ignored once it ends. */
 export async function saveWalkIds(objects: ObjectStore, day: Day, ids: IdSet): Promise<void> {
-  await objects.put(walkIdsKey(day), gzipSync([...ids].join('\n'), { level: 1 }));
+  await objects.put(walkIdsKey(day), await gzipIdLines(ids));
 }
 
 /** The ids an earlier cut walk of `day` saved, or undefined when there are none (or they cannot be read). */
@@ -45,9 +45,8 @@ export async function loadWalkIds(objects: ObjectStore, day: Day): Promise<IdSet
   const bytes = await objects.get(walkIdsKey(day));
   if (bytes === undefined) return undefined;
   try {
-    const text = gunzipSync(bytes).toString('utf8');
     const ids = new IdSet();
-    for (const id of text.split('\n')) if (id) ids.add(id);
+    await addIdLines(bytes, ids);
     return ids;
   } catch {
     return undefined;

@@ -113,6 +113,21 @@ export interface WalkResult {
 /** Why a walk stopped before its rules ended it, as a value. */
 type Stop = { kind: 'interrupted' } | { kind: 'outside-window'; error: ArchiverError };
 
+/** The pass under way: where it began, what it planned, the lengths of its pages and those absorbed. */
+interface Pass {
+  size: number;
+  planned: number;
+  /** First page this pass asks for (0, or where a resumed pass goes on). */
+  start: number;
+  /** Rows the walk held when the pass began. */
+  passStart: number;
+  /** Items of each page fetched in this pass, by number. */
+  lengths: Map<number, number>;
+  absorbed: Set<number>;
+  /** 1 when the total fills its last page: the empty page after it is asked for with the others. */
+  endAhead: number;
+}
+
 /**
  * Collects every record of one history day. Pages are unsorted offset pages whose order may change between
  * requests, and `totalElements` is a separate, possibly stale COUNT; so the Page numbers are only hints:
@@ -126,221 +141,301 @@ type Stop = { kind: 'interrupted' } | { kind: 'outside-window'; error: ArchiverE
  * what it has (`interrupted`); a day the server refuses as outside its window ends it with `outsideWindow`.
  */
 export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions): Promise<WalkResult> {
-  const sink = options.sink;
-  const rejected = new Map<string, RejectedRecord>();
-  const resume = options.resume;
-  const totals = new Set<number>(resume?.totals ?? []);
-  let total = Math.max(0, ...totals);
+  const walk = new DayWalk(api, day, options);
+  while (!walk.done) await walk.next();
+  return walk.result();
+}
+
+/**
+ * One day's walk as an object that owns its state (`walkDay` runs it): `next()` walks one pass (going on
+ * with a pass an earlier run began, first), `done` says whether the rules ended the walk, `result()` sums
+ * it up. Between passes everything the rules read is a field: the totals seen, the rows the short pages
+ * proved, the passes and pages so far, the stall count and why the walk stopped.
+ */
+export class DayWalk {
+  readonly #api: UpstreamApi;
+  readonly #day: Day;
+  readonly #options: WalkOptions;
+  readonly #rejected = new Map<string, RejectedRecord>();
+  readonly #totals: Set<number>;
   /** Rows the server really had, by offset arithmetic on a pass's short last page: `last * size + length`. */
-  let observed = resume?.observed ?? 0;
-  let pages = resume?.pages ?? 0;
-  // A resumed pass is counted once: it goes on, it does not start again.
-  let passes = resume ? resume.passes - 1 : 0;
-  let stalled = resume?.stalled ?? 0;
-  /** The current pass, for the progress an interruption stores. */
-  let current = { size: 0, planned: 0, start: 0, passStart: 0, absorbed: new Set<number>() };
-  let complete = false;
-  let stop: Stop | undefined;
-  const budget = options.budget;
-  const signal = budget?.signal();
-  const opts = signal ? { signal } : {};
-  const collected = () => sink.distinct + rejected.size;
+  #observed: number;
+  #pages: number;
+  #passes: number;
+  #stalled: number;
+  #complete = false;
+  #stop: Stop | undefined;
+  /** The earlier run's pass to go on with, until the first `next()` takes it. */
+  #resume: WalkProgress | undefined;
+  #pass: Pass = emptyPass(0);
+  /** Pages the pass before planned (whether page 1 is worth guessing). */
+  #lastPlanned = 0;
+  /** At most `concurrency` requests in flight, whichever page they are for (see the port's gate). */
+  readonly #requests: Limiter;
+  readonly #absorbRows: (page: HistoryPage) => Promise<void>;
+  readonly #requestOptions: { signal?: AbortSignal };
+
+  constructor(api: UpstreamApi, day: Day, options: WalkOptions) {
+    this.#api = api;
+    this.#day = day;
+    this.#options = options;
+    const resume = options.resume;
+    this.#totals = new Set(resume?.totals ?? []);
+    this.#observed = resume?.observed ?? 0;
+    this.#pages = resume?.pages ?? 0;
+    // A resumed pass is counted once: it goes on, it does not start again.
+    this.#passes = resume ? resume.passes - 1 : 0;
+    this.#stalled = resume?.stalled ?? 0;
+    this.#resume = resume !== undefined && resume.nextPage > 0 ? resume : undefined;
+    this.#requests = new Limiter(options.concurrency);
+    this.#absorbRows = pageAbsorber(options, this.#rejected);
+    const signal = options.budget?.signal();
+    this.#requestOptions = signal ? { signal } : {};
+  }
+
+  /** Whether the walk has ended: proven complete, stopped (deadline, window), stalled, or out of passes. */
+  get done(): boolean {
+    return (
+      this.#stop !== undefined ||
+      this.#complete ||
+      this.#passes >= this.#options.maxPasses ||
+      this.#stalled >= STALLED_PASSES
+    );
+  }
+
+  /** Walks one pass (to its short page, or until the walk stops) and applies the completeness rules. */
+  async next(): Promise<void> {
+    if (this.done) return;
+    this.#passes++;
+    const begun = this.#resume ? this.#goOn(this.#resume) : await this.#begin();
+    this.#resume = undefined;
+    if (!begun) return;
+    this.#lastPlanned = this.#pass.planned;
+    await this.#fetchPlanned();
+    if (this.#stop) return;
+    const last = await this.#fetchPastPlanned();
+    if (this.#stop || last === undefined) return;
+    this.#judge(last);
+  }
+
+  /** What the walk holds and proved; once stopped by the deadline, where the next run goes on. */
+  result(): WalkResult {
+    const stop = this.#stop;
+    const interrupted = stop?.kind === 'interrupted';
+    const complete = stop ? false : this.#complete;
+    const pass = this.#pass;
+    let nextPage = 0;
+    while (pass.absorbed.has(nextPage)) nextPage++;
+    return {
+      day: this.#day,
+      distinct: this.#options.sink.distinct,
+      rejected: this.#rejected,
+      totalElements: this.#total,
+      passes: this.#passes,
+      pages: this.#pages,
+      shortfall: Math.max(0, Math.max(this.#total, this.#observed) - this.#collected),
+      complete,
+      unreliableTotals: this.#unreliableTotals,
+      interrupted,
+      ...(stop?.kind === 'outside-window' ? { outsideWindow: stop.error } : {}),
+      ...(interrupted
+        ? {
+            progress: {
+              passes: Math.max(this.#passes, 1),
+              nextPage,
+              size: pass.size,
+              planned: pass.planned,
+              totals: [...this.#totals],
+              observed: this.#observed,
+              stalled: this.#stalled,
+              passStart: pass.passStart,
+              pages: this.#pages,
+            },
+          }
+        : {}),
+    };
+  }
+
+  get #total(): number {
+    return Math.max(0, ...this.#totals);
+  }
+
+  get #collected(): number {
+    return this.#options.sink.distinct + this.#rejected.size;
+  }
+
+  get #unreliableTotals(): boolean {
+    return this.#totals.size > 1 || this.#collected > this.#total;
+  }
+
+  /** Goes on with the pass an earlier run began: its pages before `nextPage` are in the sink. */
+  #goOn(resume: WalkProgress): boolean {
+    const { size, planned, nextPage: start } = resume;
+    this.#pass = { ...emptyPass(resume.passStart), size, planned, start };
+    for (let n = 0; n < start; n++) this.#pass.absorbed.add(n);
+    // Past the planned pages, the earlier run went on only because the page before was full.
+    if (start > planned - 1) this.#pass.lengths.set(start - 1, size);
+    return true;
+  }
+
+  /**
+   * Begins a fresh pass with page 0 (and page 1 beside it when the day likely holds more than one page:
+   * a round trip less a day; the guess costs one request when wrong, within the walk's "at most
+   * totalPages + 1" on a stable server). False when the walk stopped before page 0 arrived.
+   */
+  async #begin(): Promise<boolean> {
+    const options = this.#options;
+    this.#pass = emptyPass(this.#collected);
+    const guessed = morePagesLikely(this.#passes, this.#lastPlanned, options);
+    const ahead = guessed
+      ? this.#requests.runGated((gate) => this.#fetchPage(1, options.pageSize, gate))
+      : undefined;
+    ahead?.catch(() => undefined);
+    // The walk never leaves a request of its own in flight: the guess is settled before any way out.
+    const settleAhead = async () => void (await ahead?.catch(() => undefined));
+    let first: HistoryPage | undefined;
+    try {
+      first = await this.#requests.runGated((gate) => this.#fetchPage(0, options.pageSize, gate));
+    } catch (error) {
+      await settleAhead();
+      throw error;
+    }
+    if (!first) {
+      await settleAhead();
+      return false;
+    }
+    if (first.totalPages > options.maxPagesPerDay) {
+      await settleAhead();
+      throw pageLimit(this.#day, first.totalPages, options);
+    }
+    if (this.#passes === 1) options.sink.expect?.(this.#day, first.totalElements);
+    // The server may cap the page size silently: the size it echoes is the truth.
+    const size = first.size > 0 ? first.size : Math.max(itemsOf(first), 1);
+    const planned = Math.max(1, first.totalPages, Math.ceil(first.totalElements / size));
+    // A total that is a whole number of pages ends on a full page: the empty page after it, which
+    // proves the end, is asked for with the others instead of after them.
+    const endAhead = first.totalElements > 0 && first.totalElements === planned * size ? 1 : 0;
+    this.#pass = { ...this.#pass, size, planned, endAhead };
+    this.#pass.lengths.set(0, itemsOf(first));
+    this.#fetched.set(0, Promise.resolve(first));
+    // The guessed page 1 counts only if the server echoes the size page 0 echoed (a capped size is the
+    // size both pages were cut at); else it is asked again at that size.
+    if (ahead) {
+      this.#fetched.set(
+        1,
+        ahead.then((page) =>
+          page === undefined || page.size === size
+            ? page
+            : this.#requests.runGated((gate) => this.#fetchPage(1, size, gate)),
+        ),
+      );
+    }
+    return true;
+  }
+
+  /** Pages already asked for (page 0 of the pass, a page guessed ahead), by number. */
+  readonly #fetched = new Map<number, Promise<HistoryPage | undefined>>();
+
+  /**
+   * The pass's planned pages. Requests run ahead of absorbing: `concurrency` of them in flight (the load the
+   * server sees), and as many fetched pages again may wait for (or be in) `absorb`, so a page's CPU work
+   * (validation, ids, encoding) hides under the latency of the next pages instead of adding to it.
+   */
+  async #fetchPlanned(): Promise<void> {
+    const { options } = { options: this.#options };
+    const pass = this.#pass;
+    const to = Math.min(
+      Math.max(pass.planned + pass.endAhead, this.#fetched.has(1) ? 2 : 0),
+      options.maxPagesPerDay,
+    );
+    await mapLimit(
+      Array.from({ length: Math.max(0, to - pass.start) }, (_, i) => i + pass.start),
+      PAGES_HELD_PER_REQUEST * options.concurrency,
+      async (n) => {
+        const prefetched = this.#fetched.get(n);
+        this.#fetched.delete(n);
+        const page = prefetched
+          ? await prefetched
+          : this.#stop
+            ? undefined
+            : await this.#requests.runGated((gate) => this.#fetchPage(n, pass.size, gate));
+        if (page) await this.#absorb(n, page);
+      },
+    ).finally(() => {
+      // A page guessed ahead that the pass never reached (a failure stopped it) is still awaited.
+      for (const pending of this.#fetched.values()) pending.catch(() => undefined);
+      this.#fetched.clear();
+    });
+  }
+
+  /**
+   * Past the planned pages, goes on one page at a time until a short or empty page (a stale total must
+   * not end the walk). The pass's last page, or undefined when the walk stopped.
+   */
+  async #fetchPastPlanned(): Promise<number | undefined> {
+    const pass = this.#pass;
+    let last = Math.max(pass.planned - 1, pass.start - 1);
+    while ((pass.lengths.get(last) ?? 0) >= pass.size) {
+      last++;
+      if (last >= this.#options.maxPagesPerDay) throw pageLimit(this.#day, last + 1, this.#options);
+      if (pass.lengths.has(last)) continue;
+      const page = await this.#fetchPage(last, pass.size);
+      if (!page) return undefined;
+      await this.#absorb(last, page);
+    }
+    return last;
+  }
+
+  /** The rules at the end of a pass: what the short page proved, a stall, completeness. */
+  #judge(last: number): void {
+    const pass = this.#pass;
+    this.#observed = Math.max(this.#observed, last * pass.size + (pass.lengths.get(last) ?? 0));
+    const collected = this.#collected;
+    const added = collected - pass.passStart;
+    // Rows short of what a short page proved the server holds are never given up on (only maxPasses
+    // ends that walk); only a count above the content itself can stall the walk.
+    this.#stalled = added === 0 && collected >= this.#observed ? this.#stalled + 1 : 0;
+    this.#complete =
+      collected >= Math.max(this.#total, this.#observed) &&
+      (!this.#unreliableTotals || (this.#passes > 1 && added === 0));
+  }
+
+  async #absorb(n: number, page: HistoryPage): Promise<void> {
+    this.#pass.lengths.set(n, itemsOf(page));
+    this.#pages++;
+    this.#totals.add(page.totalElements);
+    await this.#absorbRows(page);
+    this.#pass.absorbed.add(n);
+  }
+
   /**
    * One page, or nothing once the walk has stopped: no page is asked for once the budget is spent, and the
    * port's two ways of saying "no more" (its request aborted by the budget: DEADLINE; the day refused:
    * OUTSIDE_WINDOW) become the walk's stop value right here, where the request is made.
    */
-  const fetchPage = async (n: number, size: number, gate?: RequestGate): Promise<HistoryPage | undefined> => {
-    if (stop) return undefined;
-    if (budget?.spent()) {
-      stop = { kind: 'interrupted' };
+  async #fetchPage(n: number, size: number, gate?: RequestGate): Promise<HistoryPage | undefined> {
+    if (this.#stop) return undefined;
+    if (this.#options.budget?.spent()) {
+      this.#stop = { kind: 'interrupted' };
       return undefined;
     }
+    const opts = this.#requestOptions;
     try {
-      return await api.historyPage(day, day, n, size, gate ? { ...opts, gate } : opts);
+      return await this.#api.historyPage(this.#day, this.#day, n, size, gate ? { ...opts, gate } : opts);
     } catch (error) {
-      if (ArchiverError.is(error, 'DEADLINE')) stop ??= { kind: 'interrupted' };
-      else if (ArchiverError.is(error, 'OUTSIDE_WINDOW')) stop ??= { kind: 'outside-window', error };
+      if (ArchiverError.is(error, 'DEADLINE')) this.#stop ??= { kind: 'interrupted' };
+      else if (ArchiverError.is(error, 'OUTSIDE_WINDOW')) this.#stop ??= { kind: 'outside-window', error };
       else throw error;
       return undefined;
     }
-  };
-
-  const absorbRows = pageAbsorber(options, rejected);
-  const absorb = async (page: HistoryPage): Promise<void> => {
-    pages++;
-    totals.add(page.totalElements);
-    total = Math.max(total, page.totalElements);
-    await absorbRows(page);
-  };
-  const itemsOf = (page: HistoryPage) => page.content.length + page.rejected.length;
-
-  {
-    let resuming = resume !== undefined && resume.nextPage > 0;
-    /**
-     * At most `concurrency` requests in flight, whichever page they are for: a slot is held while a
-     * request is sent and its body read, not while the body is parsed and validated (the port's gate).
-     */
-    const requests = new Limiter(options.concurrency);
-    /** Pages already asked for (page 0 of the pass, a page guessed ahead), by number. */
-    const fetched = new Map<number, Promise<HistoryPage | undefined>>();
-    let lastPlanned = 0;
-    while (!stop && passes < options.maxPasses && !complete && stalled < STALLED_PASSES) {
-      passes++;
-      let before = collected();
-      let size: number;
-      let planned: number;
-      let start = 1;
-      let endAhead = 0;
-      const lengths = new Map<number, number>();
-      if (resuming && resume) {
-        // Go on with the pass the earlier run began: its pages before `nextPage` are in the sink.
-        resuming = false;
-        ({ size, planned } = resume);
-        before = resume.passStart;
-        start = resume.nextPage;
-        current = { size, planned, start, passStart: before, absorbed: new Set() };
-        for (let n = 0; n < start; n++) current.absorbed.add(n);
-        // Past the planned pages, the earlier run went on only because the page before was full.
-        if (start > planned - 1) lengths.set(start - 1, size);
-      } else {
-        current = { size: 0, planned: 0, start: 0, passStart: before, absorbed: new Set() };
-        // Page 1 goes out beside page 0 (under the same limit of requests in flight) when the day likely
-        // holds more than one page: a round trip less a day. The guess costs one request when wrong,
-        // within the walk's "at most totalPages + 1" on a stable server.
-        const guessed = morePagesLikely(passes, lastPlanned, options);
-        const ahead = guessed ? requests.runGated((gate) => fetchPage(1, options.pageSize, gate)) : undefined;
-        ahead?.catch(() => undefined);
-        // The walk never leaves a request of its own in flight: the guess is settled before any way out.
-        const settleAhead = async () => void (await ahead?.catch(() => undefined));
-        let first: HistoryPage | undefined;
-        try {
-          first = await requests.runGated((gate) => fetchPage(0, options.pageSize, gate));
-        } catch (error) {
-          await settleAhead();
-          throw error;
-        }
-        if (!first) {
-          await settleAhead();
-          break;
-        }
-        if (first.totalPages > options.maxPagesPerDay) {
-          await settleAhead();
-          throw pageLimit(day, first.totalPages, options);
-        }
-        start = 0;
-        if (passes === 1) sink.expect?.(day, first.totalElements);
-        // The server may cap the page size silently: the size it echoes is the truth.
-        size = first.size > 0 ? first.size : Math.max(itemsOf(first), 1);
-        planned = Math.max(1, first.totalPages, Math.ceil(first.totalElements / size));
-        lengths.set(0, itemsOf(first));
-        // A total that is a whole number of pages ends on a full page: the empty page after it, which
-        // proves the end, is asked for with the others instead of after them.
-        if (first.totalElements > 0 && first.totalElements === planned * size) endAhead = 1;
-        current = { size, planned, start: 0, passStart: before, absorbed: new Set() };
-        fetched.set(0, Promise.resolve(first));
-        // The guessed page 1 counts only if the server echoes the size page 0 echoed (a capped size is the
-        // size both pages were cut at); else it is asked again at that size.
-        if (ahead) {
-          fetched.set(
-            1,
-            ahead.then((page) =>
-              page === undefined || page.size === size
-                ? page
-                : requests.runGated((gate) => fetchPage(1, size, gate)),
-            ),
-          );
-        }
-      }
-      lastPlanned = planned;
-      // Requests run ahead of absorbing: `concurrency` of them in flight (the load the server sees), and
-      // as many fetched pages again may wait for (or be in) `absorb`, so a page's CPU work (validation,
-      // ids, encoding) hides under the latency of the next pages instead of adding to it. Page 0 of a
-      // fresh pass is absorbed while the next pages are already on their way.
-      const to = Math.min(Math.max(planned + endAhead, fetched.has(1) ? 2 : 0), options.maxPagesPerDay);
-      await mapLimit(
-        Array.from({ length: Math.max(0, to - start) }, (_, i) => i + start),
-        PAGES_HELD_PER_REQUEST * options.concurrency,
-        async (n) => {
-          const prefetched = fetched.get(n);
-          fetched.delete(n);
-          const page = prefetched
-            ? await prefetched
-            : stop
-              ? undefined
-              : await requests.runGated((gate) => fetchPage(n, size, gate));
-          if (!page) return;
-          lengths.set(n, itemsOf(page));
-          await absorb(page);
-          current.absorbed.add(n);
-        },
-      ).finally(() => {
-        // A page guessed ahead that the pass never reached (a failure stopped it) is still awaited.
-        for (const pending of fetched.values()) pending.catch(() => undefined);
-        fetched.clear();
-      });
-      // Past the planned pages, go on until a short or empty page: a stale total must not end the walk.
-      if (stop) break;
-      let last = Math.max(planned - 1, start - 1);
-      while ((lengths.get(last) ?? 0) >= size) {
-        last++;
-        if (last >= options.maxPagesPerDay) throw pageLimit(day, last + 1, options);
-        if (lengths.has(last)) continue;
-        const page = await fetchPage(last, size);
-        if (!page) break;
-        lengths.set(last, itemsOf(page));
-        await absorb(page);
-        current.absorbed.add(last);
-      }
-      if (stop) break;
-      observed = Math.max(observed, last * size + (lengths.get(last) ?? 0));
-      const addedThisPass = collected() - before;
-      // Rows short of what a short page proved the server holds are never given up on (only maxPasses
-      // ends that walk); only a count above the content itself can stall the walk.
-      stalled = addedThisPass === 0 && collected() >= observed ? stalled + 1 : 0;
-      const unreliable = unreliableTotals();
-      complete =
-        collected() >= Math.max(total, observed) && (!unreliable || (passes > 1 && addedThisPass === 0));
-    }
   }
-  const interrupted = stop?.kind === 'interrupted';
-  if (stop) complete = false;
-  let nextPage = 0;
-  while (current.absorbed.has(nextPage)) nextPage++;
-
-  function unreliableTotals(): boolean {
-    return totals.size > 1 || collected() > total;
-  }
-
-  return {
-    day,
-    distinct: sink.distinct,
-    rejected,
-    totalElements: total,
-    passes,
-    pages,
-    shortfall: Math.max(0, Math.max(total, observed) - collected()),
-    complete,
-    unreliableTotals: unreliableTotals(),
-    interrupted,
-    ...(stop?.kind === 'outside-window' ? { outsideWindow: stop.error } : {}),
-    ...(interrupted
-      ? {
-          progress: {
-            passes: Math.max(passes, 1),
-            nextPage,
-            size: current.size,
-            planned: current.planned,
-            totals: [...totals],
-            observed,
-            stalled,
-            passStart: current.passStart,
-            pages,
-          },
-        }
-      : {}),
-  };
 }
+
+function emptyPass(passStart: number): Pass {
+  return { size: 0, planned: 0, start: 0, passStart, lengths: new Map(), absorbed: new Set(), endAhead: 0 };
+}
+
+const itemsOf = (page: HistoryPage): number => page.content.length + page.rejected.length;
 
 /**
  * Whether page 1 is worth asking for beside page 0: with room for two requests, on a later pass when the

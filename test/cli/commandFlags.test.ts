@@ -70,6 +70,13 @@ describe('COMMAND_FLAGS', () => {
     expect(checked).toBeGreaterThan(100);
   });
 
+  it('start refuses --base-url without a key: it would archive the embedded emulator instead', async () => {
+    const { io, err } = captureIo({ ARCHIVE_DEST: `file://${dir}/archive` });
+    expect(await main(['start', '--base-url', 'http://127.0.0.1:9'], io)).toBe(USAGE_ERROR);
+    expect(err()).toContain('start takes --base-url only with TUNNEL_API_KEY set');
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it('a flag no command takes is an unknown flag', async () => {
     expect(await refused('run', 'bogus')).toContain('unknown flag --bogus; see tunnel-archiver run --help');
   });

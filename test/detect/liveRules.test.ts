@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { snapshotActive } from '../../lib/active/snapshotActive.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
-import { claimAndDeliver } from '../../lib/detect/evaluateRules.ts';
+import { recordIncidents } from '../../lib/detect/evaluateRules.ts';
 import type { Finding } from '../../lib/detect/finding.ts';
 import { memoryFindingLedger } from '../../lib/detect/findingLedger.ts';
 import { evaluateLiveRules } from '../../lib/detect/liveRules.ts';
@@ -54,10 +54,17 @@ async function runSnapshots(
         tokenKey: TOKEN_KEY,
         afterSnapshot: async (observations, observedAt) => {
           const findings = evaluateLiveRules(observations, observedAt, ruleSet, overrides);
-          await claimAndDeliver(
-            { ledger, deliver: async (finding) => void alerts.push({ at: observedAt, finding }) },
+          await recordIncidents(
+            {
+              ledger,
+              logger: silentLogger,
+              deliver: async (finding, _rule, status) => {
+                if (status === 'new') alerts.push({ at: observedAt, finding });
+              },
+            },
             findings,
             (id) => ruleSet.find((r) => r.id === id),
+            observedAt,
           );
         },
       },

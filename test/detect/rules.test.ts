@@ -20,7 +20,7 @@ describe('detections/', () => {
         r.tests.some((t) => t.findings.length === 0),
         r.id,
       ).toBe(true);
-      expect(r.mitre, r.id).toContain('T1572');
+      expect(r.attack.techniques, r.id).toContain('T1572');
     }
   });
 
@@ -31,6 +31,7 @@ describe('detections/', () => {
       const rendered = renderRuleSql(rule.sql, effectiveSettings(rule, NO_OVERRIDES), {
         since: '2026-03-01',
         until: '2026-03-02',
+        now: new Date('2026-03-03T00:00:00Z'),
       });
       expect(rendered).toMatch(/dt >= '20\d\d-\d\d-\d\d'/);
     },

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import type { CfnElement } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -138,6 +139,60 @@ describe('README and docs/', () => {
         s.readBy.join(', '),
       ]),
     );
+  });
+
+  it('names each function among the readers of every variable the stack sets for it', () => {
+    const functions = {
+      'archive-history': stack.archiver.fn,
+      fanout: stack.fanout.fn,
+      'snapshot-active': stack.snapshots.fn,
+      detect: stack.detections.fn,
+    } as const;
+    const resources = template.toJSON().Resources as Record<
+      string,
+      { Properties: { Environment?: { Variables?: Record<string, unknown> } } }
+    >;
+    for (const [reader, fn] of Object.entries(functions)) {
+      const id = stack.getLogicalId(fn.node.defaultChild as CfnElement);
+      const set = Object.keys(resources[id]?.Properties.Environment?.Variables ?? {}).filter(
+        (v) => !v.startsWith('POWERTOOLS_') && !v.startsWith('AWS_') && v !== 'NODE_OPTIONS',
+      );
+      expect(set.length, reader).toBeGreaterThan(2);
+      for (const variable of set) {
+        const spec = SETTINGS.find((s) => s.env === variable);
+        expect(spec, `${reader} is given ${variable}, which the config spec lacks`).toBeDefined();
+        expect(spec?.readBy as readonly string[], `${variable} lists ${reader} among its readers`).toContain(
+          reader,
+        );
+      }
+    }
+  });
+
+  it("draws the schedules of the README's diagram as the stack synthesizes them", () => {
+    const diagram = /```mermaid\n([\s\S]*?)```/.exec(README)?.[1] ?? '';
+    const rules = Object.values(template.findResources('AWS::Events::Rule')).map((r) => ({
+      expression: (r as { Properties: { ScheduleExpression?: string } }).Properties.ScheduleExpression,
+      targets: JSON.stringify((r as { Properties: { Targets?: unknown } }).Properties.Targets),
+    }));
+    const startedBy = (construct: { node: { defaultChild?: unknown } }) =>
+      rules.filter((r) =>
+        r.targets.includes(`"${stack.getLogicalId(construct.node.defaultChild as CfnElement)}"`),
+      );
+    const edges: [string, { node: { defaultChild?: unknown } }, string][] = [
+      ['-->|every 6 h by default| SM', stack.fanout.stateMachine, 'rate(6 hours)'],
+      ['-->|weekly verify| L', stack.archiver.fn, 'rate(7 days)'],
+      ['-->|every 5 min| SN', stack.snapshots.fn, 'rate(5 minutes)'],
+      ['-->|every 5 min| DE', stack.detections.fn, 'rate(5 minutes)'],
+    ];
+    for (const [edge, target, expression] of edges) {
+      expect(diagram, edge).toContain(
+        `EB${edge.startsWith('-->|every 6') ? '[EventBridge schedules] ' : ' '}${edge}`,
+      );
+      expect(
+        startedBy(target).map((r) => r.expression),
+        edge,
+      ).toEqual([expression]);
+    }
   });
 
   it('the exit code table is the CLI’s', () => {

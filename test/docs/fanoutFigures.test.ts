@@ -1,9 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { FanoutFigures } from '../../bench/fanoutSimulation.ts';
+import type { UnionMemory } from '../../bench/finishUnionMemory.ts';
+import { readStackSettings } from '../../infra/stackSettings.ts';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
-const results = JSON.parse(read('bench/RESULTS.json')) as { fanout?: FanoutFigures };
+const results = JSON.parse(read('bench/RESULTS.json')) as {
+  fanout?: FanoutFigures;
+  finishUnion?: UnionMemory[];
+};
+/** The fan-out concurrency the stack deploys when cdk.json and the context say nothing. */
+const deployed = readStackSettings(() => undefined).fanoutConcurrency;
 
 /** Millions, as the pages write them: `1.12M`, `44M`. */
 const millions = (n: number): string => `${Number((n / 1_000_000).toFixed(2))}M`;
@@ -15,12 +22,31 @@ describe('the account sizes README and docs/fanout.md state are those bench/RESU
     expect(f?.wallMinutes.map((w) => w.concurrency)).toEqual([1, 4, 16]);
   });
 
-  it("README's first lines: the largest day one Lambda and the fan-out serve, and a 2M day's time at 16", () => {
-    const top = read('README.md').split('\n').slice(0, 15).join('\n');
+  it("README's first lines: each size figure with its bench case, a 2M day's time at the stack's default concurrency", () => {
+    const top = read('README.md').split('\n').slice(0, 20).join('\n');
     expect(top).toContain(`**${millions(f.largestDayOneLambda)} sessions**`);
-    expect(top).toContain(`**${millions(f.largestDayFanout)} sessions**`);
-    expect(top).toContain(`**${f.wallMinutes.find((w) => w.concurrency === 16)?.minutes} min**`);
+    expect(top).toContain(
+      `**${f.wallMinutes.find((w) => w.concurrency === deployed)?.minutes} min** at the stack's **${deployed}** workers`,
+    );
+    expect(top).toContain('not measured on AWS (`fanout-2M`)');
+    const biggest = (results.finishUnion ?? []).reduce<UnionMemory | undefined>(
+      (a, u) => (a === undefined || u.rows > a.rows ? u : a),
+      undefined,
+    );
+    expect(biggest, 'finish-union measured (npm run bench -- --only=finish-union)').toBeDefined();
+    expect(top).toContain(
+      `**${Math.round((biggest?.rows ?? 0) / 1e6)}M-session** day in **${biggest?.peakRssMiB} MiB**`,
+    );
+    expect(top).toContain('(`finish-union`');
     expect(top).toContain('(docs/fanout.md)');
+  });
+
+  it('docs/fanout.md quotes the concurrency the stack deploys', () => {
+    expect(read('docs/fanout.md')).toContain(`The stack deploys \`fanoutConcurrency\` **${deployed}**`);
+    expect(read('docs/fanout.md')).toMatch(/`MaxConcurrency` = `fanoutConcurrency` \(default (\d+)/);
+    expect(/`MaxConcurrency` = `fanoutConcurrency` \(default (\d+)/.exec(read('docs/fanout.md'))?.[1]).toBe(
+      String(deployed),
+    );
   });
 
   it('docs/fanout.md: the wall time of a 2M-session day by concurrency, and both largest days', () => {
@@ -28,6 +54,6 @@ describe('the account sizes README and docs/fanout.md state are those bench/RESU
     for (const w of f.wallMinutes)
       expect(doc).toMatch(new RegExp(`\\|\\s*${w.concurrency}\\s*\\|\\s*${w.minutes} min\\s*\\|`));
     expect(doc).toContain(`${millions(f.largestDayOneLambda)} sessions`);
-    expect(doc).toContain(`${millions(f.largestDayFanout)} sessions`);
+    expect(doc).toContain(`${Math.round(f.largestDayFanout / 1e6)}M sessions`);
   });
 });

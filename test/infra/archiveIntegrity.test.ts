@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +11,8 @@ import {
   SERVICE_NAME,
 } from '../../functions/shared/telemetryNames.ts';
 import { DEFAULT_VERIFY_SCHEDULE } from '../../infra/constructs/archiveIntegrity.ts';
+import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
+import { digestKeys } from '../../lib/digest/digestKeys.ts';
 import { iamStatements, propsOf, resourceSuffix, synthApp } from './testApp.ts';
 
 const STATE_DIR = fileURLToPath(new URL('../../lib/state/', import.meta.url));
@@ -48,7 +51,7 @@ describe('ArchiveIntegrity', () => {
     expect(snapshotEnv).not.toHaveProperty(INTEGRITY_ENV.digestKeyId);
   });
 
-  it('denies, to every principal, any write under history/, digests/, active/ and quarantine/ without If-None-Match', () => {
+  it('denies, to every principal, any write without If-None-Match under every prefix the chain covers and digests/', () => {
     const policy = Object.values(template.findResources('AWS::S3::BucketPolicy')).find((p) =>
       JSON.stringify(p).includes('DenyOverwriteOfPublishedObjects'),
     );
@@ -63,12 +66,13 @@ describe('ArchiveIntegrity', () => {
       Action: 's3:PutObject',
       Condition: { Null: { 's3:if-none-match': 'true' } },
     });
-    expect((statement.Resource as unknown[]).map(resourceSuffix).sort()).toEqual([
-      '/active/*',
-      '/digests/*',
-      '/history/*',
-      '/quarantine/*',
-    ]);
+    const expected = [...digestKeys.listedPrefixes, digestKeys.prefix].map((p) => `/${p}*`).sort();
+    expect(expected).toContain(`/${archiveKeys.findingsPrefix}*`);
+    expect((statement.Resource as unknown[]).map(resourceSuffix).sort()).toEqual(expected);
+    const doc = readFileSync(new URL('../../docs/integrity.md', import.meta.url), 'utf8');
+    const named =
+      /refuses every write under ((?:`[a-z]+\/`(?:, | and )?)+)/.exec(doc.replace(/\s+/g, ' '))?.[1] ?? '';
+    expect([...named.matchAll(/`([a-z]+\/)`/g)].map((m) => `/${m[1]}*`).sort()).toEqual(expected);
   });
 
   it('grants the function reads and conditional writes on digests/, and nothing it never calls', () => {

@@ -91,7 +91,7 @@ beforeAll(async () => {
     );
   });
   client = s3rverClient(result.s3.endpoint);
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   child?.stdin?.end();

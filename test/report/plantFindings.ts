@@ -1,13 +1,11 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { dedupeKeyOf, type Finding, findingIdOf, periodStart } from '../../lib/detect/finding.ts';
+import { dedupeKeyOf, type Finding, findingIdOf } from '../../lib/detect/finding.ts';
 import { findingsWriter } from '../../lib/detect/findingsDataset.ts';
 import type { Severity } from '../../lib/detect/ruleSchema.ts';
 
-const DAY_MS = 86_400_000;
-
-/** A finding as `detect` stores it: its id and dedupe key computed as the rule evaluation computes them. */
+/** A finding as `detect` stores it: its id and dedupe key computed as the incident ledger computes them. */
 function finding(
   ruleId: string,
   title: string,
@@ -16,23 +14,25 @@ function finding(
   lastSeen: string,
 ): Finding {
   const last = new Date(lastSeen);
-  const hit = { entity, token_hmac: null, client_network: null, session_id: null };
+  const first = new Date(last.getTime() - 3_600_000);
+  const hit = { entity, token_hmac: null, client_network: null, session_id: null, first_seen: first };
   const dedupeKey = dedupeKeyOf(ruleId, ['entity'], hit);
-  const start = periodStart(last, DAY_MS);
   return {
     ...hit,
-    finding_id: findingIdOf(dedupeKey, start),
+    finding_id: findingIdOf(dedupeKey, first),
     rule_id: ruleId,
+    rule_uid: `00000000-0000-4000-8000-${ruleId.length.toString().padStart(12, '0')}`,
     title,
     severity,
     source: 'scheduled',
-    first_seen: new Date(last.getTime() - 3_600_000),
     last_seen: last,
     hits: 1,
     record_ids: [`rec-${entity}`],
+    record_count: 1,
     dedupe_key: dedupeKey,
-    period_start: start,
     detected_at: last,
+    updated_at: last,
+    revision: 0,
     dt: '2026-09-30',
   };
 }

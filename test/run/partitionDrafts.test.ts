@@ -118,6 +118,26 @@ describe('PartitionDrafts', () => {
     expect(new Set(day10).size).toBe(260);
   });
 
+  it('a prepared partition takes rows while its archived ids are read back, and writes only the new ones', async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const first = drafts(committer(objects, state, 'run1'), 'walk-a');
+    for (let i = 0; i < 50; i++) await first.add(row('2026-11-10', i));
+    await first.commitAll();
+    await first.discard();
+
+    const second = drafts(committer(objects, state, 'run2'), 'walk-b');
+    second.prepare('2026-11-10');
+    // The read back has not answered yet: no row makes the walk wait.
+    const waits = Array.from({ length: 60 }, (_, i) => second.add(row('2026-11-10', i)));
+    expect(waits.filter((w) => w !== undefined)).toEqual([]);
+    expect(second.distinct).toBe(60);
+    expect(await second.commitAll()).toMatchObject({ newRecords: 10, files: 1 });
+    await second.discard();
+    const day10 = await published(objects, '2026-11-10');
+    expect(day10).toEqual(Array.from({ length: 60 }, (_, i) => row('2026-11-10', i).id).sort());
+  });
+
   it('rewrites a draft without the rows a concurrent writer committed meanwhile', async () => {
     const objects = new MemoryObjectStore();
     const state = new MemoryStateStore();

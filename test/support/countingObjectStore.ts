@@ -67,6 +67,14 @@ export function countingObjectStore(inner: ObjectStore): {
       tick('deleteStaging');
       return inner.deleteStaging(k);
     },
+    ...(inner.storedChecksum
+      ? {
+          storedChecksum: (k: string) => {
+            tick('storedChecksum');
+            return inner.storedChecksum?.(k) ?? Promise.resolve(undefined);
+          },
+        }
+      : {}),
     ...(inner.close ? { close: () => inner.close?.() ?? Promise.resolve() } : {}),
   };
   return {

@@ -39,3 +39,14 @@ declare module 's3rver/lib/stores/filesystem.js' {
   }
   export = FilesystemStore;
 }
+
+/** s3rver's accounts (CommonJS, untyped): the one every key pair belongs to, to register a key pair. */
+declare module 's3rver/lib/models/account.js' {
+  const AWSAccount: {
+    DUMMY_ACCOUNT: {
+      createKeyPair(accessKeyId: string, secretAccessKey: string): void;
+      revokeAccessKey(accessKeyId: string): void;
+    };
+  };
+  export = AWSAccount;
+}

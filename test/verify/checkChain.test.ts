@@ -47,12 +47,47 @@ async function chainOf(n: number): Promise<DigestChain> {
 
 function entry(digest: Digest): ChainEntry {
   const bytes = new TextEncoder().encode(JSON.stringify(digest));
-  return { key: digestKeys.digest(digest.seq), seq: digest.seq, sha256: sha256OfBytes(bytes), digest };
+  return {
+    key: digestKeys.digest(digest.seq),
+    seq: digest.seq,
+    sha256: sha256OfBytes(bytes),
+    digest,
+    stored: JSON.parse(JSON.stringify(digest)) as Record<string, unknown>,
+  };
 }
 
 describe('checkChain', () => {
   it('accepts every intact chain', async () => {
     for (const n of [1, 2, 5]) expect(checkChain(await chainOf(n))).toEqual([]);
+  });
+
+  it('checks the signature over the JSON as stored: a member a parsed copy lacks still fails it', async () => {
+    const chain = await chainOf(2);
+    const second = chain.entries[1] as ChainEntry;
+    second.stored = { ...(second.digest as Digest), note: 'added after signing' };
+    expect(checkChain(chain)).toEqual([
+      expect.objectContaining({ kind: 'signature', object: digestKeys.digest(2) }),
+    ]);
+  });
+
+  it('refuses a signature spelt in another base64 (unpadded, broken over lines) although its bytes verify', async () => {
+    for (const spell of [
+      (s: string) => s.replace(/=+$/, ''),
+      (s: string) => `${s.slice(0, 8)}\n${s.slice(8)}`,
+    ]) {
+      const chain = await chainOf(1);
+      const first = chain.entries[0] as ChainEntry;
+      const digest = first.digest as Digest;
+      first.digest = { ...digest, signature: spell(digest.signature) };
+      first.stored = { ...first.digest };
+      expect(checkChain(chain)).toEqual([
+        expect.objectContaining({
+          kind: 'signature',
+          object: digestKeys.digest(1),
+          message: expect.stringContaining('base64'),
+        }),
+      ]);
+    }
   });
 
   it('reports an empty chain as a failure (a wrong --dest must not verify OK)', () => {

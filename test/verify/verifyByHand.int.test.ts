@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import {
   appendFileSync,
   cpSync,
@@ -19,6 +19,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { appendDigest } from '../../lib/digest/appendDigest.ts';
+import { ed25519Signer } from '../../lib/digest/ed25519Signer.ts';
 import { kmsDigestSigner } from '../../lib/digest/kmsDigestSigner.ts';
 import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
@@ -54,7 +55,15 @@ let dir: string;
 let bin: string;
 let emulator: EmulatorHandle;
 let kms: KmsStubHandle;
-const archives: Record<'ed25519' | 'ecdsa', string> = { ed25519: '', ecdsa: '' };
+const archives: Record<'ed25519' | 'ecdsa' | 'fixed', string> = { ed25519: '', ecdsa: '', fixed: '' };
+
+/** An Ed25519 key from a fixed seed: its signatures over fixed digests are the same every time. */
+function fixedEd25519Pem(): string {
+  const der = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.alloc(32, 7)]);
+  return createPrivateKey({ key: der, format: 'der', type: 'pkcs8' })
+    .export({ type: 'pkcs8', format: 'pem' })
+    .toString();
+}
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ta-by-hand-'));
@@ -97,6 +106,18 @@ beforeAll(async () => {
   await objects.put('history/dt=2026-11-21/b.parquet', await parquetOf([4], '2026-11-21T01:00:00.000Z'));
   await appendDigest(deps, { runId: 'r2', scans: [] });
   client.destroy();
+  // A deterministic archive (fixed key, clock and run ids), so each spelling of a signature below exists.
+  archives.fixed = join(dir, 'fixed');
+  const fixed = createFileObjectStore(archives.fixed);
+  const fixedDeps = {
+    objects: fixed,
+    signer: ed25519Signer(fixedEd25519Pem()),
+    clock: new ManualClock('2026-11-22T10:00:00.000Z'),
+    logger: silentLogger,
+  };
+  await fixed.put('history/dt=2026-11-20/a.parquet', await parquetOf([1, 2, 3]));
+  await appendDigest(fixedDeps, { runId: 'r1', scans: [] });
+  await appendDigest(fixedDeps, { runId: 'r2', scans: [] });
 }, 120_000);
 afterAll(async () => {
   await emulator?.close();
@@ -114,7 +135,7 @@ const listed = (archive: string) =>
     );
 
 /** Each case damages a copy of the archive and returns the object that must be named. */
-const CASES: Record<string, (a: string, algorithm: 'ed25519' | 'ecdsa') => string | undefined> = {
+const CASES: Record<string, (a: string, algorithm: 'ed25519' | 'ecdsa' | 'fixed') => string | undefined> = {
   intact: () => undefined,
   'a changed byte': (a) => {
     const key = listed(a).find((k) => k.endsWith('.parquet')) as string;
@@ -136,6 +157,31 @@ const CASES: Record<string, (a: string, algorithm: 'ed25519' | 'ecdsa') => strin
     writeFileSync(file, readFileSync(file, 'utf8').replace('"runId": "', '"runId": "forged-'));
     return 'digests/0000000002.json';
   },
+  'a planted findings file': (a) => {
+    const key = 'findings/dt=2026-09-30/planted.parquet';
+    mkdirSync(join(a, 'findings/dt=2026-09-30'), { recursive: true });
+    cpSync(join(a, listed(a).find((k) => k.endsWith('.parquet')) as string), join(a, key));
+    return key;
+  },
+  'another key under digests/': (a) => {
+    writeFileSync(join(a, 'digests/notes.txt'), 'not part of the chain\n');
+    return 'digests/notes.txt';
+  },
+  'a member added to a digest': (a) => {
+    const file = join(a, 'digests/0000000002.json');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('{', '{\n "note": "added after signing",'));
+    return 'digests/0000000002.json';
+  },
+  'a member removed from a digest': (a) => {
+    const file = join(a, 'digests/0000000002.json');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^ "runId": .*\n/m, ''));
+    return 'digests/0000000002.json';
+  },
+  'a member added to a listed file': (a) => {
+    const file = join(a, 'digests/0000000001.json');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"bytes": ', '"note": 1,\n   "bytes": '));
+    return 'digests/0000000001.json';
+  },
   'a wrong key': (a, algorithm) => {
     const { publicKey } =
       algorithm === 'ed25519'
@@ -149,42 +195,68 @@ const CASES: Record<string, (a: string, algorithm: 'ed25519' | 'ecdsa') => strin
   },
 };
 
+/** Rewrites digest 1's signature as `spell` spells it: the same bytes, another text. */
+function respell(a: string, spell: (sig: string) => string): string {
+  const file = join(a, 'digests/0000000001.json');
+  const text = readFileSync(file, 'utf8');
+  const sig = (JSON.parse(text) as { signature: string }).signature;
+  const other = spell(sig);
+  expect(other).not.toBe(sig);
+  expect(Buffer.from(other, 'base64')).toEqual(Buffer.from(sig, 'base64'));
+  writeFileSync(file, text.replace(`"signature": "${sig}"`, `"signature": ${JSON.stringify(other)}`));
+  return 'digests/0000000001.json';
+}
+
+/** Other spellings of the same signature bytes, which standard padded base64 (§4) rules out. */
+const SPELLINGS: Record<string, (a: string) => string> = {
+  'the signature unpadded': (a) => respell(a, (s) => s.replace(/=+$/, '')),
+  'the signature in the URL-safe alphabet': (a) =>
+    respell(a, (s) => s.replace(/\+/g, '-').replace(/\//g, '_')),
+  'the signature with its padding doubled': (a) => respell(a, (s) => `${s}==`),
+  'the signature broken over two lines': (a) => respell(a, (s) => `${s.slice(0, 40)}\n${s.slice(40)}`),
+};
+
 function byHand(archive: string): { code: number | null; out: string } {
   const r = spawnSync(join(bin, 'bash'), [SCRIPT, archive], { env: { PATH: bin, LC_ALL: 'C' } });
   return { code: r.status, out: r.stdout.toString() + r.stderr.toString() };
 }
 
 describe('docs/verify-by-hand.sh, an auditor’s own verifier', () => {
-  it('is at most 80 lines', () => {
-    expect(readFileSync(SCRIPT, 'utf8').trimEnd().split('\n').length).toBeLessThanOrEqual(80);
+  it('is at most 90 lines', () => {
+    expect(readFileSync(SCRIPT, 'utf8').trimEnd().split('\n').length).toBeLessThanOrEqual(90);
   });
 
-  for (const algorithm of ['ed25519', 'ecdsa'] as const) {
-    for (const [name, damage] of Object.entries(CASES)) {
-      it(`${algorithm}: ${name}: the script and verify agree, and both name the object`, async () => {
-        const copy = join(dir, `${algorithm}-${name.replace(/\W+/g, '-')}`);
-        cpSync(archives[algorithm], copy, {
-          recursive: true,
-          filter: (src) => !/\/\.(state|keys)(\/|$)/.test(src),
-        });
-        const object = damage(copy, algorithm);
-        const script = byHand(copy);
-        const verified = await verifyArchive(
-          { objects: createFileObjectStore(copy), clock: new ManualClock(NOW) },
-          { windowDays: 60 },
-        );
-        expect(script.out).not.toMatch(/command not found|No such file/);
-        expect(script.code === 0, script.out).toBe(verified.ok);
-        if (object === undefined) {
-          expect(script.code, script.out).toBe(0);
-          expect(script.out).toMatch(/^OK: 2 digest\(s\)/m);
-        } else {
-          expect(script.code, script.out).toBe(1);
-          expect(script.out).toContain(`${object}: `);
-          expect(verified.failures.map((f) => f.object)).toContain(object);
-        }
-        expect(existsSync(copy)).toBe(true);
+  const cases = [
+    ...(['ed25519', 'ecdsa'] as const).flatMap((algorithm) =>
+      Object.entries(CASES).map(([name, damage]) => ({ algorithm, name, damage })),
+    ),
+    ...Object.entries(SPELLINGS).map(([name, damage]) => ({ algorithm: 'fixed' as const, name, damage })),
+    { algorithm: 'fixed' as const, name: 'intact', damage: () => undefined },
+  ];
+  for (const { algorithm, name, damage } of cases) {
+    it(`${algorithm}: ${name}: the script and verify agree, and both name the object`, async () => {
+      const copy = join(dir, `${algorithm}-${name.replace(/\W+/g, '-')}`);
+      cpSync(archives[algorithm], copy, {
+        recursive: true,
+        filter: (src) => !/\/\.(state|keys)(\/|$)/.test(src),
       });
-    }
+      const object = damage(copy, algorithm);
+      const script = byHand(copy);
+      const verified = await verifyArchive(
+        { objects: createFileObjectStore(copy), clock: new ManualClock(NOW) },
+        { windowDays: 60 },
+      );
+      expect(script.out).not.toMatch(/command not found|No such file/);
+      expect(script.code === 0, script.out).toBe(verified.ok);
+      if (object === undefined) {
+        expect(script.code, script.out).toBe(0);
+        expect(script.out).toMatch(/^OK: 2 digest\(s\)/m);
+      } else {
+        expect(script.code, script.out).toBe(1);
+        expect(script.out).toContain(`${object}: `);
+        expect(verified.failures.map((f) => f.object)).toContain(object);
+      }
+      expect(existsSync(copy)).toBe(true);
+    });
   }
 });

@@ -5,9 +5,10 @@ import { ManualClock } from '../../../lib/clock/clock.ts';
 import { loadConfig } from '../../../lib/config/loadConfig.ts';
 import { ArchiverError } from '../../../lib/errors/archiverError.ts';
 import type { ArchiveDeps, ArchiveOptions, RunSummary } from '../../../lib/run/runTypes.ts';
-import type { StateStore } from '../../../lib/state/stateStore.ts';
+import type { StateStore, VerifyProgress } from '../../../lib/state/stateStore.ts';
 import type { ObjectStore } from '../../../lib/store/objectStore.ts';
 import type { VerifyResult } from '../../../lib/verify/verifyTypes.ts';
+import { MemoryStateStore } from '../../support/fakes/memoryStateStore.ts';
 import { runSummary } from './runSummaryFixture.ts';
 
 function verifyResult(overrides: Partial<VerifyResult> = {}): VerifyResult {
@@ -216,6 +217,38 @@ describe('createArchiveHandler', () => {
     });
     await h.handler({ verify: true }, h.context);
     expect(seen[0]?.expectedHeads).toEqual([{ seq: 9, sha256: 'd'.repeat(64), source: 'the state table' }]);
+  });
+
+  it('hands the weekly verify its recorded progress and records the new one in META, never an older head', async () => {
+    const state = new MemoryStateStore();
+    await state.putMeta({ firstRunAt: NOW, firstWindowStart: '2024-12-09', version: 0 });
+    const progress = (seq: number): VerifyProgress => ({
+      at: NOW,
+      head: { seq, key: `digests/${String(seq).padStart(10, '0')}.json`, sha256: 'a'.repeat(64) },
+      boundary: NOW,
+      objects: 10,
+      unlisted: [],
+      rotation: { startedAt: NOW, nextSeq: 1, periodWeeks: 13 },
+    });
+    const given: (VerifyProgress | undefined)[] = [];
+    let next = 4;
+    const h = harness(async () => runSummary(), {
+      state,
+      verify: async (_deps, options) => {
+        given.push(options.progress);
+        const weekly = { mode: 'incremental' as const, progress: progress(next), newDigests: 1, newFiles: 1 };
+        return {
+          ...verifyResult(),
+          weekly: { ...weekly, rotation: { from: 1, to: 1, files: 1, byChecksum: 1, read: 0 } },
+        };
+      },
+    });
+    await h.handler({ verify: true }, h.context);
+    expect((await state.getMeta())?.verified?.head.seq).toBe(4);
+    next = 2; // a slower, older verify finishing late
+    await h.handler({ verify: true }, h.context);
+    expect(given).toEqual([undefined, progress(4)]);
+    expect((await state.getMeta())?.verified?.head.seq).toBe(4);
   });
 
   it('publishes VerifyFailures=0 for an intact archive', async () => {

@@ -1,0 +1,191 @@
+/**
+ * A day bigger than one run, walked by runs of the real CLI (each its own process, as a schedule runs
+ * them) against a replaying server with real latency: the emulator's pages of the day (a stable order,
+ * pages capped at 100 rows) recorded once and served from memory `latencyMs` after each request. Runs are
+ * cut by `--max-run-ms` and `--deadline-reserve-ms` and follow each other 6 hours apart in simulated time
+ * (`--now`), until the day is proven complete. For each run: its seconds, the pages it fetched, the pages
+ * the latency allows in its budget (`(maxRunMs − reserve) ÷ latency × 2 in flight`), their ratio, and its
+ * peak RSS. The archive is then read back: every row once.
+ */
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { addDays, toDay } from '../lib/clock/day.ts';
+import { fixedClock } from '../lib/emulator/emulatorClock.ts';
+import { EMULATOR_PAID_KEY, startEmulator } from '../lib/emulator/startEmulator.ts';
+import { readRecordIds } from '../lib/parquet/readHistoryParquet.ts';
+import type { RunSummary } from '../lib/run/runTypes.ts';
+import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
+import { startReplayServer } from './replayServer.ts';
+import { flatDayDataset } from './scaledDataset.ts';
+
+export const PAGE_CAP = 100;
+export const IN_FLIGHT = 2;
+
+export interface BigDayRun {
+  seconds: number;
+  pagesThisRun: number;
+  /** Pages the latency allows in the run's budget. */
+  boundPages: number;
+  /** `pagesThisRun ÷ boundPages`, for a run the deadline cut (a run that finished needed fewer pages). */
+  ratio?: number;
+  interrupted: boolean;
+  complete: boolean;
+  newRecords: number;
+  peakRssMiB: number;
+}
+
+export interface BigDayResult {
+  bench: 'big-day';
+  name: string;
+  rows: number;
+  latencyMs: number;
+  maxRunMs: number;
+  reserveMs: number;
+  runs: BigDayRun[];
+  /** Runs the latency bound needs: the day's pages (and its end page) ÷ the bound's pages a run. */
+  boundRuns: number;
+  pages: number;
+  /** Lowest ratio over the runs the deadline cut. */
+  minCutRatio: number;
+  /** Rows in the archive, and distinct among them. */
+  archived: { rows: number; distinct: number };
+  seconds: number;
+}
+
+const CLI = fileURLToPath(new URL('../bin/tunnel-archiver.js', import.meta.url));
+const PEAK_RSS = fileURLToPath(new URL('./peakRss.cjs', import.meta.url));
+
+function cliRun(args: string[]): Promise<{ stdout: string; stderr: string; code: number | null }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--require', PEAK_RSS, CLI, ...args], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        TUNNEL_API_KEY: EMULATOR_PAID_KEY,
+        LOG_LEVEL: 'error',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ stdout, stderr, code }));
+  });
+}
+
+export async function bigDay(opts: {
+  name: string;
+  rows: number;
+  latencyMs: number;
+  maxRunMs?: number;
+  reserveMs?: number;
+  maxRuns?: number;
+}): Promise<BigDayResult> {
+  const maxRunMs = opts.maxRunMs ?? 6_000;
+  const reserveMs = opts.reserveMs ?? 500;
+  const start = Date.parse('2026-10-01T06:00:00.000Z');
+  const clock = fixedClock(start);
+  const emulator = await startEmulator({
+    clock,
+    maxPageSize: PAGE_CAP,
+    dataset: flatDayDataset(opts.rows),
+    faults: { stableOrder: true },
+  });
+  const day = addDays(toDay(new Date(start)), -3);
+  const replay = await startReplayServer(emulator.url, [day], {
+    pageSize: PAGE_CAP,
+    concurrency: IN_FLIGHT,
+    delayMs: opts.latencyMs,
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'bench-bigday-'));
+  const boundPages = ((maxRunMs - reserveMs) / opts.latencyMs) * IN_FLIGHT;
+  const dayPages = Math.ceil(opts.rows / PAGE_CAP) + (opts.rows % PAGE_CAP === 0 ? 1 : 0);
+  const runs: BigDayRun[] = [];
+  const t0 = performance.now();
+  try {
+    while (runs.length < (opts.maxRuns ?? 40)) {
+      const now = new Date(start + runs.length * 6 * 3_600_000);
+      clock.set(now);
+      const r0 = performance.now();
+      const out = await cliRun([
+        'run',
+        '--json',
+        '--now',
+        now.toISOString(),
+        '--base-url',
+        replay.url,
+        '--dest',
+        join(dir, 'archive'),
+        '--days',
+        day,
+        '--page-size',
+        String(PAGE_CAP),
+        '--max-pages-per-day',
+        String(dayPages + 10),
+        '--max-run-ms',
+        String(maxRunMs),
+        '--deadline-reserve-ms',
+        String(reserveMs),
+      ]);
+      const seconds = (performance.now() - r0) / 1000;
+      // Exit 7: the day failed on this run; a day cut on several runs in a row is reported so, and goes on.
+      if (out.code !== 0 && out.code !== 7)
+        throw new Error(`run ${runs.length} exited ${out.code}: ${out.stderr}`);
+      const summary = JSON.parse(out.stdout.trim().split('\n').at(-1) as string) as RunSummary;
+      const d = summary.days.find((x) => x.day === day);
+      if (!d) throw new Error(`run ${runs.length} did not walk ${day}`);
+      const peak = Number(/peak-rss-kib=(\d+)/.exec(out.stderr)?.[1] ?? 0);
+      runs.push({
+        seconds: round(seconds),
+        pagesThisRun: d.pagesThisRun,
+        boundPages,
+        ...(d.interrupted ? { ratio: round(d.pagesThisRun / boundPages) } : {}),
+        interrupted: d.interrupted,
+        complete: d.complete,
+        newRecords: d.newRecords,
+        peakRssMiB: round(peak / 1024),
+      });
+      if (d.complete) break;
+    }
+    const objects = createFileObjectStore(join(dir, 'archive'));
+    const ids: string[] = [];
+    for await (const o of objects.list('history/'))
+      if (o.key.endsWith('.parquet'))
+        ids.push(...(await readRecordIds((await objects.get(o.key)) as Uint8Array)));
+    const cut = runs.flatMap((r) => (r.ratio === undefined ? [] : [r.ratio]));
+    return {
+      bench: 'big-day',
+      name: opts.name,
+      rows: opts.rows,
+      latencyMs: opts.latencyMs,
+      maxRunMs,
+      reserveMs,
+      runs,
+      boundRuns: Math.ceil(dayPages / boundPages),
+      pages: runs.reduce((a, r) => a + r.pagesThisRun, 0),
+      minCutRatio: cut.length ? Math.min(...cut) : 1,
+      archived: { rows: ids.length, distinct: new Set(ids).size },
+      seconds: round((performance.now() - t0) / 1000),
+    };
+  } finally {
+    await replay.close();
+    await emulator.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+if (process.argv[1]?.endsWith('bigDay.ts')) {
+  const [rows, latency] = (process.argv[2] ?? '30000,40').split(',').map(Number);
+  process.stdout.write(
+    `${JSON.stringify(await bigDay({ name: 'cli', rows: rows ?? 30_000, latencyMs: latency ?? 40 }))}\n`,
+  );
+}

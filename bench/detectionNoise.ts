@@ -1,0 +1,46 @@
+import { addDays } from '../lib/clock/day.ts';
+import { loadRules } from '../lib/detect/loadRules.ts';
+import { replaySchedule } from '../lib/detect/replaySchedule.ts';
+import { parseDetectionSettings } from '../lib/detect/ruleSettings.ts';
+import { TEAM_SETTINGS, teamTraffic } from '../lib/emulator/teamTraffic.ts';
+
+export interface DetectionNoise {
+  weeks: number;
+  evaluations: number;
+  /** New findings a week per rule over the weeks after the baseline (nothing is planted: all are noise). */
+  perRule: Record<string, number>;
+  perWeek: number;
+  /** The budget: at most this many new unplanted findings a week, all rules together. */
+  maxPerWeek: 2;
+}
+
+const DAY = 86_400_000;
+
+/**
+ * The team profile's ordinary traffic (lib/emulator/teamTraffic.ts) for the baseline (14 days) and
+ * `weeks` weeks more, replayed through every rule with the settings such a team writes: `detect` once a
+ * day at 06:00 UTC, the live rule on hourly snapshots. Every new finding is a false alarm.
+ */
+export async function detectionNoise(weeks = 8): Promise<DetectionNoise> {
+  const rules = await loadRules();
+  const overrides = parseDetectionSettings(TEAM_SETTINGS, rules, 'the team settings');
+  const from = '2026-03-02';
+  const baselineDays = 14;
+  const sessions = teamTraffic('team', from, baselineDays + weeks * 7).map((s) => ({ ...s }));
+  const start = Date.parse(`${addDays(from, baselineDays)}T00:00:00Z`);
+  const { deliveries, evaluations } = await replaySchedule({
+    sessions,
+    from: new Date(start - 6 * 3_600_000),
+    until: new Date(start + weeks * 7 * DAY),
+    rules,
+    overrides,
+    detectEveryMs: DAY,
+    snapshotEveryMs: 3_600_000,
+    detectAtMs: 6 * 3_600_000,
+  });
+  const perRule: Record<string, number> = Object.fromEntries(rules.map((r) => [r.id, 0]));
+  for (const d of deliveries)
+    if (d.status === 'new') perRule[d.finding.rule_id] = (perRule[d.finding.rule_id] ?? 0) + 1 / weeks;
+  const perWeek = Object.values(perRule).reduce((a, b) => a + b, 0);
+  return { weeks, evaluations, perRule, perWeek, maxPerWeek: 2 };
+}

@@ -1,0 +1,51 @@
+/**
+ * Security Lake export Lambda: wiring only (see lib/ocsf/writeSecurityLake.ts). Built once per container.
+ */
+
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import type { Context } from 'aws-lambda';
+import { systemClock } from '../../lib/clock/clock.ts';
+import { loadConfig } from '../../lib/config/loadConfig.ts';
+import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { openStoreArchive } from '../../lib/ocsf/openStoreArchive.ts';
+import { writeSecurityLake } from '../../lib/ocsf/writeSecurityLake.ts';
+import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
+import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
+import { s3ClientConfig, tableFromStateUrl } from '../shared/awsClients.ts';
+import { lambdaDetections } from '../shared/lambdaDetections.ts';
+import { loggerPort } from '../shared/loggerPort.ts';
+import { assumedLakeStore } from './assumedLakeStore.ts';
+import { parseLakeConfig } from './lakeConfig.ts';
+
+const logger = new Logger({ serviceName: 'tunnel-archiver-security-lake' });
+const config = loadConfig({ env: process.env });
+const lake = parseLakeConfig(process.env);
+const table = tableFromStateUrl(config.state);
+if (table === undefined) throw new ArchiverError('CONFIG_INVALID', 'Set ARCHIVE_STATE (dynamodb://)');
+const { rules } = await lambdaDetections(process.env, import.meta.url);
+const objects = objectStoreFromUrl(config.dest, { s3Client: new S3Client(s3ClientConfig(process.env)) });
+const items = dynamoVersionedItems({ client: new DynamoDBClient({}), table });
+
+/** One scheduled run; a failure throws, so the function's Errors metric (and its alarm) counts it. */
+export async function handler(_event: unknown, context: Context) {
+  // arn:aws:lambda:<region>:<account>:function:<name>: the lake's partitions name this account and region.
+  const [, , , region = '', accountId = ''] = context.invokedFunctionArn.split(':');
+  const tmpDir = await mkdtemp(join(tmpdir(), 'security-lake-'));
+  return writeSecurityLake(
+    {
+      openArchive: openStoreArchive(objects, tmpDir),
+      lakeStore: async (source) => assumedLakeStore(source, { region, s3: s3ClientConfig(process.env) }),
+      items,
+      rules,
+      clock: systemClock,
+      logger: loggerPort(logger),
+      tmpDir,
+    },
+    { ...lake, region, accountId },
+  );
+}

@@ -1,0 +1,31 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Day } from '../clock/day.ts';
+import { archiveKeys } from '../commit/archiveKeys.ts';
+import type { ObjectStore } from '../store/objectStore.ts';
+import type { OcsfDays } from './ocsfArchive.ts';
+
+const PARTITION = /^(history|findings)\/dt=(\d{4}-\d{2}-\d{2})\/[^/]+\.parquet$/;
+
+/**
+ * Copies the `history/` and `findings/` Parquet files of the partitions in `days` from an archive
+ * store (S3) into the folder `dir`, with the same keys, so DuckDB reads them as a local archive. Only
+ * lists and reads the store. Returns the files copied.
+ */
+export async function copyArchiveDays(objects: ObjectStore, dir: string, days: OcsfDays): Promise<number> {
+  let copied = 0;
+  const inDays = (dt: Day) => dt <= days.untilDay && (days.fromDay === undefined || dt >= days.fromDay);
+  for (const prefix of [archiveKeys.historyPrefix, archiveKeys.findingsPrefix]) {
+    for await (const o of objects.list(prefix)) {
+      const m = PARTITION.exec(o.key);
+      if (m === null || !inDays(m[2] as Day)) continue;
+      const body = await objects.get(o.key);
+      if (body === undefined) continue;
+      const path = join(dir, o.key);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, body);
+      copied++;
+    }
+  }
+  return copied;
+}

@@ -1,0 +1,25 @@
+/**
+ * The OCSF views' Trino SQL as DuckDB runs it: the one spelling the engines do not share, array types
+ * (`array(varchar)` in Trino, `varchar[]` in DuckDB), rewritten; everything else runs unchanged with
+ * the shims of lib/query/duckdbShims.ts. So the Athena view and the local export are the same text.
+ */
+export function duckdbSpelling(trinoSql: string): string {
+  let out = '';
+  let i = 0;
+  const open = /\barray\(/gi;
+  for (let m = open.exec(trinoSql); m !== null; m = open.exec(trinoSql)) {
+    if (m.index < i) continue;
+    const start = m.index + m[0].length;
+    let depth = 1;
+    let j = start;
+    for (; j < trinoSql.length && depth > 0; j++) {
+      if (trinoSql[j] === '(') depth++;
+      else if (trinoSql[j] === ')') depth--;
+    }
+    if (depth !== 0) throw new SyntaxError(`unbalanced array( at ${m.index}`);
+    out += `${trinoSql.slice(i, m.index)}${duckdbSpelling(trinoSql.slice(start, j - 1))}[]`;
+    i = j;
+    open.lastIndex = j;
+  }
+  return out + trinoSql.slice(i);
+}

@@ -1,0 +1,368 @@
+import type { Clock } from '../clock/clock.ts';
+import { addDays, toDay } from '../clock/day.ts';
+import { windowStartOf } from '../days/planDays.ts';
+import { digestKeys } from '../digest/digestKeys.ts';
+import type { DigestFile } from '../digest/digestSchema.ts';
+import { type ChainEntry, type DigestChain, readPublicKey } from '../digest/readDigestChain.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
+import type { VerifyProgress } from '../state/stateStore.ts';
+import type { ObjectStore } from '../store/objectStore.ts';
+import { DEFAULT_MAX_PASSES } from '../walk/walkDay.ts';
+import { checkChain } from './checkChain.ts';
+import { checkHead } from './checkHead.ts';
+import { checkNewFiles } from './checkNewFiles.ts';
+import { checkStoredFiles } from './checkStoredFiles.ts';
+import { compareUpstream } from './compareUpstream.ts';
+import { countLostSessions } from './countLostSessions.ts';
+import { DEFAULT_INGESTION_GRACE_MS, lastCompleteScans } from './lastScans.ts';
+import { readChainRange } from './readChainRange.ts';
+import { type VerifyOptions, verifyArchive } from './verifyArchive.ts';
+import type { VerifyFailure, VerifyResult } from './verifyTypes.ts';
+import { windowRecordIds } from './windowRecordIds.ts';
+
+/** Weeks within which the weekly verify checks every file again (its rotation period). */
+export const DEFAULT_ROTATION_WEEKS = 13;
+const WEEK_MS = 7 * 86_400_000;
+
+export interface WeeklyVerifyOptions extends VerifyOptions {
+  /** What the last weekly verify recorded (META's `verified`); without it, this one checks everything. */
+  progress?: VerifyProgress;
+  periodWeeks?: number;
+}
+
+/** What a weekly verify did, beside the usual result: what to record, and how much it checked. */
+export interface WeeklyFigures {
+  /** `full`: no progress yet, everything checked; `incremental`: new work in full, plus a rotation slice. */
+  mode: 'full' | 'incremental';
+  progress: VerifyProgress;
+  /** Digests checked in full because they are new since the last verified head. */
+  newDigests: number;
+  /** Files those digests list, read and hashed in full. */
+  newFiles: number;
+  /** The rotation slice: digests `[from, to]`, their files checked by the store's checksum or by reading. */
+  rotation: { from: number; to: number; files: number; byChecksum: number; read: number };
+}
+
+export type WeeklyVerifyResult = VerifyResult & { weekly: WeeklyFigures };
+
+/**
+ * The weekly check, flat in the archive's age. Everything written since the last verified head is checked
+ * in full (digests: format, signature, links from that head; files: hash, rows, record ids); the chain
+ * from digest 1 is re-checked a slice a week, its files against the store's full-object SHA-256 where it
+ * keeps one (a HEAD, no bytes) and by reading otherwise, so every file is checked again within
+ * `periodWeeks`; and one listing of the archive, compared by the store's own clock with the last check,
+ * finds objects written since that no digest lists, and objects gone. Without progress (the first week)
+ * it is a full `verifyArchive`, which sets the baseline.
+ */
+export async function verifyWeekly(
+  deps: { objects: ObjectStore; clock: Clock },
+  options: WeeklyVerifyOptions,
+): Promise<WeeklyVerifyResult> {
+  const periodWeeks = options.periodWeeks ?? DEFAULT_ROTATION_WEEKS;
+  const progress = options.progress;
+  if (!progress || progress.rotation.periodWeeks !== periodWeeks) return fullWeek(deps, options, periodWeeks);
+  const { objects } = deps;
+  const now = deps.clock.now();
+  const failures: VerifyFailure[] = [];
+  const publicKey = await readPublicKey(objects);
+
+  // 1. The chain since the last verified head, that head included: it must still be the digest checked.
+  const segment = await readChainRange(objects, progress.head.seq);
+  const first = segment[0];
+  if (!first) {
+    failures.push({
+      kind: 'truncated',
+      object: progress.head.key,
+      message: `${progress.head.key}, the head the last weekly verify checked, is gone: the chain was cut`,
+    });
+  } else if (first.sha256 !== progress.head.sha256) {
+    failures.push({
+      kind: 'chain',
+      object: first.key,
+      message: `${first.key} is not the digest the last weekly verify checked (SHA-256 ${progress.head.sha256}, found ${first.sha256}): it was rewritten`,
+    });
+  }
+  const chain: DigestChain = { entries: segment, strays: [], ...publicKey };
+  failures.push(...checkChain(chain, { from: progress.head.seq }));
+  for (const expected of options.expectedHeads ?? []) {
+    if (expected.seq >= progress.head.seq) failures.push(...checkHead(chain, expected));
+  }
+  const fresh = segment.slice(1);
+  const newest = segment.at(-1);
+  const head = newest ? { seq: newest.seq, key: newest.key, sha256: newest.sha256 } : progress.head;
+
+  // 2. One listing, by the store's clock: what was written since the last check must be listed since.
+  const listing = await checkListing(objects, progress, segment, head.key);
+  failures.push(...listing.failures);
+
+  // 3. Every file the new digests list, in full.
+  const newFiles = fresh.flatMap((e) => (e.digest?.files ?? []).map((file) => ({ file, digest: e.key })));
+  const checked = await checkNewFiles(objects, newFiles);
+  failures.push(...checked.failures);
+
+  // 4. A slice of the older chain, so that every digest and file is checked again within the period.
+  const rotation = await rotate(objects, progress, publicKey, now, periodWeeks);
+  failures.push(...rotation.failures);
+
+  const result: WeeklyVerifyResult = {
+    ok: false,
+    checkedAt: now.toISOString(),
+    digests: head.seq,
+    lastDigestAt: newest?.digest?.createdAt ?? null,
+    head: newest ? head : null,
+    expectedHeads: (options.expectedHeads ?? []).map(({ seq, sha256, source }) => ({ seq, sha256, source })),
+    files: checked.files + rotation.files,
+    rows: checked.rows,
+    records: checked.records,
+    failures,
+    days: [],
+    pending: 0,
+    // The window's observations only (two days of margin): the loss count of `verify` less older sessions.
+    lostSessions: await countLostSessions(objects, {
+      windowDays: options.windowDays,
+      now,
+      activeSince: addDays(windowStartOf(toDay(now), options.windowDays), -2),
+    }),
+    weekly: {
+      mode: 'incremental',
+      progress: {
+        at: now.toISOString(),
+        head,
+        boundary: listing.boundary,
+        objects: listing.objects,
+        unlisted: listing.unlisted,
+        rotation: rotation.next,
+        ...(progress.fullAt ? { fullAt: progress.fullAt } : {}),
+      },
+      newDigests: fresh.length,
+      newFiles: newFiles.length,
+      rotation: {
+        from: rotation.from,
+        to: rotation.to,
+        files: rotation.files,
+        byChecksum: rotation.byChecksum,
+        read: rotation.read,
+      },
+    },
+  };
+  if (options.api) {
+    const ids = await windowRecordIds(objects, windowFilter(now, options));
+    await compareWithApi(result, options, chain, ids);
+  }
+  result.ok = failures.length === 0;
+  if (!result.ok) {
+    // A failure keeps the verified head where it was: next week checks the same new work again (and
+    // reports it again) until it is dealt with; the rotation moves on.
+    result.weekly.progress = { ...progress, at: now.toISOString(), rotation: rotation.next };
+  }
+  return result;
+}
+
+/** The first weekly verify (or one after the period changed): everything, then the baseline. */
+async function fullWeek(
+  deps: { objects: ObjectStore; clock: Clock },
+  options: WeeklyVerifyOptions,
+  periodWeeks: number,
+): Promise<WeeklyVerifyResult> {
+  const result = await verifyArchive(deps, options);
+  const at = result.checkedAt;
+  const unlistedNow = new Set(result.failures.filter((f) => f.kind === 'unlisted').map((f) => f.object));
+  const boundary = result.head ? await modifiedAt(deps.objects, result.head.key) : undefined;
+  let objects = 0;
+  const unlisted: string[] = [];
+  for (const prefix of digestKeys.listedPrefixes) {
+    for await (const o of deps.objects.list(prefix)) {
+      if (unlistedNow.has(o.key)) unlisted.push(o.key);
+      else if (!o.modifiedAt || !boundary || o.modifiedAt <= boundary) objects++;
+    }
+  }
+  const head = result.head ?? { seq: 1, key: digestKeys.digest(1), sha256: '' };
+  return {
+    ...result,
+    weekly: {
+      mode: 'full',
+      progress: {
+        at,
+        head: { seq: head.seq, key: head.key, sha256: head.sha256 },
+        boundary: (boundary ?? new Date(at)).toISOString(),
+        objects,
+        unlisted,
+        // Everything was checked now: the next rotation starts next week, from digest 1.
+        rotation: { startedAt: at, nextSeq: head.seq + 1, periodWeeks },
+        fullAt: at,
+      },
+      newDigests: result.digests,
+      newFiles: result.files,
+      rotation: { from: 1, to: 0, files: 0, byChecksum: 0, read: 0 },
+    },
+  };
+}
+
+/** The store's time of one object (its listing entry), or undefined when the store does not say. */
+async function modifiedAt(objects: ObjectStore, key: string): Promise<Date | undefined> {
+  for await (const o of objects.list(key)) if (o.key === key) return o.modifiedAt;
+  return undefined;
+}
+
+/**
+ * Lists the archive once. Objects written (by the store's clock) after the last check's boundary and up
+ * to the newest digest's must be listed by the digests since; objects written earlier must all still be
+ * there (their count); later ones are left to next week. Under `digests/`, only digests and key files.
+ */
+async function checkListing(
+  objects: ObjectStore,
+  progress: VerifyProgress,
+  segment: ChainEntry[],
+  headKey: string,
+): Promise<{ failures: VerifyFailure[]; boundary: string; objects: number; unlisted: string[] }> {
+  const failures: VerifyFailure[] = [];
+  const since = new Date(progress.boundary);
+  const keyFiles = new Set([digestKeys.publicKeyPem, digestKeys.publicKeyInfo, digestKeys.keyCheck]);
+  const segmentKeys = new Set(segment.map((e) => e.key));
+  const listed = new Set(segment.flatMap((e) => (e.digest?.files ?? []).map((f) => f.key)));
+  const digestObjects = [];
+  for await (const o of objects.list(digestKeys.prefix)) digestObjects.push(o);
+  const until = digestObjects.find((o) => o.key === headKey)?.modifiedAt ?? since;
+  const isNew = (at: Date | undefined) => at !== undefined && at > since && at <= until;
+  for (const o of digestObjects) {
+    if (!isNew(o.modifiedAt) || keyFiles.has(o.key) || segmentKeys.has(o.key)) continue;
+    failures.push({
+      kind: 'unlisted',
+      object: o.key,
+      message:
+        digestKeys.seqOf(o.key) === undefined
+          ? `${o.key} is under digests/ but is not a digest`
+          : `${o.key} was written after the digests that follow it: replaced since the last check`,
+    });
+  }
+  const known = new Set(progress.unlisted);
+  const unlisted: string[] = [];
+  let older = 0;
+  let accounted = 0;
+  for (const prefix of digestKeys.listedPrefixes) {
+    for await (const o of objects.list(prefix)) {
+      if (known.has(o.key)) {
+        unlisted.push(o.key);
+        failures.push({
+          kind: 'unlisted',
+          object: o.key,
+          message: `${o.key} is not listed in any digest: an extra or foreign file`,
+        });
+      } else if (!isNew(o.modifiedAt)) {
+        if (o.modifiedAt === undefined || o.modifiedAt <= since) older++;
+      } else if (listed.has(o.key)) {
+        accounted++;
+      } else {
+        unlisted.push(o.key);
+        failures.push({
+          kind: 'unlisted',
+          object: o.key,
+          message: `${o.key} was written since the last check, but no digest since lists it: planted, or a published file replaced`,
+        });
+      }
+    }
+  }
+  if (older < progress.objects) {
+    failures.push({
+      kind: 'missing-file',
+      message: `${progress.objects - older} object(s) present at the last check (written before ${progress.boundary}) are gone; the rotation names them, a full verify names them now`,
+    });
+  } else if (older > progress.objects) {
+    failures.push({
+      kind: 'unlisted',
+      message: `${older - progress.objects} object(s) dated before the last check (${progress.boundary}) were not there then: copied in with an old date`,
+    });
+  }
+  return { failures, boundary: until.toISOString(), objects: older + accounted, unlisted };
+}
+
+/**
+ * The rotation: digests `[nextSeq, …]` up to the last verified head, sized so that what is left is done
+ * by the end of the period; their links and signatures, and their files against the store. A rotation that
+ * is done starts again from digest 1 on the next week.
+ */
+async function rotate(
+  objects: ObjectStore,
+  progress: VerifyProgress,
+  publicKey: Pick<DigestChain, 'publicKey' | 'publicKeyError'>,
+  now: Date,
+  periodWeeks: number,
+): Promise<{
+  failures: VerifyFailure[];
+  from: number;
+  to: number;
+  files: number;
+  byChecksum: number;
+  read: number;
+  next: VerifyProgress['rotation'];
+}> {
+  const target = progress.head.seq;
+  let { startedAt, nextSeq } = progress.rotation;
+  // Done, or its period is over (what was left went in its last week): a new rotation from digest 1.
+  if (nextSeq > target || now.getTime() - Date.parse(startedAt) >= periodWeeks * WEEK_MS) {
+    startedAt = now.toISOString();
+    nextSeq = 1;
+  }
+  const elapsed = Math.floor((now.getTime() - Date.parse(startedAt)) / WEEK_MS);
+  const weeksLeft = Math.max(1, periodWeeks - elapsed);
+  const count = Math.ceil((target - nextSeq + 1) / weeksLeft);
+  const to = nextSeq + count - 1;
+  // The digest before the slice too, so that the slice's first link is checked.
+  const from = Math.max(1, nextSeq - 1);
+  const entries = await readChainRange(objects, from, to);
+  const inSlice = (object: string | undefined) => (digestKeys.seqOf(object ?? '') ?? 0) >= nextSeq;
+  const failures = checkChain({ entries, strays: [], ...publicKey }, { from }).filter((f) =>
+    inSlice(f.object),
+  );
+  const files = entries
+    .filter((e) => e.seq >= nextSeq)
+    .flatMap((e) => (e.digest?.files ?? []).map((file: DigestFile) => ({ file, digest: e.key })));
+  const stored = await checkStoredFiles(objects, files);
+  failures.push(...stored.failures);
+  return {
+    failures,
+    from: nextSeq,
+    to,
+    files: files.length,
+    byChecksum: stored.byChecksum,
+    read: stored.read,
+    next: { startedAt, nextSeq: to + 1, periodWeeks },
+  };
+}
+
+/** The partitions whose record ids the API comparison needs (the window, one day of margin each side). */
+function windowFilter(now: Date, options: VerifyOptions): { from: string; to: string } | undefined {
+  if (!options.api) return undefined;
+  const today = toDay(now);
+  return { from: addDays(windowStartOf(today, options.windowDays), -1), to: addDays(today, 1) };
+}
+
+async function compareWithApi(
+  result: VerifyResult,
+  options: VerifyOptions,
+  chain: DigestChain,
+  recordIds: Set<string>,
+): Promise<void> {
+  if (!options.api) return;
+  if (!options.tokenKey) {
+    throw new ArchiverError(
+      'CONFIG_INVALID',
+      'comparing with the API needs the archive token key (record ids are keyed HMACs)',
+    );
+  }
+  const newestMs = Date.parse(chain.entries.at(-1)?.digest?.createdAt ?? '');
+  const upstream = await compareUpstream(options.api, recordIds, lastCompleteScans(chain), {
+    today: toDay(new Date(result.checkedAt)),
+    windowDays: options.windowDays,
+    pageSize: options.pageSize ?? 2000,
+    concurrency: options.pageConcurrency ?? 4,
+    maxPasses: options.maxPasses ?? DEFAULT_MAX_PASSES,
+    maxPagesPerDay: options.maxPagesPerDay ?? 1000,
+    ...(Number.isNaN(newestMs) ? {} : { newestRunMs: newestMs }),
+    tokenKey: options.tokenKey,
+    graceMs: options.graceMs ?? DEFAULT_INGESTION_GRACE_MS,
+  });
+  result.days = upstream.days;
+  result.pending = upstream.days.reduce((a, d) => a + d.pending, 0);
+  result.failures.push(...upstream.failures);
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { detectionNoise } from '../../bench/detectionNoise.ts';
+import { TEAM, teamTraffic } from '../../lib/emulator/teamTraffic.ts';
+
+describe('the noise budget: a team of twelve, eight weeks, the settings it writes', () => {
+  it('the team profile has the traffic it describes', () => {
+    const week = teamTraffic('team', '2026-03-02', 7);
+    const tokens = new Set(week.map((s) => s.token_hmac));
+    expect(tokens.size).toBe(TEAM.people + TEAM.bots.length);
+    // The bots: one tunnel an hour, every day, from their fixed address.
+    for (const bot of TEAM.bots) {
+      const mine = week.filter((s) => s.token_hmac === bot.token);
+      expect(mine).toHaveLength(7 * 24);
+      expect(new Set(mine.map((s) => s.client_address))).toEqual(new Set([bot.address]));
+    }
+    // The daily 9-hour tunnel, on the five working days.
+    const long = week.filter((s) => s.end.getTime() - s.start.getTime() === 9 * 3_600_000);
+    expect(long).toHaveLength(5);
+    expect(week.some((s) => s.client_address === TEAM.officeNat)).toBe(true);
+    expect(week.some((s) => s.client_address.includes(':'))).toBe(true);
+  });
+
+  it('all rules together deliver at most 2 new findings a week', async () => {
+    const noise = await detectionNoise(8);
+    expect(noise.evaluations).toBe(8 * 7);
+    expect(noise.perWeek, JSON.stringify(noise.perRule)).toBeLessThanOrEqual(noise.maxPerWeek);
+  }, 600_000);
+});

@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseLakeConfig } from '../../functions/security-lake-export/lakeConfig.ts';
+import { securityLakeSchema } from '../../infra/stackSettings.ts';
+import { loadRulesSync } from '../../lib/detect/loadRules.ts';
+import { findingsOcsfFields } from '../../lib/ocsf/findingsOcsfSql.ts';
+import { fieldPaths } from '../../lib/ocsf/ocsfField.ts';
+import { OCSF_1_8 } from '../../lib/ocsf/ocsfProfile.ts';
+import { lakeKey } from '../../lib/ocsf/securityLakeLayout.ts';
+import { sessionsOcsfFields } from '../../lib/ocsf/sessionsOcsfSql.ts';
+import { lakeCursorKey } from '../../lib/ocsf/writeSecurityLake.ts';
+import { synthApp } from '../infra/testApp.ts';
+
+const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');
+const detections = read('docs/detections.md');
+const lakePage = read('docs/security-lake.md');
+
+/** The backticked attribute paths of a Markdown table's first column (`.x` continues the row's first path). */
+function tablePaths(table: string): string[] {
+  return table
+    .split('\n')
+    .filter((l) => l.startsWith('| `'))
+    .flatMap((l) => {
+      const first = l.split('|')[1] ?? '';
+      let base = '';
+      return [...first.matchAll(/`([^`]+)`/g)].map((m) => {
+        const name = m[1] ?? '';
+        if (name.startsWith('.')) return `${base}${name.slice(1)}`;
+        base = name.includes('.') ? name.slice(0, name.lastIndexOf('.') + 1) : '';
+        return name;
+      });
+    });
+}
+
+describe('docs/detections.md OCSF tables', () => {
+  const section = detections.slice(detections.indexOf('## OCSF'), detections.indexOf('**Security Lake.**'));
+  const [sessionsTable = '', findingsTable = ''] = section.split('Findings are **Detection Finding**');
+
+  it.each([
+    ['sessions', sessionsTable, fieldPaths(sessionsOcsfFields(OCSF_1_8))],
+    ['findings', findingsTable, fieldPaths(findingsOcsfFields(OCSF_1_8, loadRulesSync()))],
+  ])('name only attributes the %s mapping sets', (_, table, paths) => {
+    const named = tablePaths(table);
+    expect(named.length).toBeGreaterThan(10);
+    for (const p of named) expect(paths, p).toContain(p);
+  });
+
+  it('says no crawler and no UNLOAD feed the lake', () => {
+    expect(detections).toMatch(/Nothing crawls this archive and nothing `UNLOAD`s into the lake/);
+    expect(detections).not.toMatch(/Glue crawler role/);
+  });
+});
+
+describe('docs/security-lake.md', () => {
+  const example = JSON.parse(/```json\n([\s\S]+?)\n```/.exec(lakePage)?.[1] ?? '{}') as {
+    securityLake: unknown;
+  };
+
+  it('gives a securityLake context the stack accepts, and the layout the writer uses', () => {
+    const lake = securityLakeSchema.parse(example.securityLake);
+    const source = lake.sources[0];
+    if (source === undefined) throw new Error('no source in the example');
+    const key = lakeKey(
+      {
+        cls: source.cls,
+        location: { bucket: source.bucket, prefix: source.prefix },
+        roleArn: '',
+        externalId: '',
+      },
+      'eu-west-1',
+      '123456789012',
+      new Date('2026-11-20T13:00:00Z'),
+    );
+    const layout = /```\n<prefix>(.+)\n```/.exec(lakePage)?.[1] ?? '';
+    const pattern = layout
+      .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      .replace('<region>', 'eu-west-1')
+      .replace('<account>', '123456789012')
+      .replace('YYYYMMDD', '20261120')
+      .replace('<class>', source.cls)
+      .replace('YYYYMMDDHH', '2026112013');
+    expect(key).toBe(`${source.prefix}${pattern.replaceAll('\\', '')}`);
+  });
+
+  it('states the schedule, the defaults, the cursor items and the alarm as deployed', () => {
+    const { template, stack } = synthApp({ context: { securityLake: example.securityLake } });
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 hour)' });
+    expect(lakePage).toContain('(`rate(1 hour)`)');
+    const defaults = parseLakeConfig({
+      SECURITY_LAKE_SOURCES: JSON.stringify((example.securityLake as { sources: unknown }).sources),
+    });
+    expect(lakePage).toContain(`default ${defaults.settleHours}`);
+    expect(lakePage).toContain(`at most ${defaults.maxHours} hours a run`);
+    expect(lakePage).toContain(`${defaults.lookbackDays} days before them`);
+    expect(lakeCursorKey(defaults.sources[0] as never)).toMatch(/^LAKE#/);
+    expect(lakePage).toContain('`LAKE#…` items');
+    const alarm = stack.getLogicalId(stack.securityLake?.alarm.node.defaultChild as never);
+    expect(alarm).toMatch(/^SecurityLakeFailedRunAlarm/);
+    expect(lakePage).toContain('`SecurityLakeFailedRunAlarm`');
+  }, 180_000);
+});

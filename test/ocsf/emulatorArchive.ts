@@ -1,0 +1,23 @@
+import { runCli } from '../support/runCli.ts';
+
+/** The instant the emulator's archive is made at (its clock, the archiver's and detect's). */
+export const ARCHIVE_NOW = '2026-11-20T12:00:00Z';
+export const ARCHIVE_DAYS = ['2026-11-19', '2026-11-20'] as const;
+
+/**
+ * The emulator's archive as a user makes it: `start` (the embedded emulator, two days) then `detect`,
+ * in `dir/archive`, with a fixed clock. Fails the test when either command fails.
+ */
+export async function emulatorArchive(dir: string): Promise<string> {
+  const dest = `${dir}/archive`;
+  const env = { TMPDIR: dir };
+  const now = ['--now', ARCHIVE_NOW];
+  const start = await runCli(
+    ['start', '--dest', dest, '--quiet', '--days', ARCHIVE_DAYS.join(','), ...now],
+    env,
+  );
+  if (start.code !== 0) throw new Error(`start failed: ${start.stderr}`);
+  const detect = await runCli(['detect', '--dest', dest, '--json', ...now], env);
+  if (detect.code !== 0) throw new Error(`detect failed: ${detect.stderr}`);
+  return dest;
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { silentLogger } from '../../lib/log/logger.ts';
+import { putMetaSafely } from '../../lib/run/finishRun.ts';
+import type { ArchiveDeps } from '../../lib/run/runTypes.ts';
+import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
+
+const digest = (seq: number) => ({
+  key: `digests/${String(seq).padStart(10, '0')}.json`,
+  files: 0,
+  seq,
+  sha256: String(seq % 10).repeat(64),
+  createdAt: '2026-11-20T00:00:00.000Z',
+  settled: [],
+});
+
+describe('putMetaSafely records the chain head in META', () => {
+  it('never moves it backwards: a slower run that wrote an older digest leaves the newer head', async () => {
+    const state = new MemoryStateStore();
+    await state.putMeta({
+      firstRunAt: '2026-11-01T00:00:00.000Z',
+      firstWindowStart: '2026-09-02',
+      version: 0,
+    });
+    const deps = {
+      state,
+      logger: silentLogger,
+      clock: new ManualClock('2026-11-20T00:00:00.000Z'),
+    } as unknown as ArchiveDeps;
+    const at = new Date('2026-11-20T00:00:00.000Z');
+    await putMetaSafely(deps, at, true, digest(7));
+    expect((await state.getMeta())?.chainHead?.seq).toBe(7);
+    await putMetaSafely(deps, at, true, digest(5));
+    expect((await state.getMeta())?.chainHead).toMatchObject({ seq: 7, sha256: '7'.repeat(64) });
+    await putMetaSafely(deps, at, true, undefined);
+    expect((await state.getMeta())?.chainHead?.seq).toBe(7);
+    await putMetaSafely(deps, at, true, digest(8));
+    expect((await state.getMeta())?.chainHead?.seq).toBe(8);
+  });
+});

@@ -1,0 +1,127 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { formatSummary } from '../../lib/cli/formatSummary.ts';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { addDays, toDay } from '../../lib/clock/day.ts';
+import { EMULATOR_PAID_KEY, startEmulator } from '../../lib/emulator/startEmulator.ts';
+import { recordId } from '../../lib/records/recordId.ts';
+import { runArchive } from '../../lib/run/runArchive.ts';
+import type { RunSummary } from '../../lib/run/runTypes.ts';
+import { openLocalState } from '../../lib/state/openLocalState.ts';
+import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
+import { expectIdsExact, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
+import { LatencyClock } from '../support/latencyClock.ts';
+
+const SESSIONS = 30_000;
+const CAP = 100;
+const LATENCY_MS = 40;
+const IN_FLIGHT = 2;
+const MAX_RUN_MS = 6_000;
+const RESERVE_MS = 500;
+/** Pages the latency allows in one run's budget: (6000 − 500) ms ÷ 40 ms × 2 in flight. */
+const BOUND_PAGES = ((MAX_RUN_MS - RESERVE_MS) / LATENCY_MS) * IN_FLIGHT;
+/** The day's pages at the cap, and the empty page that proves the end of a total of whole pages. */
+const DAY_PAGES = SESSIONS / CAP + 1;
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/**
+ * One day of 30,000 sessions behind an emulator that caps pages at 100 rows and answers each request 40 ms
+ * late (real HTTP, real latency), archived by runs cut at 6 s with a 500 ms reserve, one every 6 hours of
+ * simulated time. The runs' clock moves only with the server's answers (`LatencyClock`), so what one run
+ * fetches is the same on any machine; wall-clock ratios are the bench's (bench/bigDay.ts).
+ */
+async function world(stableOrder: boolean) {
+  const start = '2026-10-01T06:00:00.000Z';
+  const clock = new ManualClock(start);
+  const emulator = await startEmulator({
+    clock,
+    maxPageSize: CAP,
+    // Every day holds SESSIONS short sessions, all visible at once; the runs ask for one of them.
+    dataset: {
+      heavyEveryDays: 1,
+      heavyMin: SESSIONS,
+      heavyMax: SESSIONS,
+      minSessionMs: 60_000,
+      maxSessionMs: 120_000,
+      lateRate: 0,
+    },
+    faults: { delayMs: LATENCY_MS, stableOrder },
+  });
+  const dir = await mkdtemp(join(tmpdir(), 'ta-bigday-'));
+  const local = await openLocalState(join(dir, 'archive', '.state'));
+  cleanups.push(async () => {
+    await emulator.close();
+    await local.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const objects = createFileObjectStore(join(dir, 'archive'));
+  const day = addDays(toDay(clock.now()), -3);
+  const truth = new Set(emulator.truth(day).map((r) => recordId(r, TEST_TOKEN_KEY)));
+  const latency = new LatencyClock(clock, LATENCY_MS, IN_FLIGHT);
+  const http = createTunnelApiClient({ baseUrl: emulator.url, apiKey: EMULATOR_PAID_KEY, clock });
+  cleanups.push(() => http.close());
+  const api = latency.api(http);
+  const run = async (n: number): Promise<{ summary: RunSummary; answered: number }> => {
+    clock.set(new Date(Date.parse(start) + n * 6 * 3_600_000));
+    const budget = latency.budget(MAX_RUN_MS, RESERVE_MS);
+    const summary = await runArchive(testDeps({ api, objects, state: local.state, clock }), {
+      ...TEST_OPTIONS,
+      pageSize: CAP,
+      pageConcurrency: IN_FLIGHT,
+      onlyDays: [day],
+      budget,
+    });
+    return { summary, answered: latency.answered };
+  };
+  return { day, truth, objects, state: local.state, run };
+}
+
+describe('a day bigger than one run', () => {
+  it('30,000 sessions, pages of 100 at 40 ms, runs of 6 s: complete and proven within 3 runs, each cut run at the latency bound, every run saying what happened', async () => {
+    const w = await world(true);
+    const runs: { summary: RunSummary; answered: number }[] = [];
+    while (runs.length < 6 && !(await w.state.getDay(w.day))?.complete) runs.push(await w.run(runs.length));
+
+    expect(runs.length, 'runs until the day is proven complete').toBeLessThanOrEqual(3);
+    await expectIdsExact(w.objects, w.truth);
+    expect(await w.state.getDay(w.day)).toMatchObject({ complete: true });
+    expect((await w.state.getDay(w.day))?.walk).toBeUndefined();
+
+    const results = runs.map((r) => r.summary.days.find((d) => d.day === w.day));
+    const cut = results.filter((d) => d?.interrupted);
+    expect(cut.length).toBeGreaterThan(0);
+    for (const d of cut) {
+      // A cut run spends its budget fetching: at least 0.8 of the pages the latency allows.
+      expect(d?.pagesThisRun ?? 0).toBeGreaterThanOrEqual(0.8 * BOUND_PAGES);
+      // What it says is left is what the day's totals leave.
+      expect(d?.outlook?.pagesLeft).toBe(DAY_PAGES - (d?.pages ?? 0));
+    }
+    // No page fetched twice beyond the few in flight when a run was cut (and the preflight's one a run).
+    const fetched = runs.reduce((a, r) => a + r.answered, 0);
+    expect(fetched).toBeLessThanOrEqual(DAY_PAGES + runs.length * (1 + 2 * IN_FLIGHT));
+    expect(results.reduce((a, d) => a + (d?.pagesThisRun ?? 0), 0)).toBe(results.at(-1)?.pages);
+
+    // Every summary says what happened to the day, without contradicting itself.
+    const [first, ...rest] = runs.map((r) => formatSummary(r.summary));
+    expect(first).toContain('0 of 1 planned to their end; 1 left to the next run by the deadline');
+    expect(first).toMatch(
+      new RegExp(
+        `day walk: +${w.day}: \\d+ page\\(s\\) this run \\(\\d+ in all\\), cut by the deadline; \\d+ page\\(s\\) left by its totals; still needed: the pass's end \\(a page shorter than 100\\), \\d+ more row\\(s\\) to reach the total 30000; about 1 more run\\(s\\)`,
+      ),
+    );
+    expect(rest.at(-1)).toContain('1 of 1 planned to their end');
+    expect(rest.at(-1)).toMatch(
+      new RegExp(
+        `day walk: +${w.day}: went on at page \\d+ of pass 1, \\d+ page\\(s\\) this run \\(${DAY_PAGES} in all\\), proven complete`,
+      ),
+    );
+    expect(rest.at(-1)).not.toContain('left to the next run');
+  });
+});
