@@ -16,7 +16,7 @@ import { openStoreArchive } from '../../lib/ocsf/openStoreArchive.ts';
 import { writeSecurityLake } from '../../lib/ocsf/writeSecurityLake.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
-import { s3ClientConfig, tableFromStateUrl } from '../shared/awsClients.ts';
+import { s3ClientConfig, tableFromStateUrl, withCallLog } from '../shared/awsClients.ts';
 import { lambdaDetections } from '../shared/lambdaDetections.ts';
 import { loggerPort } from '../shared/loggerPort.ts';
 import { assumedLakeStore } from './assumedLakeStore.ts';
@@ -28,8 +28,10 @@ const lake = lakeConfig(config);
 const table = tableFromStateUrl(config.state);
 if (table === undefined) throw new ArchiverError('CONFIG_INVALID', 'Set ARCHIVE_STATE (dynamodb://)');
 const { rules } = await lambdaDetections(process.env, import.meta.url);
-const objects = objectStoreFromUrl(config.dest, { s3Client: new S3Client(s3ClientConfig(process.env)) });
-const items = dynamoVersionedItems({ client: new DynamoDBClient({}), table });
+const objects = objectStoreFromUrl(config.dest, {
+  s3Client: withCallLog(new S3Client(s3ClientConfig(process.env)), process.env),
+});
+const items = dynamoVersionedItems({ client: withCallLog(new DynamoDBClient({}), process.env), table });
 
 /** One scheduled run; a failure throws, so the function's Errors metric (and its alarm) counts it. */
 export async function handler(_event: unknown, context: Context) {

@@ -343,6 +343,14 @@ export const SETTINGS = [
       'Lambda only: days of history before the hours being written that the Security Lake export also reads (0-60), for sessions opened before them.',
     readBy: ['security-lake-export'],
   },
+  {
+    key: 'awsCallLogFile',
+    env: 'AWS_CALL_LOG_FILE',
+    default: undefined,
+    description:
+      'Testing only: a file every AWS call of a function is appended to, one JSON line each (the bundle tests check each call against the role); the stack never sets it.',
+    readBy: [...FUNCTIONS, 'security-lake-export'],
+  },
 ] as const satisfies readonly SettingSpec[];
 
 export type SettingKey = (typeof SETTINGS)[number]['key'];

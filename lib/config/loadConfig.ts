@@ -139,6 +139,7 @@ export function buildConfigSchema(names: SettingNames = ENV_NAMES, readsOnly = f
       securityLakeSettleHours: intIn(names.securityLakeSettleHours, 0, 72),
       securityLakeMaxHours: intIn(names.securityLakeMaxHours, 1, 744),
       securityLakeLookbackDays: intIn(names.securityLakeLookbackDays, 0, 60),
+      awsCallLogFile: z.string().min(1).optional(),
     })
     .superRefine((c, ctx) => {
       if (!readsOnly && c.state === undefined && c.dest.trim().startsWith('s3://')) {

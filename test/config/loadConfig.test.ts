@@ -51,6 +51,11 @@ describe('loadConfig', () => {
     [{ DETECTION_SETTINGS: '{"rules":' }, 'DETECTION_SETTINGS must be a JSON object'],
     [{ DETECTION_SETTINGS: '[]' }, 'DETECTION_SETTINGS must be a JSON object'],
     [{ FINDINGS_TOPIC_ARN: 'my-topic' }, 'FINDINGS_TOPIC_ARN must be an SNS topic ARN'],
+    [{ SECURITY_LAKE_SOURCES: '{}' }, 'SECURITY_LAKE_SOURCES must be a JSON array'],
+    [{ SECURITY_LAKE_SOURCES: '[{' }, 'SECURITY_LAKE_SOURCES must be a JSON array'],
+    [{ SECURITY_LAKE_SETTLE_HOURS: '73' }, "SECURITY_LAKE_SETTLE_HOURS must be at most 72, got '73'"],
+    [{ SECURITY_LAKE_MAX_HOURS: '0' }, "SECURITY_LAKE_MAX_HOURS must be at least 1, got '0'"],
+    [{ SECURITY_LAKE_LOOKBACK_DAYS: 'week' }, 'SECURITY_LAKE_LOOKBACK_DAYS must be an integer from 0 to 60'],
   ])('rejects %o with an actionable CONFIG_INVALID', (env, message) => {
     let caught: unknown;
     try {

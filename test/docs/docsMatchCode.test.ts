@@ -210,6 +210,7 @@ describe('docs/configuration.md and the config spec', () => {
       'const s = z.object({ SOME_VAR: z.string() });\nexport const c = s.safeParse(env);',
       ['SOME_VAR'],
     ],
+    ['a constant name', "const NAME = 'SOME_VAR';\nconst v = env[NAME];", ['SOME_VAR']],
     ['a computed name', 'const v = env[name];', ['env[name]']],
   ])('finds a variable read through %s', (_, source, found) => {
     expect(variablesRead(source, 'lib/x/y.ts')).toEqual(found);
@@ -232,8 +233,13 @@ function variablesRead(source: string, rel: string): string[] {
     out.push(...[...names.matchAll(/\b([A-Z][A-Z0-9_]+)\b(?!\s*\})?/g)].map((m) => m[1] as string));
   if (/\.(?:safe)?[pP]arse(?:Async)?\(\s*(?:process\.)?env\b/.test(source))
     out.push(...[...source.matchAll(/\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\s*:/g)].map((m) => m[1] as string));
+  // A computed name: the value of a constant of the same file, else the read as written.
+  const constants = new Map(
+    [...source.matchAll(/\bconst\s+(\w+)\s*=\s*['"]([A-Z][A-Z0-9_]+)['"]/g)].map((m) => [m[1], m[2]]),
+  );
   if (rel !== 'lib/config/loadConfig.ts')
-    out.push(...[...source.matchAll(/\benv\[(?!['"])[^\]]*\]/g)].map((m) => m[0]));
+    for (const [read, name = ''] of source.matchAll(/\benv\[(?!['"])([^\]]*)\]/g))
+      out.push(constants.get(name.trim()) ?? read);
   return [...new Set(out)];
 }
 

@@ -127,6 +127,8 @@ const UNSET_BY_DESIGN: Record<string, string> = {
   AWS_ENDPOINT_URL_S3: 'An S3-compatible endpoint for local runs; in AWS the SDK finds S3 itself.',
   CODEC: "Unset means ZSTD on the Lambda's Node (node:zlib has zstd there): the default is the runtime's.",
   DETECTIONS_DIR: 'The rules are read from the copy bundled beside the handler unless this points elsewhere.',
+  AWS_CALL_LOG_FILE:
+    'Testing only: the bundle tests set it to record each AWS call; a deployment records none.',
 };
 
 describe('the environment the stack gives each function', () => {
