@@ -98,6 +98,21 @@ describe('the weekly reconciliation', () => {
     expect((await runArchive(rig.deps, TEST_OPTIONS)).foreignFiles).toBeUndefined();
   });
 
+  it('reconciles in full when the chain since the recorded head is not the one recorded', async () => {
+    const rig = await agedRig(100);
+    const bounded = await rig.weekLater();
+    expect(bounded.state.byMethod.listPartitions).toBeUndefined();
+    // The digest at the recorded head is not the one that reconciliation wrote (rewritten since).
+    await updateMeta(rig.deps.state, (m) =>
+      m.reconciledHead
+        ? { ...m, reconciledHead: { ...m.reconciledHead, sha256: '0'.repeat(64) } }
+        : undefined,
+    );
+    const full = await rig.weekLater();
+    expect(full.state.byMethod.listPartitions).toBeGreaterThan(0);
+    expect((await rig.deps.state.getMeta())?.reconciledHead?.seq).toBe(full.summary.digest?.seq);
+  });
+
   it('moves the recorded head forward, and never back', async () => {
     const rig = await agedRig(100);
     const heads: number[] = [];
