@@ -23,7 +23,7 @@ import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
-import { s3ClientConfig, tableFromStateUrl } from '../shared/awsClients.ts';
+import { s3ClientConfig, tableFromStateUrl, withCallLog } from '../shared/awsClients.ts';
 import { powertoolsFindingCounter, snsPublisher } from '../shared/awsFindingSinks.ts';
 import { DETECT_SERVICE, METRICS_NAMESPACE } from '../shared/detectTelemetry.ts';
 import { eventBridgeFindingEvents, sdkPutEvents } from '../shared/eventBridgeFindingEvents.ts';
@@ -44,16 +44,18 @@ if (table === undefined || !WORKGROUP || !DATABASE || !FINDINGS_TOPIC_ARN)
   );
 const log = loggerPort(logger);
 const { rules, overrides } = await lambdaDetections(process.env, import.meta.url);
-const dynamo = new DynamoDBClient({});
-const sns = new SNSClient({});
-const objects = objectStoreFromUrl(config.dest, { s3Client: new S3Client(s3ClientConfig(process.env)) });
+const dynamo = withCallLog(new DynamoDBClient({}), process.env);
+const sns = withCallLog(new SNSClient({}), process.env);
+const objects = objectStoreFromUrl(config.dest, {
+  s3Client: withCallLog(new S3Client(s3ClientConfig(process.env)), process.env),
+});
 const state = createDynamoStateStore({ client: dynamo, table });
 
 let runId = '';
 const detect = createDetectHandler({
   rules,
   overrides,
-  engine: athenaRuleEngine(new AthenaClient({}), {
+  engine: athenaRuleEngine(withCallLog(new AthenaClient({}), process.env), {
     workGroup: WORKGROUP,
     database: DATABASE,
     sleep: (ms) => sleep(ms),
@@ -75,7 +77,7 @@ const detect = createDetectHandler({
     ),
   publish: snsPublisher(sns, FINDINGS_TOPIC_ARN),
   events: eventBridgeFindingEvents(
-    sdkPutEvents(new EventBridgeClient({ region: await sns.config.region() })),
+    sdkPutEvents(withCallLog(new EventBridgeClient({ region: await sns.config.region() }), process.env)),
   ),
   countFindings: powertoolsFindingCounter(metrics),
   metrics,

@@ -1,4 +1,6 @@
+import { appendFileSync } from 'node:fs';
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
+import type { InitializeMiddleware, MetadataBearer } from '@smithy/types';
 import { parseStateUrl } from '../../lib/url/storeUrl.ts';
 
 /**
@@ -20,4 +22,85 @@ export function s3ClientConfig(env: Record<string, string | undefined>): S3Clien
 export function tableFromStateUrl(state: string | undefined): string | undefined {
   if (state === undefined || !state.trim().startsWith('dynamodb://')) return undefined;
   return parseStateUrl(state).table;
+}
+
+/**
+ * Environment variable naming a file that every AWS call of the function is appended to, one JSON line
+ * each: the tests that run a bundle set it, to check each call against the function's role in the
+ * template. The stack never sets it.
+ */
+export const CALL_LOG_ENV = 'AWS_CALL_LOG_FILE';
+
+/** One AWS call: the client, the command and the input's names (bodies and item values left out). */
+export interface RecordedCall {
+  client: string;
+  command: string;
+  input: Record<string, unknown>;
+}
+
+/** A client of AWS SDK v3: its middleware stack takes an initialize step. */
+interface WatchableClient {
+  middlewareStack: {
+    add(
+      middleware: InitializeMiddleware<object, MetadataBearer>,
+      options: { step: 'initialize'; name: string },
+    ): void;
+  };
+}
+
+/** Payloads a call log never holds: object bodies, messages, item attributes beyond the key. */
+const PAYLOAD_FIELDS = new Set(['Body', 'Message', 'ExpressionAttributeValues', 'SecretString']);
+
+/** The part of a DynamoDB key or item that names it: its partition key (`pk`, lib/state's layout). */
+function keyOf(value: unknown): unknown {
+  const pk = (value as { pk?: { S?: unknown } } | undefined)?.pk?.S;
+  return pk === undefined ? undefined : { pk };
+}
+
+/** The input's names: its scalar fields, item keys as their `pk`, batch reads as their keys. */
+export function callInput(input: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries((input ?? {}) as Record<string, unknown>)) {
+    if (PAYLOAD_FIELDS.has(name)) continue;
+    if (name === 'Key' || name === 'Item') {
+      out[name] = typeof value === 'string' ? value : keyOf(value);
+    } else if (name === 'RequestItems') {
+      out[name] = Object.fromEntries(
+        Object.entries(value as Record<string, { Keys?: unknown[] }>).map(([table, r]) => [
+          table,
+          { Keys: (r.Keys ?? []).map(keyOf) },
+        ]),
+      );
+    } else if (['string', 'number', 'boolean'].includes(typeof value)) {
+      out[name] = value;
+    } else if (name === 'QueryExecutionContext' || name === 'Delete') {
+      out[name] = value;
+    }
+  }
+  return out;
+}
+
+/**
+ * The client, with every call it sends appended to the file `env[CALL_LOG_ENV]` names (when set).
+ * Every AWS client a handler builds goes through here.
+ */
+export function withCallLog<C extends WatchableClient>(
+  client: C,
+  env: Record<string, string | undefined>,
+): C {
+  const file = env[CALL_LOG_ENV];
+  if (file === undefined || file === '') return client;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const call: RecordedCall = {
+        client: context.clientName ?? '?',
+        command: context.commandName ?? '?',
+        input: callInput(args.input),
+      };
+      appendFileSync(file, `${JSON.stringify(call)}\n`);
+      return next(args);
+    },
+    { step: 'initialize', name: 'callLog' },
+  );
+  return client;
 }

@@ -5,10 +5,11 @@
 
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { systemClock } from '../../lib/clock/clock.ts';
 import { loadConfig } from '../../lib/config/loadConfig.ts';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
@@ -20,7 +21,7 @@ import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
 import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
 import { apiKeyFromSecret } from './apiKeyFromSecret.ts';
 import type { ArchiveHandlerDeps } from './archiveHandlerDeps.ts';
-import { s3ClientConfig, tableFromStateUrl } from './awsClients.ts';
+import { s3ClientConfig, tableFromStateUrl, withCallLog } from './awsClients.ts';
 import { loggerPort } from './loggerPort.ts';
 import { INTEGRITY_ENV, METRICS_NAMESPACE, SERVICE_NAME } from './telemetryNames.ts';
 
@@ -59,8 +60,15 @@ if (!digestKeyId || !tokenKeySecretId) {
   );
 }
 
-const s3Client = new S3Client(s3ClientConfig(process.env));
-const signer: DigestSigner = kmsDigestSigner({ client: new KMSClient({}), keyId: digestKeyId });
+const s3Client = withCallLog(new S3Client(s3ClientConfig(process.env)), process.env);
+const signer: DigestSigner = kmsDigestSigner({
+  client: withCallLog(new KMSClient({}), process.env),
+  keyId: digestKeyId,
+});
+/** Both keys' secrets, through Powertools' cache. */
+const secrets = new SecretsProvider({
+  awsSdkV3Client: withCallLog(new SecretsManagerClient({}), process.env),
+});
 
 /**
  * The token HMAC key, read once per container (cold start) and kept: it never changes, and a run must
@@ -68,7 +76,8 @@ const signer: DigestSigner = kmsDigestSigner({ client: new KMSClient({}), keyId:
  */
 let tokenKey: Promise<Uint8Array> | undefined;
 function getTokenKey(): Promise<Uint8Array> {
-  tokenKey ??= getSecret(tokenKeySecretId as string)
+  tokenKey ??= secrets
+    .get(tokenKeySecretId as string)
     .then((value) => tokenKeyFromSecret(value, tokenKeySecretId as string))
     .catch((error: unknown) => {
       tokenKey = undefined;
@@ -85,7 +94,7 @@ function getTokenKey(): Promise<Uint8Array> {
   return tokenKey;
 }
 void getTokenKey().catch(() => {}); // start the read during init; errors surface on the first invocation
-const dynamoClient = new DynamoDBClient({});
+const dynamoClient = withCallLog(new DynamoDBClient({}), process.env);
 
 /** Reads the key through Powertools' cache; a failure says which secret and never carries the value. */
 async function getApiKey(): Promise<string> {
@@ -93,7 +102,7 @@ async function getApiKey(): Promise<string> {
   const id = secretId as string;
   let value: string | Uint8Array | undefined;
   try {
-    value = await getSecret(id, { maxAge: SECRET_MAX_AGE_S });
+    value = await secrets.get(id, { maxAge: SECRET_MAX_AGE_S });
   } catch (error) {
     throw new ArchiverError(
       'CONFIG_INVALID',

@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
 import { committerRowSink } from '../../lib/active/committerRowSink.ts';
 import { rebuildActiveFromArchive } from '../../lib/active/rebuildActiveFromArchive.ts';
@@ -22,7 +23,7 @@ import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
 import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
 import { apiKeyFromSecret } from '../shared/apiKeyFromSecret.ts';
-import { s3ClientConfig, tableFromStateUrl } from '../shared/awsClients.ts';
+import { s3ClientConfig, tableFromStateUrl, withCallLog } from '../shared/awsClients.ts';
 import { loggerPort } from '../shared/loggerPort.ts';
 import { liveAlertsFor } from './liveAlertsFor.ts';
 import { createSnapshotHandler } from './snapshotHandler.ts';
@@ -42,9 +43,13 @@ if (table === undefined)
   throw new ArchiverError('CONFIG_INVALID', 'ARCHIVE_STATE must be dynamodb://table in Lambda');
 const log = loggerPort(logger);
 
+const secrets = new SecretsProvider({
+  awsSdkV3Client: withCallLog(new SecretsManagerClient({}), process.env),
+});
+
 async function secret(id: string): Promise<string | Uint8Array | undefined> {
   try {
-    return await getSecret(id, { maxAge: SECRET_MAX_AGE_S });
+    return await secrets.get(id, { maxAge: SECRET_MAX_AGE_S });
   } catch (error) {
     throw new ArchiverError('CONFIG_INVALID', `Could not read secret '${id}': ${(error as Error).message}`, {
       cause: error,
@@ -52,9 +57,11 @@ async function secret(id: string): Promise<string | Uint8Array | undefined> {
   }
 }
 
-const objects = objectStoreFromUrl(config.dest, { s3Client: new S3Client(s3ClientConfig(process.env)) });
+const objects = objectStoreFromUrl(config.dest, {
+  s3Client: withCallLog(new S3Client(s3ClientConfig(process.env)), process.env),
+});
 
-const dynamo = new DynamoDBClient({});
+const dynamo = withCallLog(new DynamoDBClient({}), process.env);
 const state = createDynamoStateStore({ client: dynamo, table });
 
 // The live detection rules, when the stack gives a findings topic (functions/shared/liveAlerts.ts).

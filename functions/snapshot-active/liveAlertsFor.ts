@@ -6,33 +6,42 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { versionedFindingLedger } from '../../lib/detect/versionedFindingLedger.ts';
 import type { Logger } from '../../lib/log/logger.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
+import type { ActiveObservations } from '../../lib/state/stateStore.ts';
+import { withCallLog } from '../shared/awsClients.ts';
 import { powertoolsFindingCounter, snsPublisher } from '../shared/awsFindingSinks.ts';
 import { eventBridgeFindingEvents, sdkPutEvents } from '../shared/eventBridgeFindingEvents.ts';
 import { lambdaDetections } from '../shared/lambdaDetections.ts';
 import { liveAlerts } from '../shared/liveAlerts.ts';
 
-/** The snapshot Lambda's live-rule hook, wired to the state table (the ledger), the findings topic and EventBridge. */
+/**
+ * The snapshot Lambda's live-rule hook, wired to the state table (the ledger), the findings topic and
+ * EventBridge. Each snapshot records as an owner of its own: a claim the ledger finds held by the same
+ * owner counts as ours (a retried write), so an owner kept for the container would deliver every
+ * finding again on every snapshot.
+ */
 export async function liveAlertsFor(
   dynamo: DynamoDBClient,
   table: string,
   topicArn: string,
   metrics: Metrics,
   logger: Logger,
-) {
+): Promise<(observations: ActiveObservations, observedAt: Date) => Promise<void>> {
   const { rules, overrides } = await lambdaDetections(process.env, import.meta.url);
-  const sns = new SNSClient({});
-  return liveAlerts({
-    rules,
-    overrides,
-    ledger: versionedFindingLedger(
-      dynamoVersionedItems({ client: dynamo, table }),
-      `snap-${randomUUID().slice(0, 8)}`,
-    ),
-    publish: snsPublisher(sns, topicArn),
-    events: eventBridgeFindingEvents(
-      sdkPutEvents(new EventBridgeClient({ region: await sns.config.region() })),
-    ),
-    countFindings: powertoolsFindingCounter(metrics),
-    logger,
-  });
+  const sns = withCallLog(new SNSClient({}), process.env);
+  const publish = snsPublisher(sns, topicArn);
+  const events = eventBridgeFindingEvents(
+    sdkPutEvents(withCallLog(new EventBridgeClient({ region: await sns.config.region() }), process.env)),
+  );
+  const countFindings = powertoolsFindingCounter(metrics);
+  const items = dynamoVersionedItems({ client: dynamo, table });
+  return (observations, observedAt) =>
+    liveAlerts({
+      rules,
+      overrides,
+      ledger: versionedFindingLedger(items, `snap-${randomUUID().slice(0, 8)}`),
+      publish,
+      events,
+      countFindings,
+      logger,
+    })(observations, observedAt);
 }

@@ -83,8 +83,10 @@ export const LAMBDA_BUNDLING: BundlingOptions = {
   sourceMap: true,
   sourcesContent: false,
   // Bundle the AWS SDK too: the code runs against the exact versions it was tested with. classic-level
-  // (a native LevelDB) is only ever loaded by the CLI's kernel locks (lib/process/kernelLock.ts), behind a
-  // dynamic import no Lambda path reaches: left out of the bundle rather than shipped unused.
+  // (a native LevelDB) holds the CLI's kernel locks (lib/process/kernelLock.ts); a Lambda is handed no
+  // kernel liveness (ArchiveDeps.incarnationLiveness), so no handler imports it. It stays external so
+  // that a path back to it shows in the bundle's metafile, where the bundle test fails on any import
+  // the Lambda runtime does not provide.
   externalModules: ['classic-level'],
   forceDockerBundling: false,
   // Resolved in the bundling's working directory, the project root.

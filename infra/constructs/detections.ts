@@ -25,6 +25,7 @@ import {
   LOST_SESSIONS_VIEW,
   NAMED_SESSIONS_VIEW,
 } from '../../lib/query/activeViews.ts';
+import { META_PK } from '../../lib/state/versionedConcerns.ts';
 import { glueView } from './activeCatalog.ts';
 import { functionLogsAndRole, LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
 import { withDetections } from './detectionsBundling.ts';
@@ -196,12 +197,8 @@ export class Detections extends Construct {
     role.addToPolicy(
       allow(
         'AthenaInWorkgroup',
-        [
-          'athena:StartQueryExecution',
-          'athena:GetQueryExecution',
-          'athena:GetQueryResults',
-          'athena:StopQueryExecution',
-        ],
+        // What functions/detect/athenaRuleEngine.ts calls (a query past its wait is left to the workgroup).
+        ['athena:StartQueryExecution', 'athena:GetQueryExecution', 'athena:GetQueryResults'],
         [arn('athena', `workgroup/${WORKGROUP_NAME}`)],
       ),
     );
@@ -243,10 +240,17 @@ export class Detections extends Construct {
         [athenaResults.arnForObjects('results/*')],
       ),
     );
+    // What Athena asks of the caller on its results location (the Athena user guide, "Access to Amazon S3").
     role.addToPolicy(
-      allow('AthenaResultsBucket', ['s3:ListBucket', 's3:GetBucketLocation'], [athenaResults.bucketArn]),
+      allow(
+        'AthenaResultsBucket',
+        ['s3:ListBucket', 's3:GetBucketLocation', 's3:ListBucketMultipartUploads'],
+        [athenaResults.bucketArn],
+      ),
     );
-    role.addToPolicy(claimsStatement(table, [FINDING_CLAIM_PKS, FINDINGS_MANIFEST_PKS]));
+    // Its claims, the manifests of findings/ partitions, and META, where the committer notes each file it
+    // commits for the next digest (`pendingDigest`).
+    role.addToPolicy(claimsStatement(table, [FINDING_CLAIM_PKS, FINDINGS_MANIFEST_PKS, META_PK]));
 
     const archiveArn = `<${stack.getLogicalId(bucket.node.defaultChild as CfnBucket)}.Arn>`;
     const resultsArn = `<${stack.getLogicalId(athenaResults.node.defaultChild as CfnBucket)}.Arn>`;

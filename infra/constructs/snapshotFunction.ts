@@ -27,6 +27,7 @@ import {
 import { activeKeys } from '../../lib/active/activeKeys.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
+import { META_PK } from '../../lib/state/versionedConcerns.ts';
 import { functionLogsAndRole, LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
 import { withDetections } from './detectionsBundling.ts';
 
@@ -188,9 +189,12 @@ export class SnapshotFunction extends Construct {
         effect: Effect.ALLOW,
         actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
         resources: [table.tableArn],
-        // The observations item and the manifests of active/ partitions (`PART#active#<dt>`), nothing else.
+        // The observations item, the manifests of active/ partitions (`PART#active#<dt>`) and META, where
+        // the committer notes each file it commits for the next digest (`pendingDigest`); nothing else.
         conditions: {
-          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [ACTIVE_STATE_PK, ACTIVE_MANIFEST_PKS] },
+          'ForAllValues:StringLike': {
+            'dynamodb:LeadingKeys': [ACTIVE_STATE_PK, ACTIVE_MANIFEST_PKS, META_PK],
+          },
         },
       }),
     );

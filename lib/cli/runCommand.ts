@@ -2,13 +2,13 @@ import { type Clock, systemClock } from '../clock/clock.ts';
 import { isDay, toDay } from '../clock/day.ts';
 import { budgetFromRemaining } from '../clock/deadlineBudget.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
-import { isDeadLocalHolder } from '../commit/leaseOwner.ts';
+import { isDeadLocalHolder } from '../commit/isDeadLocalHolder.ts';
 import { archiveOptionsFromConfig } from '../config/archiveOptionsFromConfig.ts';
 import { type Config, loadConfig } from '../config/loadConfig.ts';
 import { windowStartOf } from '../days/planDays.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
-import { holdProcessLiveness } from '../process/processLiveness.ts';
+import { holdProcessLiveness, incarnationLiveness } from '../process/processLiveness.ts';
 import { preflight } from '../run/preflight.ts';
 import { runArchive } from '../run/runArchive.ts';
 import type { RunSummary } from '../run/runTypes.ts';
@@ -143,6 +143,8 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
           ...keys,
           // A run killed on this machine (Ctrl-C, a crash) does not block the next one for the lease's TTL.
           isLeaseHolderDead: isDeadLocalHolder,
+          // A killed run's temp folder is judged by the kernel too (its liveness lock), not by its pid alone.
+          incarnationLiveness,
           ...(json || ctx.quiet ? {} : { onProgress: progress.onProgress }),
         },
         archiveOptionsFromConfig(config, {

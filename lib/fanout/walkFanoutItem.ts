@@ -42,7 +42,7 @@ export async function walkFanoutItem(
   // Renewing checks that the orchestration still holds the lease (LEASE_HELD otherwise).
   let held: Lease = await state.renewLease(input.lease, clock.now(), leaseTtlMs);
   const runId = randomUUID().slice(0, 8);
-  const tmpDir = (await makeRunTmpDir(options.tmpDir ?? tmpdir(), runId)).dir;
+  const tmpDir = (await makeRunTmpDir(options.tmpDir ?? tmpdir(), runId, deps.incarnationLiveness)).dir;
   try {
     const committer = new PartitionCommitter({ ...deps, runId, fence: held.fence, tmpDir });
     let outcome: ItemOutcome;

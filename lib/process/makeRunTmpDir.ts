@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { incarnationLiveness, PROCESS_INCARNATION } from './processLiveness.ts';
+import { type IncarnationLiveness, PROCESS_INCARNATION } from './processIncarnation.ts';
 
 const PREFIX = 'tunnel-archiver-';
 const OWNER_FILE = 'owner.pid';
@@ -17,13 +17,22 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
+/** Liveness where no kernel lock is read: every owner is judged by its pid alone. */
+const pidOnly: IncarnationLiveness = async () => 'unknown';
+
 /**
  * Makes this run's private temp folder (`<root>/tunnel-archiver-<runId>`, mode 0700, with the owner's pid
  * and process incarnation) after removing the folders of runs whose process is dead (or an earlier
  * incarnation of a reused pid): spills and half-written Parquet of a killed run never pile up. Folders
- * without an owner file are left alone. Returns the folder and the number of leftovers removed.
+ * without an owner file are left alone. `liveness` is the kernel's word on an owner (the CLI passes
+ * `incarnationLiveness`); without it, an owner is judged by its pid. Returns the folder and the number
+ * of leftovers removed.
  */
-export async function makeRunTmpDir(root: string, runId: string): Promise<{ dir: string; removed: number }> {
+export async function makeRunTmpDir(
+  root: string,
+  runId: string,
+  liveness: IncarnationLiveness = pidOnly,
+): Promise<{ dir: string; removed: number }> {
   await mkdir(root, { recursive: true });
   let removed = 0;
   for (const name of await readdir(root).catch(() => [] as string[])) {
@@ -35,9 +44,8 @@ export async function makeRunTmpDir(root: string, runId: string): Promise<{ dir:
     const ours = incarnation === INCARNATION; // another run of this process
     // The kernel decides where the owner took a liveness lock (a CLI run); else, as a fallback (a Lambda
     // sandbox holds none), whether its pid still exists.
-    const liveness = await incarnationLiveness(incarnation ?? '');
-    const otherLive =
-      liveness === 'alive' || (liveness === 'unknown' && pid !== process.pid && isProcessAlive(pid));
+    const said = await liveness(incarnation ?? '');
+    const otherLive = said === 'alive' || (said === 'unknown' && pid !== process.pid && isProcessAlive(pid));
     if (ours || otherLive) continue;
     await rm(dir, { recursive: true, force: true });
     removed++;

@@ -1,11 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isKernelLockHeld, tryKernelLock } from './kernelLock.ts';
-
-/** This process's incarnation: a later process may reuse the pid (pid 1 in every container), never this. */
-export const PROCESS_INCARNATION = randomUUID();
+import { PROCESS_INCARNATION } from './processIncarnation.ts';
 
 /** Where the liveness locks of this host's processes live (one kernel lock each, named by incarnation). */
 export const livenessRoot = (root: string = tmpdir()): string => path.join(root, 'tunnel-archiver-live');

@@ -173,7 +173,7 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
     if (tmpDir) await rm(tmpDir, { recursive: true, force: true });
   };
   try {
-    tmpDir = (await makeRunTmpDir(options.tmpDir ?? tmpdir(), runId)).dir;
+    tmpDir = (await makeRunTmpDir(options.tmpDir ?? tmpdir(), runId, deps.incarnationLiveness)).dir;
     // State is a cache of the archive: what the archive holds and the state lacks is put back first, so a
     // lost state table never makes a run write a record twice.
     const rebuilt = reconcile

@@ -6,6 +6,7 @@ import type { DigestSigner } from '../digest/digestSigner.ts';
 import type { ArchiverErrorCode } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
 import type { ParquetEncoder } from '../parquet/historyParquetFile.ts';
+import type { IncarnationLiveness } from '../process/processIncarnation.ts';
 import type { TokenPolicy } from '../records/archiveRow.ts';
 import type { Lease, StateStore } from '../state/stateStore.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
@@ -27,6 +28,11 @@ export interface ArchiveDeps {
   runId?: string;
   /** Decides whether a lease holder is certainly dead (local mode: a pid on this host that no longer exists). */
   isLeaseHolderDead?: (holder: Lease) => boolean | Promise<boolean>;
+  /**
+   * The kernel's word on the owner of a leftover run temp folder (the CLI: `incarnationLiveness`). Absent,
+   * an owner is judged by its pid: a Lambda reads no kernel lock, so its bundle never loads `classic-level`.
+   */
+  incarnationLiveness?: IncarnationLiveness;
   /** Progress callback (CLI progress bar); called after each day. */
   onProgress?: (event: ProgressEvent) => void;
 }

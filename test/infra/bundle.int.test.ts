@@ -1,11 +1,22 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import type { CfnElement } from 'aws-cdk-lib';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { parquetMetadata } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CALL_LOG_ENV, type RecordedCall } from '../../functions/shared/awsClients.ts';
 import { BUILTINS_BY_REQUIRE, LAMBDA_NODE_MAJOR } from '../../infra/constructs/archiveFunction.ts';
 import { readActiveRows } from '../../lib/active/activeParquet.ts';
 import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
@@ -17,34 +28,78 @@ import {
 } from '../../lib/emulator/startEmulator.ts';
 import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
+import { tryKernelLock } from '../../lib/process/kernelLock.ts';
+import { livenessRoot } from '../../lib/process/processLiveness.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { tokenHmac } from '../../lib/records/tokenHmac.ts';
 import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
 import { LAMBDA_NODE } from '../parquet/lambdaNode.ts';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../support/startDynalite.ts';
 import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
+import {
+  builtinsOf,
+  METAFILE,
+  type Metafile,
+  unshippedImports,
+  withBundleMetafiles,
+} from './bundleMetafiles.ts';
+import { accessesOf, namesFromEnv } from './callAccesses.ts';
 import { lambdaTestEnv, TEST_LAMBDA_IDS } from './lambdaTestEnv.ts';
+import { type Access, refusals, TemplatePolicies } from './roleAccess.ts';
+import { startAthenaStub } from './startAthenaStub.ts';
+import { startEventBridgeStub } from './startEventBridgeStub.ts';
 import { type KmsStubHandle, startKmsStub } from './startKmsStub.ts';
 import { type SecretsStubHandle, startSecretsStub } from './startSecretsStub.ts';
+import { startSnsStub } from './startSnsStub.ts';
+import type { CfnTemplate } from './templateArns.ts';
 import { synthApp } from './testApp.ts';
+import { grantedActions, UNUSED_GRANT_REASONS, unusedGrants } from './unusedGrants.ts';
 
 const SECRET_ID = TEST_LAMBDA_IDS.apiKeySecret;
 const FREE_SECRET_ID = 'tunnel-archiver/free-plan-key';
 const TOKEN_KEY_SECRET_ID = TEST_LAMBDA_IDS.tokenKeySecret;
 
-// The bundle exactly as `cdk synth` produces it, outside the repo so it cannot lean on node_modules.
+// The bundle exactly as `cdk synth` produces it, outside the repo so it cannot lean on node_modules; its
+// esbuild metafile beside it.
 const outdir = mkdtempSync(join(tmpdir(), 'ta-proof-bundle-'));
-const { template } = synthApp({ bundle: true, outdir });
-/** The bundle of one function of the template, found by a variable only its environment has. */
-function bundleOf(marker: string): string {
-  const fn = Object.values(template.findResources('AWS::Lambda::Function')).find(
-    (f) => f.Properties.Environment?.Variables?.[marker] !== undefined,
-  );
-  if (!fn) throw new Error(`no function with ${marker} in its environment`);
-  return join(outdir, `asset.${String(fn.Properties.Code.S3Key).replace(/\.zip$/, '')}`, 'index.mjs');
+const { stack, template } = withBundleMetafiles(() => synthApp({ bundle: true, outdir }));
+/** A function of the stack: its logical id in the template, and its bundle. */
+interface StackFunction {
+  id: string;
+  bundle: string;
 }
-const bundle = bundleOf('DIGEST_SIGNING_KEY_ID');
-const snapshotBundle = bundleOf('SNAPSHOT_INTERVAL_MINUTES');
+function functionOf(fn: NodejsFunction): StackFunction {
+  const id = stack.getLogicalId(fn.node.defaultChild as CfnElement);
+  const key = String(template.toJSON().Resources[id].Properties.Code.S3Key);
+  return { id, bundle: join(outdir, `asset.${key.replace(/\.zip$/, '')}`, 'index.mjs') };
+}
+const archiver = functionOf(stack.archiver.fn);
+const bundle = archiver.bundle;
+const snapshotFn = functionOf(stack.snapshots.fn);
+const snapshotBundle = snapshotFn.bundle;
+const detectFn = functionOf(stack.detections.fn);
+
+/** The template's policies, and the permissions each role's recorded calls used (for the least-privilege report). */
+const policies = new TemplatePolicies(template.toJSON() as CfnTemplate);
+const used = new Map<string, Access[]>();
+
+/**
+ * The recorded calls of one invocation against the function's role in the template: the refusals, each
+ * naming the function, the call and the action it lacks.
+ */
+async function deniedCalls(fn: StackFunction, env: Record<string, string>, calls: RecordedCall[]) {
+  const roleId = policies.roleOf(fn.id);
+  const environment = policies.resolved.Resources[fn.id]?.Properties?.Environment as
+    | { Variables?: Record<string, unknown> }
+    | undefined;
+  const stackEnv = environment?.Variables ?? {};
+  const names = namesFromEnv(env, stackEnv);
+  const state = {};
+  const accesses: Access[] = [];
+  for (const call of calls) accesses.push(...(await accessesOf(call, names, policies, state)));
+  used.set(roleId, [...(used.get(roleId) ?? []), ...accesses]);
+  return refusals(policies, fn.id, roleId, accesses);
+}
 
 let emulator: EmulatorHandle;
 let s3: S3rverHandle;
@@ -75,13 +130,17 @@ afterAll(async () => {
 
 /**
  * Invokes the bundled handler once per event, in one child process (one warm container), as Lambda would,
- * under the Lambda's own Node major (tools/lambda-node), never the Node that runs the tests.
+ * under the Lambda's own Node major (tools/lambda-node), never the Node that runs the tests, with a temp
+ * folder of its own (`tmp`, a fresh one unless given).
  */
 async function invokeBundle(
   events: unknown[],
   env: Record<string, string> = {},
-  entry = bundle,
-): Promise<{ results: { ok: boolean; value: unknown }[]; stdout: string }> {
+  fn: StackFunction = archiver,
+  tmp = mkdtempSync(join(outdir, 'tmp-')),
+): Promise<{ results: { ok: boolean; value: unknown }[]; stdout: string; calls: RecordedCall[] }> {
+  const entry = fn.bundle;
+  const callLog = join(tmp, 'calls.jsonl');
   const script = `
     import workerThreads from 'node:worker_threads';
     import { syncBuiltinESMExports } from 'node:module';
@@ -104,23 +163,37 @@ async function invokeBundle(
       try { console.log('RESULT ' + JSON.stringify({ ok: true, value: await handler(event, context) })); }
       catch (e) { console.log('RESULT ' + JSON.stringify({ ok: false, value: { code: e.code, message: e.message } })); }
     }`;
+  const fullEnv: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    ...lambdaTestEnv({ s3, dynamo, secrets, kms, apiUrl: emulator.url }),
+    LOG_LEVEL: 'warn',
+    NODE_OPTIONS: '--enable-source-maps',
+    // Its own temp folder, as a Lambda sandbox has: never the machine's, where other runs leave theirs.
+    TMPDIR: tmp,
+    // Every AWS call the function makes, appended here (functions' withCallLog).
+    [CALL_LOG_ENV]: callLog,
+    ...env,
+  };
   const { stdout } = await promisify(execFile)(LAMBDA_NODE, ['--input-type=module', '-e', script], {
     cwd: outdir,
     maxBuffer: 64 * 1024 * 1024,
     timeout: 120_000,
-    env: {
-      PATH: process.env.PATH ?? '',
-      ...lambdaTestEnv({ s3, dynamo, secrets, kms, apiUrl: emulator.url }),
-      LOG_LEVEL: 'warn',
-      NODE_OPTIONS: '--enable-source-maps',
-      ...env,
-    },
+    env: fullEnv,
   });
+  const calls = existsSync(callLog)
+    ? readFileSync(callLog, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as RecordedCall)
+    : [];
+  // Every call the function made is one its role in the template allows (resource policies included).
+  if (fn.id !== '')
+    expect(await deniedCalls(fn, fullEnv, calls), 'calls its role does not allow').toEqual([]);
   const results = stdout
     .split('\n')
     .filter((l) => l.startsWith('RESULT '))
     .map((l) => JSON.parse(l.slice('RESULT '.length)) as { ok: boolean; value: unknown });
-  return { results, stdout };
+  return { results, stdout, calls };
 }
 
 /** Every codec named in the archive's Parquet column chunks. */
@@ -154,6 +227,23 @@ const truthIds = (days: string[], at: Date, from: EmulatorHandle = emulator) =>
       from.truth(d, at).map((r) => recordId(r, tokenKeyFromSecret('k'.repeat(64), TOKEN_KEY_SECRET_ID))),
     ),
   );
+
+describe('every bundle of the stack', () => {
+  it('can reach no module it does not ship: its externals are Node builtins and the AWS SDK only', () => {
+    const functions = stack.node.findAll().filter((c) => c instanceof NodejsFunction);
+    const builtins = builtinsOf(LAMBDA_NODE);
+    expect(builtins.has('node:sqlite')).toBe(true);
+    const found: Record<string, unknown> = {};
+    for (const [id, fn] of Object.entries(template.findResources('AWS::Lambda::Function'))) {
+      const dir = join(outdir, `asset.${String(fn.Properties.Code?.S3Key).replace(/\.zip$/, '')}`);
+      if (!existsSync(join(dir, 'index.mjs'))) continue;
+      const meta = JSON.parse(readFileSync(join(dir, METAFILE), 'utf8')) as Metafile;
+      found[id] = unshippedImports(meta, builtins);
+    }
+    expect(Object.keys(found)).toHaveLength(functions.length);
+    expect(found).toEqual(Object.fromEntries(Object.keys(found).map((id) => [id, []])));
+  });
+});
 
 describe('the CDK-bundled handler', () => {
   it('is one ESM file with the require shim and no node_modules beside it', () => {
@@ -249,7 +339,8 @@ describe('the CDK-bundled handler', () => {
       expect(m).toMatchObject({ service: 'tunnel-archiver', RunSucceeded: 1, AuthFailures: 0 });
     expect(emf[0].RecordsArchived).toBe(first.recordsNew);
     expect(stdout).not.toContain(EMULATOR_PAID_KEY);
-  });
+    // Two full runs, then each call simulated against the role: minutes on a loaded 2-core machine.
+  }, 240_000);
 
   it('fails a run on a key without a paid plan, after publishing AuthFailures', async () => {
     const { results, stdout } = await invokeBundle([{}], { TUNNEL_API_KEY_SECRET_ID: FREE_SECRET_ID });
@@ -317,6 +408,42 @@ describe('the CDK-bundled handler', () => {
     }
   });
 
+  it("runs with a killed CLI run's folder in its temp folder, and removes it", async () => {
+    // What a killed `tunnel-archiver run` leaves: its run folder (owner pid and incarnation) and its
+    // liveness lock, which nobody holds any more. The CLI asks the kernel about it; a Lambda never does.
+    const tmp = mkdtempSync(join(outdir, 'tmp-killed-'));
+    const incarnation = '3f0c2a9e-1b7d-4c55-9e2a-6d1f0b8a7c41';
+    const leftover = join(tmp, 'tunnel-archiver-killed1');
+    mkdirSync(leftover);
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    writeFileSync(join(leftover, 'owner.pid'), `${gone.stdout.toString()} ${incarnation}`);
+    const lock = await tryKernelLock(join(livenessRoot(tmp), incarnation));
+    if (lock.held) throw new Error('the planted liveness lock is held');
+    await lock.lock.release();
+    const store = await startS3rver('lambda-killed');
+    try {
+      const table = `${dynamo.table}-killed`;
+      await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
+      const { results, stdout } = await invokeBundle(
+        [{ backfillDays: [addDays(toDay(new Date()), -2)] }],
+        {
+          ARCHIVE_DEST: `s3://${store.bucket}/`,
+          ARCHIVE_STATE: `dynamodb://${table}`,
+          AWS_ENDPOINT_URL_S3: store.endpoint,
+        },
+        archiver,
+        tmp,
+      );
+      expect(results, stdout.slice(-2000)).toEqual([{ ok: true, value: expect.anything() }]);
+      // Judged by its pid, which no process holds: removed, and the run's own folder gone after it.
+      expect(
+        readdirSync(tmp).filter((n) => n.startsWith('tunnel-archiver-') && n !== 'tunnel-archiver-live'),
+      ).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('the snapshot function, bundled as deployed: two scheduled invocations on Node 24 write live rows to active/ once', async () => {
     expect(snapshotBundle).not.toBe(bundle);
     const store = await startS3rver('lambda-snapshot');
@@ -333,7 +460,7 @@ describe('the CDK-bundled handler', () => {
           // Each snapshot commits what it derived (deployed, rows are held up to an hour: #18).
           SNAPSHOT_COMMIT_MINUTES: '0',
         },
-        snapshotBundle,
+        snapshotFn,
       );
       expect(/^NODE (\d+)\./m.exec(stdout)?.[1]).toBe(String(LAMBDA_NODE_MAJOR));
       expect(
@@ -376,6 +503,131 @@ describe('the CDK-bundled handler', () => {
     }
   });
 
+  it('the snapshot function with a findings topic: each live finding is published once, with its runbook', async () => {
+    const store = await startS3rver('lambda-live');
+    const sns = await startSnsStub();
+    const events = await startEventBridgeStub();
+    try {
+      const table = `${dynamo.table}-live`;
+      await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
+      const topic = 'arn:aws:sns:us-east-1:000000000000:findings';
+      const { results, stdout } = await invokeBundle(
+        [{ 'detail-type': 'Scheduled Event' }, { 'detail-type': 'Scheduled Event' }],
+        {
+          ARCHIVE_DEST: `s3://${store.bucket}/`,
+          ARCHIVE_STATE: `dynamodb://${table}`,
+          AWS_ENDPOINT_URL_S3: store.endpoint,
+          AWS_ENDPOINT_URL_SNS: sns.endpoint,
+          AWS_ENDPOINT_URL_EVENTBRIDGE: events.endpoint,
+          FINDINGS_TOPIC_ARN: topic,
+          // Every open tunnel is past a limit of 0 hours: each one is a live finding.
+          DETECTION_SETTINGS: JSON.stringify({ rules: { long_tunnel: { threshold: 0 } } }),
+          SNAPSHOT_INTERVAL_MINUTES: '5',
+        },
+        snapshotFn,
+      );
+      expect(
+        results.map((r) => r.ok),
+        stdout.slice(-2000),
+      ).toEqual([true, true]);
+      const listed = (results[0]?.value as { listed: number } | undefined)?.listed ?? 0;
+      expect(listed).toBeGreaterThan(0);
+      // One message per open tunnel, on the first snapshot only: the second finds each one claimed.
+      expect(sns.published).toHaveLength(listed);
+      // Each new finding also went on the default bus once, as one event of the findings' detail-type.
+      expect(events.entries).toHaveLength(listed);
+      for (const e of events.entries) {
+        expect(e.DetailType).toBe('Tunnel Archiver Finding');
+        expect(JSON.parse(e.Detail)).toMatchObject({ status: 'new', rule_id: 'long_tunnel' });
+      }
+      const sessions = new Set(emulator.active().map((a) => a.id));
+      for (const m of sns.published) {
+        expect(m.topicArn).toBe(topic);
+        expect(m.subject).toContain('Tunnel open longer than the limit');
+        expect(m.message).toContain('revoke the token if nobody claims it');
+        expect(
+          [...sessions].some((id) => m.message.includes(id)),
+          m.message,
+        ).toBe(true);
+      }
+    } finally {
+      await Promise.allSettled([store.close(), sns.close(), events.close()]);
+    }
+  });
+
+  it('the detect function, bundled as deployed: runs the rule in Athena, stores, claims and publishes its finding once', async () => {
+    const store = await startS3rver('lambda-detect');
+    const sns = await startSnsStub();
+    const events = await startEventBridgeStub();
+    const now = Date.now();
+    const athena = await startAthenaStub(() => [
+      {
+        entity: 's-long-1',
+        token_hmac: 'a'.repeat(64),
+        client_network: null,
+        session_id: 's-long-1',
+        first_seen_ms: String(now - 30 * 3_600_000),
+        last_seen_ms: String(now - 3_600_000),
+        hits: '1',
+        record_ids: 'r-2,r-1',
+      },
+    ]);
+    try {
+      const table = `${dynamo.table}-detect`;
+      await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
+      const topic = 'arn:aws:sns:us-east-1:000000000000:findings';
+      const { results, stdout } = await invokeBundle(
+        [{ rules: ['long_tunnel'] }, { rules: ['long_tunnel'] }],
+        {
+          ARCHIVE_DEST: `s3://${store.bucket}/`,
+          ARCHIVE_STATE: `dynamodb://${table}`,
+          AWS_ENDPOINT_URL_S3: store.endpoint,
+          AWS_ENDPOINT_URL_SNS: sns.endpoint,
+          AWS_ENDPOINT_URL_ATHENA: athena.endpoint,
+          AWS_ENDPOINT_URL_EVENTBRIDGE: events.endpoint,
+          WORKGROUP: 'tunnel-archiver',
+          DATABASE: 'tunnel_archive',
+          FINDINGS_TOPIC_ARN: topic,
+          SCHEDULE_MINUTES: '5',
+        },
+        detectFn,
+      );
+      expect(
+        results.map((r) => r.ok),
+        stdout.slice(-2000),
+      ).toEqual([true, true]);
+      expect(results.map((r) => (r.value as { due: string[] }).due)).toEqual([
+        ['long_tunnel'],
+        ['long_tunnel'],
+      ]);
+      // The rule ran in the workgroup, on the archive's database, once per evaluation.
+      expect(athena.queries).toHaveLength(2);
+      for (const q of athena.queries) {
+        expect(q).toMatchObject({ workGroup: 'tunnel-archiver', database: 'tunnel_archive' });
+        expect(q.sql).toContain('tunnel_sessions');
+      }
+      // Published once (the second evaluation finds it claimed), with the runbook, on the stack's topic.
+      expect(sns.published).toHaveLength(1);
+      // And put once on the default bus: the same finding, new.
+      expect(events.entries).toHaveLength(1);
+      expect(JSON.parse(events.entries[0]?.Detail ?? '{}')).toMatchObject({
+        status: 'new',
+        rule_id: 'long_tunnel',
+      });
+      expect(sns.published[0]?.topicArn).toBe(topic);
+      expect(sns.published[0]?.subject).toContain('Tunnel open longer than the limit');
+      expect(sns.published[0]?.message).toContain('s-long-1');
+      expect(sns.published[0]?.message).toContain('revoke the token if nobody claims it');
+      // Stored through the committer: a findings/ file.
+      const page = await store.client.send(
+        new ListObjectsV2Command({ Bucket: store.bucket, Prefix: 'findings/' }),
+      );
+      expect((page.Contents ?? []).length).toBeGreaterThan(0);
+    } finally {
+      await Promise.allSettled([store.close(), sns.close(), athena.close(), events.close()]);
+    }
+  });
+
   it('sees a worker thread that a module imported like the bundle starts (the count above can fail)', async () => {
     const probe = join(outdir, 'starts-a-worker.mjs');
     writeFileSync(
@@ -383,8 +635,32 @@ describe('the CDK-bundled handler', () => {
       "import { Worker } from 'node:worker_threads';\n" +
         "export const handler = () => new Promise((r) => new Worker('', { eval: true }).on('exit', r));\n",
     );
-    const { results, stdout } = await invokeBundle([{}], {}, probe);
+    const { results, stdout } = await invokeBundle([{}], {}, { id: '', bundle: probe });
     expect(results.map((r) => r.ok)).toEqual([true]);
     expect(/^WORKERS (\d+)$/m.exec(stdout)?.[1]).toBe('1');
+  });
+});
+
+describe('least privilege', () => {
+  it('every action a role grants was used by a recorded call, or is kept for a written reason', () => {
+    const roles: [string, NodejsFunction][] = [
+      ['Archiver', stack.archiver.fn],
+      ['Snapshots', stack.snapshots.fn],
+      ['Detections', stack.detections.fn],
+    ];
+    const report = roles.map(([name, fn]) => {
+      const roleId = policies.roleOf(stack.getLogicalId(fn.node.defaultChild as CfnElement));
+      const reasons = UNUSED_GRANT_REASONS[name] ?? {};
+      const unused = unusedGrants(grantedActions(policies, roleId), used.get(roleId) ?? [], reasons);
+      const stale = Object.keys(reasons).filter((a) => !unused.some((u) => u.action === a));
+      return { role: name, unused, stale };
+    });
+    // The report: each role's unused actions and why each is kept.
+    console.log(JSON.stringify(report, null, 2));
+    expect(
+      report.flatMap((r) => r.unused.filter((u) => !u.reason).map((u) => `${r.role}: ${u.action}`)),
+    ).toEqual([]);
+    // A reason for an action the role no longer grants, or that a call now uses, is stale.
+    expect(report.flatMap((r) => r.stale.map((a) => `${r.role}: ${a}`))).toEqual([]);
   });
 });

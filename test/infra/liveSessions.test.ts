@@ -77,7 +77,9 @@ describe('live sessions in the stack', () => {
     });
     expect(statements.find((s) => s.Sid === 'ActiveStateItems')).toMatchObject({
       Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
-      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ACTIVE', 'PART#active#*'] } },
+      Condition: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ACTIVE', 'PART#active#*', 'META'] },
+      },
     });
     // Secrets: only GetSecretValue, on the API key and the token key (DescribeSecret is not needed).
     const secrets = statements.filter((s) =>

@@ -4,10 +4,11 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isDeadLocalHolder, leaseOwner } from '../../lib/commit/leaseOwner.ts';
+import { isDeadLocalHolder } from '../../lib/commit/isDeadLocalHolder.ts';
+import { leaseOwner } from '../../lib/commit/leaseOwner.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { isKernelLockHeld, tryKernelLock } from '../../lib/process/kernelLock.ts';
-import { PROCESS_INCARNATION } from '../../lib/process/processLiveness.ts';
+import { PROCESS_INCARNATION } from '../../lib/process/processIncarnation.ts';
 import { DIR_LOCK, lockDir } from '../../lib/state/dirLock.ts';
 
 const CLASSIC_LEVEL = fileURLToPath(new URL('../../node_modules/classic-level/index.js', import.meta.url));

@@ -46,4 +46,18 @@ describe('makeRunTmpDir', () => {
       'tunnel-archiver-unowned',
     ]);
   });
+
+  it("takes the injected liveness's word over the pid: dead is removed, alive is kept", async () => {
+    // A live pid whose incarnation the kernel calls dead (a reused pid), and a dead pid it calls alive.
+    await leftover('tunnel-archiver-judged-dead', `${process.ppid} judged-dead`);
+    await leftover('tunnel-archiver-judged-alive', `${deadPid()} judged-alive`);
+    const asked: string[] = [];
+    const made = await makeRunTmpDir(root, 'run3', async (incarnation) => {
+      asked.push(incarnation);
+      return incarnation === 'judged-dead' ? 'dead' : 'alive';
+    });
+    expect(made.removed).toBe(1);
+    expect(asked.sort()).toEqual(['judged-alive', 'judged-dead']);
+    expect((await readdir(root)).sort()).toEqual(['tunnel-archiver-judged-alive', 'tunnel-archiver-run3']);
+  });
 });
