@@ -12,7 +12,6 @@ import { publishAllPending } from '../commit/publishAllPending.ts';
 import { publishNoted } from '../commit/publishNoted.ts';
 import { sweepStaging } from '../commit/sweepStaging.ts';
 import { type PlannedDay, windowStartOf } from '../days/planDays.ts';
-import { chainHeadMatches } from '../digest/chainHeadMatches.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { checkArchiveKeys } from '../keys/checkArchiveKeys.ts';
 import { makeRunTmpDir } from '../process/makeRunTmpDir.ts';
@@ -133,7 +132,7 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
     // A weekly one works from the chain since the last one, when the state matches the archive; the first
     // one, a forced one and one after a mismatch read everything.
     since =
-      reconcile && options.reconcile !== true && (await chainHeadMatches(deps.objects, known?.chainHead))
+      reconcile && options.reconcile !== true
         ? await reconcileSince(deps, known, today, options.windowDays)
         : undefined;
     if (since)

@@ -5,6 +5,7 @@ import { publishPartition } from '../commit/publishAllPending.ts';
 import { publishNoted } from '../commit/publishNoted.ts';
 import { ORPHAN_AGE_MS } from '../commit/sweepStaging.ts';
 import { windowStartOf } from '../days/planDays.ts';
+import { chainHeadMatches } from '../digest/chainHeadMatches.ts';
 import type { DigestFile } from '../digest/digestSchema.ts';
 import { readChainRange } from '../digest/readChainRange.ts';
 import type { RebuildScope } from '../recover/rebuildStateFromArchive.ts';
@@ -24,7 +25,7 @@ export interface ReconcileScope extends RebuildScope {
 
 /**
  * The scope of a weekly reconciliation when the last one recorded its head (META's `reconciledHead`) and
- * the chain still holds that digest, unchanged, with unbroken links from it to the state's chain head:
+ * the state's chain head matches the archive's, the chain still holds that digest, unchanged, with unbroken links from it to the state's chain head:
  * the files the digests since list, and the first day a file written since can be in (the window at the
  * last reconciliation, two days of margin). Its cost follows the chain and the days since, not the
  * archive's age. Undefined (a full reconciliation) without a recorded head, or when the chain since it
@@ -40,6 +41,7 @@ export async function reconcileSince(
   const chainHead = meta?.chainHead;
   if (!meta || !head || !chainHead || meta.reconciledAt === undefined || chainHead.seq < head.seq)
     return undefined;
+  if (!(await chainHeadMatches(deps.objects, chainHead))) return undefined;
   const segment = await readChainRange(deps.objects, head.seq, chainHead.seq);
   if (segment.length !== chainHead.seq - head.seq + 1 || segment[0]?.sha256 !== head.sha256) return undefined;
   const digested = new Map<string, { file: DigestFile; createdAt: string }>();
