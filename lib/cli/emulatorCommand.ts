@@ -3,6 +3,7 @@ import { toDay } from '../clock/day.ts';
 import { acceleratedClock, type EmulatorClock, fixedClock, realClock } from '../emulator/emulatorClock.ts';
 import { type FaultConfig, outageFor, resolveFaults } from '../emulator/faults.ts';
 import type { PoisonConfig } from '../emulator/poison.ts';
+import { EMULATOR_TRAFFIC, type EmulatorTraffic } from '../emulator/sessionArchive.ts';
 import { EMULATOR_FREE_KEY, EMULATOR_PAID_KEY, startEmulator } from '../emulator/startEmulator.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 
@@ -26,6 +27,8 @@ Options:
   --now ISO            freeze the emulated clock at this instant
   --rate R             run the emulated clock R times faster than real time (from --now or now)
   --scale N            multiply every day's volume by N (deterministic; default 1)
+  --traffic P          ordinary traffic: default (the seeded dataset) | team (a dozen people behind an
+                       office NAT and at home, two CI bots every hour, one daily 9-hour tunnel)
 Upstream flaws (all off by default):
   --stale-totals MODE  stale totalElements/totalPages: floor-pages (a cached COUNT rounded down to
                        whole pages) | lag (counted on an older snapshot) | off
@@ -61,6 +64,7 @@ export const EMULATOR_FLAGS = {
     'now',
     'rate',
     'scale',
+    'traffic',
     'stale-totals',
     'stale-lag-ms',
     'poison-count',
@@ -164,6 +168,9 @@ function parseFlags(argv: string[]) {
     if (poisonRecords.rate < 0 || poisonRecords.rate > 10)
       throw invalid(`--poison-rate must be a number in 0..10, got '${values['poison-rate']}'`);
   }
+  const traffic = values.traffic;
+  if (traffic !== undefined && !(EMULATOR_TRAFFIC as readonly string[]).includes(traffic))
+    throw invalid(`--traffic must be ${EMULATOR_TRAFFIC.join(' or ')}, got '${traffic}'`);
   let scale: number | undefined;
   if (values.scale !== undefined) {
     scale = num('--scale', values.scale);
@@ -171,6 +178,7 @@ function parseFlags(argv: string[]) {
   }
   return {
     ...(scale === undefined ? {} : { scale }),
+    ...(traffic === undefined ? {} : { traffic: traffic as EmulatorTraffic }),
     ...(stale === undefined ? {} : { staleTotals: stale as 'floor-pages' | 'lag' | 'off' }),
     ...(values['stale-lag-ms'] === undefined
       ? {}
@@ -220,6 +228,7 @@ function invalid(message: string): ArchiverError {
 /** One line saying which data and upstream flaws are in effect, so a reproduction is self-describing. */
 function describeData(options: Exclude<ReturnType<typeof parseFlags>, 'help'>): string {
   const parts = [`seed ${options.seed}`, `window ${options.windowDays} days`, `scale ${options.scale ?? 1}`];
+  if (options.traffic === 'team') parts.push('traffic: team');
   if (options.staleTotals !== undefined && options.staleTotals !== 'off') {
     parts.push(`stale totals: ${options.staleTotals}`);
   }

@@ -32,7 +32,11 @@ export async function duckdbRuleEngine(setup: readonly string[]): Promise<DuckDb
     async runRule(sql) {
       try {
         const reader = await connection.runAndReadAll(
-          projectRule(sql, { epochMs: (c) => `epoch_ms(${c})`, ids: (c) => c }),
+          // Athena's array_join skips nulls (a live session has no record id); DuckDB's list keeps them.
+          projectRule(sql, {
+            epochMs: (c) => `epoch_ms(${c})`,
+            ids: (c) => `list_filter(${c}, x -> x IS NOT NULL)`,
+          }),
         );
         return reader.getRowObjectsJson() as Record<string, unknown>[];
       } catch (cause) {

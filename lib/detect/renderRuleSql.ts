@@ -1,6 +1,7 @@
 import { addDays, type Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import { HISTORY_TABLE } from '../query/activeViews.ts';
+import { HISTORY_COLUMN_NAMES } from '../parquet/historySchema.ts';
+import { ACTIVE_TABLE, HISTORY_TABLE } from '../query/activeViews.ts';
 import { sqlString } from '../query/sqlString.ts';
 import { canonicalAddressSql } from './canonicalAddress.ts';
 import { cidrPrefixes } from './exemptNetworks.ts';
@@ -100,20 +101,75 @@ function exemptions(settings: Readonly<Record<string, SettingValue>>): string {
   return conds.length === 0 ? '' : `\n  WHERE NOT coalesce(${conds.join(' OR ')}, false)`;
 }
 
+/** The identity of a tunnel in both datasets: its token (or virtual token) digest and its start instant. */
+const identity = (token: string, virtualToken: string) => `coalesce(${token}, ${virtualToken}, '')`;
+
+/** Each history column as an open tunnel of `active/` (`o`) fills it. */
+const LIVE_AS_HISTORY: Record<(typeof HISTORY_COLUMN_NAMES)[number], string> = {
+  record_id: 'CAST(NULL AS varchar)',
+  session_id: 'o.id',
+  start_time: 'o.creation_time',
+  end_time: 'CAST(NULL AS timestamp)',
+  user_email: "CAST('' AS varchar)",
+  token_value: 'o.token',
+  virtual_token_value: 'o.virtual_token',
+  token_hmac: 'o.token_hmac',
+  virtual_token_hmac: 'o.virtual_token_hmac',
+  domains:
+    "CASE WHEN o.customdomain IS NULL OR o.customdomain = '' THEN ARRAY[o.subdomain] ELSE ARRAY[o.subdomain, o.customdomain] END",
+  mode: 'o.mode',
+  mode_udp: 'o.mode_udp',
+  client_ip: "CAST('' AS varchar)",
+  client_address: 'CAST(NULL AS varchar)',
+  client_port: 'CAST(NULL AS integer)',
+  port: 'o.port',
+  extra_json: 'o.extra_json',
+  archived_at: 'o.observed_at',
+  start_time_text: 'CAST(NULL AS varchar)',
+  end_time_text: 'CAST(NULL AS varchar)',
+};
+
 /**
- * `{{sessions}}`: history as sessions, each once (its latest revision: the last archived row of its
- * `session_id`), with `client_canon`, `client_network` and `end_at` (the end, or now for a session
- * still open), without the rule's exempted networks and tokens; read from `{{since}}` (or
- * `{{baseline_since}}`: `{{baseline_sessions}}`) to `{{until}}`.
+ * The tunnels `active/` shows open at `{{now}}` that history does not hold yet, as history rows: the last
+ * observation of each live `id` (up to now, read from `{{from}}`) that is not `gone`, with `session_id` =
+ * the live id (as the live rules name it), no `record_id` and no client address (the active list has
+ * neither), `end_time` null (open until now). A tunnel history already holds (same token or virtual token
+ * digest, same start instant: the key the live `long_tunnel` uses) is left to history's row.
+ */
+function openLiveSql(from: string): string {
+  const cols = HISTORY_COLUMN_NAMES.map((c) => `${LIVE_AS_HISTORY[c]} AS ${c}`).join(',\n    ');
+  return `SELECT ${cols}, o.dt, 1 AS revision_rank
+  FROM (
+    SELECT a.*, row_number() OVER (PARTITION BY id ORDER BY observed_at DESC, row_id DESC) AS last_rank
+    FROM ${ACTIVE_TABLE} a
+    WHERE dt >= '{{${from}}}' AND dt <= '{{until}}' AND observed_at <= {{now}}
+  ) o
+  WHERE o.last_rank = 1 AND o.event <> 'gone'
+    AND NOT EXISTS (
+      SELECT 1 FROM ${HISTORY_TABLE} h
+      WHERE h.dt >= '{{${from}}}' AND h.dt <= '{{until}}' AND h.start_time = o.creation_time
+        AND ${identity('h.token_hmac', 'h.virtual_token_hmac')} = ${identity('o.token_hmac', 'o.virtual_token_hmac')}
+    )`;
+}
+
+/**
+ * `{{sessions}}`: every tunnel once: history as sessions (each its latest revision: the last archived row
+ * of its `session_id`) and the tunnels still open in `active/` that history does not hold yet (see
+ * {@link openLiveSql}), with `client_canon`, `client_network` and `end_at` (the end, or now for a
+ * session still open), without the rule's exempted networks and tokens; read from `{{since}}` (or
+ * `{{baseline_since}}`: `{{baseline_sessions}}`) to `{{until}}`. The same SQL runs on Athena and DuckDB.
  */
 export function sessionsSql(
   settings: Readonly<Record<string, SettingValue>>,
   from: 'since' | 'baseline_since' = 'since',
 ): string {
-  const latest = `(SELECT * FROM (
+  const cols = HISTORY_COLUMN_NAMES.join(', ');
+  const latest = `(SELECT ${cols}, dt, revision_rank FROM (
     SELECT r.*, row_number() OVER (PARTITION BY session_id ORDER BY archived_at DESC, record_id DESC) AS revision_rank
     FROM ${HISTORY_TABLE} r WHERE dt >= '{{${from}}}' AND dt <= '{{until}}'
-  ) latest WHERE revision_rank = 1)`;
+  ) latest WHERE revision_rank = 1
+  UNION ALL
+  ${openLiveSql(from)})`;
   return `(SELECT c.*, coalesce(end_time, {{now}}) AS end_at FROM (${canonicalAddressSql(latest)}) c${exemptions(settings)})`;
 }
 

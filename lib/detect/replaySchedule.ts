@@ -13,6 +13,7 @@ import { type FindingLedger, memoryFindingLedger } from './findingLedger.ts';
 import { evaluateLiveRules } from './liveRules.ts';
 import type { DetectionRule } from './ruleSchema.ts';
 import type { DetectionSettings } from './ruleSettings.ts';
+import { NO_LIVE_SESSIONS_SQL } from './runRuleTests.ts';
 
 /** One tunnel of the replayed traffic: `end` null while it is open (to the end of the replay). */
 export interface ReplaySession {
@@ -128,6 +129,7 @@ export async function replaySchedule(
     .map((c) => `${c.name}: '${DUCK_TYPE[c.athenaType] ?? 'VARCHAR'}'`)
     .join(', ');
   const engine = await duckdbRuleEngine([
+    NO_LIVE_SESSIONS_SQL,
     `CREATE TABLE replay_rows AS SELECT * FROM read_json('${file}', format = 'newline_delimited', columns = {${columns}})`,
   ]);
   const ledger = opts.ledger ?? memoryFindingLedger('replay');

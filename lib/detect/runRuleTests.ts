@@ -2,7 +2,8 @@ import { ManualClock } from '../clock/clock.ts';
 import { addDays } from '../clock/day.ts';
 import { silentLogger } from '../log/logger.ts';
 import { HISTORY_COLUMNS } from '../parquet/historySchema.ts';
-import { HISTORY_TABLE } from '../query/activeViews.ts';
+import { ACTIVE_TABLE, HISTORY_TABLE } from '../query/activeViews.ts';
+import { emptyTableSql } from '../query/localViews.ts';
 import { sqlString } from '../query/sqlString.ts';
 import { duckdbRuleEngine } from './duckdbRuleEngine.ts';
 import { evaluateRules } from './evaluateRules.ts';
@@ -70,6 +71,9 @@ export function testTableSql(rows: readonly Record<string, Cell>[]): string {
   return `CREATE OR REPLACE TABLE ${HISTORY_TABLE} AS ${body}`;
 }
 
+/** No live sessions: `active/` empty, for rule runs over history rows alone. */
+export const NO_LIVE_SESSIONS_SQL = emptyTableSql(ACTIVE_TABLE);
+
 function compare(test: RuleTest, found: Map<string, number>): string {
   const problems: string[] = [];
   for (const want of test.findings) {
@@ -90,7 +94,7 @@ function compare(test: RuleTest, found: Map<string, number>): string {
  * must be exactly the listed ones.
  */
 export async function runRuleTests(rules: readonly DetectionRule[]): Promise<RuleTestResult[]> {
-  const engine = await duckdbRuleEngine([]);
+  const engine = await duckdbRuleEngine([NO_LIVE_SESSIONS_SQL]);
   const results: RuleTestResult[] = [];
   try {
     for (const rule of rules) {

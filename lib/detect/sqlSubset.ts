@@ -68,7 +68,11 @@ const FORBIDDEN: readonly [RegExp, string][] = [
   [/\bilike\b/i, 'ILIKE is DuckDB only; use lower(x) LIKE'],
   [/->/, 'lambdas differ between the engines'],
   [/\bcurrent_(date|timestamp)\b|\bnow\s*\(/i, 'the clock belongs to the runner: use {{since}} / {{until}}'],
-  [/\[/, "list literals and subscripts differ ('[...]' is DuckDB only, arrays index from 1 in Athena)"],
+  // `ARRAY[a, b]` is the array constructor both engines spell alike; a bare `[` is not.
+  [
+    /(?<!\barray\s*)\[/i,
+    "list literals and subscripts differ ('[...]' is DuckDB only, arrays index from 1 in Athena); build arrays with ARRAY[...]",
+  ],
 ];
 
 /** Table references a rule may read (unqualified, as the Athena database is the query context). */

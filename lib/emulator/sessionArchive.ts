@@ -2,6 +2,7 @@ import { addDays, dayRange, toDay } from '../clock/day.ts';
 import { type DatasetOptions, type EmulatedSession, isLongDay, sessionsStartingOn } from './dataset.ts';
 import { plantedSessions } from './plantedSessions.ts';
 import { type PoisonConfig, type PoisonItem, poisonFor } from './poison.ts';
+import { teamSessionsOn } from './teamSessionsOn.ts';
 
 const DAY_MS = 86_400_000;
 /** Sessions kept generated at once (they are a few numbers each; the wire views are built on demand). */
@@ -11,6 +12,10 @@ const CACHE_SESSIONS = 2_000_000;
  * The emulated service's stored sessions: generated per day on demand (cached, bounded by session
  * count), plus the mutable bit of state the dataset cannot derive — which late rows drift has released.
  */
+/** The emulator's ordinary traffic profiles (`emulator --traffic`). */
+export const EMULATOR_TRAFFIC = ['default', 'team'] as const;
+export type EmulatorTraffic = (typeof EMULATOR_TRAFFIC)[number];
+
 export class SessionArchive {
   readonly #seed: string | number;
   readonly #options: DatasetOptions;
@@ -26,7 +31,17 @@ export class SessionArchive {
   /** Plant one pattern per starter detection rule on the two days before this day (`plantedSessions`). */
   readonly #plantBefore: string | undefined;
 
-  constructor(seed: string | number, options: DatasetOptions, poison?: PoisonConfig, plantBefore?: string) {
+  /** The ordinary traffic: the default dataset, or the team profile (`teamSessionsOn`). */
+  readonly #traffic: EmulatorTraffic;
+
+  constructor(
+    seed: string | number,
+    options: DatasetOptions,
+    poison?: PoisonConfig,
+    plantBefore?: string,
+    traffic: EmulatorTraffic = 'default',
+  ) {
+    this.#traffic = traffic;
     this.#plantBefore = plantBefore;
     this.#seed = seed;
     this.#options = options;
@@ -38,7 +53,7 @@ export class SessionArchive {
     let sessions = this.#days.get(day);
     if (!sessions) {
       const planted = this.#plantBefore === undefined ? [] : plantedSessions(day, this.#plantBefore);
-      sessions = byOrderKey([...sessionsStartingOn(this.#seed, day, this.#options), ...planted]);
+      sessions = byOrderKey([...this.#ordinary(day), ...planted]);
       while (this.#days.size > 0 && this.#cached + sessions.length > CACHE_SESSIONS) {
         const oldest = this.#days.keys().next().value!;
         this.#cached -= this.#days.get(oldest)!.length;
@@ -131,7 +146,7 @@ export class SessionArchive {
     const longBack = Math.ceil(this.#options.longMaxMs / DAY_MS) + 1;
     const out: EmulatedSession[] = [];
     const running = (s: EmulatedSession) => s.startMs <= atMs && s.endMs > atMs;
-    if (this.#options.longEveryDays > 0) {
+    if (this.#traffic === 'default' && this.#options.longEveryDays > 0) {
       for (const day of dayRange(addDays(today, -longBack), addDays(today, -back - 1))) {
         if (!isLongDay(this.#seed, day, this.#options)) continue;
         for (const s of sessionsStartingOn(this.#seed, day, this.#options, 1)) if (running(s)) out.push(s);
@@ -141,6 +156,13 @@ export class SessionArchive {
       for (const s of this.sessions(day)) if (running(s)) out.push(s);
     }
     return out.sort((a, b) => a.startMs - b.startMs);
+  }
+
+  /** The ordinary sessions that start on `day`. */
+  #ordinary(day: string): EmulatedSession[] {
+    return this.#traffic === 'team'
+      ? teamSessionsOn(this.#seed, day)
+      : sessionsStartingOn(this.#seed, day, this.#options);
   }
 
   #queryDays(from: string, to: string, atMs: number): string[] {

@@ -8,7 +8,7 @@ import { type EmulatorResponse, htmlError, tooManyRequests } from './errorBodies
 import { type FaultConfig, FaultInjector } from './faults.ts';
 import { type PoisonConfig, type PoisonItem, resolvePoison } from './poison.ts';
 import { route } from './routes.ts';
-import { SessionArchive } from './sessionArchive.ts';
+import { EMULATOR_TRAFFIC, type EmulatorTraffic, SessionArchive } from './sessionArchive.ts';
 import { DEFAULT_STALE_LAG_MS, type StaleTotals } from './staleTotals.ts';
 import { truthFor } from './truthFor.ts';
 
@@ -44,6 +44,11 @@ export interface EmulatorOptions {
    * plus one planted pattern per starter rule on the two days before the clock's day at start.
    */
   detectionDemo?: boolean;
+  /**
+   * The ordinary traffic: `default` (the seeded dataset) or `team` (a dozen people behind an office NAT
+   * and at home, two CI bots every hour, one daily 9-hour tunnel: `teamTraffic`). Default `default`.
+   */
+  traffic?: EmulatorTraffic;
 }
 
 /**
@@ -101,11 +106,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const staleTotals = resolveStale(options.staleTotals, options.staleLagMs);
   const poison = resolvePoison(options.poisonRecords);
   const demo = options.detectionDemo === true;
+  const traffic = options.traffic ?? 'default';
+  if (!EMULATOR_TRAFFIC.includes(traffic)) {
+    throw new ArchiverError(
+      'CONFIG_INVALID',
+      `emulator traffic must be ${EMULATOR_TRAFFIC.join(' or ')}, got ${String(traffic)}`,
+    );
+  }
   const archive = new SessionArchive(
     seed,
     { ...DEFAULT_DATASET, ...(demo ? DETECTION_DEMO_DATASET : {}), ...options.dataset, scale },
     poison,
     demo ? clock.now().toISOString().slice(0, 10) : undefined,
+    traffic,
   );
   const faults = new FaultInjector(seed, options.faults);
   const paidKeys = new Set(options.paidKeys ?? [EMULATOR_PAID_KEY]);

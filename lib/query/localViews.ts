@@ -65,6 +65,11 @@ const EMPTY: Record<string, string> = {
   [ACTIVE_TABLE]: emptyRelation(ACTIVE_COLUMNS),
 };
 
+/** An empty table of a dataset's columns, unqualified (a rule test's stand-in for a dataset without rows). */
+export function emptyTableSql(name: typeof HISTORY_TABLE | typeof ACTIVE_TABLE): string {
+  return `CREATE OR REPLACE TABLE ${name} AS SELECT * FROM ${EMPTY[name]} WHERE false`;
+}
+
 /**
  * `localViewStatements` for a local archive folder, finding out itself which datasets hold files yet
  * (what the CLI's `query` command runs before the user's SQL).

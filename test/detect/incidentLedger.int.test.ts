@@ -8,7 +8,7 @@ import { type DeliveryStatus, evaluateRules } from '../../lib/detect/evaluateRul
 import type { Finding } from '../../lib/detect/finding.ts';
 import type { FindingLedger } from '../../lib/detect/findingLedger.ts';
 import { loadRules } from '../../lib/detect/loadRules.ts';
-import { testTableSql } from '../../lib/detect/runRuleTests.ts';
+import { NO_LIVE_SESSIONS_SQL, testTableSql } from '../../lib/detect/runRuleTests.ts';
 import { versionedFindingLedger } from '../../lib/detect/versionedFindingLedger.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
@@ -126,7 +126,7 @@ async function evaluate(
   only = positive,
   fail?: () => boolean,
 ) {
-  const engine = await duckdbRuleEngine([testTableSql(table as never)]);
+  const engine = await duckdbRuleEngine([testTableSql(table as never), NO_LIVE_SESSIONS_SQL]);
   try {
     return await evaluateRules(
       {

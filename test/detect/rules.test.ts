@@ -58,6 +58,8 @@ describe('checkSqlSubset', () => {
       /list_distinct/,
     ],
     ['a read without a dt filter', 'SELECT count(*) FROM tunnel_sessions', /filters dt/],
+    ['a list literal', "SELECT ['a', 'b'] FROM tunnel_sessions WHERE dt >= '{{since}}'", /list literals/],
+    ['a subscript', "SELECT domains[1] FROM tunnel_sessions WHERE dt >= '{{since}}'", /subscripts/],
     [
       'the clock',
       "SELECT count(*) FROM tunnel_sessions WHERE dt >= '{{since}}' AND start_time < now()",
@@ -66,8 +68,11 @@ describe('checkSqlSubset', () => {
   ])('rejects %s', (_, sql, why) => {
     expect(checkSqlSubset(sql).join('\n')).toMatch(why);
   });
-  it('accepts shared functions, shims and comments that name others', () => {
+  it('accepts shared functions, shims, the ARRAY[...] constructor and comments that name others', () => {
     expect(checkSqlSubset(`-- extract(dow) is not used\n${ok} AND regexp_like(lower(mode), 'x')`)).toEqual(
+      [],
+    );
+    expect(checkSqlSubset("SELECT ARRAY [mode, 'x'] FROM tunnel_sessions WHERE dt >= '{{since}}'")).toEqual(
       [],
     );
   });

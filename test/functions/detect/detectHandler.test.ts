@@ -13,7 +13,7 @@ import type { Finding } from '../../../lib/detect/finding.ts';
 import { FINDING_DETAIL_TYPE, memoryFindingEvents } from '../../../lib/detect/findingEvents.ts';
 import { memoryFindingLedger } from '../../../lib/detect/findingLedger.ts';
 import { loadRules } from '../../../lib/detect/loadRules.ts';
-import { testTableSql } from '../../../lib/detect/runRuleTests.ts';
+import { NO_LIVE_SESSIONS_SQL, testTableSql } from '../../../lib/detect/runRuleTests.ts';
 import { silentLogger } from '../../../lib/log/logger.ts';
 
 const rules = await loadRules();
@@ -27,6 +27,7 @@ beforeAll(async () => {
   // The Athena functions the engine's projection uses, for this stand-in only.
   duck = await duckdbRuleEngine([
     testTableSql(positive.flatMap((t) => t.rows) as never),
+    NO_LIVE_SESSIONS_SQL,
     'CREATE MACRO array_join(a, s) AS array_to_string(a, s)',
   ]);
 });

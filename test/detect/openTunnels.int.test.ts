@@ -1,0 +1,172 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeActiveParquet } from '../../lib/active/activeParquet.ts';
+import type { ActiveEvent, ActiveRow } from '../../lib/active/activeRow.ts';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { toDay } from '../../lib/clock/day.ts';
+import { duckdbRuleEngine } from '../../lib/detect/duckdbRuleEngine.ts';
+import { evaluateRules } from '../../lib/detect/evaluateRules.ts';
+import { type FindingLedger, memoryFindingLedger } from '../../lib/detect/findingLedger.ts';
+import { loadRules } from '../../lib/detect/loadRules.ts';
+import { localCatalog } from '../../lib/detect/localCatalog.ts';
+import { renderRuleSql } from '../../lib/detect/renderRuleSql.ts';
+import { silentLogger } from '../../lib/log/logger.ts';
+import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
+import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+
+const rules = await loadRules();
+const longTunnel = rules.filter((r) => r.id === 'long_tunnel');
+const HOUR = 3_600_000;
+const OPENED = new Date('2026-03-02T10:00:00Z');
+const at = (hours: number) => new Date(OPENED.getTime() + hours * HOUR);
+
+/** One row of `active/` for the open tunnel `live-1` (token `tok-open`). */
+function activeRow(event: ActiveEvent, observedAt: Date, seq: number): ActiveRow {
+  return {
+    row_id: `row-${seq}`,
+    observed_at: observedAt,
+    event,
+    id: 'live-1',
+    user_id: 7,
+    token_id: 70,
+    token: null,
+    token_hmac: 'tok-open',
+    token_name: 'demo',
+    virtual_token: null,
+    virtual_token_hmac: null,
+    virtual_token_name: null,
+    subdomain: 'demo.a.pinggy.link',
+    customdomain: null,
+    mode: 'http',
+    mode_udp: '',
+    port: 8080,
+    creation_time: OPENED,
+    last_update_time: observedAt,
+    extra_json: null,
+  };
+}
+
+/** A history row; `tok-open` at `OPENED` is the same tunnel as `live-1`. */
+function historyRow(session: string, token: string, start: Date, end: Date | null): ArchiveRow {
+  return {
+    record_id: `rec-${session}`,
+    session_id: session,
+    start_time: start,
+    end_time: end,
+    user_email: 'dev@example.com',
+    token_value: null,
+    virtual_token_value: null,
+    token_hmac: token,
+    virtual_token_hmac: null,
+    domains: ['demo.a.pinggy.link'],
+    mode: 'http',
+    mode_udp: '',
+    client_ip: '[198.51.100.7]:40000',
+    client_address: '198.51.100.7',
+    client_port: 40000,
+    port: 8080,
+    extra_json: null,
+    archived_at: end ?? start,
+    start_time_text: null,
+    end_time_text: null,
+  };
+}
+
+let dir: string;
+let file = 0;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ta-open-tunnels-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function addActive(rows: ActiveRow[]) {
+  const day = join(dir, 'active', `dt=${toDay(rows[0]?.observed_at ?? OPENED)}`);
+  await mkdir(day, { recursive: true });
+  await writeActiveParquet(rows, join(day, `part-${file++}.parquet`));
+}
+
+async function addHistory(rows: ArchiveRow[]) {
+  const day = join(dir, 'history', `dt=${toDay(rows[0]?.start_time ?? OPENED)}`);
+  await mkdir(day, { recursive: true });
+  await writeHistoryParquet(rows, join(day, `part-${file++}.parquet`));
+}
+
+/** `detect` as scheduled at `now`: the local archive's catalog, the shared ledger. */
+async function detectAt(ledger: FindingLedger, now: Date) {
+  const engine = await duckdbRuleEngine(await localCatalog(dir));
+  try {
+    return await evaluateRules(
+      { engine, ledger, clock: new ManualClock(now), logger: silentLogger },
+      { rules: longTunnel },
+    );
+  } finally {
+    engine.close();
+  }
+}
+
+/** The sessions `{{sessions}}` holds at `now` (every rule's input), as `session_id`s. */
+async function sessionsAt(now: Date): Promise<string[]> {
+  const engine = await duckdbRuleEngine(await localCatalog(dir));
+  try {
+    const sql = renderRuleSql(
+      'SELECT session_id, epoch_ms(end_at) AS end_ms FROM {{sessions}} x ORDER BY session_id',
+      {},
+      {
+        since: toDay(at(-48)),
+        until: toDay(now),
+        now,
+      },
+    );
+    return (await engine.query(sql)).map(
+      (r) => `${r.session_id} ${new Date(Number(r.end_ms)).toISOString()}`,
+    );
+  } finally {
+    engine.close();
+  }
+}
+
+describe('detect reads the tunnels active/ shows open', () => {
+  it('finds a 4-day tunnel still open that history has no row of, once; its history row later is the same incident', async () => {
+    // Seen when it opened, a heartbeat two days later; history holds only another, ended tunnel.
+    await addActive([activeRow('seen', at(0.1), 0)]);
+    await addActive([activeRow('changed', at(48), 1)]);
+    await addHistory([historyRow('other', 'tok-b', at(72), at(73))]);
+    const ledger = memoryFindingLedger('detect');
+
+    const first = await detectAt(ledger, at(96));
+    expect(first.delivered.map((f) => [f.rule_id, f.session_id, f.token_hmac, f.first_seen])).toEqual([
+      ['long_tunnel', 'live-1', 'tok-open', OPENED],
+    ]);
+    // Still open a run later: the same incident, not delivered again.
+    const later = await detectAt(ledger, at(102));
+    expect(later.delivered).toEqual([]);
+    expect(later.findings.map((f) => f.finding_id)).toEqual([first.delivered[0]?.finding_id]);
+
+    // It closes: the snapshot's gone row, then history's row (another id, same token and start).
+    await addActive([activeRow('gone', at(110), 2)]);
+    await addHistory([historyRow('hist-1', 'tok-open', OPENED, at(109.9))]);
+    const closed = await detectAt(ledger, at(120));
+    expect(closed.delivered).toEqual([]);
+    expect(closed.findings.map((f) => [f.finding_id, f.last_seen])).toEqual([
+      [first.delivered[0]?.finding_id, at(109.9)],
+    ]);
+  });
+
+  it('holds each tunnel once: an open one until now, one history holds as history has it, a gone one not', async () => {
+    await addActive([activeRow('seen', at(0.1), 0)]);
+    // The same tunnel in history (still open there too): history's row, not a second session.
+    await addHistory([historyRow('hist-1', 'tok-open', OPENED, null)]);
+    expect(await sessionsAt(at(30))).toEqual([`hist-1 ${at(30).toISOString()}`]);
+
+    await rm(join(dir, 'history'), { recursive: true });
+    expect(await sessionsAt(at(30))).toEqual([`live-1 ${at(30).toISOString()}`]);
+    // What active/ shows after `now` does not count yet; a tunnel whose last row is gone is not open.
+    await addActive([activeRow('gone', at(40), 1)]);
+    expect(await sessionsAt(at(30))).toEqual([`live-1 ${at(30).toISOString()}`]);
+    expect(await sessionsAt(at(41))).toEqual([]);
+  });
+});
