@@ -52,6 +52,8 @@ export const fanoutPlanOutputSchema = z.strictObject({
   gaps: z.array(day),
   /** Whether the plan reconciled the state with the whole archive (absent: treated as reconciled). */
   reconcile: z.boolean().optional(),
+  /** A weekly reconciliation from the chain since the last one: the first day it read (its digest follows the head). */
+  reconcileFrom: z.string().optional(),
 });
 export type FanoutPlanOutput = z.infer<typeof fanoutPlanOutputSchema>;
 

@@ -89,9 +89,10 @@ export async function finishFanout(
     if (done.result.interrupted) deferredDays.push(day);
   }
   // A steady orchestration appends after the head the state recorded (checked by its plan), from the notes;
-  // one that reconciled digests from the listing, as a run does.
+  // one that reconciled in full digests from the listing, as a run does (a weekly one follows the head).
   const reconciled = plan.reconcile !== false;
-  const head = reconciled ? undefined : (await state.getMeta())?.chainHead;
+  const head =
+    reconciled && plan.reconcileFrom === undefined ? undefined : (await state.getMeta())?.chainHead;
   const digest = await runStages.appendDigestSafely(deps, plan.orchestrationId, results, head);
   const finished = clock.now();
   const ok = failedDays.length === 0 && deferredDays.length === 0;

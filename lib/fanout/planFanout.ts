@@ -41,7 +41,12 @@ export async function planFanout(
   // a head that does not match the archive's, or a week since the last reconciliation reconciles.
   const known = await state.getMeta();
   const reconcile = await runStages.reconcileDue(deps, known, started);
-  if (reconcile) await publishAllPending(deps);
+  // A weekly reconciliation works from the chain since the last one (`reconcileSince`), as a run's does.
+  const since = reconcile
+    ? await runStages.reconcileSince(deps, known, today, options.windowDays)
+    : undefined;
+  if (since) await runStages.publishInScope(deps, since, known?.pendingDigest ?? []);
+  else if (reconcile) await publishAllPending(deps);
   else await publishNoted(deps, known?.pendingDigest ?? []);
   const signal = options.budget?.signal();
   await runStages.preflight(api, today, signal);
@@ -58,10 +63,12 @@ export async function planFanout(
     // State is a cache of the archive: what the archive holds and the state lacks is put back first.
     // The fan-out runs the schedule's plan (backfills go to the archiver function).
     const { onlyDays: _onlyDays, ...scheduled } = options;
-    if (reconcile) await rebuildStateFromArchive({ objects: deps.objects, state, logger, clock });
+    if (reconcile) await rebuildStateFromArchive({ objects: deps.objects, state, logger, clock }, since);
     const windowDays = Math.min(options.windowDays, meta.learnedWindowDays ?? options.windowDays);
-    const { days, due, gaps } = await runStages.planRun(deps, scheduled, today, windowDays, meta, reconcile);
-    if (reconcile) await sweepStaging(deps, started);
+    const read = since ? since.from : reconcile;
+    const { days, due, gaps } = await runStages.planRun(deps, scheduled, today, windowDays, meta, read);
+    if (since) await runStages.sweepInScope(deps, since, started);
+    else if (reconcile) await sweepStaging(deps, started);
     const items: FanoutItem[] = [];
     for (const planned of due) {
       const walk = days.get(planned.day)?.walk;
@@ -81,6 +88,7 @@ export async function planFanout(
       itemCount: items.length,
       gaps,
       reconcile,
+      ...(since ? { reconcileFrom: since.from } : {}),
     };
   } catch (error) {
     await state.releaseLease(lease).catch(() => {});

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock/clock.ts';
-import { isDay } from '../clock/day.ts';
+import { type Day, isDay } from '../clock/day.ts';
 import { archiveKeys } from '../commit/archiveKeys.ts';
 import { emptyManifest } from '../commit/partitionCommitter.ts';
 import { describeDataFile } from '../digest/describeDataFile.ts';
@@ -43,6 +43,17 @@ export interface RebuildResult {
 const MAX_CONFLICTS = 5;
 
 /**
+ * A rebuild bounded to what was written since the last reconciliation: the partitions from `from` (every
+ * file written since lands there), their manifests read one by one, and the files the chain lists since
+ * then (`digested`) instead of the whole chain. Its cost follows the window, not the archive's age.
+ */
+export interface RebuildScope {
+  from: Day;
+  today: Day;
+  digested: ReadonlyMap<string, { file: DigestFile; createdAt: string }>;
+}
+
+/**
  * State is a cache of the archive: lists every published file under `history/` and `active/` and adds to the
  * partition manifests those they lack (as published, with rows and bytes from the digests, or from
  * the file itself when no digest lists it yet and the state has no manifest for its partition, i.e. the
@@ -50,24 +61,39 @@ const MAX_CONFLICTS = 5;
  * reported (`foreign`): files are committed before they are published, so the archiver never wrote it. Dedupe reads ids from the files the manifests list,
  * so after a rebuild no run writes a record the archive already holds. Idempotent; never removes.
  */
-export async function rebuildStateFromArchive(deps: RebuildDeps): Promise<RebuildResult> {
+export async function rebuildStateFromArchive(
+  deps: RebuildDeps,
+  scope?: RebuildScope,
+): Promise<RebuildResult> {
   const result: RebuildResult = { partitions: [], files: 0, rows: 0, undigested: 0, foreign: [] };
-  const all = await deps.state.listPartitions();
-  let digested: Map<string, { file: DigestFile; createdAt: string }> | undefined;
+  const all = scope ? [] : await deps.state.listPartitions();
+  let digested: ReadonlyMap<string, { file: DigestFile; createdAt: string }> | undefined = scope?.digested;
   for (const dataset of DATASETS) {
     const byDt = new Map<string, { name: string; key: string; size: number }[]>();
     const pattern = new RegExp(`^${dataset}/dt=([^/]+)/([^/]+)$`);
-    for await (const o of deps.objects.list(archiveKeys.datasetPrefix(dataset))) {
-      const m = pattern.exec(o.key);
-      if (!m || !isDay(m[1] as string)) continue;
-      const list = byDt.get(m[1] as string) ?? [];
-      list.push({ name: m[2] as string, key: o.key, size: o.size });
-      byDt.set(m[1] as string, list);
+    const prefixes = scope
+      ? monthsFrom(scope.from, scope.today).map((m) => `${archiveKeys.datasetPrefix(dataset)}dt=${m}-`)
+      : [archiveKeys.datasetPrefix(dataset)];
+    for (const prefix of prefixes) {
+      for await (const o of deps.objects.list(prefix)) {
+        const m = pattern.exec(o.key);
+        if (!m || !isDay(m[1] as string) || (scope && (m[1] as string) < scope.from)) continue;
+        const list = byDt.get(m[1] as string) ?? [];
+        list.push({ name: m[2] as string, key: o.key, size: o.size });
+        byDt.set(m[1] as string, list);
+      }
     }
-    // One scan of the state; the digests are read only when something is actually lacking.
+    // One scan of the state (bounded: the listed partitions' manifests); the digests are read only when
+    // something is actually lacking.
     const manifests = new Map(
       all.filter((m) => (m.dataset ?? 'history') === dataset).map((m) => [m.dt, m] as const),
     );
+    if (scope) {
+      for (const dt of byDt.keys()) {
+        const m = await deps.state.getPartition(dt, dataset);
+        if (m) manifests.set(dt, m);
+      }
+    }
     const lackingAny = [...byDt].some(([dt, found]) => {
       const names = new Set(manifests.get(dt)?.files.map((f) => f.name));
       return found.some((f) => !names.has(f.name));
@@ -112,7 +138,7 @@ async function rebuildDataset(
   dataset: Dataset,
   byDt: Map<string, { name: string; key: string; size: number }[]>,
   manifests: Map<string, PartitionManifest>,
-  digested: Map<string, { file: DigestFile; createdAt: string }>,
+  digested: ReadonlyMap<string, { file: DigestFile; createdAt: string }>,
   result: RebuildResult,
 ): Promise<void> {
   const { objects, state, logger } = deps;
@@ -184,6 +210,17 @@ function manifestFile(
     committedAt,
     published: true,
   };
+}
+
+/** `YYYY-MM` of every month from `from`'s to `today`'s: listing prefixes that cover the days between. */
+function monthsFrom(from: Day, today: Day): string[] {
+  const months: string[] = [];
+  for (let m = from.slice(0, 7); m <= today.slice(0, 7); ) {
+    months.push(m);
+    const [y, mo] = m.split('-').map(Number) as [number, number];
+    m = mo === 12 ? `${y + 1}-01` : `${y}-${String(mo + 1).padStart(2, '0')}`;
+  }
+  return months;
 }
 
 function sum(files: ManifestFile[]): number {

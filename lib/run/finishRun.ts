@@ -3,7 +3,8 @@ import { appendDigest } from '../digest/appendDigest.ts';
 import { pendingDigest } from '../digest/pendingDigest.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { chainHeadAfter } from '../state/chainHeadAfter.ts';
-import type { ChainHead } from '../state/stateStore.ts';
+import { reconciledHeadAfter } from '../state/reconciledHeadAfter.ts';
+import type { ArchiveMeta, ChainHead } from '../state/stateStore.ts';
 import { updateMeta } from '../state/updateMeta.ts';
 import type { DueDaysOutcome } from './archiveDueDays.ts';
 import type { RunFacts, RunPlan } from './prepareRun.ts';
@@ -123,13 +124,22 @@ export async function putMetaSafely(
         lastRunAt: at.toISOString(),
         ...(success ? { lastSuccessAt: at.toISOString() } : {}),
         ...head,
-        // A reconciliation counts once its digest (from the whole chain and the listing) is written.
-        ...(reconciled && digest ? { reconciledAt: at.toISOString() } : {}),
+        // A reconciliation counts once its digest is written; the next one works from the chain after it.
+        ...(reconciled && digest ? reconciledAfter(fresh, at, digest) : {}),
       };
     });
   } catch (e) {
     deps.logger.warn('could not record the run in META', { error: String(e) });
   }
+}
+
+function reconciledAfter(
+  meta: ArchiveMeta,
+  at: Date,
+  digest: NonNullable<Awaited<ReturnType<typeof appendDigestSafely>>>,
+): Pick<ArchiveMeta, 'reconciledAt' | 'reconciledHead'> {
+  const reconciledHead = reconciledHeadAfter(meta, digest);
+  return { reconciledAt: at.toISOString(), ...(reconciledHead ? { reconciledHead } : {}) };
 }
 
 function sum<T>(xs: T[], f: (x: T) => number): number {

@@ -13,11 +13,15 @@ export async function planRun(
   today: Day,
   windowDays: number,
   meta: ArchiveMeta,
-  reconcile = true,
+  /** `true`: every day (a full reconciliation); a day: the days from it (a weekly one); `false`: since the last run. */
+  reconcile: boolean | Day = true,
 ): Promise<{ days: Map<Day, DayState>; due: PlannedDay[]; gaps: Day[] }> {
-  const read = reconcile
-    ? { from: meta.firstWindowStart, days: await deps.state.listDays() }
-    : await daysSinceLastRun(deps, meta, today, windowDays);
+  const read =
+    typeof reconcile === 'string'
+      ? { from: reconcile, days: await deps.state.getDays(dayRange(reconcile, today)) }
+      : reconcile
+        ? { from: meta.firstWindowStart, days: await deps.state.listDays() }
+        : await daysSinceLastRun(deps, meta, today, windowDays);
   const days = new Map(read.days.map((d) => [d.day, d] as const));
   const plan = planDays({
     today,

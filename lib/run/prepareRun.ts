@@ -24,6 +24,7 @@ import { establishMeta } from './establishMeta.ts';
 import { planRun, requestedDays } from './planRun.ts';
 import { preflight } from './preflight.ts';
 import { reconcileDue } from './reconcileDue.ts';
+import { publishInScope, type ReconcileScope, reconcileSince, sweepInScope } from './reconcileSince.ts';
 import type { ActiveSummary, ArchiveDeps, ArchiveOptions } from './runTypes.ts';
 
 /** What a run found and decided before its days: what `finishRun` sums up beside the days' outcome. */
@@ -34,8 +35,10 @@ export interface RunFacts {
   /** What publishing earlier runs' committed files found. */
   pending: Awaited<ReturnType<typeof publishAllPending>>;
   rebuilt: Awaited<ReturnType<typeof rebuildStateFromArchive>>;
-  /** Whether this run reconciles the state with the whole archive (see `reconcileDue`). */
+  /** Whether this run reconciles the state with the archive (see `reconcileDue`). */
   reconcile: boolean;
+  /** A weekly reconciliation's scope when it works from the chain since the last one (`reconcileSince`). */
+  since?: ReconcileScope;
   /** The chain head the state recorded, checked against the archive: a steady run's digest follows it. */
   head?: ChainHead;
 }
@@ -121,14 +124,25 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
   const prefetched = prefetchFirstDay(deps, options, pagesAhead, firstKnown, signal);
   let lease: Lease | undefined;
   let reconcile: boolean;
+  let since: ReconcileScope | undefined;
   let pending: RunFacts['pending'];
   let archiveMeta: ArchiveMeta;
   try {
     reconcile = options.reconcile === true || (await reconcileDue(deps, known, started));
+    // A weekly one works from the chain since the last one, when the state matches the archive; the first
+    // one, a forced one and one after a mismatch read everything.
+    since =
+      reconcile && options.reconcile !== true
+        ? await reconcileSince(deps, known, today, options.windowDays)
+        : undefined;
+    if (since)
+      deps.logger.info('reconciling from the chain since the last reconciliation', { from: since.from });
     // Committed files are published first: this needs no API, so no upstream trouble can hold them back.
-    pending = reconcile
-      ? await publishAllPending(deps)
-      : await publishNoted(deps, known?.pendingDigest ?? []);
+    pending = since
+      ? await publishInScope(deps, since, known?.pendingDigest ?? [])
+      : reconcile
+        ? await publishAllPending(deps)
+        : await publishNoted(deps, known?.pendingDigest ?? []);
     await prefetched;
     await preflighted;
     // The archive's promise starts with its first run: recorded before anything else can fail, so the
@@ -162,11 +176,19 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
     // State is a cache of the archive: what the archive holds and the state lacks is put back first, so a
     // lost state table never makes a run write a record twice.
     const rebuilt = reconcile
-      ? await rebuildStateFromArchive({ objects: deps.objects, state, logger: deps.logger, clock })
+      ? await rebuildStateFromArchive({ objects: deps.objects, state, logger: deps.logger, clock }, since)
       : { partitions: [], files: 0, rows: 0, undigested: 0, foreign: [] };
     const windowDays = Math.min(options.windowDays, archiveMeta.learnedWindowDays ?? options.windowDays);
-    const { days, due, gaps } = await planRun(deps, options, today, windowDays, archiveMeta, reconcile);
-    if (reconcile) await sweepStaging(deps, started);
+    const { days, due, gaps } = await planRun(
+      deps,
+      options,
+      today,
+      windowDays,
+      archiveMeta,
+      since ? since.from : reconcile,
+    );
+    if (since) await sweepInScope(deps, since, started);
+    else if (reconcile) await sweepStaging(deps, started);
     const committer = new PartitionCommitter({ ...deps, runId, fence: lease.fence, tmpDir });
     // The snapshot goes on beside the days (its rows go to `active/`, theirs to `history/`): the first
     // day's requests need not wait for its state write and its commit. A big list is snapshotted first,
@@ -186,7 +208,9 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
       pending,
       rebuilt,
       reconcile,
-      ...(!reconcile && known?.chainHead ? { head: known.chainHead } : {}),
+      ...(since ? { since } : {}),
+      // A steady run's digest, and a weekly reconciliation's (the state matches the archive), follow it.
+      ...((!reconcile || since) && known?.chainHead ? { head: known.chainHead } : {}),
       meta: archiveMeta,
       windowDays,
       days,

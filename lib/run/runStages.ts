@@ -6,6 +6,7 @@ import { planRun } from './planRun.ts';
 import { preflight } from './preflight.ts';
 import { quarantineRejected } from './quarantineRejected.ts';
 import { reconcileDue } from './reconcileDue.ts';
+import { publishInScope, reconcileSince, sweepInScope } from './reconcileSince.ts';
 
 /**
  * The stages of a run that the fan-out shares. Its steps are a run cut in three, across Lambda
@@ -17,6 +18,9 @@ import { reconcileDue } from './reconcileDue.ts';
 export interface RunStages {
   /** Before the days: reconcile or trust the state, the archive's META, the plan and its gaps. */
   reconcileDue: typeof reconcileDue;
+  reconcileSince: typeof reconcileSince;
+  publishInScope: typeof publishInScope;
+  sweepInScope: typeof sweepInScope;
   preflight: typeof preflight;
   establishMeta: typeof establishMeta;
   planRun: typeof planRun;
@@ -31,6 +35,9 @@ export interface RunStages {
 
 export const runStages: RunStages = {
   reconcileDue,
+  reconcileSince,
+  publishInScope,
+  sweepInScope,
   preflight,
   establishMeta,
   planRun,

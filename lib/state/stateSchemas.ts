@@ -73,24 +73,25 @@ export const partitionManifestSchema = z.looseObject({
   version,
 }) satisfies z.ZodType<PartitionManifest>;
 
+const chainHeadSchema = z.object({
+  seq: z.number().int().positive(),
+  key: z.string(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  at: z.string(),
+});
+
 export const archiveMetaSchema = z.looseObject({
   firstRunAt: z.string(),
   firstWindowStart: day,
   lastRunAt: z.string().exactOptional(),
   lastSuccessAt: z.string().exactOptional(),
   learnedWindowDays: z.number().int().positive().exactOptional(),
-  chainHead: z
-    .object({
-      seq: z.number().int().positive(),
-      key: z.string(),
-      sha256: z.string().regex(/^[0-9a-f]{64}$/),
-      at: z.string(),
-    })
-    .exactOptional(),
+  chainHead: chainHeadSchema.exactOptional(),
   pendingDigest: z
     .array(z.looseObject({ key: z.string(), stagingKey: z.string().exactOptional(), at: z.string() }))
     .exactOptional(),
   reconciledAt: z.string().exactOptional(),
+  reconciledHead: chainHeadSchema.exactOptional(),
   verified: z
     .object({
       at: z.string(),

@@ -134,8 +134,13 @@ export interface ArchiveMeta {
    * work from what it knows instead of listing the archive.
    */
   pendingDigest?: PendingDigestFile[];
-  /** When a run last reconciled the state with the whole archive (listing it, reading the whole chain). */
+  /** When a run last reconciled the state with the archive (in full, or from the chain since the last one). */
   reconciledAt?: string;
+  /**
+   * The chain head the last reconciliation's digest made: the next weekly reconciliation works from the
+   * chain after it (`lib/run/reconcileSince.ts`). Only moves forward. Absent: the next one is a full one.
+   */
+  reconciledHead?: ChainHead;
   /** Where the weekly verify stands: what it verified, when, and up to which head (`lib/verify/verifyWeekly.ts`). */
   verified?: VerifyProgress;
   version: number;

@@ -145,6 +145,7 @@ export async function ageArchive(o: AgeOptions): Promise<{ days: number; files: 
     firstWindowStart: oldest,
     chainHead: { ...previous, at: o.clock.now().toISOString() },
     reconciledAt: o.clock.now().toISOString(),
+    reconciledHead: { ...previous, at: o.clock.now().toISOString() },
   }));
   return { days: days.length, files, digests: days.length };
 }

@@ -1,7 +1,7 @@
 import { mapLimit } from '../concurrency/mapLimit.ts';
-import { digestKeys } from '../digest/digestKeys.ts';
-import { type ChainEntry, parseChainEntry } from '../digest/readDigestChain.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
+import { digestKeys } from './digestKeys.ts';
+import { type ChainEntry, parseChainEntry } from './readDigestChain.ts';
 
 const BATCH = 16;
 
