@@ -34,5 +34,11 @@ export function attackOf(id: string, tacticUid?: string): OcsfAttack {
   return attack;
 }
 
-/** A rule's whole ATT&CK mapping as OCSF `attacks`. */
-export const attacksOf = (a: RuleAttack): OcsfAttack[] => a.techniques.map((t) => attackOf(t, a.tactic));
+/**
+ * A rule's whole ATT&CK mapping as OCSF `attacks`: each technique under the rule's tactic where it belongs
+ * to it, else under its own first tactic (`T1583.001` stays Resource Development in a Command and Control rule).
+ */
+export const attacksOf = (a: RuleAttack): OcsfAttack[] =>
+  a.techniques.map((t) =>
+    attackOf(t, ATTACK_TECHNIQUES[t]?.tactics.includes(a.tactic) ? a.tactic : undefined),
+  );

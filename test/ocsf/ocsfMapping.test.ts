@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadRules } from '../../lib/detect/loadRules.ts';
+import { ATTACK_TECHNIQUES } from '../../lib/ocsf/attackIds.ts';
 import { attackOf, attacksOf } from '../../lib/ocsf/attackOf.ts';
 import { duckdbSpelling } from '../../lib/ocsf/duckdbSpelling.ts';
 import { findingsOcsfSql } from '../../lib/ocsf/findingsOcsfSql.ts';
@@ -89,8 +90,11 @@ describe('attackOf', () => {
 
   it('knows every technique the rules name, each with its tactic', async () => {
     for (const rule of await loadRules())
-      for (const attack of attacksOf(rule.attack)) {
-        expect(attack.tactic?.uid, rule.id).toBe(rule.attack.tactic);
+      for (const [i, attack] of attacksOf(rule.attack).entries()) {
+        // The first technique always belongs to the rule's tactic (the rule schema checks it).
+        if (i === 0) expect(attack.tactic?.uid, rule.id).toBe(rule.attack.tactic);
+        const id = attack.sub_technique?.uid ?? attack.technique.uid;
+        expect(ATTACK_TECHNIQUES[id]?.tactics, `${rule.id} ${id}`).toContain(attack.tactic?.uid);
         expect(attack.technique.name, rule.id).toBeDefined();
       }
   });
