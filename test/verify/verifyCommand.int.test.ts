@@ -18,6 +18,8 @@ let dir: string;
 let dest: string;
 const env = { TUNNEL_API_KEY: EMULATOR_PAID_KEY, LOG_LEVEL: 'error' };
 const args = (d: string) => ['--now', NOW, '--base-url', emulator.url, '--dest', `file://${d}`];
+/** `recover` reads the archive only: it takes no API flag. */
+const archiveArgs = (d: string) => ['--now', NOW, '--dest', `file://${d}`];
 
 /** What the engine will do after each run once it calls appendDigest itself. */
 async function digest(d: string): Promise<void> {
@@ -83,10 +85,10 @@ describe('tunnel-archiver recover', () => {
     const copy = join(dir, 'lost-state');
     await cp(dest, copy, { recursive: true });
     await rm(join(copy, '.state'), { recursive: true, force: true });
-    const r = await runCli(['recover', ...args(copy)], env);
+    const r = await runCli(['recover', ...archiveArgs(copy)], env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/rebuilt \d+ partition\(s\), \d+ file\(s\), \d+ row\(s\)/);
-    const again = await runCli(['recover', ...args(copy)], env);
+    const again = await runCli(['recover', ...archiveArgs(copy)], env);
     expect(again.stdout).toContain('nothing rebuilt');
 
     const run = await runCli(['run', ...args(copy)], env);
