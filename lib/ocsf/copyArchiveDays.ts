@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Day } from '../clock/day.ts';
+import { addDays, type Day } from '../clock/day.ts';
 import { archiveKeys } from '../commit/archiveKeys.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import type { OcsfDays } from './ocsfArchive.ts';
@@ -10,12 +10,21 @@ const PARTITION = /^(history|findings)\/dt=(\d{4}-\d{2}-\d{2})\/[^/]+\.parquet$/
 /**
  * Copies the `history/` and `findings/` Parquet files of the partitions in `days` from an archive
  * store (S3) into the folder `dir`, with the same keys, so DuckDB reads them as a local archive. Only
- * lists and reads the store. Returns the files copied.
+ * lists and reads the store. With a first day, it lists each day's partition alone, so an hourly run costs
+ * the same whatever the archive's age; without one (everything up to a day) it lists the datasets whole.
+ * Returns the files copied.
  */
 export async function copyArchiveDays(objects: ObjectStore, dir: string, days: OcsfDays): Promise<number> {
   let copied = 0;
   const inDays = (dt: Day) => dt <= days.untilDay && (days.fromDay === undefined || dt >= days.fromDay);
-  for (const prefix of [archiveKeys.historyPrefix, archiveKeys.findingsPrefix]) {
+  const prefixes: string[] = [];
+  for (const dataset of [archiveKeys.historyPrefix, archiveKeys.findingsPrefix]) {
+    if (days.fromDay === undefined) prefixes.push(dataset);
+    else
+      for (let dt = days.fromDay; dt <= days.untilDay; dt = addDays(dt, 1))
+        prefixes.push(`${dataset}dt=${dt}/`);
+  }
+  for (const prefix of prefixes) {
     for await (const o of objects.list(prefix)) {
       const m = PARTITION.exec(o.key);
       if (m === null || !inDays(m[2] as Day)) continue;
