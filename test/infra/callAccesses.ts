@@ -200,7 +200,8 @@ export async function accessesOf(
 
 /**
  * The resource a call of an action names, from iam-data's ARN pattern of the action's resource type (the
- * first one whose variables the input names, else the first required one): `${Region}` and `${Account}`
+ * ARN the input holds that fits one; else the first whose variables the input names, else the first
+ * required one): `${Region}` and `${Account}`
  * are the template's, another variable is the input field of its name (`${JobId}` from `JobId`,
  * `${BucketName}` from `Bucket`), or a stand-in. An action of no resource type takes `*`.
  */
@@ -229,6 +230,20 @@ export async function resourceFor(
       .map((m) => m[1] ?? '')
       .filter((v) => !['Partition', 'Region', 'Account'].includes(v))
       .every((v) => field(v) !== undefined);
+  // An ARN the input holds (`stateMachineArn`, `TopicArn`) that fits a pattern is the resource itself.
+  const arns = Object.values(input)
+    .filter((v): v is string => typeof v === 'string')
+    .map((v) => name(v));
+  for (const p of patterns) {
+    const fits = new RegExp(
+      `^${p.arn
+        .split(/\$\{\w+\}/)
+        .map((t) => t.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+        .join('[^:]+')}$`,
+    );
+    const found = arns.find((a) => fits.test(a));
+    if (found) return found;
+  }
   const chosen = patterns.find(named) ?? patterns.find((p) => p.required) ?? patterns[0];
   return (chosen?.arn ?? '*').replace(/\$\{(\w+)\}/g, (_m, v: string) => {
     if (v === 'Partition') return 'aws';
