@@ -44,6 +44,7 @@ import {
   builtinsOf,
   METAFILE,
   type Metafile,
+  shippedPackages,
   unshippedImports,
   withBundleMetafiles,
 } from './bundleMetafiles.ts';
@@ -275,7 +276,7 @@ describe('every bundle of the stack', () => {
       const dir = join(outdir, `asset.${String(fn.Properties.Code?.S3Key).replace(/\.zip$/, '')}`);
       if (!existsSync(join(dir, 'index.mjs'))) continue;
       const meta = JSON.parse(readFileSync(join(dir, METAFILE), 'utf8')) as Metafile;
-      found[id] = unshippedImports(meta, builtins);
+      found[id] = unshippedImports(meta, builtins, shippedPackages(dir));
     }
     expect(Object.keys(found)).toHaveLength(functions.length);
     expect(found).toEqual(Object.fromEntries(Object.keys(found).map((id) => [id, []])));
