@@ -731,7 +731,11 @@ describe('the CDK-bundled handler', () => {
   }, 240_000);
 
   it('the Security Lake export, bundled as deployed: assumes the provider role and writes the archive to the lake', async () => {
-    // The archive the runs above wrote (history/), and the lake's bucket beside it.
+    // The archive the first run above wrote (history/), and the lake's bucket beside it.
+    const archived = await s3.client.send(
+      new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'history/', MaxKeys: 1 }),
+    );
+    expect(archived.KeyCount, 'the archive the window test writes').toBeGreaterThan(0);
     await s3.client.send(new CreateBucketCommand({ Bucket: LAKE_SOURCE.bucket }));
     const sts = await startStsStub();
     AWSAccount.DUMMY_ACCOUNT.createKeyPair(sts.accessKeyId, sts.secretAccessKey);

@@ -141,6 +141,17 @@ describe('the archive bucket and the signing key, by their resource policies', (
     expect(await refusal(policies, archiverRole, put(key, '*'))).toBeUndefined();
   });
 
+  it('refuses the archiver a read without TLS, which its role allows over TLS', async () => {
+    const read = {
+      action: 's3:GetObject',
+      resource: `${archive}/history/dt=2026-01-01/a.parquet`,
+      call: 'GetObject',
+      context: { 'aws:SecureTransport': 'false' },
+    };
+    expect(await refusal(policies, archiverRole, read)).toBe('explicitly denied');
+    expect(await refusal(policies, archiverRole, { ...read, context: {} })).toBeUndefined();
+  });
+
   it('lets the weekly verify replace reports/index.html (not write-once)', async () => {
     expect(await refusal(policies, archiverRole, put('reports/index.html'))).toBeUndefined();
   });
