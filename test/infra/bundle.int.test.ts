@@ -815,7 +815,13 @@ describe('least privilege', () => {
   it('every action a role grants was used by a recorded call or its service, or is kept for a written reason', () => {
     const report = roleReports(stack, policies, used);
     // The report: each role's unused actions and why each is kept.
-    console.log(JSON.stringify({ roles: report, assumedCalls: assumedCalls.length }, null, 2));
+    console.log(
+      JSON.stringify(
+        { roles: report, callsByFunction: Object.fromEntries(recorded), assumedCalls: assumedCalls.length },
+        null,
+        2,
+      ),
+    );
     const { unexplained, stale } = reportFailures(report);
     expect(unexplained).toEqual([]);
     // A reason for an action the role no longer grants, or that a call now uses, is stale.
