@@ -318,6 +318,15 @@ describe('writeSecurityLake', () => {
     const closeOf = sessions.filter((f) => f.events.some((e) => uidOf(e) === `${amended}:close`));
     expect(closeOf.map((f) => f.archivedHour)).toEqual(['2026112309']);
     expect(sessions.flatMap((f) => f.events).filter((e) => uidOf(e) === `${amended}:open`)).toHaveLength(1);
+    // Every finding's related_events resolve to session events in the lake.
+    const sessionUids = new Set(sessions.flatMap((f) => f.events.map(uidOf)));
+    const related = (await lakeEvents('findings')).flatMap((f) =>
+      f.events.flatMap((e) =>
+        ((e.finding_info as { related_events?: { uid: string }[] }).related_events ?? []).map((r) => r.uid),
+      ),
+    );
+    expect(related.length).toBeGreaterThan(0);
+    expect(related.filter((uid) => !sessionUids.has(uid))).toEqual([]);
   }, 300_000);
 
   it("assumes each source's provider role with its external id, and signs the lake's writes with it", () => {
