@@ -1,4 +1,5 @@
-import { link, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, link, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Clock } from '../clock/clock.ts';
 import { addDays, type Day } from '../clock/day.ts';
@@ -152,11 +153,13 @@ async function sendArchiveHour(
   const allDir = join(dir, 'all');
   const beforeDir = join(dir, 'before');
   await mkdir(beforeDir, { recursive: true });
+  // Each archive file is read once a run (a run that catches up goes through a day many times).
+  const cache = join(dirname(dir), 'cache');
   for (const key of before) {
-    await fetchTo(deps.archive, key, join(beforeDir, key));
+    await fetchOnce(deps.archive, key, cache, join(beforeDir, key));
     await linkTo(join(beforeDir, key), join(allDir, key));
   }
-  for (const f of added) await fetchTo(deps.archive, f.key, join(allDir, f.key));
+  for (const f of added) await fetchOnce(deps.archive, f.key, cache, join(allDir, f.key));
   const first = days[0] as Day;
   const last = days.at(-1) as Day;
   const fromDay = source.cls === 'findings' ? addDays(first, -o.lookbackDays) : first;
@@ -194,14 +197,24 @@ async function sendArchiveHour(
     );
 }
 
-async function fetchTo(objects: ObjectStore, key: string, path: string): Promise<void> {
-  const body = await objects.get(key);
-  if (body === undefined) return;
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, body);
+/** Links `path` to the run's copy of `key` in `cache`, read from the archive the first time. */
+async function fetchOnce(objects: ObjectStore, key: string, cache: string, path: string): Promise<void> {
+  const cached = join(cache, key);
+  if (!existsSync(cached)) {
+    const body = await objects.get(key);
+    if (body === undefined) return;
+    await mkdir(dirname(cached), { recursive: true });
+    await writeFile(cached, body);
+  }
+  await linkTo(cached, path);
 }
 
+/** `to` as a hard link of `from` (a copy where the file system has none); an existing `to` stays. */
 async function linkTo(from: string, to: string): Promise<void> {
   await mkdir(dirname(to), { recursive: true });
-  await link(from, to).catch(() => undefined);
+  try {
+    await link(from, to);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') await copyFile(from, to);
+  }
 }
