@@ -20,6 +20,7 @@ import {
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import type { VersionedItems } from '../../lib/state/versionedItems.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { TEST_SIGNER } from '../support/engineKit.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
 import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
@@ -74,9 +75,29 @@ const OPTIONS: SecurityLakeOptions = {
   lookbackDays: 7,
 };
 
-function deps(items: VersionedItems, now: string): SecurityLakeDeps {
+/** The archive store, recording what a run asks of it: the prefixes it lists and the keys it reads. */
+function recordedArchive(seen: { lists: string[]; gets: string[] }): ObjectStore {
+  const store = createFileObjectStore(archive);
   return {
-    archive: createFileObjectStore(archive),
+    ...store,
+    list: (prefix: string) => {
+      seen.lists.push(prefix);
+      return store.list(prefix);
+    },
+    get: (key: string) => {
+      seen.gets.push(key);
+      return store.get(key);
+    },
+  };
+}
+
+function deps(
+  items: VersionedItems,
+  now: string,
+  seen: { lists: string[]; gets: string[] } = { lists: [], gets: [] },
+): SecurityLakeDeps {
+  return {
+    archive: recordedArchive(seen),
     lakeStore: async (source: LakeSource) =>
       assumedLakeStore(source, {
         region: 'eu-west-1',
@@ -297,10 +318,17 @@ describe('writeSecurityLake', () => {
     const before = new Set((await listLake()).map((o) => o.key));
     await archiveLate();
     const NOW = '2026-11-23T17:00:00Z';
+    const seen = { lists: [] as string[], gets: [] as string[] };
     await Promise.all([
-      writeSecurityLake({ ...deps(items, NOW), rules }, OPTIONS),
+      writeSecurityLake({ ...deps(items, NOW, seen), rules }, OPTIONS),
       writeSecurityLake({ ...deps(items, NOW), rules }, OPTIONS),
     ]);
+    // The work follows the cursor: digests from the cursor on (by key), the files they list and
+    // those sent before of the same days, and for findings one history partition listing per day.
+    // (The cursor stands at digest 2, the on-time run's last, whose hour ended only with the late ones.)
+    expect(seen.gets.filter((k) => k.startsWith('digests/')).sort()[0]).toBe('digests/0000000002.json');
+    expect(seen.lists.length).toBeGreaterThan(0);
+    for (const prefix of seen.lists) expect(prefix).toMatch(/^history\/dt=\d{4}-\d{2}-\d{2}\/$/);
     const again = await writeSecurityLake({ ...deps(items, NOW), rules }, OPTIONS);
     expect(again.every((r) => r.files === 0)).toBe(true);
 
