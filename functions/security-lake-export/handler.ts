@@ -40,7 +40,8 @@ export async function handler(_event: unknown, context: Context) {
   return writeSecurityLake(
     {
       archive: objects,
-      lakeStore: async (source) => assumedLakeStore(source, { region, s3: s3ClientConfig(process.env) }),
+      lakeStore: async (source) =>
+        assumedLakeStore(source, { region, s3: s3ClientConfig(process.env), env: process.env }),
       items,
       rules,
       clock: systemClock,
