@@ -11,6 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { CfnElement } from 'aws-cdk-lib';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -20,7 +21,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CALL_LOG_ENV, type RecordedCall } from '../../functions/shared/awsClients.ts';
 import { BUILTINS_BY_REQUIRE, LAMBDA_NODE_MAJOR } from '../../infra/constructs/archiveFunction.ts';
 import { readActiveRows } from '../../lib/active/activeParquet.ts';
+import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
+import { appendDigest } from '../../lib/digest/appendDigest.ts';
+import { kmsDigestSigner } from '../../lib/digest/kmsDigestSigner.ts';
 import {
   EMULATOR_FREE_KEY,
   EMULATOR_PAID_KEY,
@@ -28,14 +32,14 @@ import {
   startEmulator,
 } from '../../lib/emulator/startEmulator.ts';
 import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
-import { lakeCursorKey } from '../../lib/ocsf/writeSecurityLake.ts';
+import { silentLogger } from '../../lib/log/logger.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import { tryKernelLock } from '../../lib/process/kernelLock.ts';
 import { livenessRoot } from '../../lib/process/processLiveness.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { tokenHmac } from '../../lib/records/tokenHmac.ts';
-import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
+import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
 import { startStsStub } from '../ocsf/startStsStub.ts';
 import { LAMBDA_NODE } from '../parquet/lambdaNode.ts';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../support/startDynalite.ts';
@@ -746,13 +750,24 @@ describe('the CDK-bundled handler', () => {
     try {
       const table = `${dynamo.table}-lake`;
       await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
-      // The cursor two days back: the run writes a few settled hours of the archive.
-      const source = { ...LAKE_SOURCE, location: { bucket: LAKE_SOURCE.bucket, prefix: LAKE_SOURCE.prefix } };
-      const from = `${addDays(toDay(new Date()), -2)}T00:00:00.000Z`;
-      await dynamoVersionedItems({ client: localDynamoClient(dynamo.endpoint), table }).put(
-        lakeCursorKey(source as never),
-        0,
-        JSON.stringify({ next: from }),
+      // The export sends complete hours of the digest chain: a digest an hour after the runs above
+      // (signed with the same KMS key, as a later scheduled run would) closes their hour. No cursor yet:
+      // the run starts at the chain's first digest.
+      await appendDigest(
+        {
+          objects: createS3ObjectStore({ client: s3.client, bucket: s3.bucket }),
+          signer: kmsDigestSigner({
+            client: new KMSClient({
+              region: 'us-east-1',
+              endpoint: kms.endpoint,
+              credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+            }),
+            keyId: TEST_LAMBDA_IDS.signingKey,
+          }),
+          clock: new ManualClock(new Date(Date.now() + 3_600_000)),
+          logger: silentLogger,
+        },
+        { runId: 'a-later-run', scans: [] },
       );
       const lakeEnv = policies.resolved.Resources[lakeFn.id]?.Properties?.Environment as
         | { Variables?: Record<string, string> }
@@ -769,8 +784,9 @@ describe('the CDK-bundled handler', () => {
         lakeFn,
       );
       expect(results, stdout.slice(-2000)).toEqual([
-        { ok: true, value: [expect.objectContaining({ hours: 3 })] },
+        { ok: true, value: [expect.objectContaining({ hours: expect.any(Number) })] },
       ]);
+      expect(((results[0]?.value ?? []) as { hours: number }[])[0]?.hours).toBeGreaterThanOrEqual(1);
       // The provider role, by its ARN and with its external id, assumed by the function's own role.
       expect(sts.assumed).toContainEqual(
         expect.objectContaining({ RoleArn: LAKE_SOURCE.roleArn, ExternalId: LAKE_SOURCE.externalId }),

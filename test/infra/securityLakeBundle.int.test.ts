@@ -11,8 +11,11 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import AWSAccount from 's3rver/lib/models/account.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecurityLakeExport } from '../../infra/constructs/securityLakeExport.ts';
-import { lakeCursorKey } from '../../lib/ocsf/writeSecurityLake.ts';
-import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { appendDigest } from '../../lib/digest/appendDigest.ts';
+import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
+import { silentLogger } from '../../lib/log/logger.ts';
+import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { emulatorArchive } from '../ocsf/emulatorArchive.ts';
 import { ocsfErrors } from '../ocsf/ocsfSchemas.ts';
 import { type RecordingProxy, startRecordingProxy } from '../ocsf/recordingProxy.ts';
@@ -81,9 +84,20 @@ beforeAll(async () => {
     startStsStub(),
     startDynalite(),
   ]);
+  // A later run's digest (an hour after the archive was made) closes the archive's hour of 12:00: the
+  // export sends only complete hours of the digest chain.
+  await appendDigest(
+    {
+      objects: createFileObjectStore(archive),
+      signer: (await loadLocalKeys(localKeysDir(archive))).signer,
+      clock: new ManualClock('2026-11-20T13:05:00Z'),
+      logger: silentLogger,
+    },
+    { runId: 'a-later-run', scans: [] },
+  );
   // One S3 endpoint (the SDK's AWS_ENDPOINT_URL_S3) holds both buckets: the archive and the lake.
   await s3.client.send(new CreateBucketCommand({ Bucket: ARCHIVE_BUCKET }));
-  for (const key of filesUnder(archive).filter((k) => /^(history|findings)\//.test(k)))
+  for (const key of filesUnder(archive).filter((k) => /^(history|findings|digests)\//.test(k)))
     await s3.client.send(
       new PutObjectCommand({ Bucket: ARCHIVE_BUCKET, Key: key, Body: readFileSync(join(archive, key)) }),
     );
@@ -91,12 +105,7 @@ beforeAll(async () => {
   s3Calls = await startRecordingProxy(front.endpoint);
   dynamoCalls = await startRecordingProxy(dynamo.endpoint);
   AWSAccount.DUMMY_ACCOUNT.createKeyPair(sts.accessKeyId, sts.secretAccessKey);
-  // The cursor at the archive's first day: the run writes its hours (up to SECURITY_LAKE_MAX_HOURS).
-  await dynamoVersionedItems({ client: dynamo.client, table: dynamo.table }).put(
-    lakeCursorKey({ ...SOURCE, location: { bucket: LAKE_BUCKET, prefix: SOURCE.prefix } }),
-    0,
-    JSON.stringify({ next: '2026-11-19T00:00:00.000Z' }),
-  );
+  // No cursor yet: the run starts at the chain's first digest and sends every complete archive hour.
   const script = `
     const { handler } = await import(${JSON.stringify(join(assetDir, 'index.mjs'))});
     const context = {
@@ -155,7 +164,8 @@ describe('the bundled Security Lake export function', () => {
       events: number;
     }[];
     expect(result).toHaveLength(1);
-    expect(result[0]).toMatchObject({ cls: 'sessions', hours: 24 });
+    expect(result[0]).toMatchObject({ cls: 'sessions' });
+    expect(result[0]?.hours).toBeGreaterThanOrEqual(1);
     expect(result[0]?.files).toBeGreaterThan(0);
     expect(sts.assumed).toContainEqual({
       RoleArn: SOURCE.roleArn,
@@ -167,7 +177,7 @@ describe('the bundled Security Lake export function', () => {
     expect(keys).toHaveLength(result[0]?.files ?? -1);
     for (const key of keys)
       expect(key).toMatch(
-        /^ext\/tunnel-archiver-sessions\/region=eu-west-1\/accountId=123456789012\/eventDay=20261119\/sessions-2026111\d{3}\.parquet$/,
+        /^ext\/tunnel-archiver-sessions\/region=eu-west-1\/accountId=123456789012\/eventDay=2026111\d\/sessions-\d{10}-\d{10}\.parquet$/,
       );
     // One file read back with DuckDB: each event is an OCSF 1.1 Network Activity.
     const { GetObjectCommand } = await import('@aws-sdk/client-s3');
@@ -263,7 +273,12 @@ describe('the bundled Security Lake export function', () => {
     // STS: the provider role, by its ARN.
     for (const a of sts.assumed) expect(allows('sts:AssumeRole', a.RoleArn), a.RoleArn).toBe(true);
     expect([...needed].sort()).toEqual(
-      expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 's3:GetObject history/']),
+      expect.arrayContaining([
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        's3:GetObject digests/',
+        's3:GetObject history/',
+      ]),
     );
   });
 });
