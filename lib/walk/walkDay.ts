@@ -295,6 +295,8 @@ export class DayWalk {
    */
   async #begin(): Promise<boolean> {
     const options = this.#options;
+    // What the pass adds is measured from the rows the sink holds, earlier runs' included.
+    await options.sink.settled?.();
     this.#pass = emptyPass(this.#collected);
     const guessed = morePagesLikely(this.#passes, this.#lastPlanned, options);
     const ahead = guessed
