@@ -238,7 +238,7 @@ function bigDayLines(input: ResultsInput): string[] {
   if (input.finishUnion?.length) {
     lines.push(
       '',
-      "Measured: the fan-out finish step's union of a day's ids (`bench/finishUnionMemory.ts`: range id files of 100,000 ids, read through the object store into one id set, in a process of its own).",
+      "Measured: the fan-out finish step's union of a day's ids (`bench/finishUnionMemory.ts`: range id files of 100,000 ids, each written from an id set in the set’s order as a range step writes it, read through the object store into one id set, in a process of its own).",
       '',
       '| rows | ranges | peak RSS MiB | id set MiB | s |',
       '| ---: | -----: | -----------: | ---------: | -: |',
