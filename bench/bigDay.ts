@@ -4,13 +4,16 @@
  * pages capped at 100 rows) recorded once and served from memory `latencyMs` after each request. Runs are
  * cut by `--max-run-ms` and `--deadline-reserve-ms` and follow each other 6 hours apart in simulated time
  * (`--now`), until the day is proven complete. For each run: its seconds, the pages it fetched, the pages
- * the latency allows in its budget (`(maxRunMs − reserve) ÷ latency × 2 in flight`), their ratio, and its
- * peak RSS. The archive is then read back: every row once.
+ * the latency allows in its budget (`(maxRunMs − reserve) ÷ latency × 2 in flight`), their ratio, its CPU
+ * seconds, the load average when it started, and its peak RSS. The archive is then read back: every row once.
+ * On a machine busy with other work the ratio falls with the CPU the runs get: the load average and the
+ * CPU seconds say how much that was (the scenario test `bigDayAcrossRuns` counts the same pages on a clock
+ * that only the server's answers move, the same on any machine).
  */
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addDays, toDay } from '../lib/clock/day.ts';
@@ -32,6 +35,12 @@ export interface BigDayRun {
   boundPages: number;
   /** `pagesThisRun ÷ boundPages`, for a run the deadline cut (a run that finished needed fewer pages). */
   ratio?: number;
+  /** The run went on with a walk an earlier run's deadline cut. */
+  resumed: boolean;
+  /** User + system CPU seconds of the run's process. */
+  cpuSeconds: number;
+  /** The machine's 1-minute load average when the run started (2 cores). */
+  load: number;
   interrupted: boolean;
   complete: boolean;
   newRecords: number;
@@ -51,6 +60,8 @@ export interface BigDayResult {
   pages: number;
   /** Lowest ratio over the runs the deadline cut. */
   minCutRatio: number;
+  /** Lowest ratio over the cut runs that resumed a walk (1 when none was cut). */
+  minResumedRatio: number;
   /** Rows in the archive, and distinct among them. */
   archived: { rows: number; distinct: number };
   seconds: number;
@@ -111,6 +122,7 @@ export async function bigDay(opts: {
     while (runs.length < (opts.maxRuns ?? 40)) {
       const now = new Date(start + runs.length * 6 * 3_600_000);
       clock.set(now);
+      const load = loadavg()[0] ?? 0;
       const r0 = performance.now();
       const out = await cliRun([
         'run',
@@ -140,11 +152,15 @@ export async function bigDay(opts: {
       const d = summary.days.find((x) => x.day === day);
       if (!d) throw new Error(`run ${runs.length} did not walk ${day}`);
       const peak = Number(/peak-rss-kib=(\d+)/.exec(out.stderr)?.[1] ?? 0);
+      const cpuUs = Number(/cpu-us=(\d+)/.exec(out.stderr)?.[1] ?? 0);
       runs.push({
         seconds: round(seconds),
         pagesThisRun: d.pagesThisRun,
         boundPages,
         ...(d.interrupted ? { ratio: round(d.pagesThisRun / boundPages) } : {}),
+        resumed: d.resumedAt !== undefined,
+        cpuSeconds: round(cpuUs / 1e6),
+        load: round(load),
         interrupted: d.interrupted,
         complete: d.complete,
         newRecords: d.newRecords,
@@ -158,6 +174,7 @@ export async function bigDay(opts: {
       if (o.key.endsWith('.parquet'))
         ids.push(...(await readRecordIds((await objects.get(o.key)) as Uint8Array)));
     const cut = runs.flatMap((r) => (r.ratio === undefined ? [] : [r.ratio]));
+    const resumedCut = runs.flatMap((r) => (r.ratio === undefined || !r.resumed ? [] : [r.ratio]));
     return {
       bench: 'big-day',
       name: opts.name,
@@ -169,6 +186,7 @@ export async function bigDay(opts: {
       boundRuns: Math.ceil(dayPages / boundPages),
       pages: runs.reduce((a, r) => a + r.pagesThisRun, 0),
       minCutRatio: cut.length ? Math.min(...cut) : 1,
+      minResumedRatio: resumedCut.length ? Math.min(...resumedCut) : 1,
       archived: { rows: ids.length, distinct: new Set(ids).size },
       seconds: round((performance.now() - t0) / 1000),
     };
@@ -185,7 +203,6 @@ function round(x: number): number {
 
 if (process.argv[1]?.endsWith('bigDay.ts')) {
   const [rows, latency] = (process.argv[2] ?? '30000,40').split(',').map(Number);
-  process.stdout.write(
-    `${JSON.stringify(await bigDay({ name: 'cli', rows: rows ?? 30_000, latencyMs: latency ?? 40 }))}\n`,
-  );
+  const r = await bigDay({ name: 'cli', rows: rows ?? 30_000, latencyMs: latency ?? 40 });
+  process.stdout.write(`${JSON.stringify(r)}\n`);
 }

@@ -1,6 +1,6 @@
 /**
  * `node bin/run-ts.js bench/finishUnionMemory.ts [rows,...]`: the fan-out finish step's union of a day's
- * ids, measured. For each size, range id files (gzipped hex lines, as the range steps write them, ranges
+ * ids, measured. For each size, range id files (gzipped hex lines of an id set, as the range steps write them, ranges
  * of 1,000 pages of 100 rows) are written to a folder, then a child process (`finishUnionChild.ts`)
  * takes their union the way the finish step does and reports its peak RSS and the set's bytes. Prints one JSON line per size.
  */
@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { IdSet } from '../lib/ids/idSet.ts';
 import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
 import { gzipIdLines } from '../lib/walk/idLines.ts';
 
@@ -40,7 +41,10 @@ async function writeRanges(dir: string, rows: number): Promise<string[]> {
   const keys: string[] = [];
   for (let from = 0; from < rows; from += RANGE_ROWS) {
     const key = `ranges/${keys.length}.ids.gz`;
-    await objects.put(key, await gzipIdLines(randomIds(Math.min(RANGE_ROWS, rows - from))));
+    // As a range step writes them: from its id set, in the set's own order.
+    const ids = new IdSet(RANGE_ROWS);
+    for (const id of randomIds(Math.min(RANGE_ROWS, rows - from))) ids.add(id);
+    await objects.put(key, await gzipIdLines(ids));
     keys.push(key);
   }
   return keys;

@@ -62,18 +62,22 @@ export async function archiveDay(
     },
   );
   try {
-    // A walk an earlier run's deadline cut goes on from where it stood, with the ids it had taken (when
-    // they cannot be read, it simply starts again: slower, never weaker). Under a deadline, the walk's
-    // ids are remembered, so that a cut leaves them for the next run.
+    // A walk an earlier run's deadline cut goes on from where it stood, with the ids it had taken, read
+    // beside the resumed walk's first requests: its records wait for them in the sink, the requests do
+    // not, so a resumed run spends its budget fetching (ids that cannot be read count as none: slower,
+    // never weaker). Under a deadline, the walk's ids are remembered, so that a cut leaves them for the
+    // next run.
     // A day scanned before has rows archived: reading their ids back starts now, beside the walk's
     // first requests (the walk's rows wait for it in the drafts, the walk does not).
     if (previous.totalElements !== undefined) {
       drafts.expect(planned.day, previous.totalElements);
       drafts.prepare(planned.day);
     }
-    const carried = previous.walk ? await loadWalkIds(objects, planned.day) : undefined;
-    const resume = carried ? previous.walk : undefined;
-    const sink = ctx.budget.endsAt || carried ? new CarriedRows(drafts, carried) : drafts;
+    const resume = previous.walk;
+    const sink =
+      ctx.budget.endsAt || resume
+        ? new CarriedRows(drafts, resume ? loadWalkIds(objects, planned.day) : undefined)
+        : drafts;
     const walk = await walkDay(api, planned.day, {
       pageSize: options.pageSize,
       concurrency: options.pageConcurrency,

@@ -9,21 +9,75 @@ import type { WalkSink } from './walkDay.ts';
 export const walkIdsKey = (day: Day): string => `_staging/walks/${day}.ids.gz`;
 
 /**
+ * Records a resumed walk keeps waiting while the earlier run's ids are read back (about a page of 2,000
+ * ten times over): past it, `add` makes the walk wait for the read.
+ */
+const MAX_WAITING = 20_000;
+
+/**
  * A walk's sink that also remembers every `record_id` the walk took, and starts from the ids an earlier
  * run's walk of the same day took: so a resumed walk counts the union of both runs (by id, never by
  * adding counts, which would count twice a row both saw), and skips rows the earlier run already wrote.
+ *
+ * The earlier ids may still be on their way (a promise): the walk's first pages go out at once, their
+ * records wait here until the ids are read, and only then reach the inner sink (a record the earlier run
+ * took is dropped). `settled()` resolves once they are read; `distinct` counts the union only from then
+ * on, and the walk waits for it before applying its rules. Ids that cannot be read count as none: the
+ * union is then smaller than the day, so the walk proves nothing from it (slower, never weaker); a store
+ * that fails the read fails the walk, as any store failure does.
  */
 export class CarriedRows implements WalkSink {
-  readonly ids: IdSet;
+  #ids: IdSet;
   readonly #inner: WalkSink;
+  #waiting: KeyedRecord[] | undefined;
+  readonly #loaded: Promise<void>;
+  /** True when the earlier run's ids were asked for and could not be read. */
+  #lost = false;
 
-  constructor(inner: WalkSink, carried: IdSet = new IdSet()) {
+  constructor(inner: WalkSink, carried: IdSet | Promise<IdSet | undefined> = new IdSet()) {
     this.#inner = inner;
-    this.ids = carried;
+    if (carried instanceof IdSet) {
+      this.#ids = carried;
+      this.#loaded = Promise.resolve();
+      return;
+    }
+    this.#ids = new IdSet();
+    this.#waiting = [];
+    this.#loaded = carried.then(async (ids) => {
+      if (ids === undefined) this.#lost = true;
+      else this.#ids = ids;
+      // Records that arrive while the waiting ones are handed on wait too: they keep their order.
+      while (this.#waiting && this.#waiting.length > 0) {
+        for (const record of this.#waiting.splice(0)) {
+          const pending = this.#take(record);
+          if (pending) await pending;
+        }
+      }
+      this.#waiting = undefined;
+    });
+    // A failed read surfaces where the walk waits for it (`add` past the limit, `settled`).
+    this.#loaded.catch(() => undefined);
+  }
+
+  /** Every id the walk holds (the earlier runs' and this one's); whole once `settled()` resolved. */
+  get ids(): IdSet {
+    return this.#ids;
+  }
+
+  /** Whether the earlier run's ids were asked for and could not be read (the union holds this run's only). */
+  get lost(): boolean {
+    return this.#lost;
   }
 
   add(record: KeyedRecord): undefined | Promise<void> {
-    return this.ids.add(record.id) ? this.#inner.add(record) : undefined;
+    const waiting = this.#waiting;
+    if (waiting === undefined) return this.#take(record);
+    waiting.push(record);
+    return waiting.length >= MAX_WAITING ? this.#loaded : undefined;
+  }
+
+  settled(): Promise<void> {
+    return this.#loaded;
   }
 
   expect(day: Day, total: number): void {
@@ -31,7 +85,11 @@ export class CarriedRows implements WalkSink {
   }
 
   get distinct(): number {
-    return this.ids.size;
+    return this.#ids.size;
+  }
+
+  #take(record: KeyedRecord): undefined | Promise<void> {
+    return this.#ids.add(record.id) ? this.#inner.add(record) : undefined;
   }
 }
 

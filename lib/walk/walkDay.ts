@@ -63,6 +63,11 @@ export interface WalkSink {
   /** A hint: the server reported `total` rows for `day` (so sets can be sized once, not grown). */
   expect?(day: Day, total: number): void;
   readonly distinct: number;
+  /**
+   * Resolves once `distinct` counts everything the sink holds (a resumed walk's earlier ids may still be
+   * on their way while its first pages arrive): the walk waits for it before applying its rules.
+   */
+  settled?(): Promise<void>;
 }
 
 /** A sink that dedupes by `record_id` (16 bytes an id) and hands each distinct row to `onRow`. */
@@ -143,6 +148,7 @@ interface Pass {
 export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions): Promise<WalkResult> {
   const walk = new DayWalk(api, day, options);
   while (!walk.done) await walk.next();
+  await options.sink.settled?.();
   return walk.result();
 }
 
@@ -215,10 +221,14 @@ export class DayWalk {
     if (this.#stop) return;
     const last = await this.#fetchPastPlanned();
     if (this.#stop || last === undefined) return;
+    await this.#options.sink.settled?.();
     this.#judge(last);
   }
 
-  /** What the walk holds and proved; once stopped by the deadline, where the next run goes on. */
+  /**
+   * What the walk holds and proved; once stopped by the deadline, where the next run goes on. Read once
+   * the sink has settled (`walkDay` waits for it).
+   */
   result(): WalkResult {
     const stop = this.#stop;
     const interrupted = stop?.kind === 'interrupted';
@@ -285,6 +295,8 @@ export class DayWalk {
    */
   async #begin(): Promise<boolean> {
     const options = this.#options;
+    // What the pass adds is measured from the rows the sink holds, earlier runs' included.
+    await options.sink.settled?.();
     this.#pass = emptyPass(this.#collected);
     const guessed = morePagesLikely(this.#passes, this.#lastPlanned, options);
     const ahead = guessed

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { BigDayResult } from '../../bench/bigDay.ts';
 import type { FanoutFigures } from '../../bench/fanoutSimulation.ts';
 import type { UnionMemory } from '../../bench/finishUnionMemory.ts';
 import { readStackSettings } from '../../infra/stackSettings.ts';
@@ -8,6 +9,7 @@ const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta
 const results = JSON.parse(read('bench/RESULTS.json')) as {
   fanout?: FanoutFigures;
   finishUnion?: UnionMemory[];
+  bigDays?: BigDayResult[];
 };
 /** The fan-out concurrency the stack deploys when cdk.json and the context say nothing. */
 const deployed = readStackSettings(() => undefined).fanoutConcurrency;
@@ -23,7 +25,7 @@ describe('the account sizes README and docs/fanout.md state are those bench/RESU
   });
 
   it("README's first lines: each size figure with its bench case, a 2M day's time at the stack's default concurrency", () => {
-    const top = read('README.md').split('\n').slice(0, 20).join('\n');
+    const top = read('README.md').split('\n').slice(0, 24).join('\n');
     expect(top).toContain(`**${millions(f.largestDayOneLambda)} sessions**`);
     expect(top).toContain(
       `**${f.wallMinutes.find((w) => w.concurrency === deployed)?.minutes} min** at the stack's **${deployed}** workers`,
@@ -39,6 +41,20 @@ describe('the account sizes README and docs/fanout.md state are those bench/RESU
     );
     expect(top).toContain('(`finish-union`');
     expect(top).toContain('(docs/fanout.md)');
+  });
+
+  it("README's big day: the runs the bench took, the runs the latency allows, the lowest resumed ratio and the load it ran at", () => {
+    const top = read('README.md').split('\n').slice(0, 24).join('\n').replace(/\s+/g, ' ');
+    const b = results.bigDays?.find((x) => x.name === 'big-day-100k-40ms');
+    expect(b, 'big-day measured (npm run bench -- --only=big-day)').toBeDefined();
+    if (!b) return;
+    const loads = b.runs.map((r) => r.load);
+    expect(top).toContain(
+      `a ${b.rows / 1000}k-session day at ${b.latencyMs} ms a page took **${b.runs.length} runs** of 6 s where its latency allows **${b.boundRuns}**`,
+    );
+    expect(top).toContain(
+      `each resumed run fetched at least **${b.minResumedRatio.toFixed(2)}** of the pages the latency allows, at a load average of ${Math.min(...loads).toFixed(0)}–${Math.max(...loads).toFixed(0)} on 2 cores (\`big-day\``,
+    );
   });
 
   it('docs/fanout.md quotes the concurrency the stack deploys', () => {

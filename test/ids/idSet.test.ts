@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ID_BYTES, IdSet } from '../../lib/ids/idSet.ts';
@@ -72,3 +73,29 @@ describe('IdSet', () => {
     expect(() => set.has(id)).toThrow(expect.objectContaining({ code: 'INTERNAL' }));
   });
 });
+
+describe('IdSet filled in the order of another set', () => {
+  it('keeps its runs of taken slots short all the way, growing from its default size', () => {
+    const from = new IdSet(100_000);
+    for (let i = 0; i < 100_000; i++) from.add(randomId(i));
+    const into = new IdSet();
+    let longest = 0;
+    for (const id of from.values()) {
+      into.add(id);
+      // Checked as the set fills: a table order replayed into a smaller table piles the first ids into
+      // one run of taken slots, which each later insert probes to its end (quadratic).
+      if (into.size % 10_000 === 0) longest = Math.max(longest, into.longestRun());
+    }
+    expect(into.size).toBe(100_000);
+    expect(longest).toBeLessThan(200);
+    const copy = new IdSet();
+    copy.addAll(into);
+    expect(copy.size).toBe(100_000);
+    expect(copy.longestRun()).toBeLessThan(200);
+  });
+});
+
+/** A fixed, well-spread 128-bit id for `i` (SHA-256 of its number). */
+function randomId(i: number): string {
+  return createHash('sha256').update(String(i)).digest('hex').slice(0, 32);
+}

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/telemetryNames.ts';
@@ -13,6 +14,16 @@ const ref = (construct: { node: { defaultChild?: unknown } }) => ({
 const archiveBucket = ref(stack.buckets.archive);
 
 describe('TunnelArchiverStack', () => {
+  it("runs the fan-out's map at the concurrency README and docs/fanout.md quote", () => {
+    const machines = Object.values(template.findResources('AWS::StepFunctions::StateMachine'));
+    const definition = JSON.stringify(machines.map((m) => m.Properties.DefinitionString));
+    const deployed = [...definition.matchAll(/MaxConcurrency\\":(\d+)/g)].map((m) => Number(m[1]));
+    expect(deployed).toHaveLength(1);
+    const doc = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+    expect(doc('docs/fanout.md')).toContain(`The stack deploys \`fanoutConcurrency\` **${deployed[0]}**`);
+    expect(doc('README.md').replace(/\s+/g, ' ')).toContain(`at the stack's **${deployed[0]}** workers`);
+  });
+
   describe('buckets', () => {
     it('blocks public access, encrypts and enforces TLS on every bucket', () => {
       const buckets = template.findResources('AWS::S3::Bucket');

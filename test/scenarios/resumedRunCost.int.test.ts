@@ -1,0 +1,122 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { addDays, toDay } from '../../lib/clock/day.ts';
+import { EMULATOR_PAID_KEY, startEmulator } from '../../lib/emulator/startEmulator.ts';
+import { recordId } from '../../lib/records/recordId.ts';
+import { runArchive } from '../../lib/run/runArchive.ts';
+import { openLocalState } from '../../lib/state/openLocalState.ts';
+import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
+import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
+import { walkIdsKey } from '../../lib/walk/carriedRows.ts';
+import { countingObjectStore } from '../support/countingObjectStore.ts';
+import { countingStateStore } from '../support/countingStateStore.ts';
+import { expectIdsExact, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
+import { LatencyClock } from '../support/latencyClock.ts';
+
+const SESSIONS = 12_000;
+const CAP = 100;
+const LATENCY_MS = 40;
+const IN_FLIGHT = 2;
+/** 15 pages a run: (800 − 500) ms ÷ 40 ms × 2 in flight; the day's 121 pages take 9 or more runs. */
+const MAX_RUN_MS = 800;
+const RESERVE_MS = 500;
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** What a run had read from the stores when it sent its first page request of the day. */
+interface AtFirstRequest {
+  objectBytes: number;
+  objectCalls: Record<string, number>;
+  stateCalls: Record<string, number>;
+}
+
+describe('a resumed run', () => {
+  it('reads the same before its first page request on its 3rd run of a day as on its 7th: the earlier ids are read beside the fetching', async () => {
+    const start = '2026-10-01T06:00:00.000Z';
+    const clock = new ManualClock(start);
+    const emulator = await startEmulator({
+      clock,
+      maxPageSize: CAP,
+      dataset: {
+        heavyEveryDays: 1,
+        heavyMin: SESSIONS,
+        heavyMax: SESSIONS,
+        minSessionMs: 60_000,
+        maxSessionMs: 120_000,
+        lateRate: 0,
+      },
+      faults: { stableOrder: true },
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'ta-resumedcost-'));
+    const local = await openLocalState(join(dir, 'archive', '.state'));
+    cleanups.push(async () => {
+      await emulator.close();
+      await local.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+    const store = countingObjectStore(createFileObjectStore(join(dir, 'archive')));
+    const state = countingStateStore(local.state);
+    const day = addDays(toDay(clock.now()), -3);
+    const http = createTunnelApiClient({ baseUrl: emulator.url, apiKey: EMULATOR_PAID_KEY, clock });
+    cleanups.push(() => http.close());
+    const latency = new LatencyClock(clock, LATENCY_MS, IN_FLIGHT);
+    const timed = latency.api(http);
+    let snapshot: AtFirstRequest | undefined;
+    const api: UpstreamApi = {
+      listActive: (o) => timed.listActive(o),
+      historyPage: (from, to, page, size, o) => {
+        if (from === day && snapshot === undefined) {
+          snapshot = {
+            objectBytes: store.counts.bytesRead,
+            objectCalls: { ...store.counts.byMethod },
+            stateCalls: { ...state.counts.byMethod },
+          };
+        }
+        return timed.historyPage(from, to, page, size, o);
+      },
+    };
+    const runs: { at: AtFirstRequest | undefined; staged: number; idsBytes: number }[] = [];
+    for (let n = 0; n < 14 && !(await local.state.getDay(day))?.complete; n++) {
+      clock.set(new Date(Date.parse(start) + n * 6 * 3_600_000));
+      store.reset();
+      state.reset();
+      snapshot = undefined;
+      const summary = await runArchive(testDeps({ api, objects: store.objects, state: state.state, clock }), {
+        ...TEST_OPTIONS,
+        pageSize: CAP,
+        pageConcurrency: IN_FLIGHT,
+        onlyDays: [day],
+        budget: latency.budget(MAX_RUN_MS, RESERVE_MS),
+      });
+      const d = summary.days.find((x) => x.day === day);
+      runs.push({
+        at: snapshot,
+        staged: d?.distinctSeen ?? 0,
+        idsBytes: (await store.objects.head(walkIdsKey(day)))?.size ?? 0,
+      });
+    }
+    expect(runs.length).toBeGreaterThan(7);
+    expect(await local.state.getDay(day)).toMatchObject({ complete: true });
+    await expectIdsExact(
+      createFileObjectStore(join(dir, 'archive')),
+      new Set(emulator.truth(day).map((r) => recordId(r, TEST_TOKEN_KEY))),
+    );
+    // Runs 6 hours apart: the 3rd and the 7th both run at 18:00, a day apart (what a run reads besides
+    // the day also follows the calendar: the first run's digest is shorter, a run past midnight records
+    // the day that left the window).
+    const [third, seventh] = [runs[2], runs[6]];
+    // The 7th run resumes the day with twice the rows staged of the 3rd, and a bigger file of ids...
+    expect(seventh?.staged ?? 0).toBeGreaterThan(1.5 * (third?.staged ?? 0));
+    expect(seventh?.idsBytes ?? 0).toBeGreaterThan(1.5 * (third?.idsBytes ?? 0));
+    // ...yet had read the same, call for call and byte for byte, when it asked for its first page.
+    expect(seventh?.at).toBeDefined();
+    expect(seventh?.at).toEqual(third?.at);
+  });
+});

@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { IdSet } from '../../lib/ids/idSet.ts';
+import type { KeyedRecord } from '../../lib/records/keyedRecord.ts';
+import { CarriedRows } from '../../lib/walk/carriedRows.ts';
+import { DistinctRows, type WalkSink, walkDay } from '../../lib/walk/walkDay.ts';
+import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
+import { walkOptions } from '../support/walkOptions.ts';
+
+const id = (n: number): string => n.toString(16).padStart(32, '0');
+const record = (n: number): KeyedRecord => ({ id: id(n) }) as KeyedRecord;
+
+/** A sink that keeps the ids it was handed, in order. */
+function inner(): WalkSink & { taken: string[] } {
+  const taken: string[] = [];
+  return {
+    taken,
+    add: (r) => void taken.push(r.id),
+    get distinct() {
+      return taken.length;
+    },
+  };
+}
+
+function deferred<T>(): { promise: Promise<T>; resolve(v: T): void; reject(e: unknown): void } {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+describe('CarriedRows', () => {
+  it('keeps records waiting until the earlier ids arrive, then hands on, in order, those the earlier run did not take', async () => {
+    const earlier = deferred<IdSet | undefined>();
+    const to = inner();
+    const sink = new CarriedRows(to, earlier.promise);
+    for (const n of [5, 1, 7, 2, 7]) expect(sink.add(record(n))).toBeUndefined();
+    expect(to.taken).toEqual([]);
+    const ids = new IdSet();
+    for (const n of [1, 2, 3]) ids.add(id(n));
+    earlier.resolve(ids);
+    await sink.settled();
+    expect(to.taken).toEqual([id(5), id(7)]);
+    // The union of both runs, each id once.
+    expect(sink.distinct).toBe(5);
+    expect(sink.lost).toBe(false);
+    sink.add(record(3));
+    sink.add(record(9));
+    expect(to.taken).toEqual([id(5), id(7), id(9)]);
+  });
+
+  it('counts only its own records when the earlier ids cannot be read', async () => {
+    const to = inner();
+    const sink = new CarriedRows(to, Promise.resolve(undefined));
+    sink.add(record(1));
+    sink.add(record(1));
+    await sink.settled();
+    expect(sink.lost).toBe(true);
+    expect(sink.distinct).toBe(1);
+    expect(to.taken).toEqual([id(1)]);
+  });
+
+  it('fails where the walk waits when the store fails the read', async () => {
+    const sink = new CarriedRows(inner(), Promise.reject(new Error('store down')));
+    sink.add(record(1));
+    await expect(sink.settled()).rejects.toThrow('store down');
+  });
+
+  it('lets a resumed walk send its first requests before the earlier ids arrive, and judges the day on the union', async () => {
+    const day = '2026-11-10';
+    const clock = new ManualClock('2026-11-20T12:00:00Z');
+    const api = new ScriptedUpstream({
+      clock,
+      days: new Map([[day, dayOfRecords(day, 1000)]]),
+      maxPageSize: 100,
+      reshuffle: false,
+    });
+    const key = new Uint8Array(32).fill(3);
+    // A first run takes pages 0-3 and is cut.
+    const first = new CarriedRows(new DistinctRows(() => undefined));
+    let cut = 0;
+    const firstWalk = await walkDay(
+      api,
+      day,
+      walkOptions(key, clock, {
+        pageSize: 100,
+        concurrency: 1,
+        sink: first,
+        budget: {
+          endsAt: new Date(0),
+          reserveMs: 0,
+          stopAt: new Date(0),
+          spent: () => ++cut > 4,
+          signal: () => undefined,
+        },
+      }),
+    );
+    expect(firstWalk.interrupted).toBe(true);
+    const progress = firstWalk.progress;
+    expect(progress?.nextPage).toBe(4);
+    // The next run: the earlier ids are still on their way when its first requests go out.
+    const earlier = deferred<IdSet | undefined>();
+    const sink = new CarriedRows(new DistinctRows(() => undefined), earlier.promise);
+    const before = api.requests.length;
+    const walking = walkDay(
+      api,
+      day,
+      walkOptions(key, clock, {
+        pageSize: 100,
+        concurrency: 2,
+        sink,
+        ...(progress ? { resume: progress } : {}),
+      }),
+    );
+    while (api.requests.length === before) await new Promise(setImmediate);
+    expect(api.requests[before]?.page).toBe(4);
+    earlier.resolve(first.ids);
+    const walk = await walking;
+    expect(walk.complete).toBe(true);
+    expect(walk.distinct).toBe(1000);
+    // Only the pages the first run left (and the empty page that proves the end) were asked for again.
+    expect(api.requests.slice(before).map((r) => r.page)).toEqual([4, 5, 6, 7, 8, 9, 10]);
+  });
+});
