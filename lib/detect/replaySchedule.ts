@@ -67,8 +67,10 @@ export interface ReplayOptions {
   schedule: DeployedSchedule;
   /** Where in the detect period its evaluations fall (default 0: on the period's boundaries, UTC). */
   detectAtMs?: number;
-  /** Lets a delivery fail (a crash between claim and publish): true = throw before publishing. */
+  /** Lets a delivery fail (a crash between write and publish): true = throw before publishing. */
   failDelivery?: (finding: Finding, attempt: number) => boolean;
+  /** Lets a findings write fail (a crash between claim and write): true = throw before writing. */
+  failWrite?: (findings: readonly Finding[], attempt: number) => boolean;
   /** The size of what would be sent for a delivery (e.g. the SNS message). */
   message?: (finding: Finding, rule: DetectionRule) => number;
   ledger?: FindingLedger;
@@ -185,7 +187,7 @@ const columnsOf = (cols: readonly { name: string; athenaType: string }[]) =>
  */
 export async function replaySchedule(
   opts: ReplayOptions,
-): Promise<{ deliveries: Delivery[]; evaluations: number; snapshots: number }> {
+): Promise<{ deliveries: Delivery[]; written: Finding[]; evaluations: number; snapshots: number }> {
   const { detectMs, snapshotMs, snapshotCommitMs, archiveMs } = opts.schedule;
   const folder = await mkdtemp(join(tmpdir(), 'ta-replay-'));
   const historyFile = join(folder, 'history.ndjson');
@@ -205,6 +207,13 @@ export async function replaySchedule(
   const ledger = opts.ledger ?? memoryFindingLedger('replay');
   const deliveries: Delivery[] = [];
   const attempts = new Map<string, number>();
+  // `findings/` as detect writes it: one row per (finding_id, revision), a row written twice kept once.
+  const written = new Map<string, Finding>();
+  let writes = 0;
+  const commitFindings = async (findings: readonly Finding[]) => {
+    if (opts.failWrite?.(findings, ++writes)) throw new Error(CRASH);
+    for (const f of findings) written.set(`${f.finding_id}#${f.revision}`, f);
+  };
   let evaluations = 0;
   let snapshots = 0;
   const deliver =
@@ -255,6 +264,7 @@ export async function replaySchedule(
             tokenKey: REPLAY_TOKEN_KEY,
             afterSnapshot: async (observations, observedAt) => {
               const found = evaluateLiveRules(observations, observedAt, live, opts.overrides);
+              // As the snapshot function: it delivers and writes no findings (detect writes the next revision).
               await recordIncidents(
                 { ledger, logger: silentLogger, deliver: deliver(observedAt, 'snapshot') },
                 found,
@@ -287,6 +297,7 @@ export async function replaySchedule(
           ledger,
           clock: new ManualClock(now),
           logger: silentLogger,
+          commitFindings,
           deliver: deliver(now, 'detect'),
         },
         { rules: due, overrides: opts.overrides },
@@ -296,5 +307,5 @@ export async function replaySchedule(
     engine.close();
     await rm(folder, { recursive: true, force: true });
   }
-  return { deliveries, evaluations, snapshots };
+  return { deliveries, written: [...written.values()], evaluations, snapshots };
 }

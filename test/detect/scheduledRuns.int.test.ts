@@ -123,7 +123,7 @@ describe('detect, the snapshot function and the archiver on the stack schedules,
     expect(new Set(planted.map((p) => p.rule))).toEqual(new Set(rules.map((r) => r.id)));
   }, 900_000);
 
-  it('a crash between claim and publish, and a message too big for SNS, still deliver each alert once', async () => {
+  it('a crash between claim and write, one between write and publish, and a message too big for SNS: each alert published once, as written', async () => {
     const udp = rules.filter((r) => r.id === 'udp_tunnel');
     const at = (h: number) => new Date(DAY0.getTime() + h * 3_600_000);
     // 3,000 UDP sessions of one token in one day: their record ids alone are over 256 KB.
@@ -135,33 +135,43 @@ describe('detect, the snapshot function and the archiver on the stack schedules,
       end: new Date(at(1).getTime() + i * 5_000 + 1_000),
       mode_udp: 'udp',
     }));
-    const crashOnce = {
-      session_id: 'udp-crash',
-      token: 'tok-crash',
+    const crashOnce = (token: string, h: number) => ({
+      session_id: `udp-${token}`,
+      token,
       client_address: '198.51.100.2',
-      start: at(2),
-      end: at(3),
+      start: at(h),
+      end: at(h + 1),
       mode_udp: 'udp',
-    };
-    const { deliveries } = await replaySchedule({
-      sessions: [...many, crashOnce],
+    });
+    const tokens = ['tok-crash-a', 'tok-crash-b', 'tok-crash-c'];
+    const { deliveries, written } = await replaySchedule({
+      sessions: [...many, ...tokens.map((t, i) => crashOnce(t, 2 + i * 8))],
       from: DAY0,
       until: at(30),
       rules: udp,
       overrides: SETTINGS,
       schedule: { ...SCHEDULE, snapshotMs: 0 },
-      // The first publish of each alert fails as if the process stopped there.
+      // The first write stops before the findings are written (the claim is taken); the first publish
+      // of each alert stops after they are.
+      failWrite: (_f, attempt) => attempt === 1,
       failDelivery: (_f, attempt) => attempt === 1,
       message: snsBytes(),
     });
     const byToken = (t: string) =>
       news(deliveries).filter((d) => d.finding.token_hmac === replayTokenHmac(t));
-    expect(byToken('tok-crash')).toHaveLength(1);
+    for (const t of tokens) expect(byToken(t), t).toHaveLength(1);
     const [big] = byToken('tok-big');
     expect(byToken('tok-big')).toHaveLength(1);
     expect(big?.finding.record_count).toBeGreaterThan(2_500);
     expect(big?.bytes).toBeLessThan(SNS_MESSAGE_LIMIT);
     const ids = many.map((s) => `${s.session_id}-r2`.length + 3).reduce((a, b) => a + b, 0);
     expect(ids).toBeGreaterThan(SNS_MESSAGE_LIMIT);
+    // What is published is what findings/ holds: every published revision written first, every
+    // written revision published once.
+    const key = (f: { finding_id: string; revision: number }) => `${f.finding_id}#${f.revision}`;
+    const published = deliveries.map((d) => key(d.finding));
+    expect(new Set(published).size).toBe(published.length);
+    expect([...published].sort()).toEqual(written.map(key).sort());
+    expect(written.length).toBeGreaterThanOrEqual(tokens.length + 1);
   }, 300_000);
 });
