@@ -44,7 +44,7 @@ describe('detections/', () => {
 
   /** Settings a team writes on top of the rule's own: every kind of exemption, zone, days, holidays. */
   const TEAM: Record<string, SettingValue> = {
-    exempt_networks: ['192.0.2.0/24', '203.0.113.8', '2001:db8:1::/48'],
+    exempt_networks: ['192.0.2.0/24', '203.0.113.8/32', '2001:db8:1::/48'],
     exempt_tokens: ['tok-ci-1', 'tok-ci-2'],
     time_zone: 'Europe/Berlin',
     workdays: ['mon', 'tue', 'wed', 'thu', 'fri'],
