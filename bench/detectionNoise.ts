@@ -1,6 +1,6 @@
 import { addDays } from '../lib/clock/day.ts';
 import { loadRules } from '../lib/detect/loadRules.ts';
-import { replaySchedule } from '../lib/detect/replaySchedule.ts';
+import { replaySchedule, replayTokenHmac } from '../lib/detect/replaySchedule.ts';
 import { parseDetectionSettings } from '../lib/detect/ruleSettings.ts';
 import { TEAM_SETTINGS, teamTraffic } from '../lib/emulator/teamTraffic.ts';
 
@@ -23,10 +23,22 @@ const DAY = 86_400_000;
  */
 export async function detectionNoise(weeks = 8): Promise<DetectionNoise> {
   const rules = await loadRules();
-  const overrides = parseDetectionSettings(TEAM_SETTINGS, rules, 'the team settings');
+  // The team writes its tokens' digests (what findings and the archive show) into the settings.
+  const digests = (tokens: readonly string[]) => tokens.map(replayTokenHmac);
+  const settings = {
+    ...TEAM_SETTINGS,
+    rules: {
+      ...TEAM_SETTINGS.rules,
+      off_hours: { exempt_tokens: digests(TEAM_SETTINGS.rules.off_hours.exempt_tokens) },
+    },
+  };
+  const overrides = parseDetectionSettings(settings, rules, 'the team settings');
   const from = '2026-03-02';
   const baselineDays = 14;
-  const sessions = teamTraffic('team', from, baselineDays + weeks * 7).map((s) => ({ ...s }));
+  const sessions = teamTraffic('team', from, baselineDays + weeks * 7).map(({ token_hmac, ...s }) => ({
+    ...s,
+    token: token_hmac,
+  }));
   const start = Date.parse(`${addDays(from, baselineDays)}T00:00:00Z`);
   const { deliveries, evaluations } = await replaySchedule({
     sessions,
@@ -34,8 +46,8 @@ export async function detectionNoise(weeks = 8): Promise<DetectionNoise> {
     until: new Date(start + weeks * 7 * DAY),
     rules,
     overrides,
-    detectEveryMs: DAY,
-    snapshotEveryMs: 3_600_000,
+    // As the team ran it: detect once a day, archive runs every 6 hours, hourly snapshots committed at once.
+    schedule: { detectMs: DAY, snapshotMs: 3_600_000, snapshotCommitMs: 0, archiveMs: 6 * 3_600_000 },
     detectAtMs: 6 * 3_600_000,
   });
   const perRule: Record<string, number> = Object.fromEntries(rules.map((r) => [r.id, 0]));

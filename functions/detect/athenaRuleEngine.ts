@@ -4,7 +4,12 @@ import {
   GetQueryResultsCommand,
   StartQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
-import { OLDEST_DAY_SQL, projectRule, type RuleEngine } from '../../lib/detect/ruleEngine.ts';
+import {
+  ATHENA_PROJECTION,
+  OLDEST_DAY_SQL,
+  projectRule,
+  type RuleEngine,
+} from '../../lib/detect/ruleEngine.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 
 export interface AthenaEngineOptions {
@@ -63,13 +68,7 @@ export function athenaRuleEngine(client: Pick<AthenaClient, 'send'>, opts: Athen
     return rows;
   };
   return {
-    runRule: (sql) =>
-      run(
-        projectRule(sql, {
-          epochMs: (c) => `CAST(to_unixtime(${c}) * 1000 AS bigint)`,
-          ids: (c) => `array_join(${c}, ',')`,
-        }),
-      ),
+    runRule: (sql) => run(projectRule(sql, ATHENA_PROJECTION)),
     async oldestDay() {
       const oldest = (await run(OLDEST_DAY_SQL))[0]?.oldest;
       return typeof oldest === 'string' && oldest !== '' ? oldest : undefined;

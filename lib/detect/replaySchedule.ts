@@ -1,13 +1,20 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ActiveRow } from '../active/activeRow.ts';
+import { ACTIVE_COLUMNS } from '../active/activeSchema.ts';
+import { snapshotActive } from '../active/snapshotActive.ts';
 import { ManualClock } from '../clock/clock.ts';
+import { type Day, toDay } from '../clock/day.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
 import { silentLogger } from '../log/logger.ts';
 import { HISTORY_COLUMNS } from '../parquet/historySchema.ts';
-import { HISTORY_TABLE } from '../query/activeViews.ts';
-import type { ActiveObservations } from '../state/stateStore.ts';
+import { ACTIVE_TABLE, HISTORY_TABLE } from '../query/activeViews.ts';
+import type { ActiveSession } from '../records/schemas.ts';
+import { tokenHmac } from '../records/tokenHmac.ts';
+import type { ActiveState, LiveStore } from '../state/stateStore.ts';
 import { duckdbRuleEngine } from './duckdbRuleEngine.ts';
-import { type DeliveryStatus, evaluateRules, recordIncidents } from './evaluateRules.ts';
+import { type DeliveryStatus, dueRules, evaluateRules, recordIncidents } from './evaluateRules.ts';
 import type { Finding } from './finding.ts';
 import { type FindingLedger, memoryFindingLedger } from './findingLedger.ts';
 import { evaluateLiveRules } from './liveRules.ts';
@@ -18,20 +25,37 @@ import { NO_LIVE_SESSIONS_SQL } from './runRuleTests.ts';
 /** One tunnel of the replayed traffic: `end` null while it is open (to the end of the replay). */
 export interface ReplaySession {
   session_id: string;
-  token_hmac: string;
+  /** The tunnel's token as the API shows it; history and `active/` hold its digest ({@link replayTokenHmac}). */
+  token: string;
   client_address: string;
   start: Date;
   end: Date | null;
   mode_udp?: string;
   domains?: string[];
+  /** Revisions the archive writes after the closed one (a late correction of the same session). */
+  revisions?: number;
 }
 
 export interface Delivery {
   at: Date;
   finding: Finding;
   status: DeliveryStatus;
+  /** Which function delivered it: `detect` on its schedule, or the snapshot function's live rules. */
+  by: 'detect' | 'snapshot';
   /** The message as delivered (`new` ones: what SNS would carry), when `message` was given. */
   bytes?: number;
+}
+
+/** The schedules of the deployed functions (the stack's EventBridge rates), in milliseconds. */
+export interface DeployedSchedule {
+  /** The detect function's rate: each tick runs the rules whose own schedule is due (`dueRules`). */
+  detectMs: number;
+  /** The snapshot function's rate (0: no snapshots, no live rules). */
+  snapshotMs: number;
+  /** How long the snapshot function holds rows before it commits them to `active/` (0: every snapshot). */
+  snapshotCommitMs: number;
+  /** The archiver's rate: a history row is visible from the first archive run after it exists. */
+  archiveMs: number;
 }
 
 export interface ReplayOptions {
@@ -40,39 +64,43 @@ export interface ReplayOptions {
   until: Date;
   rules: readonly DetectionRule[];
   overrides: DetectionSettings;
-  /** The detect schedule (default 1 h) and the live rules' snapshot period (default 15 min; 0: none). */
-  detectEveryMs?: number;
-  snapshotEveryMs?: number;
-  /** Where in the detect period the evaluations fall (default 0: on the period's boundaries, UTC). */
+  schedule: DeployedSchedule;
+  /** Where in the detect period its evaluations fall (default 0: on the period's boundaries, UTC). */
   detectAtMs?: number;
-  /** Lets a delivery fail (a crash between claim and publish): true = throw before publishing. */
+  /** Lets a delivery fail (a crash between write and publish): true = throw before publishing. */
   failDelivery?: (finding: Finding, attempt: number) => boolean;
+  /** Lets a findings write fail (a crash between claim and write): true = throw before writing. */
+  failWrite?: (findings: readonly Finding[], attempt: number) => boolean;
   /** The size of what would be sent for a delivery (e.g. the SNS message). */
   message?: (finding: Finding, rule: DetectionRule) => number;
   ledger?: FindingLedger;
 }
-
-const MIN = 60_000;
-/** An open session's first history row is archived this long after it starts; a closed one's after its end. */
-const OPEN_ROW_AFTER = 20 * MIN;
-const CLOSED_ROW_AFTER = 30 * MIN;
 
 const CRASH = 'stopped between claim and publish';
 const DUCK_TYPE: Record<string, string> = {
   string: 'VARCHAR',
   timestamp: 'TIMESTAMPTZ',
   int: 'INTEGER',
+  bigint: 'BIGINT',
   'array<string>': 'VARCHAR[]',
 };
+/** The token key of the replayed archive: history and the snapshot path digest tokens with it. */
+const REPLAY_TOKEN_KEY = new Uint8Array(32).fill(7);
+
+/** A token's digest as the replayed archive holds it (`token_hmac` in history and `active/`). */
+export const replayTokenHmac = (token: string): string => tokenHmac(REPLAY_TOKEN_KEY, token);
 
 type Row = Record<string, string | number | string[] | null>;
 
+/** The first tick of a schedule with period `every` at or after `t`. */
+const tickAtOrAfter = (t: number, every: number) => Math.ceil(t / every) * every;
+
 /**
- * History as the archiver writes it: a session longer than 20 minutes (or still open) first as an
- * open revision (no end), then, once it ended, a closed revision with a new record id; each row
- * visible from its `archived_at`.
+ * History as the archiver writes it on its schedule: a session still open at an archive run as an open
+ * revision (no end), then, at the first run after it ended, a closed revision with a new record id,
+ * then its `revisions` later corrections, one per run; each row visible from its `archived_at`.
  */
-export function historyRows(sessions: readonly ReplaySession[]): Row[] {
+export function historyRows(sessions: readonly ReplaySession[], archiveMs: number): Row[] {
   const rows: Row[] = [];
   for (const s of sessions) {
     const base: Row = {
@@ -80,110 +108,204 @@ export function historyRows(sessions: readonly ReplaySession[]): Row[] {
       user_email: 'team@example.com',
       client_ip: `[${s.client_address}]:40000`,
       dt: s.start.toISOString().slice(0, 10),
-      token_hmac: s.token_hmac,
+      token_hmac: replayTokenHmac(s.token),
       client_address: s.client_address,
       start_time: s.start.toISOString(),
       mode_udp: s.mode_udp ?? '',
       mode: s.mode_udp ? 'tcp' : 'http',
       domains: s.domains ?? [],
     };
-    const lasts = s.end === null ? Number.POSITIVE_INFINITY : s.end.getTime() - s.start.getTime();
-    if (lasts > OPEN_ROW_AFTER)
+    const firstRun = tickAtOrAfter(s.start.getTime() + 1, archiveMs);
+    const closedRun = s.end === null ? Number.POSITIVE_INFINITY : tickAtOrAfter(s.end.getTime(), archiveMs);
+    if (firstRun < closedRun)
       rows.push({
         ...base,
         record_id: `${s.session_id}-r1`,
         end_time: null,
-        archived_at: new Date(s.start.getTime() + OPEN_ROW_AFTER).toISOString(),
+        archived_at: new Date(firstRun).toISOString(),
       });
-    if (s.end !== null)
+    if (s.end === null) continue;
+    for (let r = 0; r <= (s.revisions ?? 0); r++)
       rows.push({
         ...base,
-        record_id: `${s.session_id}-r2`,
+        record_id: `${s.session_id}-r${r + 2}`,
         end_time: s.end.toISOString(),
-        archived_at: new Date(s.end.getTime() + CLOSED_ROW_AFTER).toISOString(),
+        archived_at: new Date(closedRun + r * archiveMs).toISOString(),
       });
   }
   return rows;
 }
 
+/** The active list the API would answer at `t`: every replayed session open then. */
+function activeList(sessions: readonly ReplaySession[], t: number): ActiveSession[] {
+  const open = sessions.filter((s) => s.start.getTime() <= t && (s.end === null || s.end.getTime() > t));
+  return open.map((s) => ({
+    id: `live-${s.session_id}`,
+    userId: 1,
+    tokenId: 1,
+    token: s.token,
+    tokenName: null,
+    virtualToken: '',
+    virtualTokenName: null,
+    subdomain: s.domains?.[0] ?? `${s.session_id}.a.pinggy.link`,
+    customdomain: s.domains?.[1] ?? null,
+    mode: s.mode_udp ? 'tcp' : 'http',
+    modeUdp: s.mode_udp ?? '',
+    port: 0,
+    creationTimestamp: s.start.toISOString(),
+    lastUpdateTimestamp: s.start.toISOString(),
+  }));
+}
+
+/** The snapshot function's state item, in memory (one writer at a time, as the stack's concurrency of 1). */
+function memoryLiveStore(): LiveStore {
+  let held: ActiveState | undefined;
+  return {
+    async getActiveState() {
+      return held;
+    },
+    async putActiveState(state) {
+      if ((held?.version ?? 0) !== state.version)
+        throw new ArchiverError('CONFLICT', 'the active state changed meanwhile', { retryable: true });
+      held = { ...state, version: state.version + 1 };
+      return held;
+    },
+  };
+}
+
+const columnsOf = (cols: readonly { name: string; athenaType: string }[]) =>
+  [...cols, { name: 'dt', athenaType: 'string' }]
+    .map((c) => `${c.name}: '${DUCK_TYPE[c.athenaType] ?? 'VARCHAR'}'`)
+    .join(', ');
+
 /**
- * Replays traffic as deployed: `detect` on its schedule over the history archived so far (each
- * evaluation sees the rows whose `archived_at` has passed), and the live rules on snapshots of the
- * sessions open at each snapshot; one ledger for both. Returns every delivery.
+ * Replays traffic as deployed: the archiver, `detect` and the snapshot function each on its own
+ * schedule (the stack's). Each detect tick runs the rules due then over the history archived so far and
+ * the rows the snapshot function committed to `active/`; each snapshot lists the sessions open then,
+ * runs the snapshot path (diff, rows held and committed to `active/`) and the live rules on its
+ * observations; one ledger for both. Returns every delivery.
  */
 export async function replaySchedule(
   opts: ReplayOptions,
-): Promise<{ deliveries: Delivery[]; evaluations: number }> {
-  const detectEvery = opts.detectEveryMs ?? 60 * MIN;
-  const snapshotEvery = opts.snapshotEveryMs ?? 15 * MIN;
+): Promise<{ deliveries: Delivery[]; written: Finding[]; evaluations: number; snapshots: number }> {
+  const { detectMs, snapshotMs, snapshotCommitMs, archiveMs } = opts.schedule;
   const folder = await mkdtemp(join(tmpdir(), 'ta-replay-'));
-  const file = join(folder, 'history.ndjson');
+  const historyFile = join(folder, 'history.ndjson');
+  const activeFile = join(folder, 'active.ndjson');
   await writeFile(
-    file,
-    historyRows(opts.sessions)
+    historyFile,
+    historyRows(opts.sessions, archiveMs)
       .map((r) => JSON.stringify(r))
       .join('\n'),
   );
-  // NDJSON read by DuckDB with the Glue table's types (a VALUES list of thousands of rows is slow to plan).
-  const columns = [...HISTORY_COLUMNS, { name: 'dt', athenaType: 'string' }]
-    .map((c) => `${c.name}: '${DUCK_TYPE[c.athenaType] ?? 'VARCHAR'}'`)
-    .join(', ');
+  await writeFile(activeFile, '');
+  // NDJSON read by DuckDB with the Glue tables' types (a VALUES list of thousands of rows is slow to plan).
   const engine = await duckdbRuleEngine([
     NO_LIVE_SESSIONS_SQL,
-    `CREATE TABLE replay_rows AS SELECT * FROM read_json('${file}', format = 'newline_delimited', columns = {${columns}})`,
+    `CREATE TABLE replay_rows AS SELECT * FROM read_json('${historyFile}', format = 'newline_delimited', columns = {${columnsOf(HISTORY_COLUMNS)}})`,
   ]);
   const ledger = opts.ledger ?? memoryFindingLedger('replay');
   const deliveries: Delivery[] = [];
   const attempts = new Map<string, number>();
-  let evaluations = 0;
-  const deliver = (at: Date) => async (finding: Finding, rule: DetectionRule, status: DeliveryStatus) => {
-    const n = (attempts.get(finding.finding_id) ?? 0) + 1;
-    attempts.set(finding.finding_id, n);
-    if (opts.failDelivery?.(finding, n)) throw new Error(CRASH);
-    deliveries.push({ at, finding, status, ...(opts.message ? { bytes: opts.message(finding, rule) } : {}) });
+  // `findings/` as detect writes it: one row per (finding_id, revision), a row written twice kept once.
+  const written = new Map<string, Finding>();
+  let writes = 0;
+  const commitFindings = async (findings: readonly Finding[]) => {
+    if (opts.failWrite?.(findings, ++writes)) throw new Error(CRASH);
+    for (const f of findings) written.set(`${f.finding_id}#${f.revision}`, f);
   };
+  let evaluations = 0;
+  let snapshots = 0;
+  const deliver =
+    (at: Date, by: Delivery['by']) =>
+    async (finding: Finding, rule: DetectionRule, status: DeliveryStatus) => {
+      const n = (attempts.get(finding.finding_id) ?? 0) + 1;
+      attempts.set(finding.finding_id, n);
+      if (opts.failDelivery?.(finding, n)) throw new Error(CRASH);
+      deliveries.push({
+        at,
+        finding,
+        status,
+        by,
+        ...(opts.message ? { bytes: opts.message(finding, rule) } : {}),
+      });
+    };
   const live = opts.rules.filter((r) => r.live);
+  const ruleOf = (id: string) => opts.rules.find((r) => r.id === id);
   // A crash between claim and publish stops that evaluation; anything else fails the replay.
   const crashed = (error: unknown) => {
     if (!(error instanceof Error) || error.message !== CRASH) throw error;
   };
+  const liveStore = memoryLiveStore();
+  let activeRows = 0;
+  let activeLoaded = 0;
+  const commitRows = async (_dt: Day, rows: readonly ActiveRow[]) => {
+    await appendFile(
+      activeFile,
+      rows.map((r) => `${JSON.stringify({ ...r, dt: toDay(r.observed_at) })}\n`).join(''),
+    );
+    activeRows += rows.length;
+  };
   try {
-    const step = snapshotEvery > 0 ? Math.min(detectEvery, snapshotEvery) : detectEvery;
+    const step = snapshotMs > 0 ? Math.min(detectMs, snapshotMs) : detectMs;
+    const phase = (opts.detectAtMs ?? 0) % detectMs;
     for (let t = opts.from.getTime() + step; t <= opts.until.getTime(); t += step) {
       const now = new Date(t);
-      if (snapshotEvery > 0 && live.length > 0 && t % snapshotEvery === 0) {
-        const sessions: Record<string, unknown> = {};
-        for (const s of opts.sessions) {
-          if (s.start.getTime() > t || (s.end !== null && s.end.getTime() <= t)) continue;
-          const id = `live-${s.session_id}`;
-          sessions[id] = { fields: { id, creation_time: s.start.toISOString(), token_hmac: s.token_hmac } };
-        }
-        const found = evaluateLiveRules(
-          { sessions } as unknown as ActiveObservations,
-          now,
-          live,
-          opts.overrides,
+      if (snapshotMs > 0 && t % snapshotMs === 0) {
+        snapshots++;
+        await snapshotActive(
+          {
+            api: { listActive: async () => [] },
+            listed: Promise.resolve({ sessions: activeList(opts.sessions, t), at: now }),
+            state: liveStore,
+            commitRows,
+            clock: new ManualClock(now),
+            logger: silentLogger,
+            tokenKey: REPLAY_TOKEN_KEY,
+            afterSnapshot: async (observations, observedAt) => {
+              const found = evaluateLiveRules(observations, observedAt, live, opts.overrides);
+              // As the snapshot function: it delivers and writes no findings (detect writes the next revision).
+              await recordIncidents(
+                { ledger, logger: silentLogger, deliver: deliver(observedAt, 'snapshot') },
+                found,
+                ruleOf,
+                observedAt,
+              ).catch(crashed);
+            },
+          },
+          { tokenPolicy: 'hash', windowDays: 60, scheduleMs: snapshotMs, commitEveryMs: snapshotCommitMs },
         );
-        await recordIncidents(
-          { ledger, logger: silentLogger, deliver: deliver(now) },
-          found,
-          (id) => opts.rules.find((r) => r.id === id),
-          now,
-        ).catch(crashed);
       }
-      if (t % detectEvery !== (opts.detectAtMs ?? 0) % detectEvery) continue;
-      await engine.run(
-        `CREATE OR REPLACE TABLE ${HISTORY_TABLE} AS SELECT * FROM replay_rows WHERE archived_at <= CAST('${now.toISOString()}' AS TIMESTAMPTZ)`,
-      );
-      evaluations++;
+      if (t % detectMs !== phase) continue;
+      const due = dueRules(opts.rules, now, detectMs);
+      if (due.length > 0) {
+        await engine.run(
+          `CREATE OR REPLACE TABLE ${HISTORY_TABLE} AS SELECT * FROM replay_rows WHERE archived_at <= CAST('${now.toISOString()}' AS TIMESTAMPTZ)`,
+        );
+        if (activeRows > activeLoaded) {
+          await engine.run(
+            `CREATE OR REPLACE TABLE ${ACTIVE_TABLE} AS SELECT * FROM read_json('${activeFile}', format = 'newline_delimited', columns = {${columnsOf(ACTIVE_COLUMNS)}})`,
+          );
+          activeLoaded = activeRows;
+        }
+        evaluations++;
+      }
+      // As the detect handler: the due rules (none: only what the outbox holds is finished).
       await evaluateRules(
-        { engine, ledger, clock: new ManualClock(now), logger: silentLogger, deliver: deliver(now) },
-        { rules: opts.rules, overrides: opts.overrides },
+        {
+          engine,
+          ledger,
+          clock: new ManualClock(now),
+          logger: silentLogger,
+          commitFindings,
+          deliver: deliver(now, 'detect'),
+        },
+        { rules: due, overrides: opts.overrides },
       ).catch(crashed);
     }
   } finally {
     engine.close();
     await rm(folder, { recursive: true, force: true });
   }
-  return { deliveries, evaluations };
+  return { deliveries, written: [...written.values()], evaluations, snapshots };
 }

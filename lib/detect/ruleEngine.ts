@@ -40,6 +40,12 @@ export interface Projection {
   ids: (column: string) => string;
 }
 
+/** Athena's projection (Trino): epoch ms from `to_unixtime`, the ids joined by commas (it skips nulls). */
+export const ATHENA_PROJECTION: Projection = {
+  epochMs: (c) => `CAST(to_unixtime(${c}) * 1000 AS bigint)`,
+  ids: (c) => `array_join(${c}, ',')`,
+};
+
 /** The projection both engines put around a rule: every column a finding needs, times as epoch ms. */
 export function projectRule(sql: string, p: Projection): string {
   return `SELECT entity, token_hmac, client_network, session_id, ${p.epochMs('first_seen')} AS first_seen_ms,

@@ -1,12 +1,12 @@
 import type { Finding } from '../../lib/detect/finding.ts';
-import type { ReplaySession } from '../../lib/detect/replaySchedule.ts';
+import { type ReplaySession, replayTokenHmac } from '../../lib/detect/replaySchedule.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
 
 /** The ways an incident is planted; each must be delivered exactly once. */
-export const VARIANTS = ['inside', 'straddle', 'open', 'long', 'again'] as const;
+export const VARIANTS = ['inside', 'straddle', 'open', 'revised', 'long', 'again'] as const;
 export type Variant = (typeof VARIANTS)[number];
 
 /** One planted incident: its sessions and how its findings are recognised. */
@@ -41,7 +41,8 @@ const BURSTS: Record<string, (c: Ctx, t: Date) => void> = {
   domain_not_allowlisted: (c, t) =>
     c.add({ start: t, minutes: 40, domains: [`${c.token}.evil.example`, 'x.a.pinggy.link'] }),
   first_seen_token: (c, t) => c.add({ start: t, minutes: 40 }),
-  long_tunnel: (c, t) => c.add({ start: t, minutes: c.variant === 'long' ? 4 * 24 * 60 : 26 * 60 }),
+  // `long`: 15 days, so when it ends its start day is outside the 14-day lookback.
+  long_tunnel: (c, t) => c.add({ start: t, minutes: c.variant === 'long' ? 15 * 24 * 60 : 26 * 60 }),
   new_client_network: (c, t) => c.add({ start: t, minutes: 40, client_address: `10.${100 + c.n}.1.9` }),
   off_hours: (c, t) => c.add({ start: t, minutes: 40 }),
   shared_client_address: (c, t) => {
@@ -49,7 +50,7 @@ const BURSTS: Record<string, (c: Ctx, t: Date) => void> = {
       c.add({
         start: at(t, i * HOUR),
         minutes: 40,
-        token_hmac: `${c.token}-${i}`,
+        token: `${c.token}-${i}`,
         client_address: `10.${c.n}.0.5`,
       });
   },
@@ -80,7 +81,9 @@ const ENTITY: Record<string, (c: Ctx) => string> = {
 /**
  * Where each variant's bursts go, from `day0` (a Monday at 00:00 UTC), for a rule with `gapMs`:
  * inside a window (day 5, 10:00 or 02:00 off hours), across midnight or the hour, still open at the
- * end, long (repeated within the gap for longer than the lookback), and again after the quiet gap.
+ * end, revised (each session archived again twice after it closed), long (repeated within the gap for
+ * longer than the lookback; `long_tunnel`: open longer than its lookback, from before the replay), and
+ * again after the quiet gap.
  */
 function bursts(
   rule: string,
@@ -100,12 +103,15 @@ function bursts(
         : { starts: [at(day0, 6 * DAY + 23 * HOUR + 20 * MIN)], open: false };
     case 'open':
       return { starts: [at(day0, 12 * DAY + (night ? 3 : 10) * HOUR)], open: true };
+    case 'revised':
+      return { starts: [at(day0, 9 * DAY + (night ? 2 : 10) * HOUR)], open: false };
     case 'long': {
       // Repeated within the quiet gap over four days (a weekend for off_hours: all of it off hours).
       const every = Math.min(gapMs / 2, 6 * HOUR);
       const from = night ? at(day0, 4 * DAY + 20 * HOUR) : at(day0, 7 * DAY + 8 * HOUR);
       const span = night ? 58 * HOUR : 4 * DAY;
-      if (rule === 'long_tunnel' || rule === 'concurrent_sessions') return { starts: [from], open: false };
+      if (rule === 'long_tunnel') return { starts: [at(day0, -3 * DAY + 8 * HOUR)], open: false };
+      if (rule === 'concurrent_sessions') return { starts: [from], open: false };
       const starts: Date[] = [];
       for (let ms = 0; ms < span; ms += every) starts.push(at(from, ms));
       return { starts, open: false };
@@ -137,12 +143,13 @@ export function plantedIncidents(
         add: (s) =>
           sessions.push({
             session_id: `${token}-${sessions.length}`,
-            token_hmac: s.token_hmac ?? token,
+            token: s.token ?? token,
             client_address: s.client_address ?? `10.${n}.3.3`,
             start: s.start,
             end: s.minutes === null ? null : at(s.start, s.minutes * MIN),
             ...(s.mode_udp ? { mode_udp: s.mode_udp } : {}),
             ...(s.domains ? { domains: s.domains } : {}),
+            ...(variant === 'revised' ? { revisions: 2 } : {}),
           }),
       };
       BASELINE[rule.id]?.(ctx, day0);
@@ -161,7 +168,8 @@ export function plantedIncidents(
         variant,
         sessions,
         at: plan.starts.at(-1) ?? day0,
-        matches: (f) => f.rule_id === rule.id && (entity ? f.entity === entity : f.token_hmac === token),
+        matches: (f) =>
+          f.rule_id === rule.id && (entity ? f.entity === entity : f.token_hmac === replayTokenHmac(token)),
       });
     }
   }

@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import type { Finding } from '../../lib/detect/finding.ts';
+import { rowsSqlOf } from '../../lib/detect/findingMessage.ts';
 import { loadRules } from '../../lib/detect/loadRules.ts';
 import { renderRuleSql } from '../../lib/detect/renderRuleSql.ts';
+import { ATHENA_PROJECTION, OLDEST_DAY_SQL, projectRule } from '../../lib/detect/ruleEngine.ts';
+import type { SettingValue } from '../../lib/detect/ruleSchema.ts';
 import { effectiveSettings, NO_OVERRIDES } from '../../lib/detect/ruleSettings.ts';
 import { runRuleTests } from '../../lib/detect/runRuleTests.ts';
 import { checkSqlSubset } from '../../lib/detect/sqlSubset.ts';
+import { trinoSyntaxErrors } from '../support/trinoSyntaxErrors.ts';
 
 const rules = await loadRules();
 const results = await runRuleTests(rules);
@@ -36,6 +41,48 @@ describe('detections/', () => {
       expect(rendered).toMatch(/dt >= '20\d\d-\d\d-\d\d'/);
     },
   );
+
+  /** Settings a team writes on top of the rule's own: every kind of exemption, zone, days, holidays. */
+  const TEAM: Record<string, SettingValue> = {
+    exempt_networks: ['192.0.2.0/24', '203.0.113.8/32', '2001:db8:1::/48'],
+    exempt_tokens: ['tok-ci-1', 'tok-ci-2'],
+    time_zone: 'Europe/Berlin',
+    workdays: ['mon', 'tue', 'wed', 'thu', 'fri'],
+    holidays: ['2026-12-25', '2026-12-26'],
+  };
+  it.each(rules.map((r) => [r.id, r] as const))(
+    '%s: its SQL, as Athena receives it, parses with Trino grammar (defaults and a team settings file)',
+    (_, rule) => {
+      for (const extra of [{}, TEAM]) {
+        const settings = { ...effectiveSettings(rule, NO_OVERRIDES), ...extra };
+        const rendered = renderRuleSql(rule.sql, settings, {
+          since: '2026-03-01',
+          until: '2026-03-02',
+          now: new Date('2026-03-03T00:00:00Z'),
+          windowSeconds: 3600,
+        });
+        expect(trinoSyntaxErrors(projectRule(rendered, ATHENA_PROJECTION)), rule.id).toEqual([]);
+      }
+      // The query a finding's message names (every row of it) is Athena SQL too.
+      const finding = {
+        entity: "o'brien",
+        token_hmac: 'tok',
+        client_network: null,
+        session_id: 's-1',
+        first_seen: new Date('2026-03-01T10:00:00Z'),
+        last_seen: new Date('2026-03-02T10:00:00Z'),
+      } as Finding;
+      expect(trinoSyntaxErrors(rowsSqlOf(finding, rule)), rule.id).toEqual([]);
+    },
+  );
+
+  it('the Trino grammar check rejects what Athena would (a DuckDB cast, a list literal); the oldest-day query parses', () => {
+    expect(trinoSyntaxErrors(OLDEST_DAY_SQL)).toEqual([]);
+    expect(
+      trinoSyntaxErrors("SELECT start_time::date FROM tunnel_sessions WHERE dt >= '2026-03-01'"),
+    ).not.toEqual([]);
+    expect(trinoSyntaxErrors("SELECT ['a', 'b'] FROM tunnel_sessions")).not.toEqual([]);
+  });
 
   it.each(results.map((r) => [`${r.rule}: ${r.test}`, r] as const))('%s', (_, r) => {
     expect(r.message).toBe('');

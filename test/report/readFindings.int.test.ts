@@ -1,0 +1,117 @@
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../lib/cli/main.ts';
+import { toDay } from '../../lib/clock/day.ts';
+import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
+import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+import { readFindings } from '../../lib/report/readFindings.ts';
+import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { captureIo, freshDir } from '../cli/cliKit.ts';
+
+const HOUR = 3_600_000;
+const T0 = new Date('2026-09-28T08:00:00Z');
+const at = (h: number) => new Date(T0.getTime() + h * HOUR);
+
+/** A closed history row of token `token` (its digest, as history holds it). */
+function row(id: string, token: string, start: Date, end: Date, udp = false): ArchiveRow {
+  return {
+    record_id: `rec-${id}`,
+    session_id: id,
+    start_time: start,
+    end_time: end,
+    user_email: 'dev@example.com',
+    token_value: null,
+    virtual_token_value: null,
+    token_hmac: token,
+    virtual_token_hmac: null,
+    domains: ['demo.a.pinggy.link'],
+    mode: udp ? 'tcp' : 'http',
+    mode_udp: udp ? 'udp' : '',
+    client_ip: '[198.51.100.7]:40000',
+    client_address: '198.51.100.7',
+    client_port: 40000,
+    port: 8080,
+    extra_json: null,
+    archived_at: end,
+    start_time_text: null,
+    end_time_text: null,
+  };
+}
+
+let dir: string;
+let file = 0;
+/** What `detect --json` printed, per run. */
+const runs: { rule_id: string; finding_id: string; revision: number; new: boolean }[][] = [];
+
+async function addHistory(rows: ArchiveRow[]) {
+  const day = path.join(dir, 'history', `dt=${toDay(rows[0]?.start_time ?? T0)}`);
+  await mkdir(day, { recursive: true });
+  await writeHistoryParquet(rows, path.join(day, `part-${file++}.parquet`));
+}
+
+async function detect(now: Date) {
+  const { io, out, err } = captureIo({});
+  const code = await main(
+    [
+      'detect',
+      '--json',
+      '--now',
+      now.toISOString(),
+      '--dest',
+      dir,
+      '--settings',
+      path.join(dir, 'settings.json'),
+    ],
+    io,
+  );
+  if (code !== 0) throw new Error(`detect exited ${code}: ${err()}`);
+  runs.push(JSON.parse(out()));
+}
+
+beforeAll(async () => {
+  dir = await freshDir('findings-report');
+  // Rules with a baseline stay quiet (warming up); the others see a UDP tunnel and a 30-hour one.
+  await writeFile(path.join(dir, 'settings.json'), JSON.stringify({ settings: { baseline_days: 30 } }));
+  await addHistory([row('udp-1', 'tok-udp', at(0), at(1), true), row('long-1', 'tok-long', at(0), at(30))]);
+  await detect(at(32));
+  // Later: the UDP token again within its quiet gap (an update of the same incident, a second row in findings/).
+  await addHistory([row('udp-2', 'tok-udp', at(33), at(34), true)]);
+  await detect(at(36));
+}, 300_000);
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('readFindings over the findings detect writes', () => {
+  it('names each rule and counts each incident once, whatever its revisions', async () => {
+    const [first, second] = runs;
+    const fresh = (first ?? []).filter((f) => f.new);
+    expect(fresh.map((f) => f.rule_id).sort()).toEqual(['long_tunnel', 'udp_tunnel']);
+    // The second run updated the UDP incident (revision 1): findings/ holds two rows of it.
+    expect(second?.find((f) => f.rule_id === 'udp_tunnel')).toMatchObject({ revision: 1, new: false });
+
+    const summary = await readFindings(createFileObjectStore(dir));
+    expect(summary?.total).toBe(2);
+    expect(summary?.byRule).toEqual([
+      { rule: 'long_tunnel', severity: expect.any(String), count: 1 },
+      { rule: 'udp_tunnel', severity: expect.any(String), count: 1 },
+    ]);
+    expect(summary?.latest.map((l) => [l.rule, l.lastSeen])).toEqual([
+      // The UDP rule's activity is when its tunnels start.
+      ['udp_tunnel', at(33).toISOString()],
+      ['long_tunnel', at(30).toISOString()],
+    ]);
+  });
+
+  it('the report page shows them by rule name', async () => {
+    const { io, err } = captureIo({});
+    const code = await main(['report', '--now', at(36).toISOString(), '--dest', dir], io);
+    expect(code, err()).toBe(0);
+    const html = await readFile(path.join(dir, 'report.html'), 'utf8');
+    const section = html.slice(html.indexOf('id="findings"'));
+    expect(section).toContain('<td>udp_tunnel</td>');
+    expect(section).toContain('<td>long_tunnel</td>');
+    expect(section).not.toContain('<td></td>');
+  });
+});
