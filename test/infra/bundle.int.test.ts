@@ -6,13 +6,18 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3';
 import type { CfnElement } from 'aws-cdk-lib';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { parquetMetadata } from 'hyparquet';
@@ -24,13 +29,13 @@ import { readActiveRows } from '../../lib/active/activeParquet.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
 import { appendDigest } from '../../lib/digest/appendDigest.ts';
-import { kmsDigestSigner } from '../../lib/digest/kmsDigestSigner.ts';
 import {
   EMULATOR_FREE_KEY,
   EMULATOR_PAID_KEY,
   type EmulatorHandle,
   startEmulator,
 } from '../../lib/emulator/startEmulator.ts';
+import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
 import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
@@ -39,7 +44,8 @@ import { livenessRoot } from '../../lib/process/processLiveness.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { tokenHmac } from '../../lib/records/tokenHmac.ts';
 import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
-import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
+import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { emulatorArchive } from '../ocsf/emulatorArchive.ts';
 import { startStsStub } from '../ocsf/startStsStub.ts';
 import { LAMBDA_NODE } from '../parquet/lambdaNode.ts';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../support/startDynalite.ts';
@@ -169,6 +175,14 @@ afterAll(async () => {
   await Promise.allSettled([emulator?.close(), s3?.close(), dynamo?.close(), secrets?.close(), kms?.close()]);
   rmSync(outdir, { recursive: true, force: true });
 });
+
+/** Every file under `dir`, as paths relative to it. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path).map((f) => join(name, f)) : [name];
+  });
+}
 
 /**
  * Invokes the bundled handler once per event, in one child process (one warm container), as Lambda would,
@@ -739,36 +753,32 @@ describe('the CDK-bundled handler', () => {
   }, 240_000);
 
   it('the Security Lake export, bundled as deployed: assumes the provider role and writes the archive to the lake', async () => {
-    // The archive the first run above wrote (history/), and the lake's bucket beside it.
-    const archived = await s3.client.send(
-      new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'history/', MaxKeys: 1 }),
+    // The export sends settled, complete hours of the digest chain; the runs above wrote theirs this
+    // hour. So the function reads an archive made a week ago by the CLI (the emulator's two days, then
+    // a later run's digest that closes its hour), in a bucket of the archive's name on an S3 stand-in
+    // of its own that also holds the lake's bucket: its calls name the template's buckets as in AWS.
+    const made = mkdtempSync(join(outdir, 'lake-archive-'));
+    const archive = await emulatorArchive(made);
+    await appendDigest(
+      {
+        objects: createFileObjectStore(archive),
+        signer: (await loadLocalKeys(localKeysDir(archive))).signer,
+        clock: new ManualClock('2026-11-20T13:05:00Z'),
+        logger: silentLogger,
+      },
+      { runId: 'a-later-run', scans: [] },
     );
-    expect(archived.KeyCount, 'the archive the window test writes').toBeGreaterThan(0);
-    await s3.client.send(new CreateBucketCommand({ Bucket: LAKE_SOURCE.bucket }));
+    const lakeS3 = await startS3rver(s3.bucket);
+    await lakeS3.client.send(new CreateBucketCommand({ Bucket: LAKE_SOURCE.bucket }));
+    for (const key of filesUnder(archive).filter((k) => /^(history|findings|digests)\//.test(k)))
+      await lakeS3.client.send(
+        new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: readFileSync(join(archive, key)) }),
+      );
     const sts = await startStsStub();
     AWSAccount.DUMMY_ACCOUNT.createKeyPair(sts.accessKeyId, sts.secretAccessKey);
     try {
       const table = `${dynamo.table}-lake`;
       await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
-      // The export sends complete hours of the digest chain: a digest an hour after the runs above
-      // (signed with the same KMS key, as a later scheduled run would) closes their hour. No cursor yet:
-      // the run starts at the chain's first digest.
-      await appendDigest(
-        {
-          objects: createS3ObjectStore({ client: s3.client, bucket: s3.bucket }),
-          signer: kmsDigestSigner({
-            client: new KMSClient({
-              region: 'us-east-1',
-              endpoint: kms.endpoint,
-              credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-            }),
-            keyId: TEST_LAMBDA_IDS.signingKey,
-          }),
-          clock: new ManualClock(new Date(Date.now() + 3_600_000)),
-          logger: silentLogger,
-        },
-        { runId: 'a-later-run', scans: [] },
-      );
       const lakeEnv = policies.resolved.Resources[lakeFn.id]?.Properties?.Environment as
         | { Variables?: Record<string, string> }
         | undefined;
@@ -777,6 +787,7 @@ describe('the CDK-bundled handler', () => {
         [{}],
         {
           ARCHIVE_STATE: `dynamodb://${table}`,
+          AWS_ENDPOINT_URL_S3: lakeS3.endpoint,
           AWS_ENDPOINT_URL_STS: sts.endpoint,
           SECURITY_LAKE_SOURCES: sources,
           SECURITY_LAKE_MAX_HOURS: '3',
@@ -809,6 +820,7 @@ describe('the CDK-bundled handler', () => {
     } finally {
       AWSAccount.DUMMY_ACCOUNT.revokeAccessKey(sts.accessKeyId);
       await sts.close();
+      await lakeS3.close();
     }
   }, 240_000);
 
