@@ -1,21 +1,30 @@
 import type { Clock } from '../clock/clock.ts';
 import { addDays, toDay } from '../clock/day.ts';
 import { windowStartOf } from '../days/planDays.ts';
+import { sha256OfBytes } from '../digest/describeDataFile.ts';
 import { digestKeys } from '../digest/digestKeys.ts';
 import type { DigestFile } from '../digest/digestSchema.ts';
 import { readChainRange } from '../digest/readChainRange.ts';
-import { type ChainEntry, type DigestChain, readPublicKey } from '../digest/readDigestChain.ts';
+import {
+  type ChainEntry,
+  type DigestChain,
+  readDigestChain,
+  readPublicKey,
+} from '../digest/readDigestChain.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { VerifyProgress } from '../state/stateStore.ts';
-import type { ObjectStore } from '../store/objectStore.ts';
+import type { ObjectInfo, ObjectStore } from '../store/objectStore.ts';
 import { DEFAULT_MAX_PASSES } from '../walk/walkDay.ts';
 import { checkChain } from './checkChain.ts';
 import { checkHead } from './checkHead.ts';
 import { checkNewFiles } from './checkNewFiles.ts';
 import { checkStoredFiles } from './checkStoredFiles.ts';
+import type { ChecksumJobs } from './checksumJobs.ts';
+import { baselineChecksums, datedObjects } from './checksumRotation.ts';
 import { compareUpstream } from './compareUpstream.ts';
 import { countLostSessions } from './countLostSessions.ts';
 import { DEFAULT_INGESTION_GRACE_MS, lastCompleteScans } from './lastScans.ts';
+import { storeChecks, type WeeklyJobs } from './storeChecks.ts';
 import { type VerifyOptions, verifyArchive } from './verifyArchive.ts';
 import type { VerifyFailure, VerifyResult } from './verifyTypes.ts';
 import { windowRecordIds } from './windowRecordIds.ts';
@@ -23,6 +32,16 @@ import { windowRecordIds } from './windowRecordIds.ts';
 /** Weeks within which the weekly verify checks every file again (its rotation period). */
 export const DEFAULT_ROTATION_WEEKS = 13;
 const WEEK_MS = 7 * 86_400_000;
+
+export interface WeeklyVerifyDeps {
+  objects: ObjectStore;
+  clock: Clock;
+  /**
+   * Store-side checksum jobs (S3 Batch Operations). With them, the listing and the per-file rotation give
+   * way to two jobs a week and the verdicts of judged ones: the verify's own work is flat in the archive's age.
+   */
+  jobs?: ChecksumJobs;
+}
 
 export interface WeeklyVerifyOptions extends VerifyOptions {
   /** What the last weekly verify recorded (META's `verified`); without it, this one checks everything. */
@@ -41,6 +60,8 @@ export interface WeeklyFigures {
   newFiles: number;
   /** The rotation slice: digests `[from, to]`, their files checked by the store's checksum or by reading. */
   rotation: { from: number; to: number; files: number; byChecksum: number; read: number };
+  /** With checksum jobs: those submitted this week, and the judged ones reported. */
+  jobs?: WeeklyJobs;
 }
 
 export type WeeklyVerifyResult = VerifyResult & { weekly: WeeklyFigures };
@@ -55,12 +76,18 @@ export type WeeklyVerifyResult = VerifyResult & { weekly: WeeklyFigures };
  * it is a full `verifyArchive`, which sets the baseline.
  */
 export async function verifyWeekly(
-  deps: { objects: ObjectStore; clock: Clock },
+  deps: WeeklyVerifyDeps,
   options: WeeklyVerifyOptions,
 ): Promise<WeeklyVerifyResult> {
   const periodWeeks = options.periodWeeks ?? DEFAULT_ROTATION_WEEKS;
   const progress = options.progress;
-  if (!progress || progress.rotation.periodWeeks !== periodWeeks) return fullWeek(deps, options, periodWeeks);
+  if (
+    !progress ||
+    progress.rotation.periodWeeks !== periodWeeks ||
+    (deps.jobs !== undefined) !== (progress.checksums !== undefined)
+  ) {
+    return fullWeek(deps, options, periodWeeks);
+  }
   const { objects } = deps;
   const now = deps.clock.now();
   const failures: VerifyFailure[] = [];
@@ -91,18 +118,18 @@ export async function verifyWeekly(
   const newest = segment.at(-1);
   const head = newest ? { seq: newest.seq, key: newest.key, sha256: newest.sha256 } : progress.head;
 
-  // 2. One listing, by the store's clock: what was written since the last check must be listed since.
-  const listing = await checkListing(objects, progress, segment, head.key);
-  failures.push(...listing.failures);
-
-  // 3. Every file the new digests list, in full.
+  // 2. Every file the new digests list, in full.
   const newFiles = fresh.flatMap((e) => (e.digest?.files ?? []).map((file) => ({ file, digest: e.key })));
   const checked = await checkNewFiles(objects, newFiles);
   failures.push(...checked.failures);
 
-  // 4. A slice of the older chain, so that every digest and file is checked again within the period.
-  const rotation = await rotate(objects, progress, publicKey, now, periodWeeks);
-  failures.push(...rotation.failures);
+  // 3. What was written since, and older files again: by the store's checksum jobs where there are
+  // some (flat: two jobs and the verdicts of judged ones), else by one listing and a rotation slice.
+  const stored = deps.jobs
+    ? await storeChecks(deps.jobs, objects, progress, { fresh, dated: checked.dated, head, now, periodWeeks })
+    : await listAndRotate(objects, progress, segment, head.key, publicKey, now, periodWeeks);
+  failures.push(...stored.failures);
+  const { listing, rotation } = stored;
 
   const result: WeeklyVerifyResult = {
     ok: false,
@@ -133,6 +160,7 @@ export async function verifyWeekly(
         unlisted: listing.unlisted,
         rotation: rotation.next,
         ...(progress.fullAt ? { fullAt: progress.fullAt } : {}),
+        ...(stored.checksums ? { checksums: stored.checksums } : {}),
       },
       newDigests: fresh.length,
       newFiles: newFiles.length,
@@ -143,6 +171,7 @@ export async function verifyWeekly(
         byChecksum: rotation.byChecksum,
         read: rotation.read,
       },
+      ...(stored.jobs ? { jobs: stored.jobs } : {}),
     },
   };
   if (options.api) {
@@ -153,14 +182,43 @@ export async function verifyWeekly(
   if (!result.ok) {
     // A failure keeps the verified head where it was: next week checks the same new work again (and
     // reports it again) until it is dealt with; the rotation moves on.
-    result.weekly.progress = { ...progress, at: now.toISOString(), rotation: rotation.next };
+    // The jobs and verdicts move on; the weeks keep what they held, as the new work is counted again.
+    result.weekly.progress = {
+      ...progress,
+      at: now.toISOString(),
+      rotation: rotation.next,
+      ...(stored.checksums && progress.checksums
+        ? { checksums: { ...stored.checksums, weeks: progress.checksums.weeks } }
+        : {}),
+    };
   }
   return result;
 }
 
+/** Without checksum jobs: one listing of the archive, and a rotation slice of files checked one by one. */
+async function listAndRotate(
+  objects: ObjectStore,
+  progress: VerifyProgress,
+  segment: ChainEntry[],
+  headKey: string,
+  publicKey: Pick<DigestChain, 'publicKey' | 'publicKeyError'>,
+  now: Date,
+  periodWeeks: number,
+) {
+  const listing = await checkListing(objects, progress, segment, headKey);
+  const rotation = await rotate(objects, progress, publicKey, now, periodWeeks);
+  return {
+    failures: [...listing.failures, ...rotation.failures],
+    listing,
+    rotation,
+    checksums: undefined,
+    jobs: undefined,
+  };
+}
+
 /** The first weekly verify (or one after the period changed): everything, then the baseline. */
 async function fullWeek(
-  deps: { objects: ObjectStore; clock: Clock },
+  deps: WeeklyVerifyDeps,
   options: WeeklyVerifyOptions,
   periodWeeks: number,
 ): Promise<WeeklyVerifyResult> {
@@ -170,12 +228,18 @@ async function fullWeek(
   const boundary = result.head ? await modifiedAt(deps.objects, result.head.key) : undefined;
   let objects = 0;
   const unlisted: string[] = [];
-  for (const prefix of digestKeys.listedPrefixes) {
+  const listing: ObjectInfo[] = [];
+  for (const prefix of [...digestKeys.listedPrefixes, digestKeys.prefix]) {
     for await (const o of deps.objects.list(prefix)) {
+      if (deps.jobs && (!o.modifiedAt || !boundary || o.modifiedAt <= boundary)) listing.push(o);
+      if (prefix === digestKeys.prefix) continue;
       if (unlistedNow.has(o.key)) unlisted.push(o.key);
       else if (!o.modifiedAt || !boundary || o.modifiedAt <= boundary) objects++;
     }
   }
+  const checksums = deps.jobs
+    ? await baselineOf(deps.objects, listing, boundary ?? new Date(at), new Date(at), periodWeeks)
+    : undefined;
   const head = result.head ?? { seq: 1, key: digestKeys.digest(1), sha256: '' };
   return {
     ...result,
@@ -190,12 +254,41 @@ async function fullWeek(
         // Everything was checked now: the next rotation starts next week, from digest 1.
         rotation: { startedAt: at, nextSeq: head.seq + 1, periodWeeks },
         fullAt: at,
+        ...(checksums ? { checksums } : {}),
       },
       newDigests: result.digests,
       newFiles: result.files,
       rotation: { from: 1, to: 0, files: 0, byChecksum: 0, read: 0 },
     },
   };
+}
+
+/**
+ * The checksum rotation's starting point: every object the chain lists (and the key files, hashed now),
+ * in the week the store wrote it. A recovery path: it reads the whole chain once.
+ */
+async function baselineOf(
+  objects: ObjectStore,
+  listing: ObjectInfo[],
+  boundary: Date,
+  now: Date,
+  periodWeeks: number,
+) {
+  const chain = await readDigestChain(objects);
+  const sha = new Map<string, string>();
+  for (const e of chain.entries) {
+    sha.set(e.key, e.sha256);
+    for (const f of e.digest?.files ?? []) sha.set(f.key, f.sha256);
+  }
+  const keyFiles: Record<string, string> = {};
+  for (const key of [digestKeys.publicKeyPem, digestKeys.publicKeyInfo, digestKeys.keyCheck]) {
+    const bytes = await objects.get(key);
+    if (bytes) {
+      keyFiles[key] = sha256OfBytes(bytes);
+      sha.set(key, keyFiles[key]);
+    }
+  }
+  return baselineChecksums(datedObjects(listing, sha), keyFiles, boundary, now, periodWeeks);
 }
 
 /** The store's time of one object (its listing entry), or undefined when the store does not say. */
