@@ -1,6 +1,6 @@
 /**
  * One phase of an "archive age" measurement in its own process (`bench/archiveAge.ts` runs them):
- * `run-ts bench/archiveAgeChild.ts <prepare|run|verify|weekly> <file|s3> <ageDays> <dir> [s3 endpoint] [bucket]`,
+ * `run-ts bench/archiveAgeChild.ts <prepare|run|verify|weekly|judge> <file|s3> <ageDays> <dir> [s3 endpoint] [bucket]`,
  * the state (and the file store) kept in `<dir>` between phases, so the measured run and verify each start
  * in a fresh process. A real run fills a
  * 60-day window from a scripted upstream into the store (a file folder, or the S3-compatible server at
@@ -8,7 +8,9 @@
  * as the stack would have left it (a history file and 24 active files a day, manifests, sealed days, a
  * digest a day); one run settles; then the next day's steady run is measured through a counting store:
  * requests, bytes read, wall time and peak RSS (sampled). `verify` times the full check (the first weekly
- * verify), and `weekly` measures the next weekly verify (after the runs) the same way as a run.
+ * verify), `weekly` measures the next weekly verify (after the runs) the same way as a run, with its
+ * checksum jobs submitted to the local stand-in of S3 Batch Operations, and `judge` lets the stand-in run
+ * them (S3's work, not measured) and measures the judging of their reports (`checkChecksumReports`).
  * Prints one JSON line.
  */
 import { generateKeyPairSync } from 'node:crypto';
@@ -26,7 +28,9 @@ import type { ArchiveDeps, ArchiveOptions } from '../lib/run/runTypes.ts';
 import { createDynamoStateStore, ensureStateTable } from '../lib/state/dynamoStateStore.ts';
 import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
 import { createS3ObjectStore } from '../lib/store/s3ObjectStore.ts';
+import { checkChecksumReports } from '../lib/verify/checkChecksumReport.ts';
 import { verifyWeekly } from '../lib/verify/verifyWeekly.ts';
+import { ChecksumJobsStandIn } from '../test/support/checksumJobsStandIn.ts';
 import { countingObjectStore } from '../test/support/countingObjectStore.ts';
 import { startLocalDynamo } from '../test/support/localDynamo.ts';
 import { dayOfRecords, ScriptedUpstream } from '../test/support/scriptedUpstream.ts';
@@ -142,7 +146,9 @@ try {
   } else if (phase === 'verify') {
     // The full check (the first weekly verify: everything), timed; it leaves the weekly verify's baseline.
     clock.advance(86_400_000);
-    const v = await measured(() => verifyWeekly({ objects: inner, clock }, { windowDays: 60 }));
+    const v = await measured(() =>
+      verifyWeekly({ objects: inner, clock, jobs: new ChecksumJobsStandIn(inner) }, { windowDays: 60 }),
+    );
     writeFileSync(progressFile, JSON.stringify(v.value.weekly.progress));
     console.log(
       JSON.stringify({
@@ -153,13 +159,17 @@ try {
         failures: v.value.failures.length,
       }),
     );
-  } else {
-    // The next weekly verify, after the measured runs: their work in full, one rotation slice, one listing.
+  } else if (phase === 'weekly') {
+    // The next weekly verify, after the measured runs: their work in full, and this week's checksum jobs.
     clock.advance(Number(process.env.AGE_RUN_DAY ?? 7) * 86_400_000);
     const progress = JSON.parse(readFileSync(progressFile, 'utf8'));
     const v = await measured(() =>
-      verifyWeekly({ objects: counting.objects, clock }, { windowDays: 60, progress }),
+      verifyWeekly(
+        { objects: counting.objects, clock, jobs: new ChecksumJobsStandIn(counting.objects) },
+        { windowDays: 60, progress },
+      ),
     );
+    writeFileSync(progressFile, JSON.stringify(v.value.weekly.progress));
     console.log(
       JSON.stringify({
         requests: counting.counts.requests,
@@ -169,6 +179,29 @@ try {
         peakRssMiB: v.peakRssMiB,
         failures: v.value.failures.map((f) => f.message).slice(0, 3),
         weekly: { ...v.value.weekly, progress: undefined },
+      }),
+    );
+  } else {
+    // Between weeks: the store runs the jobs (S3's work, not measured), then their reports are judged.
+    const jobs = new ChecksumJobsStandIn(inner);
+    await jobs.runPending();
+    clock.advance(Number(process.env.AGE_RUN_DAY ?? 7) * 86_400_000);
+    const progress = JSON.parse(readFileSync(progressFile, 'utf8'));
+    const judge = await measured(() =>
+      checkChecksumReports(
+        { objects: counting.objects, jobs: new ChecksumJobsStandIn(counting.objects) },
+        progress.checksums,
+        clock.now(),
+      ),
+    );
+    console.log(
+      JSON.stringify({
+        requests: counting.counts.requests,
+        byMethod: counting.counts.byMethod,
+        bytesRead: counting.counts.bytesRead,
+        seconds: judge.seconds,
+        peakRssMiB: judge.peakRssMiB,
+        judged: judge.value.judged.map(({ failures, ...v }) => ({ ...v, failures: failures.length })),
       }),
     );
   }

@@ -4,6 +4,12 @@
  * reading a byte, and writes a completion report. The weekly verify submits the jobs; the report is
  * compared with what the digests list by `checkChecksumReport` when the job is done.
  */
+/**
+ * Where a job's completion report goes in the archive bucket (`<prefix>job-<id>/manifest.json` and
+ * `results/*.csv`, as S3 writes them): outside every prefix the chain covers, and never write-once.
+ */
+export const CHECKSUM_REPORTS_PREFIX = 'checksum-jobs/';
+
 export interface ChecksumJobs {
   /**
    * Starts one job over the objects written (by the store's clock) after `createdAfter` (when given) and

@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import { sha256OfSource } from '../../lib/digest/describeDataFile.ts';
 import { objectSource } from '../../lib/store/byteSource.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
-import type {
-  ChecksumJobRequest,
-  ChecksumJobs,
-  ChecksumReport,
-  ChecksumRow,
+import {
+  CHECKSUM_REPORTS_PREFIX,
+  type ChecksumJobRequest,
+  type ChecksumJobs,
+  type ChecksumReport,
+  type ChecksumRow,
 } from '../../lib/verify/checksumJobs.ts';
 import {
   formatReportRow,
@@ -16,7 +17,7 @@ import {
   type ReportManifest,
 } from '../../lib/verify/checksumReportFormat.ts';
 
-const PREFIX = 'checksum-jobs/';
+const PREFIX = CHECKSUM_REPORTS_PREFIX;
 const BUCKET = 'stand-in';
 
 /**
