@@ -15,18 +15,22 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ManualClock } from '../lib/clock/clock.ts';
 import { addDays, type Day, dayRange, toDay } from '../lib/clock/day.ts';
 import { archiveOptionsFromConfig } from '../lib/config/archiveOptionsFromConfig.ts';
 import { loadConfig } from '../lib/config/loadConfig.ts';
+import { digestKeys } from '../lib/digest/digestKeys.ts';
 import { ed25519Signer } from '../lib/digest/ed25519Signer.ts';
+import { readDigestChain } from '../lib/digest/readDigestChain.ts';
 import { silentLogger } from '../lib/log/logger.ts';
 import { relieveHeap } from '../lib/process/relieveHeap.ts';
 import { runArchive } from '../lib/run/runArchive.ts';
 import type { ArchiveDeps, ArchiveOptions } from '../lib/run/runTypes.ts';
 import { createDynamoStateStore, ensureStateTable } from '../lib/state/dynamoStateStore.ts';
 import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
+import type { ObjectStore } from '../lib/store/objectStore.ts';
 import { createS3ObjectStore } from '../lib/store/s3ObjectStore.ts';
 import { checkChecksumReports } from '../lib/verify/checkChecksumReport.ts';
 import { verifyWeekly } from '../lib/verify/verifyWeekly.ts';
@@ -68,6 +72,25 @@ async function measured<T>(
     return { value, seconds: (performance.now() - t0) / 1000, peakRssMiB: peak / 2 ** 20 };
   } finally {
     clearInterval(timer);
+  }
+}
+
+/**
+ * Dates every object of the file store as the stack would have: each file and digest at the time its
+ * digest was written, the key files at the first digest's (the generator writes them all today). The
+ * weekly verify's checksum jobs cover the store's times, so the rotation has its years of weeks.
+ */
+async function dateAsWritten(objects: ObjectStore, root: string): Promise<void> {
+  const chain = await readDigestChain(objects);
+  const at = (key: string, when: Date) => utimes(join(root, key), when, when);
+  const first = chain.entries[0]?.digest?.createdAt;
+  if (first)
+    for (const k of [digestKeys.publicKeyPem, digestKeys.publicKeyInfo, digestKeys.keyCheck])
+      await at(k, new Date(first)).catch(() => {});
+  for (const e of chain.entries) {
+    const when = new Date(e.digest?.createdAt ?? Date.now());
+    for (const f of e.digest?.files ?? []) await at(f.key, when);
+    await at(e.key, when);
   }
 }
 
@@ -126,6 +149,7 @@ try {
     // A real run fills the window, the archive is aged, and one more run settles on it.
     const t0 = performance.now();
     const generated = await agedArchive(deps, clock, OPTIONS, ageDays);
+    if (store === 'file') await dateAsWritten(inner, join(dir, 'archive'));
     console.log(JSON.stringify({ generated, setupSeconds: (performance.now() - t0) / 1000 }));
   } else if (phase === 'run') {
     // Runs are measured on consecutive days (AGE_RUN_DAY: 2, 3, ...): the same work at any age.
@@ -169,7 +193,7 @@ try {
         { windowDays: 60, progress },
       ),
     );
-    writeFileSync(progressFile, JSON.stringify(v.value.weekly.progress));
+    writeFileSync(`${progressFile}.next`, JSON.stringify(v.value.weekly.progress));
     console.log(
       JSON.stringify({
         requests: counting.counts.requests,
@@ -186,7 +210,7 @@ try {
     const jobs = new ChecksumJobsStandIn(inner);
     await jobs.runPending();
     clock.advance(Number(process.env.AGE_RUN_DAY ?? 7) * 86_400_000);
-    const progress = JSON.parse(readFileSync(progressFile, 'utf8'));
+    const progress = JSON.parse(readFileSync(`${progressFile}.next`, 'utf8'));
     const judge = await measured(() =>
       checkChecksumReports(
         { objects: counting.objects, jobs: new ChecksumJobsStandIn(counting.objects) },
