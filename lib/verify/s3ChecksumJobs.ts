@@ -85,7 +85,10 @@ export function createS3ChecksumJobs(o: S3ChecksumJobsOptions): ChecksumJobs {
       async function* rows(): AsyncGenerator<ChecksumRow> {
         for (const r of manifest.Results) {
           const csv = await objects.get(storeKey(r.Key));
-          if (csv) yield* parseReportCsv(new TextDecoder().decode(csv));
+          // Keys in the report are the bucket's; the verify's are the archive's (under its prefix).
+          if (csv)
+            for (const row of parseReportCsv(new TextDecoder().decode(csv)))
+              yield { ...row, key: storeKey(row.key) };
         }
       }
       return { status: status === 'Complete' ? 'complete' : 'failed', rows: rows() };
