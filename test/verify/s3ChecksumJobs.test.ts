@@ -66,7 +66,7 @@ describe('createS3ChecksumJobs', () => {
     expect(await jobs.report('job-1')).toBeUndefined();
   });
 
-  it('reads a finished job’s report as S3 writes it: keys under the archive prefix (as the archive's), URL-encoded, checksums in hex', async () => {
+  it('reads a finished job’s report as S3 writes it: keys under the archive prefix read as the archive’s, URL-encoded, checksums in hex', async () => {
     const { jobs, objects } = adapter('Complete');
     const csv =
       formatReportRow('archive-bucket', { key: 'team/history/dt=2026-01-01/a b.parquet', sha256: SHA }) +
