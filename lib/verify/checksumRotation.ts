@@ -40,7 +40,12 @@ export function baselineChecksums(
   return {
     weeks,
     keyFiles,
-    rotation: { startedAt: now.toISOString(), cursor: weekOf(boundary), periodWeeks },
+    // From the oldest week: the newest were just checked in full.
+    rotation: {
+      startedAt: now.toISOString(),
+      cursor: Math.min(weekOf(boundary), ...Object.keys(weeks).map(Number)),
+      periodWeeks,
+    },
     jobs: [],
     verdicts: [],
   };

@@ -12,7 +12,7 @@ import {
   readPublicKey,
 } from '../digest/readDigestChain.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import type { VerifyProgress } from '../state/stateStore.ts';
+import type { ChecksumProgress, VerifyProgress } from '../state/stateStore.ts';
 import type { ObjectInfo, ObjectStore } from '../store/objectStore.ts';
 import { DEFAULT_MAX_PASSES } from '../walk/walkDay.ts';
 import { checkChain } from './checkChain.ts';
@@ -84,7 +84,7 @@ export async function verifyWeekly(
   if (
     !progress ||
     progress.rotation.periodWeeks !== periodWeeks ||
-    (deps.jobs !== undefined) !== (progress.checksums !== undefined)
+    (deps.jobs === undefined && progress.checksums !== undefined)
   ) {
     return fullWeek(deps, options, periodWeeks);
   }
@@ -125,10 +125,21 @@ export async function verifyWeekly(
 
   // 3. What was written since, and older files again: by the store's checksum jobs where there are
   // some (flat: two jobs and the verdicts of judged ones), else by one listing and a rotation slice.
-  const stored = deps.jobs
-    ? await storeChecks(deps.jobs, objects, progress, { fresh, dated: checked.dated, head, now, periodWeeks })
-    : await listAndRotate(objects, progress, segment, head.key, publicKey, now, periodWeeks);
+  const stored =
+    deps.jobs && progress.checksums
+      ? await storeChecks(deps.jobs, objects, progress, {
+          fresh,
+          dated: checked.dated,
+          head,
+          now,
+          periodWeeks,
+        })
+      : await listAndRotate(objects, progress, segment, head.key, publicKey, now, periodWeeks);
   failures.push(...stored.failures);
+  // Jobs newly available (a stack that now has the role): this week as before, and their starting point.
+  if (deps.jobs && !progress.checksums) {
+    stored.checksums = await baselineOf(objects, new Date(stored.listing.boundary), now, periodWeeks);
+  }
   const { listing, rotation } = stored;
 
   const result: WeeklyVerifyResult = {
@@ -211,7 +222,7 @@ async function listAndRotate(
     failures: [...listing.failures, ...rotation.failures],
     listing,
     rotation,
-    checksums: undefined,
+    checksums: undefined as ChecksumProgress | undefined,
     jobs: undefined,
   };
 }
@@ -228,17 +239,14 @@ async function fullWeek(
   const boundary = result.head ? await modifiedAt(deps.objects, result.head.key) : undefined;
   let objects = 0;
   const unlisted: string[] = [];
-  const listing: ObjectInfo[] = [];
-  for (const prefix of [...digestKeys.listedPrefixes, digestKeys.prefix]) {
+  for (const prefix of digestKeys.listedPrefixes) {
     for await (const o of deps.objects.list(prefix)) {
-      if (deps.jobs && (!o.modifiedAt || !boundary || o.modifiedAt <= boundary)) listing.push(o);
-      if (prefix === digestKeys.prefix) continue;
       if (unlistedNow.has(o.key)) unlisted.push(o.key);
       else if (!o.modifiedAt || !boundary || o.modifiedAt <= boundary) objects++;
     }
   }
   const checksums = deps.jobs
-    ? await baselineOf(deps.objects, listing, boundary ?? new Date(at), new Date(at), periodWeeks)
+    ? await baselineOf(deps.objects, boundary ?? new Date(at), new Date(at), periodWeeks)
     : undefined;
   const head = result.head ?? { seq: 1, key: digestKeys.digest(1), sha256: '' };
   return {
@@ -269,11 +277,15 @@ async function fullWeek(
  */
 async function baselineOf(
   objects: ObjectStore,
-  listing: ObjectInfo[],
   boundary: Date,
   now: Date,
   periodWeeks: number,
-) {
+): Promise<ChecksumProgress> {
+  const listing: ObjectInfo[] = [];
+  for (const prefix of [...digestKeys.listedPrefixes, digestKeys.prefix]) {
+    for await (const o of objects.list(prefix))
+      if (!o.modifiedAt || o.modifiedAt <= boundary) listing.push(o);
+  }
   const chain = await readDigestChain(objects);
   const sha = new Map<string, string>();
   for (const e of chain.entries) {

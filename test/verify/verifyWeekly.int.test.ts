@@ -315,4 +315,27 @@ describe('verifyWeekly with store-side checksum jobs (S3 Batch Operations Comput
     // Bytes: the same files; digests a few characters longer (bigger sequence numbers and run ids).
     expect(old.bytesRead / young.bytesRead).toBeLessThan(1.01);
   }, 240_000);
+
+  it('takes the jobs on without a full check when they become available, and moves on with them', async () => {
+    const a = await twoYearsOld(true);
+    await a.runWeek();
+    // The same archive and progress, now with the jobs (a stack that gained the role).
+    const jobs = new ChecksumJobsStandIn(a.store);
+    const first = await verifyWeekly(
+      { objects: a.store, clock: a.clock, jobs },
+      { windowDays: 60, periodWeeks: PERIOD, ...(a.progress ? { progress: a.progress } : {}) },
+    );
+    expect(first.weekly.mode).toBe('incremental');
+    expect(first.failures).toEqual([]);
+    const checksums = first.weekly.progress.checksums;
+    expect(Object.values(checksums?.weeks ?? {}).reduce((n, w) => n + w.count, 0)).toBeGreaterThan(2 * 105);
+    await a.runWeek();
+    a.clock.advance(3_600_000);
+    const second = await verifyWeekly(
+      { objects: a.store, clock: a.clock, jobs },
+      { windowDays: 60, periodWeeks: PERIOD, progress: first.weekly.progress },
+    );
+    expect(second.failures).toEqual([]);
+    expect(second.weekly.jobs?.submitted.map((j) => j.kind).sort()).toEqual(['new', 'rotation']);
+  }, 120_000);
 });
