@@ -18,9 +18,25 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'integration', include: ['test/**/*.int.test.ts'], exclude: ['test/infra/**'] },
+        test: {
+          name: 'integration',
+          include: ['test/**/*.int.test.ts'],
+          exclude: ['test/infra/**'],
+          // Real servers, child processes and bundles: on a loaded 2-core machine a test takes several
+          // times its quiet duration. The limit only stops a hung test; no test measures time with it.
+          testTimeout: 240_000,
+          hookTimeout: 240_000,
+        },
       },
-      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'infra',
+          include: ['test/infra/**/*.test.ts'],
+          testTimeout: 240_000,
+          hookTimeout: 240_000,
+        },
+      },
     ],
   },
 });

@@ -217,24 +217,44 @@ describe('runArchive', () => {
       now: () => new Date(w.clock.now().getTime() + spent),
       sleep: w.clock.sleep.bind(w.clock),
     };
-    const api = new Proxy(w.api, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          if (property === 'historyPage') {
-            spent += 60_000;
-            started.add(String(args[0]));
-          }
-          return value.apply(target, args);
-        };
-      },
+    const budget = deadlineBudget(runClock, new Date(Date.parse(SCENARIO_START) + 30 * 60_000), 200);
+    // Every day the run touches (any API request or state call that names it), before and after the
+    // budget was spent: a day first touched after that was begun past the deadline.
+    const due = new Set(windowDays(toDay(w.clock.now())));
+    const touchedBefore = new Set<string>();
+    const touchedAfter = new Set<string>();
+    const touch = (args: unknown[]) => {
+      const text = JSON.stringify(args, (_k, v) => (typeof v === 'bigint' ? String(v) : v)) ?? '';
+      for (const day of text.match(/\d{4}-\d{2}-\d{2}/g) ?? [])
+        if (due.has(day)) (budget.spent() ? touchedAfter : touchedBefore).add(day);
+    };
+    const watched = <T extends object>(
+      port: T,
+      onCall?: (property: string | symbol, args: unknown[]) => void,
+    ): T =>
+      new Proxy(port, {
+        get(target, property, receiver) {
+          const value = Reflect.get(target, property, receiver);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            touch(args);
+            onCall?.(property, args);
+            return value.apply(target, args);
+          };
+        },
+      });
+    const api = watched(w.api, (property, args) => {
+      if (property === 'historyPage') {
+        spent += 60_000;
+        started.add(String(args[0]));
+      }
     });
+    const deps = w.deps();
     const first = await runArchive(
-      { ...w.deps(), api, clock: runClock },
+      { ...deps, api, state: watched(deps.state), clock: runClock },
       {
         ...TEST_OPTIONS,
-        budget: deadlineBudget(runClock, new Date(Date.parse(SCENARIO_START) + 30 * 60_000), 200),
+        budget,
       },
     );
     expect(first.stoppedByDeadline).toBe(true);
@@ -243,6 +263,9 @@ describe('runArchive', () => {
     // Past the deadline no day was begun: the days asked for are the scanned ones and at most the few in
     // flight when it came (the preflight's day among them).
     expect(started.size).toBeLessThanOrEqual(first.daysScanned + 1 + (TEST_OPTIONS.dayConcurrency ?? 1));
+    // Past the deadline the run only finishes what it had begun: no other day is read, written or asked for.
+    expect(touchedBefore.size).toBeGreaterThan(0);
+    expect([...touchedAfter].filter((d) => !touchedBefore.has(d))).toEqual([]);
     w.emulator.setFaults({});
     const second = await runArchive(w.deps(), TEST_OPTIONS);
     expect(second.daysScanned).toBe(60 - first.daysScanned);
