@@ -96,11 +96,16 @@ async function dateAsWritten(objects: ObjectStore, root: string): Promise<void> 
 
 /** Saves the checksums the S3 wrapper kept, whatever the phase's outcome. */
 let saveChecksums = () => {};
-const dynamo = await startLocalDynamo({ dir: join(dir, 'state') });
-const client = localDynamoClient(dynamo.endpoint);
+// The embedded state server only where the phase uses the state (a run): the verify phases never do, and
+// a server in the same process would measure its own work (its store grows with the archive) with theirs.
+const withState = phase === 'prepare' || phase === 'run';
+const dynamo = withState ? await startLocalDynamo({ dir: join(dir, 'state') }) : undefined;
+const client = dynamo ? localDynamoClient(dynamo.endpoint) : undefined;
 try {
-  await ensureStateTable(client, 'state');
-  const state = createDynamoStateStore({ client, table: 'state' });
+  if (client) await ensureStateTable(client, 'state');
+  const state = client
+    ? createDynamoStateStore({ client, table: 'state' })
+    : (undefined as unknown as ArchiveDeps['state']);
   const clock = new ManualClock(START);
   const today = toDay(clock.now());
   const days = new Map<Day, unknown[]>();
@@ -231,6 +236,6 @@ try {
   }
 } finally {
   saveChecksums();
-  client.destroy();
-  await dynamo.close();
+  client?.destroy();
+  await dynamo?.close();
 }
