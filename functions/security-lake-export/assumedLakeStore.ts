@@ -4,6 +4,7 @@ import type { AwsCredentialIdentity } from '@aws-sdk/types';
 import type { LakeSource } from '../../lib/ocsf/securityLakeLayout.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
+import { callLogPlugin, withCallLog } from '../shared/awsClients.ts';
 
 export interface AssumedLakeStoreOptions {
   region: string;
@@ -13,6 +14,8 @@ export interface AssumedLakeStoreOptions {
   stsEndpoint?: string;
   /** Credentials that call STS (tests); the function's own role otherwise. */
   callerCredentials?: AwsCredentialIdentity;
+  /** The environment naming the call log (`AWS_CALL_LOG_FILE`), which the tests that run the bundle set. */
+  env?: Record<string, string | undefined>;
 }
 
 /**
@@ -30,8 +33,13 @@ export function assumedLakeStore(source: LakeSource, o: AssumedLakeStoreOptions)
     },
     clientConfig: { region: o.region, ...(o.stsEndpoint ? { endpoint: o.stsEndpoint } : {}) },
     ...(o.callerCredentials ? { masterCredentials: o.callerCredentials } : {}),
+    clientPlugins: [callLogPlugin(o.env ?? {})],
   });
-  const client = new S3Client({ region: o.region, ...o.s3, credentials });
+  const client = withCallLog(
+    new S3Client({ region: o.region, ...o.s3, credentials }),
+    o.env ?? {},
+    source.roleArn,
+  );
   return {
     ...createS3ObjectStore({ client, bucket: source.location.bucket, prefix: '' }),
     async close() {

@@ -41,7 +41,8 @@ export async function handler(_event: unknown, context: Context) {
   return writeSecurityLake(
     {
       openArchive: openStoreArchive(objects, tmpDir),
-      lakeStore: async (source) => assumedLakeStore(source, { region, s3: s3ClientConfig(process.env) }),
+      lakeStore: async (source) =>
+        assumedLakeStore(source, { region, s3: s3ClientConfig(process.env), env: process.env }),
       items,
       rules,
       clock: systemClock,

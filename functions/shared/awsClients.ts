@@ -1,6 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
-import type { InitializeMiddleware, MetadataBearer } from '@smithy/types';
+import type { InitializeMiddleware, MetadataBearer, Pluggable } from '@smithy/types';
 import { parseStateUrl } from '../../lib/url/storeUrl.ts';
 
 /**
@@ -31,21 +31,21 @@ export function tableFromStateUrl(state: string | undefined): string | undefined
  */
 export const CALL_LOG_ENV = 'AWS_CALL_LOG_FILE';
 
-/** One AWS call: the client, the command and the input's names (bodies and item values left out). */
+/**
+ * One AWS call: the client, the command and the input's names (bodies and item values left out); `as` is
+ * the role whose assumed credentials signed it, when not the function's own (a Security Lake provider role).
+ */
 export interface RecordedCall {
   client: string;
   command: string;
   input: Record<string, unknown>;
+  as?: string;
 }
 
-/** A client of AWS SDK v3: its middleware stack takes an initialize step. */
+/** A client of AWS SDK v3: its middleware stack takes plugins. */
 interface WatchableClient {
-  middlewareStack: {
-    add(
-      middleware: InitializeMiddleware<object, MetadataBearer>,
-      options: { step: 'initialize'; name: string },
-    ): void;
-  };
+  // biome-ignore lint/suspicious/noExplicitAny: each client's stack is typed over its own inputs and outputs.
+  middlewareStack: { use(pluggable: Pluggable<any, any>): void };
 }
 
 /** Payloads a call log never holds: object bodies, messages, item attributes beyond the key. */
@@ -81,26 +81,42 @@ export function callInput(input: unknown): Record<string, unknown> {
 }
 
 /**
+ * A client plugin appending every call the client sends to the file `env[CALL_LOG_ENV]` names (none when
+ * unset); `as` names the role whose assumed credentials the client signs with. For clients a handler does
+ * not build itself, such as the STS client of an assumed-role credential provider (`clientPlugins`).
+ */
+export function callLogPlugin(
+  env: Record<string, string | undefined>,
+  as?: string,
+): Pluggable<object, MetadataBearer> {
+  const file = env[CALL_LOG_ENV];
+  return {
+    applyToStack(stack) {
+      if (file === undefined || file === '') return;
+      const log: InitializeMiddleware<object, MetadataBearer> = (next, context) => async (args) => {
+        const call: RecordedCall = {
+          client: context.clientName ?? '?',
+          command: context.commandName ?? '?',
+          input: callInput(args.input),
+          ...(as === undefined ? {} : { as }),
+        };
+        appendFileSync(file, `${JSON.stringify(call)}\n`);
+        return next(args);
+      };
+      stack.add(log, { step: 'initialize', name: 'callLog' });
+    },
+  };
+}
+
+/**
  * The client, with every call it sends appended to the file `env[CALL_LOG_ENV]` names (when set).
  * Every AWS client a handler builds goes through here.
  */
 export function withCallLog<C extends WatchableClient>(
   client: C,
   env: Record<string, string | undefined>,
+  as?: string,
 ): C {
-  const file = env[CALL_LOG_ENV];
-  if (file === undefined || file === '') return client;
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const call: RecordedCall = {
-        client: context.clientName ?? '?',
-        command: context.commandName ?? '?',
-        input: callInput(args.input),
-      };
-      appendFileSync(file, `${JSON.stringify(call)}\n`);
-      return next(args);
-    },
-    { step: 'initialize', name: 'callLog' },
-  );
+  client.middlewareStack.use(callLogPlugin(env, as));
   return client;
 }

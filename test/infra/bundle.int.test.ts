@@ -11,10 +11,11 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { CfnElement } from 'aws-cdk-lib';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { parquetMetadata } from 'hyparquet';
+import AWSAccount from 's3rver/lib/models/account.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CALL_LOG_ENV, type RecordedCall } from '../../functions/shared/awsClients.ts';
 import { BUILTINS_BY_REQUIRE, LAMBDA_NODE_MAJOR } from '../../infra/constructs/archiveFunction.ts';
@@ -27,12 +28,15 @@ import {
   startEmulator,
 } from '../../lib/emulator/startEmulator.ts';
 import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
+import { lakeCursorKey } from '../../lib/ocsf/writeSecurityLake.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import { tryKernelLock } from '../../lib/process/kernelLock.ts';
 import { livenessRoot } from '../../lib/process/processLiveness.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { tokenHmac } from '../../lib/records/tokenHmac.ts';
+import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
+import { startStsStub } from '../ocsf/startStsStub.ts';
 import { LAMBDA_NODE } from '../parquet/lambdaNode.ts';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../support/startDynalite.ts';
 import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
@@ -40,12 +44,15 @@ import {
   builtinsOf,
   METAFILE,
   type Metafile,
+  shippedPackages,
   unshippedImports,
   withBundleMetafiles,
 } from './bundleMetafiles.ts';
 import { accessesOf, namesFromEnv } from './callAccesses.ts';
 import { lambdaTestEnv, TEST_LAMBDA_IDS } from './lambdaTestEnv.ts';
 import { type Access, refusals, TemplatePolicies } from './roleAccess.ts';
+import { reportFailures, roleReports } from './roleReport.ts';
+import { serviceNeeds } from './serviceNeeds.ts';
 import { startAthenaStub } from './startAthenaStub.ts';
 import { startEventBridgeStub } from './startEventBridgeStub.ts';
 import { type KmsStubHandle, startKmsStub } from './startKmsStub.ts';
@@ -53,16 +60,30 @@ import { type SecretsStubHandle, startSecretsStub } from './startSecretsStub.ts'
 import { startSnsStub } from './startSnsStub.ts';
 import type { CfnTemplate } from './templateArns.ts';
 import { synthApp } from './testApp.ts';
-import { grantedActions, UNUSED_GRANT_REASONS, unusedGrants } from './unusedGrants.ts';
 
 const SECRET_ID = TEST_LAMBDA_IDS.apiKeySecret;
 const FREE_SECRET_ID = 'tunnel-archiver/free-plan-key';
 const TOKEN_KEY_SECRET_ID = TEST_LAMBDA_IDS.tokenKeySecret;
 
+/** The Security Lake custom source of the stack's opt-in `securityLake` context (every function is on). */
+const LAKE_SOURCE = {
+  cls: 'sessions',
+  bucket: 'aws-security-data-lake-us-east-1-test',
+  prefix: 'ext/tunnel-archiver-sessions/',
+  roleArn: 'arn:aws:iam::123456789012:role/AmazonSecurityLake-Provider-tunnel-archiver-sessions-us-east-1',
+  externalId: 'external-sessions',
+};
+
 // The bundle exactly as `cdk synth` produces it, outside the repo so it cannot lean on node_modules; its
-// esbuild metafile beside it.
+// esbuild metafile beside it. Every opt-in is on, so every function the stack can have is bundled.
 const outdir = mkdtempSync(join(tmpdir(), 'ta-proof-bundle-'));
-const { stack, template } = withBundleMetafiles(() => synthApp({ bundle: true, outdir }));
+const { stack, template } = withBundleMetafiles(() =>
+  synthApp({
+    bundle: true,
+    outdir,
+    context: { securityLake: JSON.stringify({ sources: [LAKE_SOURCE] }) },
+  }),
+);
 /** A function of the stack: its logical id in the template, and its bundle. */
 interface StackFunction {
   id: string;
@@ -78,10 +99,19 @@ const bundle = archiver.bundle;
 const snapshotFn = functionOf(stack.snapshots.fn);
 const snapshotBundle = snapshotFn.bundle;
 const detectFn = functionOf(stack.detections.fn);
+const fanoutFn = functionOf(stack.fanout.fn);
+if (!stack.securityLake) throw new Error('the securityLake context made no Security Lake export');
+const lakeFn = functionOf(stack.securityLake.fn);
 
-/** The template's policies, and the permissions each role's recorded calls used (for the least-privilege report). */
+/**
+ * The template's policies; the permissions each role's recorded calls used, its services' needs first
+ * (for the least-privilege report); the calls recorded of each function; the calls signed by a role
+ * the function assumed (not its own, so not its role's to allow).
+ */
 const policies = new TemplatePolicies(template.toJSON() as CfnTemplate);
-const used = new Map<string, Access[]>();
+const used = new Map<string, Access[]>(serviceNeeds(policies));
+const recorded = new Map<string, number>();
+const assumedCalls: RecordedCall[] = [];
 
 /**
  * The recorded calls of one invocation against the function's role in the template: the refusals, each
@@ -96,8 +126,16 @@ async function deniedCalls(fn: StackFunction, env: Record<string, string>, calls
   const names = namesFromEnv(env, stackEnv);
   const state = {};
   const accesses: Access[] = [];
-  for (const call of calls) accesses.push(...(await accessesOf(call, names, policies, state)));
+  const own = calls.filter((c) => c.as === undefined);
+  for (const call of own) accesses.push(...(await accessesOf(call, names, policies, state)));
+  // A call signed by an assumed role: that role was assumed first, by a call the function's role made.
+  const assumed = new Set(own.filter((c) => c.command === 'AssumeRoleCommand').map((c) => c.input.RoleArn));
+  for (const c of calls.filter((c) => c.as !== undefined)) {
+    expect(assumed.has(c.as), `${fn.id}: ${c.command} signed as ${c.as}, never assumed`).toBe(true);
+    assumedCalls.push(c);
+  }
   used.set(roleId, [...(used.get(roleId) ?? []), ...accesses]);
+  recorded.set(fn.id, (recorded.get(fn.id) ?? 0) + own.length);
   return refusals(policies, fn.id, roleId, accesses);
 }
 
@@ -238,7 +276,7 @@ describe('every bundle of the stack', () => {
       const dir = join(outdir, `asset.${String(fn.Properties.Code?.S3Key).replace(/\.zip$/, '')}`);
       if (!existsSync(join(dir, 'index.mjs'))) continue;
       const meta = JSON.parse(readFileSync(join(dir, METAFILE), 'utf8')) as Metafile;
-      found[id] = unshippedImports(meta, builtins);
+      found[id] = unshippedImports(meta, builtins, shippedPackages(dir));
     }
     expect(Object.keys(found)).toHaveLength(functions.length);
     expect(found).toEqual(Object.fromEntries(Object.keys(found).map((id) => [id, []])));
@@ -511,6 +549,7 @@ describe('the CDK-bundled handler', () => {
       const table = `${dynamo.table}-live`;
       await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
       const topic = 'arn:aws:sns:us-east-1:000000000000:findings';
+      const before = Date.now();
       const { results, stdout } = await invokeBundle(
         [{ 'detail-type': 'Scheduled Event' }, { 'detail-type': 'Scheduled Event' }],
         {
@@ -547,7 +586,10 @@ describe('the CDK-bundled handler', () => {
       expect(updated.length).toBeLessThanOrEqual(listed);
       for (const d of updated) expect(fresh.map((f) => f.finding_id)).toContain(d.finding_id);
       expect(details.every((d) => d.rule_id === 'long_tunnel')).toBe(true);
-      const sessions = new Set(emulator.active().map((a) => a.id));
+      // Every session open at some moment of the two snapshots (one may have ended since).
+      const sessions = new Set<string>();
+      for (let at = before; at <= Date.now(); at += 500)
+        for (const a of emulator.active(new Date(at))) sessions.add(a.id);
       for (const m of sns.published) {
         expect(m.topicArn).toBe(topic);
         expect(m.subject).toContain('Tunnel open longer than the limit');
@@ -635,6 +677,125 @@ describe('the CDK-bundled handler', () => {
     }
   });
 
+  it('the fan-out function, bundled as deployed: plan, every item of the plan walked, finish', async () => {
+    const store = await startS3rver('lambda-fanout');
+    try {
+      const table = `${dynamo.table}-fanout`;
+      await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
+      const env = {
+        ARCHIVE_DEST: `s3://${store.bucket}/`,
+        ARCHIVE_STATE: `dynamodb://${table}`,
+        AWS_ENDPOINT_URL_S3: store.endpoint,
+        WINDOW_DAYS: '3',
+      };
+      // The steps as the state machine runs them: a plan, the map's items (ItemReader reads them from
+      // S3), a finish given the plan; ranges of one page, so a day of several pages is split.
+      const planned = await invokeBundle(
+        [{ step: 'plan', orchestrationId: 'exec-1', rangePages: 1, leaseTtlSeconds: 3600 }],
+        env,
+        fanoutFn,
+      );
+      expect(
+        planned.results.map((r) => r.ok),
+        planned.stdout.slice(-2000),
+      ).toEqual([true]);
+      const plan = planned.results[0]?.value as {
+        orchestrationId: string;
+        lease: unknown;
+        windowDays: number;
+        itemsKey: string;
+        itemCount: number;
+      };
+      const itemsObject = await store.client.send(
+        new GetObjectCommand({ Bucket: store.bucket, Key: plan.itemsKey }),
+      );
+      const items = JSON.parse((await itemsObject.Body?.transformToString()) ?? '[]') as { kind: string }[];
+      expect(items).toHaveLength(plan.itemCount);
+      expect(items.some((i) => i.kind === 'range')).toBe(true);
+      const { orchestrationId, lease, windowDays } = plan;
+      const walked = await invokeBundle(
+        items.map((item) => ({ step: 'walk', orchestrationId, lease, windowDays, item })),
+        env,
+        fanoutFn,
+      );
+      expect(
+        walked.results.map((r) => r.ok),
+        walked.stdout.slice(-2000),
+      ).toEqual(items.map(() => true));
+      const finished = await invokeBundle([{ step: 'finish', plan }], env, fanoutFn);
+      expect(finished.results, finished.stdout.slice(-2000)).toEqual([
+        { ok: true, value: expect.objectContaining({ failedDays: [], digest: expect.anything() }) },
+      ]);
+      // Each step reached AWS: the plan its lease and items, the walks the archive, the finish the digest.
+      for (const step of [planned, walked, finished]) expect(step.calls.length).toBeGreaterThan(0);
+      expect(finished.calls.map((c) => c.command)).toContain('SignCommand');
+    } finally {
+      await store.close();
+    }
+  }, 240_000);
+
+  it('the Security Lake export, bundled as deployed: assumes the provider role and writes the archive to the lake', async () => {
+    // The archive the first run above wrote (history/), and the lake's bucket beside it.
+    const archived = await s3.client.send(
+      new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'history/', MaxKeys: 1 }),
+    );
+    expect(archived.KeyCount, 'the archive the window test writes').toBeGreaterThan(0);
+    await s3.client.send(new CreateBucketCommand({ Bucket: LAKE_SOURCE.bucket }));
+    const sts = await startStsStub();
+    AWSAccount.DUMMY_ACCOUNT.createKeyPair(sts.accessKeyId, sts.secretAccessKey);
+    try {
+      const table = `${dynamo.table}-lake`;
+      await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
+      // The cursor two days back: the run writes a few settled hours of the archive.
+      const source = { ...LAKE_SOURCE, location: { bucket: LAKE_SOURCE.bucket, prefix: LAKE_SOURCE.prefix } };
+      const from = `${addDays(toDay(new Date()), -2)}T00:00:00.000Z`;
+      await dynamoVersionedItems({ client: localDynamoClient(dynamo.endpoint), table }).put(
+        lakeCursorKey(source as never),
+        0,
+        JSON.stringify({ next: from }),
+      );
+      const lakeEnv = policies.resolved.Resources[lakeFn.id]?.Properties?.Environment as
+        | { Variables?: Record<string, string> }
+        | undefined;
+      const sources = lakeEnv?.Variables?.SECURITY_LAKE_SOURCES ?? '';
+      const { results, stdout, calls } = await invokeBundle(
+        [{}],
+        {
+          ARCHIVE_STATE: `dynamodb://${table}`,
+          AWS_ENDPOINT_URL_STS: sts.endpoint,
+          SECURITY_LAKE_SOURCES: sources,
+          SECURITY_LAKE_MAX_HOURS: '3',
+        },
+        lakeFn,
+      );
+      expect(results, stdout.slice(-2000)).toEqual([
+        { ok: true, value: [expect.objectContaining({ hours: 3 })] },
+      ]);
+      // The provider role, by its ARN and with its external id, assumed by the function's own role.
+      expect(sts.assumed).toContainEqual(
+        expect.objectContaining({ RoleArn: LAKE_SOURCE.roleArn, ExternalId: LAKE_SOURCE.externalId }),
+      );
+      expect(calls).toContainEqual(
+        expect.objectContaining({
+          command: 'AssumeRoleCommand',
+          input: expect.objectContaining({
+            RoleArn: LAKE_SOURCE.roleArn,
+            ExternalId: LAKE_SOURCE.externalId,
+          }),
+        }),
+      );
+      // The lake's objects were written with the provider role's credentials, not the function's.
+      const lakeWrites = calls.filter((c) => c.command === 'PutObjectCommand');
+      expect(lakeWrites.length).toBeGreaterThan(0);
+      expect(
+        lakeWrites.every((c) => c.as === LAKE_SOURCE.roleArn && c.input.Bucket === LAKE_SOURCE.bucket),
+      ).toBe(true);
+    } finally {
+      AWSAccount.DUMMY_ACCOUNT.revokeAccessKey(sts.accessKeyId);
+      await sts.close();
+    }
+  }, 240_000);
+
   it('sees a worker thread that a module imported like the bundle starts (the count above can fail)', async () => {
     const probe = join(outdir, 'starts-a-worker.mjs');
     writeFileSync(
@@ -649,25 +810,25 @@ describe('the CDK-bundled handler', () => {
 });
 
 describe('least privilege', () => {
-  it('every action a role grants was used by a recorded call, or is kept for a written reason', () => {
-    const roles: [string, NodejsFunction][] = [
-      ['Archiver', stack.archiver.fn],
-      ['Snapshots', stack.snapshots.fn],
-      ['Detections', stack.detections.fn],
-    ];
-    const report = roles.map(([name, fn]) => {
-      const roleId = policies.roleOf(stack.getLogicalId(fn.node.defaultChild as CfnElement));
-      const reasons = UNUSED_GRANT_REASONS[name] ?? {};
-      const unused = unusedGrants(grantedActions(policies, roleId), used.get(roleId) ?? [], reasons);
-      const stale = Object.keys(reasons).filter((a) => !unused.some((u) => u.action === a));
-      return { role: name, unused, stale };
-    });
+  it('every function of the template made calls, each checked against its role above', () => {
+    const functions = policies.resources('AWS::Lambda::Function').map(([id]) => id);
+    expect(functions).toContain(lakeFn.id);
+    expect(functions.filter((id) => !recorded.get(id))).toEqual([]);
+  });
+
+  it('every action a role grants was used by a recorded call or its service, or is kept for a written reason', () => {
+    const report = roleReports(stack, policies, used);
     // The report: each role's unused actions and why each is kept.
-    console.log(JSON.stringify(report, null, 2));
-    expect(
-      report.flatMap((r) => r.unused.filter((u) => !u.reason).map((u) => `${r.role}: ${u.action}`)),
-    ).toEqual([]);
+    console.log(
+      JSON.stringify(
+        { roles: report, callsByFunction: Object.fromEntries(recorded), assumedCalls: assumedCalls.length },
+        null,
+        2,
+      ),
+    );
+    const { unexplained, stale } = reportFailures(report);
+    expect(unexplained).toEqual([]);
     // A reason for an action the role no longer grants, or that a call now uses, is stale.
-    expect(report.flatMap((r) => r.stale.map((a) => `${r.role}: ${a}`))).toEqual([]);
+    expect(stale).toEqual([]);
   });
 });

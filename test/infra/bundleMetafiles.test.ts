@@ -33,6 +33,16 @@ describe('unshippedImports', () => {
     expect(found).toEqual(flagged ? [{ module, kind: 'require-call', importers: [importer] }] : []);
   });
 
+  it('counts a package installed beside the bundle (nodeModules) as shipped, and only that package', () => {
+    const meta = metafile([
+      ['@duckdb/node-api', 'lib/ocsf/ocsfArchive.ts'],
+      ['classic-level', 'lib/process/kernelLock.ts'],
+    ]);
+    expect(unshippedImports(meta, BUILTINS, new Set(['@duckdb/node-api']))).toEqual([
+      { module: 'classic-level', kind: 'require-call', importers: ['lib/process/kernelLock.ts'] },
+    ]);
+  });
+
   it('reads what the output keeps, not every input esbuild parsed (tree-shaken imports are gone)', () => {
     const meta = metafile([]);
     meta.inputs['lib/process/kernelLock.ts'] = {

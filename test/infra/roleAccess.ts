@@ -119,8 +119,8 @@ export async function refusals(
   who: string,
   roleId: string,
   accesses: readonly Access[],
+  identity = policies.identityPolicies(roleId),
 ): Promise<string[]> {
-  const identity = policies.identityPolicies(roleId);
   const seen = new Set<string>();
   const out: string[] = [];
   for (const a of accesses) {

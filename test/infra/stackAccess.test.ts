@@ -1,13 +1,28 @@
 import { createRequire } from 'node:module';
 import type { CfnElement } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
+import type { RecordedCall } from '../../functions/shared/awsClients.ts';
 import { type Reader, SETTINGS } from '../../lib/config/configSpec.ts';
+import { accessesOf } from './callAccesses.ts';
 import { refusal, refusals, TemplatePolicies } from './roleAccess.ts';
+import { serviceNeeds } from './serviceNeeds.ts';
 import { stateMachineNeeds } from './stateMachineNeeds.ts';
 import { ACCOUNT, type CfnTemplate, REGION } from './templateArns.ts';
 import { synthApp } from './testApp.ts';
 
-const { stack, template } = synthApp();
+/** Every opt-in on, so every function and role the stack can have is in the template. */
+const LAKE = {
+  sources: [
+    {
+      cls: 'sessions',
+      bucket: 'aws-security-data-lake-us-east-1-test',
+      prefix: 'ext/tunnel-archiver-sessions/',
+      roleArn: `arn:aws:iam::${ACCOUNT}:role/AmazonSecurityLake-Provider-tunnel-archiver-sessions-us-east-1`,
+      externalId: 'external-sessions',
+    },
+  ],
+};
+const { stack, template } = synthApp({ context: { securityLake: JSON.stringify(LAKE) } });
 const policies = new TemplatePolicies(template.toJSON() as CfnTemplate);
 const idOf = (c: { node: { defaultChild?: unknown } }) =>
   stack.getLogicalId(c.node.defaultChild as CfnElement);
@@ -80,6 +95,31 @@ describe('the fan-out state machine', () => {
   });
 });
 
+describe("the roles the stack's services run as", () => {
+  const needs = serviceNeeds(policies);
+
+  it('let the schedule start the fan-out state machine', async () => {
+    const machineArn = `arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:${machineId}`;
+    const starts = [...needs.entries()].filter(([, n]) =>
+      n.some(
+        (a) => a.action === 'states:StartExecution' && a.resource === machineArn && a.call.startsWith('rule'),
+      ),
+    );
+    expect(starts).toHaveLength(1);
+    const [roleId, accesses] = starts[0] ?? ['', []];
+    expect(roleId).not.toBe(policies.roleOf(machineId));
+    expect(await refusals(policies, roleId, roleId, accesses)).toEqual([]);
+  });
+
+  it('allow what each service does as them, for every state machine and rule target of the template', async () => {
+    const refused: string[] = [];
+    for (const [roleId, accesses] of needs)
+      refused.push(...(await refusals(policies, roleId, roleId, accesses)));
+    expect(needs.size).toBeGreaterThanOrEqual(2);
+    expect(refused).toEqual([]);
+  });
+});
+
 describe('the archive bucket and the signing key, by their resource policies', () => {
   const archiverRole = policies.roleOf(idOf(stack.archiver.fn));
   const detectRole = policies.roleOf(idOf(stack.detections.fn));
@@ -101,6 +141,17 @@ describe('the archive bucket and the signing key, by their resource policies', (
     expect(await refusal(policies, archiverRole, put(key, '*'))).toBeUndefined();
   });
 
+  it('refuses the archiver a read without TLS, which its role allows over TLS', async () => {
+    const read = {
+      action: 's3:GetObject',
+      resource: `${archive}/history/dt=2026-01-01/a.parquet`,
+      call: 'GetObject',
+      context: { 'aws:SecureTransport': 'false' },
+    };
+    expect(await refusal(policies, archiverRole, read)).toBe('explicitly denied');
+    expect(await refusal(policies, archiverRole, { ...read, context: {} })).toBeUndefined();
+  });
+
   it('lets the weekly verify replace reports/index.html (not write-once)', async () => {
     expect(await refusal(policies, archiverRole, put('reports/index.html'))).toBeUndefined();
   });
@@ -117,6 +168,98 @@ describe('the archive bucket and the signing key, by their resource policies', (
   });
 });
 
+describe('a call of a function its role does not allow', () => {
+  if (!stack.securityLake) throw new Error('the securityLake context made no Security Lake export');
+  const envOf = (id: string) =>
+    ((policies.resolved.Resources[id]?.Properties?.Environment as { Variables?: Record<string, string> })
+      ?.Variables ?? {}) as Record<string, string>;
+  const bare = (url: string | undefined) =>
+    String(url)
+      .replace(/^\w+:\/\//, '')
+      .replace(/\/$/, '');
+  // One call each function makes, named as the template names its resources.
+  const cases: [string, string, RecordedCall][] = [
+    [
+      'archive-history',
+      idOf(stack.archiver.fn),
+      {
+        client: 'KMSClient',
+        command: 'SignCommand',
+        input: { KeyId: envOf(idOf(stack.archiver.fn)).DIGEST_SIGNING_KEY_ID },
+      },
+    ],
+    [
+      'fanout',
+      idOf(stack.fanout.fn),
+      {
+        client: 'S3Client',
+        command: 'PutObjectCommand',
+        input: {
+          Bucket: bare(envOf(idOf(stack.fanout.fn)).ARCHIVE_DEST),
+          Key: 'history/dt=2026-01-01/a.parquet',
+          IfNoneMatch: '*',
+        },
+      },
+    ],
+    [
+      'snapshot-active',
+      idOf(stack.snapshots.fn),
+      {
+        client: 'DynamoDBClient',
+        command: 'PutItemCommand',
+        input: {
+          TableName: bare(envOf(idOf(stack.snapshots.fn)).ARCHIVE_STATE),
+          Item: { pk: 'ACTIVE#sessions' },
+        },
+      },
+    ],
+    [
+      'detect',
+      idOf(stack.detections.fn),
+      {
+        client: 'SNSClient',
+        command: 'PublishCommand',
+        input: { TopicArn: envOf(idOf(stack.detections.fn)).FINDINGS_TOPIC_ARN },
+      },
+    ],
+    [
+      'security-lake-export',
+      idOf(stack.securityLake.fn),
+      {
+        client: 'STSClient',
+        command: 'AssumeRoleCommand',
+        input: { RoleArn: LAKE.sources[0]?.roleArn, ExternalId: LAKE.sources[0]?.externalId },
+      },
+    ],
+  ];
+
+  it.each(cases)(
+    '%s: names the function, the call and the action its role lacks',
+    async (_name, fnId, call) => {
+      const roleId = policies.roleOf(fnId);
+      const accesses = await accessesOf(call, new Map(), policies);
+      const [first] = accesses;
+      if (!first) throw new Error('the call needs nothing');
+      // The role as deployed allows the call.
+      expect(await refusals(policies, fnId, roleId, accesses)).toEqual([]);
+      // The role without that action, wherever it is granted.
+      const identity = policies.identityPolicies(roleId).map((p) => ({
+        name: p.name,
+        policy: {
+          ...p.policy,
+          Statement: p.policy.Statement.map((s) => ({
+            ...s,
+            Action: [s.Action].flat().filter((a) => a !== first.action),
+          })).filter((s) => s.Action.length > 0),
+        },
+      }));
+      const refused = await refusals(policies, fnId, roleId, [first], identity);
+      expect(refused).toEqual([expect.stringContaining(`${fnId}: ${first.call} needs ${first.action} on `)]);
+      expect(refused[0]).toContain(call.command.replace(/Command$/, ''));
+    },
+  );
+});
+
 /**
  * Settings a function reads that have no default and that the stack leaves unset, each with the reason
  * it may stay unset. Any other setting a function reads without a default must be in its environment.
@@ -131,13 +274,29 @@ const UNSET_BY_DESIGN: Record<string, string> = {
     'Testing only: the bundle tests set it to record each AWS call; a deployment records none.',
 };
 
+/** Settings one function reads that the stack leaves unset for it alone, each with the reason. */
+const UNSET_FOR: Partial<Record<Reader, Record<string, string>>> = {
+  'security-lake-export': {
+    DETECTION_SETTINGS:
+      "The export takes the rules' names and ATT&CK entries only; the overrides (thresholds, allowlists) decide which findings the detect and snapshot functions raise, and the export reads those from findings/.",
+  },
+};
+
 describe('the environment the stack gives each function', () => {
+  if (!stack.securityLake) throw new Error('the securityLake context made no Security Lake export');
   const functions: [Reader, string][] = [
     ['archive-history', idOf(stack.archiver.fn)],
     ['fanout', idOf(stack.fanout.fn)],
     ['snapshot-active', idOf(stack.snapshots.fn)],
     ['detect', idOf(stack.detections.fn)],
+    ['security-lake-export', idOf(stack.securityLake.fn)],
   ];
+
+  it('knows which settings every function of the template reads', () => {
+    const known = new Set(functions.map(([, id]) => id));
+    expect(policies.resources('AWS::Lambda::Function').filter(([id]) => !known.has(id))).toEqual([]);
+  });
+
   it.each(functions)('sets every setting %s reads without a default', (reader, id) => {
     const env = (
       policies.resolved.Resources[id]?.Properties?.Environment as { Variables?: object } | undefined
@@ -148,7 +307,8 @@ describe('the environment the stack gives each function', () => {
         (s.readBy as readonly Reader[]).includes(reader) &&
         s.default === undefined &&
         !set.has(s.env) &&
-        UNSET_BY_DESIGN[s.env] === undefined,
+        UNSET_BY_DESIGN[s.env] === undefined &&
+        UNSET_FOR[reader]?.[s.env] === undefined,
     ).map((s) => s.env);
     expect(missing).toEqual([]);
   });
@@ -156,5 +316,14 @@ describe('the environment the stack gives each function', () => {
   it('gives a reason only for settings that exist and that some function reads', () => {
     const read = new Set<string>(SETTINGS.filter((s) => s.readBy.some((r) => r !== 'cli')).map((s) => s.env));
     expect(Object.keys(UNSET_BY_DESIGN).filter((v) => !read.has(v))).toEqual([]);
+    const readBy = (env: string, reader: Reader) =>
+      SETTINGS.some((s) => s.env === env && (s.readBy as readonly Reader[]).includes(reader));
+    expect(
+      Object.entries(UNSET_FOR).flatMap(([reader, vars]) =>
+        Object.keys(vars ?? {})
+          .filter((v) => !readBy(v, reader as Reader))
+          .map((v) => `${reader}: ${v}`),
+      ),
+    ).toEqual([]);
   });
 });

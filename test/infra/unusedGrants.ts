@@ -3,10 +3,10 @@ import type { Access, TemplatePolicies } from './roleAccess.ts';
 /**
  * Actions a role is granted that no recorded call of its functions used, each kept for a reason: what
  * uses it that the tests cannot record (the Lambda service itself, a path only a big or broken archive
- * takes). Keyed by the role's construct id (`Archiver`, `Snapshots`, `Detections`).
+ * takes). Keyed by the role's construct path in the stack (`Archiver/Role`, `Fanout/StateMachine/Role`).
  */
 export const UNUSED_GRANT_REASONS: Record<string, Record<string, string>> = {
-  Archiver: {
+  'Archiver/Role': {
     'logs:CreateLogStream': 'Lambda writes the function logs with its role; no SDK call of the handler.',
     'logs:PutLogEvents': 'Lambda writes the function logs with its role; no SDK call of the handler.',
     'sqs:SendMessage': 'Lambda sends a failed asynchronous invocation to the failure queue with the role.',
@@ -20,15 +20,19 @@ export const UNUSED_GRANT_REASONS: Record<string, Record<string, string>> = {
       "Judging the weekly verify's checksum jobs: no S3 Control endpoint locally (test/verify/s3ChecksumJobs.test.ts checks the requests).",
     'iam:PassRole': 'S3 Batch Operations takes the checksum job role from CreateJob; IAM checks it, not an SDK call.',
   },
-  Snapshots: {
+  'Snapshots/Role': {
     'logs:CreateLogStream': 'Lambda writes the function logs with its role; no SDK call of the handler.',
     'logs:PutLogEvents': 'Lambda writes the function logs with its role; no SDK call of the handler.',
     'dynamodb:DeleteItem':
       'Replaced chunk items of a live-session state too big for one item (ACTIVE#*); the tests keep it small.',
   },
-  Detections: {
+  'Detections/Role': {
     'glue:GetPartitions':
       "Athena's guide lists it for queries of a partitioned table; ours project dt (no Glue partitions are read), kept so a table without projection still works.",
+    'logs:CreateLogStream': 'Lambda writes the function logs with its role; no SDK call of the handler.',
+    'logs:PutLogEvents': 'Lambda writes the function logs with its role; no SDK call of the handler.',
+  },
+  'SecurityLake/Role': {
     'logs:CreateLogStream': 'Lambda writes the function logs with its role; no SDK call of the handler.',
     'logs:PutLogEvents': 'Lambda writes the function logs with its role; no SDK call of the handler.',
   },
