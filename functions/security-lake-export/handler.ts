@@ -12,7 +12,6 @@ import type { Context } from 'aws-lambda';
 import { systemClock } from '../../lib/clock/clock.ts';
 import { loadConfig } from '../../lib/config/loadConfig.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { openStoreArchive } from '../../lib/ocsf/openStoreArchive.ts';
 import { writeSecurityLake } from '../../lib/ocsf/writeSecurityLake.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
@@ -40,7 +39,7 @@ export async function handler(_event: unknown, context: Context) {
   const tmpDir = await mkdtemp(join(tmpdir(), 'security-lake-'));
   return writeSecurityLake(
     {
-      openArchive: openStoreArchive(objects, tmpDir),
+      archive: objects,
       lakeStore: async (source) =>
         assumedLakeStore(source, { region, s3: s3ClientConfig(process.env), env: process.env }),
       items,

@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, CfnCondition, Duration, Fn, Stack, Token, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
-import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { type CfnPolicy, Effect, Policy, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
@@ -32,7 +32,10 @@ export interface SecurityLakeExportProps {
   bucket: Bucket;
   table: ITable;
   sources: readonly LakeSourceSetting[];
-  /** The lake's own KMS key, when it uses one (its ARN). */
+  /**
+   * The lake's own KMS key, when it uses one (its ARN): the provider roles of this account may then use
+   * it for their writes to the lake bucket (see `grantLakeKey`).
+   */
   kmsKeyArn?: string;
   /** Hours after an hour ends before it is written (default: the config spec's). */
   settleHours?: number;
@@ -97,17 +100,16 @@ export class SecurityLakeExport extends Construct {
         [objects(archiveKeys.historyPrefix), objects(archiveKeys.findingsPrefix)],
       ),
     );
+    // The digest chain, read by key: what was archived, in order (the export's cursor follows it).
+    role.addToPolicy(allow('ReadDigestChain', ['s3:GetObject'], [objects(archiveKeys.digestsPrefix)]));
+    // A finding's related sessions: the history partitions of its days, listed one day at a time.
     role.addToPolicy(
       new PolicyStatement({
         sid: 'ListArchive',
         effect: Effect.ALLOW,
         actions: ['s3:ListBucket'],
         resources: [props.bucket.bucketArn],
-        conditions: {
-          StringLike: {
-            's3:prefix': [archiveKeys.historyPrefix, archiveKeys.findingsPrefix].map((p) => `${p}*`),
-          },
-        },
+        conditions: { StringLike: { 's3:prefix': [`${archiveKeys.historyPrefix}*`] } },
       }),
     );
     role.addToPolicy(
@@ -126,8 +128,7 @@ export class SecurityLakeExport extends Construct {
         props.sources.map((s) => s.roleArn),
       ),
     );
-    if (props.kmsKeyArn !== undefined)
-      role.addToPolicy(allow('LakeKey', ['kms:GenerateDataKey', 'kms:Decrypt'], [props.kmsKeyArn]));
+    if (props.kmsKeyArn !== undefined) this.grantLakeKey(props.kmsKeyArn, props.sources);
 
     this.alarm = new Alarm(this, 'FailedRunAlarm', {
       alarmDescription:
@@ -141,11 +142,46 @@ export class SecurityLakeExport extends Construct {
     if (props.alarmTopic !== undefined) this.alarm.addAlarmAction(new SnsAction(props.alarmTopic));
 
     const archiveArn = `<${Stack.of(this).getLogicalId(props.bucket.node.defaultChild as CfnBucket)}.Arn>`;
-    for (const prefix of [archiveKeys.historyPrefix, archiveKeys.findingsPrefix])
+    for (const prefix of [archiveKeys.historyPrefix, archiveKeys.findingsPrefix, archiveKeys.digestsPrefix])
       Validations.of(role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::${archiveArn}/${prefix}*]`,
-        reason: `The export reads ${prefix} (Parquet partitions named per run) to map them to OCSF: read-only, one prefix.`,
+        reason: `The export reads ${prefix} (files named per run: data partitions, or the digest chain by position) to map them to OCSF: read-only, one prefix.`,
       });
+  }
+
+  /**
+   * The lake's writes are the provider roles' (the function signs them with the role's session), so with
+   * a lake key it is the provider role, not the function's role, that S3 asks KMS for: it needs
+   * `kms:GenerateDataKey` (and `kms:Decrypt`, for multipart uploads) on the key, through S3 only. The
+   * stack attaches that policy to each provider role of its own account (a CloudFormation condition
+   * keeps it out when deployed elsewhere); a role in another account gets it from the lake's admin
+   * (docs/security-lake.md). The key's policy must let the role use it (its IAM delegation does).
+   */
+  private grantLakeKey(kmsKeyArn: string, sources: readonly LakeSourceSetting[]): void {
+    const [, , , keyRegion] = kmsKeyArn.split(':');
+    const roleArns = [...new Set(sources.map((s) => s.roleArn))].sort();
+    roleArns.forEach((arn, i) => {
+      const [, , , , account = ''] = arn.split(':');
+      const stackAccount = Stack.of(this).account;
+      if (!Token.isUnresolved(stackAccount) && stackAccount !== account) return;
+      const policy = new Policy(this, `ProviderRoleLakeKey${i}`, {
+        statements: [
+          new PolicyStatement({
+            sid: 'LakeKeyThroughS3',
+            effect: Effect.ALLOW,
+            actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+            resources: [kmsKeyArn],
+            conditions: { StringEquals: { 'kms:ViaService': `s3.${keyRegion}.amazonaws.com` } },
+          }),
+        ],
+      });
+      policy.attachToRole(Role.fromRoleArn(this, `ProviderRole${i}`, arn, { mutable: true }));
+      (policy.node.defaultChild as CfnPolicy).cfnOptions.condition = new CfnCondition(
+        this,
+        `ProviderRoleInThisAccount${i}`,
+        { expression: Fn.conditionEquals(Aws.ACCOUNT_ID, account) },
+      );
+    });
   }
 }
 

@@ -333,14 +333,15 @@ export const SETTINGS = [
     env: 'SECURITY_LAKE_SETTLE_HOURS',
     default: '6',
     description:
-      'Lambda only (set by the stack): hours after an hour ends before the Security Lake export writes it (0-72), so that its sessions have reached history.',
+      "Lambda only (set by the stack): hours after an archive hour ends before the Security Lake export sends what it archived (0-72); a session's Open carries its latest revision when sent.",
     readBy: ['security-lake-export'],
   },
   {
     key: 'securityLakeMaxHours',
     env: 'SECURITY_LAKE_MAX_HOURS',
     default: '48',
-    description: 'Lambda only: the most hours of each source one Security Lake export run writes (1-744).',
+    description:
+      'Lambda only: the most archive hours of each source one Security Lake export run sends (1-744).',
     readBy: ['security-lake-export'],
   },
   {
@@ -348,7 +349,7 @@ export const SETTINGS = [
     env: 'SECURITY_LAKE_LOOKBACK_DAYS',
     default: '7',
     description:
-      'Lambda only: days of history before the hours being written that the Security Lake export also reads (0-60), for sessions opened before them.',
+      "Lambda only: days of history before a finding's partition that the Security Lake export also reads (0-60), to resolve its related sessions.",
     readBy: ['security-lake-export'],
   },
   {

@@ -12,13 +12,18 @@ const PARTITION = /^(history|findings)\/dt=(\d{4}-\d{2}-\d{2})\/[^/]+\.parquet$/
  * store (S3) into the folder `dir`, with the same keys, so DuckDB reads them as a local archive. Only
  * lists and reads the store. With a first day, it lists each day's partition alone, so an hourly run costs
  * the same whatever the archive's age; without one (everything up to a day) it lists the datasets whole.
- * Returns the files copied.
+ * `datasets` narrows it to some of the two. Returns the files copied.
  */
-export async function copyArchiveDays(objects: ObjectStore, dir: string, days: OcsfDays): Promise<number> {
+export async function copyArchiveDays(
+  objects: ObjectStore,
+  dir: string,
+  days: OcsfDays,
+  datasets: readonly string[] = [archiveKeys.historyPrefix, archiveKeys.findingsPrefix],
+): Promise<number> {
   let copied = 0;
   const inDays = (dt: Day) => dt <= days.untilDay && (days.fromDay === undefined || dt >= days.fromDay);
   const prefixes: string[] = [];
-  for (const dataset of [archiveKeys.historyPrefix, archiveKeys.findingsPrefix]) {
+  for (const dataset of datasets) {
     if (days.fromDay === undefined) prefixes.push(dataset);
     else
       for (let dt = days.fromDay; dt <= days.untilDay; dt = addDays(dt, 1))

@@ -68,6 +68,13 @@ export interface OcsfArchive {
     window: OcsfWindow,
     path: string,
   ): Promise<number>;
+  /** The UTC days (YYYY-MM-DD) the events of a class in the window fall on, in order. */
+  eventDays(
+    cls: OcsfClass,
+    profile: OcsfProfile,
+    rules: readonly OcsfRule[],
+    window: OcsfWindow,
+  ): Promise<Day[]>;
   /**
    * Maps the class once for a window, so `events` and `writeParquet` inside it read the mapped rows
    * (a run that writes many hours maps them once).
@@ -89,17 +96,29 @@ function hasParquet(dir: string): boolean {
   });
 }
 
+export interface OcsfArchiveOptions {
+  /**
+   * An archive folder holding an earlier part of `dir`'s files: the events then leave out every event
+   * whose `metadata.uid` the mapping of `before` already produces (what those files added, and only that).
+   */
+  before?: string;
+}
+
 /**
  * The archive folder `dir` in DuckDB (in memory, the Athena shims loaded), its `history/` and
  * `findings/` partitions limited to `days`, ready to run the OCSF mapping. Reads only.
  */
-export async function openOcsfArchive(dir: string, days: OcsfDays): Promise<OcsfArchive> {
+export async function openOcsfArchive(
+  dir: string,
+  days: OcsfDays,
+  options: OcsfArchiveOptions = {},
+): Promise<OcsfArchive> {
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   const dtFilter = `dt <= ${sqlString(days.untilDay)}${days.fromDay ? ` AND dt >= ${sqlString(days.fromDay)}` : ''}`;
-  const table = (name: string, prefix: string, empty: string) => {
-    const folder = join(dir, prefix);
+  const table = (name: string, prefix: string, empty: string, root = dir) => {
+    const folder = join(root, prefix);
     return hasParquet(folder)
       ? `CREATE VIEW ${name} AS SELECT * FROM read_parquet(${sqlString(`${folder}/dt=*/*.parquet`)}, hive_partitioning = true, hive_types = {'dt': VARCHAR}, union_by_name = true) WHERE ${dtFilter}`
       : `CREATE TABLE ${name} AS SELECT ${empty} WHERE false`;
@@ -115,15 +134,30 @@ export async function openOcsfArchive(dir: string, days: OcsfDays): Promise<Ocsf
     ...ATHENA_MACROS,
     table('ocsf_history', archiveKeys.historyPrefix, emptyHistory),
     table('ocsf_findings', archiveKeys.findingsPrefix, emptyFindings),
+    ...(options.before === undefined
+      ? []
+      : [
+          table('ocsf_history_before', archiveKeys.historyPrefix, emptyHistory, options.before),
+          table('ocsf_findings_before', archiveKeys.findingsPrefix, emptyFindings, options.before),
+        ]),
   ])
     await connection.run(s);
 
-  const mappingOf = (cls: OcsfClass, profile: OcsfProfile, rules: readonly OcsfRule[]) =>
+  const mappingOver = (cls: OcsfClass, profile: OcsfProfile, rules: readonly OcsfRule[], suffix: string) =>
     duckdbSpelling(
       cls === 'sessions'
-        ? sessionsOcsfSql('ocsf_history', profile)
-        : findingsOcsfSql({ findings: 'ocsf_findings', history: 'ocsf_history' }, profile, rules),
+        ? sessionsOcsfSql(`ocsf_history${suffix}`, profile)
+        : findingsOcsfSql(
+            { findings: `ocsf_findings${suffix}`, history: `ocsf_history${suffix}` },
+            profile,
+            rules,
+          ),
     );
+  const mappingOf = (cls: OcsfClass, profile: OcsfProfile, rules: readonly OcsfRule[]) =>
+    options.before === undefined
+      ? mappingOver(cls, profile, rules, '')
+      : `SELECT n.* FROM (${mappingOver(cls, profile, rules, '')}) n
+WHERE NOT EXISTS (SELECT 1 FROM (${mappingOver(cls, profile, rules, '_before')}) b WHERE b.metadata.uid = n.metadata.uid)`;
   const prepared = new Map<string, { table: string; window: OcsfWindow }>();
   const select = (cls: OcsfClass, profile: OcsfProfile, rules: readonly OcsfRule[], w: OcsfWindow) => {
     const ready = prepared.get(`${cls}|${profile.version}`);
@@ -156,6 +190,16 @@ ORDER BY o."time", o.metadata.uid`;
           `COPY (${select(cls, profile, rules, w)}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd)`,
         );
         return Number(reader.getRowsJson()[0]?.[0] ?? 0);
+      } catch (cause) {
+        throw failed(cause);
+      }
+    },
+    async eventDays(cls, profile, rules, w) {
+      try {
+        const reader = await connection.runAndReadAll(
+          `SELECT DISTINCT CAST(CAST(epoch_ms(e."time") AS DATE) AS VARCHAR) AS day FROM (${select(cls, profile, rules, w)}) e ORDER BY day`,
+        );
+        return reader.getRowObjectsJson().map((r) => String(r.day) as Day);
       } catch (cause) {
         throw failed(cause);
       }

@@ -1,3 +1,4 @@
+import type { Day } from '../clock/day.ts';
 import type { OcsfClass } from './ocsfArchive.ts';
 
 /** Where a custom source's objects go: the location Security Lake gives it when it is registered. */
@@ -23,12 +24,21 @@ export const hourOf = (t: Date): Date => new Date(Math.floor(t.getTime() / HOUR_
 const compact = (t: Date) => t.toISOString().slice(0, 13).replace(/[-T]/g, '');
 
 /**
- * The key of one hour's events under a custom source's prefix, in the lake's layout:
- * `region=<r>/accountId=<a>/eventDay=YYYYMMDD/<class>-YYYYMMDDHH.parquet`. One name per hour, so a
- * retry or a second run writes the same key (and write-once keeps the first).
+ * The key of the events one archive hour (digests from `firstSeq`, written in `archivedHour`) adds to
+ * the event day `eventDay`, in the lake's layout:
+ * `region=<r>/accountId=<a>/eventDay=YYYYMMDD/<class>-<archived YYYYMMDDHH>-<firstSeq>.parquet`. The name
+ * is a function of the archive hour, so a retry or a second run writes the same key (and write-once keeps
+ * the first); events that reach the archive late land in their own day under a later archive hour.
  */
-export function lakeKey(source: LakeSource, region: string, accountId: string, hour: Date): string {
-  const day = compact(hour).slice(0, 8);
+export function lakeKey(
+  source: LakeSource,
+  region: string,
+  accountId: string,
+  eventDay: Day,
+  archived: { hour: Date; firstSeq: number },
+): string {
+  const day = eventDay.replaceAll('-', '');
   const prefix = source.location.prefix.replace(/^\/+/, '').replace(/\/*$/, '/');
-  return `${prefix}region=${region}/accountId=${accountId}/eventDay=${day}/${source.cls}-${compact(hour)}.parquet`;
+  const seq = String(archived.firstSeq).padStart(10, '0');
+  return `${prefix}region=${region}/accountId=${accountId}/eventDay=${day}/${source.cls}-${compact(archived.hour)}-${seq}.parquet`;
 }

@@ -1,28 +1,31 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { copyFile, link, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Clock } from '../clock/clock.ts';
-import { addDays, toDay } from '../clock/day.ts';
-import { ArchiverError } from '../errors/archiverError.ts';
+import { addDays, type Day } from '../clock/day.ts';
+import { archiveKeys } from '../commit/archiveKeys.ts';
 import type { Logger } from '../log/logger.ts';
 import type { VersionedItems } from '../state/versionedItems.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
+import { type ArchiveHour, ArchiveHours } from './archiveHours.ts';
+import { copyArchiveDays } from './copyArchiveDays.ts';
 import type { OcsfRule } from './findingsOcsfSql.ts';
-import type { OcsfArchive, OcsfDays } from './ocsfArchive.ts';
+import { moveLakeCursor, noteSentFiles, readLakeCursor, readSentFiles } from './lakeProgress.ts';
+import { openOcsfArchive } from './ocsfArchive.ts';
 import { OCSF_1_1 } from './ocsfProfile.ts';
-import { hourOf, type LakeSource, lakeKey } from './securityLakeLayout.ts';
+import { type LakeSource, lakeKey } from './securityLakeLayout.ts';
+
+export { lakeCursorKey } from './lakeProgress.ts';
 
 const HOUR_MS = 3_600_000;
-
-/** The state item of a source's cursor: the first hour not written yet. */
-export const lakeCursorKey = (source: LakeSource) =>
-  `LAKE#${source.cls}#${source.location.bucket}/${source.location.prefix}`;
+const ALL_TIME = { fromMs: Number.MIN_SAFE_INTEGER, toMs: Number.MAX_SAFE_INTEGER };
 
 export interface SecurityLakeDeps {
-  /** The archive's partitions in `days`, opened for the mapping (the handler copies them from S3). */
-  openArchive(days: OcsfDays): Promise<OcsfArchive>;
+  /** The archive's store: its digest chain, `history/` and `findings/` (read only). */
+  archive: ObjectStore;
   /** The lake bucket as seen through the source's provider role (assumed with its external id). */
   lakeStore(source: LakeSource): Promise<ObjectStore>;
-  /** Where the cursors live (the state table). */
+  /** Where the cursors and the sent files live (the state table). */
   items: VersionedItems;
   rules: readonly OcsfRule[];
   clock: Clock;
@@ -35,124 +38,183 @@ export interface SecurityLakeOptions {
   region: string;
   accountId: string;
   /**
-   * Hours after an hour ends before it is written: time for its sessions to reach history (the
-   * archiver's lag) and for findings to be evaluated. Events that reach the archive later are not sent.
+   * Hours after an archive hour ends before it is sent: a session's Open event carries its latest
+   * revision when it is sent, so waiting gathers more of it. Nothing archived is ever skipped.
    */
   settleHours: number;
-  /** Hours one run writes at most per source; the cursor keeps the rest for the next run. */
+  /** Archive hours one run sends at most per source; the cursor keeps the rest for the next run. */
   maxHours: number;
-  /** Days of partitions before an hour's own day that its events may come from (a session that began earlier). */
+  /** Days of history before a finding's partition read to resolve its `related_events`. */
   lookbackDays: number;
-  /** The first hour a fresh cursor starts at (default: one day before the last settled hour). */
-  firstHour?: Date;
+  /** The digest position a fresh cursor starts at (default 1: the whole archive, `maxHours` a run). */
+  firstSeq?: number;
 }
 
 export interface SourceResult {
   cls: LakeSource['cls'];
+  /** Archive hours this run went through. */
   hours: number;
   files: number;
   events: number;
-  /** Hours whose file another run (or an earlier try) had written already. */
+  /** Files another run (or an earlier try) had written already. */
   alreadyWritten: number;
 }
 
-interface Cursor {
-  version: number;
-  next: Date;
-}
-
-async function readCursor(items: VersionedItems, key: string, fallback: Date): Promise<Cursor> {
-  const item = await items.get(key);
-  if (item === undefined) return { version: 0, next: fallback };
-  const next = new Date(String((JSON.parse(item.data) as { next?: string }).next));
-  if (Number.isNaN(next.getTime()))
-    throw new ArchiverError('SCHEMA_MISMATCH', `the Security Lake cursor ${key} holds no hour`);
-  return { version: item.version, next };
-}
-
 /**
- * One scheduled run of the Security Lake custom sources: for each source, every hour from its cursor
- * that has settled, at most `maxHours`: that hour's events (OCSF 1.1.0: Network Activity 4001 for
- * sessions, Detection Finding 2004 for findings), sorted by time, as one Parquet file under the lake's
- * layout, written once (`putIfAbsent`: a retry or a concurrent run finds it there), then the cursor moves
- * past the hour (a conditional write; a run that loses the race re-reads it). An hour without events
- * writes no file. A fresh cursor starts one day before the first settled hour.
+ * One scheduled run of the Security Lake custom sources. The cursor follows what was archived, not event
+ * time: for each source, every archive hour (lib/ocsf/archiveHours.ts: the digests written in one hour,
+ * which list each data file once) from its cursor that has settled, at most `maxHours`. The events an
+ * archive hour adds are those its files (history/ for sessions, findings/ for findings) produce and the
+ * files sent before it (per partition day, with the digest that listed them) did not, by
+ * `metadata.uid`: a session first archived days late gets its Open then, a revision that ends it its
+ * Close, a finding written late its Create or Update. They are written (OCSF 1.1.0, sorted by time) as
+ * one Parquet file per event day, named after the archive hour, write-once; then the partitions' sent
+ * files and the cursor move (conditional writes). A retry or a concurrent run computes the same events
+ * under the same names (what was sent before an archive hour is read by digest position), so each event
+ * reaches the lake once.
  */
 export async function writeSecurityLake(
   deps: SecurityLakeDeps,
   o: SecurityLakeOptions,
 ): Promise<SourceResult[]> {
-  const lastSettled = hourOf(new Date(deps.clock.now().getTime() - (o.settleHours + 1) * HOUR_MS));
   const results: SourceResult[] = [];
   // A folder of this run's own: a concurrent run beside it never touches its files.
   const work = await mkdtemp(join(deps.tmpDir, 'lake-run-'));
   try {
-    await writeSources(deps, o, lastSettled, work, results);
+    const hours = new ArchiveHours(deps.archive);
+    for (const source of o.sources) results.push(await writeSource(deps, o, source, hours, work));
   } finally {
     await rm(work, { recursive: true, force: true });
   }
   return results;
 }
 
-async function writeSources(
+async function writeSource(
   deps: SecurityLakeDeps,
   o: SecurityLakeOptions,
-  lastSettled: Date,
+  source: LakeSource,
+  hours: ArchiveHours,
   work: string,
-  results: SourceResult[],
-): Promise<void> {
-  for (const source of o.sources) {
-    const key = lakeCursorKey(source);
-    let cursor = await readCursor(
-      deps.items,
-      key,
-      o.firstHour ? hourOf(o.firstHour) : new Date(lastSettled.getTime() - 23 * HOUR_MS),
-    );
-    const result: SourceResult = { cls: source.cls, hours: 0, files: 0, events: 0, alreadyWritten: 0 };
-    results.push(result);
-    if (cursor.next > lastSettled) continue;
-    const lastHour = new Date(
-      Math.min(lastSettled.getTime(), cursor.next.getTime() + (o.maxHours - 1) * HOUR_MS),
-    );
-    const archive = await deps.openArchive({
-      fromDay: addDays(toDay(cursor.next), -o.lookbackDays),
-      untilDay: toDay(lastHour),
-    });
-    const lake = await deps.lakeStore(source);
-    try {
-      const span = { fromMs: cursor.next.getTime(), toMs: lastHour.getTime() + HOUR_MS };
-      await archive.prepare(source.cls, OCSF_1_1, deps.rules, span);
-      while (cursor.next <= lastHour) {
-        const hour = cursor.next;
-        const path = join(work, `${source.cls}-${hour.getTime()}.parquet`);
-        const window = { fromMs: hour.getTime(), toMs: hour.getTime() + HOUR_MS };
-        const events = await archive.writeParquet(source.cls, OCSF_1_1, deps.rules, window, path);
-        if (events > 0) {
-          const created = await lake.putIfAbsent(
-            lakeKey(source, o.region, o.accountId, hour),
-            await readFile(path),
-          );
-          if (created) {
-            result.files++;
-            result.events += events;
-          } else result.alreadyWritten++;
-        }
-        await rm(path, { force: true });
-        const next = new Date(hour.getTime() + HOUR_MS);
-        try {
-          await deps.items.put(key, cursor.version, JSON.stringify({ next: next.toISOString() }));
-          cursor = { version: cursor.version + 1, next };
-        } catch (e) {
-          if ((e as ArchiverError).code !== 'CONFLICT') throw e;
-          // Another run moved the cursor: go on from where it stands.
-          cursor = await readCursor(deps.items, key, next);
-        }
-        result.hours++;
+): Promise<SourceResult> {
+  const result: SourceResult = { cls: source.cls, hours: 0, files: 0, events: 0, alreadyWritten: 0 };
+  const settled = deps.clock.now().getTime() - o.settleHours * HOUR_MS;
+  let cursor = await readLakeCursor(deps.items, source, o.firstSeq ?? 1);
+  let lake: ObjectStore | undefined;
+  try {
+    while (result.hours < o.maxHours) {
+      const hour = await hours.startingAt(cursor.seq);
+      if (hour === undefined || hour.hour.getTime() + HOUR_MS > settled) break;
+      if (sentFilesOf(source, hour).length > 0) {
+        lake ??= await deps.lakeStore(source);
+        await sendArchiveHour(
+          deps,
+          o,
+          source,
+          hour,
+          lake,
+          join(work, `${source.cls}-${hour.firstSeq}`),
+          result,
+        );
       }
-    } finally {
-      archive.close();
-      await lake.close?.();
+      cursor = await moveLakeCursor(deps.items, source, cursor, Math.max(cursor.seq, hour.lastSeq + 1));
+      result.hours++;
     }
-    deps.logger.info('security lake source written', { ...result });
+  } finally {
+    await lake?.close?.();
+  }
+  deps.logger.info('security lake source written', { ...result, nextDigest: cursor.seq });
+  return result;
+}
+
+/** The files of an archive hour a source sends: history/ for sessions, findings/ for findings. */
+const sentFilesOf = (source: LakeSource, hour: ArchiveHour) =>
+  hour.files.filter(
+    (f) => f.dataset === (source.cls === 'sessions' ? 'history' : 'findings') && f.dt !== null,
+  );
+
+async function sendArchiveHour(
+  deps: SecurityLakeDeps,
+  o: SecurityLakeOptions,
+  source: LakeSource,
+  hour: ArchiveHour,
+  lake: ObjectStore,
+  dir: string,
+  result: SourceResult,
+): Promise<void> {
+  const added = sentFilesOf(source, hour);
+  const days = [...new Set(added.map((f) => f.dt as Day))].sort();
+  const sent = await readSentFiles(deps.items, source, days);
+  // What was sent before this archive hour: by digest position, whatever later runs have noted since.
+  const before = [...sent.values()].flatMap((files) =>
+    Object.entries(files)
+      .filter(([, seq]) => seq < hour.firstSeq)
+      .map(([key]) => key),
+  );
+  const allDir = join(dir, 'all');
+  const beforeDir = join(dir, 'before');
+  await mkdir(beforeDir, { recursive: true });
+  // Each archive file is read once a run (a run that catches up goes through a day many times).
+  const cache = join(dirname(dir), 'cache');
+  for (const key of before) {
+    await fetchOnce(deps.archive, key, cache, join(beforeDir, key));
+    await linkTo(join(beforeDir, key), join(allDir, key));
+  }
+  for (const f of added) await fetchOnce(deps.archive, f.key, cache, join(allDir, f.key));
+  const first = days[0] as Day;
+  const last = days.at(-1) as Day;
+  const fromDay = source.cls === 'findings' ? addDays(first, -o.lookbackDays) : first;
+  // A finding's related sessions: the history of its days and the lookback before them.
+  if (source.cls === 'findings')
+    await copyArchiveDays(deps.archive, allDir, { fromDay, untilDay: last }, [archiveKeys.historyPrefix]);
+  const archive = await openOcsfArchive(allDir, { fromDay, untilDay: last }, { before: beforeDir });
+  try {
+    await archive.prepare(source.cls, OCSF_1_1, deps.rules, ALL_TIME);
+    for (const eventDay of await archive.eventDays(source.cls, OCSF_1_1, deps.rules, ALL_TIME)) {
+      const from = Date.parse(`${eventDay}T00:00:00Z`);
+      const path = join(dir, `${eventDay}.parquet`);
+      const window = { fromMs: from, toMs: from + 24 * HOUR_MS };
+      const events = await archive.writeParquet(source.cls, OCSF_1_1, deps.rules, window, path);
+      if (events === 0) continue;
+      const created = await lake.putIfAbsent(
+        lakeKey(source, o.region, o.accountId, eventDay, hour),
+        await readFile(path),
+      );
+      if (created) {
+        result.files++;
+        result.events += events;
+      } else result.alreadyWritten++;
+    }
+  } finally {
+    archive.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+  for (const day of days)
+    await noteSentFiles(
+      deps.items,
+      source,
+      day,
+      Object.fromEntries(added.filter((f) => f.dt === day).map((f) => [f.key, hour.firstSeq])),
+    );
+}
+
+/** Links `path` to the run's copy of `key` in `cache`, read from the archive the first time. */
+async function fetchOnce(objects: ObjectStore, key: string, cache: string, path: string): Promise<void> {
+  const cached = join(cache, key);
+  if (!existsSync(cached)) {
+    const body = await objects.get(key);
+    if (body === undefined) return;
+    await mkdir(dirname(cached), { recursive: true });
+    await writeFile(cached, body);
+  }
+  await linkTo(cached, path);
+}
+
+/** `to` as a hard link of `from` (a copy where the file system has none); an existing `to` stays. */
+async function linkTo(from: string, to: string): Promise<void> {
+  await mkdir(dirname(to), { recursive: true });
+  try {
+    await link(from, to);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') await copyFile(from, to);
   }
 }

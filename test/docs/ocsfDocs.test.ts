@@ -10,7 +10,7 @@ import { OCSF_1_8 } from '../../lib/ocsf/ocsfProfile.ts';
 import { lakeKey } from '../../lib/ocsf/securityLakeLayout.ts';
 import { sessionsOcsfFields } from '../../lib/ocsf/sessionsOcsfSql.ts';
 import { lakeCursorKey } from '../../lib/ocsf/writeSecurityLake.ts';
-import { synthApp } from '../infra/testApp.ts';
+import { iamStatements, synthApp } from '../infra/testApp.ts';
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');
 const detections = read('docs/detections.md');
@@ -70,16 +70,18 @@ describe('docs/security-lake.md', () => {
       },
       'eu-west-1',
       '123456789012',
-      new Date('2026-11-20T13:00:00Z'),
+      '2026-11-19',
+      { hour: new Date('2026-11-20T13:00:00Z'), firstSeq: 42 },
     );
     const layout = /```\n<prefix>(.+)\n```/.exec(lakePage)?.[1] ?? '';
     const pattern = layout
       .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
       .replace('<region>', 'eu-west-1')
       .replace('<account>', '123456789012')
-      .replace('YYYYMMDD', '20261120')
+      .replace('YYYYMMDD', '20261119')
       .replace('<class>', source.cls)
-      .replace('YYYYMMDDHH', '2026112013');
+      .replace('<archived YYYYMMDDHH>', '2026112013')
+      .replace('<digest>', '0000000042');
     expect(key).toBe(`${source.prefix}${pattern.replaceAll('\\', '')}`);
   });
 
@@ -102,5 +104,25 @@ describe('docs/security-lake.md', () => {
     const alarm = stack.getLogicalId(stack.securityLake?.alarm.node.defaultChild as never);
     expect(alarm).toMatch(/^SecurityLakeFailedRunAlarm/);
     expect(lakePage).toContain('`SecurityLakeFailedRunAlarm`');
+  }, 180_000);
+
+  it("states the lake key's policy as the stack attaches it, and no KMS grant on the function's role", () => {
+    const keyArn = 'arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555';
+    const { template } = synthApp({
+      context: { securityLake: { ...(example.securityLake as object), kmsKeyArn: keyArn } },
+    });
+    const text = JSON.stringify(template.toJSON());
+    const sid = /\(`(\w+)`: those two actions/.exec(lakePage)?.[1] ?? '';
+    expect(sid).toBe('LakeKeyThroughS3');
+    expect(text).toContain(`"Sid":"${sid}"`);
+    expect(lakePage).toContain('`s3.<key region>.amazonaws.com`');
+    expect(text).toContain('"kms:ViaService":"s3.eu-west-1.amazonaws.com"');
+    expect(lakePage).toContain("The\nfunction's role gets no KMS permission.");
+    const onKey = iamStatements(template).filter((s) => s.resources.includes(keyArn));
+    expect(onKey.length).toBeGreaterThan(0);
+    for (const s of onKey) {
+      expect(s.actions.sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+      expect(s.condition).toEqual({ StringEquals: { 'kms:ViaService': 's3.eu-west-1.amazonaws.com' } });
+    }
   }, 180_000);
 });

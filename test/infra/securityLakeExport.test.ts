@@ -16,6 +16,9 @@ const LAKE = {
   kmsKeyArn: 'arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555',
 };
 
+const actions = (statements: { Action: unknown }[]) =>
+  statements.flatMap((s) => [s.Action].flat() as string[]);
+
 const off = synthApp();
 const on = synthApp({ context: { securityLake: JSON.stringify(LAKE) } });
 
@@ -56,7 +59,7 @@ describe('the Security Lake export', () => {
     });
   });
 
-  it("assumes only the sources' provider roles, reads the archive only, and uses the lake's key", () => {
+  it("assumes only the sources' provider roles and reads the archive only (its data and digest chain)", () => {
     const role = on.stack.getLogicalId(on.stack.securityLake?.fn.role?.node.defaultChild as never);
     const policies = on.template.findResources('AWS::IAM::Policy', {
       Properties: { Roles: [{ Ref: role }] },
@@ -77,18 +80,53 @@ describe('the Security Lake export', () => {
     const assume = bySid('AssumeLakeProviderRoles');
     expect(assume?.Action).toBe('sts:AssumeRole');
     expect([assume?.Resource].flat().sort()).toEqual([ROLE('findings'), ROLE('sessions')]);
-    expect(bySid('LakeKey')).toMatchObject({ Resource: LAKE.kmsKeyArn });
+    // The lake's writes are signed by the provider role: the function's own role never uses the lake key.
+    expect(actions(statements).filter((a) => a.startsWith('kms:'))).toEqual([]);
+    expect(bySid('ReadDigestChain')?.Action).toBe('s3:GetObject');
     expect(bySid('LakeCursors')?.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['LAKE#*'] },
     });
-    expect(bySid('ListArchive')?.Condition).toEqual({
-      StringLike: { 's3:prefix': ['history/*', 'findings/*'] },
-    });
-    const actions = statements.flatMap((s) => [s.Action].flat() as string[]);
-    expect(actions.filter((a) => a.startsWith('s3:')).sort()).toEqual(['s3:GetObject', 's3:ListBucket']);
-    expect(actions.some((a) => a.endsWith('*'))).toBe(false);
+    expect(bySid('ListArchive')?.Condition).toEqual({ StringLike: { 's3:prefix': ['history/*'] } });
+    const all = actions(statements);
+    expect([...new Set(all.filter((a) => a.startsWith('s3:')))].sort()).toEqual([
+      's3:GetObject',
+      's3:ListBucket',
+    ]);
+    expect(all.some((a) => a.endsWith('*'))).toBe(false);
     expect(iamStatements(on.template).length).toBeGreaterThan(statements.length);
   });
+
+  it("lets the provider roles of the stack's account use the lake key, through S3 only", () => {
+    const policies = Object.values(
+      on.template.findResources('AWS::IAM::Policy', {
+        Properties: { PolicyDocument: { Statement: [Match.objectLike({ Sid: 'LakeKeyThroughS3' })] } },
+      }),
+    ) as { Condition?: string; Properties: { Roles: unknown[]; PolicyDocument: { Statement: unknown[] } } }[];
+    expect(policies).toHaveLength(2);
+    const roles = policies.flatMap((p) => p.Properties.Roles).map((r) => JSON.stringify(r));
+    for (const cls of ['sessions', 'findings'])
+      expect(
+        roles.some((r) => r.includes(`AmazonSecurityLake-Provider-tunnel-archiver-${cls}-eu-west-1`)),
+      ).toBe(true);
+    for (const p of policies) {
+      expect(p.Properties.PolicyDocument.Statement).toEqual([
+        {
+          Sid: 'LakeKeyThroughS3',
+          Effect: 'Allow',
+          Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+          Resource: LAKE.kmsKeyArn,
+          Condition: { StringEquals: { 'kms:ViaService': 's3.eu-west-1.amazonaws.com' } },
+        },
+      ]);
+      // Deployed only where the role lives: the stack's account is the provider role's.
+      expect(on.template.toJSON().Conditions[p.Condition ?? '']).toEqual({
+        'Fn::Equals': [{ Ref: 'AWS::AccountId' }, '123456789012'],
+      });
+    }
+    // Without a lake key, no policy touches a provider role.
+    const plain = synthApp({ context: { securityLake: JSON.stringify({ sources: LAKE.sources }) } });
+    expect(JSON.stringify(plain.template.toJSON())).not.toMatch(/LakeKeyThroughS3|kms:ViaService.*s3\./);
+  }, 180_000);
 
   it('is given only variables the config spec holds, each naming the function among its readers', () => {
     const fn = on.stack.getLogicalId(on.stack.securityLake?.fn.node.defaultChild as never);
