@@ -28,6 +28,11 @@ export interface AgeStoreResult {
   verify: { seconds: number; peakRssMiB: number; ok: boolean; files: number };
   /** The weekly verify after the runs, at each age (the full check before them set its baseline). */
   weekly?: { young: WeeklyRun; old: WeeklyRun };
+  /**
+   * Judging the reports of the weekly verify's checksum jobs, once the store ran them (apart from the
+   * weekly verify, when a report arrives): it reads one row an object of the week's rotation share.
+   */
+  judge?: { young: JudgeRun; old: JudgeRun };
 }
 
 /** One weekly verify, measured as a run is, with what it checked. */
@@ -38,6 +43,11 @@ export interface WeeklyRun extends AgeRun {
     newFiles: number;
     rotation: { from: number; to: number; files: number; byChecksum: number; read: number };
   };
+}
+
+/** One judging of checksum reports, measured as a run is. */
+export interface JudgeRun extends AgeRun {
+  judged: { kind: 'new' | 'rotation'; objects: number; ok: boolean; failures: number }[];
 }
 
 export interface ArchiveAgeResult {
@@ -110,9 +120,21 @@ export async function archiveAge(
         measured.old.push((await phase(args('run', oldDays, dirs.old), day)) as unknown as AgeRun);
         measured.young.push((await phase(args('run', youngDays, dirs.young), day)) as unknown as AgeRun);
       }
+      // The weekly verify, measured `runs` times from the same place (its jobs are idempotent), alternating.
+      const weeklies = { young: [] as WeeklyRun[], old: [] as WeeklyRun[] };
+      for (let i = 0; i < runs; i++) {
+        weeklies.old.push((await phase(args('weekly', oldDays, dirs.old), 2 + runs)) as unknown as WeeklyRun);
+        weeklies.young.push(
+          (await phase(args('weekly', youngDays, dirs.young), 2 + runs)) as unknown as WeeklyRun,
+        );
+      }
       const weekly = {
-        young: (await phase(args('weekly', youngDays, dirs.young), 2 + runs)) as unknown as WeeklyRun,
-        old: (await phase(args('weekly', oldDays, dirs.old), 2 + runs)) as unknown as WeeklyRun,
+        young: { ...(weeklies.young[0] as WeeklyRun), ...summarize(weeklies.young) },
+        old: { ...(weeklies.old[0] as WeeklyRun), ...summarize(weeklies.old) },
+      };
+      const judge = {
+        young: (await phase(args('judge', youngDays, dirs.young), 3 + runs)) as unknown as JudgeRun,
+        old: (await phase(args('judge', oldDays, dirs.old), 3 + runs)) as unknown as JudgeRun,
       };
       stores.push({
         store,
@@ -126,6 +148,7 @@ export async function archiveAge(
           files: verify.files as number,
         },
         weekly,
+        judge,
       });
     } finally {
       await s3?.close();

@@ -1,6 +1,6 @@
 /**
  * One phase of an "archive age" measurement in its own process (`bench/archiveAge.ts` runs them):
- * `run-ts bench/archiveAgeChild.ts <prepare|run|verify|weekly> <file|s3> <ageDays> <dir> [s3 endpoint] [bucket]`,
+ * `run-ts bench/archiveAgeChild.ts <prepare|run|verify|weekly|judge> <file|s3> <ageDays> <dir> [s3 endpoint] [bucket]`,
  * the state (and the file store) kept in `<dir>` between phases, so the measured run and verify each start
  * in a fresh process. A real run fills a
  * 60-day window from a scripted upstream into the store (a file folder, or the S3-compatible server at
@@ -8,25 +8,33 @@
  * as the stack would have left it (a history file and 24 active files a day, manifests, sealed days, a
  * digest a day); one run settles; then the next day's steady run is measured through a counting store:
  * requests, bytes read, wall time and peak RSS (sampled). `verify` times the full check (the first weekly
- * verify), and `weekly` measures the next weekly verify (after the runs) the same way as a run.
+ * verify), `weekly` measures the next weekly verify (after the runs) the same way as a run, with its
+ * checksum jobs submitted to the local stand-in of S3 Batch Operations, and `judge` lets the stand-in run
+ * them (S3's work, not measured) and measures the judging of their reports (`checkChecksumReports`).
  * Prints one JSON line.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ManualClock } from '../lib/clock/clock.ts';
 import { addDays, type Day, dayRange, toDay } from '../lib/clock/day.ts';
 import { archiveOptionsFromConfig } from '../lib/config/archiveOptionsFromConfig.ts';
 import { loadConfig } from '../lib/config/loadConfig.ts';
+import { digestKeys } from '../lib/digest/digestKeys.ts';
 import { ed25519Signer } from '../lib/digest/ed25519Signer.ts';
+import { readDigestChain } from '../lib/digest/readDigestChain.ts';
 import { silentLogger } from '../lib/log/logger.ts';
 import { relieveHeap } from '../lib/process/relieveHeap.ts';
 import { runArchive } from '../lib/run/runArchive.ts';
 import type { ArchiveDeps, ArchiveOptions } from '../lib/run/runTypes.ts';
 import { createDynamoStateStore, ensureStateTable } from '../lib/state/dynamoStateStore.ts';
 import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
+import type { ObjectStore } from '../lib/store/objectStore.ts';
 import { createS3ObjectStore } from '../lib/store/s3ObjectStore.ts';
+import { checkChecksumReports } from '../lib/verify/checkChecksumReport.ts';
 import { verifyWeekly } from '../lib/verify/verifyWeekly.ts';
+import { ChecksumJobsStandIn } from '../test/support/checksumJobsStandIn.ts';
 import { countingObjectStore } from '../test/support/countingObjectStore.ts';
 import { startLocalDynamo } from '../test/support/localDynamo.ts';
 import { dayOfRecords, ScriptedUpstream } from '../test/support/scriptedUpstream.ts';
@@ -67,13 +75,37 @@ async function measured<T>(
   }
 }
 
+/**
+ * Dates every object of the file store as the stack would have: each file and digest at the time its
+ * digest was written, the key files at the first digest's (the generator writes them all today). The
+ * weekly verify's checksum jobs cover the store's times, so the rotation has its years of weeks.
+ */
+async function dateAsWritten(objects: ObjectStore, root: string): Promise<void> {
+  const chain = await readDigestChain(objects);
+  const at = (key: string, when: Date) => utimes(join(root, key), when, when);
+  const first = chain.entries[0]?.digest?.createdAt;
+  if (first)
+    for (const k of [digestKeys.publicKeyPem, digestKeys.publicKeyInfo, digestKeys.keyCheck])
+      await at(k, new Date(first)).catch(() => {});
+  for (const e of chain.entries) {
+    const when = new Date(e.digest?.createdAt ?? Date.now());
+    for (const f of e.digest?.files ?? []) await at(f.key, when);
+    await at(e.key, when);
+  }
+}
+
 /** Saves the checksums the S3 wrapper kept, whatever the phase's outcome. */
 let saveChecksums = () => {};
-const dynamo = await startLocalDynamo({ dir: join(dir, 'state') });
-const client = localDynamoClient(dynamo.endpoint);
+// The embedded state server only where the phase uses the state (a run): the verify phases never do, and
+// a server in the same process would measure its own work (its store grows with the archive) with theirs.
+const withState = phase === 'prepare' || phase === 'run';
+const dynamo = withState ? await startLocalDynamo({ dir: join(dir, 'state') }) : undefined;
+const client = dynamo ? localDynamoClient(dynamo.endpoint) : undefined;
 try {
-  await ensureStateTable(client, 'state');
-  const state = createDynamoStateStore({ client, table: 'state' });
+  if (client) await ensureStateTable(client, 'state');
+  const state = client
+    ? createDynamoStateStore({ client, table: 'state' })
+    : (undefined as unknown as ArchiveDeps['state']);
   const clock = new ManualClock(START);
   const today = toDay(clock.now());
   const days = new Map<Day, unknown[]>();
@@ -122,6 +154,7 @@ try {
     // A real run fills the window, the archive is aged, and one more run settles on it.
     const t0 = performance.now();
     const generated = await agedArchive(deps, clock, OPTIONS, ageDays);
+    if (store === 'file') await dateAsWritten(inner, join(dir, 'archive'));
     console.log(JSON.stringify({ generated, setupSeconds: (performance.now() - t0) / 1000 }));
   } else if (phase === 'run') {
     // Runs are measured on consecutive days (AGE_RUN_DAY: 2, 3, ...): the same work at any age.
@@ -142,7 +175,9 @@ try {
   } else if (phase === 'verify') {
     // The full check (the first weekly verify: everything), timed; it leaves the weekly verify's baseline.
     clock.advance(86_400_000);
-    const v = await measured(() => verifyWeekly({ objects: inner, clock }, { windowDays: 60 }));
+    const v = await measured(() =>
+      verifyWeekly({ objects: inner, clock, jobs: new ChecksumJobsStandIn(inner) }, { windowDays: 60 }),
+    );
     writeFileSync(progressFile, JSON.stringify(v.value.weekly.progress));
     console.log(
       JSON.stringify({
@@ -153,13 +188,17 @@ try {
         failures: v.value.failures.length,
       }),
     );
-  } else {
-    // The next weekly verify, after the measured runs: their work in full, one rotation slice, one listing.
+  } else if (phase === 'weekly') {
+    // The next weekly verify, after the measured runs: their work in full, and this week's checksum jobs.
     clock.advance(Number(process.env.AGE_RUN_DAY ?? 7) * 86_400_000);
     const progress = JSON.parse(readFileSync(progressFile, 'utf8'));
     const v = await measured(() =>
-      verifyWeekly({ objects: counting.objects, clock }, { windowDays: 60, progress }),
+      verifyWeekly(
+        { objects: counting.objects, clock, jobs: new ChecksumJobsStandIn(counting.objects) },
+        { windowDays: 60, progress },
+      ),
     );
+    writeFileSync(`${progressFile}.next`, JSON.stringify(v.value.weekly.progress));
     console.log(
       JSON.stringify({
         requests: counting.counts.requests,
@@ -171,9 +210,32 @@ try {
         weekly: { ...v.value.weekly, progress: undefined },
       }),
     );
+  } else {
+    // Between weeks: the store runs the jobs (S3's work, not measured), then their reports are judged.
+    const jobs = new ChecksumJobsStandIn(inner);
+    await jobs.runPending();
+    clock.advance(Number(process.env.AGE_RUN_DAY ?? 7) * 86_400_000);
+    const progress = JSON.parse(readFileSync(`${progressFile}.next`, 'utf8'));
+    const judge = await measured(() =>
+      checkChecksumReports(
+        { objects: counting.objects, jobs: new ChecksumJobsStandIn(counting.objects) },
+        progress.checksums,
+        clock.now(),
+      ),
+    );
+    console.log(
+      JSON.stringify({
+        requests: counting.counts.requests,
+        byMethod: counting.counts.byMethod,
+        bytesRead: counting.counts.bytesRead,
+        seconds: judge.seconds,
+        peakRssMiB: judge.peakRssMiB,
+        judged: judge.value.judged.map(({ failures, ...v }) => ({ ...v, failures: failures.length })),
+      }),
+    );
   }
 } finally {
   saveChecksums();
-  client.destroy();
-  await dynamo.close();
+  client?.destroy();
+  await dynamo?.close();
 }

@@ -312,6 +312,40 @@ function ageLines(age: ArchiveAgeResult): string[] {
       `| ${r.store === 's3' ? 'S3 (s3rver)' : 'file'} | ${r.verify.files} | ${r.verify.seconds} | ${r.verify.peakRssMiB} | ${r.verify.ok ? 'yes' : 'NO'} |`,
     );
   }
+  const weekly = age.stores.filter((r) => r.weekly !== undefined);
+  if (weekly.length > 0) {
+    lines.push(
+      '',
+      'The weekly verify after those runs (median of as many, in fresh processes): the new work in full, and its ' +
+        'store-side checksum jobs submitted (S3 Batch Operations Compute checksum; here its local stand-in). ' +
+        "Judging a job's report, apart from it, reads a row an object of the job (the rotation's share of the archive).",
+      '',
+      `| store | figure | ${age.youngDays} days | ${age.oldDays} days | ratio | target | met |`,
+      '|---|---|---:|---:|---:|---:|:---:|',
+    );
+    for (const r of weekly) {
+      const ratios = ageRatios(r, 'weekly');
+      const w = r.weekly as NonNullable<typeof r.weekly>;
+      const name = r.store === 's3' ? 'S3 (s3rver)' : 'file';
+      for (const [label, key] of [
+        ['weekly verify requests', 'requests'],
+        ['weekly verify bytes read', 'bytesRead'],
+        ['weekly verify wall s', 'seconds'],
+        ['weekly verify peak RSS MiB', 'peakRssMiB'],
+      ] as const) {
+        lines.push(
+          `| ${name} | ${label} | ${w.young[key]} | ${w.old[key]} | ${ratios[key]}× | ≤ ${age.maxRatio}× | ${ratios[key] <= age.maxRatio ? 'yes' : 'NO'} |`,
+        );
+      }
+      if (r.judge) {
+        const objects = (j: NonNullable<typeof r.judge>['young']) =>
+          j.judged.reduce((n, v) => n + v.objects, 0);
+        lines.push(
+          `| ${name} | judging reports: objects / bytes read | ${objects(r.judge.young)} / ${r.judge.young.bytesRead} | ${objects(r.judge.old)} / ${r.judge.old.bytesRead} | | | |`,
+        );
+      }
+    }
+  }
   return lines;
 }
 

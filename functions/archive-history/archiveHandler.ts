@@ -4,12 +4,20 @@ import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
 import type { RunSummary } from '../../lib/run/runTypes.ts';
 import { updateMeta } from '../../lib/state/updateMeta.ts';
+import { checkChecksumReports } from '../../lib/verify/checkChecksumReport.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
 import { verifyWeekly, type WeeklyVerifyResult } from '../../lib/verify/verifyWeekly.ts';
 import type { ArchiveHandlerDeps, InvocationContext, PublishReport } from '../shared/archiveHandlerDeps.ts';
 import { failureMetrics, type MetricPoint, summaryMetrics } from '../shared/runMetrics.ts';
 import { METRIC } from '../shared/telemetryNames.ts';
 import { parseArchiveEvent } from './parseArchiveEvent.ts';
+
+/** What judging the checksum reports did: jobs judged, failures found, jobs still running. */
+export interface ChecksumReportsSummary {
+  judged: number;
+  failures: number;
+  waiting: number;
+}
 
 /** The report writer, imported only when a verify has a result to show (its chart libraries are big). */
 const lazyPublishReport: PublishReport = async (deps, options) =>
@@ -45,7 +53,7 @@ export function createArchiveHandler(deps: ArchiveHandlerDeps) {
     let result: VerifyResult | WeeklyVerifyResult;
     try {
       result = await verify(
-        { objects: deps.objects, clock },
+        { objects: deps.objects, clock, ...(deps.checksumJobs ? { jobs: deps.checksumJobs } : {}) },
         {
           api,
           tokenKey,
@@ -91,10 +99,50 @@ export function createArchiveHandler(deps: ArchiveHandlerDeps) {
     }
   };
 
-  return async (event: unknown, context: InvocationContext): Promise<RunSummary | VerifyResult> => {
+  /**
+   * `{ "checksumReports": true }`: judges the reports of the weekly verify's checksum jobs that are done
+   * (`checkChecksumReports`), apart from the weekly verify so that its own work stays flat; failures are
+   * counted and logged now, and the verdicts wait in META for the next weekly verify and the report.
+   */
+  const runChecksumReports = async (): Promise<ChecksumReportsSummary> => {
+    const jobs = deps.checksumJobs;
+    const checksums = (await deps.state.getMeta())?.verified?.checksums;
+    if (!jobs || !checksums) return { judged: 0, failures: 0, waiting: checksums?.jobs.length ?? 0 };
+    const { judged } = await checkChecksumReports({ objects: deps.objects, jobs }, checksums, clock.now());
+    const done = new Set(judged.map((v) => v.id));
+    await updateMeta(deps.state, (fresh) => {
+      const now = fresh.verified?.checksums;
+      if (!fresh.verified || !now) return undefined;
+      const lastChecked = { ...now.lastChecked };
+      for (const { failures: _f, ...summary } of judged) lastChecked[summary.kind] = summary;
+      const next = {
+        ...now,
+        jobs: now.jobs.filter((j) => !done.has(j.id)),
+        verdicts: [...now.verdicts.filter((v) => !done.has(v.id)), ...judged],
+        lastChecked,
+      };
+      return { ...fresh, verified: { ...fresh.verified, checksums: next } };
+    });
+    const failures = judged.flatMap((v) => v.failures);
+    metrics.addMetric(METRIC.VerifyFailures, 'Count', failures.length);
+    for (const f of failures) logger.error('verify failure', { ...f });
+    const summary = {
+      judged: judged.length,
+      failures: failures.length,
+      waiting: checksums.jobs.length - judged.length,
+    };
+    logger.info('checksum reports judged', summary);
+    return summary;
+  };
+
+  return async (
+    event: unknown,
+    context: InvocationContext,
+  ): Promise<RunSummary | VerifyResult | ChecksumReportsSummary> => {
     try {
       const request = parseArchiveEvent(event);
       if (request.kind === 'verify') return await runVerify();
+      if (request.kind === 'checksum-reports') return await runChecksumReports();
       // The run's one deadline: Lambda's hard timeout, less the one reserve (DEADLINE_RESERVE_MS) kept for
       // committing what the walks hold, the digest, the lease and flushing metrics.
       const budget = budgetFromRemaining(

@@ -7,11 +7,14 @@ import type { Context } from 'aws-lambda';
 import type { RunSummary } from '../../lib/run/runTypes.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
 import { lambdaDeps, logger } from '../shared/lambdaRuntime.ts';
-import { createArchiveHandler } from './archiveHandler.ts';
+import { type ChecksumReportsSummary, createArchiveHandler } from './archiveHandler.ts';
 
 const archive = createArchiveHandler(lambdaDeps);
 
-export const handler = async (event: unknown, context: Context): Promise<RunSummary | VerifyResult> => {
+export const handler = async (
+  event: unknown,
+  context: Context,
+): Promise<RunSummary | VerifyResult | ChecksumReportsSummary> => {
   logger.addContext(context);
   return archive(event, context);
 };

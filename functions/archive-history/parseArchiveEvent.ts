@@ -3,7 +3,11 @@ import { type Day, isDay } from '../../lib/clock/day.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 
 /** What an invocation asks for: the planned run, or a rescan of named days. */
-export type ArchiveRequest = { kind: 'scheduled' } | { kind: 'backfill'; days: Day[] } | { kind: 'verify' };
+export type ArchiveRequest =
+  | { kind: 'scheduled' }
+  | { kind: 'backfill'; days: Day[] }
+  | { kind: 'verify' }
+  | { kind: 'checksum-reports' };
 
 const dayString = z
   .string()
@@ -16,11 +20,13 @@ const backfillEvent = z.strictObject({
 });
 /** `{ "verify": true }`: check the archive (read-only) and compare it with the API; the weekly schedule sends it. */
 const verifyEvent = z.strictObject({ verify: z.literal(true) });
+/** `{ "checksumReports": true }`: judge the reports of the weekly verify's checksum jobs that are done (daily). */
+const checksumReportsEvent = z.strictObject({ checksumReports: z.literal(true) });
 /** `{}`: what `aws lambda invoke` and the console's test button send for "run now". */
 const emptyEvent = z.strictObject({});
 
 export const EXPECTED_EVENT =
-  'an EventBridge scheduled event, {} to run now, {"backfillDays": ["YYYY-MM-DD", ...]} to rescan days, or {"verify": true} to verify the archive';
+  'an EventBridge scheduled event, {} to run now, {"backfillDays": ["YYYY-MM-DD", ...]} to rescan days, {"verify": true} to verify the archive, or {"checksumReports": true} to judge finished checksum jobs';
 
 /**
  * Parses the invocation payload at the boundary. Anything else is `BAD_REQUEST` with the zod issues as
@@ -30,6 +36,7 @@ export function parseArchiveEvent(event: unknown): ArchiveRequest {
   if (scheduledEvent.safeParse(event).success || emptyEvent.safeParse(event).success)
     return { kind: 'scheduled' };
   if (verifyEvent.safeParse(event).success) return { kind: 'verify' };
+  if (checksumReportsEvent.safeParse(event).success) return { kind: 'checksum-reports' };
   const backfill = backfillEvent.safeParse(event);
   if (backfill.success) return { kind: 'backfill', days: [...new Set(backfill.data.backfillDays)].sort() };
   const looksLikeBackfill = typeof event === 'object' && event !== null && 'backfillDays' in event;

@@ -6,8 +6,13 @@ import type { ArchiveDeps, ArchiveOptions, RunSummary } from '../../lib/run/runT
 import type { StateStore } from '../../lib/state/stateStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
+import type { ChecksumJobs } from '../../lib/verify/checksumJobs.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
-import type { WeeklyVerifyOptions, WeeklyVerifyResult } from '../../lib/verify/verifyWeekly.ts';
+import type {
+  WeeklyVerifyDeps,
+  WeeklyVerifyOptions,
+  WeeklyVerifyResult,
+} from '../../lib/verify/verifyWeekly.ts';
 
 /** Port: where counts go. Powertools `Metrics` satisfies it. */
 export interface MetricsSink {
@@ -34,9 +39,11 @@ export interface ArchiveHandlerDeps {
   run?: (deps: ArchiveDeps, options: ArchiveOptions) => Promise<RunSummary>;
   /** Token HMAC key and digest signer, loaded once per container; handed to the engine with its deps. */
   getKeys: () => Promise<{ tokenKey: Uint8Array; signer: DigestSigner }>;
+  /** Store-side checksum jobs for the weekly verify (S3 Batch Operations); absent, it lists and rotates itself. */
+  checksumJobs?: ChecksumJobs;
   /** The weekly verifier; injectable like `run`. */
   verify?: (
-    deps: { objects: ObjectStore; clock: Clock },
+    deps: WeeklyVerifyDeps,
     options: WeeklyVerifyOptions,
   ) => Promise<VerifyResult | WeeklyVerifyResult>;
   /** Writes `reports/index.html` after a verify; injectable like `run` (default: `publishReport`, loaded then). */

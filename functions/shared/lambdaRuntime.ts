@@ -9,6 +9,7 @@ import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { S3Client } from '@aws-sdk/client-s3';
+import { S3ControlClient } from '@aws-sdk/client-s3-control';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { systemClock } from '../../lib/clock/clock.ts';
 import { loadConfig } from '../../lib/config/loadConfig.ts';
@@ -19,6 +20,8 @@ import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
 import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
+import { parseDestUrl } from '../../lib/url/storeUrl.ts';
+import { createS3ChecksumJobs } from '../../lib/verify/s3ChecksumJobs.ts';
 import { apiKeyFromSecret } from './apiKeyFromSecret.ts';
 import type { ArchiveHandlerDeps } from './archiveHandlerDeps.ts';
 import { s3ClientConfig, tableFromStateUrl, withCallLog } from './awsClients.ts';
@@ -115,10 +118,26 @@ async function getApiKey(): Promise<string> {
   return apiKeyFromSecret(value, id);
 }
 
+const objects = objectStoreFromUrl(config.dest, { s3Client });
+const dest = parseDestUrl(config.dest);
+/** The weekly verify's checksum jobs, where the stack gave S3 Batch Operations a role. */
+const checksumJobs =
+  config.checksumJobRoleArn && dest.kind === 's3'
+    ? createS3ChecksumJobs({
+        client: withCallLog(new S3ControlClient({}), process.env),
+        accountId: config.checksumJobRoleArn.split(':')[4] as string,
+        bucket: dest.bucket,
+        rootPrefix: dest.prefix === '' ? '' : `${dest.prefix}/`,
+        roleArn: config.checksumJobRoleArn,
+        objects,
+      })
+    : undefined;
+
 /** The ports and readers a handler of this stack is made of. */
 export const lambdaDeps: ArchiveHandlerDeps = {
   config,
-  objects: objectStoreFromUrl(config.dest, { s3Client }),
+  objects,
+  ...(checksumJobs ? { checksumJobs } : {}),
   state: createDynamoStateStore({ client: dynamoClient, table }),
   clock: systemClock,
   logger: log,

@@ -48,6 +48,7 @@ export const API_KEY_PLACEHOLDER = 'REPLACE_WITH_YOUR_PINGGY_API_KEY';
 export const INTEGRITY_ENV = {
   digestKeyId: 'DIGEST_SIGNING_KEY_ID',
   tokenKeySecretId: 'TOKEN_KEY_SECRET_ID',
+  checksumJobRoleArn: 'CHECKSUM_JOB_ROLE_ARN',
 } as const;
 
 /** The payload of the stack's weekly verification schedule. */

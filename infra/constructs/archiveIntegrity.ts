@@ -3,7 +3,14 @@ import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { AnyPrincipal, Effect, type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import {
+  AnyPrincipal,
+  Effect,
+  type IRole,
+  PolicyStatement,
+  Role,
+  ServicePrincipal,
+} from 'aws-cdk-lib/aws-iam';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFn } from 'aws-cdk-lib/aws-lambda';
 import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
@@ -19,6 +26,7 @@ import {
   VERIFY_EVENT,
 } from '../../functions/shared/telemetryNames.ts';
 import { digestKeys } from '../../lib/digest/digestKeys.ts';
+import { CHECKSUM_REPORTS_PREFIX } from '../../lib/verify/checksumJobs.ts';
 import { openReportCommand, PREFIX } from './archiveBuckets.ts';
 
 export interface ArchiveIntegrityProps {
@@ -40,6 +48,12 @@ export const WRITE_ONCE_PREFIXES = digestKeys.writeOncePrefixes;
 
 export const DEFAULT_VERIFY_SCHEDULE = 'rate(7 days)';
 
+/** How often the reports of finished checksum jobs are judged (`{ "checksumReports": true }`). */
+export const CHECKSUM_REPORTS_SCHEDULE = 'rate(1 day)';
+
+/** The payload of the schedule that judges finished checksum jobs. */
+export const CHECKSUM_REPORTS_EVENT = { checksumReports: true } as const;
+
 /**
  * What makes the archive tamper-evident and its own source of truth: the KMS key that signs digests,
  * the token HMAC key's secret (both kept when the stack is deleted: losing either breaks verification
@@ -52,6 +66,9 @@ export class ArchiveIntegrity extends Construct {
   readonly tokenKey: Secret;
   readonly verifyRule: Rule;
   readonly verifyAlarm: Alarm;
+  /** The role S3 Batch Operations computes the weekly verify's checksums with. */
+  readonly checksumJobRole: Role;
+  readonly checksumReportsRule: Rule;
 
   constructor(scope: Construct, id: string, props: ArchiveIntegrityProps) {
     super(scope, id);
@@ -116,6 +133,92 @@ export class ArchiveIntegrity extends Construct {
     this.verifyRule.addTarget(
       new LambdaFunction(fn, {
         event: RuleTargetInput.fromObject(VERIFY_EVENT),
+        retryAttempts: 2,
+        maxEventAge: Duration.hours(6),
+        deadLetterQueue: props.failures,
+      }),
+    );
+
+    // The weekly verify's checksum jobs: S3 Batch Operations computes the SHA-256 of the objects written in
+    // a time range (its manifest generated from the bucket) and writes the report under checksum-jobs/,
+    // which is outside the chain and not write-once. The function may start and describe jobs, and
+    // pass this role only to S3 Batch Operations.
+    this.checksumJobRole = new Role(this, 'ChecksumJobRole', {
+      assumedBy: new ServicePrincipal('batchoperations.s3.amazonaws.com'),
+      description: "Runs the tunnel-archiver weekly verify's Compute checksum jobs over the archive bucket",
+    });
+    this.checksumJobRole.addToPrincipalPolicy(
+      new PolicyStatement({
+        sid: 'ReadArchiveObjects',
+        actions: ['s3:GetObject', 's3:GetObjectVersion'],
+        resources: [bucket.arnForObjects('*')],
+      }),
+    );
+    this.checksumJobRole.addToPrincipalPolicy(
+      new PolicyStatement({
+        sid: 'GenerateManifestFromBucket',
+        actions: ['s3:ListBucket', 's3:ListBucketVersions', 's3:GetBucketLocation'],
+        resources: [bucket.bucketArn],
+      }),
+    );
+    this.checksumJobRole.addToPrincipalPolicy(
+      new PolicyStatement({
+        sid: 'WriteChecksumReports',
+        actions: ['s3:PutObject'],
+        resources: [bucket.arnForObjects(`${CHECKSUM_REPORTS_PREFIX}*`)],
+      }),
+    );
+    Validations.of(this.checksumJobRole).acknowledge(
+      {
+        id: `AwsSolutions-IAM5[Resource::${bucketArn}/*]`,
+        reason: 'S3 Batch Operations reads every object of the archive bucket to compute its checksum.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::${bucketArn}/${CHECKSUM_REPORTS_PREFIX}*]`,
+        reason: 'Job reports are written one folder a job under their own prefix, outside the chain.',
+      },
+    );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        sid: 'StartChecksumJobs',
+        actions: ['s3:CreateJob', 's3:DescribeJob'],
+        resources: ['*'],
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        sid: 'PassChecksumJobRole',
+        actions: ['iam:PassRole'],
+        resources: [this.checksumJobRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'batchoperations.s3.amazonaws.com' } },
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        sid: 'ReadChecksumReports',
+        actions: ['s3:GetObject'],
+        resources: [bucket.arnForObjects(`${CHECKSUM_REPORTS_PREFIX}*`)],
+      }),
+    );
+    Validations.of(role).acknowledge(
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'S3 Batch Operations CreateJob has no resource to scope to, and DescribeJob names jobs by ids S3 assigns.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::${bucketArn}/${CHECKSUM_REPORTS_PREFIX}*]`,
+        reason: 'The checksum job reports are read one folder a job under their own prefix.',
+      },
+    );
+    fn.addEnvironment(INTEGRITY_ENV.checksumJobRoleArn, this.checksumJobRole.roleArn);
+    this.checksumReportsRule = new Rule(this, 'ChecksumReportsSchedule', {
+      schedule: Schedule.expression(CHECKSUM_REPORTS_SCHEDULE),
+      description: "Judges the reports of the weekly verify's finished checksum jobs",
+    });
+    this.checksumReportsRule.addTarget(
+      new LambdaFunction(fn, {
+        event: RuleTargetInput.fromObject(CHECKSUM_REPORTS_EVENT),
         retryAttempts: 2,
         maxEventAge: Duration.hours(6),
         deadLetterQueue: props.failures,

@@ -251,6 +251,14 @@ export const SETTINGS = [
     readBy: ['archive-history', 'fanout', 'snapshot-active'],
   },
   {
+    key: 'checksumJobRoleArn',
+    env: 'CHECKSUM_JOB_ROLE_ARN',
+    default: undefined,
+    description:
+      "Lambda only (set by the stack): the role S3 Batch Operations computes the weekly verify's checksums with; unset, the weekly verify lists the archive and checks a rotation slice itself.",
+    readBy: ['archive-history'],
+  },
+  {
     key: 'snapshotIntervalMinutes',
     env: 'SNAPSHOT_INTERVAL_MINUTES',
     default: '5',

@@ -116,6 +116,12 @@ export function buildConfigSchema(names: SettingNames = ENV_NAMES, readsOnly = f
       awsEndpointUrlS3: httpUrl(names.awsEndpointUrlS3).optional(),
       digestSigningKeyId: z.string().min(1).optional(),
       tokenKeySecretId: z.string().min(1).optional(),
+      checksumJobRoleArn: z
+        .string()
+        .regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/, {
+          message: `${names.checksumJobRoleArn} must be an IAM role ARN`,
+        })
+        .optional(),
       snapshotIntervalMinutes: intIn(names.snapshotIntervalMinutes, 1, 1440),
       snapshotCommitMinutes: intIn(names.snapshotCommitMinutes, 0, 1440),
       detectionSettings: z

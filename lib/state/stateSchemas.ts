@@ -80,6 +80,54 @@ const chainHeadSchema = z.object({
   at: z.string(),
 });
 
+const fingerprintSchema = z.object({
+  sum: z.string().regex(/^[0-9a-f]{64}$/),
+  count: z.number().int().nonnegative(),
+});
+const verdictSummaryShape = {
+  id: z.string(),
+  kind: z.enum(['new', 'rotation']),
+  checkedAt: z.string(),
+  after: z.string().exactOptional(),
+  before: z.string(),
+  objects: z.number().int().nonnegative(),
+  ok: z.boolean(),
+};
+/** The weekly verify's checksum jobs (`ChecksumProgress`). */
+const checksumProgressSchema = z.object({
+  weeks: z.record(z.string().regex(/^-?\d+$/), fingerprintSchema),
+  keyFiles: z.record(z.string(), z.string()),
+  rotation: z.object({
+    startedAt: z.string(),
+    cursor: z.number().int(),
+    periodWeeks: z.number().int().positive(),
+  }),
+  jobs: z.array(
+    z.object({
+      id: z.string(),
+      kind: z.enum(['new', 'rotation']),
+      submittedAt: z.string(),
+      after: z.string().exactOptional(),
+      before: z.string(),
+      expected: fingerprintSchema,
+    }),
+  ),
+  verdicts: z.array(
+    z.object({
+      ...verdictSummaryShape,
+      failures: z.array(
+        z.object({ kind: z.string(), object: z.string().exactOptional(), message: z.string() }),
+      ),
+    }),
+  ),
+  lastChecked: z
+    .object({
+      new: z.object(verdictSummaryShape).exactOptional(),
+      rotation: z.object(verdictSummaryShape).exactOptional(),
+    })
+    .exactOptional(),
+});
+
 export const archiveMetaSchema = z.looseObject({
   firstRunAt: z.string(),
   firstWindowStart: day,
@@ -105,6 +153,7 @@ export const archiveMetaSchema = z.looseObject({
         periodWeeks: z.number().int().positive(),
       }),
       fullAt: z.string().exactOptional(),
+      checksums: checksumProgressSchema.exactOptional(),
     })
     .exactOptional(),
   version,

@@ -167,6 +167,56 @@ export interface VerifyProgress {
   rotation: { startedAt: string; nextSeq: number; periodWeeks: number };
   /** When the whole archive was last checked in full (the first weekly verify, or a full `verify`). */
   fullAt?: string;
+  /** With store-side checksum jobs (S3 Batch Operations): what replaces the listing and the rotation above. */
+  checksums?: ChecksumProgress;
+}
+
+/**
+ * The weekly verify's checksum jobs (`lib/verify/checksumRotation.ts`). The store computes every object's
+ * SHA-256 in a job; the verify keeps only an order-free fingerprint a week of what the digests say was
+ * written that week (by the store's clock), and compares a job's report with the sum over its weeks.
+ */
+export interface ChecksumProgress {
+  /** Week index (`floor(ms / week)` of the store's time) → fingerprint of the chain's objects written in it. */
+  weeks: Record<string, { sum: string; count: number }>;
+  /** SHA-256 of the key files under `digests/` (public key, key check), as first checked in full. */
+  keyFiles: Record<string, string>;
+  /**
+   * The rotation: a cursor over the closed weeks, oldest first, wrapping around; `startedAt` is when it
+   * last started again from the oldest week.
+   */
+  rotation: { startedAt: string; cursor: number; periodWeeks: number };
+  /** Jobs submitted and not judged yet: what each covers and the fingerprint its report must have. */
+  jobs: ChecksumJobRecord[];
+  /** Judged jobs whose outcome no weekly verify has reported yet (`checkChecksumReport`). */
+  verdicts: ChecksumVerdict[];
+  /** The newest judged job of each kind: what was checked by the store, when. */
+  lastChecked?: { new?: ChecksumVerdictSummary; rotation?: ChecksumVerdictSummary };
+}
+
+export interface ChecksumJobRecord {
+  id: string;
+  /** `new`: everything written since the last check; `rotation`: a slice of older weeks. */
+  kind: 'new' | 'rotation';
+  submittedAt: string;
+  /** Objects written after (exclusive) and before (exclusive) these times, by the store's clock. */
+  after?: string;
+  before: string;
+  expected: { sum: string; count: number };
+}
+
+export interface ChecksumVerdictSummary {
+  id: string;
+  kind: 'new' | 'rotation';
+  checkedAt: string;
+  after?: string;
+  before: string;
+  objects: number;
+  ok: boolean;
+}
+
+export interface ChecksumVerdict extends ChecksumVerdictSummary {
+  failures: { kind: string; object?: string; message: string }[];
 }
 
 /** A data file (any dataset) or quarantined record noted for the next digest. */

@@ -250,8 +250,8 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
 
     async head(key) {
       try {
-        const size = await statFile(pathOf(key));
-        return size === undefined ? undefined : { key, size };
+        const info = await statObject(pathOf(key));
+        return info === undefined ? undefined : { key, ...info };
       } catch (error) {
         throw storeFailed(`cannot stat '${key}' under ${root}`, error);
       }

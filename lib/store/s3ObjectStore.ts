@@ -91,15 +91,16 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
     return `${rootSlash}${key}`;
   };
 
-  const headSize = async (key: string): Promise<number | undefined> => {
+  const headObject = async (key: string): Promise<{ size: number; modifiedAt?: Date } | undefined> => {
     try {
       const out = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: fullKey(key) }));
-      return out.ContentLength ?? 0;
+      return { size: out.ContentLength ?? 0, ...(out.LastModified ? { modifiedAt: out.LastModified } : {}) };
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
     }
   };
+  const headSize = async (key: string): Promise<number | undefined> => (await headObject(key))?.size;
 
   const deleteKey = async (key: string): Promise<void> => {
     await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: fullKey(key) }));
@@ -206,8 +207,8 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
 
     async head(key) {
       try {
-        const size = await headSize(key);
-        return size === undefined ? undefined : { key, size };
+        const info = await headObject(key);
+        return info === undefined ? undefined : { key, ...info };
       } catch (error) {
         throw storeFailed(`cannot stat ${where(key)}`, error);
       }

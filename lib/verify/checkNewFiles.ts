@@ -4,6 +4,7 @@ import { ArchiverError } from '../errors/archiverError.ts';
 import { readStringColumn } from '../parquet/readHistoryParquet.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { PartitionIds, readFileFacts } from './checkFiles.ts';
+import type { ChainObject } from './checksumRotation.ts';
 import type { VerifyFailure } from './verifyTypes.ts';
 
 const CONCURRENCY = 8;
@@ -15,8 +16,16 @@ const CONCURRENCY = 8;
 export async function checkNewFiles(
   objects: ObjectStore,
   files: readonly { file: DigestFile; digest: string }[],
-): Promise<{ failures: VerifyFailure[]; files: number; rows: number; records: number }> {
+): Promise<{
+  failures: VerifyFailure[];
+  files: number;
+  rows: number;
+  records: number;
+  /** Each file found, with the hash its digest lists and the store's time of it. */
+  dated: ChainObject[];
+}> {
   const failures: VerifyFailure[] = [];
+  const dated: ChainObject[] = [];
   let rows = 0;
   let present = 0;
   const facts = await mapLimit(files, CONCURRENCY, async ({ file, digest }) => {
@@ -31,6 +40,11 @@ export async function checkNewFiles(
       return undefined;
     }
     present++;
+    dated.push({
+      key: file.key,
+      sha256: file.sha256,
+      ...(info?.modifiedAt ? { modifiedAt: info.modifiedAt } : {}),
+    });
     rows += read.count ?? 0;
     if (read.sha !== file.sha256) {
       failures.push({
@@ -95,5 +109,5 @@ export async function checkNewFiles(
       });
     }
   }
-  return { failures, files: present, rows, records };
+  return { failures, files: present, rows, records, dated };
 }

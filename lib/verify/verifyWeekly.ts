@@ -1,28 +1,40 @@
 import type { Clock } from '../clock/clock.ts';
 import { addDays, toDay } from '../clock/day.ts';
 import { windowStartOf } from '../days/planDays.ts';
+import { sha256OfBytes } from '../digest/describeDataFile.ts';
 import { digestKeys } from '../digest/digestKeys.ts';
-import type { DigestFile } from '../digest/digestSchema.ts';
 import { readChainRange } from '../digest/readChainRange.ts';
-import { type ChainEntry, type DigestChain, readPublicKey } from '../digest/readDigestChain.ts';
+import { type DigestChain, readDigestChain, readPublicKey } from '../digest/readDigestChain.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import type { VerifyProgress } from '../state/stateStore.ts';
-import type { ObjectStore } from '../store/objectStore.ts';
+import type { ChecksumProgress, VerifyProgress } from '../state/stateStore.ts';
+import type { ObjectInfo, ObjectStore } from '../store/objectStore.ts';
 import { DEFAULT_MAX_PASSES } from '../walk/walkDay.ts';
 import { checkChain } from './checkChain.ts';
 import { checkHead } from './checkHead.ts';
 import { checkNewFiles } from './checkNewFiles.ts';
-import { checkStoredFiles } from './checkStoredFiles.ts';
+import type { ChecksumJobs } from './checksumJobs.ts';
+import { baselineChecksums, datedObjects } from './checksumRotation.ts';
 import { compareUpstream } from './compareUpstream.ts';
 import { countLostSessions } from './countLostSessions.ts';
 import { DEFAULT_INGESTION_GRACE_MS, lastCompleteScans } from './lastScans.ts';
+import { listAndRotate } from './listAndRotate.ts';
+import { storeChecks, type WeeklyJobs } from './storeChecks.ts';
 import { type VerifyOptions, verifyArchive } from './verifyArchive.ts';
 import type { VerifyFailure, VerifyResult } from './verifyTypes.ts';
 import { windowRecordIds } from './windowRecordIds.ts';
 
 /** Weeks within which the weekly verify checks every file again (its rotation period). */
 export const DEFAULT_ROTATION_WEEKS = 13;
-const WEEK_MS = 7 * 86_400_000;
+
+export interface WeeklyVerifyDeps {
+  objects: ObjectStore;
+  clock: Clock;
+  /**
+   * Store-side checksum jobs (S3 Batch Operations). With them, the listing and the per-file rotation give
+   * way to two jobs a week and the verdicts of judged ones: the verify's own work is flat in the archive's age.
+   */
+  jobs?: ChecksumJobs;
+}
 
 export interface WeeklyVerifyOptions extends VerifyOptions {
   /** What the last weekly verify recorded (META's `verified`); without it, this one checks everything. */
@@ -41,6 +53,8 @@ export interface WeeklyFigures {
   newFiles: number;
   /** The rotation slice: digests `[from, to]`, their files checked by the store's checksum or by reading. */
   rotation: { from: number; to: number; files: number; byChecksum: number; read: number };
+  /** With checksum jobs: those submitted this week, and the judged ones reported. */
+  jobs?: WeeklyJobs;
 }
 
 export type WeeklyVerifyResult = VerifyResult & { weekly: WeeklyFigures };
@@ -55,12 +69,18 @@ export type WeeklyVerifyResult = VerifyResult & { weekly: WeeklyFigures };
  * it is a full `verifyArchive`, which sets the baseline.
  */
 export async function verifyWeekly(
-  deps: { objects: ObjectStore; clock: Clock },
+  deps: WeeklyVerifyDeps,
   options: WeeklyVerifyOptions,
 ): Promise<WeeklyVerifyResult> {
   const periodWeeks = options.periodWeeks ?? DEFAULT_ROTATION_WEEKS;
   const progress = options.progress;
-  if (!progress || progress.rotation.periodWeeks !== periodWeeks) return fullWeek(deps, options, periodWeeks);
+  if (
+    !progress ||
+    progress.rotation.periodWeeks !== periodWeeks ||
+    (deps.jobs === undefined && progress.checksums !== undefined)
+  ) {
+    return fullWeek(deps, options, periodWeeks);
+  }
   const { objects } = deps;
   const now = deps.clock.now();
   const failures: VerifyFailure[] = [];
@@ -91,18 +111,29 @@ export async function verifyWeekly(
   const newest = segment.at(-1);
   const head = newest ? { seq: newest.seq, key: newest.key, sha256: newest.sha256 } : progress.head;
 
-  // 2. One listing, by the store's clock: what was written since the last check must be listed since.
-  const listing = await checkListing(objects, progress, segment, head.key);
-  failures.push(...listing.failures);
-
-  // 3. Every file the new digests list, in full.
+  // 2. Every file the new digests list, in full.
   const newFiles = fresh.flatMap((e) => (e.digest?.files ?? []).map((file) => ({ file, digest: e.key })));
   const checked = await checkNewFiles(objects, newFiles);
   failures.push(...checked.failures);
 
-  // 4. A slice of the older chain, so that every digest and file is checked again within the period.
-  const rotation = await rotate(objects, progress, publicKey, now, periodWeeks);
-  failures.push(...rotation.failures);
+  // 3. What was written since, and older files again: by the store's checksum jobs where there are
+  // some (flat: two jobs and the verdicts of judged ones), else by one listing and a rotation slice.
+  const stored =
+    deps.jobs && progress.checksums
+      ? await storeChecks(deps.jobs, objects, progress, {
+          fresh,
+          dated: checked.dated,
+          head,
+          now,
+          periodWeeks,
+        })
+      : await listAndRotate(objects, progress, segment, head.key, publicKey, now, periodWeeks);
+  failures.push(...stored.failures);
+  // Jobs newly available (a stack that now has the role): this week as before, and their starting point.
+  if (deps.jobs && !progress.checksums) {
+    stored.checksums = await baselineOf(objects, new Date(stored.listing.boundary), now, periodWeeks);
+  }
+  const { listing, rotation } = stored;
 
   const result: WeeklyVerifyResult = {
     ok: false,
@@ -133,6 +164,7 @@ export async function verifyWeekly(
         unlisted: listing.unlisted,
         rotation: rotation.next,
         ...(progress.fullAt ? { fullAt: progress.fullAt } : {}),
+        ...(stored.checksums ? { checksums: stored.checksums } : {}),
       },
       newDigests: fresh.length,
       newFiles: newFiles.length,
@@ -143,6 +175,7 @@ export async function verifyWeekly(
         byChecksum: rotation.byChecksum,
         read: rotation.read,
       },
+      ...(stored.jobs ? { jobs: stored.jobs } : {}),
     },
   };
   if (options.api) {
@@ -153,14 +186,22 @@ export async function verifyWeekly(
   if (!result.ok) {
     // A failure keeps the verified head where it was: next week checks the same new work again (and
     // reports it again) until it is dealt with; the rotation moves on.
-    result.weekly.progress = { ...progress, at: now.toISOString(), rotation: rotation.next };
+    // The jobs and verdicts move on; the weeks keep what they held, as the new work is counted again.
+    result.weekly.progress = {
+      ...progress,
+      at: now.toISOString(),
+      rotation: rotation.next,
+      ...(stored.checksums && progress.checksums
+        ? { checksums: { ...stored.checksums, weeks: progress.checksums.weeks } }
+        : {}),
+    };
   }
   return result;
 }
 
 /** The first weekly verify (or one after the period changed): everything, then the baseline. */
 async function fullWeek(
-  deps: { objects: ObjectStore; clock: Clock },
+  deps: WeeklyVerifyDeps,
   options: WeeklyVerifyOptions,
   periodWeeks: number,
 ): Promise<WeeklyVerifyResult> {
@@ -176,6 +217,9 @@ async function fullWeek(
       else if (!o.modifiedAt || !boundary || o.modifiedAt <= boundary) objects++;
     }
   }
+  const checksums = deps.jobs
+    ? await baselineOf(deps.objects, boundary ?? new Date(at), new Date(at), periodWeeks)
+    : undefined;
   const head = result.head ?? { seq: 1, key: digestKeys.digest(1), sha256: '' };
   return {
     ...result,
@@ -190,6 +234,7 @@ async function fullWeek(
         // Everything was checked now: the next rotation starts next week, from digest 1.
         rotation: { startedAt: at, nextSeq: head.seq + 1, periodWeeks },
         fullAt: at,
+        ...(checksums ? { checksums } : {}),
       },
       newDigests: result.digests,
       newFiles: result.files,
@@ -198,136 +243,42 @@ async function fullWeek(
   };
 }
 
+/**
+ * The checksum rotation's starting point: every object the chain lists (and the key files, hashed now),
+ * in the week the store wrote it. A recovery path: it reads the whole chain once.
+ */
+async function baselineOf(
+  objects: ObjectStore,
+  boundary: Date,
+  now: Date,
+  periodWeeks: number,
+): Promise<ChecksumProgress> {
+  const listing: ObjectInfo[] = [];
+  for (const prefix of [...digestKeys.listedPrefixes, digestKeys.prefix]) {
+    for await (const o of objects.list(prefix))
+      if (!o.modifiedAt || o.modifiedAt <= boundary) listing.push(o);
+  }
+  const chain = await readDigestChain(objects);
+  const sha = new Map<string, string>();
+  for (const e of chain.entries) {
+    sha.set(e.key, e.sha256);
+    for (const f of e.digest?.files ?? []) sha.set(f.key, f.sha256);
+  }
+  const keyFiles: Record<string, string> = {};
+  for (const key of [digestKeys.publicKeyPem, digestKeys.publicKeyInfo, digestKeys.keyCheck]) {
+    const bytes = await objects.get(key);
+    if (bytes) {
+      keyFiles[key] = sha256OfBytes(bytes);
+      sha.set(key, keyFiles[key]);
+    }
+  }
+  return baselineChecksums(datedObjects(listing, sha), keyFiles, boundary, now, periodWeeks);
+}
+
 /** The store's time of one object (its listing entry), or undefined when the store does not say. */
 async function modifiedAt(objects: ObjectStore, key: string): Promise<Date | undefined> {
   for await (const o of objects.list(key)) if (o.key === key) return o.modifiedAt;
   return undefined;
-}
-
-/**
- * Lists the archive once. Objects written (by the store's clock) after the last check's boundary and up
- * to the newest digest's must be listed by the digests since; objects written earlier must all still be
- * there (their count); later ones are left to next week. Under `digests/`, only digests and key files.
- */
-async function checkListing(
-  objects: ObjectStore,
-  progress: VerifyProgress,
-  segment: ChainEntry[],
-  headKey: string,
-): Promise<{ failures: VerifyFailure[]; boundary: string; objects: number; unlisted: string[] }> {
-  const failures: VerifyFailure[] = [];
-  const since = new Date(progress.boundary);
-  const keyFiles = new Set([digestKeys.publicKeyPem, digestKeys.publicKeyInfo, digestKeys.keyCheck]);
-  const segmentKeys = new Set(segment.map((e) => e.key));
-  const listed = new Set(segment.flatMap((e) => (e.digest?.files ?? []).map((f) => f.key)));
-  const digestObjects = [];
-  for await (const o of objects.list(digestKeys.prefix)) digestObjects.push(o);
-  const until = digestObjects.find((o) => o.key === headKey)?.modifiedAt ?? since;
-  const isNew = (at: Date | undefined) => at !== undefined && at > since && at <= until;
-  for (const o of digestObjects) {
-    if (!isNew(o.modifiedAt) || keyFiles.has(o.key) || segmentKeys.has(o.key)) continue;
-    failures.push({
-      kind: 'unlisted',
-      object: o.key,
-      message:
-        digestKeys.seqOf(o.key) === undefined
-          ? `${o.key} is under digests/ but is not a digest`
-          : `${o.key} was written after the digests that follow it: replaced since the last check`,
-    });
-  }
-  const known = new Set(progress.unlisted);
-  const unlisted: string[] = [];
-  let older = 0;
-  let accounted = 0;
-  for (const prefix of digestKeys.listedPrefixes) {
-    for await (const o of objects.list(prefix)) {
-      if (known.has(o.key)) {
-        unlisted.push(o.key);
-        failures.push({
-          kind: 'unlisted',
-          object: o.key,
-          message: `${o.key} is not listed in any digest: an extra or foreign file`,
-        });
-      } else if (!isNew(o.modifiedAt)) {
-        if (o.modifiedAt === undefined || o.modifiedAt <= since) older++;
-      } else if (listed.has(o.key)) {
-        accounted++;
-      } else {
-        unlisted.push(o.key);
-        failures.push({
-          kind: 'unlisted',
-          object: o.key,
-          message: `${o.key} was written since the last check, but no digest since lists it: planted, or a published file replaced`,
-        });
-      }
-    }
-  }
-  if (older < progress.objects) {
-    failures.push({
-      kind: 'missing-file',
-      message: `${progress.objects - older} object(s) present at the last check (written before ${progress.boundary}) are gone; the rotation names them, a full verify names them now`,
-    });
-  } else if (older > progress.objects) {
-    failures.push({
-      kind: 'unlisted',
-      message: `${older - progress.objects} object(s) dated before the last check (${progress.boundary}) were not there then: copied in with an old date`,
-    });
-  }
-  return { failures, boundary: until.toISOString(), objects: older + accounted, unlisted };
-}
-
-/**
- * The rotation: digests `[nextSeq, …]` up to the last verified head, sized so that what is left is done
- * by the end of the period; their links and signatures, and their files against the store. A rotation that
- * is done starts again from digest 1 on the next week.
- */
-async function rotate(
-  objects: ObjectStore,
-  progress: VerifyProgress,
-  publicKey: Pick<DigestChain, 'publicKey' | 'publicKeyError'>,
-  now: Date,
-  periodWeeks: number,
-): Promise<{
-  failures: VerifyFailure[];
-  from: number;
-  to: number;
-  files: number;
-  byChecksum: number;
-  read: number;
-  next: VerifyProgress['rotation'];
-}> {
-  const target = progress.head.seq;
-  let { startedAt, nextSeq } = progress.rotation;
-  // Done, or its period is over (what was left went in its last week): a new rotation from digest 1.
-  if (nextSeq > target || now.getTime() - Date.parse(startedAt) >= periodWeeks * WEEK_MS) {
-    startedAt = now.toISOString();
-    nextSeq = 1;
-  }
-  const elapsed = Math.floor((now.getTime() - Date.parse(startedAt)) / WEEK_MS);
-  const weeksLeft = Math.max(1, periodWeeks - elapsed);
-  const count = Math.ceil((target - nextSeq + 1) / weeksLeft);
-  const to = nextSeq + count - 1;
-  // The digest before the slice too, so that the slice's first link is checked.
-  const from = Math.max(1, nextSeq - 1);
-  const entries = await readChainRange(objects, from, to);
-  const inSlice = (object: string | undefined) => (digestKeys.seqOf(object ?? '') ?? 0) >= nextSeq;
-  const failures = checkChain({ entries, strays: [], ...publicKey }, { from }).filter((f) =>
-    inSlice(f.object),
-  );
-  const files = entries
-    .filter((e) => e.seq >= nextSeq)
-    .flatMap((e) => (e.digest?.files ?? []).map((file: DigestFile) => ({ file, digest: e.key })));
-  const stored = await checkStoredFiles(objects, files);
-  failures.push(...stored.failures);
-  return {
-    failures,
-    from: nextSeq,
-    to,
-    files: files.length,
-    byChecksum: stored.byChecksum,
-    read: stored.read,
-    next: { startedAt, nextSeq: to + 1, periodWeeks },
-  };
 }
 
 /** The partitions whose record ids the API comparison needs (the window, one day of margin each side). */

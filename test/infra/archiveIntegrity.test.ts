@@ -10,9 +10,13 @@ import {
   METRICS_NAMESPACE,
   SERVICE_NAME,
 } from '../../functions/shared/telemetryNames.ts';
-import { DEFAULT_VERIFY_SCHEDULE } from '../../infra/constructs/archiveIntegrity.ts';
+import {
+  CHECKSUM_REPORTS_SCHEDULE,
+  DEFAULT_VERIFY_SCHEDULE,
+} from '../../infra/constructs/archiveIntegrity.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { digestKeys } from '../../lib/digest/digestKeys.ts';
+import { CHECKSUM_REPORTS_PREFIX } from '../../lib/verify/checksumJobs.ts';
 import { iamStatements, propsOf, resourceSuffix, synthApp } from './testApp.ts';
 
 const STATE_DIR = fileURLToPath(new URL('../../lib/state/', import.meta.url));
@@ -132,5 +136,63 @@ describe('ArchiveIntegrity', () => {
       Threshold: 1,
       AlarmActions: [{ Ref: logicalId(stack.alarms.topic) }],
     });
+  });
+
+  it('gives S3 Batch Operations a role for the checksum jobs, and the function only what starting them needs', () => {
+    const roleId = logicalId(stack.integrity.checksumJobRole);
+    const role = template.toJSON().Resources[roleId] as {
+      Properties: { AssumeRolePolicyDocument: { Statement: { Principal: unknown; Action: string }[] } };
+    };
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      expect.objectContaining({
+        Principal: { Service: 'batchoperations.s3.amazonaws.com' },
+        Action: 'sts:AssumeRole',
+      }),
+    ]);
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')) as {
+      Properties: {
+        Roles: { Ref: string }[];
+        PolicyDocument: { Statement: { Action: unknown; Resource: unknown }[] };
+      };
+    }[];
+    const ofJobRole = policies
+      .filter((p) => p.Properties.Roles.some((r) => r.Ref === roleId))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement);
+    const writes = ofJobRole.filter((st) => [st.Action].flat().includes('s3:PutObject'));
+    // Reports go under their own prefix only: not one the chain covers, so never write-once, never listed.
+    expect(writes.map((st) => resourceSuffix(st.Resource))).toEqual([`/${CHECKSUM_REPORTS_PREFIX}*`]);
+    for (const p of digestKeys.writeOncePrefixes) expect(CHECKSUM_REPORTS_PREFIX.startsWith(p)).toBe(false);
+    expect(ofJobRole.flatMap((st) => [st.Action].flat()).sort()).toEqual([
+      's3:GetBucketLocation',
+      's3:GetObject',
+      's3:GetObjectVersion',
+      's3:ListBucket',
+      's3:ListBucketVersions',
+      's3:PutObject',
+    ]);
+
+    const statements = iamStatements(template);
+    expect(statements).toContainEqual(
+      expect.objectContaining({ actions: ['s3:CreateJob', 's3:DescribeJob'], resources: ['*'] }),
+    );
+    expect(statements).toContainEqual({
+      actions: ['iam:PassRole'],
+      resources: [{ 'Fn::GetAtt': [roleId, 'Arn'] }],
+      effect: 'Allow',
+      condition: { StringEquals: { 'iam:PassedToService': 'batchoperations.s3.amazonaws.com' } },
+    });
+    const env = (
+      propsOf({ stack, template }, stack.archiver.fn) as {
+        Environment: { Variables: Record<string, unknown> };
+      }
+    ).Environment.Variables;
+    expect(env[INTEGRITY_ENV.checksumJobRoleArn]).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
+
+    const rule = propsOf({ stack, template }, stack.integrity.checksumReportsRule) as {
+      ScheduleExpression: string;
+      Targets: { Input: string }[];
+    };
+    expect(rule.ScheduleExpression).toBe(CHECKSUM_REPORTS_SCHEDULE);
+    expect(rule.Targets.map((t) => JSON.parse(t.Input))).toEqual([{ checksumReports: true }]);
   });
 });

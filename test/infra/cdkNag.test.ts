@@ -30,6 +30,10 @@ describe('AwsSolutionsChecks on the TunnelArchiver app', () => {
     ).toEqual([
       // The fan-out's state machine: X-Ray.
       'AwsSolutions-IAM5[Resource::*]',
+      // The archiver's checksum jobs: S3 Batch Operations CreateJob/DescribeJob take no resource.
+      'AwsSolutions-IAM5[Resource::*]',
+      // The checksum job role reads every object of the archive to compute its SHA-256.
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/*]',
       // _staging/ three times: the archiver's role, the snapshot role (its rows go through the committer)
       // and the detect role (findings go through the committer too).
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/*]',
@@ -40,6 +44,9 @@ describe('AwsSolutionsChecks on the TunnelArchiver app', () => {
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/active/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/active/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/active/*]',
+      // checksum-jobs/: the job role writes the reports, the archiver reads them.
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/checksum-jobs/*]',
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/checksum-jobs/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/digests/*]',
       // findings/: the detect role writes them, the archiver digests (and publishes) them.
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/findings/*]',

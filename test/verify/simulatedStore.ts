@@ -81,8 +81,10 @@ export class SimulatedStore implements ObjectStore {
     this.#checked.add(key);
     return this.inner.getRange(key, start, end);
   }
-  head(key: string) {
-    return this.inner.head(key);
+  async head(key: string) {
+    const o = await this.inner.head(key);
+    const at = this.#meta.get(key)?.at;
+    return o && at ? { ...o, modifiedAt: at } : o;
   }
   async *list(prefix: string): AsyncIterable<ObjectInfo> {
     for await (const o of this.inner.list(prefix)) {

@@ -5,10 +5,13 @@ import { appendDigest } from '../../lib/digest/appendDigest.ts';
 import { digestKeys } from '../../lib/digest/digestKeys.ts';
 import { ed25519Signer } from '../../lib/digest/ed25519Signer.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
-import type { VerifyProgress } from '../../lib/state/stateStore.ts';
+import type { ChecksumVerdict, VerifyProgress } from '../../lib/state/stateStore.ts';
+import { checkChecksumReports } from '../../lib/verify/checkChecksumReport.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import { verifyWeekly, type WeeklyVerifyResult } from '../../lib/verify/verifyWeekly.ts';
 import { parquetOf } from '../digest/digestFixtures.ts';
+import { ChecksumJobsStandIn } from '../support/checksumJobsStandIn.ts';
+import { countingObjectStore } from '../support/countingObjectStore.ts';
 import { SimulatedStore } from './simulatedStore.ts';
 
 const WEEK = 7 * 86_400_000;
@@ -33,8 +36,32 @@ class SimulatedArchive {
   /** The week each file was written. */
   readonly writtenIn = new Map<string, number>();
 
-  constructor(checksums: boolean) {
+  /** With store-side checksum jobs: run between weeks (as S3 does), judged when their reports are in. */
+  readonly jobs: ChecksumJobsStandIn | undefined;
+  /** Keys the jobs hashed in each judged job, by week: what the store checked. */
+  readonly hashedIn = new Map<string, number>();
+
+  constructor(checksums: boolean, jobs = false) {
     this.store = new SimulatedStore(this.clock, checksums);
+    this.jobs = jobs ? new ChecksumJobsStandIn(this.store) : undefined;
+  }
+
+  /** Between weeks: the submitted jobs run, and their reports are judged (a report checker's work). */
+  async betweenWeeks(): Promise<ChecksumVerdict[]> {
+    if (!this.jobs || !this.progress?.checksums) return [];
+    this.clock.advance(3_600_000);
+    await this.jobs.runPending();
+    const judged = await checkChecksumReports(
+      { objects: this.store, jobs: this.jobs },
+      this.progress.checksums,
+      this.clock.now(),
+    );
+    this.progress = { ...this.progress, checksums: judged.next };
+    for (const v of judged.judged) {
+      const report = await this.jobs.report(v.id);
+      for await (const row of report?.rows ?? []) if (v.ok) this.hashedIn.set(row.key, this.week);
+    }
+    return judged.judged;
   }
 
   async runWeek(): Promise<void> {
@@ -56,7 +83,7 @@ class SimulatedArchive {
     this.clock.advance(3_600_000);
     this.store.takeChecked();
     const result = await verifyWeekly(
-      { objects: this.store, clock: this.clock },
+      { objects: this.store, clock: this.clock, ...(this.jobs ? { jobs: this.jobs } : {}) },
       { windowDays: 60, periodWeeks: PERIOD, ...(this.progress ? { progress: this.progress } : {}) },
     );
     this.progress = result.weekly.progress;
@@ -68,8 +95,8 @@ class SimulatedArchive {
   }
 }
 
-async function twoYearsOld(checksums: boolean): Promise<SimulatedArchive> {
-  const a = new SimulatedArchive(checksums);
+async function twoYearsOld(checksums: boolean, jobs = false): Promise<SimulatedArchive> {
+  const a = new SimulatedArchive(checksums, jobs);
   for (let i = 0; i < 104; i++) await a.runWeek();
   const first = await a.verify();
   expect(first.weekly.mode).toBe('full');
@@ -197,5 +224,118 @@ describe('verifyWeekly over a simulated year of weeks', () => {
     };
     // Files read in full (not by checksum): the week's new files only, at 9 weeks as at two years.
     expect(await bytesAt(104)).toBe(await bytesAt(9));
+  }, 120_000);
+});
+
+describe('verifyWeekly with store-side checksum jobs (S3 Batch Operations Compute checksum)', () => {
+  it('has every file hashed by the store at least once in every rotation period, new work read in full the week it is written', async () => {
+    const a = await twoYearsOld(false, true);
+    const lastChecked = new Map<string, number>(a.dataFiles().map((f) => [f, 0]));
+    const weekStarted = a.week;
+    for (let w = 1; w <= 52; w++) {
+      await a.runWeek();
+      const r = await a.verify();
+      expect(r.failures, `week ${w}`).toEqual([]);
+      expect(r.weekly.jobs?.submitted.map((j) => j.kind)).toContain('new');
+      for (const f of r.checked) if (a.writtenIn.has(f)) lastChecked.set(f, w);
+      for (const [f, week] of a.writtenIn) if (week === a.week) expect(r.checked.has(f), f).toBe(true);
+      const judged = await a.betweenWeeks();
+      expect(
+        judged.every((v) => v.ok),
+        `week ${w}`,
+      ).toBe(true);
+      for (const [f, week] of a.hashedIn) if (week === a.week && lastChecked.has(f)) lastChecked.set(f, w);
+      for (const [f, at] of lastChecked) expect(w - at, `${f} in week ${w}`).toBeLessThanOrEqual(PERIOD);
+    }
+    expect(a.week - weekStarted).toBe(52);
+  }, 240_000);
+
+  it('reports a changed byte in a file written two years ago within one period, its date kept', async () => {
+    const a = await twoYearsOld(false, true);
+    const old = [...a.writtenIn].find(([f, week]) => week === 1 && f.endsWith('.parquet'))?.[0] as string;
+    await a.store.tamper(old, (b) => Uint8Array.from(b, (x, i) => (i === 100 ? x ^ 1 : x)), true);
+    let reportedIn: number | undefined;
+    for (let w = 1; w <= PERIOD && reportedIn === undefined; w++) {
+      await a.runWeek();
+      const r = await a.verify();
+      if (r.failures.some((f) => f.kind === 'hash' && f.object === old)) reportedIn = w;
+      await a.betweenWeeks();
+    }
+    expect(reportedIn).toBeDefined();
+  }, 240_000);
+
+  it('reports a changed byte in a file written this week by this week’s check', async () => {
+    const a = await twoYearsOld(false, true);
+    await a.runWeek();
+    const fresh = [...a.writtenIn].find(
+      ([f, week]) => week === a.week && f.endsWith('.parquet'),
+    )?.[0] as string;
+    await a.store.tamper(fresh, (b) => Uint8Array.from(b, (x, i) => (i === 100 ? x ^ 1 : x)), true);
+    const r = await a.verify();
+    expect(r.failures).toContainEqual(expect.objectContaining({ kind: 'hash', object: fresh }));
+  }, 120_000);
+
+  it('reports a planted object and a replaced file by the next week’s check', async () => {
+    const a = await twoYearsOld(false, true);
+    const replaced = a.dataFiles().find((f) => f.endsWith('.parquet')) as string;
+    await a.runWeek();
+    await a.store.put(`${digestKeys.prefix}notes.txt`, 'x');
+    await a.store.tamper(replaced, (b) => Uint8Array.from(b, (x, i) => (i === 100 ? x ^ 1 : x)), false);
+    await a.runWeek();
+    expect((await a.verify()).failures).toEqual([]);
+    await a.betweenWeeks();
+    await a.runWeek();
+    const r = await a.verify();
+    expect(r.failures).toContainEqual(
+      expect.objectContaining({ kind: 'unlisted', object: 'digests/notes.txt' }),
+    );
+    expect(r.failures).toContainEqual(expect.objectContaining({ kind: 'hash', object: replaced }));
+  }, 120_000);
+
+  it('sends the same requests and reads the same bytes at two years as at nine weeks', async () => {
+    const weekAt = async (weeks: number) => {
+      const a = new SimulatedArchive(false, true);
+      for (let i = 0; i < weeks; i++) await a.runWeek();
+      await a.verify();
+      await a.runWeek();
+      await a.verify();
+      await a.betweenWeeks();
+      await a.runWeek();
+      const counting = countingObjectStore(a.store);
+      const r = await verifyWeekly(
+        { objects: counting.objects, clock: a.clock, jobs: a.jobs as ChecksumJobsStandIn },
+        { windowDays: 60, periodWeeks: PERIOD, ...(a.progress ? { progress: a.progress } : {}) },
+      );
+      expect(r.failures).toEqual([]);
+      return counting.counts;
+    };
+    const young = await weekAt(9);
+    const old = await weekAt(104);
+    expect(old.byMethod).toEqual(young.byMethod);
+    // Bytes: the same files; digests a few characters longer (bigger sequence numbers and run ids).
+    expect(old.bytesRead / young.bytesRead).toBeLessThan(1.01);
+  }, 240_000);
+
+  it('takes the jobs on without a full check when they become available, and moves on with them', async () => {
+    const a = await twoYearsOld(true);
+    await a.runWeek();
+    // The same archive and progress, now with the jobs (a stack that gained the role).
+    const jobs = new ChecksumJobsStandIn(a.store);
+    const first = await verifyWeekly(
+      { objects: a.store, clock: a.clock, jobs },
+      { windowDays: 60, periodWeeks: PERIOD, ...(a.progress ? { progress: a.progress } : {}) },
+    );
+    expect(first.weekly.mode).toBe('incremental');
+    expect(first.failures).toEqual([]);
+    const checksums = first.weekly.progress.checksums;
+    expect(Object.values(checksums?.weeks ?? {}).reduce((n, w) => n + w.count, 0)).toBeGreaterThan(2 * 105);
+    await a.runWeek();
+    a.clock.advance(3_600_000);
+    const second = await verifyWeekly(
+      { objects: a.store, clock: a.clock, jobs },
+      { windowDays: 60, periodWeeks: PERIOD, progress: first.weekly.progress },
+    );
+    expect(second.failures).toEqual([]);
+    expect(second.weekly.jobs?.submitted.map((j) => j.kind).sort()).toEqual(['new', 'rotation']);
   }, 120_000);
 });

@@ -7,8 +7,11 @@ import { ArchiverError } from '../../../lib/errors/archiverError.ts';
 import type { ArchiveDeps, ArchiveOptions, RunSummary } from '../../../lib/run/runTypes.ts';
 import type { StateStore, VerifyProgress } from '../../../lib/state/stateStore.ts';
 import type { ObjectStore } from '../../../lib/store/objectStore.ts';
+import { addObject, emptyFingerprint } from '../../../lib/verify/checksumFingerprint.ts';
 import type { VerifyResult } from '../../../lib/verify/verifyTypes.ts';
+import { ChecksumJobsStandIn } from '../../support/checksumJobsStandIn.ts';
 import { MemoryStateStore } from '../../support/fakes/memoryStateStore.ts';
+import { SimulatedStore } from '../../verify/simulatedStore.ts';
 import { runSummary } from './runSummaryFixture.ts';
 
 function verifyResult(overrides: Partial<VerifyResult> = {}): VerifyResult {
@@ -255,5 +258,61 @@ describe('createArchiveHandler', () => {
     const h = harness(async () => runSummary(), { verify: async () => verifyResult() });
     await h.handler({ verify: true }, h.context);
     expect(h.metrics).toMatchObject({ VerifyFailures: 0 });
+  });
+
+  it('judges finished checksum jobs on {"checksumReports": true}: failures counted and logged, verdicts kept in META for the weekly verify', async () => {
+    const clock = new ManualClock('2024-01-01T00:00:00.000Z');
+    const objects = new SimulatedStore(clock, false);
+    const key = 'history/dt=2024-01-01/a.parquet';
+    await objects.put(key, 'the bytes as written');
+    const jobs = new ChecksumJobsStandIn(objects);
+    const id = await jobs.submit({ createdBefore: new Date('2024-01-02T00:00:00.000Z'), token: 't' });
+    const state = new MemoryStateStore();
+    const progress: VerifyProgress = {
+      at: NOW,
+      head: { seq: 1, key: 'digests/0000000001.json', sha256: 'a'.repeat(64) },
+      boundary: NOW,
+      objects: 1,
+      unlisted: [],
+      rotation: { startedAt: NOW, nextSeq: 1, periodWeeks: 13 },
+      checksums: {
+        weeks: {},
+        keyFiles: {},
+        rotation: { startedAt: NOW, cursor: 0, periodWeeks: 13 },
+        // What the digests say the object holds: not what the store now computes.
+        jobs: [
+          {
+            id,
+            kind: 'rotation',
+            submittedAt: NOW,
+            before: '2024-01-02T00:00:00.000Z',
+            expected: addObject(emptyFingerprint, key, 'b'.repeat(64)),
+          },
+        ],
+        verdicts: [],
+      },
+    };
+    await state.putMeta({ firstRunAt: NOW, firstWindowStart: '2024-12-09', version: 0, verified: progress });
+    const h = harness(async () => runSummary(), { state, objects, checksumJobs: jobs });
+    // Still running: nothing judged, the job waits.
+    expect(await h.handler({ checksumReports: true }, h.context)).toEqual({
+      judged: 0,
+      failures: 0,
+      waiting: 1,
+    });
+    await jobs.runPending();
+    const summary = await h.handler({ checksumReports: true }, h.context);
+    expect(summary).toMatchObject({ judged: 1, waiting: 0 });
+    expect(h.metrics.VerifyFailures).toBeGreaterThanOrEqual(1);
+    expect(h.logs).toContainEqual(
+      expect.objectContaining({
+        message: 'verify failure',
+        attributes: expect.objectContaining({ kind: 'unlisted', object: key }),
+      }),
+    );
+    const kept = (await state.getMeta())?.verified?.checksums;
+    expect(kept?.jobs).toEqual([]);
+    expect(kept?.verdicts.map((v) => ({ id: v.id, ok: v.ok }))).toEqual([{ id, ok: false }]);
+    expect(kept?.lastChecked?.rotation).toMatchObject({ id, ok: false, objects: 1 });
   });
 });

@@ -39,6 +39,12 @@ describe('parseArchiveEvent', () => {
     });
   });
 
+  it('reads {"checksumReports": true} as judging the finished checksum jobs, and nothing else with it', () => {
+    expect(parseArchiveEvent({ checksumReports: true })).toEqual({ kind: 'checksum-reports' });
+    expect(badRequest({ checksumReports: false }).message).toContain('{"checksumReports": true}');
+    expect(badRequest({ checksumReports: true, verify: true }).code).toBe('BAD_REQUEST');
+  });
+
   it('reads {"verify": true} as a verification, and rejects other values of verify', () => {
     expect(parseArchiveEvent({ verify: true })).toEqual({ kind: 'verify' });
     expect(badRequest({ verify: false }).message).toContain('{"verify": true}');
