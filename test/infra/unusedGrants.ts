@@ -36,6 +36,22 @@ export const UNUSED_GRANT_REASONS: Record<string, Record<string, string>> = {
   'SecurityLake/Role': {
     'logs:CreateLogStream': 'Lambda writes the function logs with its role; no SDK call of the handler.',
     'logs:PutLogEvents': 'Lambda writes the function logs with its role; no SDK call of the handler.',
+    's3:ListBucket':
+      "The findings source lists each day's history/ partition (a finding's related sessions); the bundle test runs the sessions source (test/ocsf/writeSecurityLake.int.test.ts lists them).",
+  },
+  'Integrity/ChecksumJobRole': {
+    's3:ListBucket':
+      "S3 Batch Operations builds a checksum job's manifest from its time filter by listing the archive; the service's call, no SDK call of ours (no S3 Control endpoint locally).",
+    's3:ListBucketVersions':
+      'S3 Batch Operations lists object versions for the manifest of a versioned archive bucket; the service, not our code.',
+    's3:GetObject':
+      'S3 Batch Operations reads each object of the slice to compute its checksum; the service, not our code.',
+    's3:GetObjectVersion':
+      'S3 Batch Operations reads the manifest-named version of each object of a versioned bucket; the service, not our code.',
+    's3:PutObject':
+      'S3 Batch Operations writes the generated manifest and the completion report under checksum-jobs/; the service, not our code.',
+    's3:GetBucketLocation':
+      'S3 Batch Operations checks the region of the report bucket before it writes the completion report; the service.',
   },
 };
 
