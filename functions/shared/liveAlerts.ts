@@ -1,5 +1,6 @@
 import { deliverFinding } from '../../lib/detect/deliverFinding.ts';
 import { recordIncidents } from '../../lib/detect/evaluateRules.ts';
+import type { Finding } from '../../lib/detect/finding.ts';
 import type { FindingEvents } from '../../lib/detect/findingEvents.ts';
 import type { FindingLedger } from '../../lib/detect/findingLedger.ts';
 import { evaluateLiveRules } from '../../lib/detect/liveRules.ts';
@@ -13,12 +14,15 @@ import { DETECT_METRIC } from './detectTelemetry.ts';
 /**
  * The snapshot function's `afterSnapshot`: the live rules on the new observations, each incident
  * recorded in the same ledger as the scheduled rules (same key: a tunnel alerted live and later seen in
- * history is one incident), the new and updated ones delivered as the scheduled rules deliver them.
+ * history is one incident), the new and updated ones written to `findings/` and then delivered, as the
+ * scheduled rules write and deliver them (`recordIncidents`).
  */
 export function liveAlerts(deps: {
   rules: readonly DetectionRule[];
   overrides: DetectionSettings;
   ledger: FindingLedger;
+  /** Stores new and updated findings (`findings/` through the committer) before they are delivered. */
+  commitFindings: (findings: readonly Finding[]) => Promise<unknown>;
   publish: (subject: string, message: string) => Promise<void>;
   events: FindingEvents;
   countFindings: FindingCounter;
@@ -30,6 +34,7 @@ export function liveAlerts(deps: {
       {
         ledger: deps.ledger,
         logger: deps.logger,
+        commitFindings: deps.commitFindings,
         deliver: deliverFinding({ publish: deps.publish, events: deps.events }),
       },
       findings,

@@ -264,9 +264,9 @@ export async function replaySchedule(
             tokenKey: REPLAY_TOKEN_KEY,
             afterSnapshot: async (observations, observedAt) => {
               const found = evaluateLiveRules(observations, observedAt, live, opts.overrides);
-              // As the snapshot function: it delivers and writes no findings (detect writes the next revision).
+              // As the snapshot function: each new or updated finding written to findings/, then delivered.
               await recordIncidents(
-                { ledger, logger: silentLogger, deliver: deliver(observedAt, 'snapshot') },
+                { ledger, logger: silentLogger, commitFindings, deliver: deliver(observedAt, 'snapshot') },
                 found,
                 ruleOf,
                 observedAt,
