@@ -207,7 +207,7 @@ export async function replaySchedule(
   const ledger = opts.ledger ?? memoryFindingLedger('replay');
   const deliveries: Delivery[] = [];
   const attempts = new Map<string, number>();
-  // `findings/` as detect writes it: one row per (finding_id, revision), a row written twice kept once.
+  // `findings/` as detect and the snapshot function write it: one row per (finding_id, revision), a row written twice kept once.
   const written = new Map<string, Finding>();
   let writes = 0;
   const commitFindings = async (findings: readonly Finding[]) => {
