@@ -3,6 +3,7 @@ import { recordIncidents } from '../../lib/detect/evaluateRules.ts';
 import type { Finding } from '../../lib/detect/finding.ts';
 import type { FindingEvents } from '../../lib/detect/findingEvents.ts';
 import type { FindingLedger } from '../../lib/detect/findingLedger.ts';
+import { liveIncidentsToRecord } from '../../lib/detect/liveIncidentsToRecord.ts';
 import { evaluateLiveRules } from '../../lib/detect/liveRules.ts';
 import type { DetectionRule } from '../../lib/detect/ruleSchema.ts';
 import type { DetectionSettings } from '../../lib/detect/ruleSettings.ts';
@@ -14,8 +15,9 @@ import { DETECT_METRIC } from './detectTelemetry.ts';
 /**
  * The snapshot function's `afterSnapshot`: the live rules on the new observations, each incident
  * recorded in the same ledger as the scheduled rules (same key: a tunnel alerted live and later seen in
- * history is one incident), the new and updated ones written to `findings/` and then delivered, as the
- * scheduled rules write and deliver them (`recordIncidents`).
+ * history is one incident), the new ones written to `findings/` and then delivered, as the scheduled
+ * rules write and deliver them (`recordIncidents`); later revisions of a delivered incident are
+ * `detect`'s (`liveIncidentsToRecord`).
  */
 export function liveAlerts(deps: {
   rules: readonly DetectionRule[];
@@ -29,7 +31,9 @@ export function liveAlerts(deps: {
   logger: Logger;
 }) {
   return async (observations: ActiveObservations, observedAt: Date): Promise<void> => {
-    const findings = evaluateLiveRules(observations, observedAt, deps.rules, deps.overrides);
+    const ruleOf = (id: string) => deps.rules.find((r) => r.id === id);
+    const found = evaluateLiveRules(observations, observedAt, deps.rules, deps.overrides);
+    const findings = await liveIncidentsToRecord(deps.ledger, found, ruleOf);
     const { delivered } = await recordIncidents(
       {
         ledger: deps.ledger,
@@ -38,7 +42,7 @@ export function liveAlerts(deps: {
         deliver: deliverFinding({ publish: deps.publish, events: deps.events }),
       },
       findings,
-      (id) => deps.rules.find((r) => r.id === id),
+      ruleOf,
       observedAt,
     );
     countPerRule(deps.countFindings, DETECT_METRIC.NewFindings, delivered);

@@ -17,6 +17,7 @@ import { duckdbRuleEngine } from './duckdbRuleEngine.ts';
 import { type DeliveryStatus, dueRules, evaluateRules, recordIncidents } from './evaluateRules.ts';
 import type { Finding } from './finding.ts';
 import { type FindingLedger, memoryFindingLedger } from './findingLedger.ts';
+import { liveIncidentsToRecord } from './liveIncidentsToRecord.ts';
 import { evaluateLiveRules } from './liveRules.ts';
 import type { DetectionRule } from './ruleSchema.ts';
 import type { DetectionSettings } from './ruleSettings.ts';
@@ -263,7 +264,11 @@ export async function replaySchedule(
             logger: silentLogger,
             tokenKey: REPLAY_TOKEN_KEY,
             afterSnapshot: async (observations, observedAt) => {
-              const found = evaluateLiveRules(observations, observedAt, live, opts.overrides);
+              const found = await liveIncidentsToRecord(
+                ledger,
+                evaluateLiveRules(observations, observedAt, live, opts.overrides),
+                ruleOf,
+              );
               // As the snapshot function: each new or updated finding written to findings/, then delivered.
               await recordIncidents(
                 { ledger, logger: silentLogger, commitFindings, deliver: deliver(observedAt, 'snapshot') },

@@ -14,6 +14,7 @@ import { loadRules } from '../../../lib/detect/loadRules.ts';
 import { silentLogger } from '../../../lib/log/logger.ts';
 import { readFindings } from '../../../lib/report/readFindings.ts';
 import { createFileObjectStore } from '../../../lib/store/fileObjectStore.ts';
+import type { ObjectStore } from '../../../lib/store/objectStore.ts';
 import { MemoryActiveState, MemoryRowSink, session, TOKEN_KEY } from '../../active/activeKit.ts';
 import { MemoryStateStore } from '../../support/fakes/memoryStateStore.ts';
 
@@ -22,6 +23,12 @@ const FIVE_MIN = 300_000;
 const OPENED = '2026-03-01T08:02:00.000Z';
 /** The deployment's override: a tunnel open 2 hours alerts. */
 const overrides = { settings: {}, rules: { long_tunnel: { threshold: 2 } } };
+
+async function findingsFiles(objects: ObjectStore): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const o of objects.list('findings/')) keys.push(o.key);
+  return keys;
+}
 
 let dir: string | undefined;
 afterEach(async () => {
@@ -102,6 +109,8 @@ describe('liveAlerts: the snapshot function writes each live finding to findings
     expect(published).toEqual([{ entity: 'open-1', archived: ['open-1'] }]);
     const held = await readFindings(objects);
     expect(held?.latest.map((f) => [f.rule, f.entity])).toEqual([['long_tunnel', 'open-1']]);
+    // The later snapshots see the delivered incident and leave its revisions to detect: one file.
+    expect(await findingsFiles(objects)).toHaveLength(1);
   });
 
   it('a crash between write and publish: written once, published once by a later snapshot', async () => {
@@ -117,5 +126,7 @@ describe('liveAlerts: the snapshot function writes each live finding to findings
     expect(published).toEqual([{ entity: 'open-1', archived: ['open-1'] }]);
     const held = await readFindings(objects);
     expect(held?.latest).toHaveLength(1);
+    // The crashed snapshot's revision, and the one that took its delivery over; nothing after.
+    expect(await findingsFiles(objects)).toHaveLength(2);
   });
 });
