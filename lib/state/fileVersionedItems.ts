@@ -1,6 +1,6 @@
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { versionConflict } from './versionedConcerns.ts';
 import type { VersionedItem, VersionedItems } from './versionedItems.ts';

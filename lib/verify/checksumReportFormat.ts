@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ChecksumRow } from './checksumJobs.ts';
 
