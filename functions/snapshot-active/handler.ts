@@ -67,7 +67,9 @@ const state = createDynamoStateStore({ client: dynamo, table });
 // The live detection rules, when the stack gives a findings topic (functions/shared/liveAlerts.ts).
 const topic = process.env.FINDINGS_TOPIC_ARN;
 const live =
-  topic === undefined || topic === '' ? undefined : await liveAlertsFor(dynamo, table, topic, metrics, log);
+  topic === undefined || topic === ''
+    ? undefined
+    : await liveAlertsFor(dynamo, table, { objects, state }, topic, metrics, log);
 
 const snapshot = createSnapshotHandler({
   config,

@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SNSClient } from '@aws-sdk/client-sns';
+import { systemClock } from '../../lib/clock/clock.ts';
+import { type CommitterDeps, PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
+import { commitFindings } from '../../lib/detect/findingsDataset.ts';
 import { versionedFindingLedger } from '../../lib/detect/versionedFindingLedger.ts';
 import type { Logger } from '../../lib/log/logger.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
@@ -14,14 +19,15 @@ import { lambdaDetections } from '../shared/lambdaDetections.ts';
 import { liveAlerts } from '../shared/liveAlerts.ts';
 
 /**
- * The snapshot Lambda's live-rule hook, wired to the state table (the ledger), the findings topic and
- * EventBridge. Each snapshot records as an owner of its own: a claim the ledger finds held by the same
- * owner counts as ours (a retried write), so an owner kept for the container would deliver every
- * finding again on every snapshot.
+ * The snapshot Lambda's live-rule hook, wired to the state table (the ledger), `findings/` through the
+ * archive's committer (as `detect` writes it), the findings topic and EventBridge. Each snapshot
+ * records as an owner of its own: a claim the ledger finds held by the same owner counts as ours (a
+ * retried write), so an owner kept for the container would deliver every finding again on every snapshot.
  */
 export async function liveAlertsFor(
   dynamo: DynamoDBClient,
   table: string,
+  archive: Pick<CommitterDeps, 'objects' | 'state'>,
   topicArn: string,
   metrics: Metrics,
   logger: Logger,
@@ -34,14 +40,28 @@ export async function liveAlertsFor(
   );
   const countFindings = powertoolsFindingCounter(metrics);
   const items = dynamoVersionedItems({ client: dynamo, table });
-  return (observations, observedAt) =>
-    liveAlerts({
+  return (observations, observedAt) => {
+    const owner = `snap-${randomUUID().slice(0, 8)}`;
+    return liveAlerts({
       rules,
       overrides,
-      ledger: versionedFindingLedger(items, `snap-${randomUUID().slice(0, 8)}`),
+      ledger: versionedFindingLedger(items, owner),
+      commitFindings: (findings) =>
+        commitFindings(
+          new PartitionCommitter({
+            ...archive,
+            clock: systemClock,
+            logger,
+            runId: owner,
+            fence: 0,
+            tmpDir: join(tmpdir(), 'tunnel-archiver-snapshot-findings'),
+          }),
+          findings,
+        ),
       publish,
       events,
       countFindings,
       logger,
     })(observations, observedAt);
+  };
 }

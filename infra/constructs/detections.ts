@@ -11,7 +11,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Bucket, CfnBucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import { Topic } from 'aws-cdk-lib/aws-sns';
-import { Construct, type IDependable } from 'constructs';
+import { Construct, type IConstruct, type IDependable } from 'constructs';
 import { DETECT_SERVICE } from '../../functions/shared/detectTelemetry.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { FINDINGS_COLUMNS, FINDINGS_TABLE } from '../../lib/detect/findingsDataset.ts';
@@ -147,7 +147,12 @@ export class Detections extends Construct {
       snapshot.role?.addToPrincipalPolicy(this.publishStatement());
       snapshot.role?.addToPrincipalPolicy(this.putEventsStatement());
       key.grant(snapshot, 'kms:Decrypt', 'kms:GenerateDataKey');
-      snapshot.role?.addToPrincipalPolicy(claimsStatement(props.table, [FINDING_CLAIM_PKS]));
+      // It writes each live finding to findings/ before publishing it, through the committer as detect does.
+      snapshot.role?.addToPrincipalPolicy(this.findingsWriteStatement(props.bucket));
+      snapshot.role?.addToPrincipalPolicy(
+        claimsStatement(props.table, [FINDING_CLAIM_PKS, FINDINGS_MANIFEST_PKS, META_PK]),
+      );
+      if (snapshot.role !== undefined) acknowledgeFindingsWrite(snapshot.role, props.bucket);
     }
   }
 
@@ -166,6 +171,15 @@ export class Detections extends Construct {
         }),
       ],
     });
+  }
+
+  /** Reads and writes under findings/ (no delete): what the committer does to publish a findings file. */
+  private findingsWriteStatement(bucket: Bucket): PolicyStatement {
+    return allow(
+      'FindingsNoDelete',
+      ['s3:GetObject', 's3:PutObject'],
+      [bucket.arnForObjects(`${archiveKeys.findingsPrefix}*`)],
+    );
   }
 
   /** sns:Publish on the findings topic alone (grantPublish would add wildcard KMS actions). */
@@ -222,9 +236,7 @@ export class Detections extends Construct {
         [objects(archiveKeys.historyPrefix), objects(archiveKeys.activePrefix)],
       ),
     );
-    role.addToPolicy(
-      allow('FindingsNoDelete', ['s3:GetObject', 's3:PutObject'], [objects(archiveKeys.findingsPrefix)]),
-    );
+    role.addToPolicy(this.findingsWriteStatement(bucket));
     role.addToPolicy(
       allow(
         'StageFindings',
@@ -264,10 +276,6 @@ export class Detections extends Construct {
         "Athena reads active/ (the live rules' table and the loss view) with the caller's credentials: read-only, one prefix.",
       ],
       [
-        `Resource::${archiveArn}/${archiveKeys.findingsPrefix}*`,
-        'Findings files are named per evaluation and day; written once through the committer, never deleted.',
-      ],
-      [
         `Resource::${archiveArn}/${archiveKeys.stagingPrefix}*`,
         'Staged findings files are named per evaluation and day before the committer publishes them.',
       ],
@@ -278,7 +286,18 @@ export class Detections extends Construct {
     ];
     for (const [what, reason] of acks)
       Validations.of(role).acknowledge({ id: `AwsSolutions-IAM5[${what}]`, reason });
+    acknowledgeFindingsWrite(role, bucket);
   }
+}
+
+/** The cdk-nag acknowledgement of `findingsWriteStatement`'s wildcard: one prefix of the archive bucket. */
+function acknowledgeFindingsWrite(role: IConstruct, bucket: Bucket): void {
+  const archiveArn = `<${Stack.of(role).getLogicalId(bucket.node.defaultChild as CfnBucket)}.Arn>`;
+  Validations.of(role).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::${archiveArn}/${archiveKeys.findingsPrefix}*]`,
+    reason:
+      'Findings files are named per evaluation and day; written once through the committer, never deleted.',
+  });
 }
 
 /** An Allow statement with a sid. */

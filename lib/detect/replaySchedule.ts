@@ -17,6 +17,7 @@ import { duckdbRuleEngine } from './duckdbRuleEngine.ts';
 import { type DeliveryStatus, dueRules, evaluateRules, recordIncidents } from './evaluateRules.ts';
 import type { Finding } from './finding.ts';
 import { type FindingLedger, memoryFindingLedger } from './findingLedger.ts';
+import { liveIncidentsToRecord } from './liveIncidentsToRecord.ts';
 import { evaluateLiveRules } from './liveRules.ts';
 import type { DetectionRule } from './ruleSchema.ts';
 import type { DetectionSettings } from './ruleSettings.ts';
@@ -207,7 +208,7 @@ export async function replaySchedule(
   const ledger = opts.ledger ?? memoryFindingLedger('replay');
   const deliveries: Delivery[] = [];
   const attempts = new Map<string, number>();
-  // `findings/` as detect writes it: one row per (finding_id, revision), a row written twice kept once.
+  // `findings/` as detect and the snapshot function write it: one row per (finding_id, revision), a row written twice kept once.
   const written = new Map<string, Finding>();
   let writes = 0;
   const commitFindings = async (findings: readonly Finding[]) => {
@@ -263,10 +264,14 @@ export async function replaySchedule(
             logger: silentLogger,
             tokenKey: REPLAY_TOKEN_KEY,
             afterSnapshot: async (observations, observedAt) => {
-              const found = evaluateLiveRules(observations, observedAt, live, opts.overrides);
-              // As the snapshot function: it delivers and writes no findings (detect writes the next revision).
+              const found = await liveIncidentsToRecord(
+                ledger,
+                evaluateLiveRules(observations, observedAt, live, opts.overrides),
+                ruleOf,
+              );
+              // As the snapshot function: each new or updated finding written to findings/, then delivered.
               await recordIncidents(
-                { ledger, logger: silentLogger, deliver: deliver(observedAt, 'snapshot') },
+                { ledger, logger: silentLogger, commitFindings, deliver: deliver(observedAt, 'snapshot') },
                 found,
                 ruleOf,
                 observedAt,

@@ -48,7 +48,8 @@ describe('AwsSolutionsChecks on the TunnelArchiver app', () => {
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/checksum-jobs/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/checksum-jobs/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/digests/*]',
-      // findings/: the detect role writes them, the archiver digests (and publishes) them.
+      // findings/: the detect and snapshot roles write them, the archiver digests (and publishes) them.
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/findings/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/findings/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/findings/*]',
       // history/: the archiver writes it, the detect role reads it (Athena).
