@@ -14,6 +14,8 @@ export interface AgeRun {
   byMethod: Record<string, number>;
   bytesRead: number;
   seconds: number;
+  /** User + system CPU seconds of the measured work (beside wall time: what waiting on the disk is not). */
+  cpuSeconds?: number;
   peakRssMiB: number;
 }
 
@@ -54,6 +56,8 @@ export interface ArchiveAgeResult {
   youngDays: number;
   oldDays: number;
   runs: number;
+  /** Weekly verifies measured at each age (their figures are medians of these). */
+  weeklyRuns?: number;
   maxRatio: number;
   stores: AgeStoreResult[];
   measuredAt?: string;
@@ -62,7 +66,17 @@ export interface ArchiveAgeResult {
 const runTs = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));
 const child = fileURLToPath(new URL('./archiveAgeChild.ts', import.meta.url));
 
+/**
+ * Flushes what earlier phases left in the page cache before the next phase: a measured `fsync` would
+ * otherwise wait for them (ext4 commits its journal with them), and the old archive's setup writes far more
+ * than the young one's, so its measured phases would wait longer for work that is not theirs.
+ */
+async function flushWrites(): Promise<void> {
+  await promisify(execFile)('sync').catch(() => undefined);
+}
+
 async function phase(args: string[], day?: number): Promise<Record<string, unknown>> {
+  if (args[0] !== 'prepare') await flushWrites();
   const { stdout } = await promisify(execFile)(process.execPath, [runTs, child, ...args], {
     env: { ...process.env, ...(day === undefined ? {} : { AGE_RUN_DAY: String(day) }) },
     maxBuffer: 16 * 1024 * 1024,
@@ -77,6 +91,9 @@ function summarize(runs: AgeRun[]): AgeRun {
     byMethod: runs[0]?.byMethod ?? {},
     bytesRead: median(runs.map((r) => r.bytesRead)),
     seconds: Math.round(median(runs.map((r) => r.seconds)) * 1000) / 1000,
+    ...(runs.every((r) => r.cpuSeconds !== undefined)
+      ? { cpuSeconds: Math.round(median(runs.map((r) => r.cpuSeconds as number)) * 1000) / 1000 }
+      : {}),
     peakRssMiB: Math.round(Math.max(...runs.map((r) => r.peakRssMiB)) * 10) / 10,
   };
 }
@@ -95,6 +112,8 @@ export async function archiveAge(
   const youngDays = 60;
   const oldDays = quick ? 240 : 3 * 365;
   const runs = quick ? 1 : 3;
+  /** Weekly verifies measured at each age: its wall time is a fraction of a second, so five for a median. */
+  const weeklyRuns = quick ? 1 : 5;
   const stores: AgeStoreResult[] = [];
   for (const store of only) {
     const s3 = store === 's3' ? await startS3rver('bench-archive') : undefined;
@@ -120,13 +139,19 @@ export async function archiveAge(
         measured.old.push((await phase(args('run', oldDays, dirs.old), day)) as unknown as AgeRun);
         measured.young.push((await phase(args('run', youngDays, dirs.young), day)) as unknown as AgeRun);
       }
-      // The weekly verify, measured `runs` times from the same place (its jobs are idempotent), alternating.
+      // The weekly verify, measured `weeklyRuns` times from the same place (its jobs are idempotent), the
+      // age that goes first alternating; a figure is the median.
       const weeklies = { young: [] as WeeklyRun[], old: [] as WeeklyRun[] };
-      for (let i = 0; i < runs; i++) {
-        weeklies.old.push((await phase(args('weekly', oldDays, dirs.old), 2 + runs)) as unknown as WeeklyRun);
-        weeklies.young.push(
-          (await phase(args('weekly', youngDays, dirs.young), 2 + runs)) as unknown as WeeklyRun,
+      const weeklyAt = async (age: 'young' | 'old') =>
+        weeklies[age].push(
+          (await phase(
+            args('weekly', age === 'old' ? oldDays : youngDays, dirs[age]),
+            2 + runs,
+          )) as unknown as WeeklyRun,
         );
+      for (let i = 0; i < weeklyRuns; i++) {
+        for (const age of i % 2 === 0 ? (['old', 'young'] as const) : (['young', 'old'] as const))
+          await weeklyAt(age);
       }
       const weekly = {
         young: { ...(weeklies.young[0] as WeeklyRun), ...summarize(weeklies.young) },
@@ -156,7 +181,7 @@ export async function archiveAge(
       rmSync(dirs.old, { recursive: true, force: true });
     }
   }
-  return { youngDays, oldDays, runs, maxRatio: 1.1, stores };
+  return { youngDays, oldDays, runs, weeklyRuns, maxRatio: 1.1, stores };
 }
 
 /** Ratios (old ÷ young) of the four measured figures of a run (or, with `weekly`, of the weekly verify). */

@@ -42,6 +42,7 @@ import { localDynamoClient } from '../test/support/startDynalite.ts';
 import { s3rverClient } from '../test/support/startS3rver.ts';
 import { agedArchive } from '../test/support/syntheticArchive.ts';
 import { checksumKeepingStore } from './checksumKeepingStore.ts';
+import { cpuSecondsSince } from './cpuSeconds.ts';
 
 const [phase = 'run', store = 'file', ageArg = '60', dir = '', endpoint, bucket = 'bench-archive'] =
   process.argv.slice(2);
@@ -56,20 +57,26 @@ const OPTIONS: ArchiveOptions = archiveOptionsFromConfig(
   { leaseTtlMs: 600_000 },
 );
 
-/** Peak RSS (MiB) while `work` runs, sampled every 5 ms. */
+/** Wall and CPU seconds of `work`, and peak RSS (MiB) while it runs, sampled every 5 ms. */
 async function measured<T>(
   work: () => Promise<T>,
-): Promise<{ value: T; seconds: number; peakRssMiB: number }> {
+): Promise<{ value: T; seconds: number; cpuSeconds: number; peakRssMiB: number }> {
   relieveHeap();
   let peak = process.memoryUsage.rss();
   const timer = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage.rss());
   }, 5);
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   try {
     const value = await work();
     peak = Math.max(peak, process.memoryUsage.rss());
-    return { value, seconds: (performance.now() - t0) / 1000, peakRssMiB: peak / 2 ** 20 };
+    return {
+      value,
+      seconds: (performance.now() - t0) / 1000,
+      cpuSeconds: cpuSecondsSince(cpu0),
+      peakRssMiB: peak / 2 ** 20,
+    };
   } finally {
     clearInterval(timer);
   }
@@ -205,6 +212,7 @@ try {
         byMethod: counting.counts.byMethod,
         bytesRead: counting.counts.bytesRead,
         seconds: v.seconds,
+        cpuSeconds: v.cpuSeconds,
         peakRssMiB: v.peakRssMiB,
         failures: v.value.failures.map((f) => f.message).slice(0, 3),
         weekly: { ...v.value.weekly, progress: undefined },

@@ -59,10 +59,15 @@ export async function countLostSessions(objects: ObjectStore, opts: LostSessionO
       r.observed_at.getTime() < opts.now.getTime() - graceMs,
   );
   if (ended.length === 0) return 0;
+  // Listings come in key order, and `dt=YYYY-MM-DD` sorts by day: the first partition key is the oldest.
+  // Stopping there reads one page at any age, not a listing of every day the archive holds.
   let oldestHistory = Number.POSITIVE_INFINITY;
   for await (const o of objects.list(archiveKeys.historyPrefix)) {
-    const dt = /dt=(\d{4}-\d{2}-\d{2})\//.exec(o.key)?.[1];
-    if (dt) oldestHistory = Math.min(oldestHistory, Date.parse(`${dt}T00:00:00Z`));
+    const dt = /^history\/dt=(\d{4}-\d{2}-\d{2})\//.exec(o.key)?.[1];
+    if (dt) {
+      oldestHistory = Date.parse(`${dt}T00:00:00Z`);
+      break;
+    }
   }
   // Only the candidates' starts are kept; history is streamed past them one row group at a time.
   const candidatesByDt = new Map<string, Map<number, ActiveRow[]>>();
