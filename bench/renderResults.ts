@@ -316,7 +316,7 @@ function ageLines(age: ArchiveAgeResult): string[] {
   if (weekly.length > 0) {
     lines.push(
       '',
-      'The weekly verify after those runs (median of as many, in fresh processes): the new work in full, and its ' +
+      `The weekly verify after those runs (median of ${age.weeklyRuns ?? 1} runs an age, in fresh processes, the age that goes first alternating; setup's writes flushed before each): the new work in full, and its ` +
         'store-side checksum jobs submitted (S3 Batch Operations Compute checksum; here its local stand-in). ' +
         "Judging a job's report, apart from it, reads a row an object of the job (the rotation's share of the archive).",
       '',
