@@ -1,3 +1,4 @@
+import { mix32 } from '../ids/mix32.ts';
 /**
  * Small deterministic random source for the emulator. `Math.random` is never used, so the same seed
  * always yields the same data, fault schedule and shuffles.
@@ -11,12 +12,7 @@ export function seedFrom(...parts: (string | number)[]): number {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return mix32(h);
 }
 
 /** mulberry32: fast, 32-bit state, good enough for test data (not for cryptography). */

@@ -1,4 +1,5 @@
 import { ArchiverError } from '../errors/archiverError.ts';
+import { mix32 } from './mix32.ts';
 
 /** Bytes per id: 128 bits. */
 export const ID_BYTES = 16;
@@ -23,7 +24,7 @@ const TWO_POW_32 = 4_294_967_296;
 export class IdSet {
   #words: Uint32Array;
   #used: Uint8Array;
-  /** Table slots per unit of a mixed low word: `floor(mix(d ^ seed) * scale)` is the first slot of an id. */
+  /** Table slots per unit of a mixed low word: `floor(mix32(d ^ seed) * scale)` is the first slot of an id. */
   #scale: number;
   /** Mixed into the low word before it picks a slot; it changes with the table's size. */
   #seed: number;
@@ -135,7 +136,7 @@ export class IdSet {
     const words = this.#words;
     const used = this.#used;
     const slots = used.length;
-    let slot = Math.floor(mix(d ^ this.#seed) * this.#scale);
+    let slot = Math.floor(mix32(d ^ this.#seed) * this.#scale);
     while (used[slot] !== EMPTY) {
       const at = slot * 4;
       if (words[at + 3] === d && words[at] === a && words[at + 1] === b && words[at + 2] === c) return slot;
@@ -146,7 +147,7 @@ export class IdSet {
 
   #insert(a: number, b: number, c: number, d: number): void {
     const slots = this.#used.length;
-    let slot = Math.floor(mix(d ^ this.#seed) * this.#scale);
+    let slot = Math.floor(mix32(d ^ this.#seed) * this.#scale);
     while (this.#used[slot] !== EMPTY) if (++slot === slots) slot = 0;
     const at = slot * 4;
     this.#words[at] = a;
@@ -177,20 +178,9 @@ export class IdSet {
   }
 }
 
-/** MurmurHash3's 32-bit finaliser: every input bit moves every output bit (a bijection on 32 bits). */
-function mix(x: number): number {
-  let h = x >>> 0;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
 /** A table's seed: tables of different sizes order the same ids differently. */
 function seedOf(slots: number): number {
-  return mix(slots ^ 0x9e3779b9);
+  return mix32(slots ^ 0x9e3779b9);
 }
 
 function slotsFor(expected: number): number {

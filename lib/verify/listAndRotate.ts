@@ -103,6 +103,16 @@ async function checkListing(
   return { failures, boundary: until.toISOString(), objects: older + accounted, unlisted };
 }
 
+/** What a week's rotation checked: digests `from` to `to`, their files (by checksum or read) and where it goes next. */
+export interface RotationSlice {
+  from: number;
+  to: number;
+  files: number;
+  byChecksum: number;
+  read: number;
+  next: VerifyProgress['rotation'];
+}
+
 /**
  * The rotation: digests `[nextSeq, …]` up to the last verified head, sized so that what is left is done
  * by the end of the period; their links and signatures, and their files against the store. A rotation that
@@ -114,15 +124,7 @@ async function rotate(
   publicKey: Pick<DigestChain, 'publicKey' | 'publicKeyError'>,
   now: Date,
   periodWeeks: number,
-): Promise<{
-  failures: VerifyFailure[];
-  from: number;
-  to: number;
-  files: number;
-  byChecksum: number;
-  read: number;
-  next: VerifyProgress['rotation'];
-}> {
+): Promise<{ failures: VerifyFailure[] } & RotationSlice> {
   const target = progress.head.seq;
   let { startedAt, nextSeq } = progress.rotation;
   // Done, or its period is over (what was left went in its last week): a new rotation from digest 1.

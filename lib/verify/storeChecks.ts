@@ -3,6 +3,7 @@ import type { ChecksumProgress, VerifyProgress } from '../state/stateStore.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import type { ChecksumJobs } from './checksumJobs.ts';
 import { type ChainObject, checksumWeek } from './checksumRotation.ts';
+import type { RotationSlice } from './listAndRotate.ts';
 import type { VerifyFailure } from './verifyTypes.ts';
 
 /** What the weekly verify reports of its checksum jobs. */
@@ -35,14 +36,7 @@ export async function storeChecks(
   checksums: ChecksumProgress;
   jobs: WeeklyJobs;
   listing: { boundary: string; objects: number; unlisted: string[] };
-  rotation: {
-    from: number;
-    to: number;
-    files: number;
-    byChecksum: number;
-    read: number;
-    next: VerifyProgress['rotation'];
-  };
+  rotation: RotationSlice;
 }> {
   const checksums = progress.checksums as ChecksumProgress;
   const digests: ChainObject[] = [];

@@ -26,26 +26,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CALL_LOG_ENV, type RecordedCall } from '../../functions/shared/awsClients.ts';
 import { BUILTINS_BY_REQUIRE, LAMBDA_NODE_MAJOR } from '../../infra/constructs/archiveFunction.ts';
 import { readActiveRows } from '../../lib/active/activeParquet.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
-import { appendDigest } from '../../lib/digest/appendDigest.ts';
 import {
   EMULATOR_FREE_KEY,
   EMULATOR_PAID_KEY,
   type EmulatorHandle,
   startEmulator,
 } from '../../lib/emulator/startEmulator.ts';
-import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
 import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import { tryKernelLock } from '../../lib/process/kernelLock.ts';
 import { livenessRoot } from '../../lib/process/processLiveness.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { tokenHmac } from '../../lib/records/tokenHmac.ts';
 import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import { emulatorArchive } from '../ocsf/emulatorArchive.ts';
+import { closeArchiveHour, emulatorArchive } from '../ocsf/emulatorArchive.ts';
 import { startStsStub } from '../ocsf/startStsStub.ts';
 import { LAMBDA_NODE } from '../parquet/lambdaNode.ts';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../support/startDynalite.ts';
@@ -762,15 +757,7 @@ describe('the CDK-bundled handler', () => {
     // of its own that also holds the lake's bucket: its calls name the template's buckets as in AWS.
     const made = mkdtempSync(join(outdir, 'lake-archive-'));
     const archive = await emulatorArchive(made);
-    await appendDigest(
-      {
-        objects: createFileObjectStore(archive),
-        signer: (await loadLocalKeys(localKeysDir(archive))).signer,
-        clock: new ManualClock('2026-11-20T13:05:00Z'),
-        logger: silentLogger,
-      },
-      { runId: 'a-later-run', scans: [] },
-    );
+    await closeArchiveHour(archive);
     const lakeS3 = await startS3rver(s3.bucket);
     await lakeS3.client.send(new CreateBucketCommand({ Bucket: LAKE_SOURCE.bucket }));
     for (const key of filesUnder(archive).filter((k) => /^(history|findings|digests)\//.test(k)))

@@ -11,12 +11,7 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import AWSAccount from 's3rver/lib/models/account.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecurityLakeExport } from '../../infra/constructs/securityLakeExport.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { appendDigest } from '../../lib/digest/appendDigest.ts';
-import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import { emulatorArchive } from '../ocsf/emulatorArchive.ts';
+import { closeArchiveHour, emulatorArchive } from '../ocsf/emulatorArchive.ts';
 import { ocsfErrors } from '../ocsf/ocsfSchemas.ts';
 import { type RecordingProxy, startRecordingProxy } from '../ocsf/recordingProxy.ts';
 import { type StsStubHandle, startStsStub } from '../ocsf/startStsStub.ts';
@@ -86,15 +81,7 @@ beforeAll(async () => {
   ]);
   // A later run's digest (an hour after the archive was made) closes the archive's hour of 12:00: the
   // export sends only complete hours of the digest chain.
-  await appendDigest(
-    {
-      objects: createFileObjectStore(archive),
-      signer: (await loadLocalKeys(localKeysDir(archive))).signer,
-      clock: new ManualClock('2026-11-20T13:05:00Z'),
-      logger: silentLogger,
-    },
-    { runId: 'a-later-run', scans: [] },
-  );
+  await closeArchiveHour(archive);
   // One S3 endpoint (the SDK's AWS_ENDPOINT_URL_S3) holds both buckets: the archive and the lake.
   await s3.client.send(new CreateBucketCommand({ Bucket: ARCHIVE_BUCKET }));
   for (const key of filesUnder(archive).filter((k) => /^(history|findings|digests)\//.test(k)))

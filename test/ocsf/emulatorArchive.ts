@@ -1,3 +1,8 @@
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { appendDigest } from '../../lib/digest/appendDigest.ts';
+import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
+import { silentLogger } from '../../lib/log/logger.ts';
+import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { runCli } from '../support/runCli.ts';
 
 /** The instant the emulator's archive is made at (its clock, the archiver's and detect's). */
@@ -20,4 +25,20 @@ export async function emulatorArchive(dir: string): Promise<string> {
   const detect = await runCli(['detect', '--dest', dest, '--json', ...now], env);
   if (detect.code !== 0) throw new Error(`detect failed: ${detect.stderr}`);
   return dest;
+}
+
+/**
+ * Closes the archive hour of `emulatorArchive` (12:00) as a later scheduled run would: a digest at 13:05,
+ * signed with the archive's own key. The Security Lake export sends only complete archive hours.
+ */
+export async function closeArchiveHour(archive: string): Promise<void> {
+  await appendDigest(
+    {
+      objects: createFileObjectStore(archive),
+      signer: (await loadLocalKeys(localKeysDir(archive))).signer,
+      clock: new ManualClock('2026-11-20T13:05:00Z'),
+      logger: silentLogger,
+    },
+    { runId: 'a-later-run', scans: [] },
+  );
 }
