@@ -24,11 +24,17 @@ export function footerlessPages(bytes: Uint8Array): Uint8Array[] {
     } catch {
       break; // the footer, or a header cut short
     }
+    // A header torn by the kill can decode to any shape (a size read as a bigint, say): the walk ends there.
+    if (typeof header.compressed_page_size !== 'number' || typeof header.uncompressed_page_size !== 'number')
+      break;
     const start = reader.offset;
     const end = start + header.compressed_page_size;
     if (!header.type || header.compressed_page_size < 0 || end > bytes.byteLength) break;
     const v2 = header.data_page_header_v2;
-    const levels = v2 ? v2.definition_levels_byte_length + v2.repetition_levels_byte_length : 0;
+    const levels = v2
+      ? Number(v2.definition_levels_byte_length) + Number(v2.repetition_levels_byte_length)
+      : 0;
+    if (!Number.isSafeInteger(levels) || levels < 0 || start + levels > end) break;
     const body = bytes.subarray(start + levels, end);
     const plain = v2 && !v2.is_compressed ? body : decompress(body, header.uncompressed_page_size - levels);
     pages.push(bytes.subarray(start, start + levels), plain ?? body);
