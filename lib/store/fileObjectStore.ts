@@ -150,6 +150,10 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
       if (isMissing(error)) return;
       throw error;
     }
+    // Each folder in key order (a folder sorts as its name and a slash), so the walk yields keys in the
+    // order of an S3 listing as it goes: a caller that stops early reads only the folders before it stops.
+    const sortName = (e: Dirent) => (e.isDirectory() ? `${e.name}/` : e.name);
+    entries.sort((a, b) => (sortName(a) < sortName(b) ? -1 : sortName(a) > sortName(b) ? 1 : 0));
     for (const entry of entries) {
       if (relative === '' && entry.name.startsWith('.')) continue;
       const key = relative === '' ? entry.name : `${relative}/${entry.name}`;
@@ -263,17 +267,18 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
       const baseKey = slash < 0 ? '' : prefix.slice(0, slash);
       if (baseKey !== '') assertObjectKey(baseKey);
       const baseDir = baseKey === '' ? root : path.join(root, ...baseKey.split('/'));
-      const found: ObjectInfo[] = [];
-      try {
-        for await (const info of walk(baseDir, baseKey)) {
-          if (info.key.startsWith(prefix)) found.push(info);
+      // Lazily, in the order of an S3 listing: stopping after the first key costs one folder a level.
+      const walker = walk(baseDir, baseKey);
+      for (;;) {
+        let next: IteratorResult<ObjectInfo>;
+        try {
+          next = await walker.next();
+        } catch (error) {
+          throw storeFailed(`cannot list '${prefix}' under ${root}`, error);
         }
-      } catch (error) {
-        throw storeFailed(`cannot list '${prefix}' under ${root}`, error);
+        if (next.done) return;
+        if (next.value.key.startsWith(prefix)) yield next.value;
       }
-      // Same order as an S3 listing, whatever order the directory entries came in.
-      found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-      yield* found;
     },
 
     async publish(fromKey, toKey) {
