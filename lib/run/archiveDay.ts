@@ -9,12 +9,18 @@ import { relieveHeap } from '../process/relieveHeap.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { keyRecord } from '../records/keyedRecord.ts';
 import type { DayState } from '../state/stateStore.ts';
-import { CarriedRows, loadWalkIds, saveWalkIds } from '../walk/carriedRows.ts';
+import { CarriedRows, loadWalkIds, saveCutIds } from '../walk/carriedRows.ts';
 import { walkDay } from '../walk/walkDay.ts';
 import { walkOutlook } from '../walk/walkOutlook.ts';
 import { PartitionDrafts } from './partitionDrafts.ts';
 import { quarantineRejected } from './quarantineRejected.ts';
 import type { ArchiveDeps, ArchiveOptions, DayResult } from './runTypes.ts';
+
+/**
+ * Rows a partition's file takes under a deadline before it is committed while the walk goes on (a few
+ * MiB of Parquet): the most a cut leaves to commit a partition.
+ */
+export const FLUSH_ROWS = 10_000;
 
 export interface DayContext {
   tmpDir: string;
@@ -59,6 +65,11 @@ export async function archiveDay(
     {
       tmpDir: ctx.tmpDir,
       prefix: `walk-${planned.day}`,
+      // Under a deadline, rows are committed while the walk fetches, and each commit's time teaches the
+      // budget how much to keep: what the cut leaves fits before the end, whatever the day's size.
+      ...(ctx.budget.endsAt
+        ? { flush: { rows: FLUSH_ROWS, clock, onCommitted: (ms: number) => ctx.budget.noteCommit(ms) } }
+        : {}),
     },
   );
   try {
@@ -76,7 +87,7 @@ export async function archiveDay(
     const resume = previous.walk;
     const sink =
       ctx.budget.endsAt || resume
-        ? new CarriedRows(drafts, resume ? loadWalkIds(objects, planned.day) : undefined)
+        ? new CarriedRows(drafts, resume ? loadWalkIds(objects, planned.day, resume.idParts) : undefined)
         : drafts;
     const walk = await walkDay(api, planned.day, {
       pageSize: options.pageSize,
@@ -94,9 +105,13 @@ export async function archiveDay(
     ctx.onWalked?.();
     const pagesThisRun = walk.pages - (resume?.pages ?? 0);
     if (walk.outsideWindow) return { kind: 'outside-window', refusal: walk.outsideWindow };
+    const committing = clock.now().getTime();
     const { newRecords, files, bytes } = await drafts.commitAll();
-    if (walk.interrupted && walk.progress && sink instanceof CarriedRows)
-      await saveWalkIds(objects, planned.day, sink.ids);
+    const idParts =
+      walk.interrupted && walk.progress && sink instanceof CarriedRows
+        ? await saveCutIds(objects, planned.day, sink, resume ? (resume.idParts ?? 0) : undefined)
+        : undefined;
+    ctx.budget.noteCommit(clock.now().getTime() - committing);
     const quarantined = await quarantineRejected(
       objects,
       planned.day,
@@ -117,7 +132,9 @@ export async function archiveDay(
           distinctSeen: walk.distinct,
           shortfall: walk.shortfall,
           quarantined: walk.rejected.size,
-          ...(walk.progress && sink instanceof CarriedRows ? { progress: walk.progress } : {}),
+          ...(walk.progress && sink instanceof CarriedRows
+            ? { progress: { ...walk.progress, ...(idParts ? { idParts } : {}) } }
+            : {}),
         },
         clock.now(),
         ctx.windowDays,

@@ -1,5 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Clock } from '../clock/clock.ts';
 import type { Day } from '../clock/day.ts';
 import type {
   CommitResult,
@@ -38,6 +39,12 @@ interface Draft<Row> {
   /** Every distinct id the walk gave this partition; those not in `known` are the rows of `file`. */
   seen: IdSet;
   file: RowFile<Row> | undefined;
+  /** The ids of the rows written to `file` (rows whose `add` is still queued on its creation included). */
+  fileIds: IdSet;
+  /** Rows waiting for `file` to be created: the file is not committed before they are in it. */
+  queued: number;
+  /** The commits of this partition's earlier files, one after another (rejects with the first failure). */
+  committing: Promise<void>;
 }
 
 export interface PartitionDraftsOptions {
@@ -45,6 +52,12 @@ export interface PartitionDraftsOptions {
   tmpDir: string;
   /** Unique per day walk: keeps draft files of different walks apart. */
   prefix: string;
+  /**
+   * Under a deadline: a partition's file is committed once it holds `rows` rows, while the walk goes on
+   * fetching, and the next rows go to a new file. What the cut leaves to commit is then at most `rows`
+   * rows a partition, whatever the day's size. Each commit's time (on `clock`) goes to `onCommitted`.
+   */
+  flush?: { rows: number; clock: Clock; onCommitted(ms: number): void };
 }
 
 /**
@@ -74,6 +87,7 @@ export class PartitionDrafts<Row> {
   #taken = 0;
   readonly #expected = new Map<Day, number>();
   #distinct = 0;
+  readonly #committed: CommitResult = { newRecords: 0, files: 0, bytes: 0 };
 
   constructor(
     committer: PartitionCommitter,
@@ -132,31 +146,21 @@ export class PartitionDrafts<Row> {
     return this.#distinct;
   }
 
-  /** Finishes every draft and commits it, oldest partition first; returns the sum. */
+  /**
+   * Finishes every draft and commits it, oldest partition first, after the commits made while the walk
+   * was fetching; returns the sum of them all.
+   */
   async commitAll(): Promise<CommitResult> {
-    const total: CommitResult = { newRecords: 0, files: 0, bytes: 0 };
     const dts = [...this.#drafts.keys()].sort();
     for (const dt of dts) {
       const draft = this.#drafts.get(dt);
-      if (draft) await draft.ready;
-      if (!draft?.file) continue;
-      const file = draft.file;
-      const written = await file.finish();
-      try {
-        const c = await this.#committer.commitDraft(this.#writer, dt, {
-          path: file.path,
-          ids: draft.seen.without(draft.known ?? new IdSet()),
-          rows: written.rows,
-        });
-        total.newRecords += c.newRecords;
-        total.files += c.files;
-        total.bytes += c.bytes;
-      } finally {
-        await rm(file.path, { force: true });
-        draft.file = undefined;
-      }
+      if (!draft) continue;
+      await draft.ready;
+      await this.#creating.get(dt);
+      this.#detach(draft);
+      await draft.committing;
     }
-    return total;
+    return { ...this.#committed };
   }
 
   /** Aborts every open draft file and frees the partitions' cached ids. */
@@ -164,6 +168,7 @@ export class PartitionDrafts<Row> {
     for (const [dt, draft] of this.#drafts) {
       await draft.ready.catch(() => undefined);
       await this.#creating.get(dt)?.catch(() => undefined);
+      await draft.committing.catch(() => undefined);
       await draft.file?.abort();
       this.#committer.forget(this.#writer.dataset, dt);
     }
@@ -181,6 +186,9 @@ export class PartitionDrafts<Row> {
       ready: Promise.resolve(),
       seen: new IdSet(this.#expected.get(dt)),
       file: undefined,
+      fileIds: new IdSet(),
+      queued: 0,
+      committing: Promise.resolve(),
     };
     draft.ready = this.#committer.archivedIds(this.#writer, dt).then(async (known) => {
       // Rows that arrive while the waiting ones are written wait too: rows keep their order.
@@ -211,9 +219,56 @@ export class PartitionDrafts<Row> {
   #write(draft: Draft<Row>, known: IdSet, candidate: DraftCandidate<Row>): undefined | Promise<void> {
     if (known.has(candidate.id)) return undefined;
     this.#written++;
+    draft.fileIds.add(candidate.id);
     const row = candidate.row();
-    if (draft.file) return draft.file.add(row);
-    return this.#createFile(draft).then((file) => file.add(row));
+    if (draft.file) {
+      const pending = draft.file.add(row);
+      if (this.#opts.flush && draft.queued === 0 && draft.fileIds.size >= this.#opts.flush.rows)
+        this.#detach(draft);
+      return pending;
+    }
+    draft.queued++;
+    return this.#createFile(draft).then((file) => {
+      draft.queued--;
+      return file.add(row);
+    });
+  }
+
+  /**
+   * Takes the partition's open file out of the draft and queues its commit behind the partition's earlier
+   * ones (the walk does not wait for it); the next row opens a new file.
+   */
+  #detach(draft: Draft<Row>): void {
+    const file = draft.file;
+    if (!file) return;
+    const ids = draft.fileIds;
+    draft.file = undefined;
+    draft.fileIds = new IdSet();
+    this.#creating.delete(draft.dt);
+    draft.committing = draft.committing.then(
+      () => this.#commitFile(draft.dt, file, ids),
+      async (error: unknown) => {
+        await file.abort();
+        throw error;
+      },
+    );
+    // A failed commit surfaces at `commitAll`.
+    draft.committing.catch(() => undefined);
+  }
+
+  async #commitFile(dt: Day, file: RowFile<Row>, ids: IdSet): Promise<void> {
+    const clock = this.#opts.flush?.clock;
+    const t0 = clock?.now().getTime();
+    try {
+      const written = await file.finish();
+      const c = await this.#committer.commitDraft(this.#writer, dt, { path: file.path, ids, rows: written.rows });
+      this.#committed.newRecords += c.newRecords;
+      this.#committed.files += c.files;
+      this.#committed.bytes += c.bytes;
+    } finally {
+      await rm(file.path, { force: true });
+    }
+    if (clock && t0 !== undefined) this.#opts.flush?.onCommitted(clock.now().getTime() - t0);
   }
 
   #creating = new Map<Day, Promise<RowFile<Row>>>();

@@ -5,8 +5,12 @@ import type { ObjectStore } from '../store/objectStore.ts';
 import { addIdLines, gzipIdLines } from './idLines.ts';
 import type { WalkSink } from './walkDay.ts';
 
-/** Where the ids of a walk the deadline cut are kept for the next run (beside the staged files, never swept). */
-export const walkIdsKey = (day: Day): string => `_staging/walks/${day}.ids.gz`;
+/**
+ * Where the ids of a walk the deadline cut are kept for the next run (beside the staged files, never
+ * swept): part 0 holds the first cut's ids, part n the ids the n-th resumed run added.
+ */
+export const walkIdsKey = (day: Day, part = 0): string =>
+  part === 0 ? `_staging/walks/${day}.ids.gz` : `_staging/walks/${day}.ids.${part}.gz`;
 
 /**
  * Records a resumed walk keeps waiting while the earlier run's ids are read back (about a page of 2,000
@@ -33,6 +37,8 @@ export class CarriedRows implements WalkSink {
   readonly #loaded: Promise<void>;
   /** True when the earlier run's ids were asked for and could not be read. */
   #lost = false;
+  /** The ids this walk added to the earlier runs' (absent: no earlier ids were asked for). */
+  #added: IdSet | undefined;
 
   constructor(inner: WalkSink, carried: IdSet | Promise<IdSet | undefined> = new IdSet()) {
     this.#inner = inner;
@@ -42,6 +48,7 @@ export class CarriedRows implements WalkSink {
       return;
     }
     this.#ids = new IdSet();
+    this.#added = new IdSet();
     this.#waiting = [];
     this.#loaded = carried.then(async (ids) => {
       if (ids === undefined) this.#lost = true;
@@ -62,6 +69,14 @@ export class CarriedRows implements WalkSink {
   /** Every id the walk holds (the earlier runs' and this one's); whole once `settled()` resolved. */
   get ids(): IdSet {
     return this.#ids;
+  }
+
+  /**
+   * The ids this walk took that the earlier runs had not: what a cut saves beside theirs. Absent when no
+   * earlier ids were asked for, or they could not be read (then `ids` is this walk's alone).
+   */
+  get added(): IdSet | undefined {
+    return this.#lost ? undefined : this.#added;
   }
 
   /** Whether the earlier run's ids were asked for and could not be read (the union holds this run's only). */
@@ -89,22 +104,50 @@ export class CarriedRows implements WalkSink {
   }
 
   #take(record: KeyedRecord): undefined | Promise<void> {
-    return this.#ids.add(record.id) ? this.#inner.add(record) : undefined;
+    if (!this.#ids.add(record.id)) return undefined;
+    this.#added?.add(record.id);
+    return this.#inner.add(record);
   }
 }
 
-/** Saves a cut walk's ids (hex lines, gzipped): overwritten by the next cut of the day, ignored once it ends. */
+/** Saves a cut walk's ids (hex lines, gzipped) as part 0: overwritten by the next first cut of the day. */
 export async function saveWalkIds(objects: ObjectStore, day: Day, ids: IdSet): Promise<void> {
   await objects.put(walkIdsKey(day), await gzipIdLines(ids));
 }
 
-/** The ids an earlier cut walk of `day` saved, or undefined when there are none (or they cannot be read). */
-export async function loadWalkIds(objects: ObjectStore, day: Day): Promise<IdSet | undefined> {
-  const bytes = await objects.get(walkIdsKey(day));
-  if (bytes === undefined) return undefined;
+/**
+ * Saves what a cut walk adds to the ids saved before it, and returns the parts saved after part 0. A walk
+ * that did not resume (`parts` absent), or could not read the earlier ids, saves all it holds as part 0;
+ * a resumed one saves only the ids its run added, as part `parts + 1`: what a cut writes follows the run's
+ * work, never the day's size. A part a crash left unrecorded is overwritten by the next cut.
+ */
+export async function saveCutIds(
+  objects: ObjectStore,
+  day: Day,
+  sink: CarriedRows,
+  parts: number | undefined,
+): Promise<number> {
+  const added = sink.added;
+  if (parts === undefined || added === undefined) {
+    await saveWalkIds(objects, day, sink.ids);
+    return 0;
+  }
+  await objects.put(walkIdsKey(day, parts + 1), await gzipIdLines(added));
+  return parts + 1;
+}
+
+/**
+ * The ids earlier cut walks of `day` saved (part 0 and `parts` parts after it), or undefined when there
+ * are none (or one cannot be read). The parts are fetched together and added in order.
+ */
+export async function loadWalkIds(objects: ObjectStore, day: Day, parts = 0): Promise<IdSet | undefined> {
+  const all = await Promise.all(
+    Array.from({ length: parts + 1 }, (_, part) => objects.get(walkIdsKey(day, part))),
+  );
+  if (all.some((bytes) => bytes === undefined)) return undefined;
   try {
     const ids = new IdSet();
-    await addIdLines(bytes, ids);
+    for (const bytes of all) await addIdLines(bytes as Uint8Array, ids);
     return ids;
   } catch {
     return undefined;

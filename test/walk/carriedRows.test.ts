@@ -92,9 +92,11 @@ describe('CarriedRows', () => {
         budget: {
           endsAt: new Date(0),
           reserveMs: 0,
+          keepMs: 0,
           stopAt: new Date(0),
           spent: () => ++cut > 4,
           signal: () => undefined,
+          noteCommit: () => undefined,
         },
       }),
     );
