@@ -18,31 +18,38 @@ export interface DeadlineBudget {
   /** The configured reserve kept before `endsAt`. */
   readonly reserveMs: number;
   /**
-   * What is kept before `endsAt` now: the reserve, or `COMMIT_MARGIN` times the longest commit this run
-   * has measured (`noteCommit`), whichever is larger. A run whose commits are slower than its reserve
-   * then stops early enough to commit what it holds and still end by `endsAt`.
+   * What is kept before `endsAt` now: the reserve, or `COMMIT_MARGIN` times the longest commit of this
+   * run (a commit still running counts with its time so far), whichever is larger. A run whose commits
+   * are slower than its reserve then stops early enough to commit what it holds and still end by `endsAt`.
    */
   readonly keepMs: number;
-  /** `endsAt` less `keepMs`: work stops here (absent: never). Moves earlier as slower commits are noted. */
+  /** `endsAt` less `keepMs`: work stops here (absent: never). Moves earlier as slower commits are seen. */
   readonly stopAt: Date | undefined;
   /** True once no new work may start. */
   spent(): boolean;
   /** Aborts requests in flight when the budget is spent (on real time); none without a deadline. */
   signal(): AbortSignal | undefined;
-  /** Tells the budget how long one of the run's commits took (ms on its clock). */
-  noteCommit(ms: number): void;
+  /** Marks one of the run's commits begun (on the budget's clock); call what it returns once it ends. */
+  startCommit(): () => void;
 }
 
 /**
  * What is kept before the end, in commits: the one the cut leaves (no bigger than one the walk made while
  * fetching, see `PartitionDrafts`) and the writes after it (walk ids, day state, digest, META, lease).
  */
-export const COMMIT_MARGIN = 2;
+export const COMMIT_MARGIN = 1.5;
 
 /** A budget ending at `endsAt` (none: unbounded), with `reserveMs` kept before it. */
 export function deadlineBudget(clock: Clock, endsAt: Date | undefined, reserveMs: number): DeadlineBudget {
-  let keepMs = reserveMs;
-  const stopMs = () => (endsAt ? endsAt.getTime() - keepMs : Number.POSITIVE_INFINITY);
+  let longestMs = 0;
+  const running = new Set<{ at: number }>();
+  const keep = () => {
+    let ms = longestMs;
+    const now = clock.now().getTime();
+    for (const c of running) ms = Math.max(ms, now - c.at);
+    return Math.max(reserveMs, COMMIT_MARGIN * ms);
+  };
+  const stopMs = () => (endsAt ? endsAt.getTime() - keep() : Number.POSITIVE_INFINITY);
   const left = () => stopMs() - clock.now().getTime();
   // One signal for the run, re-armed when the stop moves earlier.
   let controller: AbortController | undefined;
@@ -59,7 +66,7 @@ export function deadlineBudget(clock: Clock, endsAt: Date | undefined, reserveMs
     endsAt,
     reserveMs,
     get keepMs() {
-      return keepMs;
+      return keep();
     },
     get stopAt() {
       return endsAt ? new Date(stopMs()) : undefined;
@@ -71,10 +78,14 @@ export function deadlineBudget(clock: Clock, endsAt: Date | undefined, reserveMs
       arm(controller);
       return controller.signal;
     },
-    noteCommit: (ms) => {
-      if (!(COMMIT_MARGIN * ms > keepMs)) return;
-      keepMs = COMMIT_MARGIN * ms;
-      if (controller) arm(controller);
+    startCommit: () => {
+      const commit = { at: clock.now().getTime() };
+      running.add(commit);
+      return () => {
+        if (!running.delete(commit)) return;
+        longestMs = Math.max(longestMs, clock.now().getTime() - commit.at);
+        if (controller) arm(controller);
+      };
     },
   };
 }

@@ -9,18 +9,12 @@ import { relieveHeap } from '../process/relieveHeap.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { keyRecord } from '../records/keyedRecord.ts';
 import type { DayState } from '../state/stateStore.ts';
-import { CarriedRows, loadWalkIds, saveCutIds } from '../walk/carriedRows.ts';
+import { CarriedRows, loadWalkIds, WalkIdParts } from '../walk/carriedRows.ts';
 import { walkDay } from '../walk/walkDay.ts';
 import { walkOutlook } from '../walk/walkOutlook.ts';
 import { PartitionDrafts } from './partitionDrafts.ts';
 import { quarantineRejected } from './quarantineRejected.ts';
 import type { ArchiveDeps, ArchiveOptions, DayResult } from './runTypes.ts';
-
-/**
- * Rows a partition's file takes under a deadline before it is committed while the walk goes on (a few
- * MiB of Parquet): the most a cut leaves to commit a partition.
- */
-export const FLUSH_ROWS = 10_000;
 
 export interface DayContext {
   tmpDir: string;
@@ -58,6 +52,8 @@ export async function archiveDay(
 ): Promise<DayOutcome> {
   const { api, objects, clock } = deps;
   const archivedAt = clock.now();
+  // The walk's ids, saved part by part beside the commits made while it fetches (a deadline only).
+  let idParts: WalkIdParts | undefined;
   // Rows are encoded into per-partition files while the walk is still fetching.
   const drafts = new PartitionDrafts<ArchiveRow>(
     committer,
@@ -65,10 +61,18 @@ export async function archiveDay(
     {
       tmpDir: ctx.tmpDir,
       prefix: `walk-${planned.day}`,
-      // Under a deadline, rows are committed while the walk fetches, and each commit's time teaches the
-      // budget how much to keep: what the cut leaves fits before the end, whatever the day's size.
+      // Under a deadline, rows (and the walk's ids) are committed while the walk fetches, and each
+      // commit's time teaches the budget how much to keep: what the cut leaves fits before the end,
+      // whatever the day's size.
       ...(ctx.budget.endsAt
-        ? { flush: { rows: FLUSH_ROWS, clock, onCommitted: (ms: number) => ctx.budget.noteCommit(ms) } }
+        ? {
+            flush: {
+              everyMs: ctx.budget.reserveMs,
+              clock,
+              startCommit: () => ctx.budget.startCommit(),
+              afterCommit: async () => idParts?.save(),
+            },
+          }
         : {}),
     },
   );
@@ -89,6 +93,8 @@ export async function archiveDay(
       ctx.budget.endsAt || resume
         ? new CarriedRows(drafts, resume ? loadWalkIds(objects, planned.day, resume.idParts) : undefined)
         : drafts;
+    if (ctx.budget.endsAt && sink instanceof CarriedRows)
+      idParts = new WalkIdParts(objects, planned.day, sink, resume ? (resume.idParts ?? 0) : undefined);
     const walk = await walkDay(api, planned.day, {
       pageSize: options.pageSize,
       concurrency: options.pageConcurrency,
@@ -105,13 +111,14 @@ export async function archiveDay(
     ctx.onWalked?.();
     const pagesThisRun = walk.pages - (resume?.pages ?? 0);
     if (walk.outsideWindow) return { kind: 'outside-window', refusal: walk.outsideWindow };
-    const committing = clock.now().getTime();
+    const endCommit = ctx.budget.startCommit();
     const { newRecords, files, bytes } = await drafts.commitAll();
-    const idParts =
-      walk.interrupted && walk.progress && sink instanceof CarriedRows
-        ? await saveCutIds(objects, planned.day, sink, resume ? (resume.idParts ?? 0) : undefined)
-        : undefined;
-    ctx.budget.noteCommit(clock.now().getTime() - committing);
+    // A cut walk's ids not saved yet; without a deadline to save them beside, all of them.
+    if (walk.interrupted && walk.progress && sink instanceof CarriedRows) {
+      idParts ??= new WalkIdParts(objects, planned.day, sink, resume ? (resume.idParts ?? 0) : undefined);
+      await idParts.save(true);
+    }
+    endCommit();
     const quarantined = await quarantineRejected(
       objects,
       planned.day,
@@ -133,7 +140,7 @@ export async function archiveDay(
           shortfall: walk.shortfall,
           quarantined: walk.rejected.size,
           ...(walk.progress && sink instanceof CarriedRows
-            ? { progress: { ...walk.progress, ...(idParts ? { idParts } : {}) } }
+            ? { progress: { ...walk.progress, ...(idParts?.parts ? { idParts: idParts.parts } : {}) } }
             : {}),
         },
         clock.now(),

@@ -14,14 +14,24 @@ import { relieveHeap } from '../process/relieveHeap.ts';
 /** Largest `expect` hint honoured (an id set sized for it is about 70 MiB). */
 const MAX_EXPECTED = 2_000_000;
 
+/** Rows a file holds before it is committed while the walk fetches (fewer: it waits for the walk's end). */
+export const MIN_FLUSH_ROWS = 1_000;
+
+/**
+ * Rows after which a file is committed while the walk fetches, however young: rows that waited for the
+ * partition's ids arrive at once, and must not make one file the cut leaves to commit.
+ */
+export const MAX_FLUSH_ROWS = 10_000;
+
 /** `relieveHeap` runs every 2048 rows taken. */
 const RELIEF_EVERY_MASK = 2047;
 
 /**
- * Rows a partition keeps waiting while the ids it already holds are read back (about 16 MiB of records at
- * a page of 2,000): past it, `add` makes the walk wait for the read.
+ * Rows a partition keeps waiting while the ids it already holds are read back: past it, `add` makes the
+ * walk wait for the read. Rows that waited are written (and committed) at once once the read ends, so
+ * this bounds the work a long read leaves behind it.
  */
-const MAX_WAITING = 20_000;
+export const MAX_WAITING = 5_000;
 
 interface Draft<Row> {
   dt: Day;
@@ -43,6 +53,8 @@ interface Draft<Row> {
   fileIds: IdSet;
   /** Rows waiting for `file` to be created: the file is not committed before they are in it. */
   queued: number;
+  /** When `file` was opened (ms on the flush clock). */
+  openedAt: number;
   /** The commits of this partition's earlier files, one after another (rejects with the first failure). */
   committing: Promise<void>;
 }
@@ -53,11 +65,19 @@ export interface PartitionDraftsOptions {
   /** Unique per day walk: keeps draft files of different walks apart. */
   prefix: string;
   /**
-   * Under a deadline: a partition's file is committed once it holds `rows` rows, while the walk goes on
-   * fetching, and the next rows go to a new file. What the cut leaves to commit is then at most `rows`
-   * rows a partition, whatever the day's size. Each commit's time (on `clock`) goes to `onCommitted`.
+   * Under a deadline: a partition's file is committed once it has been open `everyMs` (on `clock`) and
+   * holds at least `MIN_FLUSH_ROWS` rows, or once it holds `MAX_FLUSH_ROWS`, while the walk goes on
+   * fetching; the next rows go to a new file. What the cut leaves to commit is then at most what the walk
+   * fetched in `everyMs` (and never more than `MAX_FLUSH_ROWS` rows), whatever the day's size, and the
+   * commits made meanwhile say how long that takes: each (with `afterCommit`, which saves the walk's
+   * place) is timed by `startCommit` (the run's budget), which is called back once the commit ends.
    */
-  flush?: { rows: number; clock: Clock; onCommitted(ms: number): void };
+  flush?: {
+    everyMs: number;
+    clock: Clock;
+    startCommit(): () => void;
+    afterCommit?: () => Promise<void>;
+  };
 }
 
 /**
@@ -188,6 +208,7 @@ export class PartitionDrafts<Row> {
       file: undefined,
       fileIds: new IdSet(),
       queued: 0,
+      openedAt: 0,
       committing: Promise.resolve(),
     };
     draft.ready = this.#committer.archivedIds(this.#writer, dt).then(async (known) => {
@@ -223,15 +244,25 @@ export class PartitionDrafts<Row> {
     const row = candidate.row();
     if (draft.file) {
       const pending = draft.file.add(row);
-      if (this.#opts.flush && draft.queued === 0 && draft.fileIds.size >= this.#opts.flush.rows)
-        this.#detach(draft);
-      return pending;
+      if (!this.#due(draft)) return pending;
+      // One file committing at a time a partition: the walk waits for the one before (back-pressure).
+      const before = draft.committing;
+      this.#detach(draft);
+      return Promise.all([pending, before.catch(() => undefined)]).then(() => undefined);
     }
     draft.queued++;
     return this.#createFile(draft).then((file) => {
       draft.queued--;
       return file.add(row);
     });
+  }
+
+  /** Whether the partition's open file is to be committed now (see `flush`). */
+  #due(draft: Draft<Row>): boolean {
+    const flush = this.#opts.flush;
+    if (!flush || draft.queued > 0 || draft.fileIds.size < MIN_FLUSH_ROWS) return false;
+    if (draft.fileIds.size >= MAX_FLUSH_ROWS) return true;
+    return flush.clock.now().getTime() - draft.openedAt >= flush.everyMs;
   }
 
   /**
@@ -257,18 +288,22 @@ export class PartitionDrafts<Row> {
   }
 
   async #commitFile(dt: Day, file: RowFile<Row>, ids: IdSet): Promise<void> {
-    const clock = this.#opts.flush?.clock;
-    const t0 = clock?.now().getTime();
+    const done = this.#opts.flush?.startCommit();
     try {
       const written = await file.finish();
-      const c = await this.#committer.commitDraft(this.#writer, dt, { path: file.path, ids, rows: written.rows });
+      const c = await this.#committer.commitDraft(this.#writer, dt, {
+        path: file.path,
+        ids,
+        rows: written.rows,
+      });
       this.#committed.newRecords += c.newRecords;
       this.#committed.files += c.files;
       this.#committed.bytes += c.bytes;
+      await this.#opts.flush?.afterCommit?.();
     } finally {
       await rm(file.path, { force: true });
+      done?.();
     }
-    if (clock && t0 !== undefined) this.#opts.flush?.onCommitted(clock.now().getTime() - t0);
   }
 
   #creating = new Map<Day, Promise<RowFile<Row>>>();
@@ -281,6 +316,7 @@ export class PartitionDrafts<Row> {
         .then(() => this.#writer.create(path))
         .then((file) => {
           draft.file = file;
+          draft.openedAt = this.#opts.flush?.clock.now().getTime() ?? 0;
           return file;
         });
       this.#creating.set(draft.dt, creating);

@@ -13,10 +13,10 @@ export const walkIdsKey = (day: Day, part = 0): string =>
   part === 0 ? `_staging/walks/${day}.ids.gz` : `_staging/walks/${day}.ids.${part}.gz`;
 
 /**
- * Records a resumed walk keeps waiting while the earlier run's ids are read back (about a page of 2,000
- * ten times over): past it, `add` makes the walk wait for the read.
+ * Records a resumed walk keeps waiting while the earlier run's ids are read back: past it, `add` makes the
+ * walk wait for the read (as many as a partition keeps waiting, see `PartitionDrafts`).
  */
-const MAX_WAITING = 20_000;
+const MAX_WAITING = 5_000;
 
 /**
  * A walk's sink that also remembers every `record_id` the walk took, and starts from the ids an earlier
@@ -37,8 +37,8 @@ export class CarriedRows implements WalkSink {
   readonly #loaded: Promise<void>;
   /** True when the earlier run's ids were asked for and could not be read. */
   #lost = false;
-  /** The ids this walk added to the earlier runs' (absent: no earlier ids were asked for). */
-  #added: IdSet | undefined;
+  /** The ids this walk added to the earlier runs' since `takeAdded` last took them. */
+  #added = new IdSet();
 
   constructor(inner: WalkSink, carried: IdSet | Promise<IdSet | undefined> = new IdSet()) {
     this.#inner = inner;
@@ -48,7 +48,6 @@ export class CarriedRows implements WalkSink {
       return;
     }
     this.#ids = new IdSet();
-    this.#added = new IdSet();
     this.#waiting = [];
     this.#loaded = carried.then(async (ids) => {
       if (ids === undefined) this.#lost = true;
@@ -71,12 +70,11 @@ export class CarriedRows implements WalkSink {
     return this.#ids;
   }
 
-  /**
-   * The ids this walk took that the earlier runs had not: what a cut saves beside theirs. Absent when no
-   * earlier ids were asked for, or they could not be read (then `ids` is this walk's alone).
-   */
-  get added(): IdSet | undefined {
-    return this.#lost ? undefined : this.#added;
+  /** The ids this walk took that the earlier runs had not, since this was last called (see `WalkIdParts`). */
+  takeAdded(): IdSet {
+    const added = this.#added;
+    this.#added = new IdSet();
+    return added;
   }
 
   /** Whether the earlier run's ids were asked for and could not be read (the union holds this run's only). */
@@ -105,7 +103,7 @@ export class CarriedRows implements WalkSink {
 
   #take(record: KeyedRecord): undefined | Promise<void> {
     if (!this.#ids.add(record.id)) return undefined;
-    this.#added?.add(record.id);
+    this.#added.add(record.id);
     return this.#inner.add(record);
   }
 }
@@ -116,24 +114,47 @@ export async function saveWalkIds(objects: ObjectStore, day: Day, ids: IdSet): P
 }
 
 /**
- * Saves what a cut walk adds to the ids saved before it, and returns the parts saved after part 0. A walk
- * that did not resume (`parts` absent), or could not read the earlier ids, saves all it holds as part 0;
- * a resumed one saves only the ids its run added, as part `parts + 1`: what a cut writes follows the run's
- * work, never the day's size. A part a crash left unrecorded is overwritten by the next cut.
+ * A walk's ids saved part by part as it goes, so that a cut writes only what the walk took since the last
+ * part, never the day's ids again. Part 0 starts a walk that did not resume (or could not read the earlier
+ * ids: its union is its own); a resumed walk goes on after the parts its day state records. A part is
+ * read back only once a day state records it, so a part a crash left unrecorded is overwritten.
  */
-export async function saveCutIds(
-  objects: ObjectStore,
-  day: Day,
-  sink: CarriedRows,
-  parts: number | undefined,
-): Promise<number> {
-  const added = sink.added;
-  if (parts === undefined || added === undefined) {
-    await saveWalkIds(objects, day, sink.ids);
-    return 0;
+export class WalkIdParts {
+  readonly #objects: ObjectStore;
+  readonly #day: Day;
+  readonly #sink: CarriedRows;
+  readonly #resumedParts: number | undefined;
+  #next: number | undefined;
+
+  /** `resumedParts`: the parts after part 0 the resumed walk's state records (absent: not resumed). */
+  constructor(objects: ObjectStore, day: Day, sink: CarriedRows, resumedParts: number | undefined) {
+    this.#objects = objects;
+    this.#day = day;
+    this.#sink = sink;
+    this.#resumedParts = resumedParts;
   }
-  await objects.put(walkIdsKey(day, parts + 1), await gzipIdLines(added));
-  return parts + 1;
+
+  /**
+   * Saves the ids taken since the last part as the next part (none new: nothing, unless `always`; the walk's
+   * first part is written even empty). Called once the sink settled.
+   */
+  async save(always = false): Promise<void> {
+    if (this.#next === undefined)
+      this.#next = this.#resumedParts === undefined || this.#sink.lost ? 0 : this.#resumedParts + 1;
+    const first = this.#next === 0;
+    const ids = this.#sink.takeAdded();
+    if (ids.size === 0 && !always && !first) return;
+    const part = this.#next++;
+    await this.#objects.put(
+      walkIdsKey(this.#day, part),
+      await gzipIdLines(part === 0 ? this.#sink.ids : ids),
+    );
+  }
+
+  /** The parts after part 0 saved so far (what the day state records for the next run). */
+  get parts(): number {
+    return Math.max(0, (this.#next ?? 1) - 1);
+  }
 }
 
 /**

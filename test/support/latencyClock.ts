@@ -51,7 +51,7 @@ export class LatencyClock {
       },
       spent: () => base.spent(),
       signal: () => controller.signal,
-      noteCommit: (ms) => base.noteCommit(ms),
+      startCommit: () => base.startCommit(),
     };
   }
 

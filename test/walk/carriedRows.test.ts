@@ -96,7 +96,7 @@ describe('CarriedRows', () => {
           stopAt: new Date(0),
           spent: () => ++cut > 4,
           signal: () => undefined,
-          noteCommit: () => undefined,
+          startCommit: () => () => undefined,
         },
       }),
     );

@@ -162,7 +162,7 @@ describe('walkDay', () => {
       stopAt: undefined,
       spent: () => false,
       signal: () => controller.signal,
-      noteCommit: () => undefined,
+      startCommit: () => () => undefined,
     };
     const walk = await walkDay(api, DAY, options({ budget, concurrency: 1 }));
     expect(walk.interrupted).toBe(true);
