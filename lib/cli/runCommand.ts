@@ -130,7 +130,6 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
       const progress = progressReporter(ctx.lines, Boolean(io.stderr.isTTY));
       // The run's one deadline: --max-run-ms from now, less the one reserve (--deadline-reserve-ms).
       const budget = budgetFromRemaining(clock, config.maxRunMs, config.deadlineReserveMs);
-      process.stderr.write(`TIMING budget ${performance.now().toFixed(0)}\n`);
       // A failure must not land on the progress bar's line: end it whatever happens.
       const ports = { api, objects: stores.objects, state: stores.state };
       const { api: runApi, objects, state } = config.crashAt ? withCrashPoints(ports, config.crashAt) : ports;
@@ -153,7 +152,6 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
           ...(ctx.onlyDays ? { onlyDays: ctx.onlyDays } : {}),
         }),
       ).finally(() => progress.finish());
-      process.stderr.write(`TIMING summary ${performance.now().toFixed(0)}\n`);
       io.stdout.write(json ? `${JSON.stringify(summary)}\n` : formatSummary(summary));
       return summary;
     } finally {
