@@ -159,18 +159,18 @@ export class WalkIdParts {
 
 /**
  * The ids earlier cut walks of `day` saved (part 0 and `parts` parts after it), or undefined when there
- * are none (or one cannot be read). The parts are fetched together and added in order.
+ * are none (or one cannot be read). The parts are read one after the other, beside the walk's fetching.
  */
 export async function loadWalkIds(objects: ObjectStore, day: Day, parts = 0): Promise<IdSet | undefined> {
-  const all = await Promise.all(
-    Array.from({ length: parts + 1 }, (_, part) => objects.get(walkIdsKey(day, part))),
-  );
-  if (all.some((bytes) => bytes === undefined)) return undefined;
-  try {
-    const ids = new IdSet();
-    for (const bytes of all) await addIdLines(bytes as Uint8Array, ids);
-    return ids;
-  } catch {
-    return undefined;
+  const ids = new IdSet();
+  for (let part = 0; part <= parts; part++) {
+    const bytes = await objects.get(walkIdsKey(day, part));
+    if (bytes === undefined) return undefined;
+    try {
+      await addIdLines(bytes, ids);
+    } catch {
+      return undefined;
+    }
   }
+  return ids;
 }
