@@ -1,20 +1,13 @@
 /**
- * Runs the fan-out's synthesized state machine under aws-local-stepfunctions (Node >= 22: started with the
- * Lambda's Node, tools/lambda-node, by fanoutStateMachine.int.test.ts), its Lambda tasks overridden to call
- * the real handler (functions/fanout/handler.ts) in process, against the emulator, s3rver, dynalite and the
- * KMS and Secrets Manager stubs, all started and stopped here. Prints one `RESULT <json>` line.
- *
- * The local runner runs a Distributed Map as a plain Map: it ignores ItemReader, ResultWriter and
- * ToleratedFailurePercentage. So the map's items are read here as ItemReader reads them (the JSON array at the
- * plan's `itemsKey`, by a task state put before the map), and ResultWriter is covered by template assertions.
- * A failed item is isolated by the definition's own Catch (`ItemFailed`), which the runner does run.
+ * Runs the fan-out's synthesized state machine under aws-local-stepfunctions (`startLocalFanout`, started with
+ * the Lambda's Node, tools/lambda-node, by fanoutStateMachine.int.test.ts), its Lambda tasks calling the real
+ * handler in process, against the emulator, s3rver, dynalite and the KMS and Secrets Manager stubs, all
+ * started and stopped here, with faults injected around the handler. Prints one `RESULT <json>` line.
  *
  * Time is the handlers' and the emulator's one simulated clock, started at `SIMULATED_START`: which days are
  * giant, and how many of their sessions have ended, never depends on the day or the hour the test runs.
  */
 import { readFileSync } from 'node:fs';
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { StateMachine } from 'aws-local-stepfunctions';
 import type { Clock } from '../../lib/clock/clock.ts';
 import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
 import { offsetClock } from '../../lib/clock/offsetClock.ts';
@@ -24,11 +17,8 @@ import { recordId } from '../../lib/records/recordId.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
 import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
-import { startDynalite } from '../support/startDynalite.ts';
-import { startS3rver } from '../support/startS3rver.ts';
-import { lambdaTestEnv, TEST_LAMBDA_IDS } from './lambdaTestEnv.ts';
-import { startKmsStub } from './startKmsStub.ts';
-import { startSecretsStub } from './startSecretsStub.ts';
+import { TEST_LAMBDA_IDS } from './lambdaTestEnv.ts';
+import { startLocalFanout } from './localFanout.ts';
 
 const [definitionFile, windowDaysArg, simulatedStart] = process.argv.slice(2);
 const WINDOW_DAYS = Number(windowDaysArg);
@@ -50,29 +40,13 @@ const emulator = await startEmulator({
   faults: { stableOrder: true },
   dataset: { normalMin: 5, normalMax: 30, heavyMin: 150, heavyMax: 220, heavyEveryDays: 4 },
 });
-const s3 = await startS3rver('fanout-archive');
-const dynamo = await startDynalite();
-const secrets = await startSecretsStub({
-  [TEST_LAMBDA_IDS.apiKeySecret]: JSON.stringify({ apiKey: EMULATOR_PAID_KEY }),
-  [TEST_LAMBDA_IDS.tokenKeySecret]: 'k'.repeat(64),
+const fanout = await startLocalFanout({
+  definition,
+  apiUrl: emulator.url,
+  clock,
+  env: { WINDOW_DAYS: String(WINDOW_DAYS), PAGE_SIZE: '100', LOG_LEVEL: 'error' },
 });
-const kms = await startKmsStub();
-Object.assign(process.env, {
-  ...lambdaTestEnv({ s3, dynamo, secrets, kms, apiUrl: emulator.url }),
-  WINDOW_DAYS: String(WINDOW_DAYS),
-  PAGE_SIZE: '100',
-  LOG_LEVEL: 'error',
-});
-// The real handler's runtime, its clients built from the environment above (as in a Lambda container),
-// on the simulated clock.
-const { lambdaDeps } = await import('../../functions/shared/lambdaRuntime.ts');
-const { createFanoutHandler } = await import('../../functions/fanout/fanoutHandler.ts');
-const handler = createFanoutHandler({ ...lambdaDeps, clock });
-const context = {
-  functionName: 'fanout',
-  awsRequestId: 'req',
-  getRemainingTimeInMillis: () => 300_000,
-} as never;
+const { handler, s3 } = fanout;
 
 /** A Lambda error as Step Functions names it: the error's own name. */
 const named = (name: string, message: string) => Object.assign(new Error(message), { name });
@@ -113,81 +87,53 @@ let storm: 'pending' | 'on' | 'over' = 'pending';
 /** Rate-limited item attempts the storm lasts for (every worker meets 429s meanwhile). */
 const STORM_LENGTH = 4;
 
-const local = structuredClone(definition);
-const map = local.States.Walk;
-delete map.ItemReader;
-delete map.ResultWriter;
-map.ItemsPath = '$.items';
-local.States.Plan.Next = 'ReadItems';
-local.States.ReadItems = {
-  Type: 'Task',
-  Resource: 'arn:aws:lambda:us-east-1:000000000000:function:item-reader',
-  Parameters: { 'Key.$': '$.plan.itemsKey' },
-  ResultPath: '$.items',
-  Next: 'Walk',
-};
-
-const machine = new StateMachine(local, { validationOptions: { checkPaths: false, checkArn: false } });
 const before = clock.now().toISOString();
 const run = (name: string) => {
   orchestration += 1;
-  return machine.run(
-    {},
-    {
-      context: { Execution: { Name: name, Input: {}, StartTime: clock.now().toISOString() } },
-      overrides: {
-        retryIntervalOverrides: { Plan: 5, WalkItem: 20, Finish: 5 },
-        // Typed loosely: the runner types its handlers over JSON values.
-        taskResourceLocalHandlers: {
-          Plan: (input: unknown) => handler(input, context),
-          ReadItems: async ({ Key }: { Key: string }) => {
-            const o = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key }));
-            return JSON.parse(await (o.Body as { transformToString(): Promise<string> }).transformToString());
-          },
-          WalkItem: async (input: { item: { id: string; kind: string; from?: number } }) => {
-            const { item } = input;
-            log.walks.push(item.id);
-            if (item.kind === 'range' && orchestration === 2) {
-              brokenRange ??= item.id;
-              if (brokenRange === item.id) throw named('Archiver.INTERNAL', 'the worker failed');
-            }
-            if (item.kind === 'range' && orchestration === 1) await enterRange();
-            // The storm starts with the second range of the giant day, for every worker at once.
-            if (storm === 'pending' && item.kind === 'range' && (item.from ?? 0) > 0) {
-              storm = 'on';
-              emulator.setFaults({ stableOrder: true, rate429: 1, retryAfterSeconds: 600 });
-            }
-            try {
-              const out = await handler(input, context);
-              // One range's first attempt commits, then its response is lost: the map retries it.
-              if (item.kind === 'range' && failedOnce === undefined && storm === 'over') {
-                failedOnce = item.id;
-                throw named('Archiver.STORE_FAILED', 'lost response after the commit');
-              }
-              return out;
-            } catch (error) {
-              const name = (error as Error).name;
-              log.errors.push({ id: item.id, name });
-              if (name === 'Archiver.RATE_LIMITED' && ++log.storm >= STORM_LENGTH && storm === 'on') {
-                storm = 'over';
-                emulator.setFaults({ stableOrder: true });
-              }
-              throw error;
-            } finally {
-              if (item.kind === 'range' && orchestration === 1) rangesInFlight -= 1;
-            }
-          },
-          Finish: async (input: unknown) => {
-            const out = await handler(input, context);
-            // The first finish's response is lost too: the retried step must not append a second digest.
-            if (++log.finishCalls === 1)
-              throw named('Archiver.STORE_FAILED', 'lost response after the digest');
-            return out;
-          },
-        } as never,
+  return fanout.run(name, {
+    retryIntervalOverrides: { Plan: 5, WalkItem: 20, Finish: 5 },
+    tasks: {
+      WalkItem: async (input: { item: { id: string; kind: string; from?: number } }) => {
+        const { item } = input;
+        log.walks.push(item.id);
+        if (item.kind === 'range' && orchestration === 2) {
+          brokenRange ??= item.id;
+          if (brokenRange === item.id) throw named('Archiver.INTERNAL', 'the worker failed');
+        }
+        if (item.kind === 'range' && orchestration === 1) await enterRange();
+        // The storm starts with the second range of the giant day, for every worker at once.
+        if (storm === 'pending' && item.kind === 'range' && (item.from ?? 0) > 0) {
+          storm = 'on';
+          emulator.setFaults({ stableOrder: true, rate429: 1, retryAfterSeconds: 600 });
+        }
+        try {
+          const out = await handler(input);
+          // One range's first attempt commits, then its response is lost: the map retries it.
+          if (item.kind === 'range' && failedOnce === undefined && storm === 'over') {
+            failedOnce = item.id;
+            throw named('Archiver.STORE_FAILED', 'lost response after the commit');
+          }
+          return out;
+        } catch (error) {
+          const name = (error as Error).name;
+          log.errors.push({ id: item.id, name });
+          if (name === 'Archiver.RATE_LIMITED' && ++log.storm >= STORM_LENGTH && storm === 'on') {
+            storm = 'over';
+            emulator.setFaults({ stableOrder: true });
+          }
+          throw error;
+        } finally {
+          if (item.kind === 'range' && orchestration === 1) rangesInFlight -= 1;
+        }
+      },
+      Finish: async (input: unknown) => {
+        const out = await handler(input);
+        // The first finish's response is lost too: the retried step must not append a second digest.
+        if (++log.finishCalls === 1) throw named('Archiver.STORE_FAILED', 'lost response after the digest');
+        return out;
       },
     },
-  );
+  });
 };
 
 const out: Record<string, unknown> = { before, today: toDay(clock.now()) };
@@ -234,6 +180,6 @@ console.log(`RESULT ${JSON.stringify(out)}`);
 // The parent reads the archive while these stay up; it closes them by closing stdin.
 process.stdin.resume();
 process.stdin.on('end', async () => {
-  await Promise.allSettled([emulator.close(), s3.close(), dynamo.close(), secrets.close(), kms.close()]);
+  await Promise.allSettled([emulator.close(), fanout.close()]);
   process.exit(0);
 });

@@ -9,6 +9,7 @@ import type { Day } from '../../lib/clock/day.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import { LAMBDA_NODE, RUN_TS } from '../parquet/lambdaNode.ts';
 import { s3rverClient } from '../support/startS3rver.ts';
+import { fanoutDefinition } from './localFanout.ts';
 import { synthApp } from './testApp.ts';
 
 const WINDOW_DAYS = 8;
@@ -22,21 +23,7 @@ const { stack, template } = synthApp({ context: { fanoutRangePages: 10 } });
 const machineId = stack.getLogicalId(stack.fanout.stateMachine.node.defaultChild as never);
 
 /** The state machine's definition as synthesized, its references resolved to stand-in names. */
-function definition(): { States: Record<string, Record<string, unknown>> } {
-  const body = template.toJSON().Resources[machineId].Properties.DefinitionString as {
-    'Fn::Join': [string, unknown[]];
-  };
-  const text = body['Fn::Join'][1]
-    .map((part) => {
-      if (typeof part === 'string') return part;
-      const p = part as { 'Fn::GetAtt'?: [string, string]; Ref?: string };
-      if (p['Fn::GetAtt']) return `arn:aws:lambda:us-east-1:000000000000:function:${p['Fn::GetAtt'][0]}`;
-      if (p.Ref === 'AWS::Partition') return 'aws';
-      return String(p.Ref);
-    })
-    .join('');
-  return JSON.parse(text);
-}
+const definition = () => fanoutDefinition(template, machineId);
 
 interface ChildResult {
   before: string;

@@ -1,0 +1,141 @@
+/**
+ * The fan-out's synthesized state machine under aws-local-stepfunctions (Node >= 22: run it with the Lambda's
+ * Node, tools/lambda-node), its Lambda tasks calling the real handler (functions/fanout/handler.ts) in process,
+ * against s3rver, dynalite and the KMS and Secrets Manager stubs, all started here. Used by the state machine's
+ * integration test (fanoutChild.ts) and by the bench (`fanout-local`): one runner for both.
+ *
+ * The local runner runs a Distributed Map as a plain Map: it ignores ItemReader, ResultWriter and
+ * ToleratedFailurePercentage. So the map's items are read here as ItemReader reads them (the JSON array at the
+ * plan's `itemsKey`, by a task state put before the map), and ResultWriter is covered by template assertions.
+ * A failed item is isolated by the definition's own Catch (`ItemFailed`), which the runner does run.
+ */
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { StateMachine } from 'aws-local-stepfunctions';
+import type { Clock } from '../../lib/clock/clock.ts';
+import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
+import { startDynalite } from '../support/startDynalite.ts';
+import { startS3rver } from '../support/startS3rver.ts';
+import { lambdaTestEnv, TEST_LAMBDA_IDS } from './lambdaTestEnv.ts';
+import { startKmsStub } from './startKmsStub.ts';
+import { startSecretsStub } from './startSecretsStub.ts';
+
+export interface FanoutDefinition {
+  States: Record<string, Record<string, unknown>>;
+}
+
+/** The state machine's definition as synthesized, its references resolved to stand-in names. */
+export function fanoutDefinition(template: Template, machineId: string): FanoutDefinition {
+  const body = template.toJSON().Resources[machineId].Properties.DefinitionString as {
+    'Fn::Join': [string, unknown[]];
+  };
+  const text = body['Fn::Join'][1]
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const p = part as { 'Fn::GetAtt'?: [string, string]; Ref?: string };
+      if (p['Fn::GetAtt']) return `arn:aws:lambda:us-east-1:000000000000:function:${p['Fn::GetAtt'][0]}`;
+      if (p.Ref === 'AWS::Partition') return 'aws';
+      return String(p.Ref);
+    })
+    .join('');
+  return JSON.parse(text);
+}
+
+/** What a task state's local handler gets and gives: the runner types them over JSON values. */
+export type TaskHandler = (input: never) => Promise<unknown>;
+
+export interface LocalFanout {
+  /** The real fan-out handler, its clients built from the peers' environment, on the given clock. */
+  handler: (input: unknown) => Promise<unknown>;
+  s3: Awaited<ReturnType<typeof startS3rver>>;
+  /**
+   * Runs one orchestration. `tasks` wraps the task states (Plan, WalkItem, Finish; ReadItems is this
+   * runner's): each default calls the real handler.
+   */
+  run(
+    name: string,
+    opts?: {
+      tasks?: Partial<Record<'Plan' | 'WalkItem' | 'Finish', TaskHandler>>;
+      retryIntervalOverrides?: Record<string, number>;
+    },
+  ): { result: Promise<unknown> };
+  close(): Promise<void>;
+}
+
+export async function startLocalFanout(opts: {
+  definition: FanoutDefinition;
+  apiUrl: string;
+  clock: Clock;
+  /** Environment beside the peers' (WINDOW_DAYS, PAGE_SIZE, LOG_LEVEL...). */
+  env: Record<string, string>;
+}): Promise<LocalFanout> {
+  const s3 = await startS3rver('fanout-archive');
+  const dynamo = await startDynalite();
+  const secrets = await startSecretsStub({
+    [TEST_LAMBDA_IDS.apiKeySecret]: JSON.stringify({ apiKey: EMULATOR_PAID_KEY }),
+    [TEST_LAMBDA_IDS.tokenKeySecret]: 'k'.repeat(64),
+  });
+  const kms = await startKmsStub();
+  Object.assign(process.env, {
+    ...lambdaTestEnv({ s3, dynamo, secrets, kms, apiUrl: opts.apiUrl }),
+    ...opts.env,
+  });
+  // The real handler's runtime, its clients built from the environment above (as in a Lambda container).
+  const { lambdaDeps } = await import('../../functions/shared/lambdaRuntime.ts');
+  const { createFanoutHandler } = await import('../../functions/fanout/fanoutHandler.ts');
+  const fanout = createFanoutHandler({ ...lambdaDeps, clock: opts.clock });
+  const context = {
+    functionName: 'fanout',
+    awsRequestId: 'req',
+    getRemainingTimeInMillis: () => 300_000,
+  } as never;
+  const handler = (input: unknown) => fanout(input as never, context);
+
+  const local = structuredClone(opts.definition) as { States: Record<string, Record<string, unknown>> };
+  const map = local.States.Walk as Record<string, unknown>;
+  delete map.ItemReader;
+  delete map.ResultWriter;
+  map.ItemsPath = '$.items';
+  (local.States.Plan as Record<string, unknown>).Next = 'ReadItems';
+  local.States.ReadItems = {
+    Type: 'Task',
+    Resource: 'arn:aws:lambda:us-east-1:000000000000:function:item-reader',
+    Parameters: { 'Key.$': '$.plan.itemsKey' },
+    ResultPath: '$.items',
+    Next: 'Walk',
+  };
+  const machine = new StateMachine(local as never, {
+    validationOptions: { checkPaths: false, checkArn: false },
+  });
+  return {
+    handler,
+    s3,
+    run: (name, runOpts = {}) =>
+      machine.run(
+        {},
+        {
+          context: { Execution: { Name: name, Input: {}, StartTime: opts.clock.now().toISOString() } },
+          overrides: {
+            ...(runOpts.retryIntervalOverrides
+              ? { retryIntervalOverrides: runOpts.retryIntervalOverrides }
+              : {}),
+            // Typed loosely: the runner types its handlers over JSON values.
+            taskResourceLocalHandlers: {
+              Plan: runOpts.tasks?.Plan ?? handler,
+              ReadItems: async ({ Key }: { Key: string }) => {
+                const o = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key }));
+                return JSON.parse(
+                  await (o.Body as { transformToString(): Promise<string> }).transformToString(),
+                );
+              },
+              WalkItem: runOpts.tasks?.WalkItem ?? handler,
+              Finish: runOpts.tasks?.Finish ?? handler,
+            } as never,
+          },
+        },
+      ),
+    close: async () => {
+      await Promise.allSettled([s3.close(), dynamo.close(), secrets.close(), kms.close()]);
+    },
+  };
+}
