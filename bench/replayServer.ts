@@ -18,6 +18,8 @@ export interface ReplayServer {
   walkPaths: readonly string[];
   /** Every record of every recorded page, in page order. */
   records(): unknown[];
+  /** Requests answered since the server started listening: all of them, and those for a history page. */
+  requests(): { all: number; historyPages: number };
   close(): Promise<void>;
 }
 
@@ -63,8 +65,11 @@ export async function startReplayServer(
   for (const path of [ACTIVE_PATH, `${HISTORY_PATH}/${today}/${today}?page=0&size=1`, ...proofs]) {
     await passThrough(path, `Bearer ${EMULATOR_PAID_KEY}`);
   }
+  const served = { all: 0, historyPages: 0 };
   const server: Server = createServer((req, res) => {
     const path = req.url ?? '/';
+    served.all += 1;
+    if (path.startsWith(HISTORY_PATH)) served.historyPages += 1;
     const answer = async (): Promise<void> => {
       const body = recorded.get(path) ?? kept.get(path);
       if (body !== undefined) {
@@ -93,6 +98,7 @@ export async function startReplayServer(
     walkPaths,
     records: () =>
       [...recorded.values()].flatMap((body) => (JSON.parse(body) as { content: unknown[] }).content),
+    requests: () => ({ ...served }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

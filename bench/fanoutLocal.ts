@@ -1,0 +1,182 @@
+/**
+ * `npm run bench -- --only=fanout-local`: a big day walked through the Step Functions fan-out, measured. The
+ * state machine as the stack synthesizes it, at the stack's `fanoutConcurrency` (read from the synthesized
+ * `MaxConcurrency`), runs under aws-local-stepfunctions with the real handler in process (the Lambda's Node,
+ * the runner of the state machine's integration test: test/infra/localFanout.ts), against the replaying
+ * server of `big-day` (pages capped at 100 rows, served from memory `latencyMs` after each request).
+ *
+ * The day's pages are split in ranges of ⌈pages ÷ concurrency⌉ (`fanoutRangePages`, given as CDK context): each
+ * worker of the map walks one range, so the latency bound is `concurrency × wall ÷ latency` pages (one request
+ * at a time a worker; each worker keeps PAGE_CONCURRENCY requests in flight, so pages ÷ bound can pass 1).
+ * Figures: the orchestration's wall seconds, map items, requests the server answered, peak RSS of the
+ * process (the machine, the handlers, s3rver and dynalite in one), and the archive read back: every row once.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readStackSettings } from '../infra/stackSettings.ts';
+import { addDays, toDay } from '../lib/clock/day.ts';
+import { fixedClock } from '../lib/emulator/emulatorClock.ts';
+import { startEmulator } from '../lib/emulator/startEmulator.ts';
+import { fanoutDefinition } from '../test/infra/localFanout.ts';
+import { synthApp } from '../test/infra/testApp.ts';
+import { LAMBDA_NODE, RUN_TS } from '../test/parquet/lambdaNode.ts';
+import { PAGE_CAP } from './bigDay.ts';
+import { startReplayServer } from './replayServer.ts';
+import { flatDayDataset } from './scaledDataset.ts';
+
+export interface FanoutLocalResult {
+  bench: 'fanout-local';
+  name: string;
+  /** Rows of the days the orchestration walked (what the server replays). */
+  rows: number;
+  latencyMs: number;
+  /** The synthesized map's `MaxConcurrency` (the stack's `fanoutConcurrency`). */
+  concurrency: number;
+  /** `fanoutRangePages` the stack was synthesized with: ⌈the big day's pages ÷ concurrency⌉. */
+  rangePages: number;
+  /** Orchestrations run (one), the map items walked, and the most walked at one moment. */
+  executions: number;
+  items: number;
+  itemsInFlightMax: number;
+  /** Wall seconds of the orchestration (plan, map, finish), in the child process. */
+  wallSeconds: number;
+  /** Requests the replaying server answered during the orchestration, and those for a history page. */
+  requests: number;
+  pages: number;
+  /** `concurrency × wall ÷ latency`: the pages one request at a time a worker allows in the wall time. */
+  boundPages: number;
+  /** `pages ÷ boundPages`. */
+  ratio: number;
+  /** Wall seconds of the map alone (its first item's start to its last item's end), and pages ÷ its bound. */
+  mapSeconds: number;
+  mapRatio: number;
+  peakRssMiB: number;
+  cpuSeconds: number;
+  /** The 1-minute load average before and after the case (2 cores). */
+  load: [number, number];
+  archived: { rows: number; distinct: number };
+  failedDays: number;
+  seconds: number;
+}
+
+const PEAK_RSS = fileURLToPath(new URL('./peakRss.cjs', import.meta.url));
+const WINDOW_DAYS = 2;
+
+export async function fanoutLocal(opts: {
+  name: string;
+  rows: number;
+  latencyMs: number;
+}): Promise<FanoutLocalResult> {
+  const t0 = performance.now();
+  const loadBefore = loadavg()[0] ?? 0;
+  // Ten minutes into today: the window holds yesterday's big day and the few rows today has ended.
+  const start = Date.parse('2026-10-01T00:10:00.000Z');
+  const emulator = await startEmulator({
+    clock: fixedClock(start),
+    maxPageSize: PAGE_CAP,
+    windowDays: WINDOW_DAYS,
+    dataset: flatDayDataset(opts.rows),
+    faults: { stableOrder: true },
+  });
+  const today = toDay(new Date(start));
+  const dir = mkdtempSync(join(tmpdir(), 'bench-fanout-local-'));
+  try {
+    const replay = await startReplayServer(emulator.url, [addDays(today, -1), today], {
+      pageSize: PAGE_CAP,
+      concurrency: 2,
+      delayMs: opts.latencyMs,
+    });
+    try {
+      const concurrency = readStackSettings(() => undefined).fanoutConcurrency;
+      const rangePages = Math.max(10, Math.ceil(opts.rows / PAGE_CAP / concurrency));
+      const { stack, template } = synthApp({ context: { fanoutRangePages: rangePages } });
+      const machineId = stack.getLogicalId(stack.fanout.stateMachine.node.defaultChild as never);
+      const definition = fanoutDefinition(template, machineId);
+      const synthesized = (definition.States.Walk as { MaxConcurrency?: number }).MaxConcurrency;
+      if (synthesized !== concurrency)
+        throw new Error(`the synthesized map's MaxConcurrency is ${synthesized}, not ${concurrency}`);
+      const file = join(dir, 'definition.json');
+      writeFileSync(file, JSON.stringify(definition));
+      const before = replay.requests();
+      const out = await child([
+        '--require',
+        PEAK_RSS,
+        RUN_TS,
+        'bench/fanoutLocalChild.ts',
+        file,
+        replay.url,
+        new Date(start).toISOString(),
+        String(WINDOW_DAYS),
+      ]);
+      const after = replay.requests();
+      const line = out.stdout.split('\n').find((l) => l.startsWith('RESULT '));
+      if (!line)
+        throw new Error(`the fan-out child printed no result (${out.code}): ${out.stderr.slice(-2000)}`);
+      const r = JSON.parse(line.slice('RESULT '.length)) as {
+        wallSeconds: number;
+        mapSeconds: number;
+        items: number;
+        inFlightMax: number;
+        summary: { failedDays?: unknown[] };
+        archived: { rows: number; distinct: number };
+        error?: { name: string; message: string };
+      };
+      if (r.error) throw new Error(`the orchestration failed: ${r.error.name}: ${r.error.message}`);
+      const pages = after.historyPages - before.historyPages;
+      const boundPages = (concurrency * r.wallSeconds * 1000) / opts.latencyMs;
+      return {
+        bench: 'fanout-local',
+        name: opts.name,
+        rows: replay.records().length,
+        latencyMs: opts.latencyMs,
+        concurrency,
+        rangePages,
+        executions: 1,
+        items: r.items,
+        itemsInFlightMax: r.inFlightMax,
+        wallSeconds: round(r.wallSeconds),
+        requests: after.all - before.all,
+        pages,
+        boundPages: round(boundPages),
+        ratio: round(pages / boundPages),
+        mapSeconds: round(r.mapSeconds),
+        mapRatio: round(pages / ((concurrency * r.mapSeconds * 1000) / opts.latencyMs)),
+        peakRssMiB: round(Number(/peak-rss-kib=(\d+)/.exec(out.stderr)?.[1] ?? 0) / 1024),
+        cpuSeconds: round(Number(/cpu-us=(\d+)/.exec(out.stderr)?.[1] ?? 0) / 1e6),
+        load: [round(loadBefore), round(loadavg()[0] ?? 0)],
+        archived: r.archived,
+        failedDays: r.summary.failedDays?.length ?? 0,
+        seconds: round((performance.now() - t0) / 1000),
+      };
+    } finally {
+      await replay.close();
+    }
+  } finally {
+    await emulator.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function child(args: string[]): Promise<{ stdout: string; stderr: string; code: number | null }> {
+  return new Promise((resolve) => {
+    const p = spawn(LAMBDA_NODE, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    p.on('close', (code) => resolve({ stdout, stderr, code }));
+  });
+}
+
+function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+if (process.argv[1]?.endsWith('fanoutLocal.ts')) {
+  const [rows, latency] = (process.argv[2] ?? '20000,75').split(',').map(Number);
+  const r = await fanoutLocal({ name: 'cli', rows: rows ?? 20_000, latencyMs: latency ?? 75 });
+  process.stdout.write(`${JSON.stringify(r)}\n`);
+}
