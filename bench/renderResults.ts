@@ -3,6 +3,7 @@ import { type ArchiveAgeResult, ageRatios } from './archiveAge.ts';
 import type { BigDayResult } from './bigDay.ts';
 import type { CaseResult } from './caseResult.ts';
 import type { ColdStartResult } from './coldStart.ts';
+import type { FanoutLocalResult } from './fanoutLocal.ts';
 import type { FanoutFigures } from './fanoutSimulation.ts';
 import type { UnionMemory } from './finishUnionMemory.ts';
 import { median } from './median.ts';
@@ -26,6 +27,8 @@ export interface ResultsInput {
   fanout?: (FanoutFigures & { measuredAt?: string }) | undefined;
   /** `big-day`: days bigger than one run, walked by CLI runs at real latency (absent until measured). */
   bigDays?: (BigDayResult & { measuredAt?: string })[] | undefined;
+  /** `fanout-local`: a big day through the synthesized fan-out under aws-local-stepfunctions (absent until measured). */
+  fanoutLocal?: (FanoutLocalResult & { measuredAt?: string })[] | undefined;
   /** `finish-union`: the fan-out finish step's union of a day's ids, peak RSS by size. */
   finishUnion?: (UnionMemory & { measuredAt?: string })[] | undefined;
   /** The "archive age" case (absent in results of older runs). */
@@ -59,6 +62,7 @@ function measuredIn(input: ResultsInput): string[] {
   if (input.cold) add('cold-start', input.cold.measuredAt);
   if (input.report) add('report-3y', input.report.measuredAt);
   if (input.fanout) add('fanout-2M', input.fanout.measuredAt);
+  for (const f of input.fanoutLocal ?? []) add(f.name, f.measuredAt);
   if (input.age) add('archive-age', input.age.measuredAt);
   if (byTime.size <= 1) return [];
   const runs = [...byTime].sort(([a], [b]) => a.localeCompare(b));
@@ -179,6 +183,7 @@ export function renderResults(input: ResultsInput): string {
   }
   if (input.report) lines.push(...reportLines(input.report));
   if (input.bigDays?.length || input.finishUnion?.length) lines.push(...bigDayLines(input));
+  if (input.fanoutLocal?.length) lines.push(...fanoutLocalLines(input.fanoutLocal));
   if (input.fanout) lines.push(...fanoutLines(input.fanout));
   if (input.age) lines.push(...ageLines(input.age));
   lines.push(
@@ -252,6 +257,23 @@ function bigDayLines(input: ResultsInput): string[] {
   }
   lines.push('');
   return lines;
+}
+
+/** `fanout-local`: big days through the synthesized fan-out under aws-local-stepfunctions, measured. */
+function fanoutLocalLines(cases: readonly FanoutLocalResult[]): string[] {
+  return [
+    '',
+    '## A big day through the fan-out, measured locally (`fanout-local`)',
+    '',
+    'Measured: one orchestration of the state machine as the stack synthesizes it, at its `MaxConcurrency` (the stack’s `fanoutConcurrency`), under aws-local-stepfunctions with the real handler in process on the Lambda’s Node (`bench/fanoutLocal.ts`, the runner of the state machine’s integration test), against the `big-day` replaying server (pages capped at 100 rows, the latency shown). The window is the big day and the first ten minutes of the next; the big day is split in ranges of ⌈its pages ÷ concurrency⌉ (`fanoutRangePages`, given as context), so each worker walks one. Pages: history requests the server answered during the orchestration (the plan’s probes included). Bound: concurrency × wall ÷ latency pages (one request at a time a worker; a worker keeps 2 in flight, so the ratio can pass 1); map: the same over the map’s wall time alone (its first item’s start to its last item’s end). Peak RSS: the one process running the machine, the handlers, s3rver and dynalite. Load: the 1-minute load average before and after, on 2 cores. The local runner stands in for AWS: no Lambda cold starts, no Step Functions latency between states.',
+    '',
+    '| case | rows | latency | concurrency | range pages | executions | items (most at once) | wall s | map s | requests | pages | bound pages | pages ÷ bound | map ratio | CPU s | peak RSS MiB | load | archived once |',
+    '| ---- | ---: | ------: | ----------: | ----------: | ---------: | -------------------: | -----: | ----: | -------: | ----: | ----------: | ------------: | --------: | ----: | -----------: | ---: | :-----------: |',
+    ...cases.map((c) => {
+      const once = c.archived.rows === c.rows && c.archived.distinct === c.rows && c.failedDays === 0;
+      return `| ${c.name} | ${c.rows} | ${c.latencyMs} ms | ${c.concurrency} | ${c.rangePages} | ${c.executions} | ${c.items} (${c.itemsInFlightMax}) | ${c.wallSeconds} | ${c.mapSeconds} | ${c.requests} | ${c.pages} | ${c.boundPages} | ${c.ratio.toFixed(2)} | ${c.mapRatio.toFixed(2)} | ${c.cpuSeconds} | ${c.peakRssMiB} | ${c.load[0]}–${c.load[1]} | ${once ? 'yes' : 'NO'} |`;
+    }),
+  ];
 }
 
 /** `fanout-2M`: the wall time of a 2M-session day by map concurrency, from the measured work of a page. */

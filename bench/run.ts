@@ -476,6 +476,31 @@ if (!only || only.includes('big-day')) {
     }
   }
 }
+/**
+ * A big day through the fan-out's synthesized state machine under aws-local-stepfunctions (`fanout-local`), at
+ * the stack's concurrency, against the replaying server at 75 and 150 ms a page.
+ */
+const FANOUT_LOCAL = quick
+  ? [{ name: 'fanout-local-5k-75ms', rows: 5_000, latencyMs: 75 }]
+  : [
+      { name: 'fanout-local-30k-75ms', rows: 30_000, latencyMs: 75 },
+      { name: 'fanout-local-30k-150ms', rows: 30_000, latencyMs: 150 },
+    ];
+let fanoutLocal: (import('./fanoutLocal.ts').FanoutLocalResult & { measuredAt: string })[] | undefined;
+if (!only || only.includes('fanout-local')) {
+  const { fanoutLocal: run } = await import('./fanoutLocal.ts');
+  fanoutLocal = [];
+  for (const c of FANOUT_LOCAL) {
+    try {
+      const r = { ...(await run(c)), measuredAt: runAt };
+      fanoutLocal.push(r);
+      console.log(JSON.stringify(r));
+    } catch (error) {
+      failed++;
+      console.log(JSON.stringify({ bench: 'fanout-local', name: c.name, error: String(error) }));
+    }
+  }
+}
 let finishUnion: (import('./finishUnionMemory.ts').UnionMemory & { measuredAt: string })[] | undefined;
 if (!only || only.includes('finish-union')) {
   const { finishUnionMemory } = await import('./finishUnionMemory.ts');
@@ -511,6 +536,7 @@ const merged = {
   report: report ?? kept(previous?.report),
   fanout: fanout ?? kept(previous?.fanout),
   bigDays: bigDays ?? previous?.bigDays,
+  fanoutLocal: fanoutLocal ?? previous?.fanoutLocal,
   finishUnion: finishUnion ?? previous?.finishUnion,
   age: age ?? kept(previous?.age),
   quiet: extras.quiet ?? previous?.quiet,
