@@ -37,15 +37,19 @@ export interface FanoutLocalResult {
   concurrency: number;
   /** `fanoutRangePages` the stack was synthesized with: ⌈the big day's pages ÷ concurrency⌉. */
   rangePages: number;
-  /** Orchestrations run (one), the map items walked, and the most walked at one moment. */
+  /** Orchestrations run (one), the map item attempts, and the most walked at one moment. */
   executions: number;
   items: number;
+  /** Each item attempt: its id, and the error's name when it failed (the map retries it). */
+  attempts?: { id: string; error?: string }[];
   itemsInFlightMax: number;
   /** Wall seconds of the orchestration (plan, map, finish), in the child process. */
   wallSeconds: number;
   /** Requests the replaying server answered during the orchestration, and those for a history page. */
   requests: number;
   pages: number;
+  /** The history pages the window holds (each fetched once by a walk that repeats nothing). */
+  windowPages?: number;
   /** `concurrency × wall ÷ latency`: the pages one request at a time a worker allows in the wall time. */
   boundPages: number;
   /** `pages ÷ boundPages`. */
@@ -119,6 +123,7 @@ export async function fanoutLocal(opts: {
         wallSeconds: number;
         mapSeconds: number;
         items: number;
+        attempts: { id: string; error?: string }[];
         inFlightMax: number;
         summary: { failedDays?: unknown[] };
         archived: { rows: number; distinct: number };
@@ -136,10 +141,12 @@ export async function fanoutLocal(opts: {
         rangePages,
         executions: 1,
         items: r.items,
+        attempts: r.attempts,
         itemsInFlightMax: r.inFlightMax,
         wallSeconds: round(r.wallSeconds),
         requests: after.all - before.all,
         pages,
+        windowPages: replay.pages,
         boundPages: round(boundPages),
         ratio: round(pages / boundPages),
         mapSeconds: round(r.mapSeconds),

@@ -21,6 +21,8 @@ const fanout = await startLocalFanout({
   env: { WINDOW_DAYS: String(windowDays), PAGE_SIZE: '100', LOG_LEVEL: 'error' },
 });
 let items = 0;
+/** Each item attempt: its id, and the error's name when it failed (the map retries it). */
+const attempts: { id: string; error?: string }[] = [];
 let inFlight = 0;
 let inFlightMax = 0;
 /** When the first map item started and the last one ended (ms, this process's clock). */
@@ -36,8 +38,14 @@ try {
         mapStart ??= performance.now();
         inFlight += 1;
         inFlightMax = Math.max(inFlightMax, inFlight);
+        const id = (input as { item?: { id?: string } }).item?.id ?? '?';
         try {
-          return await fanout.handler(input);
+          const result = await fanout.handler(input);
+          attempts.push({ id });
+          return result;
+        } catch (error) {
+          attempts.push({ id, error: (error as Error).name });
+          throw error;
         } finally {
           inFlight -= 1;
           mapEnd = performance.now();
@@ -49,6 +57,7 @@ try {
   out.summary = (summary as { summary?: unknown }).summary ?? summary;
   out.mapSeconds = ((mapEnd || t0) - (mapStart ?? t0)) / 1000;
   out.items = items;
+  out.attempts = attempts;
   out.inFlightMax = inFlightMax;
   const { s3 } = fanout;
   let rows = 0;

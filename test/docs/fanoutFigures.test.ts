@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { BigDayResult } from '../../bench/bigDay.ts';
+import type { FanoutLocalResult } from '../../bench/fanoutLocal.ts';
 import type { FanoutFigures } from '../../bench/fanoutSimulation.ts';
 import type { UnionMemory } from '../../bench/finishUnionMemory.ts';
 import { readStackSettings } from '../../infra/stackSettings.ts';
@@ -10,6 +11,7 @@ const results = JSON.parse(read('bench/RESULTS.json')) as {
   fanout?: FanoutFigures;
   finishUnion?: UnionMemory[];
   bigDays?: BigDayResult[];
+  fanoutLocal?: FanoutLocalResult[];
 };
 /** The fan-out concurrency the stack deploys when cdk.json and the context say nothing. */
 const deployed = readStackSettings(() => undefined).fanoutConcurrency;
@@ -61,6 +63,30 @@ describe('the account sizes README and docs/fanout.md state are those bench/RESU
       b.maxOverrunMs <= 0
         ? `every run ended by its \`--max-run-ms\` (the latest **${-b.maxOverrunMs} ms** before it; \`big-day\``
         : `runs ended up to **${b.maxOverrunMs} ms** past their \`--max-run-ms\` (\`big-day\``,
+    );
+  });
+
+  it("README's fan-out figures measured locally: the synthesized machine at the stack's concurrency, wall time and pages ÷ bound at 75 and 150 ms, every row once", () => {
+    const top = read('README.md').split('\n').slice(0, 30).join('\n').replace(/\s+/g, ' ');
+    const cases = [...(results.fanoutLocal ?? [])].sort((a, b) => a.latencyMs - b.latencyMs);
+    expect(
+      cases.map((c) => c.latencyMs),
+      'fanout-local measured (npm run bench -- --only=fanout-local)',
+    ).toEqual([75, 150]);
+    const [fast, slow] = cases as [FanoutLocalResult, FanoutLocalResult];
+    for (const c of cases) {
+      expect(c.concurrency).toBe(deployed);
+      expect(c.archived).toEqual({ rows: c.rows, distinct: c.rows });
+      expect(c.failedDays).toBe(0);
+      expect(c.rows).toBe(fast.rows);
+    }
+    const loads = cases.flatMap((c) => c.load);
+    expect(top).toContain(
+      `(\`fanout-local\`: the synthesized state machine under aws-local-stepfunctions at the stack's **${deployed}** workers, ` +
+        `a day of ${Math.round(fast.rows / 1000)}k sessions in ${deployed} ranges, 100 rows a page): ` +
+        `**${fast.wallSeconds} s** at ${fast.latencyMs} ms a page and **${slow.wallSeconds} s** at ${slow.latencyMs} ms, every row archived once; ` +
+        `the workers fetched **${fast.ratio.toFixed(2)}** and **${slow.ratio.toFixed(2)}** of the pages ${deployed} workers at one request each allow in that time, ` +
+        `at a load average of ${Math.min(...loads).toFixed(0)}–${Math.max(...loads).toFixed(0)} on 2 cores`,
     );
   });
 
