@@ -95,6 +95,9 @@ describe('the account sizes README and docs/fanout.md state are those bench/RESU
         `at a load average of ${Math.min(...loads).toFixed(0)}–${Math.max(...loads).toFixed(0)} on 2 cores ` +
         '(no Lambda cold starts; one range was walked twice after a `CONFLICT`)',
     );
+    expect(read('docs/fanout.md').replace(/\s+/g, ' ')).toContain(
+      "In each case one range's attempt failed with `CONFLICT` and the map walked that range again",
+    );
   });
 
   it('docs/fanout.md quotes the concurrency the stack deploys', () => {
