@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CaseResult } from '../../bench/caseResult.ts';
+import type { FanoutLocalResult } from '../../bench/fanoutLocal.ts';
 import { type ResultsInput, renderResults } from '../../bench/renderResults.ts';
 
 const at = new Date('2026-11-23T16:24:07Z');
@@ -41,7 +42,53 @@ function input(results: CaseResult[], coldAt?: string): ResultsInput {
   };
 }
 
+function fanoutLocalCase(archived: { rows: number; distinct: number }): FanoutLocalResult {
+  return {
+    bench: 'fanout-local',
+    name: 'fanout-local-30k-75ms',
+    rows: 30_181,
+    latencyMs: 75,
+    concurrency: 4,
+    rangePages: 75,
+    executions: 1,
+    items: 6,
+    attempts: [{ id: '2026-09-30-p1-r0' }, { id: '2026-09-30-p1-r75', error: 'Archiver.CONFLICT' }],
+    itemsInFlightMax: 4,
+    wallSeconds: 33.52,
+    requests: 381,
+    pages: 381,
+    windowPages: 302,
+    boundPages: 1787.72,
+    ratio: 0.21,
+    mapSeconds: 30.17,
+    mapRatio: 0.24,
+    peakRssMiB: 330.34,
+    cpuSeconds: 10.81,
+    load: [9.05, 11.44],
+    archived,
+    failedDays: 0,
+    seconds: 120,
+  };
+}
+
 describe('renderResults', () => {
+  it.each([
+    [{ rows: 30_181, distinct: 30_181 }, 'yes'],
+    [{ rows: 30_182, distinct: 30_181 }, 'NO'],
+    [{ rows: 30_180, distinct: 30_180 }, 'NO'],
+  ])(
+    'fanout-local: a row archived twice or missing says NO (%o: %s), with the retried attempts and the window’s pages',
+    (archived, once) => {
+      const text = renderResults({ ...input([]), fanoutLocal: [fanoutLocalCase(archived)] });
+      const row = text.split('\n').find((l) => l.startsWith('| fanout-local-30k-75ms |')) as string;
+      const cells = row.split('|').map((c) => c.trim());
+      expect(cells.at(-2)).toBe(once);
+      expect(row).toContain('| 2026-09-30-p1-r75: Archiver.CONFLICT |');
+      expect(row).toContain('| 381 (302) |');
+      expect(row).toContain('| 0.21 | 0.24 |');
+    },
+  );
+
   it('says which figures come from which run when --only kept earlier ones', () => {
     const text = renderResults(
       input(
