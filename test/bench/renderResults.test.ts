@@ -76,6 +76,7 @@ describe('renderResults', () => {
     [{ rows: 30_181, distinct: 30_181 }, 'yes'],
     [{ rows: 30_182, distinct: 30_181 }, 'NO'],
     [{ rows: 30_180, distinct: 30_180 }, 'NO'],
+    [{ rows: 30_181, distinct: 30_180 }, 'NO'],
   ])(
     'fanout-local: a row archived twice or missing says NO (%o: %s), with the retried attempts and the window’s pages',
     (archived, once) => {
