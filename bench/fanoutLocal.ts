@@ -40,8 +40,8 @@ export interface FanoutLocalResult {
   /** Orchestrations run (one), the map item attempts, and the most walked at one moment. */
   executions: number;
   items: number;
-  /** Each item attempt: its id, and the error's name when it failed (the map retries it). */
-  attempts?: { id: string; error?: string }[];
+  /** Each item attempt: its id, and the error's name and message when it failed (the map retries it). */
+  attempts?: { id: string; error?: string; message?: string }[];
   itemsInFlightMax: number;
   /** Wall seconds of the orchestration (plan, map, finish), in the child process. */
   wallSeconds: number;
@@ -123,7 +123,7 @@ export async function fanoutLocal(opts: {
         wallSeconds: number;
         mapSeconds: number;
         items: number;
-        attempts: { id: string; error?: string }[];
+        attempts: { id: string; error?: string; message?: string }[];
         inFlightMax: number;
         summary: { failedDays?: unknown[] };
         archived: { rows: number; distinct: number };

@@ -21,8 +21,8 @@ const fanout = await startLocalFanout({
   env: { WINDOW_DAYS: String(windowDays), PAGE_SIZE: '100', LOG_LEVEL: 'error' },
 });
 let items = 0;
-/** Each item attempt: its id, and the error's name when it failed (the map retries it). */
-const attempts: { id: string; error?: string }[] = [];
+/** Each item attempt: its id, and the error's name and message when it failed (the map retries it). */
+const attempts: { id: string; error?: string; message?: string }[] = [];
 let inFlight = 0;
 let inFlightMax = 0;
 /** When the first map item started and the last one ended (ms, this process's clock). */
@@ -44,7 +44,11 @@ try {
           attempts.push({ id });
           return result;
         } catch (error) {
-          attempts.push({ id, error: (error as Error).name });
+          attempts.push({
+            id,
+            error: (error as Error).name,
+            message: String((error as Error).message).slice(0, 300),
+          });
           throw error;
         } finally {
           inFlight -= 1;
