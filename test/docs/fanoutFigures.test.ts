@@ -85,6 +85,9 @@ describe('the account sizes README and docs/fanout.md state are those bench/RESU
       expect((c.attempts ?? []).flatMap(({ id, error }) => (error ? [{ id, error }] : []))).toEqual([
         { id: expect.stringMatching(/-r\d+$/), error: 'Archiver.CONFLICT' },
       ]);
+      expect(c.attempts?.find((a) => a.error)?.message).toMatch(
+        /^Partition history\/dt=\S+ kept changing during commit/,
+      );
     }
     const loads = cases.flatMap((c) => c.load);
     expect(top).toContain(
@@ -93,10 +96,10 @@ describe('the account sizes README and docs/fanout.md state are those bench/RESU
         `**${fast.wallSeconds} s** at ${fast.latencyMs} ms a page and **${slow.wallSeconds} s** at ${slow.latencyMs} ms, every row archived once; ` +
         `the workers fetched **${fast.ratio.toFixed(2)}** and **${slow.ratio.toFixed(2)}** of the pages ${deployed} workers at one request each allow in that time, ` +
         `at a load average of ${Math.min(...loads).toFixed(0)}–${Math.max(...loads).toFixed(0)} on 2 cores ` +
-        '(no Lambda cold starts; one range was walked twice after a `CONFLICT`)',
+        "(no Lambda cold starts; one range was walked twice after a `CONFLICT`: four ranges committing the day's partition at once)",
     );
     expect(read('docs/fanout.md').replace(/\s+/g, ' ')).toContain(
-      "In each case one range's attempt failed with `CONFLICT` and the map walked that range again",
+      'In each case one range\'s attempt failed with `CONFLICT` ("Partition history/dt=… kept changing during commit": the ranges commit the day\'s one partition at once) and the map walked that range again',
     );
   });
 
