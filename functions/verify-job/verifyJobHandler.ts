@@ -16,7 +16,6 @@ export const verifyJobEvent = z.discriminatedUnion('step', [
     step: z.literal('item'),
     jobId: verifyJobIdSchema,
     head: z.object({ seq: z.number().int().positive(), key: z.string(), sha256: z.string() }).nullable(),
-    boundary: z.string(),
     item: verifyJobItemSchema,
   }),
   z.strictObject({ step: z.literal('merge'), jobId: verifyJobIdSchema }),

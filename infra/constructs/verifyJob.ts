@@ -138,7 +138,6 @@ export class VerifyJob extends Construct {
         step: 'item',
         jobId: JsonPath.stringAt('$.plan.jobId'),
         head: JsonPath.objectAt('$.plan.head'),
-        boundary: JsonPath.stringAt('$.plan.boundary'),
         item: JsonPath.objectAt('$$.Map.Item.Value'),
       },
       // Any item that still fails after its retries fails the job: started again, it resumes.

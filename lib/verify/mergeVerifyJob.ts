@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { Clock } from '../clock/clock.ts';
 import { archiveKeys } from '../commit/archiveKeys.ts';
 import { mapLimit } from '../concurrency/mapLimit.ts';
+import { readChainRange } from '../digest/readChainRange.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { readJobJson } from './readJobJson.ts';
@@ -18,7 +19,8 @@ const RESULT_READ_CONCURRENCY = 16;
 
 /**
  * Merges a job's item results into one: every failure of every item (the chain's included), with the
- * totals. It is stored under the job and as the archive's last full verify (`reports/full-verify.json`).
+ * totals; an object unlisted up to the planned head but listed by a digest written since (a run published
+ * it during the job) is counted as `listedSince`, not failed. It is stored under the job and as the archive's last full verify (`reports/full-verify.json`).
  * An item without a result is an error (the job is not finished: start it again to resume it).
  */
 export async function mergeVerifyJob(
@@ -41,15 +43,25 @@ export async function mergeVerifyJob(
   }
   const done = results.filter((r) => r !== undefined);
   const sum = (f: (r: (typeof done)[number]) => number) => done.reduce((a, r) => a + f(r), 0);
-  const failures = done.flatMap((r) => r.failures);
+  // Runs go on during a job: a file a run published after the plan is unlisted up to the planned head, and
+  // listed by a digest written since. It is not a failure here; the next check reads it against that digest.
+  const since = new Set(
+    (await readChainRange(objects, (plan.head?.seq ?? 0) + 1)).flatMap((e) =>
+      (e.digest?.files ?? []).map((f) => f.key),
+    ),
+  );
+  const all = done.flatMap((r) => r.failures);
+  const failures = all.filter(
+    (f) => !(f.kind === 'unlisted' && f.object !== undefined && since.has(f.object)),
+  );
   const result: VerifyJobResult = {
     jobId,
     ok: failures.length === 0,
     plannedAt: plan.plannedAt,
     checkedAt: deps.clock.now().toISOString(),
     head: plan.head,
-    boundary: plan.boundary,
     items: items.length,
+    listedSince: all.length - failures.length,
     digests: sum((r) => r.digests ?? 0),
     files: sum((r) => r.files),
     rows: sum((r) => r.rows),

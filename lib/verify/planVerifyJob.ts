@@ -21,9 +21,8 @@ export function folderOf(key: string): string {
 }
 
 /**
- * Plans a full verify job once: the chain as it is now (its head, and the store's time of that head as the
- * boundary), every folder that holds a listed file or an object written by then, one item a folder plus one
- * for the chain, and for each folder the files the digests list in it. A job planned already keeps its plan
+ * Plans a full verify job once: the chain as it is now (its head), every folder that holds a listed file or
+ * any object, one item a folder plus one for the chain, and for each folder the files the digests list in it. A job planned already keeps its plan
  * (a job started again resumes the same work). The plan is written last: present means complete.
  */
 export async function planVerifyJob(
@@ -36,7 +35,6 @@ export async function planVerifyJob(
   const plannedAt = deps.clock.now();
   const chain = await readDigestChain(objects);
   const newest = chain.entries.at(-1);
-  const boundary = (newest && (await objects.head(newest.key))?.modifiedAt) || plannedAt;
   const folders = new Map<string, ListedFile[]>();
   for (const listed of listedFiles(chain).listed.values()) {
     const folder = folderOf(listed.file.key);
@@ -46,7 +44,6 @@ export async function planVerifyJob(
   }
   for (const prefix of digestKeys.listedPrefixes) {
     for await (const o of objects.list(prefix)) {
-      if (o.modifiedAt && o.modifiedAt > boundary) continue;
       const folder = folderOf(o.key);
       if (!folders.has(folder)) folders.set(folder, []);
     }
@@ -66,7 +63,6 @@ export async function planVerifyJob(
     jobId,
     plannedAt: plannedAt.toISOString(),
     head: newest ? { seq: newest.seq, key: newest.key, sha256: newest.sha256 } : null,
-    boundary: boundary.toISOString(),
     items: items.length,
     itemsKey,
   };

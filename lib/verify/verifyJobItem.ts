@@ -28,12 +28,12 @@ export interface VerifyJobItemOutcome {
  * Checks one item of a job and stores its result under the job, unless a result is stored already (a job
  * started again skips what it finished). The chain item: the checks of `verify` over the chain (signatures,
  * links, no file listed twice) and that it still reaches the planned head. A folder: every object in it
- * written by the plan's boundary, against what the digests list there, by `checkListedFiles` (hash, rows,
+ * against what the digests list there, by `checkListedFiles` (hash, rows,
  * record ids, unlisted, missing).
  */
 export async function verifyJobItem(
   deps: { objects: ObjectStore; clock: Clock },
-  plan: Pick<VerifyJobPlan, 'jobId' | 'head' | 'boundary'>,
+  plan: Pick<VerifyJobPlan, 'jobId' | 'head'>,
   item: VerifyJobItem,
 ): Promise<VerifyJobItemOutcome> {
   const { objects } = deps;
@@ -58,7 +58,7 @@ async function chainItem(objects: ObjectStore, plan: Pick<VerifyJobPlan, 'head'>
 
 async function folderItem(
   objects: ObjectStore,
-  plan: Pick<VerifyJobPlan, 'jobId' | 'boundary'>,
+  plan: Pick<VerifyJobPlan, 'jobId'>,
   item: Extract<VerifyJobItem, { kind: 'files' }>,
 ): Promise<Checked> {
   const listing = await readJobJson(
@@ -68,11 +68,10 @@ async function folderItem(
   );
   if (!listing)
     throw new ArchiverError('INTERNAL', `the plan of job ${plan.jobId} has no listing for ${item.id}`);
-  const boundary = new Date(plan.boundary);
   const checked = await checkListedFiles(objects, new Map(listing.map((l) => [l.file.key, l])), {
     prefixes: [item.folder],
-    // Objects written after the planned head are the next check's: a job is a check up to its head.
-    inScope: (o) => folderOf(o.key) === item.folder && !(o.modifiedAt && o.modifiedAt > boundary),
+    // Every object of the folder, whenever written: a file a run publishes meanwhile is settled by the merge.
+    inScope: (o) => folderOf(o.key) === item.folder,
   });
   const { recordIds: _ids, ...figures } = checked;
   return figures;

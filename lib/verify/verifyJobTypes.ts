@@ -18,13 +18,12 @@ const head = z.object({ seq: z.number().int().positive(), key: z.string(), sha25
 
 /**
  * A job's plan, written once (its presence means the items and their listings are all written): the chain
- * head it checks up to, and the store's time of that head, after which objects are left to the next check.
+ * head whose listed files it checks.
  */
 export const verifyJobPlanSchema = z.object({
   jobId: verifyJobIdSchema,
   plannedAt: z.string(),
   head: head.nullable(),
-  boundary: z.string(),
   items: z.number().int().positive(),
   itemsKey: z.string(),
 });
@@ -61,8 +60,9 @@ export const verifyJobResultSchema = z.object({
   plannedAt: z.string(),
   checkedAt: z.string(),
   head: head.nullable(),
-  boundary: z.string(),
   items: count,
+  /** Objects no digest up to the planned head lists, listed by a digest written since: a later check's. */
+  listedSince: count,
   digests: count,
   files: count,
   rows: count,
