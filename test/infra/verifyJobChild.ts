@@ -7,8 +7,8 @@
  * are read here as ItemReader reads them (the JSON array at the plan's `itemsKey`, by a task put before the map).
  *
  * argv: the definition file, then a JSON list of executions: `{ dir, jobId, failItem? }`, run in order. With
- * `failItem`, that item's check throws (a worker that keeps failing): the execution fails, as the map does
- * in AWS with no tolerated failures.
+ * `failItem` (an item id, or `last`: the plan's last item), that item's check throws (a worker that keeps
+ * failing): the execution fails, as the map does in AWS with no tolerated failures.
  */
 import { readFileSync } from 'node:fs';
 import { StateMachine } from 'aws-local-stepfunctions';
@@ -46,6 +46,9 @@ for (const [n, e] of executions.entries()) {
   const objects = createFileObjectStore(e.dir);
   const handler = createVerifyJobHandler({ objects, clock: systemClock, logger: silentLogger });
   const checks: { id: string; reused: boolean; failures: number }[] = [];
+  let failing: string | undefined;
+  /** Item checks started: a failed execution's other items may still be running when it rejects. */
+  const inFlight = new Set<Promise<unknown>>();
   try {
     const output = await machine.run(
       { jobId: e.jobId },
@@ -57,11 +60,16 @@ for (const [n, e] of executions.entries()) {
           retryIntervalOverrides: { Plan: 1, CheckItem: 1, Merge: 1 },
           taskResourceLocalHandlers: {
             Plan: (input: unknown) => handler(input),
-            ReadItems: async ({ Key }: { Key: string }) =>
-              JSON.parse(new TextDecoder().decode(await objects.get(Key))),
+            ReadItems: async ({ Key }: { Key: string }) => {
+              const items = JSON.parse(new TextDecoder().decode(await objects.get(Key))) as { id: string }[];
+              failing = e.failItem === 'last' ? items.at(-1)?.id : e.failItem;
+              return items;
+            },
             CheckItem: async (input: { item: { id: string } }) => {
-              if (input.item.id === e.failItem) throw named('Archiver.INTERNAL', 'the worker failed');
-              const outcome = (await handler(input)) as { id: string; reused: boolean; failures: number };
+              if (input.item.id === failing) throw named('Archiver.INTERNAL', 'the worker failed');
+              const call = handler(input) as Promise<{ id: string; reused: boolean; failures: number }>;
+              inFlight.add(call);
+              const outcome = await call;
               checks.push(outcome);
               return outcome;
             },
@@ -74,6 +82,9 @@ for (const [n, e] of executions.entries()) {
   } catch (error) {
     const { name, message, cause } = error as Error & { cause?: Error };
     out.push({ error: { name, message, ...(cause ? { cause: cause.name } : {}) }, checks });
+  } finally {
+    // The next execution starts once this one's items have stopped, as a job is started again after a failure.
+    await Promise.allSettled(inFlight);
   }
 }
 console.log(`RESULT ${JSON.stringify(out)}`);
