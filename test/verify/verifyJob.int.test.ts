@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
 import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import { mergeVerifyJob } from '../../lib/verify/mergeVerifyJob.ts';
+import { describeFullVerify } from '../../lib/verify/describeVerified.ts';
+import { mergeVerifyJob, readLastFullVerify } from '../../lib/verify/mergeVerifyJob.ts';
 import { planVerifyJob } from '../../lib/verify/planVerifyJob.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import { verifyJobCost } from '../../lib/verify/verifyJobCost.ts';
@@ -75,6 +76,10 @@ describe('a verify job, step by step over a real archive', () => {
       rows: verified.rows,
       records: verified.records,
     });
+    // The last full verify, as `status` prints it.
+    expect(describeFullVerify(await readLastFullVerify(objects))).toContain(
+      `counted, ${result.checkedAt}, up to digest ${verified.head?.seq}: ${verified.files} file(s) in ${items.length - 1} folder(s) and the chain, intact`,
+    );
     const data = await dataFiles(archiveDir);
     const cost = verifyJobCost({ ...data, items: items.length, digests: verified.digests });
     const by = counts.byMethod;
