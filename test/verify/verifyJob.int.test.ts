@@ -1,4 +1,4 @@
-import { readdir, stat } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
@@ -123,5 +123,23 @@ describe('a verify job, step by step over a real archive', () => {
     // The chain checked is the planned one: its head is still in the chain, which only grew.
     const stored = await objects.get(verifyJobKeys.result('during-a-run'));
     expect(JSON.parse(new TextDecoder().decode(stored))).toEqual(result);
+  });
+
+  it('names a changed digest as verify does: the chain item runs the chain checks', async () => {
+    const dir = await mkdtemp(join(world.dir, 'chain-copy-'));
+    await cp(archiveDir, dir, { recursive: true });
+    const first = join(dir, 'digests', '0000000001.json');
+    await writeFile(first, (await readFile(first, 'utf8')).replace('"runId": "', '"runId": "x'));
+    const objects = createFileObjectStore(dir);
+    const deps = { objects, clock: world.clock };
+    const plan = await planVerifyJob(deps, 'chain');
+    for (const item of await itemsOf(objects, plan.itemsKey)) await verifyJobItem(deps, plan, item);
+    const result = await mergeVerifyJob(deps, 'chain');
+    const verified = await verifyArchive({ objects, clock: world.clock }, { windowDays: 60 });
+    const set = (f: { kind: string; object?: string }[]) => f.map((x) => `${x.kind} ${x.object}`).sort();
+    expect(set(result.failures)).toEqual(
+      expect.arrayContaining(['chain digests/0000000002.json', 'signature digests/0000000001.json']),
+    );
+    expect(set(result.failures)).toEqual(set(verified.failures));
   });
 });
