@@ -14,6 +14,7 @@ import { FanoutOrchestration } from './constructs/fanoutOrchestration.ts';
 import { HistoryCatalog } from './constructs/historyCatalog.ts';
 import { SecurityLakeExport } from './constructs/securityLakeExport.ts';
 import { SnapshotFunction } from './constructs/snapshotFunction.ts';
+import { fullVerifyCommand, VerifyJob } from './constructs/verifyJob.ts';
 import type { StackSettings } from './stackSettings.ts';
 
 export interface TunnelArchiverStackProps extends StackProps {
@@ -39,6 +40,8 @@ export class TunnelArchiverStack extends Stack {
   readonly fanout: FanoutOrchestration;
   /** Detections: scheduled rules in Athena, live rules in the snapshot function, findings. */
   readonly detections: Detections;
+  /** The full verify as a resumable job, started on demand (an audit): never scheduled. */
+  readonly verifyJob: VerifyJob;
   /** Amazon Security Lake custom sources, when the `securityLake` context names them. */
   readonly securityLake?: SecurityLakeExport;
 
@@ -108,6 +111,11 @@ export class TunnelArchiverStack extends Stack {
     new CfnOutput(this, 'FanoutStateMachineArn', {
       value: this.fanout.stateMachine.stateMachineArn,
       description: 'The scheduled orchestration: plan, walk days and page ranges in parallel, finish',
+    });
+
+    this.verifyJob = new VerifyJob(this, 'VerifyJob', {
+      bucket: this.buckets.archive,
+      tracing: settings.tracing,
     });
 
     this.catalog = new HistoryCatalog(this, 'Catalog', {
@@ -183,6 +191,11 @@ export class TunnelArchiverStack extends Stack {
         'OpenReportCommand',
         openReportCommand(this.buckets.archive.bucketName),
         'Prints a presigned URL (1 hour) of the report the weekly verify writes; open it in a browser',
+      ],
+      [
+        'FullVerifyCommand',
+        fullVerifyCommand(this.verifyJob.stateMachine.stateMachineArn),
+        'Start a full verify job (an audit); start it again with the same jobId to resume it',
       ],
       ['FunctionName', fnName, 'Archiver Lambda'],
       ['AthenaWorkGroup', this.catalog.workgroup.name, 'Athena workgroup (database tunnel_archive)'],

@@ -4,7 +4,11 @@ import { archiveOptionsFromConfig } from '../../lib/config/archiveOptionsFromCon
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import type { ArchiveHandlerDeps, InvocationContext } from '../shared/archiveHandlerDeps.ts';
 import { failureMetrics, summaryMetrics } from '../shared/runMetrics.ts';
+import { stepError } from '../shared/stepError.ts';
 import type { EngineCall } from './engineCall.ts';
+
+export { stepError };
+
 import { finishStep, finishStepEvent } from './finishStep.ts';
 import { planStep, planStepEvent } from './planStep.ts';
 import { walkStep, walkStepEvent } from './walkStep.ts';
@@ -65,12 +69,4 @@ export function createFanoutHandler(deps: ArchiveHandlerDeps) {
       deps.metrics.publishStoredMetrics();
     }
   };
-}
-
-/** The error the state machine sees: named `Archiver.<CODE>` (what Retry and Catch match), message kept. */
-export function stepError(error: unknown): Error {
-  const code = ArchiverError.is(error) ? error.code : 'INTERNAL';
-  const out = new Error(error instanceof Error ? error.message : String(error), { cause: error });
-  out.name = `Archiver.${code}`;
-  return out;
 }

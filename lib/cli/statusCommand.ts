@@ -5,7 +5,8 @@ import { offsetClock } from '../clock/offsetClock.ts';
 import { loadConfig } from '../config/loadConfig.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { archiveStatus, readStatusInputs } from '../status/archiveStatus.ts';
-import { describeVerified } from '../verify/describeVerified.ts';
+import { describeFullVerify, describeVerified } from '../verify/describeVerified.ts';
+import { readLastFullVerify } from '../verify/mergeVerifyJob.ts';
 import { buildStores, localDestDir, localStateDirOf } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { cliLogger, resolveLogFormat, stderrLines } from './cliLog.ts';
@@ -69,6 +70,9 @@ export async function statusCommand(flags: CliFlags, io: CliIo): Promise<number>
       `last run: ${meta?.lastRunAt ?? 'never'}; last success: ${meta?.lastSuccessAt ?? 'never'}; gaps: ${gaps.length ? gaps.join(', ') : 'none'}\n`,
     );
     io.stdout.write(`weekly verify: ${describeVerified(meta?.verified)}\n`);
+    io.stdout.write(
+      `last full verify job: ${describeFullVerify(await readLastFullVerify(stores.objects))}\n`,
+    );
     for (const f of failed) {
       io.stdout.write(
         `failing day ${f.day} [${f.code}] ${f.message} (failed on ${f.attempts} run(s) in a row)\n`,

@@ -21,6 +21,10 @@ export const archiveKeys = {
   report: 'reports/index.html',
   /** The weekly verify's result (`verify --json`'s shape), which a local `report` shows when it runs none. */
   lastVerify: 'reports/verify.json',
+  /** The last full verify job's merged result (`lib/verify/mergeVerifyJob.ts`). */
+  lastFullVerify: 'reports/full-verify.json',
+  /** Full verify jobs: each job's plan, its items' results and its merged result (outside the chain, not write-once). */
+  verifyJobsPrefix: 'verify-jobs/',
   /** The prefix of a dataset's partitions (`history/`, `active/`, `findings/`). */
   datasetPrefix: (dataset: Dataset) => `${dataset}/`,
   data: (dt: Day, name: string) => `history/dt=${dt}/${name}`,

@@ -8,6 +8,7 @@ export const READERS = [
   'snapshot-active',
   'detect',
   'security-lake-export',
+  'verify-job',
 ] as const;
 export type Reader = (typeof READERS)[number];
 
@@ -65,7 +66,7 @@ export const SETTINGS = [
     flag: 'dest',
     default: 'file://./archive',
     description: 'Where Parquet goes: file://DIR or s3://bucket/prefix (endpoint: AWS_ENDPOINT_URL_S3).',
-    readBy: ['cli', ...FUNCTIONS, 'security-lake-export'],
+    readBy: ['cli', ...FUNCTIONS, 'security-lake-export', 'verify-job'],
   },
   {
     key: 'state',
@@ -209,7 +210,7 @@ export const SETTINGS = [
     flag: 'log-level',
     default: 'info',
     description: 'debug | info | warn | error.',
-    readBy: ['cli', ...FUNCTIONS, 'security-lake-export'],
+    readBy: ['cli', ...FUNCTIONS, 'security-lake-export', 'verify-job'],
   },
   {
     key: 'logFormat',
@@ -234,7 +235,7 @@ export const SETTINGS = [
     default: undefined,
     description:
       "The AWS SDK's S3 endpoint: set, the store uses path-style addressing for an S3-compatible server.",
-    readBy: ['cli', ...FUNCTIONS, 'security-lake-export'],
+    readBy: ['cli', ...FUNCTIONS, 'security-lake-export', 'verify-job'],
   },
   {
     key: 'digestSigningKeyId',
@@ -358,7 +359,7 @@ export const SETTINGS = [
     default: undefined,
     description:
       'Testing only: a file every AWS call of a function is appended to, one JSON line each (the bundle tests check each call against the role); the stack never sets it.',
-    readBy: [...FUNCTIONS, 'security-lake-export'],
+    readBy: [...FUNCTIONS, 'security-lake-export', 'verify-job'],
   },
 ] as const satisfies readonly SettingSpec[];
 

@@ -41,12 +41,29 @@ export async function checkFiles(
   since?: string,
   onProgress?: (done: { files: number; bytes: number; listed: number }) => void,
 ): Promise<FileCheck> {
+  const { listed, failures } = listedFiles(chain);
   const inScope = (key: string) => since === undefined || (dataKeyInfo(key).dt ?? '') >= since;
-  async function* inScopeOf(all: AsyncIterable<ObjectInfo>): AsyncGenerator<ObjectInfo> {
-    for await (const o of all) if (inScope(o.key)) yield o;
-  }
+  const checked = await checkListedFiles(objects, listed, {
+    inScope: (o) => inScope(o.key),
+    keepIds,
+    ...(onProgress ? { onProgress } : {}),
+  });
+  return { ...checked, failures: [...failures, ...checked.failures] };
+}
+
+/** A listed file and the digest that lists it. */
+export interface ListedFile {
+  file: DigestFile;
+  digest: string;
+}
+
+/** Every file the chain lists, by key, with a `chain` failure for a key listed by two digests (the first kept). */
+export function listedFiles(chain: DigestChain): {
+  listed: Map<string, ListedFile>;
+  failures: VerifyFailure[];
+} {
   const failures: VerifyFailure[] = [];
-  const listed = new Map<string, { file: DigestFile; digest: string }>();
+  const listed = new Map<string, ListedFile>();
   for (const e of chain.entries) {
     for (const file of e.digest?.files ?? []) {
       const earlier = listed.get(file.key);
@@ -61,6 +78,34 @@ export async function checkFiles(
       listed.set(file.key, { file, digest: e.key });
     }
   }
+  return { listed, failures };
+}
+
+export interface FileScope {
+  /** Key prefixes listed (default: every prefix a digest lists files of). */
+  prefixes?: readonly string[];
+  /** Which listed objects (and which listed files, by key) are checked; the rest is skipped unread. */
+  inScope?: (o: { key: string; modifiedAt?: Date }) => boolean;
+  keepIds?: (dt: string) => boolean;
+  onProgress?: (done: { files: number; bytes: number; listed: number }) => void;
+}
+
+/**
+ * The file checks of `checkFiles` over the objects in `scope` against `listed` (what the digests list):
+ * a full verify runs them over the whole archive, a verify job over one partition at a time.
+ */
+export async function checkListedFiles(
+  objects: ObjectStore,
+  listed: ReadonlyMap<string, ListedFile>,
+  scope: FileScope = {},
+): Promise<FileCheck> {
+  const inScope = scope.inScope ?? (() => true);
+  const keepIds = scope.keepIds ?? (() => false);
+  const onProgress = scope.onProgress;
+  async function* inScopeOf(all: AsyncIterable<ObjectInfo>): AsyncGenerator<ObjectInfo> {
+    for await (const o of all) if (inScope(o)) yield o;
+  }
+  const failures: VerifyFailure[] = [];
   const present = new Set<string>();
   let ids = new PartitionIds();
   let partition: string | undefined;
@@ -71,8 +116,8 @@ export async function checkFiles(
   let rows = 0;
   let seen = 0;
   let bytes = 0;
-  for (const prefix of digestKeys.listedPrefixes) {
-    const quarantine = prefix === archiveKeys.quarantinePrefix;
+  for (const prefix of scope.prefixes ?? digestKeys.listedPrefixes) {
+    const quarantine = prefix.startsWith(archiveKeys.quarantinePrefix);
     // Up to READ_CONCURRENCY files are read and hashed ahead, in order; ids are still checked one file at a time.
     const facts = readAhead(inScopeOf(objects.list(prefix)), READ_CONCURRENCY, async (o) => ({
       o,
@@ -155,7 +200,7 @@ export async function checkFiles(
     }
   }
   for (const [key, { digest }] of listed) {
-    if (!present.has(key) && inScope(key)) {
+    if (!present.has(key) && inScope({ key })) {
       failures.push({
         kind: 'missing-file',
         object: key,

@@ -1,4 +1,5 @@
 import type { VerifyProgress } from '../state/stateStore.ts';
+import type { VerifyJobResult } from './verifyJobTypes.ts';
 
 /** One line on where the weekly verify stands, for `status` and the report (the same words in both). */
 export function describeVerified(progress: VerifyProgress | undefined): string {
@@ -24,4 +25,12 @@ export function describeVerified(progress: VerifyProgress | undefined): string {
     ...store,
     `last full check ${fullAt ?? 'never'}`,
   ].join('; ');
+}
+
+/** One line on the last full verify job (its merged result, `reports/full-verify.json`), for `status`. */
+export function describeFullVerify(result: VerifyJobResult | undefined): string {
+  if (!result) return 'none (start one with the stack output FullVerifyCommand)';
+  const verdict = result.ok ? 'intact' : `FAILED (${result.failures.length} failure(s))`;
+  const head = result.head ? `up to digest ${result.head.seq}` : 'an empty chain';
+  return `${result.jobId}, ${result.checkedAt}, ${head}: ${result.files} file(s) in ${result.items - 1} folder(s) and the chain, ${verdict}`;
 }

@@ -107,6 +107,7 @@ const detectFn = functionOf(stack.detections.fn);
 const fanoutFn = functionOf(stack.fanout.fn);
 if (!stack.securityLake) throw new Error('the securityLake context made no Security Lake export');
 const lakeFn = functionOf(stack.securityLake.fn);
+const verifyJobFn = functionOf(stack.verifyJob.fn);
 
 /**
  * The template's policies; the permissions each role's recorded calls used, its services' needs first
@@ -425,6 +426,43 @@ describe('the CDK-bundled handler', () => {
       `data-figure="verify.records">${(result as unknown as { records: number }).records}<`,
     );
   });
+  it('the verify job function, bundled as deployed: plan, every item of the plan, merge into the last full verify', async () => {
+    // The steps as the state machine runs them, over the archive the runs above wrote.
+    const planned = await invokeBundle([{ step: 'plan', jobId: 'audit-1' }], {}, verifyJobFn);
+    expect(
+      planned.results.map((r) => r.ok),
+      planned.stdout.slice(-2000),
+    ).toEqual([true]);
+    const plan = planned.results[0]?.value as {
+      jobId: string;
+      head: unknown;
+      itemsKey: string;
+      items: number;
+    };
+    const itemsObject = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: plan.itemsKey }));
+    const items = JSON.parse((await itemsObject.Body?.transformToString()) ?? '[]') as { id: string }[];
+    expect(items).toHaveLength(plan.items);
+    expect(items.map((i) => i.id)).toContain('chain');
+    const checked = await invokeBundle(
+      items.map((item) => ({ step: 'item', jobId: plan.jobId, head: plan.head, item })),
+      {},
+      verifyJobFn,
+    );
+    expect(
+      checked.results.map((r) => r.ok),
+      checked.stdout.slice(-2000),
+    ).toEqual(items.map(() => true));
+    const merged = await invokeBundle([{ step: 'merge', jobId: plan.jobId }], {}, verifyJobFn);
+    expect(merged.results, merged.stdout.slice(-2000)).toEqual([
+      { ok: true, value: expect.objectContaining({ jobId: 'audit-1', items: items.length }) },
+    ]);
+    for (const step of [planned, checked, merged]) expect(step.calls.length).toBeGreaterThan(0);
+    const last = await s3.client.send(
+      new GetObjectCommand({ Bucket: s3.bucket, Key: 'reports/full-verify.json' }),
+    );
+    expect(JSON.parse((await last.Body?.transformToString()) ?? '{}')).toMatchObject({ jobId: 'audit-1' });
+  }, 240_000);
+
   it('encodes inline even when PARQUET_ENCODER=worker asks for the worker: the bundle has no worker entry', async () => {
     // Every day past one chunk (1,024 rows), so the CLI would start its encoding worker for it.
     const heavy = await startEmulator({

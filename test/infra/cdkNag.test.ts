@@ -28,7 +28,8 @@ describe('AwsSolutionsChecks on the TunnelArchiver app', () => {
         .map((a) => a.id)
         .sort(),
     ).toEqual([
-      // The fan-out's state machine: X-Ray.
+      // The fan-out's and the verify job's state machines: X-Ray.
+      'AwsSolutions-IAM5[Resource::*]',
       'AwsSolutions-IAM5[Resource::*]',
       // The archiver's checksum jobs: S3 Batch Operations CreateJob/DescribeJob take no resource.
       'AwsSolutions-IAM5[Resource::*]',
@@ -39,31 +40,45 @@ describe('AwsSolutionsChecks on the TunnelArchiver app', () => {
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/*]',
-      // active/ three times: the archiver's role (every run snapshots the active list), the snapshot role,
-      // and the detect role (Athena reads it with the caller's credentials, read-only).
+      // active/ four times: the archiver's role (every run snapshots the active list), the snapshot role,
+      // the detect role (Athena reads it with the caller's credentials, read-only), and the verify job (reads).
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/active/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/active/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/active/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/active/*]',
       // checksum-jobs/: the job role writes the reports, the archiver reads them.
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/checksum-jobs/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/checksum-jobs/*]',
+      // digests/: the archiver writes the chain, the verify job reads it.
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/digests/*]',
-      // findings/: the detect and snapshot roles write them, the archiver digests (and publishes) them.
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/digests/*]',
+      // findings/: the detect and snapshot roles write them, the archiver digests (and publishes) them, the
+      // verify job reads them.
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/findings/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/findings/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/findings/*]',
-      // history/: the archiver writes it, the detect role reads it (Athena).
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/findings/*]',
+      // history/: the archiver writes it, the detect role reads it (Athena), the verify job reads it.
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/history/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/history/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/history/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/quarantine/*]',
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/quarantine/*]',
+      // The verify job's own plan and item results.
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/verify-jobs/*]',
       // Athena's query results of the detect role, under results/ of the results bucket.
       'AwsSolutions-IAM5[Resource::<BucketsAthenaResultsDAB4D203.Arn>/results/*]',
       // The fan-out's state machine (with the four below): its function's versions, the map's items and
       // results, its child executions and map runs.
       'AwsSolutions-IAM5[Resource::<FanoutFunction65504326.Arn>:*]',
+      // The verify job's state machine likewise (with the three below each the fan-out's).
+      'AwsSolutions-IAM5[Resource::<VerifyJobFunctionB35AE47B.Arn>:*]',
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::<BucketsArchiveCE3432CC>/*]',
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::<BucketsArchiveCE3432CC>/*]',
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"FanoutStateMachine6169B15B"}]}]}/*:*]',
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"FanoutStateMachine6169B15B"}]}]}:*]',
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"VerifyJobStateMachineB8D63D7F"}]}]}/*:*]',
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"VerifyJobStateMachineB8D63D7F"}]}]}:*]',
       'AwsSolutions-SMG4',
       'AwsSolutions-SMG4',
       'AwsSolutions-SQS3',

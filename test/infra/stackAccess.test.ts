@@ -27,25 +27,35 @@ const policies = new TemplatePolicies(template.toJSON() as CfnTemplate);
 const idOf = (c: { node: { defaultChild?: unknown } }) =>
   stack.getLogicalId(c.node.defaultChild as CfnElement);
 
-const machineId = idOf(stack.fanout.stateMachine);
-const machine = policies.resolved.Resources[machineId]?.Properties ?? {};
-const asl = JSON.parse(String(machine.DefinitionString));
-const needs = stateMachineNeeds(asl, {
-  arn: `arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:${machineId}`,
-  name: machineId,
-  logging: machine.LoggingConfiguration !== undefined,
-  tracing: (machine.TracingConfiguration as { Enabled?: boolean } | undefined)?.Enabled === true,
-});
+/** A state machine of the template: its definition, and what it needs of its role. */
+function machineOf(construct: { node: { defaultChild?: unknown } }) {
+  const id = idOf(construct);
+  const props = policies.resolved.Resources[id]?.Properties ?? {};
+  const definition = JSON.parse(String(props.DefinitionString));
+  const needs = stateMachineNeeds(definition, {
+    arn: `arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:${id}`,
+    name: id,
+    logging: props.LoggingConfiguration !== undefined,
+    tracing: (props.TracingConfiguration as { Enabled?: boolean } | undefined)?.Enabled === true,
+  });
+  return { id, asl: definition, needs };
+}
+
+/** asl-validator's verdict on a definition (CommonJS without types: a function of the definition). */
+function aslErrors(definition: unknown): string | undefined {
+  const aslValidator = createRequire(import.meta.url)('asl-validator') as (definition: unknown) => {
+    isValid: boolean;
+    errorsText: (separator?: string) => string;
+  };
+  const { isValid, errorsText } = aslValidator(structuredClone(definition)); // it annotates what it reads
+  return isValid ? undefined : errorsText('\n');
+}
+
+const { id: machineId, asl, needs } = machineOf(stack.fanout.stateMachine);
 
 describe('the fan-out state machine', () => {
   it('is valid ASL for asl-validator', async () => {
-    // CommonJS without types: a function of the definition.
-    const aslValidator = createRequire(import.meta.url)('asl-validator') as (definition: unknown) => {
-      isValid: boolean;
-      errorsText: (separator?: string) => string;
-    };
-    const { isValid, errorsText } = aslValidator(structuredClone(asl)); // it annotates what it reads
-    expect(isValid, errorsText('\n')).toBe(true);
+    expect(aslErrors(asl)).toBeUndefined();
   });
 
   it('runs as a role that allows what its definition needs: the Lambda tasks and the map run', async () => {
@@ -92,6 +102,27 @@ describe('the fan-out state machine', () => {
     if (!start) throw new Error('no StartExecution need');
     expect(await refusal(policies, roleId, start, identity)).toBe('no statement allows it');
     expect(await refusal(policies, roleId, start)).toBeUndefined();
+  });
+});
+
+describe('the verify job state machine', () => {
+  const job = machineOf(stack.verifyJob.stateMachine);
+
+  it('is valid ASL for asl-validator', () => {
+    expect(aslErrors(job.asl)).toBeUndefined();
+  });
+
+  it('runs as a role that allows what its definition needs: the Lambda tasks, the map run, its items and results', async () => {
+    for (const action of ['lambda:InvokeFunction', 'states:StartExecution', 's3:GetObject', 's3:PutObject'])
+      expect(job.needs.map((n) => n.action)).toContain(action);
+    expect(await refusals(policies, job.id, policies.roleOf(job.id), job.needs)).toEqual([]);
+  });
+
+  it('is started by nobody but a person: no schedule or rule targets it', () => {
+    const targets = policies
+      .resources('AWS::Events::Rule')
+      .map(([, r]) => JSON.stringify((r.Properties as { Targets?: unknown } | undefined)?.Targets ?? []));
+    expect(targets.filter((t) => t.includes(job.id))).toEqual([]);
   });
 });
 
@@ -223,6 +254,15 @@ describe('a call of a function its role does not allow', () => {
       },
     ],
     [
+      'verify-job',
+      idOf(stack.verifyJob.fn),
+      {
+        client: 'S3Client',
+        command: 'GetObjectCommand',
+        input: { Bucket: bare(envOf(idOf(stack.verifyJob.fn)).ARCHIVE_DEST), Key: 'digests/0000000001.json' },
+      },
+    ],
+    [
       'security-lake-export',
       idOf(stack.securityLake.fn),
       {
@@ -290,6 +330,7 @@ describe('the environment the stack gives each function', () => {
     ['snapshot-active', idOf(stack.snapshots.fn)],
     ['detect', idOf(stack.detections.fn)],
     ['security-lake-export', idOf(stack.securityLake.fn)],
+    ['verify-job', idOf(stack.verifyJob.fn)],
   ];
 
   it('knows which settings every function of the template reads', () => {

@@ -15,8 +15,9 @@ const archiveBucket = ref(stack.buckets.archive);
 
 describe('TunnelArchiverStack', () => {
   it("runs the fan-out's map at the concurrency README and docs/fanout.md quote", () => {
-    const machines = Object.values(template.findResources('AWS::StepFunctions::StateMachine'));
-    const definition = JSON.stringify(machines.map((m) => m.Properties.DefinitionString));
+    const fanout =
+      template.toJSON().Resources[stack.getLogicalId(stack.fanout.stateMachine.node.defaultChild as never)];
+    const definition = JSON.stringify(fanout.Properties.DefinitionString);
     const deployed = [...definition.matchAll(/MaxConcurrency\\":(\d+)/g)].map((m) => Number(m[1]));
     expect(deployed).toHaveLength(1);
     const doc = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');

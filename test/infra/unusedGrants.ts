@@ -33,6 +33,10 @@ export const UNUSED_GRANT_REASONS: Record<string, Record<string, string>> = {
     'logs:CreateLogStream': 'Lambda writes the function logs with its role; no SDK call of the handler.',
     'logs:PutLogEvents': 'Lambda writes the function logs with its role; no SDK call of the handler.',
   },
+  'VerifyJob/Role': {
+    'logs:CreateLogStream': 'Lambda writes the function logs with its role; no SDK call of the handler.',
+    'logs:PutLogEvents': 'Lambda writes the function logs with its role; no SDK call of the handler.',
+  },
   'SecurityLake/Role': {
     'logs:CreateLogStream': 'Lambda writes the function logs with its role; no SDK call of the handler.',
     'logs:PutLogEvents': 'Lambda writes the function logs with its role; no SDK call of the handler.',

@@ -2,11 +2,17 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { INTEGRITY_ENV } from '../../functions/shared/telemetryNames.ts';
 import { CHECKSUM_REPORTS_EVENT } from '../../infra/constructs/archiveIntegrity.ts';
+import { fullVerifyCommand, VERIFY_JOB_CONCURRENCY } from '../../infra/constructs/verifyJob.ts';
+import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { archiveMetaSchema } from '../../lib/state/stateSchemas.ts';
 import { CHECKSUM_REPORTS_PREFIX } from '../../lib/verify/checksumJobs.ts';
 import { REPORT_FORMAT } from '../../lib/verify/checksumReportFormat.ts';
-import { describeVerified } from '../../lib/verify/describeVerified.ts';
+import { describeFullVerify, describeVerified } from '../../lib/verify/describeVerified.ts';
+import { VERIFY_JOB_ASSUMPTIONS } from '../../lib/verify/verifyJobCost.ts';
+import { verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
 import { DEFAULT_ROTATION_WEEKS } from '../../lib/verify/verifyWeekly.ts';
+import { synthApp } from '../infra/testApp.ts';
+import { DOC_EXAMPLE, fullVerifyCostTable } from './fullVerifyCostTable.ts';
 
 const DOC = readFileSync(new URL('../../docs/integrity.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
 const STATUS = readFileSync(new URL('../../lib/cli/statusCommand.ts', import.meta.url), 'utf8');
@@ -62,5 +68,72 @@ describe('docs/integrity.md on the store-side checksum jobs', () => {
     expect(line).toContain('store checksum jobs: rotation at week of 2025-07-31');
     expect(line).toContain('last rotation job 120 object(s) written ever to 2025-06-01T00:00:00.000Z');
     expect(line).toContain('intact');
+  });
+});
+
+describe('docs/integrity.md on the full verify job', () => {
+  const { stack, template } = synthApp();
+  const resources = template.toJSON().Resources as Record<string, { Properties: Record<string, unknown> }>;
+  const idOf = (c: { node: { defaultChild?: unknown } }) => stack.getLogicalId(c.node.defaultChild as never);
+  const machine = resources[idOf(stack.verifyJob.stateMachine)]?.Properties ?? {};
+  const definition = JSON.stringify(machine.DefinitionString);
+
+  it('gives the command the stack outputs, naming the verify job state machine', () => {
+    expect(DOC).toContain(fullVerifyCommand('<VerifyJob state machine ARN>'));
+    const output = JSON.stringify(template.toJSON().Outputs.FullVerifyCommand.Value);
+    expect(output).toContain(`"Ref":"${idOf(stack.verifyJob.stateMachine)}"`);
+    expect(output).toContain('aws stepfunctions start-execution --state-machine-arn ');
+    expect(output).toContain(`--input '{\\"jobId\\":\\"audit-YYYY-MM-DD\\"}'`);
+  });
+
+  it('names the concurrency, the memory and the steps the template deploys', () => {
+    expect(definition).toContain(`MaxConcurrency\\":${VERIFY_JOB_CONCURRENCY}`);
+    expect(DOC).toContain(`a Distributed Map of Lambda workers, ${VERIFY_JOB_CONCURRENCY} at a time`);
+    const fn = resources[idOf(stack.verifyJob.fn)]?.Properties ?? {};
+    expect(fn.MemorySize).toBe(VERIFY_JOB_ASSUMPTIONS.memoryGb * 1024);
+    expect(DOC).toContain(`(${VERIFY_JOB_ASSUMPTIONS.memoryGb} GB function`);
+    for (const state of ['Plan', 'CheckItems', 'Merge']) expect(definition).toContain(`\\"${state}\\"`);
+    // No tolerated failures: an item that still fails fails the job.
+    expect(definition).not.toContain('ToleratedFailure');
+    // Nothing schedules it.
+    const rules = JSON.stringify(template.findResources('AWS::Events::Rule'));
+    expect(rules).not.toContain(idOf(stack.verifyJob.stateMachine));
+  });
+
+  it('names where results go and what status prints, as the code does', () => {
+    expect(DOC).toContain(`\`${verifyJobKeys.result('<jobId>')}\``);
+    expect(DOC).toContain(`\`${archiveKeys.lastFullVerify}\``);
+    expect(DOC).toContain('`status` shows it ("last full verify job: …")');
+    expect(STATUS).toContain('last full verify job: $' + '{describeFullVerify(');
+    expect(describeFullVerify(undefined)).toContain('FullVerifyCommand');
+  });
+
+  it('prices the example with the cost model, figure by figure', () => {
+    const t = fullVerifyCostTable();
+    const row = (...cells: string[]) => `| ${cells.join(' | ')} |`.replace(/\s+/g, ' ');
+    expect(DOC).toContain(
+      `(14,601 items: 3,650 days of 4 prefixes and the chain; 120,000 files; 3,650 digests)`,
+    );
+    expect(DOC_EXAMPLE).toEqual({ bytes: 1e12, files: 120_000, items: 3_650 * 4 + 1, digests: 3_650 });
+    expect(DOC).toContain(row('GET requests', t.COST_GETS as string, ''));
+    expect(DOC).toContain(
+      row('PUT and LIST requests', t.COST_PUTS as string, `${t.COST_REQUESTS} (requests)`),
+    );
+    expect(DOC).toContain(row('GB read (inside the region: no transfer charge)', t.COST_GB as string, ''));
+    expect(DOC).toContain(
+      row(
+        `Lambda GB-s (1 GB function, about ${t.COST_RATE} MB/s a worker)`,
+        t.COST_GBS as string,
+        t.COST_LAMBDA as string,
+      ),
+    );
+    expect(DOC).toContain(
+      row(
+        `state transitions (${t.COST_PER_ITEM} an item)`,
+        t.COST_TRANSITIONS as string,
+        t.COST_STEPS as string,
+      ),
+    );
+    expect(DOC).toContain(row('total', '', t.COST_TOTAL as string));
   });
 });

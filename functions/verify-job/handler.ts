@@ -1,0 +1,22 @@
+/**
+ * The verify job's Lambda entry point (plan, item and merge steps of its state machine): wiring only, built
+ * once per container; the behaviour lives in `createVerifyJobHandler` and lib/verify.
+ */
+
+import { Logger } from '@aws-lambda-powertools/logger';
+import { S3Client } from '@aws-sdk/client-s3';
+import { systemClock } from '../../lib/clock/clock.ts';
+import { loadConfig } from '../../lib/config/loadConfig.ts';
+import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
+import { s3ClientConfig, withCallLog } from '../shared/awsClients.ts';
+import { loggerPort } from '../shared/loggerPort.ts';
+import { SERVICE_NAME } from '../shared/telemetryNames.ts';
+import { createVerifyJobHandler } from './verifyJobHandler.ts';
+
+const logger = new Logger({ serviceName: SERVICE_NAME });
+const config = loadConfig({ env: process.env });
+const objects = objectStoreFromUrl(config.dest, {
+  s3Client: withCallLog(new S3Client(s3ClientConfig(process.env)), process.env),
+});
+
+export const handler = createVerifyJobHandler({ objects, clock: systemClock, logger: loggerPort(logger) });

@@ -1,0 +1,85 @@
+import * as z from 'zod';
+import type { Clock } from '../clock/clock.ts';
+import { archiveKeys } from '../commit/archiveKeys.ts';
+import { mapLimit } from '../concurrency/mapLimit.ts';
+import { readChainRange } from '../digest/readChainRange.ts';
+import { ArchiverError } from '../errors/archiverError.ts';
+import type { ObjectStore } from '../store/objectStore.ts';
+import { readJobJson } from './readJobJson.ts';
+import {
+  type VerifyJobResult,
+  verifyJobItemResultSchema,
+  verifyJobItemSchema,
+  verifyJobKeys,
+  verifyJobPlanSchema,
+  verifyJobResultSchema,
+} from './verifyJobTypes.ts';
+
+const RESULT_READ_CONCURRENCY = 16;
+
+/**
+ * Merges a job's item results into one: every failure of every item (the chain's included), with the
+ * totals; an object unlisted up to the planned head but listed by a digest written since (a run published
+ * it during the job) is counted as `listedSince`, not failed. It is stored under the job and as the archive's last full verify (`reports/full-verify.json`).
+ * An item without a result is an error (the job is not finished: start it again to resume it).
+ */
+export async function mergeVerifyJob(
+  deps: { objects: ObjectStore; clock: Clock },
+  jobId: string,
+): Promise<VerifyJobResult> {
+  const { objects } = deps;
+  const plan = await readJobJson(objects, verifyJobKeys.plan(jobId), verifyJobPlanSchema);
+  if (!plan) throw new ArchiverError('NOT_FOUND', `verify job ${jobId} has no plan`);
+  const items = (await readJobJson(objects, plan.itemsKey, z.array(verifyJobItemSchema))) ?? [];
+  const results = await mapLimit(items, RESULT_READ_CONCURRENCY, (item) =>
+    readJobJson(objects, verifyJobKeys.itemResult(jobId, item.id), verifyJobItemResultSchema),
+  );
+  const missing = items.filter((_, i) => results[i] === undefined).map((i) => i.id);
+  if (missing.length > 0) {
+    throw new ArchiverError(
+      'INTERNAL',
+      `verify job ${jobId} is not finished: ${missing.length} item(s) have no result (${missing.slice(0, 5).join(', ')}…); start it again to resume`,
+    );
+  }
+  const done = results.filter((r) => r !== undefined);
+  const sum = (f: (r: (typeof done)[number]) => number) => done.reduce((a, r) => a + f(r), 0);
+  // Runs go on during a job: a file a run published after the plan is unlisted up to the planned head, and
+  // listed by a digest written since. It is not a failure here; the next check reads it against that digest.
+  const since = new Set(
+    (await readChainRange(objects, (plan.head?.seq ?? 0) + 1)).flatMap((e) =>
+      (e.digest?.files ?? []).map((f) => f.key),
+    ),
+  );
+  const all = done.flatMap((r) => r.failures);
+  const failures = all.filter(
+    (f) => !(f.kind === 'unlisted' && f.object !== undefined && since.has(f.object)),
+  );
+  const result: VerifyJobResult = {
+    jobId,
+    ok: failures.length === 0,
+    plannedAt: plan.plannedAt,
+    checkedAt: deps.clock.now().toISOString(),
+    head: plan.head,
+    items: items.length,
+    listedSince: all.length - failures.length,
+    digests: sum((r) => r.digests ?? 0),
+    files: sum((r) => r.files),
+    rows: sum((r) => r.rows),
+    // Ids are distinct per partition (an id fixes its day), so the folders' counts add up.
+    records: sum((r) => r.records),
+    failures,
+  };
+  const body = `${JSON.stringify(result)}\n`;
+  await objects.put(verifyJobKeys.result(jobId), body);
+  await objects.put(archiveKeys.lastFullVerify, body);
+  return result;
+}
+
+/** The last full verify job's merged result, or `undefined` when none is stored (or what is there is not one). */
+export async function readLastFullVerify(objects: ObjectStore): Promise<VerifyJobResult | undefined> {
+  try {
+    return await readJobJson(objects, archiveKeys.lastFullVerify, verifyJobResultSchema);
+  } catch {
+    return undefined;
+  }
+}

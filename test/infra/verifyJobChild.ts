@@ -1,0 +1,90 @@
+/**
+ * Runs the verify job's synthesized state machine under aws-local-stepfunctions (Node >= 22: started with the
+ * Lambda's Node by verifyJobStateMachine.int.test.ts), its Lambda tasks overridden to call the real handler
+ * (functions/verify-job/verifyJobHandler.ts) in process over a file store. Prints one `RESULT <json>` line.
+ *
+ * The local runner runs a Distributed Map as a plain Map: it ignores ItemReader and ResultWriter. So the items
+ * are read here as ItemReader reads them (the JSON array at the plan's `itemsKey`, by a task put before the map).
+ *
+ * argv: the definition file, then a JSON list of executions: `{ dir, jobId, failItem? }`, run in order. With
+ * `failItem` (an item id, or `last`: the plan's last item), that item's check throws (a worker that keeps
+ * failing): the execution fails, as the map does in AWS with no tolerated failures.
+ */
+import { readFileSync } from 'node:fs';
+import { StateMachine } from 'aws-local-stepfunctions';
+import { systemClock } from '../../lib/clock/clock.ts';
+import { silentLogger } from '../../lib/log/logger.ts';
+import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+
+const [definitionFile, executionsJson] = process.argv.slice(2);
+const definition = JSON.parse(readFileSync(definitionFile as string, 'utf8'));
+const executions = JSON.parse(executionsJson as string) as {
+  dir: string;
+  jobId: string;
+  failItem?: string;
+}[];
+const { createVerifyJobHandler } = await import('../../functions/verify-job/verifyJobHandler.ts');
+
+const local = structuredClone(definition);
+const map = local.States.CheckItems;
+delete map.ItemReader;
+delete map.ResultWriter;
+map.ItemsPath = '$.items';
+local.States.Plan.Next = 'ReadItems';
+local.States.ReadItems = {
+  Type: 'Task',
+  Resource: 'arn:aws:lambda:us-east-1:000000000000:function:item-reader',
+  Parameters: { 'Key.$': '$.plan.itemsKey' },
+  ResultPath: '$.items',
+  Next: 'CheckItems',
+};
+const machine = new StateMachine(local, { validationOptions: { checkPaths: false, checkArn: false } });
+const named = (name: string, message: string) => Object.assign(new Error(message), { name });
+
+const out: unknown[] = [];
+for (const [n, e] of executions.entries()) {
+  const objects = createFileObjectStore(e.dir);
+  const handler = createVerifyJobHandler({ objects, clock: systemClock, logger: silentLogger });
+  const checks: { id: string; reused: boolean; failures: number }[] = [];
+  let failing: string | undefined;
+  /** Item checks started: a failed execution's other items may still be running when it rejects. */
+  const inFlight = new Set<Promise<unknown>>();
+  try {
+    const output = await machine.run(
+      { jobId: e.jobId },
+      {
+        context: {
+          Execution: { Name: `exec-${n}`, Input: { jobId: e.jobId }, StartTime: new Date().toISOString() },
+        },
+        overrides: {
+          retryIntervalOverrides: { Plan: 1, CheckItem: 1, Merge: 1 },
+          taskResourceLocalHandlers: {
+            Plan: (input: unknown) => handler(input),
+            ReadItems: async ({ Key }: { Key: string }) => {
+              const items = JSON.parse(new TextDecoder().decode(await objects.get(Key))) as { id: string }[];
+              failing = e.failItem === 'last' ? items.at(-1)?.id : e.failItem;
+              return items;
+            },
+            CheckItem: async (input: { item: { id: string } }) => {
+              if (input.item.id === failing) throw named('Archiver.INTERNAL', 'the worker failed');
+              const call = handler(input) as Promise<{ id: string; reused: boolean; failures: number }>;
+              inFlight.add(call);
+              const outcome = await call;
+              checks.push(outcome);
+              return outcome;
+            },
+            Merge: (input: unknown) => handler(input),
+          } as never,
+        },
+      },
+    ).result;
+    out.push({ output, checks });
+  } catch (error) {
+    const { name, message, cause } = error as Error & { cause?: Error };
+    out.push({ error: { name, message, ...(cause ? { cause: cause.name } : {}) }, checks });
+  } finally {
+    // The next execution starts once this one's items have stopped, as a job is started again after a failure.
+    await Promise.allSettled(inFlight);
+  }
+}
+console.log(`RESULT ${JSON.stringify(out)}`);

@@ -1,0 +1,202 @@
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VERIFY_JOB_MAP_RESULTS_PREFIX } from '../../infra/constructs/verifyJob.ts';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
+import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { readLastFullVerify } from '../../lib/verify/mergeVerifyJob.ts';
+import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
+import { type VerifyJobResult, verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
+import { runAndDigest } from '../digest/proofKit.ts';
+import { LAMBDA_NODE, RUN_TS } from '../parquet/lambdaNode.ts';
+import { SMALL_DATASET, startWorld, type World } from '../support/engineKit.ts';
+import { synthApp } from './testApp.ts';
+
+const { stack, template } = synthApp();
+const machineId = stack.getLogicalId(stack.verifyJob.stateMachine.node.defaultChild as never);
+
+/** The verify job's definition as synthesized, its references resolved to stand-in names. */
+function definition(): { States: Record<string, Record<string, unknown>> } {
+  const body = template.toJSON().Resources[machineId].Properties.DefinitionString as {
+    'Fn::Join': [string, unknown[]];
+  };
+  const text = body['Fn::Join'][1]
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const p = part as { 'Fn::GetAtt'?: [string, string]; Ref?: string };
+      if (p['Fn::GetAtt']) return `arn:aws:lambda:us-east-1:000000000000:function:${p['Fn::GetAtt'][0]}`;
+      if (p.Ref === 'AWS::Partition') return 'aws';
+      return String(p.Ref);
+    })
+    .join('');
+  return JSON.parse(text);
+}
+
+interface Execution {
+  output?: { result: Omit<VerifyJobResult, 'failures'> & { failures: number } };
+  error?: { name: string; message: string; cause?: string };
+  checks: { id: string; reused: boolean; failures: number }[];
+}
+
+let world: World;
+let scratch: string;
+let dirs: { clean: string; tampered: string; resumed: string };
+let runs: Execution[];
+let changed: string;
+let planted: string;
+
+async function historyKeys(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const part of (await readdir(join(dir, 'history'))).sort())
+    for (const f of (await readdir(join(dir, 'history', part))).sort()) out.push(`history/${part}/${f}`);
+  return out;
+}
+
+/** Runs executions in order under the Lambda's Node (aws-local-stepfunctions needs Node >= 22). */
+async function runExecutions(
+  list: { dir: string; jobId: string; failItem?: string }[],
+): Promise<Execution[]> {
+  const file = join(scratch, 'definition.json');
+  await writeFile(file, JSON.stringify(definition()));
+  const child = spawn(LAMBDA_NODE, [RUN_TS, 'test/infra/verifyJobChild.ts', file, JSON.stringify(list)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const code = await new Promise((r) => child.once('exit', r));
+  const line = out.split('\n').find((l) => l.startsWith('RESULT '));
+  if (!line) throw new Error(`the runner exited (${code}) without a result: ${out.slice(-2000)}`);
+  return JSON.parse(line.slice('RESULT '.length));
+}
+
+beforeAll(async () => {
+  world = await startWorld({ dataset: { ...SMALL_DATASET, lateRate: 0 } });
+  const archiveDir = join(world.dir, 'archive');
+  const signer = (await loadLocalKeys(localKeysDir(archiveDir))).signer;
+  await runAndDigest(world, signer);
+  world.clock.advance(36 * 3_600_000);
+  await runAndDigest(world, signer);
+  scratch = await mkdtemp(join(tmpdir(), 'ta-verify-job-'));
+  dirs = {
+    clean: join(scratch, 'clean'),
+    tampered: join(scratch, 'tampered'),
+    resumed: join(scratch, 'resumed'),
+  };
+  for (const dir of Object.values(dirs)) await cp(archiveDir, dir, { recursive: true });
+  // The oldest file of the archive gets one byte changed; a file no digest lists is planted under findings/.
+  changed = (await historyKeys(dirs.tampered))[0] as string;
+  const bytes = await readFile(join(dirs.tampered, changed));
+  const at = Math.floor(bytes.length / 2);
+  bytes[at] = (bytes[at] ?? 0) ^ 0x01;
+  await writeFile(join(dirs.tampered, changed), bytes);
+  planted = `findings/dt=${changed.split('/')[1]?.slice(3)}/planted.parquet`;
+  await cp(join(dirs.clean, changed), join(dirs.tampered, planted));
+  runs = await runExecutions([
+    { dir: dirs.clean, jobId: 'clean' },
+    { dir: dirs.tampered, jobId: 'tampered' },
+    // Stopped part-way: one folder's worker fails every attempt, so the job fails; started again, it resumes.
+    { dir: dirs.resumed, jobId: 'audit', failItem: 'last' },
+    { dir: dirs.resumed, jobId: 'audit' },
+  ]);
+}, 600_000);
+
+afterAll(async () => {
+  await world?.close();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+const failureSet = (failures: { kind: string; object?: string }[]) =>
+  failures.map((f) => `${f.kind} ${f.object}`).sort();
+
+describe('the verify job state machine, as synthesized, under aws-local-stepfunctions with the real handler', () => {
+  it('passes a clean archive, with the figures of verify', async () => {
+    const [clean] = runs;
+    expect(clean?.error).toBeUndefined();
+    const verified = await verifyArchive(
+      { objects: createFileObjectStore(dirs.clean), clock: new ManualClock(world.clock.now()) },
+      { windowDays: 60 },
+    );
+    expect(verified.failures).toEqual([]);
+    expect(clean?.output?.result).toMatchObject({
+      jobId: 'clean',
+      ok: true,
+      failures: 0,
+      files: verified.files,
+      rows: verified.rows,
+      records: verified.records,
+      digests: verified.digests,
+      head: verified.head,
+    });
+    // One item a folder plus the chain, each checked once.
+    expect(clean?.checks.length).toBe(clean?.output?.result.items);
+    expect(clean?.checks.every((c) => !c.reused)).toBe(true);
+  });
+
+  it('names a changed byte in the oldest file and a file planted under findings/, as verify does', async () => {
+    const [, tampered] = runs;
+    expect(tampered?.output?.result).toMatchObject({ ok: false });
+    const stored = await readLastFullVerify(createFileObjectStore(dirs.tampered));
+    expect(stored?.jobId).toBe('tampered');
+    expect(tampered?.output?.result.failures).toBe(stored?.failures.length);
+    // The changed byte may also leave its page unreadable (a `rows` failure): both name the file.
+    expect(failureSet(stored?.failures ?? [])).toEqual(
+      expect.arrayContaining([`hash ${changed}`, `unlisted ${planted}`]),
+    );
+    expect(new Set((stored?.failures ?? []).map((f) => f.object))).toEqual(new Set([changed, planted]));
+    const verified = await verifyArchive(
+      { objects: createFileObjectStore(dirs.tampered), clock: new ManualClock(world.clock.now()) },
+      { windowDays: 60 },
+    );
+    expect(failureSet(stored?.failures ?? [])).toEqual(failureSet(verified.failures));
+  });
+
+  it('resumes a job that failed part-way: finished items are reused, only the rest is checked again', async () => {
+    const [, , stopped, resumed] = runs;
+    // The runner wraps the failed item's error; its name or its cause's is the worker's.
+    expect([stopped?.error?.name, stopped?.error?.cause]).toContain('Archiver.INTERNAL');
+    expect(stopped?.output).toBeUndefined();
+    const stored = await readdir(
+      join(dirs.resumed, verifyJobKeys.itemResult('audit', 'x').replace(/x\.json$/, '')),
+    );
+    const items = resumed?.output?.result.items ?? 0;
+    expect(items).toBeGreaterThan(2);
+    // What the stopped execution finished left its result; the failed item (the plan's last) did not.
+    const finishedBefore = (stopped?.checks ?? []).map((c) => c.id);
+    const last = `p${String(items - 2).padStart(6, '0')}`;
+    expect(finishedBefore.length).toBeGreaterThan(0);
+    expect(finishedBefore).not.toContain(last);
+    // Started again: exactly the items without a result are checked, the others' results are reused.
+    const rechecked = (resumed?.checks ?? []).filter((c) => !c.reused).map((c) => c.id);
+    const reused = (resumed?.checks ?? []).filter((c) => c.reused).map((c) => c.id);
+    expect(rechecked).toContain(last);
+    expect(rechecked.length).toBe(items - finishedBefore.length);
+    expect(reused.sort()).toEqual([...finishedBefore].sort());
+    expect(stored.length).toBe(items);
+    expect(resumed?.output?.result).toMatchObject({ jobId: 'audit', ok: true, failures: 0 });
+  });
+
+  it('covers in the template what only AWS runs: ItemReader, ResultWriter, no tolerated failures', () => {
+    const map = definition().States.CheckItems as Record<string, unknown>;
+    // No tolerated failures: absent is AWS's default, 0 (any failed item fails the map, and the job).
+    expect(map.ToleratedFailurePercentage ?? 0).toBe(0);
+    expect(map.ToleratedFailureCount ?? 0).toBe(0);
+    expect(map).toMatchObject({
+      Type: 'Map',
+      ItemProcessor: { ProcessorConfig: { Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' } },
+      ItemReader: {
+        Resource: 'arn:aws:states:::s3:getObject',
+        ReaderConfig: { InputType: 'JSON' },
+        Parameters: { 'Key.$': '$.plan.itemsKey' },
+      },
+      ResultWriter: {
+        Resource: 'arn:aws:states:::s3:putObject',
+        Parameters: { Prefix: VERIFY_JOB_MAP_RESULTS_PREFIX },
+      },
+    });
+  });
+});

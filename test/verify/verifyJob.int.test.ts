@@ -1,0 +1,145 @@
+import { cp, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
+import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
+import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { describeFullVerify } from '../../lib/verify/describeVerified.ts';
+import { mergeVerifyJob, readLastFullVerify } from '../../lib/verify/mergeVerifyJob.ts';
+import { planVerifyJob } from '../../lib/verify/planVerifyJob.ts';
+import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
+import { verifyJobCost } from '../../lib/verify/verifyJobCost.ts';
+import { verifyJobItem } from '../../lib/verify/verifyJobItem.ts';
+import { type VerifyJobItem, verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
+import { runAndDigest } from '../digest/proofKit.ts';
+import { countingObjectStore } from '../support/countingObjectStore.ts';
+import { SMALL_DATASET, startWorld, type World } from '../support/engineKit.ts';
+
+let world: World;
+let signer: DigestSigner;
+let archiveDir: string;
+
+beforeAll(async () => {
+  world = await startWorld({ dataset: { ...SMALL_DATASET, lateRate: 0 } });
+  archiveDir = join(world.dir, 'archive');
+  signer = (await loadLocalKeys(localKeysDir(archiveDir))).signer;
+  await runAndDigest(world, signer);
+  world.clock.advance(36 * 3_600_000);
+  await runAndDigest(world, signer);
+}, 300_000);
+afterAll(async () => {
+  await world?.close();
+});
+
+/** Bytes and count of the files under `tops` of `dir` (default: the prefixes the chain lists). */
+async function dataFiles(
+  dir: string,
+  tops = ['history', 'active', 'findings', 'quarantine'],
+): Promise<{ files: number; bytes: number }> {
+  let files = 0;
+  let bytes = 0;
+  for (const top of tops) {
+    const walk = async (d: string): Promise<void> => {
+      for (const e of await readdir(d, { withFileTypes: true }).catch(() => [])) {
+        if (e.isDirectory()) await walk(join(d, e.name));
+        else {
+          files++;
+          bytes += (await stat(join(d, e.name))).size;
+        }
+      }
+    };
+    await walk(join(dir, top));
+  }
+  return { files, bytes };
+}
+
+async function itemsOf(
+  objects: ReturnType<typeof createFileObjectStore>,
+  key: string,
+): Promise<VerifyJobItem[]> {
+  return JSON.parse(new TextDecoder().decode(await objects.get(key)));
+}
+
+describe('a verify job, step by step over a real archive', () => {
+  it('reads every byte once, in no more requests than its cost model counts, with the figures of verify', async () => {
+    const { objects, counts } = countingObjectStore(createFileObjectStore(archiveDir));
+    const deps = { objects, clock: world.clock };
+    const plan = await planVerifyJob(deps, 'counted');
+    const items = await itemsOf(objects, plan.itemsKey);
+    for (const item of items) await verifyJobItem(deps, plan, item);
+    const result = await mergeVerifyJob(deps, 'counted');
+    const full = countingObjectStore(createFileObjectStore(archiveDir));
+    const verified = await verifyArchive({ objects: full.objects, clock: world.clock }, { windowDays: 60 });
+    expect(result).toMatchObject({
+      ok: true,
+      files: verified.files,
+      rows: verified.rows,
+      records: verified.records,
+    });
+    // The last full verify, as `status` prints it.
+    expect(describeFullVerify(await readLastFullVerify(objects))).toContain(
+      `counted, ${result.checkedAt}, up to digest ${verified.head?.seq}: ${verified.files} file(s) in ${items.length - 1} folder(s) and the chain, intact`,
+    );
+    const data = await dataFiles(archiveDir);
+    const cost = verifyJobCost({ ...data, items: items.length, digests: verified.digests });
+    const by = counts.byMethod;
+    expect((by.get ?? 0) + (by.getRange ?? 0) + (by.head ?? 0)).toBeLessThanOrEqual(cost.gets);
+    expect((by.put ?? 0) + (by.putIfAbsent ?? 0) + (by.list ?? 0)).toBeLessThanOrEqual(cost.putsAndLists);
+    // Every data byte is read (the hash), and no more than `verify` reads of the archive; beside that, the
+    // chain once more (the plan and the chain item each read it) and the job's own listings and results.
+    const job = await dataFiles(join(archiveDir, 'verify-jobs', 'counted'), ['listed', 'results']);
+    const chain = await dataFiles(archiveDir, ['digests']);
+    expect(counts.bytesRead).toBeGreaterThanOrEqual(data.bytes);
+    expect(counts.bytesRead).toBeLessThanOrEqual(full.counts.bytesRead + chain.bytes + 2 * job.bytes);
+  });
+
+  it('started again, reuses every finished item: one read each, no data read', async () => {
+    const objects = createFileObjectStore(archiveDir);
+    const plan = await planVerifyJob({ objects, clock: world.clock }, 'again');
+    const items = await itemsOf(objects, plan.itemsKey);
+    for (const item of items) await verifyJobItem({ objects, clock: world.clock }, plan, item);
+    const counting = countingObjectStore(objects);
+    const deps = { objects: counting.objects, clock: world.clock };
+    expect(await planVerifyJob(deps, 'again')).toEqual(plan);
+    const outcomes = [];
+    for (const item of items) outcomes.push(await verifyJobItem(deps, plan, item));
+    expect(outcomes.every((o) => o.reused)).toBe(true);
+    expect(counting.counts.byMethod).toEqual({ get: items.length + 1 });
+  });
+
+  it('does not fail a file a run published during the job: a digest written since lists it', async () => {
+    const objects = createFileObjectStore(archiveDir);
+    const deps = { objects, clock: world.clock };
+    const plan = await planVerifyJob(deps, 'during-a-run');
+    world.clock.advance(6 * 3_600_000);
+    const summary = await runAndDigest(world, signer);
+    expect(summary.digest?.files ?? 0).toBeGreaterThan(0);
+    for (const item of await itemsOf(objects, plan.itemsKey)) await verifyJobItem(deps, plan, item);
+    const result = await mergeVerifyJob(deps, 'during-a-run');
+    expect(result.failures).toEqual([]);
+    // The run's new files landed in folders the plan had: unlisted up to the planned head, listed since.
+    expect(result.listedSince).toBeGreaterThan(0);
+    expect(result.head).toEqual(plan.head);
+    // The chain checked is the planned one: its head is still in the chain, which only grew.
+    const stored = await objects.get(verifyJobKeys.result('during-a-run'));
+    expect(JSON.parse(new TextDecoder().decode(stored))).toEqual(result);
+  });
+
+  it('names a changed digest as verify does: the chain item runs the chain checks', async () => {
+    const dir = await mkdtemp(join(world.dir, 'chain-copy-'));
+    await cp(archiveDir, dir, { recursive: true });
+    const first = join(dir, 'digests', '0000000001.json');
+    await writeFile(first, (await readFile(first, 'utf8')).replace('"runId": "', '"runId": "x'));
+    const objects = createFileObjectStore(dir);
+    const deps = { objects, clock: world.clock };
+    const plan = await planVerifyJob(deps, 'chain');
+    for (const item of await itemsOf(objects, plan.itemsKey)) await verifyJobItem(deps, plan, item);
+    const result = await mergeVerifyJob(deps, 'chain');
+    const verified = await verifyArchive({ objects, clock: world.clock }, { windowDays: 60 });
+    const set = (f: { kind: string; object?: string }[]) => f.map((x) => `${x.kind} ${x.object}`).sort();
+    expect(set(result.failures)).toEqual(
+      expect.arrayContaining(['chain digests/0000000002.json', 'signature digests/0000000001.json']),
+    );
+    expect(set(result.failures)).toEqual(set(verified.failures));
+  });
+});
