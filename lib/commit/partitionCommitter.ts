@@ -77,8 +77,15 @@ export interface CommitResult {
   bytes: number;
 }
 
-/** Re-reads and restagings before a partition that keeps changing under us is given up (for this run). */
-const MAX_CONFLICTS = 5;
+/**
+ * Re-reads and restagings before a partition that keeps changing under us is given up (for this run).
+ * Each lost attempt means another writer's commit landed, so this many covers a fan-out's ranges committing
+ * one day's partition together (the stack's concurrency and then some), not only a rare race.
+ */
+const MAX_CONFLICTS = 12;
+
+/** The wait before the next attempt after a lost one: full jitter under a doubling ceiling (at most 1 s). */
+const conflictBackoffMs = (attempt: number): number => Math.random() * Math.min(1_000, 25 * 2 ** attempt);
 
 /**
  * Appends rows to a Hive partition exactly once. The partition manifest in the state store is the commit
@@ -265,6 +272,8 @@ export class PartitionCommitter {
         // Certainly unlisted: our conditional put required a version the manifest has left behind.
         await objects.deleteStaging(file.stagingKey).catch(() => {});
         logger.warn('partition changed under us; re-reading it', { dataset, dt, attempt });
+        // Writers that collided spread out, so the next round is not the same race again.
+        if (attempt < MAX_CONFLICTS) await this.#deps.clock.sleep(conflictBackoffMs(attempt));
         continue;
       }
       if (known !== undefined) {

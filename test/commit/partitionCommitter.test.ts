@@ -107,6 +107,21 @@ describe('PartitionCommitter', () => {
     ]);
   });
 
+  it('eight writers committing one partition at once all land, each row once (a fan-out day of ranges)', async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const writers = Array.from({ length: 8 }, (_, w) => ({
+      committer: committer(objects, state, `range-${w}`),
+      ids: [0, 1, 2].map((i) => `${w}${i}`.padStart(32, 'a')),
+    }));
+    const results = await Promise.allSettled(writers.map((w) => commitIds(w.committer, w.ids)));
+    // Every writer read the same manifest first, so all but one lost the first round: the rounds it takes
+    // are the writers' count, and none may be given up.
+    expect(results.map((r) => r.status)).toEqual(writers.map(() => 'fulfilled'));
+    expect(await archived(objects)).toEqual(writers.flatMap((w) => w.ids).sort());
+    expect((await state.getPartition(DT))?.files).toHaveLength(8);
+  });
+
   it('a manifest write whose response was lost is settled by re-reading: listed once, published once', async () => {
     const faults = FaultPlan.none();
     const objects = new MemoryObjectStore();
