@@ -59,6 +59,9 @@ ${sql}
 ORDER BY entity, first_seen_ms, last_seen_ms, token_hmac, client_network, session_id, hits, record_ids`;
 }
 
+/** A rendered rule as Athena receives it (`athenaRuleEngine`): inside Athena's projection. */
+export const athenaRuleSql = (rendered: string): string => projectRule(rendered, ATHENA_PROJECTION);
+
 /** An engine's row as a `RuleHit`; a rule that returns other columns is `CONFIG_INVALID`. */
 export function toRuleHit(ruleId: string, row: Record<string, unknown>): RuleHit {
   const parsed = ruleRowSchema.safeParse(row);

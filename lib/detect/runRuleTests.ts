@@ -10,6 +10,8 @@ import { type EvaluateOptions, evaluateRules } from './evaluateRules.ts';
 import { memoryFindingLedger } from './findingLedger.ts';
 import type { DetectionRule, RuleTest } from './ruleSchema.ts';
 import type { DetectionSettings } from './ruleSettings.ts';
+import { loadTrinoGrammar, type TrinoGrammar } from './trinoGrammar.ts';
+import { trinoRuleErrors } from './trinoRuleErrors.ts';
 
 export interface RuleTestResult {
   rule: string;
@@ -103,16 +105,27 @@ export function ruleTestEvaluation(
   };
 }
 
+/** The result name of a rule's grammar check. */
+export const TRINO_CHECK = 'parses as Trino SQL, as Athena receives it';
+
 /**
  * Runs every yml test of `rules` in one in-memory DuckDB: each test's rows become `tunnel_sessions`,
  * the rule runs over the test's days (or the rows' days) with the test's settings, and the findings
- * must be exactly the listed ones.
+ * must be exactly the listed ones. Each rule's SQL, as Athena receives it, must also parse with
+ * Trino's grammar (`grammar`, by default dt-sql-parser's): DuckDB accepts what Athena refuses (a `::`
+ * cast, a trailing comma, a list literal).
  */
-export async function runRuleTests(rules: readonly DetectionRule[]): Promise<RuleTestResult[]> {
+export async function runRuleTests(
+  rules: readonly DetectionRule[],
+  grammar?: TrinoGrammar,
+): Promise<RuleTestResult[]> {
+  const trino = grammar ?? (await loadTrinoGrammar());
   const engine = await duckdbRuleEngine([NO_LIVE_SESSIONS_SQL]);
   const results: RuleTestResult[] = [];
   try {
     for (const rule of rules) {
+      const errors = trinoRuleErrors(rule, trino);
+      results.push({ rule: rule.id, test: TRINO_CHECK, ok: errors.length === 0, message: errors.join('; ') });
       for (const test of rule.tests) {
         await engine.run(testTableSql(test.rows as Record<string, Cell>[]));
         const { at, options } = ruleTestEvaluation(rule, test);

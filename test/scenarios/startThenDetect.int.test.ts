@@ -13,7 +13,7 @@ const LATER = '2026-10-01T06:10:00.000Z';
 let root: string;
 let start: Ran;
 let detect: Ran;
-let findings: { rule_id: string; record_ids: string[]; new: boolean }[];
+let findings: { rule_id: string; record_ids: string[]; new: boolean; last_seen: string }[];
 let planted: Set<string>;
 /** The planted records of each rule's own plant (a plant's port is 20000 plus its index in PLANTS). */
 let plantedFor: Map<string, Set<string>>;
@@ -67,6 +67,12 @@ describe('npm start, then tunnel-archiver detect', () => {
     const normal = findings.filter((f) => f.record_ids.some((id) => !planted.has(id)));
     expect(normal).toEqual([]);
     expect(findings.every((f) => f.new)).toBe(true);
+  });
+
+  it('evaluates at --now exactly: a tunnel still open has lasted until then', () => {
+    const open = findings.filter((f) => f.rule_id === 'long_tunnel' && f.last_seen === LATER);
+    expect(open.length).toBeGreaterThan(0);
+    expect(findings.filter((f) => f.last_seen > LATER)).toEqual([]);
   });
 
   it('prints a table by default, the same findings again as seen; --fail-on high exits 9', async () => {
