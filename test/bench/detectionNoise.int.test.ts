@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detectionNoise } from '../../bench/detectionNoise.ts';
 import { TEAM, teamTraffic } from '../../lib/emulator/teamTraffic.ts';
+import { deployedSchedule } from '../detect/deployedSchedule.ts';
 
 describe('the noise budget: a team of twelve, eight weeks, the settings it writes', () => {
   it('the team profile has the traffic it describes', () => {
@@ -23,10 +24,10 @@ describe('the noise budget: a team of twelve, eight weeks, the settings it write
   it('all rules together deliver at most 2 new findings a week, on the stack schedules (the first week after the baseline; the bench replays eight)', async () => {
     const noise = await detectionNoise(1);
     // The replay starts 6 hours before the week; every rule runs hourly (its own schedule), the
-    // snapshot function every 5 minutes (the stack's rates).
+    // snapshot function at the stack's rate.
     const hours = 7 * 24 + 6;
     expect(noise.evaluations).toBe(hours);
-    expect(noise.snapshots).toBe(hours * 12);
+    expect(noise.snapshots).toBe((hours * 3_600_000) / deployedSchedule().snapshotMs);
     expect(noise.perWeek, JSON.stringify(noise.perRule)).toBeLessThanOrEqual(noise.maxPerWeek);
   }, 1_200_000);
 });
