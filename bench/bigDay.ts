@@ -5,7 +5,8 @@
  * cut by `--max-run-ms` and `--deadline-reserve-ms` and follow each other 6 hours apart in simulated time
  * (`--now`), until the day is proven complete. For each run: its seconds, the pages it fetched, the pages
  * the latency allows in its budget (`(maxRunMs − reserve) ÷ latency × 2 in flight`), their ratio, its CPU
- * seconds, the load average when it started, and its peak RSS. The archive is then read back: every row once.
+ * seconds (and CPU ms a page), how late it ended past `--max-run-ms` and what it kept for its commits, the
+ * load average when it started, and its peak RSS. The archive is then read back: every row once.
  * On a machine busy with other work the ratio falls with the CPU the runs get: the load average and the
  * CPU seconds say how much that was (the scenario test `bigDayAcrossRuns` counts the same pages on a clock
  * that only the server's answers move, the same on any machine).
@@ -39,6 +40,15 @@ export interface BigDayRun {
   resumed: boolean;
   /** User + system CPU seconds of the run's process. */
   cpuSeconds: number;
+  /** CPU ms of the run's process a page fetched (start-up included): how CPU-bound the run is. */
+  cpuMsPerPage: number;
+  /**
+   * How late the run ended, in ms past its `--max-run-ms` (negative: early): the run's own figure (its
+   * deadline's end to its lease given back) plus the bench's from printing the summary to the process's exit.
+   */
+  overrunMs: number;
+  /** What the run kept before its end for its commits (the reserve, or more once its commits were slower). */
+  keptMs: number;
   /** The machine's 1-minute load average when the run started (2 cores). */
   load: number;
   interrupted: boolean;
@@ -62,6 +72,8 @@ export interface BigDayResult {
   minCutRatio: number;
   /** Lowest ratio over the cut runs that resumed a walk (1 when none was cut). */
   minResumedRatio: number;
+  /** Largest `overrunMs` over the runs: at most 0 when every run ended within its budget. */
+  maxOverrunMs: number;
   /** Rows in the archive, and distinct among them. */
   archived: { rows: number; distinct: number };
   seconds: number;
@@ -70,7 +82,9 @@ export interface BigDayResult {
 const CLI = fileURLToPath(new URL('../bin/tunnel-archiver.js', import.meta.url));
 const PEAK_RSS = fileURLToPath(new URL('./peakRss.cjs', import.meta.url));
 
-function cliRun(args: string[]): Promise<{ stdout: string; stderr: string; code: number | null }> {
+function cliRun(
+  args: string[],
+): Promise<{ stdout: string; stderr: string; code: number | null; tailMs: number }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--require', PEAK_RSS, CLI, ...args], {
       env: {
@@ -83,9 +97,14 @@ function cliRun(args: string[]): Promise<{ stdout: string; stderr: string; code:
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
+    // When the last output arrived: the summary is printed last, the process exits after it.
+    let printedAt = performance.now();
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      printedAt = performance.now();
+    });
     child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ stdout, stderr, code }));
+    child.on('close', (code) => resolve({ stdout, stderr, code, tailMs: performance.now() - printedAt }));
   });
 }
 
@@ -160,6 +179,9 @@ export async function bigDay(opts: {
         ...(d.interrupted ? { ratio: round(d.pagesThisRun / boundPages) } : {}),
         resumed: d.resumedAt !== undefined,
         cpuSeconds: round(cpuUs / 1e6),
+        cpuMsPerPage: round(cpuUs / 1e3 / Math.max(1, d.pagesThisRun)),
+        overrunMs: Math.round((summary.deadline?.overrunMs ?? 0) + out.tailMs),
+        keptMs: summary.deadline?.keptMs ?? reserveMs,
         load: round(load),
         interrupted: d.interrupted,
         complete: d.complete,
@@ -187,6 +209,7 @@ export async function bigDay(opts: {
       pages: runs.reduce((a, r) => a + r.pagesThisRun, 0),
       minCutRatio: cut.length ? Math.min(...cut) : 1,
       minResumedRatio: resumedCut.length ? Math.min(...resumedCut) : 1,
+      maxOverrunMs: Math.max(...runs.map((r) => r.overrunMs)),
       archived: { rows: ids.length, distinct: new Set(ids).size },
       seconds: round((performance.now() - t0) / 1000),
     };

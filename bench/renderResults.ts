@@ -212,10 +212,10 @@ function bigDayLines(input: ResultsInput): string[] {
     '',
     '## Days bigger than one run, measured (`big-day`, `finish-union`)',
     '',
-    'Measured: each `big-day` case walks one day (a stable order, pages capped at 100 rows) by runs of the CLI, each its own process, cut by `--max-run-ms 6000 --deadline-reserve-ms 500`, 6 simulated hours apart, against a server replaying the pages from memory with the latency shown (`bench/bigDay.ts`). Bound: (6000 − 500) ms ÷ latency × 2 requests in flight pages a run. Ratio: pages a cut run fetched ÷ that bound (target ≥ 0.8 for each run that resumed the walk, marked r); a run that finished the day needed fewer pages and has none. Resumed ÷ first: the median ratio of the resumed runs ÷ the first run’s (about 1 when resuming costs a run nothing the first run does not pay). CPU s: user + system seconds of each run’s process; load: the 1-minute load average when it started, on 2 cores. The pages a run fetches follow the CPU it gets: on a loaded machine the ratio measures the queue for a CPU as much as the run (`test/scenarios/bigDayAcrossRuns.int.test.ts` counts a run’s pages on a clock only the server’s answers move).',
+    'Measured: each `big-day` case walks one day (a stable order, pages capped at 100 rows) by runs of the CLI, each its own process, cut by `--max-run-ms 6000 --deadline-reserve-ms 500`, 6 simulated hours apart, against a server replaying the pages from memory with the latency shown (`bench/bigDay.ts`). Bound: (6000 − 500) ms ÷ latency × 2 requests in flight pages a run. Ratio: pages a cut run fetched ÷ that bound (target ≥ 0.8 for each run that resumed the walk, marked r); a run that finished the day needed fewer pages and has none. Resumed ÷ first: the median ratio of the resumed runs ÷ the first run’s (about 1 when resuming costs a run nothing the first run does not pay). CPU s: user + system seconds of each run’s process, and CPU ms a page (start-up included); load: the 1-minute load average when it started, on 2 cores. Overrun: how late each run ended past its `--max-run-ms` (the run’s own figure, its deadline to its lease given back, plus the bench’s from the printed summary to the process’s exit; at most 0 when it ended in time), and the most a run kept before its end for its commits (the reserve, or more once its commits proved slower). The pages a run fetches follow the CPU it gets: on a loaded machine the ratio measures the queue for a CPU as much as the run (`test/scenarios/bigDayAcrossRuns.int.test.ts` counts a run’s pages on a clock only the server’s answers move).',
     '',
-    '| case | rows | latency | runs | bound runs | pages | ratio of each cut run | min resumed | target | met | resumed ÷ first | CPU s a run | load | wall s | peak RSS MiB | archived once |',
-    '| ---- | ---: | ------: | ---: | ---------: | ----: | --------------------- | ----------: | -----: | :-: | --------------: | ----------: | ---: | -----: | -----------: | :-----------: |',
+    '| case | rows | latency | runs | bound runs | pages | ratio of each cut run | min resumed | target | met | resumed ÷ first | CPU s a run | CPU ms a page | load | max overrun ms | max kept ms | wall s | peak RSS MiB | archived once |',
+    '| ---- | ---: | ------: | ---: | ---------: | ----: | --------------------- | ----------: | -----: | :-: | --------------: | ----------: | ------------: | ---: | -------------: | ----------: | -----: | -----------: | :-----------: |',
   ];
   for (const b of input.bigDays ?? []) {
     const ratios = b.runs
@@ -225,6 +225,9 @@ function bigDayLines(input: ResultsInput): string[] {
     const once = b.archived.rows === b.rows && b.archived.distinct === b.rows ? 'yes' : 'no';
     const cpu = b.runs.map((r) => r.cpuSeconds ?? 0);
     const loads = b.runs.map((r) => r.load ?? 0);
+    const perPage = b.runs.flatMap((r) => (r.cpuMsPerPage === undefined ? [] : [r.cpuMsPerPage]));
+    const overrun = b.maxOverrunMs === undefined ? '' : String(b.maxOverrunMs);
+    const kept = b.runs.flatMap((r) => (r.keptMs === undefined ? [] : [r.keptMs]));
     const span = (xs: number[]) =>
       xs.length === 0 ? '' : `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
     const minResumed = b.minResumedRatio ?? b.minCutRatio;
@@ -232,7 +235,7 @@ function bigDayLines(input: ResultsInput): string[] {
     const resumed = b.runs.flatMap((r) => (r.ratio !== undefined && r.resumed ? [r.ratio] : []));
     const vsFirst = first && resumed.length ? (median(resumed) / first).toFixed(2) : '';
     lines.push(
-      `| ${b.name} | ${b.rows} | ${b.latencyMs} ms | ${b.runs.length} | ${b.boundRuns} | ${b.pages} | ${ratios} | ${minResumed.toFixed(2)} | ≥ 0.8 | ${minResumed >= 0.8 ? 'yes' : 'NO'} | ${vsFirst} | ${span(cpu)} | ${span(loads)} | ${b.seconds} | ${peak} | ${once} |`,
+      `| ${b.name} | ${b.rows} | ${b.latencyMs} ms | ${b.runs.length} | ${b.boundRuns} | ${b.pages} | ${ratios} | ${minResumed.toFixed(2)} | ≥ 0.8 | ${minResumed >= 0.8 ? 'yes' : 'NO'} | ${vsFirst} | ${span(cpu)} | ${span(perPage)} | ${span(loads)} | ${overrun} | ${kept.length ? Math.round(Math.max(...kept)) : ''} | ${b.seconds} | ${peak} | ${once} |`,
     );
   }
   if (input.finishUnion?.length) {

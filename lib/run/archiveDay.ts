@@ -9,7 +9,7 @@ import { relieveHeap } from '../process/relieveHeap.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { keyRecord } from '../records/keyedRecord.ts';
 import type { DayState } from '../state/stateStore.ts';
-import { CarriedRows, loadWalkIds, saveWalkIds } from '../walk/carriedRows.ts';
+import { CarriedRows, loadWalkIds, WalkIdParts } from '../walk/carriedRows.ts';
 import { walkDay } from '../walk/walkDay.ts';
 import { walkOutlook } from '../walk/walkOutlook.ts';
 import { PartitionDrafts } from './partitionDrafts.ts';
@@ -52,6 +52,8 @@ export async function archiveDay(
 ): Promise<DayOutcome> {
   const { api, objects, clock } = deps;
   const archivedAt = clock.now();
+  // The walk's ids, saved part by part beside the commits made while it fetches (a deadline only).
+  let idParts: WalkIdParts | undefined;
   // Rows are encoded into per-partition files while the walk is still fetching.
   const drafts = new PartitionDrafts<ArchiveRow>(
     committer,
@@ -59,6 +61,19 @@ export async function archiveDay(
     {
       tmpDir: ctx.tmpDir,
       prefix: `walk-${planned.day}`,
+      // Under a deadline, rows (and the walk's ids) are committed while the walk fetches, and each
+      // commit's time teaches the budget how much to keep: what the cut leaves fits before the end,
+      // whatever the day's size.
+      ...(ctx.budget.endsAt
+        ? {
+            flush: {
+              everyMs: ctx.budget.reserveMs,
+              clock,
+              startCommit: () => ctx.budget.startCommit(),
+              afterCommit: async () => idParts?.save(),
+            },
+          }
+        : {}),
     },
   );
   try {
@@ -76,8 +91,10 @@ export async function archiveDay(
     const resume = previous.walk;
     const sink =
       ctx.budget.endsAt || resume
-        ? new CarriedRows(drafts, resume ? loadWalkIds(objects, planned.day) : undefined)
+        ? new CarriedRows(drafts, resume ? loadWalkIds(objects, planned.day, resume.idParts) : undefined)
         : drafts;
+    if (ctx.budget.endsAt && sink instanceof CarriedRows)
+      idParts = new WalkIdParts(objects, planned.day, sink, resume ? (resume.idParts ?? 0) : undefined);
     const walk = await walkDay(api, planned.day, {
       pageSize: options.pageSize,
       concurrency: options.pageConcurrency,
@@ -94,9 +111,14 @@ export async function archiveDay(
     ctx.onWalked?.();
     const pagesThisRun = walk.pages - (resume?.pages ?? 0);
     if (walk.outsideWindow) return { kind: 'outside-window', refusal: walk.outsideWindow };
+    const endCommit = ctx.budget.startCommit();
     const { newRecords, files, bytes } = await drafts.commitAll();
-    if (walk.interrupted && walk.progress && sink instanceof CarriedRows)
-      await saveWalkIds(objects, planned.day, sink.ids);
+    // A cut walk's ids not saved yet; without a deadline to save them beside, all of them.
+    if (walk.interrupted && walk.progress && sink instanceof CarriedRows) {
+      idParts ??= new WalkIdParts(objects, planned.day, sink, resume ? (resume.idParts ?? 0) : undefined);
+      await idParts.save(true);
+    }
+    endCommit();
     const quarantined = await quarantineRejected(
       objects,
       planned.day,
@@ -117,7 +139,9 @@ export async function archiveDay(
           distinctSeen: walk.distinct,
           shortfall: walk.shortfall,
           quarantined: walk.rejected.size,
-          ...(walk.progress && sink instanceof CarriedRows ? { progress: walk.progress } : {}),
+          ...(walk.progress && sink instanceof CarriedRows
+            ? { progress: { ...walk.progress, ...(idParts?.parts ? { idParts: idParts.parts } : {}) } }
+            : {}),
         },
         clock.now(),
         ctx.windowDays,

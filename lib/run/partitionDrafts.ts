@@ -1,5 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Clock } from '../clock/clock.ts';
 import type { Day } from '../clock/day.ts';
 import type {
   CommitResult,
@@ -13,14 +14,24 @@ import { relieveHeap } from '../process/relieveHeap.ts';
 /** Largest `expect` hint honoured (an id set sized for it is about 70 MiB). */
 const MAX_EXPECTED = 2_000_000;
 
+/** Rows a file holds before it is committed while the walk fetches (fewer: it waits for the walk's end). */
+export const MIN_FLUSH_ROWS = 1_000;
+
+/**
+ * Rows after which a file is committed while the walk fetches, however young: rows that waited for the
+ * partition's ids arrive at once, and must not make one file the cut leaves to commit.
+ */
+export const MAX_FLUSH_ROWS = 10_000;
+
 /** `relieveHeap` runs every 2048 rows taken. */
 const RELIEF_EVERY_MASK = 2047;
 
 /**
- * Rows a partition keeps waiting while the ids it already holds are read back (about 16 MiB of records at
- * a page of 2,000): past it, `add` makes the walk wait for the read.
+ * Rows a partition keeps waiting while the ids it already holds are read back: past it, `add` makes the
+ * walk wait for the read. Rows that waited are written (and committed) at once once the read ends, so
+ * this bounds the work a long read leaves behind it.
  */
-const MAX_WAITING = 20_000;
+export const MAX_WAITING = 5_000;
 
 interface Draft<Row> {
   dt: Day;
@@ -38,6 +49,14 @@ interface Draft<Row> {
   /** Every distinct id the walk gave this partition; those not in `known` are the rows of `file`. */
   seen: IdSet;
   file: RowFile<Row> | undefined;
+  /** The ids of the rows written to `file` (rows whose `add` is still queued on its creation included). */
+  fileIds: IdSet;
+  /** Rows waiting for `file` to be created: the file is not committed before they are in it. */
+  queued: number;
+  /** When `file` was opened (ms on the flush clock). */
+  openedAt: number;
+  /** The commits of this partition's earlier files, one after another (rejects with the first failure). */
+  committing: Promise<void>;
 }
 
 export interface PartitionDraftsOptions {
@@ -45,6 +64,20 @@ export interface PartitionDraftsOptions {
   tmpDir: string;
   /** Unique per day walk: keeps draft files of different walks apart. */
   prefix: string;
+  /**
+   * Under a deadline: a partition's file is committed once it has been open `everyMs` (on `clock`) and
+   * holds at least `MIN_FLUSH_ROWS` rows, or once it holds `MAX_FLUSH_ROWS`, while the walk goes on
+   * fetching; the next rows go to a new file. What the cut leaves to commit is then at most what the walk
+   * fetched in `everyMs` (and never more than `MAX_FLUSH_ROWS` rows), whatever the day's size, and the
+   * commits made meanwhile say how long that takes: each (with `afterCommit`, which saves the walk's
+   * place) is timed by `startCommit` (the run's budget), which is called back once the commit ends.
+   */
+  flush?: {
+    everyMs: number;
+    clock: Clock;
+    startCommit(): () => void;
+    afterCommit?: () => Promise<void>;
+  };
 }
 
 /**
@@ -74,6 +107,7 @@ export class PartitionDrafts<Row> {
   #taken = 0;
   readonly #expected = new Map<Day, number>();
   #distinct = 0;
+  readonly #committed: CommitResult = { newRecords: 0, files: 0, bytes: 0 };
 
   constructor(
     committer: PartitionCommitter,
@@ -132,31 +166,21 @@ export class PartitionDrafts<Row> {
     return this.#distinct;
   }
 
-  /** Finishes every draft and commits it, oldest partition first; returns the sum. */
+  /**
+   * Finishes every draft and commits it, oldest partition first, after the commits made while the walk
+   * was fetching; returns the sum of them all.
+   */
   async commitAll(): Promise<CommitResult> {
-    const total: CommitResult = { newRecords: 0, files: 0, bytes: 0 };
     const dts = [...this.#drafts.keys()].sort();
     for (const dt of dts) {
       const draft = this.#drafts.get(dt);
-      if (draft) await draft.ready;
-      if (!draft?.file) continue;
-      const file = draft.file;
-      const written = await file.finish();
-      try {
-        const c = await this.#committer.commitDraft(this.#writer, dt, {
-          path: file.path,
-          ids: draft.seen.without(draft.known ?? new IdSet()),
-          rows: written.rows,
-        });
-        total.newRecords += c.newRecords;
-        total.files += c.files;
-        total.bytes += c.bytes;
-      } finally {
-        await rm(file.path, { force: true });
-        draft.file = undefined;
-      }
+      if (!draft) continue;
+      await draft.ready;
+      await this.#creating.get(dt);
+      this.#detach(draft);
+      await draft.committing;
     }
-    return total;
+    return { ...this.#committed };
   }
 
   /** Aborts every open draft file and frees the partitions' cached ids. */
@@ -164,6 +188,7 @@ export class PartitionDrafts<Row> {
     for (const [dt, draft] of this.#drafts) {
       await draft.ready.catch(() => undefined);
       await this.#creating.get(dt)?.catch(() => undefined);
+      await draft.committing.catch(() => undefined);
       await draft.file?.abort();
       this.#committer.forget(this.#writer.dataset, dt);
     }
@@ -181,6 +206,10 @@ export class PartitionDrafts<Row> {
       ready: Promise.resolve(),
       seen: new IdSet(this.#expected.get(dt)),
       file: undefined,
+      fileIds: new IdSet(),
+      queued: 0,
+      openedAt: 0,
+      committing: Promise.resolve(),
     };
     draft.ready = this.#committer.archivedIds(this.#writer, dt).then(async (known) => {
       // Rows that arrive while the waiting ones are written wait too: rows keep their order.
@@ -211,9 +240,70 @@ export class PartitionDrafts<Row> {
   #write(draft: Draft<Row>, known: IdSet, candidate: DraftCandidate<Row>): undefined | Promise<void> {
     if (known.has(candidate.id)) return undefined;
     this.#written++;
+    draft.fileIds.add(candidate.id);
     const row = candidate.row();
-    if (draft.file) return draft.file.add(row);
-    return this.#createFile(draft).then((file) => file.add(row));
+    if (draft.file) {
+      const pending = draft.file.add(row);
+      if (!this.#due(draft)) return pending;
+      // One file committing at a time a partition: the walk waits for the one before (back-pressure).
+      const before = draft.committing;
+      this.#detach(draft);
+      return Promise.all([pending, before.catch(() => undefined)]).then(() => undefined);
+    }
+    draft.queued++;
+    return this.#createFile(draft).then((file) => {
+      draft.queued--;
+      return file.add(row);
+    });
+  }
+
+  /** Whether the partition's open file is to be committed now (see `flush`). */
+  #due(draft: Draft<Row>): boolean {
+    const flush = this.#opts.flush;
+    if (!flush || draft.queued > 0 || draft.fileIds.size < MIN_FLUSH_ROWS) return false;
+    if (draft.fileIds.size >= MAX_FLUSH_ROWS) return true;
+    return flush.clock.now().getTime() - draft.openedAt >= flush.everyMs;
+  }
+
+  /**
+   * Takes the partition's open file out of the draft and queues its commit behind the partition's earlier
+   * ones (the walk does not wait for it); the next row opens a new file.
+   */
+  #detach(draft: Draft<Row>): void {
+    const file = draft.file;
+    if (!file) return;
+    const ids = draft.fileIds;
+    draft.file = undefined;
+    draft.fileIds = new IdSet();
+    this.#creating.delete(draft.dt);
+    draft.committing = draft.committing.then(
+      () => this.#commitFile(draft.dt, file, ids),
+      async (error: unknown) => {
+        await file.abort();
+        throw error;
+      },
+    );
+    // A failed commit surfaces at `commitAll`.
+    draft.committing.catch(() => undefined);
+  }
+
+  async #commitFile(dt: Day, file: RowFile<Row>, ids: IdSet): Promise<void> {
+    const done = this.#opts.flush?.startCommit();
+    try {
+      const written = await file.finish();
+      const c = await this.#committer.commitDraft(this.#writer, dt, {
+        path: file.path,
+        ids,
+        rows: written.rows,
+      });
+      this.#committed.newRecords += c.newRecords;
+      this.#committed.files += c.files;
+      this.#committed.bytes += c.bytes;
+      await this.#opts.flush?.afterCommit?.();
+    } finally {
+      await rm(file.path, { force: true });
+      done?.();
+    }
   }
 
   #creating = new Map<Day, Promise<RowFile<Row>>>();
@@ -226,6 +316,7 @@ export class PartitionDrafts<Row> {
         .then(() => this.#writer.create(path))
         .then((file) => {
           draft.file = file;
+          draft.openedAt = this.#opts.flush?.clock.now().getTime() ?? 0;
           return file;
         });
       this.#creating.set(draft.dt, creating);

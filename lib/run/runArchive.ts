@@ -16,6 +16,7 @@ import type { ArchiveDeps, ArchiveOptions, RunSummary } from './runTypes.ts';
  */
 export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Promise<RunSummary> {
   const run = await prepareRun(deps, options);
+  let summary: RunSummary;
   try {
     const outcome = await archiveDueDays({
       // The days ask the API through the run's: its first pages may be under way already.
@@ -30,10 +31,15 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveOptions): Pr
       budget: run.budget,
       renewLease: run.renewLease,
     });
-    return await finishRun(deps, options, { ...run, active: await run.active }, outcome);
+    summary = await finishRun(deps, options, { ...run, active: await run.active }, outcome);
   } finally {
     // The snapshot ran beside the days: it ends before the lease is given back.
     await run.active;
     await run.close();
   }
+  // Whether the run, lease given back, ended by its deadline: what it kept for its commits, how late.
+  const endsAt = options.budget?.endsAt;
+  if (!options.budget || !endsAt) return summary;
+  const overrunMs = deps.clock.now().getTime() - endsAt.getTime();
+  return { ...summary, deadline: { endsAt: endsAt.toISOString(), keptMs: options.budget.keepMs, overrunMs } };
 }

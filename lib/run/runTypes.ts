@@ -184,5 +184,11 @@ export interface RunSummary {
   /** Unsealed days within 2 days of leaving the window. */
   atRisk: Day[];
   stoppedByDeadline: boolean;
+  /**
+   * The run's deadline (a budget with an end only): when it was, what the run kept before it for its
+   * commits at the end (the reserve, or more once its commits proved slower), and how late the run ended,
+   * its lease given back (negative: that much early).
+   */
+  deadline?: { endsAt: string; keptMs: number; overrunMs: number };
   days: DayResult[];
 }

@@ -48,6 +48,7 @@ export const dayStateSchema = z.looseObject({
       stalled: z.number().int().nonnegative(),
       passStart: z.number().int().nonnegative(),
       pages: z.number().int().nonnegative(),
+      idParts: z.number().int().nonnegative().exactOptional(),
     })
     .exactOptional(),
   deferredRuns: z.number().int().nonnegative().exactOptional(),

@@ -64,6 +64,8 @@ export interface WalkProgress {
   passStart: number;
   /** Pages fetched so far, over every run. */
   pages: number;
+  /** Parts of the walk's ids saved after part 0 (see `saveCutIds`); absent: none. */
+  idParts?: number;
 }
 
 /** A failed day: recorded, logged and counted, and the run goes on with the other days. */

@@ -5,14 +5,18 @@ import type { ObjectStore } from '../store/objectStore.ts';
 import { addIdLines, gzipIdLines } from './idLines.ts';
 import type { WalkSink } from './walkDay.ts';
 
-/** Where the ids of a walk the deadline cut are kept for the next run (beside the staged files, never swept). */
-export const walkIdsKey = (day: Day): string => `_staging/walks/${day}.ids.gz`;
+/**
+ * Where the ids of a walk the deadline cut are kept for the next run (beside the staged files, never
+ * swept): part 0 holds the first cut's ids, part n the ids the n-th resumed run added.
+ */
+export const walkIdsKey = (day: Day, part = 0): string =>
+  part === 0 ? `_staging/walks/${day}.ids.gz` : `_staging/walks/${day}.ids.${part}.gz`;
 
 /**
- * Records a resumed walk keeps waiting while the earlier run's ids are read back (about a page of 2,000
- * ten times over): past it, `add` makes the walk wait for the read.
+ * Records a resumed walk keeps waiting while the earlier run's ids are read back: past it, `add` makes the
+ * walk wait for the read (as many as a partition keeps waiting, see `PartitionDrafts`).
  */
-const MAX_WAITING = 20_000;
+const MAX_WAITING = 5_000;
 
 /**
  * A walk's sink that also remembers every `record_id` the walk took, and starts from the ids an earlier
@@ -33,6 +37,8 @@ export class CarriedRows implements WalkSink {
   readonly #loaded: Promise<void>;
   /** True when the earlier run's ids were asked for and could not be read. */
   #lost = false;
+  /** The ids this walk added to the earlier runs' since `takeAdded` last took them. */
+  #added = new IdSet();
 
   constructor(inner: WalkSink, carried: IdSet | Promise<IdSet | undefined> = new IdSet()) {
     this.#inner = inner;
@@ -64,6 +70,13 @@ export class CarriedRows implements WalkSink {
     return this.#ids;
   }
 
+  /** The ids this walk took that the earlier runs had not, since this was last called (see `WalkIdParts`). */
+  takeAdded(): IdSet {
+    const added = this.#added;
+    this.#added = new IdSet();
+    return added;
+  }
+
   /** Whether the earlier run's ids were asked for and could not be read (the union holds this run's only). */
   get lost(): boolean {
     return this.#lost;
@@ -89,24 +102,75 @@ export class CarriedRows implements WalkSink {
   }
 
   #take(record: KeyedRecord): undefined | Promise<void> {
-    return this.#ids.add(record.id) ? this.#inner.add(record) : undefined;
+    if (!this.#ids.add(record.id)) return undefined;
+    this.#added.add(record.id);
+    return this.#inner.add(record);
   }
 }
 
-/** Saves a cut walk's ids (hex lines, gzipped): overwritten by the next cut of the day, ignored once it ends. */
+/** Saves a cut walk's ids (hex lines, gzipped) as part 0: overwritten by the next first cut of the day. */
 export async function saveWalkIds(objects: ObjectStore, day: Day, ids: IdSet): Promise<void> {
   await objects.put(walkIdsKey(day), await gzipIdLines(ids));
 }
 
-/** The ids an earlier cut walk of `day` saved, or undefined when there are none (or they cannot be read). */
-export async function loadWalkIds(objects: ObjectStore, day: Day): Promise<IdSet | undefined> {
-  const bytes = await objects.get(walkIdsKey(day));
-  if (bytes === undefined) return undefined;
-  try {
-    const ids = new IdSet();
-    await addIdLines(bytes, ids);
-    return ids;
-  } catch {
-    return undefined;
+/**
+ * A walk's ids saved part by part as it goes, so that a cut writes only what the walk took since the last
+ * part, never the day's ids again. Part 0 starts a walk that did not resume (or could not read the earlier
+ * ids: its union is its own); a resumed walk goes on after the parts its day state records. A part is
+ * read back only once a day state records it, so a part a crash left unrecorded is overwritten.
+ */
+export class WalkIdParts {
+  readonly #objects: ObjectStore;
+  readonly #day: Day;
+  readonly #sink: CarriedRows;
+  readonly #resumedParts: number | undefined;
+  #next: number | undefined;
+
+  /** `resumedParts`: the parts after part 0 the resumed walk's state records (absent: not resumed). */
+  constructor(objects: ObjectStore, day: Day, sink: CarriedRows, resumedParts: number | undefined) {
+    this.#objects = objects;
+    this.#day = day;
+    this.#sink = sink;
+    this.#resumedParts = resumedParts;
   }
+
+  /**
+   * Saves the ids taken since the last part as the next part (none new: nothing, unless `always`; the walk's
+   * first part is written even empty). Called once the sink settled.
+   */
+  async save(always = false): Promise<void> {
+    if (this.#next === undefined)
+      this.#next = this.#resumedParts === undefined || this.#sink.lost ? 0 : this.#resumedParts + 1;
+    const first = this.#next === 0;
+    const ids = this.#sink.takeAdded();
+    if (ids.size === 0 && !always && !first) return;
+    const part = this.#next++;
+    await this.#objects.put(
+      walkIdsKey(this.#day, part),
+      await gzipIdLines(part === 0 ? this.#sink.ids : ids),
+    );
+  }
+
+  /** The parts after part 0 saved so far (what the day state records for the next run). */
+  get parts(): number {
+    return Math.max(0, (this.#next ?? 1) - 1);
+  }
+}
+
+/**
+ * The ids earlier cut walks of `day` saved (part 0 and `parts` parts after it), or undefined when there
+ * are none (or one cannot be read). The parts are read one after the other, beside the walk's fetching.
+ */
+export async function loadWalkIds(objects: ObjectStore, day: Day, parts = 0): Promise<IdSet | undefined> {
+  const ids = new IdSet();
+  for (let part = 0; part <= parts; part++) {
+    const bytes = await objects.get(walkIdsKey(day, part));
+    if (bytes === undefined) return undefined;
+    try {
+      await addIdLines(bytes, ids);
+    } catch {
+      return undefined;
+    }
+  }
+  return ids;
 }

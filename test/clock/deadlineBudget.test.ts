@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
-import { budgetFromRemaining, deadlineBudget, unboundedBudget } from '../../lib/clock/deadlineBudget.ts';
+import {
+  budgetFromRemaining,
+  COMMIT_MARGIN,
+  deadlineBudget,
+  unboundedBudget,
+} from '../../lib/clock/deadlineBudget.ts';
 
 const NOW = '2025-02-06T12:00:00.000Z';
 
@@ -38,5 +43,30 @@ describe('deadlineBudget', () => {
       expect(b.signal()).toBeUndefined();
       expect(b.stopAt).toBeUndefined();
     }
+  });
+
+  it('keeps COMMIT_MARGIN times its longest commit once that is more than the reserve, a running commit counting its time so far', () => {
+    const clock = new ManualClock(NOW);
+    const b = deadlineBudget(clock, new Date(Date.parse(NOW) + 10_000), 500);
+    const quick = b.startCommit();
+    clock.advance(200);
+    quick();
+    // 1.5 × 200 ms is less than the reserve: the reserve stands.
+    expect(b.keepMs).toBe(500);
+    const slow = b.startCommit();
+    clock.advance(1_000);
+    // Still running, 1 s in: it already counts.
+    expect(b.keepMs).toBe(COMMIT_MARGIN * 1_000);
+    clock.advance(1_000);
+    slow();
+    expect(b.keepMs).toBe(COMMIT_MARGIN * 2_000);
+    expect(b.stopAt?.getTime()).toBe(Date.parse(NOW) + 10_000 - COMMIT_MARGIN * 2_000);
+    // Spent once the clock reaches the new stop, long before the reserve alone would say so.
+    clock.set(new Date(Date.parse(NOW) + 10_000 - COMMIT_MARGIN * 2_000 - 1));
+    expect(b.spent()).toBe(false);
+    expect(b.signal()?.aborted).toBe(false);
+    clock.advance(1);
+    expect(b.spent()).toBe(true);
+    expect(b.signal()?.aborted).toBe(true);
   });
 });

@@ -11,7 +11,7 @@ import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 export class LatencyClock {
   readonly clock: ManualClock;
   readonly #step: number;
-  #stopAt = Number.POSITIVE_INFINITY;
+  #base: DeadlineBudget | undefined;
   #controller = new AbortController();
   /** History requests answered since the last `budget`. */
   answered = 0;
@@ -36,16 +36,28 @@ export class LatencyClock {
   /** A run's budget of `maxRunMs` (less `reserveMs`) from now, on this clock: its abort follows this clock. */
   budget(maxRunMs: number, reserveMs: number): DeadlineBudget {
     const base = deadlineBudget(this.clock, new Date(this.clock.now().getTime() + maxRunMs), reserveMs);
-    this.#stopAt = base.stopAt?.getTime() ?? Number.POSITIVE_INFINITY;
+    this.#base = base;
     this.#controller = new AbortController();
     this.answered = 0;
     const controller = this.#controller;
-    return { ...base, spent: () => base.spent(), signal: () => controller.signal };
+    return {
+      endsAt: base.endsAt,
+      reserveMs: base.reserveMs,
+      get keepMs() {
+        return base.keepMs;
+      },
+      get stopAt() {
+        return base.stopAt;
+      },
+      spent: () => base.spent(),
+      signal: () => controller.signal,
+      startCommit: () => base.startCommit(),
+    };
   }
 
   #answered<T>(value: T): T {
     this.clock.advance(this.#step);
-    if (this.clock.now().getTime() >= this.#stopAt && !this.#controller.signal.aborted)
+    if (this.#base?.spent() && !this.#controller.signal.aborted)
       this.#controller.abort(new Error('deadline budget spent'));
     return value;
   }

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { IdSet } from '../../lib/ids/idSet.ts';
 import type { KeyedRecord } from '../../lib/records/keyedRecord.ts';
-import { CarriedRows } from '../../lib/walk/carriedRows.ts';
+import { CarriedRows, loadWalkIds, WalkIdParts, walkIdsKey } from '../../lib/walk/carriedRows.ts';
+import { addIdLines } from '../../lib/walk/idLines.ts';
 import { DistinctRows, type WalkSink, walkDay } from '../../lib/walk/walkDay.ts';
+import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
 import { walkOptions } from '../support/walkOptions.ts';
 
@@ -92,9 +94,11 @@ describe('CarriedRows', () => {
         budget: {
           endsAt: new Date(0),
           reserveMs: 0,
+          keepMs: 0,
           stopAt: new Date(0),
           spent: () => ++cut > 4,
           signal: () => undefined,
+          startCommit: () => () => undefined,
         },
       }),
     );
@@ -123,5 +127,51 @@ describe('CarriedRows', () => {
     expect(walk.distinct).toBe(1000);
     // Only the pages the first run left (and the empty page that proves the end) were asked for again.
     expect(api.requests.slice(before).map((r) => r.page)).toEqual([4, 5, 6, 7, 8, 9, 10]);
+  });
+});
+
+describe('WalkIdParts', () => {
+  const day = '2026-11-15';
+  const idsOf = (set: IdSet | undefined) => [...(set ?? [])].sort();
+
+  it('saves each run only the ids it added, and reads the union back from the parts the state records', async () => {
+    const objects = new MemoryObjectStore();
+    // The first run: part 0 as it goes, then part 1 at the cut.
+    const first = new CarriedRows(inner());
+    const firstParts = new WalkIdParts(objects, day, first, undefined);
+    for (let n = 0; n < 3; n++) first.add(record(n));
+    await firstParts.save();
+    first.add(record(3));
+    await firstParts.save(true);
+    expect(firstParts.parts).toBe(1);
+    // The second run resumes after part 1: it saves parts 2 and 3, holding only the ids it added.
+    const second = new CarriedRows(inner(), loadWalkIds(objects, day, firstParts.parts));
+    await second.settled();
+    const secondParts = new WalkIdParts(objects, day, second, firstParts.parts);
+    for (const n of [2, 3, 4, 5]) second.add(record(n));
+    await secondParts.save();
+    second.add(record(6));
+    await secondParts.save(true);
+    expect(secondParts.parts).toBe(3);
+    expect(idsOf(await loadWalkIds(objects, day, 2))).toEqual([0, 1, 2, 3, 4, 5].map(id));
+    expect(idsOf(await loadWalkIds(objects, day, 3))).toEqual([0, 1, 2, 3, 4, 5, 6].map(id));
+    // Part 3 holds only what the second run added after part 2.
+    expect(idsOf(await loadWalkIds(objects, day, 0))).toEqual([0, 1, 2].map(id));
+    const part3 = new IdSet();
+    await addIdLines((await objects.get(walkIdsKey(day, 3))) as Uint8Array, part3);
+    expect(idsOf(part3)).toEqual([id(6)]);
+    // A part the state does not record is not read; a missing one makes the ids unreadable (none).
+    expect(await loadWalkIds(objects, day, 4)).toBeUndefined();
+  });
+
+  it('a run that could not read the earlier ids starts again at part 0 with all it holds', async () => {
+    const objects = new MemoryObjectStore();
+    const sink = new CarriedRows(inner(), Promise.resolve(undefined));
+    await sink.settled();
+    const parts = new WalkIdParts(objects, day, sink, 4);
+    for (const n of [7, 8]) sink.add(record(n));
+    await parts.save(true);
+    expect(parts.parts).toBe(0);
+    expect(idsOf(await loadWalkIds(objects, day, 0))).toEqual([7, 8].map(id));
   });
 });

@@ -158,9 +158,11 @@ describe('walkDay', () => {
     const budget = {
       endsAt: undefined,
       reserveMs: 0,
+      keepMs: 0,
       stopAt: undefined,
       spent: () => false,
       signal: () => controller.signal,
+      startCommit: () => () => undefined,
     };
     const walk = await walkDay(api, DAY, options({ budget, concurrency: 1 }));
     expect(walk.interrupted).toBe(true);
