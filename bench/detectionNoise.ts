@@ -3,10 +3,13 @@ import { loadRules } from '../lib/detect/loadRules.ts';
 import { replaySchedule, replayTokenHmac } from '../lib/detect/replaySchedule.ts';
 import { parseDetectionSettings } from '../lib/detect/ruleSettings.ts';
 import { TEAM_SETTINGS, teamTraffic } from '../lib/emulator/teamTraffic.ts';
+import { deployedSchedule } from '../test/detect/deployedSchedule.ts';
 
 export interface DetectionNoise {
   weeks: number;
+  /** Detect ticks that ran rules (each rule runs on its own schedule) and active-list snapshots. */
   evaluations: number;
+  snapshots: number;
   /** New findings a week per rule over the weeks after the baseline (nothing is planted: all are noise). */
   perRule: Record<string, number>;
   perWeek: number;
@@ -18,8 +21,10 @@ const DAY = 86_400_000;
 
 /**
  * The team profile's ordinary traffic (lib/emulator/teamTraffic.ts) for the baseline (14 days) and
- * `weeks` weeks more, replayed through every rule with the settings such a team writes: `detect` once a
- * day at 06:00 UTC, the live rule on hourly snapshots. Every new finding is a false alarm.
+ * `weeks` weeks more, replayed through every rule with the settings such a team writes, on the stack's
+ * schedules (`deployedSchedule`, the scheduled-runs harness's source: the detect function's rate with
+ * each rule on its own schedule, the snapshot function's rate and commit period with the live rule,
+ * the archiver's rate). Every new finding is a false alarm.
  */
 export async function detectionNoise(weeks = 8): Promise<DetectionNoise> {
   const rules = await loadRules();
@@ -40,19 +45,17 @@ export async function detectionNoise(weeks = 8): Promise<DetectionNoise> {
     token: token_hmac,
   }));
   const start = Date.parse(`${addDays(from, baselineDays)}T00:00:00Z`);
-  const { deliveries, evaluations } = await replaySchedule({
+  const { deliveries, evaluations, snapshots } = await replaySchedule({
     sessions,
     from: new Date(start - 6 * 3_600_000),
     until: new Date(start + weeks * 7 * DAY),
     rules,
     overrides,
-    // As the team ran it: detect once a day, archive runs every 6 hours, hourly snapshots committed at once.
-    schedule: { detectMs: DAY, snapshotMs: 3_600_000, snapshotCommitMs: 0, archiveMs: 6 * 3_600_000 },
-    detectAtMs: 6 * 3_600_000,
+    schedule: deployedSchedule(),
   });
   const perRule: Record<string, number> = Object.fromEntries(rules.map((r) => [r.id, 0]));
   for (const d of deliveries)
     if (d.status === 'new') perRule[d.finding.rule_id] = (perRule[d.finding.rule_id] ?? 0) + 1 / weeks;
   const perWeek = Object.values(perRule).reduce((a, b) => a + b, 0);
-  return { weeks, evaluations, perRule, perWeek, maxPerWeek: 2 };
+  return { weeks, evaluations, snapshots, perRule, perWeek, maxPerWeek: 2 };
 }

@@ -4,12 +4,7 @@ import {
   GetQueryResultsCommand,
   StartQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
-import {
-  ATHENA_PROJECTION,
-  OLDEST_DAY_SQL,
-  projectRule,
-  type RuleEngine,
-} from '../../lib/detect/ruleEngine.ts';
+import { athenaRuleSql, OLDEST_DAY_SQL, type RuleEngine } from '../../lib/detect/ruleEngine.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 
 export interface AthenaEngineOptions {
@@ -68,7 +63,7 @@ export function athenaRuleEngine(client: Pick<AthenaClient, 'send'>, opts: Athen
     return rows;
   };
   return {
-    runRule: (sql) => run(projectRule(sql, ATHENA_PROJECTION)),
+    runRule: (sql) => run(athenaRuleSql(sql)),
     async oldestDay() {
       const oldest = (await run(OLDEST_DAY_SQL))[0]?.oldest;
       return typeof oldest === 'string' && oldest !== '' ? oldest : undefined;

@@ -32,8 +32,13 @@ export interface DetectHandlerDeps {
   runId: () => string;
 }
 
-/** A scheduled event (anything), or `{ "rules": ["id", ...] }` to run those rules now. */
-const detectEvent = z.object({ rules: z.array(z.string()).optional() }).loose();
+/**
+ * A scheduled event (its `time`: the tick it stands for), or `{ "rules": ["id", ...] }` to run those
+ * rules now.
+ */
+const detectEvent = z
+  .object({ rules: z.array(z.string()).optional(), time: z.iso.datetime({ offset: true }).optional() })
+  .loose();
 
 /**
  * The detect Lambda without AWS: evaluates the rules that are due (Athena through `engine`), stores
@@ -52,9 +57,11 @@ export function createDetectHandler(deps: DetectHandlerDeps) {
           cause: parsed.error,
         });
       const asked = parsed.data.rules;
+      // The tick the scheduled event stands for: a retried invocation of it evaluates the same instant.
+      const at = parsed.data.time === undefined ? deps.clock.now() : new Date(parsed.data.time);
       const due = asked
         ? deps.rules.filter((r) => asked.includes(r.id))
-        : dueRules(deps.rules, deps.clock.now(), deps.tickMs);
+        : dueRules(deps.rules, at, deps.tickMs);
       const result = await evaluateRules(
         {
           engine: deps.engine,
@@ -64,7 +71,7 @@ export function createDetectHandler(deps: DetectHandlerDeps) {
           commitFindings: deps.commitFindings,
           deliver: deliverFinding({ publish: deps.publish, events: deps.events }),
         },
-        { rules: due, overrides: deps.overrides },
+        { rules: due, overrides: deps.overrides, at },
       );
       countPerRule(deps.countFindings, DETECT_METRIC.Findings, result.findings);
       countPerRule(deps.countFindings, DETECT_METRIC.NewFindings, result.delivered);

@@ -80,7 +80,13 @@ export async function detectCommand(flags: CliFlags, io: CliIo): Promise<number>
     const { signer } = await loadCliKeys(config);
     const result = await detectLocalArchive(
       { dir, objects: stores.objects, state: stores.state, signer, ledger: findingLedger, clock, logger },
-      { rules, overrides, ...(typeof v.since === 'string' ? { since: v.since } : {}) },
+      {
+        rules,
+        overrides,
+        // `--now` is the instant the rules evaluate, exactly: run again, it sees the same incidents.
+        ...(now ? { at: now } : {}),
+        ...(typeof v.since === 'string' ? { since: v.since } : {}),
+      },
     );
     io.stdout.write(v.json ? `${JSON.stringify(findingsJson(result))}\n` : formatFindings(result));
     return failOn !== undefined && anyAtOrAbove(result.findings, failOn) ? EXIT_FINDINGS : 0;

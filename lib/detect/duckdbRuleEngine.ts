@@ -35,7 +35,7 @@ export async function duckdbRuleEngine(setup: readonly string[]): Promise<DuckDb
           // Athena's array_join skips nulls (a live session has no record id); DuckDB's list keeps them.
           projectRule(sql, {
             epochMs: (c) => `epoch_ms(${c})`,
-            ids: (c) => `list_filter(${c}, x -> x IS NOT NULL)`,
+            ids: (c) => `list_sort(list_filter(${c}, x -> x IS NOT NULL))`,
           }),
         );
         return reader.getRowObjectsJson() as Record<string, unknown>[];

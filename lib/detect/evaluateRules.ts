@@ -40,6 +40,13 @@ export interface EvaluateOptions {
   /** First day read (default: now − the rule's lookback − its window). */
   since?: Day;
   until?: Day;
+  /**
+   * The instant the rules evaluate (default: the clock's now): their days, and how long a session still
+   * open has lasted. An evaluation repeated at the same instant (a retried scheduled event, `detect
+   * --now` run again) sees the same incidents and writes no revision; the ledger's leases and the
+   * findings' `detected_at` keep the clock's time.
+   */
+  at?: Date;
 }
 
 export interface EvaluateResult {
@@ -78,9 +85,29 @@ export function dueRules(rules: readonly DetectionRule[], now: Date, tickMs: num
 export const rememberMs = (rule: DetectionRule) =>
   durationMs(rule.lookback) + durationMs(rule.window) + durationMs(rule.quiet_gap) + 2 * 86_400_000;
 
+const text = (a: string | null, b: string | null) => (a ?? '').localeCompare(b ?? '');
+
+/**
+ * A total order of a rule's rows (activity first, then every other column), so the rows merge the
+ * same way in whatever order an engine returns them (DuckDB's parallel aggregation, Athena's pages).
+ */
+export function compareHits(a: RuleHit, b: RuleHit): number {
+  return (
+    +a.first_seen - +b.first_seen ||
+    +a.last_seen - +b.last_seen ||
+    text(a.entity, b.entity) ||
+    text(a.token_hmac, b.token_hmac) ||
+    text(a.client_network, b.client_network) ||
+    text(a.session_id, b.session_id) ||
+    a.hits - b.hits ||
+    text(a.record_ids.join(','), b.record_ids.join(','))
+  );
+}
+
 /**
  * A rule's rows as incident candidates: grouped by its dedupe key, and within a key split where the
- * activity pauses for longer than the rule's quiet gap (one incident per burst).
+ * activity pauses for longer than the rule's quiet gap (one incident per burst). The same rows in any
+ * order, with their ids in any order, give the same candidates.
  */
 export function toCandidates(
   rule: DetectionRule,
@@ -92,11 +119,14 @@ export function toCandidates(
   const byKey = new Map<string, RuleHit[]>();
   for (const h of hits) {
     const key = dedupeKeyOf(rule.id, rule.dedupe.key, h);
-    byKey.set(key, [...(byKey.get(key) ?? []), h]);
+    const row = { ...h, record_ids: [...new Set(h.record_ids)].sort() };
+    const rows = byKey.get(key);
+    if (rows) rows.push(row);
+    else byKey.set(key, [row]);
   }
   const out: Finding[] = [];
-  for (const [key, rows] of byKey) {
-    rows.sort((a, b) => a.first_seen.getTime() - b.first_seen.getTime());
+  for (const key of [...byKey.keys()].sort()) {
+    const rows = (byKey.get(key) ?? []).sort(compareHits);
     let cur: Finding | undefined;
     for (const h of rows) {
       if (cur && h.first_seen.getTime() <= cur.last_seen.getTime() + gap) {
@@ -164,6 +194,7 @@ export function warmedUp(baselineDays: unknown, since: Day, oldest: Day | undefi
 export async function evaluateRules(deps: EvaluateDeps, opts: EvaluateOptions): Promise<EvaluateResult> {
   const overrides = opts.overrides ?? NO_OVERRIDES;
   const now = deps.clock.now();
+  const at = opts.at ?? now;
   const candidates: Finding[] = [];
   const perRule: Record<string, number> = {};
   const warmingUp: string[] = [];
@@ -173,7 +204,7 @@ export async function evaluateRules(deps: EvaluateDeps, opts: EvaluateOptions): 
     if (!ruleEnabled(rule, overrides)) continue;
     byId.set(rule.id, rule);
     const settings = effectiveSettings(rule, overrides);
-    const window = ruleWindow(rule, now, opts.since, opts.until);
+    const window = ruleWindow(rule, at, opts.since, opts.until);
     if (typeof settings.baseline_days === 'number') {
       if (oldest === null) oldest = await deps.engine.oldestDay();
       if (!warmedUp(settings.baseline_days, window.since, oldest)) {
@@ -185,7 +216,7 @@ export async function evaluateRules(deps: EvaluateDeps, opts: EvaluateOptions): 
     }
     const sql = renderRuleSql(rule.sql, settings, {
       ...window,
-      now,
+      now: at,
       windowSeconds: durationMs(rule.window) / 1000,
     });
     const rows = await deps.engine.runRule(sql);

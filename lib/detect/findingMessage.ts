@@ -10,7 +10,10 @@ export const SNS_MESSAGE_LIMIT = 256 * 1024;
 export const MESSAGE_RECORD_SAMPLE = 50;
 
 /** The SQL that lists every row of a finding (Athena and `tunnel-archiver query` alike): the rule's `rows_filter`. */
-export function rowsSqlOf(f: Finding, rule: Pick<DetectionRule, 'rows_filter'>): string {
+export function rowsSqlOf(
+  f: Pick<Finding, 'entity' | 'token_hmac' | 'client_network' | 'session_id' | 'first_seen' | 'last_seen'>,
+  rule: Pick<DetectionRule, 'rows_filter'>,
+): string {
   const values: Record<string, string | null> = {
     entity: f.entity,
     token_hmac: f.token_hmac,

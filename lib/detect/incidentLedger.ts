@@ -52,15 +52,19 @@ export function sameIncident(a1: number, a2: number, b1: number, b2: number, gap
   return b1 <= a2 + gap && a1 <= b2 + gap;
 }
 
+/** The ids a finding keeps: distinct, sorted, the first `RECORD_ID_SAMPLE` (the same whatever order they came in). */
+export const sampleIds = (ids: readonly string[]): string[] =>
+  [...new Set(ids)].sort().slice(0, RECORD_ID_SAMPLE);
+
 function merge(cur: Finding, seen: Finding, now: Date): Finding {
-  const ids = [...new Set([...cur.record_ids, ...seen.record_ids])].sort();
-  const count = Math.max(cur.record_count, seen.record_count, ids.length);
+  const ids = new Set([...cur.record_ids, ...seen.record_ids]);
+  const count = Math.max(cur.record_count, seen.record_count, ids.size);
   return {
     ...cur,
     first_seen: new Date(Math.min(cur.first_seen.getTime(), seen.first_seen.getTime())),
     last_seen: new Date(Math.max(cur.last_seen.getTime(), seen.last_seen.getTime())),
     hits: Math.max(cur.hits, seen.hits),
-    record_ids: ids.slice(0, RECORD_ID_SAMPLE),
+    record_ids: sampleIds([...ids]),
     record_count: count,
     token_hmac: cur.token_hmac ?? seen.token_hmac,
     client_network: cur.client_network ?? seen.client_network,
@@ -69,6 +73,10 @@ function merge(cur: Finding, seen: Finding, now: Date): Finding {
   };
 }
 
+/**
+ * Whether an incident really changed: its activity reaches further, or it holds more hits or records.
+ * Only times and counts are compared, never the order of rows or ids an engine returned.
+ */
 function grew(before: Finding, after: Finding): boolean {
   return (
     after.last_seen > before.last_seen ||
@@ -113,7 +121,7 @@ export async function observeIncident(
       const finding: Finding = {
         ...seen,
         finding_id: findingIdOf(key, seen.first_seen),
-        record_ids: seen.record_ids.slice(0, RECORD_ID_SAMPLE),
+        record_ids: sampleIds(seen.record_ids),
         detected_at: now,
         updated_at: now,
         revision: 0,

@@ -40,20 +40,27 @@ export interface Projection {
   ids: (column: string) => string;
 }
 
-/** Athena's projection (Trino): epoch ms from `to_unixtime`, the ids joined by commas (it skips nulls). */
+/** Athena's projection (Trino): epoch ms from `to_unixtime`, the ids sorted and joined by commas (it skips nulls). */
 export const ATHENA_PROJECTION: Projection = {
   epochMs: (c) => `CAST(to_unixtime(${c}) * 1000 AS bigint)`,
-  ids: (c) => `array_join(${c}, ',')`,
+  ids: (c) => `array_join(array_sort(${c}), ',')`,
 };
 
-/** The projection both engines put around a rule: every column a finding needs, times as epoch ms. */
+/**
+ * The projection both engines put around a rule: every column a finding needs, times as epoch ms, in
+ * one order (rows and their ids), whatever order the engine's parallel aggregation produced.
+ */
 export function projectRule(sql: string, p: Projection): string {
   return `SELECT entity, token_hmac, client_network, session_id, ${p.epochMs('first_seen')} AS first_seen_ms,
   ${p.epochMs('last_seen')} AS last_seen_ms, hits, ${p.ids('record_ids')} AS record_ids
 FROM (
 ${sql}
-) rule_rows`;
+) rule_rows
+ORDER BY entity, first_seen_ms, last_seen_ms, token_hmac, client_network, session_id, hits, record_ids`;
 }
+
+/** A rendered rule as Athena receives it (`athenaRuleEngine`): inside Athena's projection. */
+export const athenaRuleSql = (rendered: string): string => projectRule(rendered, ATHENA_PROJECTION);
 
 /** An engine's row as a `RuleHit`; a rule that returns other columns is `CONFIG_INVALID`. */
 export function toRuleHit(ruleId: string, row: Record<string, unknown>): RuleHit {

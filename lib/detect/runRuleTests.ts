@@ -1,15 +1,17 @@
 import { ManualClock } from '../clock/clock.ts';
-import { addDays } from '../clock/day.ts';
+import { addDays, type Day } from '../clock/day.ts';
 import { silentLogger } from '../log/logger.ts';
 import { HISTORY_COLUMNS } from '../parquet/historySchema.ts';
 import { ACTIVE_TABLE, HISTORY_TABLE } from '../query/activeViews.ts';
 import { emptyTableSql } from '../query/localViews.ts';
 import { sqlString } from '../query/sqlString.ts';
 import { duckdbRuleEngine } from './duckdbRuleEngine.ts';
-import { evaluateRules } from './evaluateRules.ts';
+import { type EvaluateOptions, evaluateRules } from './evaluateRules.ts';
 import { memoryFindingLedger } from './findingLedger.ts';
 import type { DetectionRule, RuleTest } from './ruleSchema.ts';
 import type { DetectionSettings } from './ruleSettings.ts';
+import { loadTrinoGrammar, type TrinoGrammar } from './trinoGrammar.ts';
+import { trinoRuleErrors } from './trinoRuleErrors.ts';
 
 export interface RuleTestResult {
   rule: string;
@@ -88,30 +90,48 @@ function compare(test: RuleTest, found: Map<string, number>): string {
   return problems.join('; ');
 }
 
+/** How a yml test evaluates its rule: its days (or the rows' days), its settings, at the day after them. */
+export function ruleTestEvaluation(
+  rule: DetectionRule,
+  test: RuleTest,
+): { at: Date; options: EvaluateOptions & { since: Day; until: Day } } {
+  const days = test.rows.map((r) => String(r.start_time ?? '2026-03-01').slice(0, 10)).sort();
+  const since = test.since ?? days[0] ?? '2026-03-01';
+  const until = test.until ?? days.at(-1) ?? since;
+  const overrides: DetectionSettings = { settings: {}, rules: { [rule.id]: test.settings ?? {} } };
+  return {
+    at: new Date(`${addDays(until, 1)}T00:00:00Z`),
+    options: { rules: [rule], overrides, since, until },
+  };
+}
+
+/** The result name of a rule's grammar check. */
+export const TRINO_CHECK = 'parses as Trino SQL, as Athena receives it';
+
 /**
  * Runs every yml test of `rules` in one in-memory DuckDB: each test's rows become `tunnel_sessions`,
  * the rule runs over the test's days (or the rows' days) with the test's settings, and the findings
- * must be exactly the listed ones.
+ * must be exactly the listed ones. Each rule's SQL, as Athena receives it, must also parse with
+ * Trino's grammar (`grammar`, by default dt-sql-parser's): DuckDB accepts what Athena refuses (a `::`
+ * cast, a trailing comma, a list literal).
  */
-export async function runRuleTests(rules: readonly DetectionRule[]): Promise<RuleTestResult[]> {
+export async function runRuleTests(
+  rules: readonly DetectionRule[],
+  grammar?: TrinoGrammar,
+): Promise<RuleTestResult[]> {
+  const trino = grammar ?? (await loadTrinoGrammar());
   const engine = await duckdbRuleEngine([NO_LIVE_SESSIONS_SQL]);
   const results: RuleTestResult[] = [];
   try {
     for (const rule of rules) {
+      const errors = trinoRuleErrors(rule, trino);
+      results.push({ rule: rule.id, test: TRINO_CHECK, ok: errors.length === 0, message: errors.join('; ') });
       for (const test of rule.tests) {
         await engine.run(testTableSql(test.rows as Record<string, Cell>[]));
-        const days = test.rows.map((r) => String(r.start_time ?? '2026-03-01').slice(0, 10)).sort();
-        const since = test.since ?? days[0] ?? '2026-03-01';
-        const until = test.until ?? days.at(-1) ?? since;
-        const overrides: DetectionSettings = { settings: {}, rules: { [rule.id]: test.settings ?? {} } };
+        const { at, options } = ruleTestEvaluation(rule, test);
         const { findings } = await evaluateRules(
-          {
-            engine,
-            ledger: memoryFindingLedger(),
-            clock: new ManualClock(new Date(`${addDays(until, 1)}T00:00:00Z`)),
-            logger: silentLogger,
-          },
-          { rules: [rule], overrides, since, until },
+          { engine, ledger: memoryFindingLedger(), clock: new ManualClock(at), logger: silentLogger },
+          options,
         );
         const found = new Map(findings.map((f) => [f.entity, f.hits]));
         const message = compare(test, found);

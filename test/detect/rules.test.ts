@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { Finding } from '../../lib/detect/finding.ts';
-import { rowsSqlOf } from '../../lib/detect/findingMessage.ts';
 import { loadRules } from '../../lib/detect/loadRules.ts';
 import { renderRuleSql } from '../../lib/detect/renderRuleSql.ts';
-import { ATHENA_PROJECTION, OLDEST_DAY_SQL, projectRule } from '../../lib/detect/ruleEngine.ts';
+import { OLDEST_DAY_SQL } from '../../lib/detect/ruleEngine.ts';
 import type { SettingValue } from '../../lib/detect/ruleSchema.ts';
 import { effectiveSettings, NO_OVERRIDES } from '../../lib/detect/ruleSettings.ts';
-import { runRuleTests } from '../../lib/detect/runRuleTests.ts';
+import { runRuleTests, TRINO_CHECK } from '../../lib/detect/runRuleTests.ts';
 import { checkSqlSubset } from '../../lib/detect/sqlSubset.ts';
+import { trinoRuleErrors } from '../../lib/detect/trinoRuleErrors.ts';
 import { trinoSyntaxErrors } from '../support/trinoSyntaxErrors.ts';
 
 const rules = await loadRules();
@@ -55,26 +54,28 @@ describe('detections/', () => {
     (_, rule) => {
       for (const extra of [{}, TEAM]) {
         const settings = { ...effectiveSettings(rule, NO_OVERRIDES), ...extra };
-        const rendered = renderRuleSql(rule.sql, settings, {
-          since: '2026-03-01',
-          until: '2026-03-02',
-          now: new Date('2026-03-03T00:00:00Z'),
-          windowSeconds: 3600,
-        });
-        expect(trinoSyntaxErrors(projectRule(rendered, ATHENA_PROJECTION)), rule.id).toEqual([]);
+        // The rule in Athena's projection, and the query a finding's message names (every row of it).
+        expect(trinoRuleErrors(rule, trinoSyntaxErrors, settings), rule.id).toEqual([]);
       }
-      // The query a finding's message names (every row of it) is Athena SQL too.
-      const finding = {
-        entity: "o'brien",
-        token_hmac: 'tok',
-        client_network: null,
-        session_id: 's-1',
-        first_seen: new Date('2026-03-01T10:00:00Z'),
-        last_seen: new Date('2026-03-02T10:00:00Z'),
-      } as Finding;
-      expect(trinoSyntaxErrors(rowsSqlOf(finding, rule)), rule.id).toEqual([]);
     },
   );
+
+  it('detect --test fails a rule whose SQL Athena would refuse, naming the statement and the position', async () => {
+    const rule = rules.find((r) => r.id === 'udp_tunnel');
+    if (!rule) throw new Error('no udp_tunnel');
+    const broken = {
+      ...rule,
+      sql: rule.sql.replace('start_time AS first_seen', 'start_time::timestamp AS first_seen'),
+    };
+    expect(broken.sql).not.toBe(rule.sql);
+    const out = await runRuleTests([broken]);
+    const check = out.find((r) => r.test === TRINO_CHECK);
+    expect(check?.ok).toBe(false);
+    expect(check?.message).toMatch(/^the rule: \d+:\d+ /);
+    // DuckDB runs it: its yml tests still pass.
+    expect(out.filter((r) => r.test !== TRINO_CHECK).every((r) => r.ok)).toBe(true);
+    expect((await runRuleTests([rule])).every((r) => r.ok)).toBe(true);
+  });
 
   it('the Trino grammar check rejects what Athena would (a DuckDB cast, a list literal); the oldest-day query parses', () => {
     expect(trinoSyntaxErrors(OLDEST_DAY_SQL)).toEqual([]);

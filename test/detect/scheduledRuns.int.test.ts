@@ -1,19 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { snapshotSettings } from '../../functions/snapshot-active/snapshotSettings.ts';
-import { loadConfig } from '../../lib/config/loadConfig.ts';
 import { deliverFinding } from '../../lib/detect/deliverFinding.ts';
 import { memoryFindingEvents } from '../../lib/detect/findingEvents.ts';
 import { SNS_MESSAGE_LIMIT } from '../../lib/detect/findingMessage.ts';
 import { loadRules } from '../../lib/detect/loadRules.ts';
-import {
-  type Delivery,
-  type DeployedSchedule,
-  replaySchedule,
-  replayTokenHmac,
-} from '../../lib/detect/replaySchedule.ts';
+import { type Delivery, replaySchedule, replayTokenHmac } from '../../lib/detect/replaySchedule.ts';
 import { durationMs } from '../../lib/detect/ruleSchema.ts';
 import type { DetectionSettings } from '../../lib/detect/ruleSettings.ts';
-import { propsOf, synthApp } from '../infra/testApp.ts';
+import { deployedSchedule } from './deployedSchedule.ts';
 import { plantedIncidents } from './plantedIncidents.ts';
 
 const rules = await loadRules();
@@ -28,37 +21,6 @@ const planted = plantedIncidents(rules, DAY0, (id) =>
   durationMs(rules.find((r) => r.id === id)?.quiet_gap ?? '1h'),
 );
 
-/** `rate(5 minutes)` → ms (the stack's schedules are rates). */
-function rateMs(expression: unknown): number {
-  const m = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(String(expression));
-  if (!m) throw new Error(`not a rate: ${String(expression)}`);
-  const unit = m[2]?.startsWith('minute') ? 60_000 : m[2]?.startsWith('hour') ? 3_600_000 : DAY;
-  return Number(m[1]) * unit;
-}
-
-/** The schedules as the stack deploys them: its EventBridge rules and the functions' environment. */
-function deployedSchedule(): DeployedSchedule {
-  const app = synthApp();
-  const detectRule = propsOf(app, app.stack.detections.rule);
-  const detectFn = propsOf(app, app.stack.detections.fn).Environment?.Variables ?? {};
-  const snapshotEnv = Object.fromEntries(
-    Object.entries(propsOf(app, app.stack.snapshots.fn).Environment?.Variables ?? {}).filter(
-      (e): e is [string, string] => typeof e[1] === 'string',
-    ),
-  );
-  const detectMs = rateMs(detectRule.ScheduleExpression);
-  // The handler's period (SCHEDULE_MINUTES) is the rule's rate: a rule is due once per its own schedule.
-  expect(Number(detectFn.SCHEDULE_MINUTES) * 60_000).toBe(detectMs);
-  const snapshot = snapshotSettings(loadConfig({ env: snapshotEnv }));
-  const snapshotMs = rateMs(propsOf(app, app.stack.snapshots.rule).ScheduleExpression);
-  expect(snapshot.scheduleMs).toBe(snapshotMs);
-  return {
-    detectMs,
-    snapshotMs,
-    snapshotCommitMs: snapshot.commitEveryMs,
-    archiveMs: rateMs(propsOf(app, app.stack.archiver.rule).ScheduleExpression),
-  };
-}
 const SCHEDULE = deployedSchedule();
 
 /** The SNS message of each new delivery, as `deliverFinding` builds it. */

@@ -37,7 +37,7 @@ afterAll(() => duck.close());
  * An Athena stand-in with its API's shape: queries queue, run, then succeed; results come back as
  * text cells, a header row first, two rows per page with NextToken. It runs the SQL in DuckDB.
  */
-function fakeAthena() {
+function fakeAthena(db: () => DuckDbRuleEngine) {
   const queries = new Map<string, { sql: string; polls: number; rows?: Record<string, unknown>[] }>();
   const calls: string[] = [];
   return {
@@ -55,7 +55,7 @@ function fakeAthena() {
         if (!q) throw new Error('no such query');
         q.polls++;
         const state = q.polls === 1 ? 'QUEUED' : q.polls === 2 ? 'RUNNING' : 'SUCCEEDED';
-        if (state === 'SUCCEEDED') q.rows ??= await duck.query(q.sql);
+        if (state === 'SUCCEEDED') q.rows ??= await db().query(q.sql);
         return { QueryExecution: { Status: { State: state } } };
       }
       if (command instanceof GetQueryResultsCommand) {
@@ -87,8 +87,8 @@ function fakeAthena() {
   };
 }
 
-function world() {
-  const athena = fakeAthena();
+function world(clock = new ManualClock('2026-03-02T12:00:00Z'), db = () => duck) {
+  const athena = fakeAthena(db);
   const published: { subject: string; message: string }[] = [];
   const committed: Finding[] = [];
   const counted: string[] = [];
@@ -110,7 +110,7 @@ function world() {
     events,
     countFindings: (metric, rule, severity, n) => void counted.push(`${metric} ${rule} ${severity} ${n}`),
     metrics: { addMetric: (n, _u, v) => metrics.push(`${n}=${v}`), publishStoredMetrics: () => {} },
-    clock: new ManualClock('2026-03-02T12:00:00Z'),
+    clock,
     logger: silentLogger,
     tickMs: 5 * 60_000,
     runId: () => 'run-1',
@@ -171,5 +171,40 @@ describe('createDetectHandler (Lambda polling Athena)', () => {
         .map((r) => r.id)
         .sort(),
     );
+  });
+});
+
+describe('createDetectHandler (a scheduled event)', () => {
+  it('evaluates at the tick the event stands for: its retry, later, writes nothing, though a tunnel is still open', async () => {
+    const open = await duckdbRuleEngine([
+      testTableSql([
+        { session_id: 's-open', token_hmac: 'tok-o', start_time: '2026-03-01T06:00:00Z', end_time: null },
+      ]),
+      NO_LIVE_SESSIONS_SQL,
+      'CREATE MACRO array_join(a, s) AS array_to_string(a, s)',
+    ]);
+    try {
+      const clock = new ManualClock('2026-03-02T12:00:07Z');
+      const w = world(clock, () => open);
+      const long = () => w.committed.filter((f) => f.rule_id === 'long_tunnel');
+      const tick = { source: 'aws.events', 'detail-type': 'Scheduled Event', time: '2026-03-02T12:00:00Z' };
+      const first = await w.handler(tick);
+      expect(first.due).toContain('long_tunnel');
+      expect(long().map((f) => `${f.entity} ${f.revision} ${f.last_seen.toISOString()}`)).toEqual([
+        's-open 0 2026-03-02T12:00:00.000Z',
+      ]);
+      // Lambda retries the same event three minutes later: the same instant, the same incident.
+      clock.advance(180_000);
+      const written = w.committed.length;
+      await w.handler(tick);
+      expect(w.committed).toHaveLength(written);
+      // The next tick sees the tunnel an hour older: one revision.
+      clock.advance(3_600_000);
+      await w.handler({ ...tick, time: '2026-03-02T13:00:00Z' });
+      expect(long().map((f) => `${f.entity} ${f.revision}`)).toEqual(['s-open 0', 's-open 1']);
+      expect(w.published).toHaveLength(written);
+    } finally {
+      open.close();
+    }
   });
 });
