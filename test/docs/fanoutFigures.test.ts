@@ -82,12 +82,9 @@ describe('the account sizes README and docs/fanout.md state are those bench/RESU
       // The ranges the map walked, and the attempts that failed and were walked again.
       const ranges = new Set((c.attempts ?? []).flatMap((a) => (/-r\d+$/.test(a.id) ? [a.id] : [])));
       expect(ranges.size).toBe(deployed);
-      expect((c.attempts ?? []).flatMap(({ id, error }) => (error ? [{ id, error }] : []))).toEqual([
-        { id: expect.stringMatching(/-r\d+$/), error: 'Archiver.CONFLICT' },
-      ]);
-      expect(c.attempts?.find((a) => a.error)?.message).toMatch(
-        /^Partition history\/dt=\S+ kept changing during commit/,
-      );
+      // No attempt failed: no range was given up and walked again.
+      expect((c.attempts ?? []).flatMap(({ id, error }) => (error ? [{ id, error }] : []))).toEqual([]);
+      expect(c.pages).toBeLessThanOrEqual(c.windowPages + (c.attempts ?? []).length);
     }
     const loads = cases.flatMap((c) => c.load);
     expect(top).toContain(
@@ -96,10 +93,10 @@ describe('the account sizes README and docs/fanout.md state are those bench/RESU
         `**${fast.wallSeconds} s** at ${fast.latencyMs} ms a page and **${slow.wallSeconds} s** at ${slow.latencyMs} ms, every row archived once; ` +
         `the workers fetched **${fast.ratio.toFixed(2)}** and **${slow.ratio.toFixed(2)}** of the pages ${deployed} workers at one request each allow in that time, ` +
         `at a load average of ${Math.min(...loads).toFixed(0)}–${Math.max(...loads).toFixed(0)} on 2 cores ` +
-        "(no Lambda cold starts; one range was walked twice after a `CONFLICT`: four ranges committing the day's partition at once)",
+        "(no Lambda cold starts; every range walked once: ranges that commit the day's partition at the same moment wait out one another)",
     );
     expect(read('docs/fanout.md').replace(/\s+/g, ' ')).toContain(
-      'In each case one range\'s attempt failed with `CONFLICT` ("Partition history/dt=… kept changing during commit": the ranges commit the day\'s one partition at once) and the map walked that range again',
+      "Every range was walked once: the ranges commit the day's one partition at the same moment, and a writer whose conditional write lost waits a jittered, doubling backoff and tries again (up to 12 times",
     );
   });
 
