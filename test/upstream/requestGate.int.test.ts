@@ -72,12 +72,22 @@ describe('the request gate (a caller limit on exchanges in flight)', () => {
   it('never has more exchanges in flight than the limit, with pages parsed outside it', async () => {
     let inFlight = 0;
     let most = 0;
-    const slow = (_req: unknown, res: import('node:http').ServerResponse) => {
+    let arrived = 0;
+    const held: (() => void)[] = [];
+    // Responses wait until the limit's worth of requests is in flight (or the last has arrived), then 20 ms
+    // more, in which a limiter that let a fourth through would show it: the limit is reached on any machine,
+    // however slowly the client sends.
+    const slow = (req: unknown, res: import('node:http').ServerResponse) => {
       most = Math.max(most, ++inFlight);
-      setTimeout(() => {
+      arrived++;
+      held.push(() => {
         inFlight--;
-        json(200, historyFixture)(_req as never, res);
-      }, 5);
+        json(200, historyFixture)(req as never, res);
+      });
+      if (held.length === 3 || arrived === 12)
+        setTimeout(() => {
+          for (const send of held.splice(0)) send();
+        }, 20);
     };
     server.script(...Array.from({ length: 12 }, () => slow));
     const limiter = new Limiter(3);
