@@ -81,8 +81,16 @@ describe('ArchiveIntegrity', () => {
 
   it('grants the function reads and conditional writes on digests/, and nothing it never calls', () => {
     const statements = iamStatements(template);
-    const digests = statements.filter((s) => s.resources.some((r) => resourceSuffix(r) === '/digests/*'));
+    const archiverRole = stack.getLogicalId(
+      stack.archiver.fn.role?.node.defaultChild as Parameters<typeof stack.getLogicalId>[0],
+    );
+    const onDigests = (s: (typeof statements)[number]) =>
+      s.resources.some((r) => resourceSuffix(r) === '/digests/*');
+    const digests = iamStatements(template, archiverRole).filter(onDigests);
     expect(digests.flatMap((s) => s.actions).sort()).toEqual(['s3:GetObject', 's3:PutObject']);
+    // Every other role reads digests/ at most: only the archiver writes the chain.
+    const allOnDigests = statements.filter(onDigests).flatMap((s) => s.actions);
+    expect(allOnDigests.filter((a) => a !== 's3:GetObject').sort()).toEqual(['s3:PutObject']);
     const actions = statements.flatMap((s) => s.actions);
     // DeleteItem only with a condition to ACTIVE# chunk items (tunnelArchiverStack.test.ts checks it).
     expect(

@@ -114,18 +114,27 @@ type Json = Record<string, unknown>;
 /** All IAM statements of the template's policies, flattened (Action/Resource always arrays). */
 export function iamStatements(
   template: Template,
+  /** Only the policies attached to this role (its logical id); every policy when left out. */
+  role?: string,
 ): { actions: string[]; resources: unknown[]; effect: string; condition?: unknown }[] {
   const list = (x: unknown): unknown[] => (Array.isArray(x) ? x : x === undefined ? [] : [x]);
-  return Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) =>
-    (
-      p as Json & { Properties: { PolicyDocument: { Statement: Json[] } } }
-    ).Properties.PolicyDocument.Statement.map((s) => ({
-      actions: list(s.Action) as string[],
-      resources: list(s.Resource),
-      effect: s.Effect as string,
-      ...(s.Condition === undefined ? {} : { condition: s.Condition }),
-    })),
-  );
+  const attached = (p: unknown) =>
+    role === undefined ||
+    ((p as { Properties: { Roles?: { Ref?: string }[] } }).Properties.Roles ?? []).some(
+      (r) => r.Ref === role,
+    );
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter(attached)
+    .flatMap((p) =>
+      (
+        p as Json & { Properties: { PolicyDocument: { Statement: Json[] } } }
+      ).Properties.PolicyDocument.Statement.map((s) => ({
+        actions: list(s.Action) as string[],
+        resources: list(s.Resource),
+        effect: s.Effect as string,
+        ...(s.Condition === undefined ? {} : { condition: s.Condition }),
+      })),
+    );
 }
 
 /** `{ Fn::Join: ['', [..., '/history/*']] }` → its last literal part, for matching resource suffixes. */
