@@ -109,7 +109,8 @@ export class PartitionCommitter {
   /** Ids archived in a partition, read from the files its manifest lists (cached per run). */
   async knownIds<Row>(writer: DatasetWriter<Row>, manifest: PartitionManifest): Promise<IdSet> {
     const cacheKey = `${writer.dataset}#${manifest.dt}`;
-    const ids = this.#ids.get(cacheKey) ?? new IdSet();
+    // Sized once for the rows the manifest lists (a resumed walk's partition holds tens of thousands).
+    const ids = this.#ids.get(cacheKey) ?? new IdSet(listedRows(manifest));
     const loaded = this.#loaded.get(cacheKey) ?? new Set<string>();
     this.#ids.set(cacheKey, ids);
     this.#loaded.set(cacheKey, loaded);
@@ -323,6 +324,16 @@ export class PartitionCommitter {
       await rm(localPath, { force: true });
     }
   }
+}
+
+/** Largest size an id set of a partition is made for up front (about 45 MiB); past it, it grows. */
+const MAX_PRESIZED_IDS = 2_000_000;
+
+/** The rows the manifest's files hold, as the size to make the partition's id set (capped). */
+function listedRows(manifest: PartitionManifest): number {
+  let rows = 0;
+  for (const f of manifest.files) rows += f.rows;
+  return Math.min(Math.max(rows, 1024), MAX_PRESIZED_IDS);
 }
 
 function idSetOf(ids: Iterable<string>): IdSet {

@@ -5,6 +5,7 @@ import type { PlannedDay } from '../days/planDays.ts';
 import { putDayMerging } from '../days/putDayMerging.ts';
 import type { ArchiverError } from '../errors/archiverError.ts';
 import { historyWriter } from '../parquet/historyWriter.ts';
+import { warmParquetWorker } from '../parquet/warmParquetWorker.ts';
 import { relieveHeap } from '../process/relieveHeap.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { keyRecord } from '../records/keyedRecord.ts';
@@ -54,6 +55,9 @@ export async function archiveDay(
   const archivedAt = clock.now();
   // The walk's ids, saved part by part beside the commits made while it fetches (a deadline only).
   let idParts: WalkIdParts | undefined;
+  // The encoding worker's warm-up (a resumed walk), stopped once the walk ended.
+  let warming: Promise<void> | undefined;
+  const walked = new AbortController();
   // Rows are encoded into per-partition files while the walk is still fetching.
   const drafts = new PartitionDrafts<ArchiveRow>(
     committer,
@@ -82,13 +86,19 @@ export async function archiveDay(
     // not, so a resumed run spends its budget fetching (ids that cannot be read count as none: slower,
     // never weaker). Under a deadline, the walk's ids are remembered, so that a cut leaves them for the
     // next run.
-    // A day scanned before has rows archived: reading their ids back starts now, beside the walk's
-    // first requests (the walk's rows wait for it in the drafts, the walk does not).
-    if (previous.totalElements !== undefined) {
-      drafts.expect(planned.day, previous.totalElements);
+    // A day scanned before has rows archived, and so has a day whose walk an earlier run cut (it committed
+    // what it held): reading their ids back starts now, beside the walk's first requests (the walk's rows
+    // wait for it in the drafts, the walk does not), not once the walk's own earlier ids are read.
+    const resume = previous.walk;
+    if (previous.totalElements !== undefined || resume) {
+      const expected = previous.totalElements ?? Math.max(0, ...(resume?.totals ?? []));
+      drafts.expect(planned.day, expected);
       drafts.prepare(planned.day);
     }
-    const resume = previous.walk;
+    // A resumed walk writes files past a chunk: the encoding worker starts and warms up beside its first
+    // requests, not inside its first commit, whose time sets what the run keeps before its end.
+    if (resume && options.parquetEncoder === 'worker')
+      warming = warmParquetWorker(ctx.tmpDir, { rowGroupSize: options.rowGroupSize }, walked.signal);
     const sink =
       ctx.budget.endsAt || resume
         ? new CarriedRows(drafts, resume ? loadWalkIds(objects, planned.day, resume.idParts) : undefined)
@@ -108,6 +118,7 @@ export async function archiveDay(
       tokenKey: deps.tokenKey,
       budget: ctx.budget,
     });
+    walked.abort();
     ctx.onWalked?.();
     const pagesThisRun = walk.pages - (resume?.pages ?? 0);
     if (walk.outsideWindow) return { kind: 'outside-window', refusal: walk.outsideWindow };
@@ -181,6 +192,8 @@ export async function archiveDay(
       },
     };
   } finally {
+    walked.abort();
+    await warming;
     await drafts.discard();
     // The day's id sets and buffers are garbage now: a heavy day must not leave them to the next one.
     relieveHeap();

@@ -38,7 +38,7 @@ interface AtFirstRequest {
 }
 
 describe('a resumed run', () => {
-  it('reads the same before its first page request on its 3rd run of a day as on its 7th: the earlier ids are read beside the fetching', async () => {
+  it("reads the same before its first page request on its 3rd run of a day as on its 7th: the earlier ids and the partition's are read beside the fetching", async () => {
     const start = '2026-10-01T06:00:00.000Z';
     const clock = new ManualClock(start);
     const emulator = await startEmulator({
@@ -118,5 +118,8 @@ describe('a resumed run', () => {
     // ...yet had read the same, call for call and byte for byte, when it asked for its first page.
     expect(seventh?.at).toBeDefined();
     expect(seventh?.at).toEqual(third?.at);
+    // The partition's archived ids are among what it asked for by then: read beside the walk's own ids,
+    // not after them.
+    expect(seventh?.at?.stateCalls.getPartition ?? 0).toBeGreaterThan(0);
   });
 });

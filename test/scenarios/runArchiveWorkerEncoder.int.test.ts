@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { addDays, toDay } from '../../lib/clock/day.ts';
+import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { runningParquetWorker } from '../../lib/parquet/parquetWorkerClient.ts';
 import { recordId } from '../../lib/records/recordId.ts';
@@ -119,6 +120,58 @@ describe('runArchive with PARQUET_ENCODER=worker (and inline, where the deadline
       expect(archive.total).toBe(archive.distinct);
       expect(new Set([...archive.byDt.values()].flat())).toEqual(expected);
       expect(held + rest.recordsNew).toBe(expected.size);
+    },
+    120_000,
+  );
+
+  // A resumed walk's first commit must not be the one that starts a cold worker: its time sets what the run
+  // keeps before its deadline for the rest of the run.
+  it.each(['worker', 'inline'] as const)(
+    '%s encoder: a walk resumed after a cut has the encoding worker started (worker only) before it asks for its first page, and completes the day exactly once',
+    async (encoder) => {
+      world = await heavyWorld([5_000, 5_000], 500);
+      const w = world;
+      const day = addDays(toDay(w.clock.now()), -6);
+      // A deadline far off: the walk remembers its ids, so the cut below leaves it to the next run.
+      const budget = () => deadlineBudget(w.clock, new Date(w.clock.now().getTime() + 3_600_000), 0);
+      const options = { ...TEST_OPTIONS, onlyDays: [day], parquetEncoder: encoder };
+      let pages = 0;
+      let resumed = false;
+      let workerAtFirstPage: boolean | undefined;
+      const api = new Proxy(w.api, {
+        get(target, prop, receiver) {
+          if (prop !== 'historyPage') return Reflect.get(target, prop, receiver);
+          return async (...args: Parameters<typeof target.historyPage>) => {
+            // The first run is cut after 8 pages of the day (the budget aborts a request the same way).
+            if (args[0] === day && ++pages > 8 && !resumed)
+              throw new ArchiverError('DEADLINE', 'aborted (deadline)');
+            return target.historyPage(...args);
+          };
+        },
+      });
+      const cut = await runArchive({ ...w.deps(), api }, { ...options, budget: budget() });
+      expect(cut.days[0]).toMatchObject({ day, interrupted: true });
+      // The next run starts with no worker in the process, as a scheduled run does.
+      await runningParquetWorker()?.terminate();
+      resumed = true;
+      const resumedApi = new Proxy(api, {
+        get(target, prop, receiver) {
+          if (prop !== 'historyPage') return Reflect.get(target, prop, receiver);
+          return (...args: Parameters<typeof target.historyPage>) => {
+            if (args[0] === day) workerAtFirstPage ??= runningParquetWorker()?.alive ?? false;
+            return target.historyPage(...args);
+          };
+        },
+      });
+      const rest = await runArchive({ ...w.deps(), api: resumedApi }, { ...options, budget: budget() });
+      expect(rest.days[0]?.resumedAt).toBeDefined();
+      expect(workerAtFirstPage).toBe(encoder === 'worker');
+      expect(rest.failedDays).toEqual([]);
+      const expected = new Set(w.emulator.truth(day).map((r) => recordId(r, TEST_TOKEN_KEY)));
+      const archive = await archivedIds(w.objects);
+      expect(archive.total).toBe(archive.distinct);
+      expect(new Set([...archive.byDt.values()].flat())).toEqual(expected);
+      expect(cut.recordsNew + rest.recordsNew).toBe(expected.size);
     },
     120_000,
   );
