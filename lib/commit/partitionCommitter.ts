@@ -4,7 +4,7 @@ import type { Clock } from '../clock/clock.ts';
 import type { Day } from '../clock/day.ts';
 import { pendingDigest } from '../digest/pendingDigest.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import { IdSet } from '../ids/idSet.ts';
+import { IdSet, presizedFor } from '../ids/idSet.ts';
 import type { Logger } from '../log/logger.ts';
 import type {
   Dataset,
@@ -326,14 +326,11 @@ export class PartitionCommitter {
   }
 }
 
-/** Largest size an id set of a partition is made for up front (about 45 MiB); past it, it grows. */
-const MAX_PRESIZED_IDS = 2_000_000;
-
-/** The rows the manifest's files hold, as the size to make the partition's id set (capped). */
+/** The rows the manifest's files hold, as the size to make the partition's id set. */
 function listedRows(manifest: PartitionManifest): number {
   let rows = 0;
   for (const f of manifest.files) rows += f.rows;
-  return Math.min(Math.max(rows, 1024), MAX_PRESIZED_IDS);
+  return presizedFor(rows);
 }
 
 function idSetOf(ids: Iterable<string>): IdSet {

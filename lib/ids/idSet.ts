@@ -4,6 +4,17 @@ import { mix32 } from './mix32.ts';
 /** Bytes per id: 128 bits. */
 export const ID_BYTES = 16;
 
+/**
+ * Most ids a set is sized for up front from a hint (a day's reported total, a manifest's rows): about
+ * 48 MiB of table. An absurd hint then costs nothing; a set past it grows as it fills.
+ */
+export const MAX_PRESIZED_IDS = 2_000_000;
+
+/** The size to make a set for a hint of `expected` ids: the hint, within 1 024 and {@link MAX_PRESIZED_IDS}. */
+export function presizedFor(expected: number): number {
+  return Number.isSafeInteger(expected) ? Math.min(Math.max(expected, 1024), MAX_PRESIZED_IDS) : 1024;
+}
+
 const EMPTY = 0;
 const MAX_LOAD = 0.7;
 /** A full table grows by half again (not doubling): the peak while both tables live is 2.5×, not 3×. */

@@ -90,8 +90,8 @@ export async function archiveDay(
     // what it held): reading their ids back starts now, beside the walk's first requests (the walk's rows
     // wait for it in the drafts, the walk does not), not once the walk's own earlier ids are read.
     const resume = previous.walk;
+    const expected = previous.totalElements ?? Math.max(0, ...(resume?.totals ?? []));
     if (previous.totalElements !== undefined || resume) {
-      const expected = previous.totalElements ?? Math.max(0, ...(resume?.totals ?? []));
       drafts.expect(planned.day, expected);
       drafts.prepare(planned.day);
     }
@@ -101,7 +101,10 @@ export async function archiveDay(
       warming = warmParquetWorker(ctx.tmpDir, { rowGroupSize: options.rowGroupSize }, walked.signal);
     const sink =
       ctx.budget.endsAt || resume
-        ? new CarriedRows(drafts, resume ? loadWalkIds(objects, planned.day, resume.idParts) : undefined)
+        ? new CarriedRows(
+            drafts,
+            resume ? loadWalkIds(objects, planned.day, resume.idParts, expected) : undefined,
+          )
         : drafts;
     if (ctx.budget.endsAt && sink instanceof CarriedRows)
       idParts = new WalkIdParts(objects, planned.day, sink, resume ? (resume.idParts ?? 0) : undefined);

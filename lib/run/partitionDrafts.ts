@@ -8,11 +8,8 @@ import type {
   RowFile,
   StreamingDatasetWriter,
 } from '../commit/partitionCommitter.ts';
-import { IdSet } from '../ids/idSet.ts';
+import { IdSet, presizedFor } from '../ids/idSet.ts';
 import { relieveHeap } from '../process/relieveHeap.ts';
-
-/** Largest `expect` hint honoured (an id set sized for it is about 70 MiB). */
-const MAX_EXPECTED = 2_000_000;
 
 /** Rows a file holds before it is committed while the walk fetches (fewer: it waits for the walk's end). */
 export const MIN_FLUSH_ROWS = 1_000;
@@ -146,7 +143,7 @@ export class PartitionDrafts<Row> {
    * holds two tables at once while one grows. Capped, so an absurd total costs nothing.
    */
   expect(dt: Day, total: number): void {
-    if (Number.isSafeInteger(total) && total > 0) this.#expected.set(dt, Math.min(total, MAX_EXPECTED));
+    if (Number.isSafeInteger(total) && total > 0) this.#expected.set(dt, presizedFor(total));
   }
 
   /** Rows written (or buffered) so far, over every partition: the distinct rows not archived before. */

@@ -1,5 +1,5 @@
 import type { Day } from '../clock/day.ts';
-import { IdSet } from '../ids/idSet.ts';
+import { IdSet, presizedFor } from '../ids/idSet.ts';
 import type { KeyedRecord } from '../records/keyedRecord.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { addIdLines, gzipIdLines } from './idLines.ts';
@@ -160,9 +160,16 @@ export class WalkIdParts {
 /**
  * The ids earlier cut walks of `day` saved (part 0 and `parts` parts after it), or undefined when there
  * are none (or one cannot be read). The parts are read one after the other, beside the walk's fetching.
+ * `expected`: the day's rows as its totals said, so the set (which the resumed walk goes on filling) is
+ * made once for the day, not grown while it is read and again while the walk adds to it.
  */
-export async function loadWalkIds(objects: ObjectStore, day: Day, parts = 0): Promise<IdSet | undefined> {
-  const ids = new IdSet();
+export async function loadWalkIds(
+  objects: ObjectStore,
+  day: Day,
+  parts = 0,
+  expected = 0,
+): Promise<IdSet | undefined> {
+  const ids = new IdSet(presizedFor(expected));
   for (let part = 0; part <= parts; part++) {
     const bytes = await objects.get(walkIdsKey(day, part));
     if (bytes === undefined) return undefined;

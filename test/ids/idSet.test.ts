@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ID_BYTES, IdSet } from '../../lib/ids/idSet.ts';
+import { ID_BYTES, IdSet, MAX_PRESIZED_IDS, presizedFor } from '../../lib/ids/idSet.ts';
 
 const hexId = fc.uint8Array({ minLength: ID_BYTES, maxLength: ID_BYTES }).map(toHex);
 
@@ -99,3 +99,17 @@ describe('IdSet filled in the order of another set', () => {
 function randomId(i: number): string {
   return createHash('sha256').update(String(i)).digest('hex').slice(0, 32);
 }
+
+describe('presizedFor', () => {
+  it.each([
+    [0, 1024],
+    [-5, 1024],
+    [Number.NaN, 1024],
+    [1.5, 1024],
+    [50_000, 50_000],
+    [MAX_PRESIZED_IDS, MAX_PRESIZED_IDS],
+    [1e12, MAX_PRESIZED_IDS],
+  ])('sizes a set for a hint of %s ids as for %s', (hint, size) => {
+    expect(presizedFor(hint)).toBe(size);
+  });
+});

@@ -174,4 +174,21 @@ describe('WalkIdParts', () => {
     expect(parts.parts).toBe(0);
     expect(idsOf(await loadWalkIds(objects, day, 0))).toEqual([7, 8].map(id));
   });
+
+  it('reads the earlier ids into a set made for the day, which the resumed walk fills to the day without growing', async () => {
+    const objects = new MemoryObjectStore();
+    const first = new CarriedRows(inner());
+    const parts = new WalkIdParts(objects, day, first, undefined);
+    for (let n = 0; n < 3_000; n++) first.add(record(n));
+    await parts.save(true);
+    const ids = (await loadWalkIds(objects, day, 0, 20_000)) as IdSet;
+    expect(ids.size).toBe(3_000);
+    const made = ids.byteLength;
+    const resumed = new CarriedRows(inner(), ids);
+    for (let n = 3_000; n < 20_000; n++) resumed.add(record(n));
+    expect(resumed.distinct).toBe(20_000);
+    expect(ids.byteLength).toBe(made);
+    // Without the day's size, the same read makes a set for what it read, which grows as the walk adds.
+    expect((await loadWalkIds(objects, day, 0))?.byteLength).toBeLessThan(made);
+  });
 });
