@@ -6,22 +6,23 @@ import { CHUNK_ROWS, HistoryParquetFile, type HistoryParquetFileOptions } from '
 import { parquetWorker, parquetWorkerAvailable } from './parquetWorkerClient.ts';
 
 /**
- * The warm-up: a few files of two chunks each (each encoded by the worker, as a walk's are). Measured on a
- * loaded 2-core machine with 2,400-row files (a commit's size in the bench `bigDay`): a cold worker took
- * about 0.54 s to finish its first file and 0.3–0.5 s its second; after one warm-up file 0.3 s, after
- * three 0.05–0.1 s, as a warm worker does.
+ * The warm-up: a few files of one chunk each (each encoded by the worker, as a walk's are; a file's rows
+ * are encoded when it finishes, so a stop waits for one small file at most). Measured on a loaded 2-core
+ * machine with 2,400-row files (a commit's size in the bench `bigDay`): a cold worker took 0.45–0.67 s to
+ * finish its first file and 0.2–0.5 s its second; after three warm-up files (0.7 s) 0.03–0.06 s, as a warm
+ * worker does.
  */
 export const WARM_FILES = 3;
-export const WARM_ROWS = 2 * CHUNK_ROWS;
+export const WARM_ROWS = CHUNK_ROWS;
 
 /**
  * Starts the process's encoding worker and has it encode a few throwaway files of made-up rows (then
  * removed), so that its start-up and its first, slow encodings happen now, beside the walk's first
  * requests, instead of inside the walk's first commit: a commit's time sets what the run keeps before
  * its deadline (`DeadlineBudget.keepMs`), and a cold worker made the first commit the slowest of the run.
- * Nothing happens where there is no worker. Once `stop` is aborted (the walk ended), no further file or
- * row is begun, and the file under way is dropped. Never fails: a worker that cannot encode fails the
- * walk's own files, where it is reported.
+ * Nothing happens where there is no worker. Once `stop` is aborted (the walk's first commit began, or the
+ * walk ended), no further file or row is begun, and a file not finishing yet is dropped. Never fails: a
+ * worker that cannot encode fails the walk's own files, where it is reported.
  */
 export async function warmParquetWorker(
   tmpDir: string,

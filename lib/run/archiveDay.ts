@@ -55,9 +55,10 @@ export async function archiveDay(
   const archivedAt = clock.now();
   // The walk's ids, saved part by part beside the commits made while it fetches (a deadline only).
   let idParts: WalkIdParts | undefined;
-  // The encoding worker's warm-up (a resumed walk), stopped once the walk ended.
+  // The encoding worker's warm-up (a resumed walk): it stops once the walk's own files take over (its
+  // first commit) or the walk ended, so a commit waits behind one small warm-up file at most.
   let warming: Promise<void> | undefined;
-  const walked = new AbortController();
+  const warmedEnough = new AbortController();
   // Rows are encoded into per-partition files while the walk is still fetching.
   const drafts = new PartitionDrafts<ArchiveRow>(
     committer,
@@ -73,7 +74,10 @@ export async function archiveDay(
             flush: {
               everyMs: ctx.budget.reserveMs,
               clock,
-              startCommit: () => ctx.budget.startCommit(),
+              startCommit: () => {
+                warmedEnough.abort();
+                return ctx.budget.startCommit();
+              },
               afterCommit: async () => idParts?.save(),
             },
           }
@@ -98,7 +102,7 @@ export async function archiveDay(
     // A resumed walk writes files past a chunk: the encoding worker starts and warms up beside its first
     // requests, not inside its first commit, whose time sets what the run keeps before its end.
     if (resume && options.parquetEncoder === 'worker')
-      warming = warmParquetWorker(ctx.tmpDir, { rowGroupSize: options.rowGroupSize }, walked.signal);
+      warming = warmParquetWorker(ctx.tmpDir, { rowGroupSize: options.rowGroupSize }, warmedEnough.signal);
     const sink =
       ctx.budget.endsAt || resume
         ? new CarriedRows(
@@ -121,7 +125,7 @@ export async function archiveDay(
       tokenKey: deps.tokenKey,
       budget: ctx.budget,
     });
-    walked.abort();
+    warmedEnough.abort();
     ctx.onWalked?.();
     const pagesThisRun = walk.pages - (resume?.pages ?? 0);
     if (walk.outsideWindow) return { kind: 'outside-window', refusal: walk.outsideWindow };
@@ -195,7 +199,7 @@ export async function archiveDay(
       },
     };
   } finally {
-    walked.abort();
+    warmedEnough.abort();
     await warming;
     await drafts.discard();
     // The day's id sets and buffers are garbage now: a heavy day must not leave them to the next one.
