@@ -2,6 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../clock/clock.ts';
 import type { Day } from '../clock/day.ts';
+import { mapLimit } from '../concurrency/mapLimit.ts';
 import { pendingDigest } from '../digest/pendingDigest.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { IdSet, presizedFor } from '../ids/idSet.ts';
@@ -84,6 +85,9 @@ export interface CommitResult {
  */
 const MAX_CONFLICTS = 12;
 
+/** Listed files whose ids are read at once (each by ranged reads of its id column). */
+const ID_FILES_IN_FLIGHT = 8;
+
 /** The wait before the next attempt after a lost one: full jitter under a doubling ceiling (at most 1 s). */
 const conflictBackoffMs = (attempt: number): number => Math.random() * Math.min(1_000, 25 * 2 ** attempt);
 
@@ -114,12 +118,14 @@ export class PartitionCommitter {
     const loaded = this.#loaded.get(cacheKey) ?? new Set<string>();
     this.#ids.set(cacheKey, ids);
     this.#loaded.set(cacheKey, loaded);
-    for (const file of manifest.files) {
-      if (loaded.has(file.name)) continue;
+    // Files a few at a time: a resumed walk's partition lists dozens of small ones, and their reads are
+    // round trips, each waiting its turn on a busy event loop; one after another they took seconds.
+    const unread = manifest.files.filter((file) => !loaded.has(file.name));
+    await mapLimit(unread, ID_FILES_IN_FLIGHT, async (file) => {
       const finalKey = archiveKeys.dataOf(writer.dataset, manifest.dt, file.name);
       await this.#readIdsOf(writer, file, finalKey, manifest.dt, ids);
       loaded.add(file.name);
-    }
+    });
     return ids;
   }
 

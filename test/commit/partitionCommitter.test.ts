@@ -107,6 +107,31 @@ describe('PartitionCommitter', () => {
     ]);
   });
 
+  it("reads the ids of a partition's listed files several at a time, each once", async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const ids = Array.from({ length: 6 }, (_, i) => String(i).repeat(32));
+    for (const [i, id] of ids.entries()) await commitIds(committer(objects, state, `w${i}`), [id]);
+    let reading = 0;
+    let mostAtOnce = 0;
+    let reads = 0;
+    const counted: DatasetWriter<string> = {
+      ...lines,
+      async *readIds(source) {
+        reads++;
+        mostAtOnce = Math.max(mostAtOnce, ++reading);
+        // A turn of the event loop, as a real read takes: reads started together overlap here.
+        await new Promise((resolve) => setImmediate(resolve));
+        yield* lines.readIds(source);
+        reading--;
+      },
+    };
+    const known = await committer(objects, state).archivedIds(counted, DT);
+    expect([...known].sort()).toEqual(ids);
+    expect(reads).toBe(6);
+    expect(mostAtOnce).toBeGreaterThan(1);
+  });
+
   it('eight writers committing one partition at once all land, each row once (a fan-out day of ranges)', async () => {
     const objects = new MemoryObjectStore();
     const state = new MemoryStateStore();
