@@ -13,27 +13,13 @@ import { type VerifyJobResult, verifyJobKeys } from '../../lib/verify/verifyJobT
 import { runAndDigest } from '../digest/proofKit.ts';
 import { LAMBDA_NODE, RUN_TS } from '../parquet/lambdaNode.ts';
 import { SMALL_DATASET, startWorld, type World } from '../support/engineKit.ts';
+import { synthesizedDefinition } from './localStateMachine.ts';
 import { synthApp } from './testApp.ts';
 
 const { stack, template } = synthApp();
 const machineId = stack.getLogicalId(stack.verifyJob.stateMachine.node.defaultChild as never);
 
-/** The verify job's definition as synthesized, its references resolved to stand-in names. */
-function definition(): { States: Record<string, Record<string, unknown>> } {
-  const body = template.toJSON().Resources[machineId].Properties.DefinitionString as {
-    'Fn::Join': [string, unknown[]];
-  };
-  const text = body['Fn::Join'][1]
-    .map((part) => {
-      if (typeof part === 'string') return part;
-      const p = part as { 'Fn::GetAtt'?: [string, string]; Ref?: string };
-      if (p['Fn::GetAtt']) return `arn:aws:lambda:us-east-1:000000000000:function:${p['Fn::GetAtt'][0]}`;
-      if (p.Ref === 'AWS::Partition') return 'aws';
-      return String(p.Ref);
-    })
-    .join('');
-  return JSON.parse(text);
-}
+const definition = () => synthesizedDefinition(template, machineId);
 
 interface Execution {
   output?: { result: Omit<VerifyJobResult, 'failures'> & { failures: number } };
