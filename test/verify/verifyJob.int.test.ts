@@ -2,7 +2,6 @@ import { cp, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
-import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { describeFullVerify } from '../../lib/verify/describeVerified.ts';
 import { mergeVerifyJob, readLastFullVerify } from '../../lib/verify/mergeVerifyJob.ts';
@@ -11,21 +10,16 @@ import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import { verifyJobCost } from '../../lib/verify/verifyJobCost.ts';
 import { verifyJobItem } from '../../lib/verify/verifyJobItem.ts';
 import { type VerifyJobItem, verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
-import { runAndDigest } from '../digest/proofKit.ts';
+import { runAndDigest, startSignedArchive } from '../digest/proofKit.ts';
 import { countingObjectStore } from '../support/countingObjectStore.ts';
-import { SMALL_DATASET, startWorld, type World } from '../support/engineKit.ts';
+import type { World } from '../support/engineKit.ts';
 
 let world: World;
 let signer: DigestSigner;
 let archiveDir: string;
 
 beforeAll(async () => {
-  world = await startWorld({ dataset: { ...SMALL_DATASET, lateRate: 0 } });
-  archiveDir = join(world.dir, 'archive');
-  signer = (await loadLocalKeys(localKeysDir(archiveDir))).signer;
-  await runAndDigest(world, signer);
-  world.clock.advance(36 * 3_600_000);
-  await runAndDigest(world, signer);
+  ({ world, signer, dir: archiveDir } = await startSignedArchive());
 }, 300_000);
 afterAll(async () => {
   await world?.close();
