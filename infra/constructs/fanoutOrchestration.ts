@@ -12,15 +12,13 @@ import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import {
-  DefinitionBody,
   DistributedMap,
   JitterType,
   JsonPath,
-  LogLevel,
   Pass,
   ResultWriter,
   S3JsonItemReader,
-  StateMachine,
+  type StateMachine,
   StateMachineType,
   TaskInput,
 } from 'aws-cdk-lib/aws-stepfunctions';
@@ -29,6 +27,7 @@ import { Construct } from 'constructs';
 import { asIBucket } from '../cdkTypes.ts';
 import { PREFIX } from './archiveBuckets.ts';
 import { engineFunctionProps } from './archiveFunction.ts';
+import { loggedStateMachine } from './loggedStateMachine.ts';
 import { acknowledgeDistributedMap } from './nagAcknowledgements.ts';
 
 export const FANOUT_ENTRY = fileURLToPath(new URL('../../functions/fanout/handler.ts', import.meta.url));
@@ -153,20 +152,7 @@ export class FanoutOrchestration extends Construct {
     this.map.itemProcessor(walk);
     const finish = step('Finish', { step: 'finish', plan: JsonPath.objectAt('$.plan') }, '$.summary');
 
-    this.stateMachine = new StateMachine(this, 'StateMachine', {
-      stateMachineType: StateMachineType.STANDARD,
-      definitionBody: DefinitionBody.fromChainable(plan.next(this.map).next(finish)),
-      timeout,
-      tracingEnabled: true,
-      logs: {
-        destination: new LogGroup(this, 'StateMachineLogs', {
-          retention: RetentionDays.ONE_YEAR,
-          removalPolicy: RemovalPolicy.RETAIN,
-        }),
-        level: LogLevel.ALL,
-        includeExecutionData: false,
-      },
-    });
+    this.stateMachine = loggedStateMachine(this, plan.next(this.map).next(finish), timeout);
     props.schedule.addTarget(
       new SfnStateMachine(this.stateMachine, {
         retryAttempts: 4,

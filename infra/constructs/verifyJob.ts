@@ -1,18 +1,15 @@
 import { fileURLToPath } from 'node:url';
-import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Effect, type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import {
-  DefinitionBody,
   DistributedMap,
   JsonPath,
-  LogLevel,
   ResultWriter,
   S3JsonItemReader,
-  StateMachine,
+  type StateMachine,
   StateMachineType,
   TaskInput,
 } from 'aws-cdk-lib/aws-stepfunctions';
@@ -24,6 +21,7 @@ import { s3DestUrl } from '../../lib/url/storeUrl.ts';
 import { asIBucket } from '../cdkTypes.ts';
 import { engineFunctionProps, functionLogsAndRole } from './archiveFunction.ts';
 import { TRANSIENT_ERRORS } from './fanoutOrchestration.ts';
+import { loggedStateMachine } from './loggedStateMachine.ts';
 import { acknowledgeDistributedMap, acknowledgeTracing } from './nagAcknowledgements.ts';
 
 export const VERIFY_JOB_ENTRY = fileURLToPath(
@@ -150,20 +148,7 @@ export class VerifyJob extends Construct {
     this.map.itemProcessor(check);
     const merge = step('Merge', { step: 'merge', jobId: JsonPath.stringAt('$.jobId') }, '$.result');
 
-    this.stateMachine = new StateMachine(this, 'StateMachine', {
-      stateMachineType: StateMachineType.STANDARD,
-      definitionBody: DefinitionBody.fromChainable(plan.next(this.map).next(merge)),
-      timeout: VERIFY_JOB_TIMEOUT,
-      tracingEnabled: true,
-      logs: {
-        destination: new LogGroup(this, 'StateMachineLogs', {
-          retention: RetentionDays.ONE_YEAR,
-          removalPolicy: RemovalPolicy.RETAIN,
-        }),
-        level: LogLevel.ALL,
-        includeExecutionData: false,
-      },
-    });
+    this.stateMachine = loggedStateMachine(this, plan.next(this.map).next(merge), VERIFY_JOB_TIMEOUT);
     this.acknowledge(bucket, role, props.tracing);
   }
 
