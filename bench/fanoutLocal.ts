@@ -20,7 +20,7 @@ import { readStackSettings } from '../infra/stackSettings.ts';
 import { addDays, toDay } from '../lib/clock/day.ts';
 import { fixedClock } from '../lib/emulator/emulatorClock.ts';
 import { startEmulator } from '../lib/emulator/startEmulator.ts';
-import { fanoutDefinition } from '../test/infra/localFanout.ts';
+import { synthesizedDefinition } from '../test/infra/localStateMachine.ts';
 import { synthApp } from '../test/infra/testApp.ts';
 import { LAMBDA_NODE, RUN_TS } from '../test/parquet/lambdaNode.ts';
 import { PAGE_CAP } from './bigDay.ts';
@@ -98,7 +98,7 @@ export async function fanoutLocal(opts: {
       const rangePages = Math.max(10, Math.ceil(opts.rows / PAGE_CAP / concurrency));
       const { stack, template } = synthApp({ context: { fanoutRangePages: rangePages } });
       const machineId = stack.getLogicalId(stack.fanout.stateMachine.node.defaultChild as never);
-      const definition = fanoutDefinition(template, machineId);
+      const definition = synthesizedDefinition(template, machineId);
       const synthesized = (definition.States.Walk as { MaxConcurrency?: number }).MaxConcurrency;
       if (synthesized !== concurrency)
         throw new Error(`the synthesized map's MaxConcurrency is ${synthesized}, not ${concurrency}`);

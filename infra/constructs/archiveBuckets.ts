@@ -26,6 +26,7 @@ export const PREFIX = {
   staging: archiveKeys.stagingPrefix,
   digests: archiveKeys.digestsPrefix,
   reports: archiveKeys.reportsPrefix,
+  verifyJobs: archiveKeys.verifyJobsPrefix,
 } as const;
 
 /** Versions of `reports/index.html` kept (the current one and the weeks before it). */
@@ -48,6 +49,12 @@ export function openReportCommand(bucketName: string): string {
 export const STAGING_NONCURRENT_DAYS = 1;
 /** Days the fan-out's per-orchestration bookkeeping under `_staging/fanout*` is kept. */
 export const FANOUT_BOOKKEEPING_DAYS = 7;
+/**
+ * Days a full verify job's plan and item results under `verify-jobs/` are kept: a failed job can be started
+ * again (and resume) within them. Its merged result is also written to `reports/full-verify.json`, which
+ * does not expire.
+ */
+export const VERIFY_JOB_DAYS = 30;
 
 /**
  * The archive bucket (versioned, TLS-only, private, optionally Object-Locked), its server access log
@@ -110,6 +117,11 @@ export class ArchiveBuckets extends Construct {
           id: 'expire-fanout-bookkeeping',
           prefix: `${PREFIX.staging}fanout`,
           expiration: Duration.days(FANOUT_BOOKKEEPING_DAYS),
+        },
+        {
+          id: 'expire-verify-jobs',
+          prefix: PREFIX.verifyJobs,
+          expiration: Duration.days(VERIFY_JOB_DAYS),
         },
         {
           // reports/index.html is replaced by every weekly verify: the last versions are kept, older

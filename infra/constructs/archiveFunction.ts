@@ -17,6 +17,7 @@ import type { TokenPolicy } from '../../lib/records/archiveRow.ts';
 import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
 import { dynamoStateUrl, s3DestUrl } from '../../lib/url/storeUrl.ts';
 import { PREFIX } from './archiveBuckets.ts';
+import { acknowledgeTracing } from './nagAcknowledgements.ts';
 
 export interface ArchiveFunctionProps {
   bucket: Bucket;
@@ -278,12 +279,7 @@ export class ArchiveFunction extends Construct {
         reason: `Object keys under ${prefix} are generated per run and day; the grant is scoped to that one prefix of the archive bucket.`,
       });
     }
-    if (props.tracing) {
-      Validations.of(role).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason: 'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions.',
-      });
-    }
+    if (props.tracing) acknowledgeTracing(role);
   }
 }
 

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Rule } from 'aws-cdk-lib/aws-events';
@@ -12,15 +12,13 @@ import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import {
-  DefinitionBody,
   DistributedMap,
   JitterType,
   JsonPath,
-  LogLevel,
   Pass,
   ResultWriter,
   S3JsonItemReader,
-  StateMachine,
+  type StateMachine,
   StateMachineType,
   TaskInput,
 } from 'aws-cdk-lib/aws-stepfunctions';
@@ -29,6 +27,8 @@ import { Construct } from 'constructs';
 import { asIBucket } from '../cdkTypes.ts';
 import { PREFIX } from './archiveBuckets.ts';
 import { engineFunctionProps } from './archiveFunction.ts';
+import { loggedStateMachine } from './loggedStateMachine.ts';
+import { acknowledgeDistributedMap } from './nagAcknowledgements.ts';
 
 export const FANOUT_ENTRY = fileURLToPath(new URL('../../functions/fanout/handler.ts', import.meta.url));
 
@@ -152,20 +152,7 @@ export class FanoutOrchestration extends Construct {
     this.map.itemProcessor(walk);
     const finish = step('Finish', { step: 'finish', plan: JsonPath.objectAt('$.plan') }, '$.summary');
 
-    this.stateMachine = new StateMachine(this, 'StateMachine', {
-      stateMachineType: StateMachineType.STANDARD,
-      definitionBody: DefinitionBody.fromChainable(plan.next(this.map).next(finish)),
-      timeout,
-      tracingEnabled: true,
-      logs: {
-        destination: new LogGroup(this, 'StateMachineLogs', {
-          retention: RetentionDays.ONE_YEAR,
-          removalPolicy: RemovalPolicy.RETAIN,
-        }),
-        level: LogLevel.ALL,
-        includeExecutionData: false,
-      },
-    });
+    this.stateMachine = loggedStateMachine(this, plan.next(this.map).next(finish), timeout);
     props.schedule.addTarget(
       new SfnStateMachine(this.stateMachine, {
         retryAttempts: 4,
@@ -183,42 +170,11 @@ export class FanoutOrchestration extends Construct {
         'A fan-out orchestration failed (its plan or finish step); item failures are counted as DayFailures',
     });
     this.failedAlarm.addAlarmAction(new SnsAction(props.alarmTopic));
-    this.acknowledge(props.bucket);
-  }
-
-  /** cdk-nag's wildcard findings on the state machine's role, each named as cdk-nag resolves it. */
-  private acknowledge(bucket: Bucket): void {
-    const stack = Stack.of(this);
-    const id = (c: Construct) => stack.getLogicalId(c.node.defaultChild as CfnElement);
-    const machine = `{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${id(this.stateMachine)}"}]}]}`;
-    const execution = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${machine}`;
-    const acks: [string, string][] = [
-      [
-        '*',
-        'X-Ray PutTraceSegments/PutTelemetryRecords (the state machine is traced) take no resource-level permissions.',
-      ],
-      [
-        `<${id(this.fn)}.Arn>:*`,
-        'Invoking the fan-out function by any of its versions (the grant CDK makes for a Lambda task); one function only.',
-      ],
-      [
-        `arn:<AWS::Partition>:s3:::<${id(bucket)}>/*`,
-        'The Distributed Map reads its items and writes its results under _staging/ of the archive bucket (keys are per execution).',
-      ],
-      [
-        `${execution}:*`,
-        'A Distributed Map runs its items as child executions of this very state machine, named by the service.',
-      ],
-      [
-        `${execution}/*:*`,
-        'A Distributed Map describes and stops the map runs of this very state machine, named by the service.',
-      ],
-    ];
-    for (const [resource, reason] of acks) {
-      Validations.of(this.stateMachine).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${resource}]`,
-        reason,
-      });
-    }
+    acknowledgeDistributedMap(this.stateMachine, {
+      fn: this.fn,
+      bucket: props.bucket,
+      prefix: PREFIX.staging,
+      what: 'fan-out',
+    });
   }
 }

@@ -30,6 +30,7 @@ import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
 import { META_PK } from '../../lib/state/versionedConcerns.ts';
 import { functionLogsAndRole, LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
 import { withDetections } from './detectionsBundling.ts';
+import { acknowledgeTracing } from './nagAcknowledgements.ts';
 
 export const SNAPSHOT_HANDLER_ENTRY = fileURLToPath(
   new URL('../../functions/snapshot-active/handler.ts', import.meta.url),
@@ -233,11 +234,6 @@ export class SnapshotFunction extends Construct {
       id: `AwsSolutions-IAM5[Resource::${bucketArn}/${archiveKeys.stagingPrefix}*]`,
       reason: `Staged files are named per run and day before the committer publishes them; the grant is scoped to ${archiveKeys.stagingPrefix}.`,
     });
-    if (props.tracing) {
-      Validations.of(role).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason: 'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions.',
-      });
-    }
+    if (props.tracing) acknowledgeTracing(role);
   }
 }

@@ -1,18 +1,15 @@
 import { fileURLToPath } from 'node:url';
-import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Effect, type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import {
-  DefinitionBody,
   DistributedMap,
   JsonPath,
-  LogLevel,
   ResultWriter,
   S3JsonItemReader,
-  StateMachine,
+  type StateMachine,
   StateMachineType,
   TaskInput,
 } from 'aws-cdk-lib/aws-stepfunctions';
@@ -24,6 +21,8 @@ import { s3DestUrl } from '../../lib/url/storeUrl.ts';
 import { asIBucket } from '../cdkTypes.ts';
 import { engineFunctionProps, functionLogsAndRole } from './archiveFunction.ts';
 import { TRANSIENT_ERRORS } from './fanoutOrchestration.ts';
+import { loggedStateMachine } from './loggedStateMachine.ts';
+import { acknowledgeDistributedMap, acknowledgeTracing } from './nagAcknowledgements.ts';
 
 export const VERIFY_JOB_ENTRY = fileURLToPath(
   new URL('../../functions/verify-job/handler.ts', import.meta.url),
@@ -149,20 +148,7 @@ export class VerifyJob extends Construct {
     this.map.itemProcessor(check);
     const merge = step('Merge', { step: 'merge', jobId: JsonPath.stringAt('$.jobId') }, '$.result');
 
-    this.stateMachine = new StateMachine(this, 'StateMachine', {
-      stateMachineType: StateMachineType.STANDARD,
-      definitionBody: DefinitionBody.fromChainable(plan.next(this.map).next(merge)),
-      timeout: VERIFY_JOB_TIMEOUT,
-      tracingEnabled: true,
-      logs: {
-        destination: new LogGroup(this, 'StateMachineLogs', {
-          retention: RetentionDays.ONE_YEAR,
-          removalPolicy: RemovalPolicy.RETAIN,
-        }),
-        level: LogLevel.ALL,
-        includeExecutionData: false,
-      },
-    });
+    this.stateMachine = loggedStateMachine(this, plan.next(this.map).next(merge), VERIFY_JOB_TIMEOUT);
     this.acknowledge(bucket, role, props.tracing);
   }
 
@@ -170,8 +156,6 @@ export class VerifyJob extends Construct {
   private acknowledge(bucket: Bucket, role: IRole, tracing: boolean): void {
     const stack = Stack.of(this);
     const id = (c: Construct) => stack.getLogicalId(c.node.defaultChild as CfnElement);
-    const machine = `{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${id(this.stateMachine)}"}]}]}`;
-    const execution = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${machine}`;
     const bucketObjects = (p: string) => `Resource::<${id(bucket)}.Arn>/${p}*`;
     if (tracing) acknowledgeTracing(role);
     const fnAcks: [string, string][] = [
@@ -187,35 +171,11 @@ export class VerifyJob extends Construct {
     for (const [resource, reason] of fnAcks) {
       Validations.of(role).acknowledge({ id: `AwsSolutions-IAM5[${resource}]`, reason });
     }
-    const machineAcks: [string, string][] = [
-      [
-        '*',
-        'X-Ray PutTraceSegments/PutTelemetryRecords (the state machine is traced) take no resource-level permissions.',
-      ],
-      [
-        `<${id(this.fn)}.Arn>:*`,
-        'Invoking the verify job function by any of its versions (the grant CDK makes for a Lambda task); one function only.',
-      ],
-      [
-        `arn:<AWS::Partition>:s3:::<${id(bucket)}>/*`,
-        'The Distributed Map reads its items and writes its results under verify-jobs/ of the archive bucket (keys are per job).',
-      ],
-      [`${execution}:*`, 'A Distributed Map runs its items as child executions of this very state machine.'],
-      [`${execution}/*:*`, 'A Distributed Map describes and stops the map runs of this very state machine.'],
-    ];
-    for (const [resource, reason] of machineAcks) {
-      Validations.of(this.stateMachine).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${resource}]`,
-        reason,
-      });
-    }
+    acknowledgeDistributedMap(this.stateMachine, {
+      fn: this.fn,
+      bucket,
+      prefix: archiveKeys.verifyJobsPrefix,
+      what: 'verify job',
+    });
   }
-}
-
-/** X-Ray's own grant on a traced function's role. */
-function acknowledgeTracing(role: IRole): void {
-  Validations.of(role).acknowledge({
-    id: 'AwsSolutions-IAM5[Resource::*]',
-    reason: 'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions.',
-  });
 }

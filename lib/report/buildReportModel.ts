@@ -8,6 +8,7 @@ import { windowStartOf } from '../days/planDays.ts';
 import { type DigestChain, readDigestChain } from '../digest/readDigestChain.ts';
 import { type ArchiveStatus, archiveStatus, type StatusInputs } from '../status/archiveStatus.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
+import { readLastFullVerify } from '../verify/mergeVerifyJob.ts';
 import { readStoredVerify } from '../verify/storeVerify.ts';
 import type { VerifyResult } from '../verify/verifyTypes.ts';
 import { dayStatus } from './dayStatus.ts';
@@ -128,11 +129,12 @@ export async function buildReportModel(inputs: ReportInputs): Promise<ReportMode
     ? archiveStatus(inputs.state, { today, now, windowDays: inputs.windowDays })
     : undefined;
   const { days: digests, quarantined } = digestDays(chain);
-  const [byMode, live, unpublished, findings] = await Promise.all([
+  const [byMode, live, unpublished, findings, fullVerifyJob] = await Promise.all([
     readSessionsByMode(objects),
     readLiveSeries(objects),
     countStaged(objects),
     readFindings(objects),
+    readLastFullVerify(objects),
   ]);
   const newest = chain.entries.at(-1);
   const lastDigestAt = newest?.digest?.createdAt ?? null;
@@ -145,6 +147,7 @@ export async function buildReportModel(inputs: ReportInputs): Promise<ReportMode
     windowDays: inputs.windowDays,
     ...(status ? { status } : {}),
     ...(verify ? { verify, verifySource: stored ? ('stored' as const) : ('fresh' as const) } : {}),
+    ...(fullVerifyJob ? { fullVerifyJob } : {}),
     calendar: calendarOf(status, { ...inputs, ...(verify ? { verify } : {}) }, today, digests),
     activity: {
       byMode,

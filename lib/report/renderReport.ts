@@ -1,4 +1,4 @@
-import { describeVerified } from '../verify/describeVerified.ts';
+import { describeFullVerify, describeVerified } from '../verify/describeVerified.ts';
 import { ageOf, esc, figure, table } from './html.ts';
 import { renderCalendar } from './renderCalendar.ts';
 import { liveChart, sessionsByModeChart } from './renderCharts.ts';
@@ -75,6 +75,7 @@ function health(m: ReportModel): string {
       s ? figure('status.meta.lastSuccessAt', s.meta?.lastSuccessAt ?? 'never') : 'no state',
     ],
     ['weekly verify', s ? figure('status.meta.verified', describeVerified(s.meta?.verified)) : 'no state'],
+    ['last full verify job', figure('fullVerifyJob', describeFullVerify(m.fullVerifyJob))],
     [
       'last digest',
       `${figure('verify.lastDigestAt', h.lastDigestAt ?? 'never')} (${ageOf(h.lastDigestAt, now)})`,

@@ -1,6 +1,7 @@
 import type { LongSession } from '../active/longSessions.ts';
 import type { Day } from '../clock/day.ts';
 import type { ArchiveStatus } from '../status/archiveStatus.ts';
+import type { VerifyJobResult } from '../verify/verifyJobTypes.ts';
 import type { VerifyResult } from '../verify/verifyTypes.ts';
 
 /** The colour classes of the coverage calendar, one per day. */
@@ -66,6 +67,8 @@ export interface ReportModel {
   verify?: VerifyResult;
   /** Where `verify` comes from: a check run for this report, or the last one stored in the archive. */
   verifySource?: 'fresh' | 'stored';
+  /** The last full verify job's merged result (`reports/full-verify.json`), when a job has finished. */
+  fullVerifyJob?: VerifyJobResult;
   calendar: CalendarDay[];
   activity: { byMode: ModeCount[]; live: LivePoint[]; longSessions: LongSession[] };
   health: {

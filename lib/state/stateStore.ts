@@ -167,7 +167,7 @@ export interface VerifyProgress {
   /** Objects the checks found that no digest lists: reported every week while they stay. */
   unlisted: string[];
   rotation: { startedAt: string; nextSeq: number; periodWeeks: number };
-  /** When the whole archive was last checked in full (the first weekly verify, or a full `verify`). */
+  /** When the whole archive was last checked in full (the first weekly verify, or a finished full verify job). */
   fullAt?: string;
   /** With store-side checksum jobs (S3 Batch Operations): what replaces the listing and the rotation above. */
   checksums?: ChecksumProgress;

@@ -18,6 +18,7 @@ import { compareUpstream } from './compareUpstream.ts';
 import { countLostSessions } from './countLostSessions.ts';
 import { DEFAULT_INGESTION_GRACE_MS, lastCompleteScans } from './lastScans.ts';
 import { listAndRotate } from './listAndRotate.ts';
+import { readLastFullVerify } from './mergeVerifyJob.ts';
 import { storeChecks, type WeeklyJobs } from './storeChecks.ts';
 import { type VerifyOptions, verifyArchive } from './verifyArchive.ts';
 import type { VerifyFailure, VerifyResult } from './verifyTypes.ts';
@@ -85,6 +86,12 @@ export async function verifyWeekly(
   const now = deps.clock.now();
   const failures: VerifyFailure[] = [];
   const publicKey = await readPublicKey(objects);
+  // A full verify job that finished since the last full check counts as one (it checked every file).
+  const job = await readLastFullVerify(objects);
+  const fullAt = [progress.fullAt, job?.checkedAt]
+    .filter((at): at is string => at !== undefined)
+    .sort()
+    .at(-1);
 
   // 1. The chain since the last verified head, that head included: it must still be the digest checked.
   const segment = await readChainRange(objects, progress.head.seq);
@@ -163,7 +170,7 @@ export async function verifyWeekly(
         objects: listing.objects,
         unlisted: listing.unlisted,
         rotation: rotation.next,
-        ...(progress.fullAt ? { fullAt: progress.fullAt } : {}),
+        ...(fullAt ? { fullAt } : {}),
         ...(stored.checksums ? { checksums: stored.checksums } : {}),
       },
       newDigests: fresh.length,
@@ -189,6 +196,7 @@ export async function verifyWeekly(
     // The jobs and verdicts move on; the weeks keep what they held, as the new work is counted again.
     result.weekly.progress = {
       ...progress,
+      ...(fullAt ? { fullAt } : {}),
       at: now.toISOString(),
       rotation: rotation.next,
       ...(stored.checksums && progress.checksums

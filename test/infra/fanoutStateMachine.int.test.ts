@@ -9,7 +9,7 @@ import type { Day } from '../../lib/clock/day.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import { LAMBDA_NODE, RUN_TS } from '../parquet/lambdaNode.ts';
 import { s3rverClient } from '../support/startS3rver.ts';
-import { fanoutDefinition } from './localFanout.ts';
+import { synthesizedDefinition } from './localStateMachine.ts';
 import { synthApp } from './testApp.ts';
 
 const WINDOW_DAYS = 8;
@@ -23,7 +23,7 @@ const { stack, template } = synthApp({ context: { fanoutRangePages: 10 } });
 const machineId = stack.getLogicalId(stack.fanout.stateMachine.node.defaultChild as never);
 
 /** The state machine's definition as synthesized, its references resolved to stand-in names. */
-const definition = () => fanoutDefinition(template, machineId);
+const definition = () => synthesizedDefinition(template, machineId);
 
 interface ChildResult {
   before: string;

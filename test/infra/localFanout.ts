@@ -4,42 +4,18 @@
  * against s3rver, dynalite and the KMS and Secrets Manager stubs, all started here. Used by the state machine's
  * integration test (fanoutChild.ts) and by the bench (`fanout-local`): one runner for both.
  *
- * The local runner runs a Distributed Map as a plain Map: it ignores ItemReader, ResultWriter and
- * ToleratedFailurePercentage. So the map's items are read here as ItemReader reads them (the JSON array at the
- * plan's `itemsKey`, by a task state put before the map), and ResultWriter is covered by template assertions.
- * A failed item is isolated by the definition's own Catch (`ItemFailed`), which the runner does run.
+ * Its map's items are read before the map, as ItemReader reads them (localStateMachine.ts). A failed item is isolated by the definition's own Catch (`ItemFailed`), which the runner does run.
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import type { Template } from 'aws-cdk-lib/assertions';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { Clock } from '../../lib/clock/clock.ts';
 import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
 import { startDynalite } from '../support/startDynalite.ts';
 import { startS3rver } from '../support/startS3rver.ts';
 import { lambdaTestEnv, TEST_LAMBDA_IDS } from './lambdaTestEnv.ts';
+import { itemsReadBeforeMap, READ_ITEMS, type StateMachineDefinition } from './localStateMachine.ts';
 import { startKmsStub } from './startKmsStub.ts';
 import { startSecretsStub } from './startSecretsStub.ts';
-
-export interface FanoutDefinition {
-  States: Record<string, Record<string, unknown>>;
-}
-
-/** The state machine's definition as synthesized, its references resolved to stand-in names. */
-export function fanoutDefinition(template: Template, machineId: string): FanoutDefinition {
-  const body = template.toJSON().Resources[machineId].Properties.DefinitionString as {
-    'Fn::Join': [string, unknown[]];
-  };
-  const text = body['Fn::Join'][1]
-    .map((part) => {
-      if (typeof part === 'string') return part;
-      const p = part as { 'Fn::GetAtt'?: [string, string]; Ref?: string };
-      if (p['Fn::GetAtt']) return `arn:aws:lambda:us-east-1:000000000000:function:${p['Fn::GetAtt'][0]}`;
-      if (p.Ref === 'AWS::Partition') return 'aws';
-      return String(p.Ref);
-    })
-    .join('');
-  return JSON.parse(text);
-}
 
 /** What a task state's local handler gets and gives: the runner types them over JSON values. */
 export type TaskHandler = (input: never) => Promise<unknown>;
@@ -63,7 +39,7 @@ export interface LocalFanout {
 }
 
 export async function startLocalFanout(opts: {
-  definition: FanoutDefinition;
+  definition: StateMachineDefinition;
   apiUrl: string;
   clock: Clock;
   /** Environment beside the peers' (WINDOW_DAYS, PAGE_SIZE, LOG_LEVEL...). */
@@ -91,19 +67,7 @@ export async function startLocalFanout(opts: {
   } as never;
   const handler = (input: unknown) => fanout(input as never, context);
 
-  const local = structuredClone(opts.definition) as { States: Record<string, Record<string, unknown>> };
-  const map = local.States.Walk as Record<string, unknown>;
-  delete map.ItemReader;
-  delete map.ResultWriter;
-  map.ItemsPath = '$.items';
-  (local.States.Plan as Record<string, unknown>).Next = 'ReadItems';
-  local.States.ReadItems = {
-    Type: 'Task',
-    Resource: 'arn:aws:lambda:us-east-1:000000000000:function:item-reader',
-    Parameters: { 'Key.$': '$.plan.itemsKey' },
-    ResultPath: '$.items',
-    Next: 'Walk',
-  };
+  const local = itemsReadBeforeMap(opts.definition, { plan: 'Plan', map: 'Walk' });
   const machine = new StateMachine(local as never, {
     validationOptions: { checkPaths: false, checkArn: false },
   });
@@ -122,7 +86,7 @@ export async function startLocalFanout(opts: {
             // Typed loosely: the runner types its handlers over JSON values.
             taskResourceLocalHandlers: {
               Plan: runOpts.tasks?.Plan ?? handler,
-              ReadItems: async ({ Key }: { Key: string }) => {
+              [READ_ITEMS]: async ({ Key }: { Key: string }) => {
                 const o = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key }));
                 return JSON.parse(
                   await (o.Body as { transformToString(): Promise<string> }).transformToString(),

@@ -2,9 +2,12 @@ import { readFileSync } from 'node:fs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/telemetryNames.ts';
+import { VERIFY_JOB_DAYS } from '../../infra/constructs/archiveBuckets.ts';
+import { VERIFY_JOB_MAP_RESULTS_PREFIX } from '../../infra/constructs/verifyJob.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
 import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
+import { verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
 import { iamStatements, propsOf, resourceSuffix, synthApp } from './testApp.ts';
 
 const { stack, template } = synthApp();
@@ -62,7 +65,7 @@ describe('TunnelArchiverStack', () => {
       });
     });
 
-    it('tiers history/, never expires a current data object (a committed file may wait in _staging/), only the fan-out bookkeeping, expires old noncurrent versions', () => {
+    it('tiers history/, never expires a current data object (a committed file may wait in _staging/), only the fan-out and verify job bookkeeping, expires old noncurrent versions', () => {
       const rules = template.toJSON().Resources[archiveBucket.Ref].Properties.LifecycleConfiguration.Rules;
       expect(rules).toContainEqual(
         expect.objectContaining({
@@ -75,7 +78,24 @@ describe('TunnelArchiverStack', () => {
       );
       expect(bookkeeping).toEqual([
         expect.objectContaining({ Prefix: '_staging/fanout', ExpirationInDays: 7 }),
+        expect.objectContaining({ Prefix: verifyJobKeys.prefix, ExpirationInDays: 30 }),
       ]);
+      // A verify job's every key is under the expiring prefix; the last job's result, which status and the
+      // report read, is not.
+      for (const key of [
+        verifyJobKeys.plan('j'),
+        verifyJobKeys.items('j'),
+        verifyJobKeys.listing('j', 'i'),
+        verifyJobKeys.itemResult('j', 'i'),
+        verifyJobKeys.result('j'),
+        `${VERIFY_JOB_MAP_RESULTS_PREFIX}/x.json`,
+      ])
+        expect(key.startsWith(verifyJobKeys.prefix)).toBe(true);
+      expect(archiveKeys.lastFullVerify.startsWith(verifyJobKeys.prefix)).toBe(false);
+      const integrityDoc = readFileSync(new URL('../../docs/integrity.md', import.meta.url), 'utf8');
+      expect(integrityDoc.replace(/\s+/g, ' ')).toContain(
+        `expire after ${VERIFY_JOB_DAYS} days (lifecycle rule \`expire-verify-jobs\`)`,
+      );
       // No staged data file can fall under it: a run's staging folder is its 8-hex-digit run id.
       expect(archiveKeys.staging('0f3a9c1d', '2026-11-20', 'x.parquet').startsWith('_staging/fanout')).toBe(
         false,

@@ -3,8 +3,7 @@
  * Lambda's Node by verifyJobStateMachine.int.test.ts), its Lambda tasks overridden to call the real handler
  * (functions/verify-job/verifyJobHandler.ts) in process over a file store. Prints one `RESULT <json>` line.
  *
- * The local runner runs a Distributed Map as a plain Map: it ignores ItemReader and ResultWriter. So the items
- * are read here as ItemReader reads them (the JSON array at the plan's `itemsKey`, by a task put before the map).
+ * Its map's items are read before the map, as ItemReader reads them (localStateMachine.ts).
  *
  * argv: the definition file, then a JSON list of executions: `{ dir, jobId, failItem? }`, run in order. With
  * `failItem` (an item id, or `last`: the plan's last item), that item's check throws (a worker that keeps
@@ -15,6 +14,7 @@ import { StateMachine } from 'aws-local-stepfunctions';
 import { systemClock } from '../../lib/clock/clock.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { itemsReadBeforeMap, READ_ITEMS } from './localStateMachine.ts';
 
 const [definitionFile, executionsJson] = process.argv.slice(2);
 const definition = JSON.parse(readFileSync(definitionFile as string, 'utf8'));
@@ -25,20 +25,10 @@ const executions = JSON.parse(executionsJson as string) as {
 }[];
 const { createVerifyJobHandler } = await import('../../functions/verify-job/verifyJobHandler.ts');
 
-const local = structuredClone(definition);
-const map = local.States.CheckItems;
-delete map.ItemReader;
-delete map.ResultWriter;
-map.ItemsPath = '$.items';
-local.States.Plan.Next = 'ReadItems';
-local.States.ReadItems = {
-  Type: 'Task',
-  Resource: 'arn:aws:lambda:us-east-1:000000000000:function:item-reader',
-  Parameters: { 'Key.$': '$.plan.itemsKey' },
-  ResultPath: '$.items',
-  Next: 'CheckItems',
-};
-const machine = new StateMachine(local, { validationOptions: { checkPaths: false, checkArn: false } });
+const local = itemsReadBeforeMap(definition, { plan: 'Plan', map: 'CheckItems' });
+const machine = new StateMachine(local as never, {
+  validationOptions: { checkPaths: false, checkArn: false },
+});
 const named = (name: string, message: string) => Object.assign(new Error(message), { name });
 
 const out: unknown[] = [];
@@ -60,7 +50,7 @@ for (const [n, e] of executions.entries()) {
           retryIntervalOverrides: { Plan: 1, CheckItem: 1, Merge: 1 },
           taskResourceLocalHandlers: {
             Plan: (input: unknown) => handler(input),
-            ReadItems: async ({ Key }: { Key: string }) => {
+            [READ_ITEMS]: async ({ Key }: { Key: string }) => {
               const items = JSON.parse(new TextDecoder().decode(await objects.get(Key))) as { id: string }[];
               failing = e.failItem === 'last' ? items.at(-1)?.id : e.failItem;
               return items;

@@ -5,35 +5,20 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERIFY_JOB_MAP_RESULTS_PREFIX } from '../../infra/constructs/verifyJob.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
-import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { readLastFullVerify } from '../../lib/verify/mergeVerifyJob.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import { type VerifyJobResult, verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
-import { runAndDigest } from '../digest/proofKit.ts';
+import { historyKeys, startSignedArchive } from '../digest/proofKit.ts';
 import { LAMBDA_NODE, RUN_TS } from '../parquet/lambdaNode.ts';
-import { SMALL_DATASET, startWorld, type World } from '../support/engineKit.ts';
+import type { World } from '../support/engineKit.ts';
+import { synthesizedDefinition } from './localStateMachine.ts';
 import { synthApp } from './testApp.ts';
 
 const { stack, template } = synthApp();
 const machineId = stack.getLogicalId(stack.verifyJob.stateMachine.node.defaultChild as never);
 
-/** The verify job's definition as synthesized, its references resolved to stand-in names. */
-function definition(): { States: Record<string, Record<string, unknown>> } {
-  const body = template.toJSON().Resources[machineId].Properties.DefinitionString as {
-    'Fn::Join': [string, unknown[]];
-  };
-  const text = body['Fn::Join'][1]
-    .map((part) => {
-      if (typeof part === 'string') return part;
-      const p = part as { 'Fn::GetAtt'?: [string, string]; Ref?: string };
-      if (p['Fn::GetAtt']) return `arn:aws:lambda:us-east-1:000000000000:function:${p['Fn::GetAtt'][0]}`;
-      if (p.Ref === 'AWS::Partition') return 'aws';
-      return String(p.Ref);
-    })
-    .join('');
-  return JSON.parse(text);
-}
+const definition = () => synthesizedDefinition(template, machineId);
 
 interface Execution {
   output?: { result: Omit<VerifyJobResult, 'failures'> & { failures: number } };
@@ -47,13 +32,6 @@ let dirs: { clean: string; tampered: string; resumed: string };
 let runs: Execution[];
 let changed: string;
 let planted: string;
-
-async function historyKeys(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const part of (await readdir(join(dir, 'history'))).sort())
-    for (const f of (await readdir(join(dir, 'history', part))).sort()) out.push(`history/${part}/${f}`);
-  return out;
-}
 
 /** Runs executions in order under the Lambda's Node (aws-local-stepfunctions needs Node >= 22). */
 async function runExecutions(
@@ -75,12 +53,8 @@ async function runExecutions(
 }
 
 beforeAll(async () => {
-  world = await startWorld({ dataset: { ...SMALL_DATASET, lateRate: 0 } });
-  const archiveDir = join(world.dir, 'archive');
-  const signer = (await loadLocalKeys(localKeysDir(archiveDir))).signer;
-  await runAndDigest(world, signer);
-  world.clock.advance(36 * 3_600_000);
-  await runAndDigest(world, signer);
+  let archiveDir: string;
+  ({ world, dir: archiveDir } = await startSignedArchive());
   scratch = await mkdtemp(join(tmpdir(), 'ta-verify-job-'));
   dirs = {
     clean: join(scratch, 'clean'),

@@ -103,7 +103,7 @@ describe('docs/integrity.md on the full verify job', () => {
   it('names where results go and what status prints, as the code does', () => {
     expect(DOC).toContain(`\`${verifyJobKeys.result('<jobId>')}\``);
     expect(DOC).toContain(`\`${archiveKeys.lastFullVerify}\``);
-    expect(DOC).toContain('`status` shows it ("last full verify job: …")');
+    expect(DOC).toContain('`status` and the HTML report show it ("last full verify job: …")');
     expect(STATUS).toContain('last full verify job: $' + '{describeFullVerify(');
     expect(describeFullVerify(undefined)).toContain('FullVerifyCommand');
   });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,6 @@ import { ManualClock } from '../../lib/clock/clock.ts';
 import { toDay } from '../../lib/clock/day.ts';
 import { digestKeys } from '../../lib/digest/digestKeys.ts';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
-import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
 import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
 import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
 import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
@@ -15,8 +14,8 @@ import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
-import { runAndDigest } from '../digest/proofKit.ts';
-import { SMALL_DATASET, startWorld, TEST_TOKEN_KEY, type World } from '../support/engineKit.ts';
+import { historyKeys, startSignedArchive } from '../digest/proofKit.ts';
+import { TEST_TOKEN_KEY, type World } from '../support/engineKit.ts';
 
 let world: World;
 let signer: DigestSigner;
@@ -24,14 +23,8 @@ let archiveDir: string;
 let scratch: string;
 
 beforeAll(async () => {
-  world = await startWorld({ dataset: { ...SMALL_DATASET, lateRate: 0 } });
-  archiveDir = join(world.dir, 'archive');
-  signer = (await loadLocalKeys(localKeysDir(archiveDir))).signer;
-  await runAndDigest(world, signer);
-  world.clock.advance(36 * 3_600_000);
-  await runAndDigest(world, signer);
-  world.clock.advance(3_600_000);
-  await runAndDigest(world, signer); // adds little or nothing: still a digest
+  // The third run adds little or nothing: still a digest.
+  ({ world, signer, dir: archiveDir } = await startSignedArchive(3));
   scratch = await mkdtemp(join(tmpdir(), 'ta-verify-test-'));
 });
 afterAll(async () => {
@@ -53,14 +46,6 @@ async function tampered(
   );
 }
 
-async function historyFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const part of (await readdir(join(dir, 'history'))).sort()) {
-    for (const f of (await readdir(join(dir, 'history', part))).sort()) out.push(`history/${part}/${f}`);
-  }
-  return out;
-}
-
 describe('verifyArchive', () => {
   it('passes an intact archive read-only, without state: chain, signatures, hashes, rows, listing, no doubles', async () => {
     const result = await tampered(async () => {});
@@ -68,14 +53,14 @@ describe('verifyArchive', () => {
     expect(result.ok).toBe(true);
     expect(result.digests).toBe(3);
     expect(result.lastDigestAt).toBe(world.clock.now().toISOString());
-    expect(result.files).toBe((await historyFiles(archiveDir)).length);
+    expect(result.files).toBe((await historyKeys(archiveDir)).length);
     expect(result.records).toBe(result.rows);
   });
 
   it('fails, naming the file, on a changed value with the same row count', async () => {
     let key = '';
     const result = await tampered(async (dir) => {
-      key = (await historyFiles(dir))[3] as string;
+      key = (await historyKeys(dir))[3] as string;
       const rows = (await readHistoryRows(await readFile(join(dir, key)))) as unknown as ArchiveRow[];
       (rows[0] as ArchiveRow).user_email = 'someone-else@example.com';
       const out = join(dir, 'rewritten.parquet');
@@ -92,7 +77,7 @@ describe('verifyArchive', () => {
     let key = '';
     const later = new Date(world.clock.now().getTime() + 90 * 86_400_000);
     const result = await tampered(async (dir) => {
-      key = (await historyFiles(dir))[0] as string;
+      key = (await historyKeys(dir))[0] as string;
       await rm(join(dir, key));
     }, later);
     expect(key.slice('history/dt='.length, 'history/dt='.length + 10) < toDay(later)).toBe(true);
@@ -103,7 +88,7 @@ describe('verifyArchive', () => {
   it('fails, naming the copy, on an extra copy of a file', async () => {
     let copy = '';
     const result = await tampered(async (dir) => {
-      const key = (await historyFiles(dir))[5] as string;
+      const key = (await historyKeys(dir))[5] as string;
       copy = key.replace(/\.parquet$/, '-copy.parquet');
       await cp(join(dir, key), join(dir, copy));
     });
@@ -116,7 +101,7 @@ describe('verifyArchive', () => {
   it('reports a foreign file whose record_ids are not archiver ids, and checks the rest', async () => {
     let foreign = '';
     const result = await tampered(async (dir) => {
-      const key = (await historyFiles(dir))[2] as string;
+      const key = (await historyKeys(dir))[2] as string;
       const rows = (await readHistoryRows(await readFile(join(dir, key)))) as unknown as ArchiveRow[];
       foreign = key.replace(/[^/]+\.parquet$/, 'foreign.parquet');
       await writeHistoryParquet(
@@ -137,7 +122,7 @@ describe('verifyArchive', () => {
   it('reads data files by ranges of at most 1 MiB, never whole, and still finds a double in a big file', async () => {
     const dir = await mkdtemp(join(scratch, 'ranges-'));
     await cp(archiveDir, dir, { recursive: true });
-    const key = (await historyFiles(dir))[1] as string;
+    const key = (await historyKeys(dir))[1] as string;
     const [first] = (await readHistoryRows(await readFile(join(dir, key)))) as unknown as ArchiveRow[];
     const big = key.replace(/[^/]+\.parquet$/, 'big.parquet');
     const hex = (i: number) => createHash('md5').update(String(i)).digest('hex');

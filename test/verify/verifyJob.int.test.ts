@@ -1,31 +1,30 @@
-import { cp, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../lib/clock/clock.ts';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
-import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
+import { buildReportModel } from '../../lib/report/buildReportModel.ts';
+import { esc } from '../../lib/report/html.ts';
+import { renderReport } from '../../lib/report/renderReport.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import { describeFullVerify } from '../../lib/verify/describeVerified.ts';
+import { describeFullVerify, describeVerified } from '../../lib/verify/describeVerified.ts';
 import { mergeVerifyJob, readLastFullVerify } from '../../lib/verify/mergeVerifyJob.ts';
 import { planVerifyJob } from '../../lib/verify/planVerifyJob.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import { verifyJobCost } from '../../lib/verify/verifyJobCost.ts';
 import { verifyJobItem } from '../../lib/verify/verifyJobItem.ts';
 import { type VerifyJobItem, verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
-import { runAndDigest } from '../digest/proofKit.ts';
+import { verifyWeekly } from '../../lib/verify/verifyWeekly.ts';
+import { runAndDigest, startSignedArchive } from '../digest/proofKit.ts';
 import { countingObjectStore } from '../support/countingObjectStore.ts';
-import { SMALL_DATASET, startWorld, type World } from '../support/engineKit.ts';
+import type { World } from '../support/engineKit.ts';
 
 let world: World;
 let signer: DigestSigner;
 let archiveDir: string;
 
 beforeAll(async () => {
-  world = await startWorld({ dataset: { ...SMALL_DATASET, lateRate: 0 } });
-  archiveDir = join(world.dir, 'archive');
-  signer = (await loadLocalKeys(localKeysDir(archiveDir))).signer;
-  await runAndDigest(world, signer);
-  world.clock.advance(36 * 3_600_000);
-  await runAndDigest(world, signer);
+  ({ world, signer, dir: archiveDir } = await startSignedArchive());
 }, 300_000);
 afterAll(async () => {
   await world?.close();
@@ -123,6 +122,40 @@ describe('a verify job, step by step over a real archive', () => {
     // The chain checked is the planned one: its head is still in the chain, which only grew.
     const stored = await objects.get(verifyJobKeys.result('during-a-run'));
     expect(JSON.parse(new TextDecoder().decode(stored))).toEqual(result);
+  });
+
+  it('counts as the last full check: the next weekly verify records its time, and the report shows it', async () => {
+    const dir = await mkdtemp(join(world.dir, 'weekly-copy-'));
+    await cp(archiveDir, dir, { recursive: true });
+    await rm(join(dir, 'reports'), { recursive: true, force: true });
+    const objects = createFileObjectStore(dir);
+    const clock = new ManualClock(world.clock.now());
+    const first = await verifyWeekly({ objects, clock }, { windowDays: 60 });
+    expect(first.weekly.mode).toBe('full');
+    const firstFullAt = first.weekly.progress.fullAt;
+    expect(firstFullAt).toBe(clock.now().toISOString());
+    const noJob = await buildReportModel({ objects, clock, windowDays: 60 });
+    expect(renderReport(noJob)).toContain('<span data-figure="fullVerifyJob">none');
+
+    clock.advance(2 * 86_400_000);
+    const plan = await planVerifyJob({ objects, clock }, 'audit');
+    for (const item of await itemsOf(objects, plan.itemsKey))
+      await verifyJobItem({ objects, clock }, plan, item);
+    const job = await mergeVerifyJob({ objects, clock }, 'audit');
+    expect(job.checkedAt).toBe(clock.now().toISOString());
+
+    clock.advance(5 * 86_400_000);
+    const next = await verifyWeekly({ objects, clock }, { windowDays: 60, progress: first.weekly.progress });
+    expect(next.weekly.mode).toBe('incremental');
+    expect(next.weekly.progress.fullAt).toBe(job.checkedAt);
+    expect(describeVerified(next.weekly.progress)).toContain(`last full check ${job.checkedAt}`);
+    // A later full check is not moved back by the older job.
+    const later = { ...next.weekly.progress, fullAt: clock.now().toISOString() };
+    const after = await verifyWeekly({ objects, clock }, { windowDays: 60, progress: later });
+    expect(after.weekly.progress.fullAt).toBe(later.fullAt);
+
+    const html = renderReport(await buildReportModel({ objects, clock, windowDays: 60 }));
+    expect(html).toContain(`<span data-figure="fullVerifyJob">${esc(describeFullVerify(job))}</span>`);
   });
 
   it('names a changed digest as verify does: the chain item runs the chain checks', async () => {
