@@ -1,5 +1,4 @@
 import type { Day } from '../clock/day.ts';
-import { mapLimit } from '../concurrency/mapLimit.ts';
 import { IdSet, presizedFor } from '../ids/idSet.ts';
 import type { KeyedRecord } from '../records/keyedRecord.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
@@ -158,15 +157,12 @@ export class WalkIdParts {
   }
 }
 
-/** Parts of a walk's ids read at once. */
-const PARTS_IN_FLIGHT = 8;
-
 /**
  * The ids earlier cut walks of `day` saved (part 0 and `parts` parts after it), or undefined when there
- * are none (or one cannot be read). The parts are read a few at a time (a day cut on several runs has a
- * part for each of their commits), beside the walk's fetching. `expected`: the day's rows as its totals
- * said, so the set (which the resumed walk goes on filling) is made once for the day, not grown while it
- * is read and again while the walk adds to it.
+ * are none (or one cannot be read). The parts are read one after the other, beside the walk's fetching
+ * (what a run has asked the store for when it sends its first request does not grow with the day's
+ * parts). `expected`: the day's rows as its totals said, so the set (which the resumed walk goes on
+ * filling) is made once for the day, not grown while it is read and again while the walk adds to it.
  */
 export async function loadWalkIds(
   objects: ObjectStore,
@@ -175,16 +171,14 @@ export async function loadWalkIds(
   expected = 0,
 ): Promise<IdSet | undefined> {
   const ids = new IdSet(presizedFor(expected));
-  let readable = true;
-  await mapLimit(
-    Array.from({ length: parts + 1 }, (_, part) => walkIdsKey(day, part)),
-    PARTS_IN_FLIGHT,
-    async (key) => {
-      if (!readable) return;
-      const bytes = await objects.get(key);
-      if (bytes === undefined) readable = false;
-      else await addIdLines(bytes, ids).catch(() => (readable = false));
-    },
-  );
-  return readable ? ids : undefined;
+  for (let part = 0; part <= parts; part++) {
+    const bytes = await objects.get(walkIdsKey(day, part));
+    if (bytes === undefined) return undefined;
+    try {
+      await addIdLines(bytes, ids);
+    } catch {
+      return undefined;
+    }
+  }
+  return ids;
 }

@@ -191,27 +191,4 @@ describe('WalkIdParts', () => {
     // Without the day's size, the same read makes a set for what it read, which grows as the walk adds.
     expect((await loadWalkIds(objects, day, 0))?.byteLength).toBeLessThan(made);
   });
-
-  it('reads the parts of the earlier ids several at a time', async () => {
-    const objects = new MemoryObjectStore();
-    const sink = new CarriedRows(inner());
-    const parts = new WalkIdParts(objects, day, sink, undefined);
-    for (let n = 0; n < 5; n++) {
-      sink.add(record(n));
-      await parts.save(true);
-    }
-    expect(parts.parts).toBe(4);
-    let reading = 0;
-    let mostAtOnce = 0;
-    const counted = Object.create(objects) as MemoryObjectStore;
-    counted.get = async (key) => {
-      mostAtOnce = Math.max(mostAtOnce, ++reading);
-      // A turn of the event loop, as a real read takes: reads started together overlap here.
-      await new Promise((resolve) => setImmediate(resolve));
-      reading--;
-      return objects.get(key);
-    };
-    expect(idsOf((await loadWalkIds(counted, day, parts.parts)) as IdSet)).toEqual([0, 1, 2, 3, 4].map(id));
-    expect(mostAtOnce).toBeGreaterThan(1);
-  });
 });
