@@ -223,6 +223,15 @@ export class ArchiveFunction extends Construct {
     );
     role.addToPolicy(
       new PolicyStatement({
+        sid: 'ReadLastFullVerify',
+        effect: Effect.ALLOW,
+        // The last full verify job's result: the weekly verify records its time, and the report shows it.
+        actions: ['s3:GetObject'],
+        resources: [bucket.arnForObjects(archiveKeys.lastFullVerify)],
+      }),
+    );
+    role.addToPolicy(
+      new PolicyStatement({
         sid: 'StagingReadWriteDelete',
         effect: Effect.ALLOW,
         actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
