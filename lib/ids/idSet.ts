@@ -77,6 +77,14 @@ export class IdSet {
     return true;
   }
 
+  /**
+   * Adds the id written as 32 hex characters (ASCII bytes) at `at` in `bytes`: a file of ids is read without
+   * a string per id. True when it was not there before; `INTERNAL` when the 32 bytes are not hex.
+   */
+  addHex(bytes: Uint8Array, at: number): boolean {
+    return this.add(hexBytesToWords(bytes, at));
+  }
+
   /** Adds every id of `other` (word by word: no strings). */
   addAll(other: IdSet): void {
     other.#eachSlot((w, at) => {
@@ -137,6 +145,34 @@ export class IdSet {
         hex8(words[at + 2] as number) +
         hex8(words[at + 3] as number);
     }
+  }
+
+  /**
+   * The ids as the text of hex lines, in table order (`values()` joined by newlines: a newline between two
+   * ids, none after the last), `perChunk` ids a chunk, written from the words straight into bytes (no
+   * string per id). Every id the set held when the first chunk was asked for is in the text: the chunks
+   * read that table, which a growth meanwhile replaces but never changes (an id added meanwhile may be
+   * in it or not).
+   */
+  *hexLines(perChunk = 65_536): Generator<Uint8Array> {
+    const words = this.#words;
+    const used = this.#used;
+    const chunkBytes = (): number => Math.max(1, Math.min(this.#size, perChunk)) * HEX_LINE;
+    let out = new Uint8Array(chunkBytes());
+    let at = 0;
+    let first = true;
+    for (let slot = 0; slot < used.length; slot++) {
+      if (used[slot] === EMPTY) continue;
+      if (at + HEX_LINE > out.length) {
+        yield out.subarray(0, at);
+        out = new Uint8Array(chunkBytes());
+        at = 0;
+      }
+      if (!first) out[at++] = NEWLINE;
+      first = false;
+      at = writeHexWords(words, slot * 4, out, at);
+    }
+    if (at > 0) yield out.subarray(0, at);
   }
 
   [Symbol.iterator](): Generator<string> {
@@ -239,6 +275,40 @@ function toWords(id: string | Uint8Array | Uint32Array): Uint32Array {
       0;
   }
   return scratch;
+}
+
+/** Bytes of one hex line: 32 characters and the newline before the next. */
+const HEX_LINE = ID_BYTES * 2 + 1;
+const NEWLINE = 0x0a;
+/** The ASCII codes of `0-9a-f`. */
+const HEX_CHAR = new TextEncoder().encode('0123456789abcdef');
+
+/** Writes the 4 words at `from` as 32 lowercase hex characters at `at` in `out`; the offset after them. */
+function writeHexWords(words: Uint32Array, from: number, out: Uint8Array, at: number): number {
+  for (let i = from; i < from + 4; i++) {
+    const w = words[i] as number;
+    for (let shift = 28; shift >= 0; shift -= 4) out[at++] = HEX_CHAR[(w >>> shift) & 15] as number;
+  }
+  return at;
+}
+
+/** The 32 hex characters (ASCII bytes) at `at` in `bytes` as four big-endian words (the scratch quad). */
+function hexBytesToWords(bytes: Uint8Array, at: number): Uint32Array {
+  if (at < 0 || at + ID_BYTES * 2 > bytes.length) throw notAnId(latin1(bytes, at));
+  for (let i = 0; i < 4; i++) {
+    let word = 0;
+    for (let j = at + i * 8; j < at + i * 8 + 8; j++) {
+      const nibble = HEX_VALUE[bytes[j] as number] ?? 16;
+      if (nibble > 15) throw notAnId(latin1(bytes, at));
+      word = (word << 4) | nibble;
+    }
+    scratch[i] = word >>> 0;
+  }
+  return scratch;
+}
+
+function latin1(bytes: Uint8Array, at: number): string {
+  return String.fromCharCode(...bytes.subarray(Math.max(0, at), Math.max(0, at) + 40));
 }
 
 /** Nibble value of each char code below 128 (`0-9`, `a-f`, `A-F`); 16 marks anything else. */

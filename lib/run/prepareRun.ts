@@ -19,7 +19,7 @@ import { relieveHeap } from '../process/relieveHeap.ts';
 import { rebuildStateFromArchive } from '../recover/rebuildStateFromArchive.ts';
 import type { ArchiveMeta, ChainHead, DayState, Lease } from '../state/stateStore.ts';
 import { PrefetchedPages } from '../upstream/prefetchedPages.ts';
-import { firstPassPages } from '../walk/walkDay.ts';
+import { firstPassPages, resumedPassPages } from '../walk/walkDay.ts';
 import { establishMeta } from './establishMeta.ts';
 import { planRun, requestedDays } from './planRun.ts';
 import { preflight } from './preflight.ts';
@@ -236,9 +236,9 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
  * when that day is known without planning: the earliest of the days asked for, or, on an archive's first
  * run, the oldest day of the window (a first plan starts there). A steady run's first day comes from the
  * day states, which are read once, under the lease: nothing is sent ahead then (a second read of the
- * window's states would cost every run, quiet ones included, more than it saves). One day state is read
- * (a walk that resumes an earlier run's pass sends nothing ahead; the last scan's total decides page 1,
- * as in the walk: `firstPassPages`). When the plan under the lease starts with another day (state the
+ * window's states would cost every run, quiet ones included, more than it saves). One day state is read:
+ * a walk that resumes an earlier run's pass is sent its next pages at the pass's size
+ * (`resumedPassPages`); otherwise the last scan's total decides page 1, as in the walk (`firstPassPages`). When the plan under the lease starts with another day (state the
  * archive gave back), the pages are dropped: at most two requests. Never throws.
  */
 async function prefetchFirstDay(
@@ -251,7 +251,15 @@ async function prefetchFirstDay(
   if (first === undefined) return;
   try {
     const previous = await deps.state.getDay(first);
-    if (previous?.walk) return;
+    const resume = previous?.walk;
+    if (resume) {
+      const pages = resumedPassPages(resume, {
+        concurrency: options.pageConcurrency,
+        maxPagesPerDay: options.maxPagesPerDay,
+      });
+      for (const page of pages) ahead.prefetch(first, page, resume.size, signal ? { signal } : {});
+      return;
+    }
     const pages = firstPassPages({
       pageSize: options.pageSize,
       concurrency: options.pageConcurrency,

@@ -466,14 +466,33 @@ function morePagesLikely(
 
 /**
  * The pages a walk asks for before it has any answer (each at `pageSize`): page 0, and page 1 beside it
- * when the day likely holds more; none known ahead when the walk resumes an earlier run's pass. What a
- * run may ask for ahead of the walk (`PrefetchedPages`), so the walk finds them under way.
+ * when the day likely holds more; for a walk that resumes an earlier run's pass, see
+ * {@link resumedPassPages}. What a run may ask for ahead of the walk (`PrefetchedPages`), so the walk
+ * finds them under way.
  */
 export function firstPassPages(
   options: Pick<WalkOptions, 'concurrency' | 'expectedTotal' | 'pageSize' | 'resume'>,
 ): number[] {
   if (options.resume !== undefined && options.resume.nextPage > 0) return [];
   return morePagesLikely(1, 0, options) ? [0, 1] : [0];
+}
+
+/**
+ * The pages a walk that goes on with an earlier run's pass asks for first, each at the pass's echoed size
+ * (`resume.size`): its next `concurrency` planned pages from `nextPage`; past the planned pages, `nextPage`
+ * alone (the walk then goes one page at a time); none for a pass not begun (the walk begins it afresh)
+ * and none at or past `maxPagesPerDay`. Sent ahead of the walk (`PrefetchedPages`), they let a resumed
+ * run's first round trip hide under its preflight and lease, as a fresh walk's page 0 does.
+ */
+export function resumedPassPages(
+  resume: WalkProgress,
+  options: Pick<WalkOptions, 'concurrency' | 'maxPagesPerDay'>,
+): number[] {
+  const { nextPage, planned } = resume;
+  if (nextPage <= 0 || nextPage >= options.maxPagesPerDay) return [];
+  if (nextPage >= planned) return [nextPage];
+  const end = Math.min(planned, nextPage + Math.max(1, options.concurrency), options.maxPagesPerDay);
+  return Array.from({ length: end - nextPage }, (_, i) => nextPage + i);
 }
 
 function pageLimit(day: Day, pages: number, options: WalkOptions): ArchiverError {

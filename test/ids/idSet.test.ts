@@ -40,6 +40,45 @@ describe('IdSet', () => {
     );
   });
 
+  it('reads ids from hex bytes where they lie and writes its text from its words, in any chunk size', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(hexId, { maxLength: 120 }),
+        fc.integer({ min: 1, max: 9 }),
+        (ids, perChunk) => {
+          const text = Buffer.from(
+            `..${ids.map((id, i) => (i % 3 === 0 ? id.toUpperCase() : id)).join('\n')}`,
+          );
+          const set = new IdSet();
+          for (let i = 0; i < ids.length; i++) expect(set.addHex(text, 2 + i * 33)).toBe(true);
+          expect(set.size).toBe(ids.length);
+          if (ids.length > 0) expect(set.addHex(text, 2)).toBe(false);
+          const chunks = [...set.hexLines(perChunk)];
+          for (const chunk of chunks) expect(chunk.length).toBeLessThanOrEqual(perChunk * 33);
+          expect(Buffer.concat(chunks).toString('latin1')).toBe([...set.values()].join('\n'));
+          expect([...set.values()].sort()).toEqual([...ids].sort());
+        },
+      ),
+      { numRuns: 200 },
+    );
+    expect(() => new IdSet().addHex(Buffer.from('zz'.repeat(16)), 0)).toThrow(/32 hex characters/);
+    expect(() => new IdSet().addHex(Buffer.from('ab'.repeat(16)), 1)).toThrow(/32 hex characters/);
+  });
+
+  it('writes every id it held when its text began, though it grows while the chunks are taken', () => {
+    const ids = Array.from({ length: 500 }, (_, i) => createHash('md5').update(`held ${i}`).digest('hex'));
+    const set = new IdSet(500);
+    for (const id of ids) set.add(id);
+    const lines = set.hexLines(100);
+    const chunks = [lines.next().value as Uint8Array];
+    const before = set.byteLength;
+    for (let i = 0; i < 2_000; i++) set.add(createHash('md5').update(`later ${i}`).digest('hex'));
+    expect(set.byteLength).toBeGreaterThan(before);
+    for (const chunk of lines) chunks.push(chunk);
+    const written = new Set(Buffer.concat(chunks).toString('latin1').split('\n'));
+    for (const id of ids) expect(written.has(id)).toBe(true);
+  });
+
   it('holds a million ids in a few tens of MiB of typed arrays', () => {
     const set = new IdSet();
     const bytes = new Uint8Array(ID_BYTES);

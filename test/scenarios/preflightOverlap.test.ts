@@ -168,34 +168,46 @@ describe('the preflight of a run', () => {
     expect(summary.recordsNew).toBe(30);
   });
 
-  it('sends nothing ahead for a day whose walk goes on from an earlier run', async () => {
-    const api = new ScriptedUpstream({ clock, days: new Map([[day, dayOfRecords(day, 30)]]), seed: 1 });
-    const state = new MemoryStateStore();
-    const progress = {
-      passes: 1,
-      nextPage: 3,
-      size: 10,
-      planned: 5,
-      totals: [50],
-      observed: 0,
-      stalled: 0,
-      passStart: 0,
-      pages: 3,
-    };
-    await state.putDay({ ...blankDay(day), walk: progress });
-    let pagesBeforeLease: number | undefined;
-    const acquire = state.acquireLease.bind(state);
-    state.acquireLease = async (...args) => {
-      pagesBeforeLease ??= api.requests.filter((r) => r.day === day).length;
-      return acquire(...args);
-    };
-    const summary = await runArchive(
-      testDeps({ api, objects: new MemoryObjectStore(), state, clock }),
-      options,
-    );
-    expect(pagesBeforeLease).toBe(0);
-    expect(summary.recordsNew).toBe(30);
-  });
+  it.each([
+    ['within the planned pages: its next pages', 2, 5, ['2/10', '3/10']],
+    ['the last planned page: that page alone', 4, 5, ['4/10']],
+    ['past the planned pages: the next page alone (the walk goes one at a time)', 6, 5, ['6/10']],
+  ])(
+    'sends a resumed pass %s, at the pass size, before the lease; the walk takes them',
+    async (_what, nextPage, planned, ahead) => {
+      // 60 rows in pages of 10: the earlier run absorbed the pages before `nextPage` (their rows are its ids).
+      const rows = dayOfRecords(day, 60);
+      const api = new ScriptedUpstream({ clock, days: new Map([[day, rows]]), seed: 1, reshuffle: false });
+      const state = new MemoryStateStore();
+      const progress = {
+        passes: 1,
+        nextPage,
+        size: 10,
+        planned,
+        totals: [planned * 10],
+        observed: 0,
+        stalled: 0,
+        passStart: 0,
+        pages: nextPage,
+      };
+      await state.putDay({ ...blankDay(day), walk: progress });
+      let beforeLease: string[] | undefined;
+      const acquire = state.acquireLease.bind(state);
+      state.acquireLease = async (...args) => {
+        beforeLease ??= api.requests.filter((r) => r.day === day).map((r) => `${r.page}/${r.size}`);
+        return acquire(...args);
+      };
+      const summary = await runArchive(testDeps({ api, objects: new MemoryObjectStore(), state, clock }), {
+        ...options,
+        pageConcurrency: 2,
+      });
+      expect(beforeLease).toEqual(ahead);
+      // Each page sent ahead was taken by the walk: none of them was asked for again.
+      const asked = api.requests.filter((r) => r.day === day).map((r) => `${r.page}/${r.size}`);
+      for (const page of ahead) expect(asked.filter((a) => a === page)).toHaveLength(1);
+      expect(summary.recordsNew).toBe(60);
+    },
+  );
 
   it('sends nothing ahead in a steady run, and reads no day state before the lease', async () => {
     const today = toDay(clock.now());

@@ -68,26 +68,39 @@ describe('a resumed run', () => {
     cleanups.push(() => http.close());
     const latency = new LatencyClock(clock, LATENCY_MS, IN_FLIGHT);
     const timed = latency.api(http);
+    // What had been read at the run's first page request of the day (one the run sends ahead of its walk,
+    // beside its preflight), and at the first one the walk sends itself (after the `IN_FLIGHT` sent ahead).
     let snapshot: AtFirstRequest | undefined;
+    let atWalk: AtFirstRequest | undefined;
+    let dayRequests = 0;
     const api: UpstreamApi = {
       listActive: (o) => timed.listActive(o),
       historyPage: (from, to, page, size, o) => {
-        if (from === day && snapshot === undefined) {
-          snapshot = {
+        if (from === day && size !== 1) {
+          const now = {
             objectBytes: store.counts.bytesRead,
             objectCalls: { ...store.counts.byMethod },
             stateCalls: { ...state.counts.byMethod },
           };
+          snapshot ??= now;
+          if (++dayRequests === IN_FLIGHT + 1) atWalk = now;
         }
         return timed.historyPage(from, to, page, size, o);
       },
     };
-    const runs: { at: AtFirstRequest | undefined; staged: number; idsBytes: number }[] = [];
+    const runs: {
+      at: AtFirstRequest | undefined;
+      atWalk: AtFirstRequest | undefined;
+      staged: number;
+      idsBytes: number;
+    }[] = [];
     for (let n = 0; n < 14 && !(await local.state.getDay(day))?.complete; n++) {
       clock.set(new Date(Date.parse(start) + n * 6 * 3_600_000));
       store.reset();
       state.reset();
       snapshot = undefined;
+      atWalk = undefined;
+      dayRequests = 0;
       const summary = await runArchive(testDeps({ api, objects: store.objects, state: state.state, clock }), {
         ...TEST_OPTIONS,
         pageSize: CAP,
@@ -100,7 +113,7 @@ describe('a resumed run', () => {
       let idsBytes = 0;
       for (let part = 0; part <= ((await local.state.getDay(day))?.walk?.idParts ?? 0); part++)
         idsBytes += (await store.objects.head(walkIdsKey(day, part)))?.size ?? 0;
-      runs.push({ at: snapshot, staged: d?.distinctSeen ?? 0, idsBytes });
+      runs.push({ at: snapshot, atWalk, staged: d?.distinctSeen ?? 0, idsBytes });
     }
     expect(runs.length).toBeGreaterThan(7);
     expect(await local.state.getDay(day)).toMatchObject({ complete: true });
@@ -118,8 +131,10 @@ describe('a resumed run', () => {
     // ...yet had read the same, call for call and byte for byte, when it asked for its first page.
     expect(seventh?.at).toBeDefined();
     expect(seventh?.at).toEqual(third?.at);
-    // The partition's archived ids are among what it asked for by then: read beside the walk's own ids,
-    // not after them.
-    expect(seventh?.at?.stateCalls.getPartition ?? 0).toBeGreaterThan(0);
+    // Its first pages went out before the day's partition was looked at (beside the preflight)...
+    expect(seventh?.at?.stateCalls.getPartition ?? 0).toBe(0);
+    // ...and the partition's archived ids were asked for by the walk's own first request: read beside the
+    // walk's own ids, not after them.
+    expect(seventh?.atWalk?.stateCalls.getPartition ?? 0).toBeGreaterThan(0);
   });
 });
