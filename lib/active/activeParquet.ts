@@ -1,6 +1,5 @@
 import { writeFile } from 'node:fs/promises';
 import { type AsyncBuffer, parquetReadObjects } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import { ArchiverError } from '../errors/archiverError.ts';
 import {
@@ -8,6 +7,7 @@ import {
   type ParquetCompression,
   parquetCompressors,
 } from '../parquet/parquetCompression.ts';
+import { READ_COMPRESSORS } from '../parquet/readCompressors.ts';
 import type { ActiveRow } from './activeRow.ts';
 import { ACTIVE_BIGINT_COLUMNS, ACTIVE_COLUMN_NAMES, ACTIVE_PARQUET_SCHEMA } from './activeSchema.ts';
 
@@ -65,7 +65,7 @@ export async function writeActiveParquet(
 
 /** Every row of an `active/` file as `ActiveRow` (INT64 ids back to numbers). */
 export async function readActiveRows(bytes: Uint8Array): Promise<ActiveRow[]> {
-  const rows = await parquetReadObjects({ file: asyncBuffer(bytes), compressors });
+  const rows = await parquetReadObjects({ file: asyncBuffer(bytes), compressors: READ_COMPRESSORS });
   return rows.map(
     (raw) =>
       ({ ...raw, user_id: Number(raw.user_id), token_id: Number(raw.token_id) }) as unknown as ActiveRow,

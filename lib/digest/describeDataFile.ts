@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type FileMetaData, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
 import { dataKeyInfo } from '../commit/archiveKeys.ts';
+import { READ_COMPRESSORS as compressors } from '../parquet/readCompressors.ts';
 import { sourceAsyncBuffer } from '../parquet/readHistoryParquet.ts';
 import { type ByteSource, toSource } from '../store/byteSource.ts';
 import type { DigestFile } from './digestSchema.ts';

@@ -1,7 +1,7 @@
 import type { StreamingDatasetWriter } from '../commit/partitionCommitter.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { HistoryParquetFile, type ParquetEncoder } from './historyParquetFile.ts';
-import { readHistoryFileRows, readStringColumn } from './readHistoryParquet.ts';
+import { addHexIdColumn, readHistoryFileRows, readStringColumn } from './readHistoryParquet.ts';
 import { writeHistoryParquet } from './writeHistoryParquet.ts';
 
 /** `history/`: archive rows, deduped by `record_id`; files can be written row by row during a walk. */
@@ -14,6 +14,7 @@ export function historyWriter(
     write: (rows, localPath) => writeHistoryParquet(rows, localPath, { rowGroupSize }),
     create: (localPath) => HistoryParquetFile.create(localPath, { rowGroupSize, encoder }),
     readIds: (bytes) => readStringColumn(bytes, 'record_id'),
+    addIds: (source, into) => addHexIdColumn(source, 'record_id', into),
     idOf: (row) => row.record_id,
     readRows: readHistoryFileRows,
   };

@@ -1,7 +1,9 @@
-import { type AsyncBuffer, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
+import { type AsyncBuffer, parquetMetadataAsync, parquetRead, parquetReadObjects } from 'hyparquet';
+import { ArchiverError } from '../errors/archiverError.ts';
+import type { IdSet } from '../ids/idSet.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { type ByteSource, localFileSource, toSource } from '../store/byteSource.ts';
+import { READ_COMPRESSORS as compressors } from './readCompressors.ts';
 
 /**
  * The `record_id` column of an archive file, in file order: what dedupe needs from files already
@@ -47,6 +49,54 @@ export async function* readStringColumn(
 ): AsyncGenerator<string> {
   for await (const rows of readRowGroups(source, [column])) {
     for (const row of rows) yield String(row[column]);
+  }
+}
+
+/** Byte arrays kept as the bytes they are: a column of ids is read without a string per value. */
+const RAW_STRINGS = { stringFromBytes: (bytes: Uint8Array) => bytes } as const;
+
+/**
+ * Adds the ids of a column of 32-hex-character ids (`record_id`) to `into`, one row group at a time, each
+ * value parsed from the bytes it is stored as (`IdSet.addHex`), never made a string: what the exactly-once
+ * check reads from every file a partition holds. The same set as `readStringColumn` gives (a test holds
+ * them equal); a value that is not an id fails (`INTERNAL`).
+ */
+export async function addHexIdColumn(
+  source: ByteSource | Uint8Array,
+  column: string,
+  into: IdSet,
+): Promise<void> {
+  const file = sourceAsyncBuffer(toSource(source));
+  const metadata = await parquetMetadataAsync(file);
+  const add = (value: unknown): void => {
+    if (value instanceof Uint8Array && value.length === 32) into.addHex(value, 0);
+    else if (typeof value === 'string') into.add(value);
+    else throw new ArchiverError('INTERNAL', `column ${column} holds a value that is not an id`);
+  };
+  let rowStart = 0;
+  // hyparquet does not pass on what `onChunk` throws (it would surface as an unhandled rejection): the
+  // first failure is kept and thrown once the row group is read.
+  let failure: unknown;
+  for (const group of metadata.row_groups) {
+    const rowEnd = rowStart + Number(group.num_rows);
+    await parquetRead({
+      file,
+      metadata,
+      rowStart,
+      rowEnd,
+      columns: [column],
+      compressors,
+      parsers: RAW_STRINGS,
+      onChunk: ({ columnData }) => {
+        try {
+          for (let i = 0; i < columnData.length; i++) add(columnData[i]);
+        } catch (error) {
+          failure ??= error;
+        }
+      },
+    });
+    if (failure !== undefined) throw failure;
+    rowStart = rowEnd;
   }
 }
 
