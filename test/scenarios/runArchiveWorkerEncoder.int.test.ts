@@ -154,18 +154,36 @@ describe('runArchive with PARQUET_ENCODER=worker (and inline, where the deadline
       // The next run starts with no worker in the process, as a scheduled run does.
       await runningParquetWorker()?.terminate();
       resumed = true;
+      // The run sends the resumed pass's next pages ahead, beside its preflight and before its lease (see
+      // preflightOverlap); the walk's own first request is the day's first one under the lease.
+      let leased = false;
+      let pagesAhead = 0;
       const resumedApi = new Proxy(api, {
         get(target, prop, receiver) {
           if (prop !== 'historyPage') return Reflect.get(target, prop, receiver);
           return (...args: Parameters<typeof target.historyPage>) => {
-            if (args[0] === day) workerAtFirstPage ??= runningParquetWorker()?.alive ?? false;
+            if (args[0] === day && !leased) pagesAhead++;
+            if (args[0] === day && leased) workerAtFirstPage ??= runningParquetWorker()?.alive ?? false;
             return target.historyPage(...args);
           };
         },
       });
-      const rest = await runArchive({ ...w.deps(), api: resumedApi }, { ...options, budget: budget() });
+      const deps = w.deps();
+      const state = new Proxy(deps.state, {
+        get(target, prop, receiver) {
+          if (prop !== 'acquireLease') return Reflect.get(target, prop, receiver);
+          return async (...args: Parameters<typeof target.acquireLease>) => {
+            const lease = await target.acquireLease(...args);
+            leased = true;
+            return lease;
+          };
+        },
+      });
+      const rest = await runArchive({ ...deps, state, api: resumedApi }, { ...options, budget: budget() });
       expect(rest.days[0]?.resumedAt).toBeDefined();
       expect(workerAtFirstPage).toBe(encoder === 'worker');
+      // ...and its first pages had gone out before it, beside the preflight.
+      expect(pagesAhead).toBeGreaterThan(0);
       expect(rest.failedDays).toEqual([]);
       const expected = new Set(w.emulator.truth(day).map((r) => recordId(r, TEST_TOKEN_KEY)));
       const archive = await archivedIds(w.objects);
