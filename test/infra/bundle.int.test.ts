@@ -732,6 +732,14 @@ describe('the CDK-bundled handler', () => {
   });
 
   it('the fan-out function, bundled as deployed: plan, every item of the plan walked, finish', async () => {
+    // Every day of the window more than one page (150-250 sessions, pages of at most 100), whatever the
+    // date: the shared emulator has one heavy day in 14, so whether its window holds a day the plan splits
+    // into ranges would depend on the day the suite runs.
+    const paged = await startEmulator({
+      seed: 13,
+      maxPageSize: 100,
+      dataset: { quietDayRate: 0, normalMin: 150, normalMax: 250, heavyMin: 150, heavyMax: 250 },
+    });
     const store = await startS3rver('lambda-fanout');
     try {
       const table = `${dynamo.table}-fanout`;
@@ -740,6 +748,7 @@ describe('the CDK-bundled handler', () => {
         ARCHIVE_DEST: `s3://${store.bucket}/`,
         ARCHIVE_STATE: `dynamodb://${table}`,
         AWS_ENDPOINT_URL_S3: store.endpoint,
+        TUNNEL_API_BASE_URL: paged.url,
         WINDOW_DAYS: '3',
       };
       // The steps as the state machine runs them: a plan, the map's items (ItemReader reads them from
@@ -784,7 +793,7 @@ describe('the CDK-bundled handler', () => {
       for (const step of [planned, walked, finished]) expect(step.calls.length).toBeGreaterThan(0);
       expect(finished.calls.map((c) => c.command)).toContain('SignCommand');
     } finally {
-      await store.close();
+      await Promise.allSettled([paged.close(), store.close()]);
     }
   }, 240_000);
 
