@@ -27,6 +27,7 @@ import { CALL_LOG_ENV, type RecordedCall } from '../../functions/shared/awsClien
 import { BUILTINS_BY_REQUIRE, LAMBDA_NODE_MAJOR } from '../../infra/constructs/archiveFunction.ts';
 import { readActiveRows } from '../../lib/active/activeParquet.ts';
 import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
+import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
 import {
   EMULATOR_FREE_KEY,
   EMULATOR_PAID_KEY,
@@ -145,6 +146,12 @@ async function deniedCalls(fn: StackFunction, env: Record<string, string>, calls
   return refusals(policies, fn.id, roleId, accesses);
 }
 
+/** The emulator most tests share (real time); a test that needs its sessions held still freezes a copy. */
+const SHARED_EMULATOR = {
+  seed: 11,
+  maxPageSize: 100,
+  dataset: { normalMin: 5, normalMax: 40, heavyMin: 150, heavyMax: 250 },
+};
 let emulator: EmulatorHandle;
 let s3: S3rverHandle;
 let dynamo: DynaliteHandle;
@@ -152,11 +159,7 @@ let secrets: SecretsStubHandle;
 let kms: KmsStubHandle;
 
 beforeAll(async () => {
-  emulator = await startEmulator({
-    seed: 11,
-    maxPageSize: 100,
-    dataset: { normalMin: 5, normalMax: 40, heavyMin: 150, heavyMax: 250 },
-  });
+  emulator = await startEmulator(SHARED_EMULATOR);
   s3 = await startS3rver('lambda-archive');
   dynamo = await startDynalite();
   secrets = await startSecretsStub({
@@ -352,11 +355,17 @@ describe('the CDK-bundled handler', () => {
   it('archives the window to S3 with state in DynamoDB and the key from Secrets Manager, exactly once', async () => {
     const before = new Date();
     const today = toDay(before);
-    const window = dayRange(addDays(today, -59), today);
     // Only this container's reads count: every earlier invocation was a cold start of its own.
     const earlierSecretReads = secrets.requests.length;
     const { results, stdout } = await invokeBundle([{}, { backfillDays: [addDays(today, -1)] }]);
     const after = new Date();
+    // The handler takes its window from its own clock, so a UTC midnight during the runs moves it by a
+    // day: what it must archive is what both windows hold, and what it may is what either one held.
+    const windowOf = (at: Date) => dayRange(addDays(toDay(at), -59), toDay(at));
+    const afterWindow = new Set(windowOf(after));
+    const both = windowOf(before).filter((d) => afterWindow.has(d));
+    const lastInWindow = new Date(Date.parse(`${toDay(after)}T00:00:00Z`) - 1);
+    const dropped = windowOf(before).filter((d) => !afterWindow.has(d));
 
     expect(
       results.map((r) => r.ok),
@@ -369,10 +378,10 @@ describe('the CDK-bundled handler', () => {
     // Exactly once: no id twice, nothing that did not exist, everything that existed when the run began.
     const ids = await archivedIds();
     expect(new Set(ids).size).toBe(ids.length);
-    const upper = truthIds(window, after);
+    const upper = new Set([...truthIds([...afterWindow], after), ...truthIds(dropped, lastInWindow)]);
     expect(ids.filter((id) => !upper.has(id))).toEqual([]);
     const archived = new Set(ids);
-    expect([...truthIds(window, before)].filter((id) => !archived.has(id))).toEqual([]);
+    expect([...truthIds(both, before)].filter((id) => !archived.has(id))).toEqual([]);
     expect(ids.length).toBeGreaterThan(100);
     // The Lambda's Node has node:zlib zstd, so every archive file is ZSTD.
     expect([...codecs]).toEqual(['ZSTD']);
@@ -535,6 +544,9 @@ describe('the CDK-bundled handler', () => {
 
   it('the snapshot function, bundled as deployed: two scheduled invocations on Node 24 write live rows to active/ once', async () => {
     expect(snapshotBundle).not.toBe(bundle);
+    // The active list held still: a tunnel that ended or opened between the snapshots and the check
+    // below would fail it on a busy day (the shared emulator's sessions come and go in real time).
+    const frozen = await startEmulator({ ...SHARED_EMULATOR, clock: fixedClock(new Date()) });
     const store = await startS3rver('lambda-snapshot');
     try {
       const table = `${dynamo.table}-snapshot`;
@@ -545,6 +557,7 @@ describe('the CDK-bundled handler', () => {
           ARCHIVE_DEST: `s3://${store.bucket}/`,
           ARCHIVE_STATE: `dynamodb://${table}`,
           AWS_ENDPOINT_URL_S3: store.endpoint,
+          TUNNEL_API_BASE_URL: frozen.url,
           SNAPSHOT_INTERVAL_MINUTES: '5',
           // Each snapshot commits what it derived (deployed, rows are held up to an hour: #18).
           SNAPSHOT_COMMIT_MINUTES: '0',
@@ -578,7 +591,7 @@ describe('the CDK-bundled handler', () => {
       }
       // Keyed like history: the same secret, the same derivation, so active and history HMACs join.
       const key = tokenKeyFromSecret('k'.repeat(64), TOKEN_KEY_SECRET_ID);
-      const expected = new Set(emulator.active().map((a) => tokenHmac(key, a.virtualToken)));
+      const expected = new Set(frozen.active().map((a) => tokenHmac(key, a.virtualToken)));
       expect(hmacs.size).toBeGreaterThan(0);
       for (const h of hmacs) expect(expected.has(h), h).toBe(true);
       const derived = [first, second].reduce(
@@ -588,11 +601,13 @@ describe('the CDK-bundled handler', () => {
       expect(rows).toHaveLength(derived);
       expect(new Set(rows).size).toBe(rows.length);
     } finally {
-      await store.close();
+      await Promise.allSettled([frozen.close(), store.close()]);
     }
   });
 
   it('the snapshot function with a findings topic: each live finding is published once, with its runbook', async () => {
+    // The same tunnels open at both snapshots: one opened between them would be a second new finding.
+    const frozen = await startEmulator({ ...SHARED_EMULATOR, clock: fixedClock(new Date()) });
     const store = await startS3rver('lambda-live');
     const sns = await startSnsStub();
     const events = await startEventBridgeStub();
@@ -600,7 +615,6 @@ describe('the CDK-bundled handler', () => {
       const table = `${dynamo.table}-live`;
       await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
       const topic = 'arn:aws:sns:us-east-1:000000000000:findings';
-      const before = Date.now();
       const { results, stdout } = await invokeBundle(
         [{ 'detail-type': 'Scheduled Event' }, { 'detail-type': 'Scheduled Event' }],
         {
@@ -609,6 +623,7 @@ describe('the CDK-bundled handler', () => {
           AWS_ENDPOINT_URL_S3: store.endpoint,
           AWS_ENDPOINT_URL_SNS: sns.endpoint,
           AWS_ENDPOINT_URL_EVENTBRIDGE: events.endpoint,
+          TUNNEL_API_BASE_URL: frozen.url,
           FINDINGS_TOPIC_ARN: topic,
           // Every open tunnel is past a limit of 0 hours: each one is a live finding.
           DETECTION_SETTINGS: JSON.stringify({ rules: { long_tunnel: { threshold: 0 } } }),
@@ -640,10 +655,9 @@ describe('the CDK-bundled handler', () => {
         new ListObjectsV2Command({ Bucket: store.bucket, Prefix: 'findings/' }),
       );
       expect((page.Contents ?? []).length).toBeGreaterThan(0);
-      // Every session open at some moment of the two snapshots (one may have ended since).
-      const sessions = new Set<string>();
-      for (let at = before; at <= Date.now(); at += 500)
-        for (const a of emulator.active(new Date(at))) sessions.add(a.id);
+      // Every session open at the snapshots' instant, each the subject of one message.
+      const sessions = new Set(frozen.active().map((a) => a.id));
+      expect(listed).toBe(sessions.size);
       for (const m of sns.published) {
         expect(m.topicArn).toBe(topic);
         expect(m.subject).toContain('Tunnel open longer than the limit');
@@ -653,8 +667,14 @@ describe('the CDK-bundled handler', () => {
           m.message,
         ).toBe(true);
       }
+      // And each open session is the subject of one of them.
+      for (const id of sessions)
+        expect(
+          sns.published.filter((m) => m.message.includes(id)),
+          id,
+        ).toHaveLength(1);
     } finally {
-      await Promise.allSettled([store.close(), sns.close(), events.close()]);
+      await Promise.allSettled([frozen.close(), store.close(), sns.close(), events.close()]);
     }
   });
 
