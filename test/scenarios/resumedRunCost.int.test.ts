@@ -38,7 +38,7 @@ interface AtFirstRequest {
 }
 
 describe('a resumed run', () => {
-  it("reads the same before its first page request on its 3rd run of a day as on its 7th: the earlier ids and the partition's are read beside the fetching", async () => {
+  it("reads none of the day's ids before its first page request, on its 3rd run of a day and on its 7th: the earlier ids and the partition's are read beside the fetching", async () => {
     const start = '2026-10-01T06:00:00.000Z';
     const clock = new ManualClock(start);
     const emulator = await startEmulator({
@@ -128,9 +128,13 @@ describe('a resumed run', () => {
     // The 7th run resumes the day with twice the rows staged of the 3rd, and more ids saved...
     expect(seventh?.staged ?? 0).toBeGreaterThan(1.5 * (third?.staged ?? 0));
     expect(seventh?.idsBytes ?? 0).toBeGreaterThan(1.5 * (third?.idsBytes ?? 0));
-    // ...yet had read the same, call for call and byte for byte, when it asked for its first page.
+    // ...yet had read no more when it asked for its first page: neither run had read any of the day's
+    // ids by then, only what a run reads whatever the day's size. (The reads sent beside that request race
+    // it, so on a busy machine one run may have read one small object more: a bound, not equality.)
     expect(seventh?.at).toBeDefined();
-    expect(seventh?.at).toEqual(third?.at);
+    const fixedReads = 16 * 1024;
+    expect(seventh?.idsBytes ?? 0).toBeGreaterThan(2 * fixedReads);
+    for (const run of [third, seventh]) expect(run?.at?.objectBytes ?? Infinity).toBeLessThan(fixedReads);
     // Its first pages went out before the day's partition was looked at (beside the preflight)...
     expect(seventh?.at?.stateCalls.getPartition ?? 0).toBe(0);
     // ...and the partition's archived ids were asked for by the walk's own first request: read beside the
