@@ -21,6 +21,9 @@ import { brokenPartition } from './brokenPartition.ts';
 import { publishPending } from './publishPending.ts';
 import { putManifestOnce } from './putManifestOnce.ts';
 
+/** Names of listed files whose ids a caller holds already, and so never asks about (see `knownIds`). */
+export type CoveredFiles = ReadonlySet<string>;
+
 /** The ids a commit is about: an `IdSet` (16 bytes an id) or any set of 32-hex ids. */
 export type IdCollection = Iterable<string> & { readonly size: number; has(id: string): boolean };
 
@@ -115,17 +118,28 @@ export class PartitionCommitter {
     this.#deps = deps;
   }
 
-  /** Ids archived in a partition, read from the files its manifest lists (cached per run). */
-  async knownIds<Row>(writer: DatasetWriter<Row>, manifest: PartitionManifest): Promise<IdSet> {
+  /**
+   * Ids archived in a partition, read from the files its manifest lists (cached per run). `covered`: names
+   * of listed files whose ids the caller will never ask about (a resumed walk's own earlier files, whose
+   * ids it drops before they reach a partition): they are not read, so the set returned then holds every
+   * id of the other files (and may hold some of theirs, read for another caller; any id in it is archived).
+   */
+  async knownIds<Row>(
+    writer: DatasetWriter<Row>,
+    manifest: PartitionManifest,
+    covered?: CoveredFiles,
+  ): Promise<IdSet> {
     const cacheKey = `${writer.dataset}#${manifest.dt}`;
-    // Sized once for the rows the manifest lists (a resumed walk's partition holds tens of thousands).
-    const ids = this.#ids.get(cacheKey) ?? new IdSet(listedRows(manifest));
+    const unreadOf = (loaded: ReadonlySet<string>) =>
+      manifest.files.filter((file) => !loaded.has(file.name) && !covered?.has(file.name));
+    // Sized once for the rows it is to read (a resumed walk's partition holds tens of thousands).
+    const ids = this.#ids.get(cacheKey) ?? new IdSet(listedRows(unreadOf(new Set())));
     const loaded = this.#loaded.get(cacheKey) ?? new Set<string>();
     this.#ids.set(cacheKey, ids);
     this.#loaded.set(cacheKey, loaded);
     // Files a few at a time: a resumed walk's partition lists dozens of small ones, and their reads are
     // round trips, each waiting its turn on a busy event loop; one after another they took seconds.
-    const unread = manifest.files.filter((file) => !loaded.has(file.name));
+    const unread = unreadOf(loaded);
     await mapLimit(unread, ID_FILES_IN_FLIGHT, async (file) => {
       const finalKey = archiveKeys.dataOf(writer.dataset, manifest.dt, file.name);
       await this.#readIdsOf(writer, file, finalKey, manifest.dt, ids);
@@ -167,11 +181,14 @@ export class PartitionCommitter {
     }
   }
 
-  /** The ids archived in partition `dt` now (re-reads the manifest; files already read are not re-read). */
-  async archivedIds<Row>(writer: DatasetWriter<Row>, dt: Day): Promise<IdSet> {
+  /**
+   * The ids archived in partition `dt` now (re-reads the manifest; files already read are not re-read),
+   * but those of the `covered` files (see `knownIds`).
+   */
+  async archivedIds<Row>(writer: DatasetWriter<Row>, dt: Day, covered?: CoveredFiles): Promise<IdSet> {
     const manifest =
       (await this.#deps.state.getPartition(dt, writer.dataset)) ?? emptyManifest(writer.dataset, dt);
-    return this.knownIds(writer, manifest);
+    return this.knownIds(writer, manifest, covered);
   }
 
   /** Drops the cached ids of a partition (memory): the next commit to it reads its files again. */
@@ -203,23 +220,36 @@ export class PartitionCommitter {
   /**
    * Commits a finished local file (`draft`) to partition `dt`. When the partition gained some of its ids
    * since the file was written (a concurrent writer), the file is rewritten without them first. The
-   * caller removes `draft.path` afterwards.
+   * caller removes `draft.path` afterwards. `covered`: listed files none of whose ids the draft holds (see
+   * `knownIds`): their ids are not read to check it. Returns the name of the file it listed, if any.
    */
-  commitDraft<Row>(writer: StreamingDatasetWriter<Row>, dt: Day, draft: DraftFile): Promise<CommitResult> {
+  commitDraft<Row>(
+    writer: StreamingDatasetWriter<Row>,
+    dt: Day,
+    draft: DraftFile,
+    covered?: CoveredFiles,
+  ): Promise<CommitResult & { name?: string }> {
     if (draft.rows !== draft.ids.size) {
       throw new ArchiverError(
         'INTERNAL',
         `${writer.dataset}/dt=${dt}: draft holds ${draft.rows} rows for ${draft.ids.size} ids`,
       );
     }
-    return this.#commit(writer, dt, draft.ids, async (fresh, localPath) => {
-      if (fresh === draft.ids) return { path: draft.path, rows: draft.rows };
-      async function* freshRows(): AsyncGenerator<Row> {
-        for await (const row of writer.readRows(draft.path)) if (fresh.has(writer.idOf(row))) yield row;
-      }
-      const written = await writer.write(freshRows(), localPath);
-      return { path: localPath, rows: written.rows };
-    });
+    return this.#commit(
+      writer,
+      dt,
+      draft.ids,
+      async (fresh, localPath) => {
+        if (fresh === draft.ids) return { path: draft.path, rows: draft.rows };
+        async function* freshRows(): AsyncGenerator<Row> {
+          for await (const row of writer.readRows(draft.path)) if (fresh.has(writer.idOf(row))) yield row;
+        }
+        const written = await writer.write(freshRows(), localPath);
+        return { path: localPath, rows: written.rows };
+      },
+      undefined,
+      covered,
+    );
   }
 
   /**
@@ -254,12 +284,13 @@ export class PartitionCommitter {
     ids: IdSet,
     produce: Produce,
     batch?: string,
-  ): Promise<CommitResult> {
+    covered?: CoveredFiles,
+  ): Promise<CommitResult & { name?: string }> {
     const { state, objects, logger } = this.#deps;
     const dataset = writer.dataset;
     for (let attempt = 1; attempt <= MAX_CONFLICTS; attempt++) {
       const manifest = (await state.getPartition(dt, dataset)) ?? emptyManifest(dataset, dt);
-      const known = batch === undefined ? await this.knownIds(writer, manifest) : undefined;
+      const known = batch === undefined ? await this.knownIds(writer, manifest, covered) : undefined;
       const fresh =
         known !== undefined
           ? ids.without(known)
@@ -297,7 +328,7 @@ export class PartitionCommitter {
         this.#loaded.get(`${dataset}#${dt}`)?.add(file.name);
       }
       await publishPending(this.#deps, outcome);
-      return { newRecords: fresh.size, files: 1, bytes: file.bytes };
+      return { newRecords: fresh.size, files: 1, bytes: file.bytes, name: file.name };
     }
     throw new ArchiverError('CONFLICT', `Partition ${dataset}/dt=${dt} kept changing during commit`);
   }
@@ -339,10 +370,10 @@ export class PartitionCommitter {
   }
 }
 
-/** The rows the manifest's files hold, as the size to make the partition's id set. */
-function listedRows(manifest: PartitionManifest): number {
+/** The rows the files hold, as the size to make the partition's id set. */
+function listedRows(files: readonly ManifestFile[]): number {
   let rows = 0;
-  for (const f of manifest.files) rows += f.rows;
+  for (const f of files) rows += f.rows;
   return presizedFor(rows);
 }
 

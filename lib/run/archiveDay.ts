@@ -9,8 +9,9 @@ import { warmParquetWorker } from '../parquet/warmParquetWorker.ts';
 import { relieveHeap } from '../process/relieveHeap.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { keyRecord } from '../records/keyedRecord.ts';
-import type { DayState } from '../state/stateStore.ts';
+import type { DayState, WalkProgress } from '../state/stateStore.ts';
 import { CarriedRows, loadWalkIds, WalkIdParts } from '../walk/carriedRows.ts';
+import { nextWalkFiles } from '../walk/nextWalkFiles.ts';
 import { walkDay } from '../walk/walkDay.ts';
 import { walkOutlook } from '../walk/walkOutlook.ts';
 import { PartitionDrafts } from './partitionDrafts.ts';
@@ -59,6 +60,10 @@ export async function archiveDay(
   // first commit) or the walk ended, so a commit waits behind one small warm-up file at most.
   let warming: Promise<void> | undefined;
   const warmedEnough = new AbortController();
+  const resume = previous.walk;
+  const expected = previous.totalElements ?? Math.max(0, ...(resume?.totals ?? []));
+  // The ids an earlier cut walk of the day took, read beside the resumed walk's first requests.
+  const carried = resume ? loadWalkIds(objects, planned.day, resume.idParts, expected) : undefined;
   // Rows are encoded into per-partition files while the walk is still fetching.
   const drafts = new PartitionDrafts<ArchiveRow>(
     committer,
@@ -82,6 +87,19 @@ export async function archiveDay(
             },
           }
         : {}),
+      // The earlier runs' files of this walk hold only ids the walk carries (and drops before they reach
+      // the drafts): their ids are not read back, unless the carried ids cannot be read.
+      ...(carried && resume?.files
+        ? {
+            covered: {
+              files: new Set(resume.files),
+              holds: carried.then(
+                (ids) => ids !== undefined,
+                () => false,
+              ),
+            },
+          }
+        : {}),
     },
   );
   try {
@@ -93,8 +111,6 @@ export async function archiveDay(
     // A day scanned before has rows archived, and so has a day whose walk an earlier run cut (it committed
     // what it held): reading their ids back starts now, beside the walk's first requests (the walk's rows
     // wait for it in the drafts, the walk does not), not once the walk's own earlier ids are read.
-    const resume = previous.walk;
-    const expected = previous.totalElements ?? Math.max(0, ...(resume?.totals ?? []));
     if (previous.totalElements !== undefined || resume) {
       drafts.expect(planned.day, expected);
       drafts.prepare(planned.day);
@@ -103,13 +119,7 @@ export async function archiveDay(
     // requests, not inside its first commit, whose time sets what the run keeps before its end.
     if (resume && options.parquetEncoder === 'worker')
       warming = warmParquetWorker(ctx.tmpDir, { rowGroupSize: options.rowGroupSize }, warmedEnough.signal);
-    const sink =
-      ctx.budget.endsAt || resume
-        ? new CarriedRows(
-            drafts,
-            resume ? loadWalkIds(objects, planned.day, resume.idParts, expected) : undefined,
-          )
-        : drafts;
+    const sink = ctx.budget.endsAt || resume ? new CarriedRows(drafts, carried) : drafts;
     if (ctx.budget.endsAt && sink instanceof CarriedRows)
       idParts = new WalkIdParts(objects, planned.day, sink, resume ? (resume.idParts ?? 0) : undefined);
     const walk = await walkDay(api, planned.day, {
@@ -158,7 +168,7 @@ export async function archiveDay(
           shortfall: walk.shortfall,
           quarantined: walk.rejected.size,
           ...(walk.progress && sink instanceof CarriedRows
-            ? { progress: { ...walk.progress, ...(idParts?.parts ? { idParts: idParts.parts } : {}) } }
+            ? { progress: cutProgress(walk.progress, idParts, sink, drafts, resume) }
             : {}),
         },
         clock.now(),
@@ -205,4 +215,23 @@ export async function archiveDay(
     // The day's id sets and buffers are garbage now: a heavy day must not leave them to the next one.
     relieveHeap();
   }
+}
+
+/**
+ * What a cut walk leaves for the next run: where it stands, the parts of its ids saved, and the files
+ * those ids cover (the earlier runs' only when this run carried their ids).
+ */
+function cutProgress(
+  progress: WalkProgress,
+  idParts: WalkIdParts | undefined,
+  sink: CarriedRows,
+  drafts: PartitionDrafts<ArchiveRow>,
+  resume: WalkProgress | undefined,
+): WalkProgress {
+  const files = nextWalkFiles(sink.lost ? undefined : resume?.files, drafts.committedFiles);
+  return {
+    ...progress,
+    ...(idParts?.parts ? { idParts: idParts.parts } : {}),
+    ...(files.length > 0 ? { files } : {}),
+  };
 }

@@ -4,6 +4,7 @@ import type { Clock } from '../clock/clock.ts';
 import type { Day } from '../clock/day.ts';
 import type {
   CommitResult,
+  CoveredFiles,
   PartitionCommitter,
   RowFile,
   StreamingDatasetWriter,
@@ -75,6 +76,13 @@ export interface PartitionDraftsOptions {
     startCommit(): () => void;
     afterCommit?: () => Promise<void>;
   };
+  /**
+   * A resumed walk's own earlier files (see `PartitionCommitter.knownIds`): listed files whose ids the walk
+   * carries, and so drops before they reach a draft. Their ids are not read back, on one condition:
+   * `holds`, which settles once the walk's earlier ids are read, is true. When they could not be read
+   * (the walk offers those rows again), the files are read as any other.
+   */
+  covered?: { files: CoveredFiles; holds: Promise<boolean> };
 }
 
 /**
@@ -105,6 +113,7 @@ export class PartitionDrafts<Row> {
   readonly #expected = new Map<Day, number>();
   #distinct = 0;
   readonly #committed: CommitResult = { newRecords: 0, files: 0, bytes: 0 };
+  readonly #committedFiles: string[] = [];
 
   constructor(
     committer: PartitionCommitter,
@@ -158,6 +167,11 @@ export class PartitionDrafts<Row> {
     return n;
   }
 
+  /** The names of the files committed so far, in the order they were listed. */
+  get committedFiles(): readonly string[] {
+    return this.#committedFiles;
+  }
+
   /** Distinct rows taken so far (written or already archived). */
   get distinct(): number {
     return this.#distinct;
@@ -208,7 +222,7 @@ export class PartitionDrafts<Row> {
       openedAt: 0,
       committing: Promise.resolve(),
     };
-    draft.ready = this.#committer.archivedIds(this.#writer, dt).then(async (known) => {
+    draft.ready = this.#archivedIds(dt).then(async (known) => {
       // Rows that arrive while the waiting ones are written wait too: rows keep their order.
       while (draft.waiting.length > 0) {
         const batch = draft.waiting.splice(0);
@@ -223,6 +237,24 @@ export class PartitionDrafts<Row> {
     draft.ready.catch(() => undefined);
     this.#drafts.set(dt, draft);
     return draft;
+  }
+
+  /** The partition's archived ids a row offered here may be in (not those of the walk's own files). */
+  async #archivedIds(dt: Day): Promise<IdSet> {
+    const covered = this.#opts.covered;
+    if (!covered) return this.#committer.archivedIds(this.#writer, dt);
+    // Both reads start at once: the partition's other files are read beside the walk's earlier ids.
+    const [known, holds] = await Promise.all([
+      this.#committer.archivedIds(this.#writer, dt, covered.files),
+      covered.holds,
+    ]);
+    return holds ? known : this.#committer.archivedIds(this.#writer, dt);
+  }
+
+  /** The files a commit need not read (the walk's own earlier ones), once it is known they may be skipped. */
+  async #coveredFiles(): Promise<CoveredFiles | undefined> {
+    const covered = this.#opts.covered;
+    return covered && (await covered.holds) ? covered.files : undefined;
   }
 
   #addTo(draft: Draft<Row>, candidate: DraftCandidate<Row>): undefined | Promise<void> {
@@ -288,11 +320,13 @@ export class PartitionDrafts<Row> {
     const done = this.#opts.flush?.startCommit();
     try {
       const written = await file.finish();
-      const c = await this.#committer.commitDraft(this.#writer, dt, {
-        path: file.path,
-        ids,
-        rows: written.rows,
-      });
+      const c = await this.#committer.commitDraft(
+        this.#writer,
+        dt,
+        { path: file.path, ids, rows: written.rows },
+        await this.#coveredFiles(),
+      );
+      if (c.name !== undefined) this.#committedFiles.push(c.name);
       this.#committed.newRecords += c.newRecords;
       this.#committed.files += c.files;
       this.#committed.bytes += c.bytes;

@@ -49,6 +49,7 @@ export const dayStateSchema = z.looseObject({
       passStart: z.number().int().nonnegative(),
       pages: z.number().int().nonnegative(),
       idParts: z.number().int().nonnegative().exactOptional(),
+      files: z.array(z.string().min(1)).exactOptional(),
     })
     .exactOptional(),
   deferredRuns: z.number().int().nonnegative().exactOptional(),

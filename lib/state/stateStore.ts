@@ -64,8 +64,13 @@ export interface WalkProgress {
   passStart: number;
   /** Pages fetched so far, over every run. */
   pages: number;
-  /** Parts of the walk's ids saved after part 0 (see `saveCutIds`); absent: none. */
+  /** Parts of the walk's ids saved after part 0 (see `WalkIdParts`); absent: none. */
   idParts?: number;
+  /**
+   * The files the walk committed whose ids those parts hold (the most recent `MAX_WALK_FILES`): the next
+   * run need not read them back to know what is archived. Absent: none known (every file is read).
+   */
+  files?: string[];
 }
 
 /** A failed day: recorded, logged and counted, and the run goes on with the other days. */

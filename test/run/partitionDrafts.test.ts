@@ -235,3 +235,100 @@ describe('PartitionCommitter.archivedIds', () => {
     expect(calls.ranges).toBeGreaterThan(2);
   });
 });
+
+describe("PartitionDrafts of a resumed walk, beside its own earlier runs' files", () => {
+  const DT = '2026-11-10';
+  /** File A: rows 0..99, the walk's own earlier run. File B: rows 100..149, another writer's. */
+  async function partitionOfTwoWriters(objects: MemoryObjectStore, state: MemoryStateStore) {
+    const own = drafts(committer(objects, state, 'run1'), 'walk-a');
+    for (let i = 0; i < 100; i++) await own.add(row(DT, i));
+    await own.commitAll();
+    const other = drafts(committer(objects, state, 'run2'), 'walk-b');
+    for (let i = 100; i < 150; i++) await other.add(row(DT, i));
+    await other.commitAll();
+    const [a, b] = (await state.getPartition(DT))?.files.map((f) => f.name) ?? [];
+    if (!a || !b) throw new Error('two files expected');
+    expect(own.committedFiles).toEqual([a]);
+    return { a, b };
+  }
+  /** The object store, and the names of the data files read from it. */
+  function reading(objects: MemoryObjectStore): { store: MemoryObjectStore; read: Set<string> } {
+    const read = new Set<string>();
+    const store = new Proxy(objects, {
+      get(target, prop, receiver) {
+        if (prop === 'get' || prop === 'getRange')
+          return (key: string, ...rest: [number, number]) => {
+            read.add(key.slice(key.lastIndexOf('/') + 1));
+            return prop === 'get' ? target.get(key) : target.getRange(key, ...rest);
+          };
+        const value = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    return { store, read };
+  }
+
+  it("reads only the other writers' files when the walk's earlier ids hold, and commits each row once", async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const { a, b } = await partitionOfTwoWriters(objects, state);
+    const { store, read } = reading(objects);
+    const resumed = new PartitionDrafts(committer(store, state, 'run3'), historyWriter(100), {
+      tmpDir: join(dir, 'drafts'),
+      prefix: 'walk-a',
+      covered: { files: new Set([a]), holds: Promise.resolve(true) },
+    });
+    resumed.prepare(DT);
+    // The walk drops the rows it carries (0..99): it offers the others, B's among them.
+    for (let i = 100; i < 200; i++) await resumed.add(row(DT, i));
+    await resumed.commitAll();
+    expect(read.has(b)).toBe(true);
+    expect(read.has(a)).toBe(false);
+    expect(resumed.rows).toBe(50);
+    const listed = (await state.getPartition(DT))?.files.map((f) => f.name) ?? [];
+    expect(resumed.committedFiles).toEqual(listed.filter((n) => n !== a && n !== b));
+    expect(await published(objects, DT)).toEqual(Array.from({ length: 200 }, (_, i) => row(DT, i).id).sort());
+  });
+
+  it("reads them all when the walk's earlier ids could not be read, and writes none of their rows", async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const { a, b } = await partitionOfTwoWriters(objects, state);
+    const { store, read } = reading(objects);
+    const resumed = new PartitionDrafts(committer(store, state, 'run3'), historyWriter(100), {
+      tmpDir: join(dir, 'drafts'),
+      prefix: 'walk-a',
+      covered: { files: new Set([a]), holds: Promise.resolve(false) },
+    });
+    resumed.prepare(DT);
+    // Without its earlier ids, the walk offers every row again.
+    for (let i = 0; i < 200; i++) await resumed.add(row(DT, i));
+    // Rows A holds are dropped before they are written, not only by the commit's own check.
+    expect(resumed.rows).toBe(50);
+    await resumed.commitAll();
+    expect(read.has(a) && read.has(b)).toBe(true);
+    expect(await published(objects, DT)).toEqual(Array.from({ length: 200 }, (_, i) => row(DT, i).id).sort());
+  });
+});
+
+describe('PartitionCommitter.knownIds with covered files', () => {
+  it('skips reading them, and a later call without them reads them into the same set', async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const own = drafts(committer(objects, state, 'run1'), 'walk-a');
+    for (let i = 0; i < 30; i++) await own.add(row('2026-11-10', i));
+    await own.commitAll();
+    const other = drafts(committer(objects, state, 'run2'), 'walk-b');
+    for (let i = 30; i < 40; i++) await other.add(row('2026-11-10', i));
+    await other.commitAll();
+    const [a] = own.committedFiles;
+    if (!a) throw new Error('no file');
+    const c = committer(objects, state, 'run3');
+    const partial = await c.archivedIds(historyWriter(100), '2026-11-10', new Set([a]));
+    expect(partial.size).toBe(10);
+    expect(partial.has(row('2026-11-10', 0).id)).toBe(false);
+    const whole = await c.archivedIds(historyWriter(100), '2026-11-10');
+    expect(whole).toBe(partial);
+    expect(whole.size).toBe(40);
+  });
+});

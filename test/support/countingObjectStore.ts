@@ -5,6 +5,8 @@ export interface StoreCounts {
   requests: number;
   byMethod: Record<string, number>;
   bytesRead: number;
+  /** The keys read (`get`, `getRange`), each once. */
+  keysRead: Set<string>;
 }
 
 /**
@@ -16,7 +18,7 @@ export function countingObjectStore(inner: ObjectStore): {
   counts: StoreCounts;
   reset(): void;
 } {
-  const counts: StoreCounts = { requests: 0, byMethod: {}, bytesRead: 0 };
+  const counts: StoreCounts = { requests: 0, byMethod: {}, bytesRead: 0, keysRead: new Set() };
   const tick = (method: string, n = 1) => {
     counts.requests += n;
     counts.byMethod[method] = (counts.byMethod[method] ?? 0) + n;
@@ -37,12 +39,14 @@ export function countingObjectStore(inner: ObjectStore): {
     },
     get: async (k) => {
       tick('get');
+      counts.keysRead.add(k);
       const bytes = await inner.get(k);
       counts.bytesRead += bytes?.byteLength ?? 0;
       return bytes;
     },
     getRange: async (k, s, e) => {
       tick('getRange');
+      counts.keysRead.add(k);
       const bytes = await inner.getRange(k, s, e);
       counts.bytesRead += bytes?.byteLength ?? 0;
       return bytes;
@@ -84,6 +88,7 @@ export function countingObjectStore(inner: ObjectStore): {
       counts.requests = 0;
       counts.bytesRead = 0;
       counts.byMethod = {};
+      counts.keysRead = new Set();
     },
   };
 }
