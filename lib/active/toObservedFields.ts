@@ -1,4 +1,5 @@
 import { canonicalJson } from '../records/canonicalJson.ts';
+import { loneSurrogateAt } from '../records/loneSurrogateAt.ts';
 import { type ActiveSession, activeSessionSchema } from '../records/schemas.ts';
 import { sha256Hex } from '../records/sha256Hex.ts';
 import { toEpochMs } from '../records/toEpochMs.ts';
@@ -9,7 +10,8 @@ const NAMED: ReadonlySet<string> = new Set(Object.keys(activeSessionSchema.shape
 
 /**
  * Maps one validated session of the active list to the fields a row records, under the token policy.
- * Names the seed types as `unknown` (a non-string name) are kept as their JSON text rather than lost.
+ * Names the seed types as `unknown` (a non-string name) are kept as their JSON text rather than lost, and
+ * so is a string that holds a lone surrogate (`storable`). Integers arrive without `-0` (the wire schema).
  */
 export function toObservedFields(session: ActiveSession, opts: ActiveRowOptions): ObservedFields {
   const keepRaw = opts.tokenPolicy === 'keep';
@@ -17,19 +19,19 @@ export function toObservedFields(session: ActiveSession, opts: ActiveRowOptions)
   const token = textOrNull(session.token);
   const virtualToken = session.virtualToken === '' ? null : session.virtualToken;
   return {
-    id: session.id,
+    id: storable(session.id),
     user_id: session.userId,
     token_id: session.tokenId,
     token: keepRaw ? token : null,
     token_hmac: keepHash && token !== null ? tokenHmac(opts.tokenKey, token) : null,
     token_name: textOrNull(session.tokenName),
-    virtual_token: keepRaw ? virtualToken : null,
+    virtual_token: keepRaw && virtualToken !== null ? storable(virtualToken) : null,
     virtual_token_hmac: keepHash && virtualToken !== null ? tokenHmac(opts.tokenKey, virtualToken) : null,
     virtual_token_name: textOrNull(session.virtualTokenName),
-    subdomain: session.subdomain,
+    subdomain: storable(session.subdomain),
     customdomain: textOrNull(session.customdomain),
-    mode: session.mode,
-    mode_udp: session.modeUdp,
+    mode: storable(session.mode),
+    mode_udp: storable(session.modeUdp),
     port: session.port,
     creation_time: new Date(toEpochMs(session.creationTimestamp)),
     last_update_time: new Date(toEpochMs(session.lastUpdateTimestamp)),
@@ -53,7 +55,16 @@ export function contentHash(fields: ObservedFields): string {
 
 function textOrNull(value: unknown): string | null {
   if (value === null || value === undefined) return null;
-  return typeof value === 'string' ? value : canonicalJson(value);
+  return typeof value === 'string' ? storable(value) : canonicalJson(value);
+}
+
+/**
+ * A string as a row stores it: itself, or, when it holds a lone surrogate (see `loneSurrogateAt`), its
+ * JSON text (`"a\\ud800"`), which UTF-8 holds and which reads back to the exact value sent, as a non-string
+ * name is kept.
+ */
+function storable(text: string): string {
+  return loneSurrogateAt(text) < 0 ? text : JSON.stringify(text);
 }
 
 function extraJson(session: ActiveSession): string | null {

@@ -1,3 +1,5 @@
+import { loneSurrogateAt } from './loneSurrogateAt.ts';
+import { noNegativeZero } from './noNegativeZero.ts';
 import { HISTORY_RECORD_FIELDS, type HistoryRecord } from './schemas.ts';
 import { parseInstant } from './toEpochMs.ts';
 
@@ -38,7 +40,11 @@ export function plainHistoryRecord(raw: unknown): HistoryRecord | undefined {
   if (port !== null && !(Number.isInteger(port) && (port as number) >= 0 && (port as number) <= 65_535))
     return undefined;
   if (!Array.isArray(domains)) return undefined;
-  for (const d of domains) if (typeof d !== 'string') return undefined;
+  for (const d of domains) if (typeof d !== 'string' || !wellFormed(d)) return undefined;
+  if (!wellFormed(user_email) || !wellFormed(mode) || !wellFormed(mode_udp) || !wellFormed(client_ip))
+    return undefined;
+  if (token_value !== null && !wellFormed(token_value)) return undefined;
+  if (virtual_token_value !== null && !wellFormed(virtual_token_value)) return undefined;
   return {
     start_time,
     end_time,
@@ -49,6 +55,11 @@ export function plainHistoryRecord(raw: unknown): HistoryRecord | undefined {
     mode,
     mode_udp,
     client_ip,
-    port,
+    port: port === null ? null : noNegativeZero(port as number),
   } as HistoryRecord;
+}
+
+/** Whether a string is text Parquet holds as it is (see `loneSurrogateAt`). */
+function wellFormed(text: string): boolean {
+  return loneSurrogateAt(text) < 0;
 }

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { loneSurrogateAt } from './loneSurrogateAt.ts';
+import { noNegativeZero } from './noNegativeZero.ts';
 import { parseInstant } from './toEpochMs.ts';
 
 /**
@@ -14,13 +16,25 @@ const isoDateTime = z.string().refine((text) => parseInstant(text).ok, {
   },
 });
 
-/** A TCP/UDP port: an integer in 0..65535 (it is stored as Parquet INT32). */
-export const portSchema = z.number().int().min(0).max(65_535);
+/** An integer the archive stores: JSON's `-0` is read as 0, the integer a Parquet file holds back. */
+const wireInt = z.number().int().transform(noNegativeZero);
+
+/** A TCP/UDP port: an integer in 0..65535 (it is stored as Parquet INT32; `-0` is read as 0). */
+export const portSchema = z.number().int().min(0).max(65_535).transform(noNegativeZero);
+
+/**
+ * Text a history record stores: well-formed Unicode only. A lone surrogate (JSON's `"\ud800"`) would be
+ * stored as U+FFFD, so the record is quarantined with its raw JSON instead of archived altered.
+ */
+const wireText = z.string().refine((text) => loneSurrogateAt(text) < 0, {
+  error: (issue) =>
+    `holds a lone surrogate at index ${loneSurrogateAt(issue.input as string)} (not well-formed Unicode, which Parquet's UTF-8 text cannot hold)`,
+});
 
 export const activeSessionSchema = z.looseObject({
   id: z.string(),
-  userId: z.number().int(),
-  tokenId: z.number().int(),
+  userId: wireInt,
+  tokenId: wireInt,
   token: z.unknown().nullable(),
   tokenName: z.unknown().nullable(),
   virtualToken: z.string(),
@@ -29,7 +43,7 @@ export const activeSessionSchema = z.looseObject({
   customdomain: z.unknown().nullable(),
   mode: z.string(),
   modeUdp: z.string(),
-  port: z.number().int(),
+  port: wireInt,
   creationTimestamp: isoDateTime,
   lastUpdateTimestamp: isoDateTime,
 });
@@ -39,13 +53,13 @@ export const activeListSchema = z.array(activeSessionSchema);
 export const historyRecordSchema = z.looseObject({
   start_time: isoDateTime,
   end_time: isoDateTime.nullable(),
-  user_email: z.string(),
-  token_value: z.string().nullable(),
-  virtual_token_value: z.string().nullable(),
-  domains: z.array(z.string()),
-  mode: z.string(),
-  mode_udp: z.string(),
-  client_ip: z.string(),
+  user_email: wireText,
+  token_value: wireText.nullable(),
+  virtual_token_value: wireText.nullable(),
+  domains: z.array(wireText),
+  mode: wireText,
+  mode_udp: wireText,
+  client_ip: wireText,
   port: portSchema.nullable(),
 });
 /**
