@@ -52,8 +52,11 @@ export function diffSnapshot(
   const current = new Map<string, ObservedFields>();
   const duplicateIds = new Set<string>();
   for (const session of snapshot) {
-    if (current.has(session.id)) duplicateIds.add(session.id);
-    current.set(session.id, toObservedFields(session, opts));
+    // Keyed by the id as its rows hold it (a lone surrogate kept as JSON text), the key a state rebuilt
+    // from `active/` has, so a session whose id holds one is known after a state loss.
+    const fields = toObservedFields(session, opts);
+    if (current.has(fields.id)) duplicateIds.add(fields.id);
+    current.set(fields.id, fields);
   }
 
   const rows: ActiveRow[] = [];

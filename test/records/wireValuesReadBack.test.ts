@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { activeParquetBytes, readActiveRows } from '../../lib/active/activeParquet.ts';
 import { diffSnapshot } from '../../lib/active/diffSnapshot.ts';
+import { rebuildActiveObservations } from '../../lib/active/rebuildActiveObservations.ts';
 import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
 import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
 import { loneSurrogateAt } from '../../lib/records/loneSurrogateAt.ts';
@@ -146,17 +147,22 @@ describe('an active session, from JSON text to Parquet and back', () => {
     if (!parsed.ok) throw new Error(parsed.summary);
     const [live] = parsed.value;
     expect([live?.userId, live?.tokenId, live?.port].every((n) => Object.is(n, 0))).toBe(true);
-    const { rows } = diffSnapshot({ sessions: {} }, parsed.value, NOW, {
-      tokenPolicy: 'keep',
-      tokenKey: TOKEN_KEY,
-      scheduleMs: 300_000,
-    });
+    const opts = { tokenPolicy: 'keep', tokenKey: TOKEN_KEY, scheduleMs: 300_000 } as const;
+    const { rows, next } = diffSnapshot({ sessions: {} }, parsed.value, NOW, opts);
     expect(rows).toHaveLength(1);
     const row = rows[0];
     expect(JSON.parse(row?.id as string)).toBe('s\ud800');
     expect(JSON.parse(row?.subdomain as string)).toBe('x\udc00.a.pinggy.link');
     expect(JSON.parse(row?.token as string)).toBe('tok\ud800');
     expect(row?.mode).toBe('tcp');
-    expect(await readActiveRows(await activeParquetBytes(rows))).toEqual(rows);
+    const readBack = await readActiveRows(await activeParquetBytes(rows));
+    expect(readBack).toEqual(rows);
+
+    // After a state loss, the state rebuilt from these rows knows the session: the same list again
+    // writes no row (not a `gone` for the stored id beside a `seen` for the id as sent).
+    const rebuilt = rebuildActiveObservations(readBack);
+    expect(Object.keys(next.sessions)).toEqual(Object.keys(rebuilt.sessions));
+    const again = diffSnapshot(rebuilt, parsed.value, new Date(NOW.getTime() + 300_000), opts);
+    expect(again.rows).toEqual([]);
   });
 });
