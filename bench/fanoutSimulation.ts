@@ -4,13 +4,15 @@
  * steps (plan, every page-range item, finish) in this process on a heavy day served without latency, by
  * the emulator, at a 100-row page cap. From it, the wall time AWS would take for a day of
  * 2M sessions at 150 ms a request is computed for map concurrencies 1, 4 and 16, and the largest day one
- * Lambda (14 minutes of work) and one orchestration (its 5-hour timeout, at concurrency 16) can walk.
+ * Lambda (14 minutes of work) and one orchestration (its 5-hour timeout, at the stack's `fanoutConcurrency`)
+ * can walk in time. What the finish step's memory holds is not modelled here: `finish-union` measures it.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { readStackSettings } from '../infra/stackSettings.ts';
 import { systemClock } from '../lib/clock/clock.ts';
 import { ed25519Signer } from '../lib/digest/ed25519Signer.ts';
 import { EMULATOR_PAID_KEY, startEmulator } from '../lib/emulator/startEmulator.ts';
@@ -18,7 +20,6 @@ import { fanoutItemSchema } from '../lib/fanout/fanoutTypes.ts';
 import { finishFanout } from '../lib/fanout/finishFanout.ts';
 import { planFanout } from '../lib/fanout/planFanout.ts';
 import { walkFanoutItem } from '../lib/fanout/walkFanoutItem.ts';
-import { IdSet } from '../lib/ids/idSet.ts';
 import { silentLogger } from '../lib/log/logger.ts';
 import type { ArchiveOptions } from '../lib/run/runTypes.ts';
 import { createDynamoStateStore, ensureStateTable } from '../lib/state/dynamoStateStore.ts';
@@ -41,8 +42,6 @@ export const FANOUT_MODEL = {
   lambdaWorkSeconds: 14 * 60,
   /** The state machine's timeout. */
   orchestrationSeconds: 5 * 3600,
-  /** What the finish step's id union may take of its 1 GiB Lambda (the rest: runtime, buffers). */
-  finishMemoryBytes: 700 * 1_048_576,
 } as const;
 
 export interface FanoutFigures {
@@ -55,13 +54,14 @@ export interface FanoutFigures {
   workerSecondsPerPage: number;
   /** Wall time (minutes) of a 2M-session day by map concurrency. */
   wallMinutes: { concurrency: number; minutes: number }[];
-  /** Bytes an id takes in the finish step's union (an IdSet, measured), counting a growth's copy. */
-  unionBytesPerId: number;
-  /** The largest day (sessions) walked within one Lambda, and within one orchestration at concurrency 16. */
+  /**
+   * The largest day (sessions) walked in time within one Lambda, and within one orchestration's timeout at
+   * `concurrency` (the stack's `fanoutConcurrency`). Time only: the finish step's memory, measured by
+   * `finish-union`, bounds a fan-out day far lower.
+   */
   largestDayOneLambda: number;
-  largestDayFanout: number;
-  /** What bounds the fan-out's largest day: the orchestration's timeout, or the finish step's memory. */
-  fanoutBound: 'time' | 'memory';
+  largestDayFanoutByTime: number;
+  concurrency: number;
 }
 
 /** Wall seconds of a day of `pages` pages at map concurrency `c` (plan and finish are one each). */
@@ -148,13 +148,13 @@ export async function fanoutSimulation(
     }));
     // One Lambda walks pages one request pair at a time: its 14 minutes of work bound the day.
     const largestDayOneLambda = Math.floor(FANOUT_MODEL.lambdaWorkSeconds / perPage) * FANOUT_MODEL.pageRows;
-    // One orchestration at concurrency 16: the largest day whose wall time fits its timeout, and whose
-    // ids the finish step can union in its memory.
+    // One orchestration at the stack's concurrency: the largest day whose wall time fits its timeout.
+    const concurrency = readStackSettings(() => undefined).fanoutConcurrency;
     let byTime = 0;
     for (let s = 1_000_000; ; s += 1_000_000) {
       const wall = fanoutWallSeconds(
         s / FANOUT_MODEL.pageRows,
-        16,
+        concurrency,
         perPage,
         finishAt(s),
         itemOverheadSeconds,
@@ -162,9 +162,6 @@ export async function fanoutSimulation(
       if (wall > FANOUT_MODEL.orchestrationSeconds) break;
       byTime = s;
     }
-    const unionBytesPerId = measureUnionBytesPerId();
-    const byMemory = Math.floor(FANOUT_MODEL.finishMemoryBytes / unionBytesPerId / 1_000_000) * 1_000_000;
-    const largestDayFanout = Math.min(byTime, byMemory);
     return {
       measured: {
         sessions: seen,
@@ -177,10 +174,9 @@ export async function fanoutSimulation(
       finishSecondsPerSession: round(finishSecondsPerSession, 8),
       workerSecondsPerPage: round(perPage, 5),
       wallMinutes,
-      unionBytesPerId,
       largestDayOneLambda,
-      largestDayFanout,
-      fanoutBound: byMemory < byTime ? 'memory' : 'time',
+      largestDayFanoutByTime: byTime,
+      concurrency,
     };
   } finally {
     await api.close();
@@ -189,18 +185,6 @@ export async function fanoutSimulation(
     await emulator.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** Bytes per id of an IdSet holding 1M ids, times 1.5 for the moment a growth holds both tables. */
-function measureUnionBytesPerId(): number {
-  const set = new IdSet();
-  const id = new Uint32Array(4);
-  for (let n = 0; n < 1_000_000; n++) {
-    // Random words, as the keyed ids are (the set places an id by one of its words).
-    for (let w = 0; w < 4; w++) id[w] = Math.random() * 2 ** 32;
-    set.add(id);
-  }
-  return round((set.byteLength / set.size) * 1.5);
 }
 
 function round(n: number, digits = 2): number {

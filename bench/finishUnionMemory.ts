@@ -14,6 +14,12 @@ import { IdSet } from '../lib/ids/idSet.ts';
 import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
 import { gzipIdLines } from '../lib/walk/idLines.ts';
 
+/**
+ * The day sizes measured: up to the engine's memory and past it (the id set grows by half at 70% full, so
+ * the peak steps up past about 17.4M ids).
+ */
+export const FINISH_UNION_SIZES = [2_000_000, 5_000_000, 10_000_000, 17_000_000, 18_000_000];
+
 /** Rows a range holds: 1,000 pages of 100 rows. */
 const RANGE_ROWS = 100_000;
 
@@ -50,6 +56,21 @@ async function writeRanges(dir: string, rows: number): Promise<string[]> {
   return keys;
 }
 
+/**
+ * Of the sizes measured, the largest whose union peaked within `memoryMiB` (the day one finish step holds),
+ * and the smallest that peaked past it, if one was measured.
+ */
+export function largestWithin(
+  results: readonly UnionMemory[],
+  memoryMiB: number,
+): { held: UnionMemory | undefined; past: UnionMemory | undefined } {
+  const bySize = [...results].sort((a, b) => a.rows - b.rows);
+  return {
+    held: bySize.filter((u) => u.peakRssMiB <= memoryMiB).at(-1),
+    past: bySize.find((u) => u.peakRssMiB > memoryMiB),
+  };
+}
+
 export async function finishUnionMemory(rows: number): Promise<UnionMemory> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-union-'));
   try {
@@ -73,6 +94,6 @@ export async function finishUnionMemory(rows: number): Promise<UnionMemory> {
 }
 
 if (process.argv[1]?.endsWith('finishUnionMemory.ts')) {
-  for (const rows of (process.argv[2] ?? '2000000,5000000,10000000').split(',').map(Number))
+  for (const rows of (process.argv[2] ?? FINISH_UNION_SIZES.join(',')).split(',').map(Number))
     process.stdout.write(`${JSON.stringify(await finishUnionMemory(rows))}\n`);
 }

@@ -1,11 +1,13 @@
 import { cpus } from 'node:os';
+import { ENGINE_MEMORY_MIB } from '../infra/constructs/archiveFunction.ts';
+import { FINISH_MAX_IDS } from '../lib/fanout/finishMaxIds.ts';
 import { type ArchiveAgeResult, ageRatios } from './archiveAge.ts';
 import type { BigDayResult } from './bigDay.ts';
 import type { CaseResult } from './caseResult.ts';
 import type { ColdStartResult } from './coldStart.ts';
 import type { FanoutLocalResult } from './fanoutLocal.ts';
 import type { FanoutFigures } from './fanoutSimulation.ts';
-import type { UnionMemory } from './finishUnionMemory.ts';
+import { largestWithin, type UnionMemory } from './finishUnionMemory.ts';
 import { median } from './median.ts';
 import type { QuietRun } from './quietRun.ts';
 import { renderScriptTargets } from './renderScriptTargets.ts';
@@ -253,10 +255,27 @@ function bigDayLines(input: ResultsInput): string[] {
       ...input.finishUnion.map(
         (u) => `| ${u.rows} | ${u.ranges} | ${u.peakRssMiB} | ${u.idSetMiB} | ${u.seconds} |`,
       ),
+      '',
+      unionCapacityLine(input.finishUnion),
     );
   }
   lines.push('');
   return lines;
+}
+
+/** The largest day one finish step held in the engine's memory, measured, and the engine's cap beside it. */
+function unionCapacityLine(results: readonly UnionMemory[]): string {
+  const { held, past } = largestWithin(results, ENGINE_MEMORY_MIB);
+  const m = (n: number) => `${Number((n / 1e6).toFixed(2))}M`;
+  const cap = `The finish step fails a day of more than ${m(FINISH_MAX_IDS)} ids with \`DAY_TOO_BIG\` before its union (\`FINISH_MAX_IDS\`), so the step and the orchestration's other days go on.`;
+  if (!held) return `No size measured peaked within the engine's ${ENGINE_MEMORY_MIB} MiB. ${cap}`;
+  return (
+    `Largest day measured within the engine's ${ENGINE_MEMORY_MIB} MiB (\`ENGINE_MEMORY_MIB\`): **${m(held.rows)} ids**, peak ${held.peakRssMiB} MiB` +
+    (past
+      ? `; ${m(past.rows)} ids peaked at ${past.peakRssMiB} MiB, past it (the id set grows by half when 70% full). `
+      : `; no size measured went past it. `) +
+    `The process started at ${held.baselineRssMiB} MiB; a Lambda starts higher (its runtime and the bundle), which the headroom left must hold. ${cap}`
+  );
 }
 
 /** `fanout-local`: big days through the synthesized fan-out under aws-local-stepfunctions, measured. */
@@ -293,10 +312,8 @@ function fanoutLines(f: FanoutFigures): string[] {
     ...f.wallMinutes.map((w) => `| ${w.concurrency} | ${w.minutes} min |`),
     '',
     `Extrapolated largest day (a model, not measured on AWS): ${f.largestDayOneLambda.toLocaleString('en-US')} sessions in one Lambda (14 min of work); ` +
-      `${f.largestDayFanout.toLocaleString('en-US')} sessions in one orchestration at concurrency 16 ` +
-      (f.fanoutBound === 'memory'
-        ? `(bound by the finish step's id union: ${f.unionBytesPerId} bytes an id in 700 MiB).`
-        : '(bound by its 5 h timeout).'),
+      `by time alone, ${f.largestDayFanoutByTime.toLocaleString('en-US')} sessions in one orchestration at the stack's ${f.concurrency} workers (its 5 h timeout). ` +
+      "The finish step's memory bounds a fan-out day far lower: that bound is measured (`finish-union`, above).",
   ];
 }
 

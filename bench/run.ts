@@ -503,9 +503,9 @@ if (!only || only.includes('fanout-local')) {
 }
 let finishUnion: (import('./finishUnionMemory.ts').UnionMemory & { measuredAt: string })[] | undefined;
 if (!only || only.includes('finish-union')) {
-  const { finishUnionMemory } = await import('./finishUnionMemory.ts');
+  const { finishUnionMemory, FINISH_UNION_SIZES } = await import('./finishUnionMemory.ts');
   finishUnion = [];
-  for (const rows of quick ? [200_000] : [2_000_000, 5_000_000, 10_000_000]) {
+  for (const rows of quick ? [200_000] : FINISH_UNION_SIZES) {
     try {
       const r = { ...(await finishUnionMemory(rows)), measuredAt: runAt };
       finishUnion.push(r);

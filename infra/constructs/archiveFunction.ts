@@ -96,6 +96,9 @@ export const LAMBDA_BUNDLING: BundlingOptions = {
   },
 };
 
+/** The memory of every function that runs the engine (MiB); `finish-union` measures the largest day it holds. */
+export const ENGINE_MEMORY_MIB = 1024;
+
 /** What every function that runs the engine shares: one ESM bundle, Node 24 on arm64, 1 GiB, 15 minutes. */
 export function engineFunctionProps(entry: string) {
   return {
@@ -105,7 +108,7 @@ export function engineFunctionProps(entry: string) {
     depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
     runtime: LAMBDA_RUNTIME,
     architecture: Architecture.ARM_64,
-    memorySize: 1024,
+    memorySize: ENGINE_MEMORY_MIB,
     timeout: Duration.minutes(15),
     bundling: LAMBDA_BUNDLING,
   };

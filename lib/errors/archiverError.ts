@@ -20,6 +20,11 @@ export const ERROR_CODES = {
   PARTITION_BROKEN: { retryable: false },
   /** A day's paging exceeded the pages-per-day cap (an absurd `totalPages`, or a server that never ends). */
   PAGE_LIMIT: { retryable: false },
+  /**
+   * A day walked in ranges holds more ids than one fan-out finish step takes the union of in its memory
+   * (`FINISH_MAX_IDS`): recorded as the day's failure, and the orchestration goes on.
+   */
+  DAY_TOO_BIG: { retryable: false },
   /** The SQL given to `query` failed in the engine (syntax, unknown table or column, a bad cast). */
   QUERY_FAILED: { retryable: false },
   /** A day left the API's window before it was sealed: recorded and logged (never thrown). */

@@ -22,6 +22,7 @@ import {
   type RangeItem,
   type RangeResult,
 } from './fanoutTypes.ts';
+import { FINISH_MAX_IDS } from './finishMaxIds.ts';
 
 /**
  * The finish step of the fan-out, the one writer of what needs one: the days split into ranges (their
@@ -78,13 +79,20 @@ export async function finishFanout(
       await fail(day, bad.code ?? 'INTERNAL', `page range ${bad.id}: ${bad.message ?? 'failed'}`);
       continue;
     }
-    const done = await concludePass(
-      deps,
-      options,
-      plan,
-      ranges,
-      ranges.map((r) => outcomes.get(r.id)?.range as RangeResult),
-    );
+    const found = ranges.map((r) => outcomes.get(r.id)?.range as RangeResult);
+    // At most the ids earlier passes kept plus each range's own (a range skips the carried ones).
+    const carried = (ranges[0]?.pass ?? 1) > 1 ? ((await state.getDay(day))?.walk?.passStart ?? 0) : 0;
+    const ids = carried + found.reduce((a, r) => a + r.distinct, 0);
+    const most = options.finishMaxIds ?? FINISH_MAX_IDS;
+    if (ids > most) {
+      await fail(
+        day,
+        'DAY_TOO_BIG',
+        `the day's ranges hold up to ${ids} ids, more than the ${most} one finish step unions in its memory`,
+      );
+      continue;
+    }
+    const done = await concludePass(deps, options, plan, ranges, found);
     results.push(done.result);
     if (done.result.interrupted) deferredDays.push(day);
   }

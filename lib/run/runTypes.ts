@@ -58,6 +58,11 @@ export interface ArchiveOptions {
   maxPasses: number;
   /** Hard cap on the pages of one day's pass: beyond it the day fails with `PAGE_LIMIT`. */
   maxPagesPerDay: number;
+  /**
+   * Most ids the fan-out's finish step takes the union of for one day (default `FINISH_MAX_IDS`, what
+   * the engine's memory was measured to hold); a day past it fails with `DAY_TOO_BIG`.
+   */
+  finishMaxIds?: number;
   /** Ages (in days) at which a scanned day is scanned again. */
   rescanAges: number[];
   /**

@@ -21,7 +21,7 @@ const PAGES = 30;
 const PER_PAGE = 10;
 
 /** A giant day (30 pages of 10) beside an ordinary one, and the fan-out's three steps run in process. */
-function world(reshuffle: boolean, seed: number) {
+function world(reshuffle: boolean, seed: number, extra: Partial<ArchiveOptions> = {}) {
   const clock = new ManualClock('2026-11-20T06:00:00.000Z');
   const giant: Day = addDays(toDay(clock.now()), -5);
   const small: Day = addDays(toDay(clock.now()), -3);
@@ -50,7 +50,7 @@ function world(reshuffle: boolean, seed: number) {
     state,
     clock,
   });
-  const options: ArchiveOptions = { ...TEST_OPTIONS, pageSize: 100 };
+  const options: ArchiveOptions = { ...TEST_OPTIONS, pageSize: 100, ...extra };
   let n = 0;
   /** One orchestration: plan, every item at once (as the map runs them), finish. */
   const orchestrate = async () => {
@@ -119,6 +119,55 @@ describe('fan-out in process (plan, map items at once, finish)', () => {
     expect(await w.state.getDay(w.giant)).toMatchObject({ complete: true });
     expect((await w.state.getDay(w.giant))?.failure).toBeUndefined();
     await expectIdsExact(w.objects, w.truth);
+  });
+
+  it('a day whose ranges hold more ids than one finish step unions is recorded failed (DAY_TOO_BIG) before its union; the other days, the digest and the lease go on', async () => {
+    const most = PAGES * PER_PAGE - 1;
+    const w = world(false, 5, { finishMaxIds: most });
+    const first = await w.orchestrate();
+    expect(first.walked.filter((r) => r.status === 'rejected')).toEqual([]);
+    expect(first.summary.failedDays).toEqual([
+      expect.objectContaining({ day: w.giant, code: 'DAY_TOO_BIG', attempts: 1 }),
+    ]);
+    expect((await w.state.getDay(w.giant))?.failure?.message).toContain(`up to ${PAGES * PER_PAGE} ids`);
+    expect((await w.state.getDay(w.giant))?.complete).not.toBe(true);
+    expect(await w.state.getDay(w.small)).toMatchObject({ complete: true });
+    expect(first.summary.digest?.seq).toBe(1);
+    // The ranges' rows were committed, once each; only the proof of the day is missing.
+    await expectIdsExact(w.objects, w.truth);
+    // The lease was given back: the next orchestration runs, fails the day again, and doubles nothing.
+    const second = await w.orchestrate();
+    expect(second.summary.failedDays).toEqual([
+      expect.objectContaining({ day: w.giant, code: 'DAY_TOO_BIG', attempts: 2 }),
+    ]);
+    await expectIdsExact(w.objects, w.truth);
+    // At the day's own size the union is taken and the day proven complete.
+    const fits = world(false, 5, { finishMaxIds: PAGES * PER_PAGE });
+    expect((await fits.orchestrate()).summary.failedDays).toEqual([]);
+    expect(await fits.state.getDay(fits.giant)).toMatchObject({ complete: true });
+  });
+
+  it('counts the ids earlier passes carried toward that limit, not only the ranges of the pass', async () => {
+    const seed = testSeed();
+    const w = world(true, seed);
+    // A first pass that missed some ids (the order reshuffles under it): its union is carried on.
+    let carried: number | undefined;
+    for (let runs = 0; runs < 40 && carried === undefined; runs++) {
+      await w.orchestrate();
+      const day = await w.state.getDay(w.giant);
+      if (day?.complete) break;
+      if (day?.walk && day.walk.passStart > 0) carried = day.walk.passStart;
+    }
+    if (carried === undefined) return expect.fail(`seed ${seed}: no pass was carried on`);
+    // The limit is what is carried: the pass that adds any id to it must fail, never prove the day.
+    w.options.finishMaxIds = carried;
+    let failed = false;
+    for (let runs = 0; runs < 40 && !failed; runs++) {
+      const { summary } = await w.orchestrate();
+      failed = summary.failedDays.some((d) => d.day === w.giant && d.code === 'DAY_TOO_BIG');
+      expect((await w.state.getDay(w.giant))?.complete, `seed ${seed}`).not.toBe(true);
+    }
+    expect(failed, `seed ${seed}`).toBe(true);
   });
 
   it('an order reshuffled on every request: ranged passes go on over orchestrations until the union is proven, bounded', async () => {

@@ -3,6 +3,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/telemetryNames.ts';
 import { VERIFY_JOB_DAYS } from '../../infra/constructs/archiveBuckets.ts';
+import { ENGINE_MEMORY_MIB } from '../../infra/constructs/archiveFunction.ts';
 import { VERIFY_JOB_MAP_RESULTS_PREFIX } from '../../infra/constructs/verifyJob.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
@@ -135,6 +136,7 @@ describe('TunnelArchiverStack', () => {
         Timeout: 900,
         MemorySize: 1024,
       });
+      expect(archiver.MemorySize).toBe(ENGINE_MEMORY_MIB);
       const configs = Object.values(template.findResources('AWS::Lambda::EventInvokeConfig')).filter(
         (c) => JSON.stringify(c.Properties.FunctionName) === JSON.stringify({ Ref: archiverId }),
       );
@@ -301,6 +303,10 @@ describe('TunnelArchiverStack', () => {
         ...props,
         AlarmActions: [ref(stack.alarms.topic)],
       });
+    });
+
+    it("the fan-out's function, whose finish step holds a day's ids, has the memory `finish-union` is read against", () => {
+      expect(propsOf({ stack, template }, stack.fanout.fn).MemorySize).toBe(ENGINE_MEMORY_MIB);
     });
 
     it.each([
