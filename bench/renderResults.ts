@@ -65,6 +65,11 @@ function measuredIn(input: ResultsInput): string[] {
   if (input.report) add('report-3y', input.report.measuredAt);
   if (input.fanout) add('fanout-2M', input.fanout.measuredAt);
   for (const f of input.fanoutLocal ?? []) add(f.name, f.measuredAt);
+  for (const b of input.bigDays ?? []) add(b.name, b.measuredAt);
+  const unions = new Map<string | undefined, number[]>();
+  for (const u of input.finishUnion ?? [])
+    unions.set(u.measuredAt, [...(unions.get(u.measuredAt) ?? []), u.rows]);
+  for (const [at, rows] of unions) add(`finish-union (${rows.map((n) => `${n / 1e6}M`).join(', ')})`, at);
   if (input.age) add('archive-age', input.age.measuredAt);
   if (byTime.size <= 1) return [];
   const runs = [...byTime].sort(([a], [b]) => a.localeCompare(b));
