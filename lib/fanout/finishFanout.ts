@@ -80,8 +80,9 @@ export async function finishFanout(
       continue;
     }
     const found = ranges.map((r) => outcomes.get(r.id)?.range as RangeResult);
+    const previous: DayState = (await state.getDay(day)) ?? blankDay(day);
     // At most the ids earlier passes kept plus each range's own (a range skips the carried ones).
-    const carried = (ranges[0]?.pass ?? 1) > 1 ? ((await state.getDay(day))?.walk?.passStart ?? 0) : 0;
+    const carried = (ranges[0]?.pass ?? 1) > 1 ? (previous.walk?.passStart ?? 0) : 0;
     const ids = carried + found.reduce((a, r) => a + r.distinct, 0);
     const most = options.finishMaxIds ?? FINISH_MAX_IDS;
     if (ids > most) {
@@ -92,7 +93,7 @@ export async function finishFanout(
       );
       continue;
     }
-    const done = await concludePass(deps, options, plan, ranges, found);
+    const done = await concludePass(deps, options, plan, ranges, found, previous);
     results.push(done.result);
     if (done.result.interrupted) deferredDays.push(day);
   }
@@ -169,10 +170,10 @@ async function concludePass(
   plan: FanoutPlanOutput,
   ranges: RangeItem[],
   found: RangeResult[],
+  previous: DayState,
 ): Promise<{ result: DayResult }> {
   const first = ranges[0] as RangeItem;
   const { day, pass, size, planned } = first;
-  const previous: DayState = (await deps.state.getDay(day)) ?? blankDay(day);
   const before = pass > 1 ? previous.walk : undefined;
   const union = (pass > 1 ? await loadWalkIds(deps.objects, day) : undefined) ?? new IdSet();
   const carried = union.size;
