@@ -14,7 +14,7 @@ import { SERVICE_NAME } from '../shared/telemetryNames.ts';
 import { createVerifyJobHandler } from './verifyJobHandler.ts';
 
 const logger = new Logger({ serviceName: SERVICE_NAME });
-const config = loadConfig({ env: process.env });
+const config = loadConfig({ env: process.env, readsOnly: true });
 const objects = objectStoreFromUrl(config.dest, {
   s3Client: withCallLog(new S3Client(s3ClientConfig(process.env)), process.env),
 });

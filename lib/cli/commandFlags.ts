@@ -136,10 +136,7 @@ export const COMMAND_FLAGS = {
     until: { type: 'string', help: 'DAY (YYYY-MM-DD): last UTC day of event time, included (required)' },
     format: { type: 'string', help: `${OCSF_FORMATS.join('|')} (default jsonl)` },
     out: { type: 'string', help: 'DIR to write ocsf-<class>-<since>-<until>.<format> into (required)' },
-    archive: {
-      type: 'string',
-      help: 'the archive to read: a folder or s3://bucket/prefix (default ARCHIVE_DEST); read only',
-    },
+    ...settings('dest'),
     ...help,
   },
   /** The emulator parses its own flags (`tunnel-archiver emulator --help`). */

@@ -8,6 +8,12 @@ export interface Command extends CommandHelp {
   run(flags: CliFlags, io: CliIo): Promise<number>;
   /** A command that parses its own arguments (and prints its own help), e.g. `emulator`. */
   raw?: (argv: string[], io: CliIo) => Promise<number>;
+  /**
+   * It only reads the archive (`--dest`): an `s3://` archive needs no state table then, and read-only
+   * credentials suffice (an auditor's). Its config is parsed with `readsOnly`; a test runs each such
+   * command on an S3 archive behind a front that refuses every write.
+   */
+  readsOnly?: true;
 }
 
 /**
@@ -35,6 +41,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'status [flags]',
     summary: 'per-day table of the archive: scanned ages, sealed, records, at risk (reads only)',
     flags: COMMAND_FLAGS.status,
+    readsOnly: true,
     run: async (f, io) => (await import('./statusCommand.ts')).statusCommand(f, io),
   },
   verify: {
@@ -42,6 +49,7 @@ export const COMMANDS: Record<string, Command> = {
     summary:
       'check the archive on its own (digest chain, signatures, files, no doubles); with TUNNEL_API_KEY also against the API; exit 5 on a failure',
     flags: COMMAND_FLAGS.verify,
+    readsOnly: true,
     run: async (f, io) => (await import('./verifyCommand.ts')).verifyCommand(f, io),
   },
   report: {
@@ -50,6 +58,7 @@ export const COMMANDS: Record<string, Command> = {
     details:
       'Reads only; works without the state (the digests suffice). The page loads nothing from elsewhere.',
     flags: COMMAND_FLAGS.report,
+    readsOnly: true,
     run: async (f, io) => (await import('./reportCommand.ts')).reportCommand(f, io),
   },
   recover: {
@@ -62,6 +71,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'active [--json] [flags]',
     summary: 'the tunnels open now (one request); LONG = open longer than history can show',
     flags: COMMAND_FLAGS.active,
+    readsOnly: true,
     run: async (f, io) => (await import('./activeCommand.ts')).activeCommand(f, io),
   },
   repair: {
@@ -77,6 +87,7 @@ export const COMMANDS: Record<string, Command> = {
     details:
       'Views: tunnel_sessions over history/dt=*/*.parquet, and tunnel_active_sessions over active/ once it exists.\nPrints a table, or CSV (--csv) or a JSON array (--json). Reads only.',
     flags: COMMAND_FLAGS.query,
+    readsOnly: true,
     run: async (f, io) => (await import('./queryCommand.ts')).queryCommand(f, io),
   },
   detect: {
@@ -92,8 +103,9 @@ export const COMMANDS: Record<string, Command> = {
       'export --ocsf --class sessions|findings --since DAY --until DAY --out DIR [--format parquet|jsonl]',
     summary: 'the archive as OCSF events (sessions: Tunnel Activity 4014, findings: Detection Finding 2004)',
     details:
-      'OCSF 1.8.0, the mapping of the Athena views tunnel_sessions_ocsf and tunnel_findings_ocsf, sorted by time.\nReads the archive only (a folder or s3://, --archive); writes one file under --out.',
+      'OCSF 1.8.0, the mapping of the Athena views tunnel_sessions_ocsf and tunnel_findings_ocsf, sorted by time.\nReads the archive only (a folder or s3://, --dest); writes one file under --out.',
     flags: COMMAND_FLAGS.export,
+    readsOnly: true,
     run: async (f, io) => (await import('./exportCommand.ts')).exportCommand(f, io),
   },
   emulator: {

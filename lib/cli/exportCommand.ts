@@ -35,7 +35,7 @@ export async function exportCommand(flags: CliFlags, io: CliIo): Promise<number>
   const since = day('since', v.since);
   const until = day('until', v.until);
   if (typeof v.out !== 'string' || v.out === '') throw invalid('--out DIR is required');
-  const config = loadConfig({ flags: { dest: v.archive }, env: io.env });
+  const config = loadConfig({ flags: { dest: v.dest }, env: io.env, readsOnly: true });
   const rules = await loadRules();
   const dir = localDestDir(config.dest);
   const objects = dir === undefined ? objectStoreFromUrl(config.dest) : undefined;

@@ -82,7 +82,7 @@ export async function queryCommand(flags: CliFlags, io: CliIo): Promise<number> 
     throw new ArchiverError('CONFIG_INVALID', `query needs one SQL statement, e.g. ${queryCommandLine()}`);
   if (flags.values.csv && flags.values.json)
     throw new ArchiverError('CONFIG_INVALID', '--csv and --json exclude each other: pick one');
-  const config = loadConfig({ flags: { dest: flags.values.dest }, env: io.env });
+  const config = loadConfig({ flags: { dest: flags.values.dest }, env: io.env, readsOnly: true });
   const dest = parseDestUrl(config.dest);
   if (dest.kind !== 'file')
     throw new ArchiverError(

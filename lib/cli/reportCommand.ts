@@ -1,43 +1,17 @@
-import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { systemClock } from '../clock/clock.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
-import { type Config, loadConfig } from '../config/loadConfig.ts';
-import { silentLogger } from '../log/logger.ts';
+import { loadConfig } from '../config/loadConfig.ts';
 import { buildReportModel } from '../report/buildReportModel.ts';
 import { renderReport } from '../report/renderReport.ts';
-import { readStatusInputs, type StatusInputs } from '../status/archiveStatus.ts';
 import { objectStoreFromUrl } from '../store/objectStoreFromUrl.ts';
 import { verifyArchive } from '../verify/verifyArchive.ts';
-import { buildStores, localDestDir, localStateDirOf } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { defaultReportPath } from './defaultReportPath.ts';
 import { type CliFlags, parseNow } from './parseCliFlags.ts';
+import { readStateIfAny } from './readStateIfAny.ts';
 import { assertLocalArchiveExists } from './statusCommand.ts';
-
-/**
- * The state's reads, when a state exists (`--state`, or the local state folder; never created here).
- * A state that cannot be read (in use by a run, unreachable) is skipped with a note: the calendar then
- * comes from the digests alone.
- */
-async function readStateIfAny(config: Config, io: CliIo): Promise<StatusInputs | undefined> {
-  const dir = localDestDir(config.dest);
-  if (!config.state && (dir === undefined || !existsSync(localStateDirOf(dir)))) return undefined;
-  try {
-    const stores = await buildStores(config, silentLogger);
-    try {
-      return await readStatusInputs(stores.state);
-    } finally {
-      await stores.close();
-    }
-  } catch (error) {
-    io.stderr.write(
-      `The state cannot be read (${(error as Error).message}): the report uses the digests alone\n`,
-    );
-    return undefined;
-  }
-}
 
 /**
  * `tunnel-archiver report`: one self-contained HTML page of the archive (coverage calendar, activity,
@@ -51,7 +25,7 @@ export async function reportCommand(flags: CliFlags, io: CliIo): Promise<number>
   assertLocalArchiveExists(config.dest, undefined, { needState: false });
   const out =
     typeof flags.values.out === 'string' ? resolve(flags.values.out) : defaultReportPath(config.dest);
-  const state = await readStateIfAny(config, io);
+  const state = await readStateIfAny(config, io, 'the report uses the digests alone');
   const objects = objectStoreFromUrl(config.dest);
   try {
     const head = state?.meta?.chainHead;

@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
+import type { Clock } from '../clock/clock.ts';
 import { systemClock } from '../clock/clock.ts';
 import { toDay } from '../clock/day.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
-import { loadConfig } from '../config/loadConfig.ts';
+import { type Config, loadConfig } from '../config/loadConfig.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { buildReportModel } from '../report/buildReportModel.ts';
 import { archiveStatus, readStatusInputs } from '../status/archiveStatus.ts';
+import { objectStoreFromUrl } from '../store/objectStoreFromUrl.ts';
 import { describeFullVerify, describeVerified } from '../verify/describeVerified.ts';
 import { readLastFullVerify } from '../verify/mergeVerifyJob.ts';
 import { buildStores, localDestDir, localStateDirOf } from './buildRuntime.ts';
@@ -35,12 +38,43 @@ export function assertLocalArchiveExists(
     );
 }
 
+/**
+ * `status` of an s3:// archive without ARCHIVE_STATE: each day's status, complete scans, files and rows as
+ * the signed digests record them (the report's calendar), the last digest and the last full verify job.
+ */
+async function digestStatus(config: Config, clock: Clock, json: boolean, io: CliIo): Promise<number> {
+  const objects = objectStoreFromUrl(config.dest);
+  try {
+    const model = await buildReportModel({ objects, clock, windowDays: config.windowDays });
+    const days = model.calendar.filter((d) => d.scans > 0 || d.files > 0 || d.status !== 'window');
+    if (json) {
+      io.stdout.write(`${JSON.stringify({ source: 'digests', days, health: model.health })}\n`);
+      return 0;
+    }
+    io.stdout.write(
+      `no state (ARCHIVE_STATE unset): the days as the archive's digests record them\n${'day'.padEnd(11)} ${'status'.padEnd(8)} ${'scanned at ages'.padEnd(22)} ${'files'.padStart(5)} ${'rows'.padStart(8)}\n`,
+    );
+    for (const d of [...days].reverse())
+      io.stdout.write(
+        `${d.day} ${d.status.padEnd(8)} ${d.scannedAges.join(',').padEnd(22)} ${String(d.files).padStart(5)} ${String(d.rows).padStart(8)}${d.detail ? `  ${d.detail}` : ''}\n`,
+      );
+    io.stdout.write(`last digest written: ${model.health.lastDigestAt ?? 'never'}\n`);
+    io.stdout.write(`last full verify job: ${describeFullVerify(await readLastFullVerify(objects))}\n`);
+    return 0;
+  } finally {
+    await objects.close?.();
+  }
+}
+
 /** Per-day table of what the archive holds: scanned ages, sealed, records, shortfall, at risk. */
 export async function statusCommand(flags: CliFlags, io: CliIo): Promise<number> {
-  const config = loadConfig({ flags: flags.values, env: io.env });
+  const config = loadConfig({ flags: flags.values, env: io.env, readsOnly: true });
   const now = parseNow(flags.values.now);
   const clock = now ? offsetClock(now) : systemClock;
   const today = toDay(clock.now());
+  // An auditor's look at an s3:// archive with no state table: the days as the digests record them.
+  if (config.state === undefined && localDestDir(config.dest) === undefined)
+    return digestStatus(config, clock, Boolean(flags.values.json), io);
   assertLocalArchiveExists(config.dest, config.state);
   const stores = await buildStores(
     config,

@@ -23,7 +23,7 @@ import { type CliFlags, parseNow } from './parseCliFlags.ts';
  * With TUNNEL_API_KEY it also compares every window day with the API. Exit 5 only on a failure.
  */
 export async function verifyCommand(flags: CliFlags, io: CliIo): Promise<number> {
-  const config = loadConfig({ flags: flags.values, env: io.env });
+  const config = loadConfig({ flags: flags.values, env: io.env, readsOnly: true });
   const now = parseNow(flags.values.now);
   const sinceFlag = flags.values.since;
   if (sinceFlag !== undefined && (typeof sinceFlag !== 'string' || !isDay(sinceFlag)))

@@ -38,7 +38,7 @@ async function cliExport(cls: 'sessions' | 'findings', format: 'jsonl' | 'parque
   if (known) return known;
   const out = join(tmp.dir, `out-${key}`);
   const args = ['export', '--ocsf', '--class', cls, '--since', since, '--until', until, '--format', format];
-  const r = await runCli([...args, '--out', out, '--archive', archive], { TMPDIR: tmp.dir });
+  const r = await runCli([...args, '--out', out, '--dest', archive], { TMPDIR: tmp.dir });
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   const file = join(out, `ocsf-${cls}-${since}-${until}.${format}`);
@@ -230,7 +230,7 @@ describe('export --ocsf with bad input', () => {
     ],
   ])('%j exits 2 with a clear message and creates nothing', async (args, message) => {
     const out = join(tmp.dir, 'never');
-    const r = await runCli(['export', ...args, '--out', out, '--archive', archive], { TMPDIR: tmp.dir });
+    const r = await runCli(['export', ...args, '--out', out, '--dest', archive], { TMPDIR: tmp.dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(existsSync(out)).toBe(false);
@@ -239,7 +239,7 @@ describe('export --ocsf with bad input', () => {
   it('names a folder that holds no archive, and creates nothing', async () => {
     const out = join(tmp.dir, 'never');
     const args = ['export', '--ocsf', '--class', 'sessions', '--since', since, '--until', until];
-    const r = await runCli([...args, '--out', out, '--archive', join(tmp.dir, 'nothing')], {
+    const r = await runCli([...args, '--out', out, '--dest', join(tmp.dir, 'nothing')], {
       TMPDIR: tmp.dir,
     });
     expect(r.code).toBe(2);

@@ -1,0 +1,66 @@
+import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { S3rverHandle } from './startS3rver.ts';
+
+export interface ReadOnlyS3Front {
+  endpoint: string;
+  /** Every request the front saw, as `METHOD path` (query string dropped), and the ones it refused. */
+  requests: string[];
+  refused: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * An S3 front for s3rver that holds read-only credentials: GET and HEAD pass through, every other request
+ * (PUT, POST, DELETE: a write, a multipart upload, a delete) is answered 403 AccessDenied, as S3 answers a
+ * role with only `s3:GetObject` and `s3:ListBucket`. A command that claims to only read is run through it.
+ */
+export async function startReadOnlyS3Front(s3: S3rverHandle): Promise<ReadOnlyS3Front> {
+  const upstream = new URL(s3.endpoint);
+  const requests: string[] = [];
+  const refused: string[] = [];
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const line = `${req.method} ${(req.url ?? '').split('?')[0]}`;
+    requests.push(line);
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      refused.push(line);
+      req.resume();
+      res.writeHead(403, { 'content-type': 'application/xml' });
+      res.end(
+        '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message><RequestId>read-only-front</RequestId></Error>',
+      );
+      return;
+    }
+    const out = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    out.on('error', () => {
+      res.writeHead(502);
+      res.end();
+    });
+    req.pipe(out);
+  };
+  const server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    requests,
+    refused,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
