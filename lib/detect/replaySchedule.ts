@@ -72,8 +72,8 @@ export interface ReplayOptions {
   failDelivery?: (finding: Finding, attempt: number) => boolean;
   /** Lets a findings write fail (a crash between claim and write): true = throw before writing. */
   failWrite?: (findings: readonly Finding[], attempt: number) => boolean;
-  /** The size of what would be sent for a delivery (e.g. the SNS message). */
-  message?: (finding: Finding, rule: DetectionRule) => number;
+  /** The size of what would be sent for a delivery (e.g. the SNS message), awaited before the delivery is recorded. */
+  message?: (finding: Finding, rule: DetectionRule) => number | Promise<number>;
   ledger?: FindingLedger;
 }
 
@@ -223,13 +223,8 @@ export async function replaySchedule(
       const n = (attempts.get(finding.finding_id) ?? 0) + 1;
       attempts.set(finding.finding_id, n);
       if (opts.failDelivery?.(finding, n)) throw new Error(CRASH);
-      deliveries.push({
-        at,
-        finding,
-        status,
-        by,
-        ...(opts.message ? { bytes: opts.message(finding, rule) } : {}),
-      });
+      const bytes = opts.message ? await opts.message(finding, rule) : undefined;
+      deliveries.push({ at, finding, status, by, ...(bytes === undefined ? {} : { bytes }) });
     };
   const live = opts.rules.filter((r) => r.live);
   const ruleOf = (id: string) => opts.rules.find((r) => r.id === id);
