@@ -7,7 +7,7 @@ import type { ChecksumRow } from './checksumJobs.ts';
  * names the result files, and CSV files with `Bucket, Key, VersionId, TaskStatus, ErrorCode,
  * HTTPStatusCode, ResultMessage` a row; keys are URL-encoded, and a Compute checksum task's ResultMessage is
  * JSON with `checksum_hex` (and `checksum_base64`, `checksumAlgorithm`, `checksumType`). The adapter and
- * the local stand-in both read (and the stand-in writes) this one format.
+ * the local stand-in (test/support/checksumJobsStandIn.ts) both read this one format.
  */
 export const REPORT_FORMAT = 'Report_CSV_20180820';
 
@@ -60,27 +60,6 @@ export function* parseReportCsv(text: string): Generator<ChecksumRow> {
       ? { key, sha256: hex.toLowerCase() }
       : { key, error: `no SHA-256 in "${message}"` };
   }
-}
-
-/** One report row, as S3 writes it (the stand-in's writer). */
-export function formatReportRow(bucket: string, row: ChecksumRow): string {
-  const key = encodeURIComponent(row.key).replace(/%2F/g, '/');
-  const message = row.sha256
-    ? JSON.stringify({
-        checksum_base64: Buffer.from(row.sha256, 'hex').toString('base64'),
-        checksum_hex: row.sha256,
-        checksumAlgorithm: 'SHA256',
-        checksumType: 'FULL_OBJECT',
-      })
-    : (row.error ?? '');
-  const fields = row.sha256
-    ? [bucket, key, '', 'succeeded', '200', '', message]
-    : [bucket, key, '', 'failed', '404', 'NoSuchKey', message];
-  return `${fields.map(csvField).join(',')}\n`;
-}
-
-function csvField(s: string): string {
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 /** RFC 4180 rows: quoted fields may hold commas, quotes (doubled) and line breaks. */

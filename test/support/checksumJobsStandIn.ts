@@ -10,7 +10,6 @@ import {
   type ChecksumRow,
 } from '../../lib/verify/checksumJobs.ts';
 import {
-  formatReportRow,
   parseReportCsv,
   parseReportManifest,
   REPORT_FORMAT,
@@ -90,4 +89,28 @@ export class ChecksumJobsStandIn implements ChecksumJobs {
     };
     await this.objects.put(`${PREFIX}job-${id}/manifest.json`, JSON.stringify(manifest));
   }
+}
+
+/**
+ * One report row in the shape S3 writes it (test/verify/fixtures/s3-batch-report/README.md says where
+ * that shape is documented): bucket, URL-encoded key, version, status, HTTP status, error code, message.
+ */
+function formatReportRow(bucket: string, row: ChecksumRow): string {
+  const key = encodeURIComponent(row.key).replace(/%2F/g, '/');
+  const message = row.sha256
+    ? JSON.stringify({
+        checksum_base64: Buffer.from(row.sha256, 'hex').toString('base64'),
+        checksum_hex: row.sha256,
+        checksumAlgorithm: 'SHA256',
+        checksumType: 'FULL_OBJECT',
+      })
+    : (row.error ?? '');
+  const fields = row.sha256
+    ? [bucket, key, '', 'succeeded', '200', '', message]
+    : [bucket, key, '', 'failed', '404', 'NoSuchKey', message];
+  return `${fields.map(csvField).join(',')}\n`;
+}
+
+function csvField(s: string): string {
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }

@@ -1,10 +1,10 @@
+import { readFile } from 'node:fs/promises';
 import { CreateJobCommand, DescribeJobCommand } from '@aws-sdk/client-s3-control';
 import { describe, expect, it } from 'vitest';
-import { formatReportRow, REPORT_FORMAT } from '../../lib/verify/checksumReportFormat.ts';
+import type { ChecksumReport, ChecksumRow } from '../../lib/verify/checksumJobs.ts';
+import { REPORT_FORMAT } from '../../lib/verify/checksumReportFormat.ts';
 import { createS3ChecksumJobs } from '../../lib/verify/s3ChecksumJobs.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
-
-const SHA = 'ab'.repeat(32);
 
 function adapter(status: string) {
   const sent: unknown[] = [];
@@ -66,38 +66,79 @@ describe('createS3ChecksumJobs', () => {
     expect(await jobs.report('job-1')).toBeUndefined();
   });
 
-  it('reads a finished job’s report as S3 writes it: keys under the archive prefix read as the archive’s, URL-encoded, checksums in hex', async () => {
+  it('reads a finished job’s report as S3 writes it: both result files, keys URL-encoded and under the archive prefix, checksums in hex', async () => {
     const { jobs, objects } = adapter('Complete');
-    const csv =
-      formatReportRow('archive-bucket', { key: 'team/history/dt=2026-01-01/a b.parquet', sha256: SHA }) +
-      formatReportRow('archive-bucket', {
-        key: 'team/history/dt=2026-01-01/gone.parquet',
-        error: 'NoSuchKey',
-      });
-    await objects.put('checksum-jobs/job-job-1/results/r1.csv', csv);
-    await objects.put(
-      'checksum-jobs/job-job-1/manifest.json',
-      JSON.stringify({
-        Format: REPORT_FORMAT,
-        ReportCreationDate: '2026-01-08T01:00:00.000Z',
-        Results: [
-          {
-            TaskExecutionStatus: 'succeeded',
-            Bucket: 'archive-bucket',
-            MD5Checksum: 'x',
-            Key: 'team/checksum-jobs/job-job-1/results/r1.csv',
-          },
-        ],
-        ReportSchema: 'Bucket, Key, VersionId, TaskStatus, ErrorCode, HTTPStatusCode, ResultMessage',
-      }),
-    );
-    const report = await jobs.report('job-1');
+    await putReport(objects, 'complete-manifest.json');
+    const report = await jobs.report(JOB);
     expect(report?.status).toBe('complete');
-    const rows = [];
-    for await (const r of report?.rows ?? []) rows.push(r);
-    expect(rows).toEqual([
-      { key: 'history/dt=2026-01-01/a b.parquet', sha256: SHA },
-      { key: 'history/dt=2026-01-01/gone.parquet', error: expect.stringContaining('NoSuchKey') },
-    ]);
+    expect(await rowsOf(report)).toEqual([...SUCCEEDED, ...FAILED]);
   });
+
+  it.each(['Failed', 'Cancelled'])(
+    'reads the report of a job that ended %s as failed, with the rows of the tasks it ran',
+    async (status) => {
+      const { jobs, objects } = adapter(status);
+      await putReport(objects, 'complete-manifest.json');
+      const report = await jobs.report(JOB);
+      expect(report?.status).toBe('failed');
+      expect(await rowsOf(report)).toEqual([...SUCCEEDED, ...FAILED]);
+    },
+  );
+
+  it.each(['Failed', 'Cancelled'])(
+    'gives a job that ended %s before any task ran (no report) as failed, with no rows',
+    async (status) => {
+      const { jobs } = adapter(status);
+      const report = await jobs.report(JOB);
+      expect(report?.status).toBe('failed');
+      expect(await rowsOf(report)).toEqual([]);
+    },
+  );
 });
+
+/** The job of the fixture report (test/verify/fixtures/s3-batch-report/, in the shape AWS documents). */
+const JOB = '5e0c1f2a-7b3d-4c8e-9a61-2f4d8b7c9e10';
+const FIXTURES = new URL('./fixtures/s3-batch-report/', import.meta.url);
+
+/** What the fixture's succeeded.csv says, read as the archive's keys. */
+const SUCCEEDED = [
+  {
+    key: 'history/dt=2026-01-01/a b.parquet',
+    sha256: '229a96972c9bccad6f74a6947874ff6d06e743ff5bdaa5436ffa69967bd82cb1',
+  },
+  {
+    key: 'history/dt=2026-01-01/c+d.parquet',
+    sha256: 'b1ddaf98fc9359352624ae81fffbee740be40df96c27c0484cc9ece0a9157b31',
+  },
+  {
+    key: 'digests/0000000007.json',
+    sha256: 'bba64cee3ed1c3821d4145a44c0ffee0e8e603134d0fef3e867d3efb78d2673d',
+  },
+];
+/** What its failed.csv says: each error names the S3 error code and the HTTP status. */
+const FAILED = [
+  { key: 'history/dt=2026-01-02/gone.parquet', error: '404 NoSuchKey The specified key does not exist.' },
+  {
+    key: 'history/dt=2026-01-02/locked.parquet',
+    error: '403 AccessDenied Access Denied: {"reason":"explicit deny", "by":"bucket policy"}',
+  },
+];
+
+/** Puts the fixture report where S3 writes it: the manifest, and each result file at the key it names. */
+async function putReport(objects: MemoryObjectStore, manifestFile: string): Promise<void> {
+  const manifest = await readFile(new URL(manifestFile, FIXTURES));
+  await objects.put(`checksum-jobs/job-${JOB}/manifest.json`, manifest);
+  const { Results } = JSON.parse(manifest.toString('utf8')) as { Results: { Key: string }[] };
+  for (const [i, r] of Results.entries()) {
+    const file = i === 0 ? 'succeeded.csv' : 'failed.csv';
+    // The store is the archive's (under `team/`); the manifest names the bucket's keys.
+    expect(r.Key.startsWith('team/')).toBe(true);
+    await objects.put(r.Key.slice('team/'.length), await readFile(new URL(file, FIXTURES)));
+  }
+}
+
+async function rowsOf(report: ChecksumReport | undefined): Promise<ChecksumRow[]> {
+  const rows: ChecksumRow[] = [];
+  for await (const r of report?.rows ?? []) rows.push(r);
+  return rows;
+}
