@@ -2,6 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { INTEGRITY_ENV } from '../functions/shared/telemetryNames.ts';
+import { STATE_TABLE } from '../lib/state/stateTableSpec.ts';
 import { asIBucket, asITable } from './cdkTypes.ts';
 import { ActiveCatalog } from './constructs/activeCatalog.ts';
 import { ApiKeySecret } from './constructs/apiKeySecret.ts';
@@ -55,7 +56,8 @@ export class TunnelArchiverStack extends Stack {
     });
 
     this.table = new TableV2(this, 'State', {
-      partitionKey: { name: 'pk', type: AttributeType.STRING },
+      // The key, billing and protection `tunnel-archiver run` creates a missing table with (STATE_TABLE).
+      partitionKey: { name: STATE_TABLE.partitionKey, type: AttributeType.STRING },
       billing: Billing.onDemand(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,

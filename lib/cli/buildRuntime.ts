@@ -62,8 +62,18 @@ export function localStateDirOf(dir: string): string {
  * state lives in item files under `<dest>/.state` (`openLocalState`): the same state concerns as on
  * DynamoDB, on the versioned-item primitive of a folder, so local mode starts no server and loads no
  * SDK. The AWS SDK is loaded (dynamic import) only when a store needs it: S3 or DynamoDB.
+ * `createStateTable`: a missing DynamoDB state table is created first (`ensureStateTable`).
  */
-export async function buildStores(config: Config, logger: Logger): Promise<Omit<Runtime, 'api'>> {
+export async function buildStores(
+  config: Config,
+  logger: Logger,
+  options: { createStateTable?: boolean } = {},
+): Promise<Omit<Runtime, 'api'>> {
+  if (config.state && options.createStateTable) {
+    // A command that writes state (run, start, recover) creates a missing table first; readers never do.
+    const { ensureStateTableAt } = await import('../state/stateStoreFromUrl.ts');
+    await ensureStateTableAt(config.state, logger);
+  }
   const dest = parseDestUrl(config.dest);
   const objects =
     dest.kind === 'file'

@@ -16,7 +16,7 @@ export async function recoverCommand(flags: CliFlags, io: CliIo): Promise<number
   const now = parseNow(flags.values.now);
   const clock = now ? offsetClock(now) : systemClock;
   const logger = cliLogger(stderrLines(io), config.logLevel, resolveLogFormat(config.logFormat, io));
-  const stores = await buildStores(config, logger);
+  const stores = await buildStores(config, logger, { createStateTable: true });
   try {
     const result = await rebuildStateFromArchive({
       objects: stores.objects,

@@ -125,7 +125,7 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
     const keys = await loadCliKeys(config);
     // Held until the process ends: how a later run on this host knows, from the kernel, that this one died.
     await holdProcessLiveness();
-    const stores = await buildStores(config, logger);
+    const stores = await buildStores(config, logger, { createStateTable: true });
     try {
       const progress = progressReporter(ctx.lines, Boolean(io.stderr.isTTY));
       // The run's one deadline: --max-run-ms from now, less the one reserve (--deadline-reserve-ms).

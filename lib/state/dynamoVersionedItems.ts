@@ -59,9 +59,20 @@ function versioned(item: Item): VersionedItem {
 export function dynamoVersionedItems(opts: DynamoItemsOptions): VersionedItems {
   const { client, table } = opts;
   const failed = (what: string, cause: unknown): ArchiverError =>
-    new ArchiverError('STORE_FAILED', `${what} in DynamoDB table '${table}': ${(cause as Error)?.message}`, {
-      cause,
-    });
+    (cause as { name?: string } | undefined)?.name === 'ResourceNotFoundException'
+      ? // No retry brings a missing table back: say who creates it.
+        new ArchiverError(
+          'STORE_FAILED',
+          `${what}: the DynamoDB state table '${table}' does not exist (\`tunnel-archiver run\` creates it on first use; the stack's is its StateTableName output)`,
+          { cause, retryable: false },
+        )
+      : new ArchiverError(
+          'STORE_FAILED',
+          `${what} in DynamoDB table '${table}': ${(cause as Error)?.message}`,
+          {
+            cause,
+          },
+        );
 
   /** One Scan page of the items under `prefix`, from `start`. */
   const scanPage = (prefix: string, start: Item | undefined): Promise<ScanCommandOutput> =>

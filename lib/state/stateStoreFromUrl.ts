@@ -1,6 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Logger } from '../log/logger.ts';
 import { parseStateUrl } from '../url/storeUrl.ts';
 import { createDynamoStateStore } from './dynamoStateStore.ts';
+import {
+  type EnsuredStateTable,
+  type EnsureStateTableOptions,
+  ensureStateTable,
+} from './ensureStateTable.ts';
 import type { StateStore } from './stateStore.ts';
 
 export interface StateStoreDeps {
@@ -22,4 +28,27 @@ export function stateStoreFromUrl(url: string, deps: StateStoreDeps = {}): State
       client.destroy();
     },
   };
+}
+
+/**
+ * `ensureStateTable` for the table a `dynamodb://table` URL names (a client built as `stateStoreFromUrl`
+ * builds one, unless injected), saying what it did in the log: the table it created, and point-in-time
+ * recovery it could not turn on (with the command that does).
+ */
+export async function ensureStateTableAt(
+  url: string,
+  logger: Logger,
+  options: EnsureStateTableOptions & StateStoreDeps = {},
+): Promise<EnsuredStateTable> {
+  const { table } = parseStateUrl(url);
+  const client = options.dynamoClient ?? new DynamoDBClient({});
+  try {
+    const result = await ensureStateTable(client, table, options);
+    if (result.created) logger.info('state table created', { table });
+    if (result.pitrNotEnabled !== undefined) logger.warn(result.pitrNotEnabled, { table });
+    if (result.unchecked) logger.debug('state table not described (DescribeTable denied)', { table });
+    return result;
+  } finally {
+    if (options.dynamoClient === undefined) client.destroy();
+  }
 }
