@@ -1,24 +1,79 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { cp, readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FINDINGS_TABLE } from '../../lib/detect/findingsDataset.ts';
 import { loadRules } from '../../lib/detect/loadRules.ts';
 import { duckdbSpelling } from '../../lib/ocsf/duckdbSpelling.ts';
-import { exportOcsf } from '../../lib/ocsf/exportOcsf.ts';
+import { dayWindow, exportOcsf } from '../../lib/ocsf/exportOcsf.ts';
 import { openOcsfArchive } from '../../lib/ocsf/ocsfArchive.ts';
 import { OCSF_1_1 } from '../../lib/ocsf/ocsfProfile.ts';
 import { ocsfViews } from '../../lib/ocsf/ocsfViews.ts';
 import { stripNulls } from '../../lib/ocsf/stripNulls.ts';
+import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
 import { ATHENA_MACROS, DUCKDB_SESSION } from '../../lib/query/duckdbShims.ts';
+import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
+import { baseRecord, TEST_TOKEN_KEY } from '../records/historyRecords.ts';
 import { runCli } from '../support/runCli.ts';
 import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 import { ARCHIVE_DAYS, emulatorArchive } from './emulatorArchive.ts';
 import { ocsfErrors, type SchemaName } from './ocsfSchemas.ts';
+
+/** Sessions the archiver saw twice (the first revision open or with an earlier end), and one still open. */
+const REVISIONS: ArchiveRow[] = (() => {
+  const keyed = (archivedAt: string) =>
+    ({ tokenPolicy: 'hash', tokenKey: TEST_TOKEN_KEY, archivedAt: new Date(archivedAt) }) as const;
+  const session = (user: string, start: string) => ({ user_email: user, start_time: start });
+  const a = session('revised-open-then-closed@example.com', '2026-11-19T08:00:00.000Z');
+  const b = session('revised-later-end@example.com', '2026-11-19T11:00:00.000Z');
+  const c = session('still-open@example.com', '2026-11-19T15:00:00.000Z');
+  return [
+    // The latest revisions first, so the file's order does not pick them.
+    toArchiveRow(baseRecord({ ...a, end_time: '2026-11-19T09:30:00.000Z' }), keyed('2026-11-19T10:00:00Z')),
+    toArchiveRow(
+      baseRecord({ ...b, end_time: '2026-11-19T11:45:00.000Z', domains: ['b.example.com'] }),
+      keyed('2026-11-19T12:00:00Z'),
+    ),
+    toArchiveRow(baseRecord({ ...a, end_time: null }), keyed('2026-11-19T09:00:00Z')),
+    toArchiveRow(baseRecord({ ...b, end_time: '2026-11-19T11:20:00.000Z' }), keyed('2026-11-19T11:30:00Z')),
+    toArchiveRow(baseRecord({ ...c, end_time: null }), keyed('2026-11-19T16:00:00Z')),
+  ];
+})();
+
+/** Each session's latest revision (largest archived_at, then record_id), read from history/ as it is. */
+async function latestRevisions(
+  dir: string,
+): Promise<Map<string, { start: number; end: number | null; archived: number; record: string }>> {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  try {
+    const rows = await c.runAndReadAll(
+      `SELECT session_id, record_id, epoch_ms(start_time) AS s, epoch_ms(end_time) AS e, epoch_ms(archived_at) AS a FROM read_parquet('${dir}/history/dt=*/*.parquet')`,
+    );
+    const latest = new Map<string, { start: number; end: number | null; archived: number; record: string }>();
+    for (const r of rows.getRowObjectsJson()) {
+      const row = {
+        start: Number(r.s),
+        end: r.e === null ? null : Number(r.e),
+        archived: Number(r.a),
+        record: String(r.record_id),
+      };
+      const cur = latest.get(String(r.session_id));
+      if (!cur || row.archived > cur.archived || (row.archived === cur.archived && row.record > cur.record))
+        latest.set(String(r.session_id), row);
+    }
+    return latest;
+  } finally {
+    c.closeSync();
+    db.closeSync();
+  }
+}
 
 type Event = Record<string, unknown> & { metadata: { uid: string }; time: number };
 
@@ -92,18 +147,41 @@ describe('export --ocsf on the emulator archive', () => {
   });
 
   it('gives each session one Open and, once ended, one Close, from its latest revision', async () => {
-    const events = await cliExport('sessions', 'jsonl');
-    const bySession = new Map<string, Event[]>();
-    for (const e of events) {
-      const s = (e.session as { uid: string }).uid;
-      bySession.set(s, [...(bySession.get(s) ?? []), e]);
+    // The emulator's archive, with sessions the archiver saw more than once (a revision: the same
+    // session_id, a new record_id) in a file of their own, written by the archive's Parquet writer.
+    const dir = join(tmp.dir, 'revised');
+    await cp(archive, dir, { recursive: true });
+    await writeHistoryParquet(REVISIONS, join(dir, 'history', 'dt=2026-11-19', 'revisions.parquet'));
+    const out = join(tmp.dir, 'out-revised');
+    const { file } = await exportOcsf(
+      { dir },
+      { cls: 'sessions', since, until, format: 'jsonl', outDir: out, rules: await loadRules() },
+    );
+    const events = (await readFile(file, 'utf8'))
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Event);
+    const latest = await latestRevisions(dir);
+    // The planted sessions: two with two revisions each (the latest closed), one still open.
+    for (const r of REVISIONS) expect(latest.has(r.session_id)).toBe(true);
+    expect(new Set(REVISIONS.map((r) => r.session_id)).size).toBe(3);
+    const { fromMs, toMs } = dayWindow(since, until);
+    const inWindow = (ms: number | null): ms is number => ms !== null && ms >= fromMs && ms < toMs;
+    const want: string[] = [];
+    for (const [id, r] of latest) {
+      const end = r.end === null ? '' : ` end=${r.end}`;
+      if (inWindow(r.start)) want.push(`${id} Open time=${r.start}${end} logged=${r.archived}`);
+      if (inWindow(r.end)) want.push(`${id} Close time=${r.end}${end} logged=${r.archived}`);
     }
-    for (const [, list] of bySession) {
-      const opens = list.filter((e) => e.activity_id === 1);
-      expect(opens.length).toBeLessThanOrEqual(1);
-      expect(list.filter((e) => e.activity_id === 2).length).toBeLessThanOrEqual(1);
-    }
-    const open = events.find((e) => e.activity_id === 1) as Event;
+    const got = events.map((e) => {
+      const end = e.end_time === undefined ? '' : ` end=${e.end_time}`;
+      const logged = (e.metadata as unknown as { logged_time: number }).logged_time;
+      return `${(e.session as { uid: string }).uid} ${e.activity_name} time=${e.time}${end} logged=${logged}`;
+    });
+    expect(want.length).toBeGreaterThan(100);
+    expect(got.sort()).toEqual(want.sort());
+    const events18 = await cliExport('sessions', 'jsonl');
+    const open = events18.find((e) => e.activity_id === 1) as Event;
     expect(open).toMatchObject({
       class_uid: 4014,
       type_uid: 401401,
