@@ -68,7 +68,13 @@ export async function readActiveRows(bytes: Uint8Array): Promise<ActiveRow[]> {
   const rows = await parquetReadObjects({ file: asyncBuffer(bytes), compressors: READ_COMPRESSORS });
   return rows.map(
     (raw) =>
-      ({ ...raw, user_id: Number(raw.user_id), token_id: Number(raw.token_id) }) as unknown as ActiveRow,
+      ({
+        ...raw,
+        user_id: Number(raw.user_id),
+        token_id: Number(raw.token_id),
+        // Files written before the column existed do not hold it.
+        join_token_hmac: raw.join_token_hmac ?? null,
+      }) as unknown as ActiveRow,
   );
 }
 

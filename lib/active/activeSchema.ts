@@ -24,6 +24,8 @@ const COLUMNS = [
   { name: 'creation_time', kind: 'timestamp', nullable: false },
   { name: 'last_update_time', kind: 'timestamp', nullable: false },
   { name: 'extra_json', kind: 'string', nullable: true },
+  // Last, so files written before it keep their column order; a reader takes it as null there.
+  { name: 'join_token_hmac', kind: 'string', nullable: true },
 ] as const satisfies readonly ColumnSpec<ActiveRow>[];
 
 type MissingColumns = Exclude<keyof ActiveRow, (typeof COLUMNS)[number]['name']>;

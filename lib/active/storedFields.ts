@@ -31,6 +31,7 @@ export function fromStoredFields(stored: StoredObservedFields): ObservedFields {
     creation_time: new Date(stored.creation_time),
     last_update_time: new Date(stored.last_update_time),
     extra_json: stored.extra_json,
+    join_token_hmac: stored.join_token_hmac,
   };
 }
 

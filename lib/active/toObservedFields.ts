@@ -1,4 +1,5 @@
 import { canonicalJson } from '../records/canonicalJson.ts';
+import { liveJoinToken } from '../records/liveJoinToken.ts';
 import { loneSurrogateAt } from '../records/loneSurrogateAt.ts';
 import { type ActiveSession, activeSessionSchema } from '../records/schemas.ts';
 import { sha256Hex } from '../records/sha256Hex.ts';
@@ -18,6 +19,7 @@ export function toObservedFields(session: ActiveSession, opts: ActiveRowOptions)
   const keepHash = opts.tokenPolicy !== 'drop';
   const token = textOrNull(session.token);
   const virtualToken = session.virtualToken === '' ? null : session.virtualToken;
+  const joinToken = liveJoinToken(token, virtualToken, session.port);
   return {
     id: storable(session.id),
     user_id: session.userId,
@@ -36,6 +38,7 @@ export function toObservedFields(session: ActiveSession, opts: ActiveRowOptions)
     creation_time: new Date(toEpochMs(session.creationTimestamp)),
     last_update_time: new Date(toEpochMs(session.lastUpdateTimestamp)),
     extra_json: extraJson(session),
+    join_token_hmac: keepHash && joinToken !== null ? tokenHmac(opts.tokenKey, joinToken) : null,
   };
 }
 

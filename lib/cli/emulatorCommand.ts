@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { toDay } from '../clock/day.ts';
 import { acceleratedClock, type EmulatorClock, fixedClock, realClock } from '../emulator/emulatorClock.ts';
 import { type FaultConfig, outageFor, resolveFaults } from '../emulator/faults.ts';
+import { DEFAULT_LIVE_SHAPE, LIVE_SHAPES, type LiveShape } from '../emulator/liveShape.ts';
 import type { PoisonConfig } from '../emulator/poison.ts';
 import { EMULATOR_TRAFFIC, type EmulatorTraffic } from '../emulator/sessionArchive.ts';
 import { EMULATOR_FREE_KEY, EMULATOR_PAID_KEY, startEmulator } from '../emulator/startEmulator.ts';
@@ -29,6 +30,9 @@ Options:
   --scale N            multiply every day's volume by N (deterministic; default 1)
   --traffic P          ordinary traffic: default (the seeded dataset) | team (a dozen people behind an
                        office NAT and at home, two CI bots every hour, one daily 9-hour tunnel)
+  --live-shape S       how the active list names a session's token: documented (token null, the token
+                       in virtualToken "<token>-<port>", as the service's example; default) |
+                       token-filled (token set for every session without a virtual token)
 Upstream flaws (all off by default):
   --stale-totals MODE  stale totalElements/totalPages: floor-pages (a cached COUNT rounded down to
                        whole pages) | lag (counted on an older snapshot) | off
@@ -65,6 +69,7 @@ export const EMULATOR_FLAGS = {
     'rate',
     'scale',
     'traffic',
+    'live-shape',
     'stale-totals',
     'stale-lag-ms',
     'poison-count',
@@ -171,6 +176,9 @@ function parseFlags(argv: string[]) {
   const traffic = values.traffic;
   if (traffic !== undefined && !(EMULATOR_TRAFFIC as readonly string[]).includes(traffic))
     throw invalid(`--traffic must be ${EMULATOR_TRAFFIC.join(' or ')}, got '${traffic}'`);
+  const liveShape = values['live-shape'];
+  if (liveShape !== undefined && !(LIVE_SHAPES as readonly string[]).includes(liveShape))
+    throw invalid(`--live-shape must be ${LIVE_SHAPES.join(' or ')}, got '${liveShape}'`);
   let scale: number | undefined;
   if (values.scale !== undefined) {
     scale = num('--scale', values.scale);
@@ -179,6 +187,7 @@ function parseFlags(argv: string[]) {
   return {
     ...(scale === undefined ? {} : { scale }),
     ...(traffic === undefined ? {} : { traffic: traffic as EmulatorTraffic }),
+    ...(liveShape === undefined ? {} : { liveShape: liveShape as LiveShape }),
     ...(stale === undefined ? {} : { staleTotals: stale as 'floor-pages' | 'lag' | 'off' }),
     ...(values['stale-lag-ms'] === undefined
       ? {}
@@ -229,6 +238,8 @@ function invalid(message: string): ArchiverError {
 function describeData(options: Exclude<ReturnType<typeof parseFlags>, 'help'>): string {
   const parts = [`seed ${options.seed}`, `window ${options.windowDays} days`, `scale ${options.scale ?? 1}`];
   if (options.traffic === 'team') parts.push('traffic: team');
+  if ((options.liveShape ?? DEFAULT_LIVE_SHAPE) !== DEFAULT_LIVE_SHAPE)
+    parts.push(`live shape: ${options.liveShape}`);
   if (options.staleTotals !== undefined && options.staleTotals !== 'off') {
     parts.push(`stale totals: ${options.staleTotals}`);
   }

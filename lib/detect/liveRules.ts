@@ -1,3 +1,4 @@
+import { liveJoinTokenHmac } from '../active/liveTokens.ts';
 import type { ActiveObservations } from '../state/stateStore.ts';
 import { toCandidates } from './evaluateRules.ts';
 import type { Finding, RuleHit } from './finding.ts';
@@ -27,8 +28,9 @@ export const LIVE_PREDICATES: Readonly<Record<string, LivePredicate>> = {
       hits.push({
         entity: fields.id,
         // The token and the start are the incident's key, as the SQL's `coalesce(token_hmac, virtual_token_hmac)`
-        // and `start_time`: a tunnel alerted live and later seen in history is one incident.
-        token_hmac: fields.token_hmac ?? fields.virtual_token_hmac,
+        // and `start_time`: a tunnel alerted live and later seen in history is one incident. The live row's
+        // token is its join token (the token, or the virtual token less its `-<port>`), which history names.
+        token_hmac: liveJoinTokenHmac(fields),
         client_network: null,
         session_id: fields.id,
         first_seen: opened,

@@ -2,6 +2,7 @@ import { addDays, type Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { HISTORY_COLUMN_NAMES } from '../parquet/historySchema.ts';
 import { ACTIVE_TABLE, HISTORY_TABLE } from '../query/activeViews.ts';
+import { liveMatchesHistorySql } from '../query/liveMatchesHistorySql.ts';
 import { sqlString } from '../query/sqlString.ts';
 import { canonicalAddressSql } from './canonicalAddress.ts';
 import { cidrPrefixes } from './exemptNetworks.ts';
@@ -101,9 +102,6 @@ function exemptions(settings: Readonly<Record<string, SettingValue>>): string {
   return conds.length === 0 ? '' : `\n  WHERE NOT coalesce(${conds.join(' OR ')}, false)`;
 }
 
-/** The identity of a tunnel in both datasets: its token (or virtual token) digest and its start instant. */
-const identity = (token: string, virtualToken: string) => `coalesce(${token}, ${virtualToken}, '')`;
-
 /** Each history column as an open tunnel of `active/` (`o`) fills it. */
 const LIVE_AS_HISTORY: Record<(typeof HISTORY_COLUMN_NAMES)[number], string> = {
   record_id: 'CAST(NULL AS varchar)',
@@ -113,7 +111,9 @@ const LIVE_AS_HISTORY: Record<(typeof HISTORY_COLUMN_NAMES)[number], string> = {
   user_email: "CAST('' AS varchar)",
   token_value: 'o.token',
   virtual_token_value: 'o.virtual_token',
-  token_hmac: 'o.token_hmac',
+  // The token the tunnel was opened with (`join_token_hmac`: the token, or the virtual token less its
+  // `-<port>`), so the live row names the token its history row will (rows from before the column: the token).
+  token_hmac: 'coalesce(o.join_token_hmac, o.token_hmac)',
   virtual_token_hmac: 'o.virtual_token_hmac',
   domains:
     "CASE WHEN o.customdomain IS NULL OR o.customdomain = '' THEN ARRAY[o.subdomain] ELSE ARRAY[o.subdomain, o.customdomain] END",
@@ -133,8 +133,8 @@ const LIVE_AS_HISTORY: Record<(typeof HISTORY_COLUMN_NAMES)[number], string> = {
  * The tunnels `active/` shows open at `{{now}}` that history does not hold yet, as history rows: the last
  * observation of each live `id` (up to now, read from `{{from}}`) that is not `gone`, with `session_id` =
  * the live id (as the live rules name it), no `record_id` and no client address (the active list has
- * neither), `end_time` null (open until now). A tunnel history already holds (same token or virtual token
- * digest, same start instant: the key the live `long_tunnel` uses) is left to history's row.
+ * neither), `end_time` null (open until now), `token_hmac` its join token. A tunnel history already holds
+ * (same start instant, same token: `liveMatchesHistorySql`) is left to history's row.
  */
 function openLiveSql(from: string): string {
   const cols = HISTORY_COLUMN_NAMES.map((c) => `${LIVE_AS_HISTORY[c]} AS ${c}`).join(',\n    ');
@@ -148,7 +148,7 @@ function openLiveSql(from: string): string {
     AND NOT EXISTS (
       SELECT 1 FROM ${HISTORY_TABLE} h
       WHERE h.dt >= '{{${from}}}' AND h.dt <= '{{until}}' AND h.start_time = o.creation_time
-        AND ${identity('h.token_hmac', 'h.virtual_token_hmac')} = ${identity('o.token_hmac', 'o.virtual_token_hmac')}
+        AND ${liveMatchesHistorySql('o', 'h')}
     )`;
 }
 

@@ -1,5 +1,5 @@
 import { addDays, isDay, toDay } from '../clock/day.ts';
-import type { EmulatedSession } from './dataset.ts';
+import type { EmulatedSession, WireActiveSession } from './dataset.ts';
 import {
   type EmulatorResponse,
   forbidden,
@@ -8,6 +8,7 @@ import {
   springError,
   unauthorized,
 } from './errorBodies.ts';
+import { DEFAULT_LIVE_SHAPE, inLiveShape, type LiveShape } from './liveShape.ts';
 import { buildPage, parsePaging } from './pageBuilder.ts';
 import type { PoisonItem } from './poison.ts';
 import { Rng } from './prng.ts';
@@ -32,11 +33,18 @@ export interface RouteContext {
   driftInsertPerRequest: number;
   shuffleSeed: () => number;
   onDrift: (released: number) => void;
+  /** How the active list names a session's token (default: as documented). */
+  liveShape?: LiveShape;
 }
 
 /** First queryable day: the window holds `windowDays` UTC days ending today. */
 export function windowStart(now: Date, windowDays: number): string {
   return addDays(toDay(now), -(windowDays - 1));
+}
+
+/** The active list the API answers at `at`, in `shape`. */
+export function activeList(archive: SessionArchive, at: Date, shape: LiveShape): WireActiveSession[] {
+  return archive.active(at.getTime()).map((s) => inLiveShape(s.active, shape));
 }
 
 /** Routes one request (faults already handled): auth, then path, then method. */
@@ -58,11 +66,7 @@ export function route(
     return springError(404, 'No static resource found', path, ctx.now);
   }
   if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed();
-  if (!history)
-    return json(
-      200,
-      ctx.archive.active(ctx.now.getTime()).map((s) => s.active),
-    );
+  if (!history) return json(200, activeList(ctx.archive, ctx.now, ctx.liveShape ?? DEFAULT_LIVE_SHAPE));
   return historyRoute(safeDecode(history[1]!), safeDecode(history[2]!), url, ctx);
 }
 

@@ -6,8 +6,9 @@ import { type DatasetOptions, DEFAULT_DATASET } from './dataset.ts';
 import { type EmulatorClock, realClock } from './emulatorClock.ts';
 import { type EmulatorResponse, htmlError, tooManyRequests } from './errorBodies.ts';
 import { type FaultConfig, FaultInjector } from './faults.ts';
+import { type LiveShape, resolveLiveShape } from './liveShape.ts';
 import { type PoisonConfig, type PoisonItem, resolvePoison } from './poison.ts';
-import { route } from './routes.ts';
+import { activeList, route } from './routes.ts';
 import { EMULATOR_TRAFFIC, type EmulatorTraffic, SessionArchive } from './sessionArchive.ts';
 import { DEFAULT_STALE_LAG_MS, type StaleTotals } from './staleTotals.ts';
 import { truthFor } from './truthFor.ts';
@@ -49,6 +50,12 @@ export interface EmulatorOptions {
    * and at home, two CI bots every hour, one daily 9-hour tunnel: `teamTraffic`). Default `default`.
    */
   traffic?: EmulatorTraffic;
+  /**
+   * How the active list names a session's token: `documented` (`token: null`, `virtualToken:
+   * "<token>-<port>"`, as the service's documented example) or `token-filled` (`token` set for every
+   * session opened without a virtual token). Default `documented`.
+   */
+  liveShape?: LiveShape;
 }
 
 /**
@@ -77,6 +84,7 @@ export interface EmulatorHandle {
   clock: EmulatorClock;
   /** Exactly the records `history/<day>/<day>` exposes at `at` (default: now), in stable order. */
   truth(day: string, at?: Date): HistoryRecord[];
+  /** The active list the API answers at `at` (default: now), in the emulator's live shape. */
   active(at?: Date): ActiveSession[];
   /** The poison items `history/<day>/<day>` serves besides the records of `truth` (empty when off). */
   poison(day: string): PoisonItem[];
@@ -106,6 +114,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const staleTotals = resolveStale(options.staleTotals, options.staleLagMs);
   const poison = resolvePoison(options.poisonRecords);
   const demo = options.detectionDemo === true;
+  const liveShape = resolveLiveShape(options.liveShape);
   const traffic = options.traffic ?? 'default';
   if (!EMULATOR_TRAFFIC.includes(traffic)) {
     throw new ArchiverError(
@@ -163,6 +172,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         driftInsertPerRequest: faults.config.driftInsertPerRequest,
         shuffleSeed: () => faults.shuffleSeed(),
         onDrift: (n) => count(stats.faultsInjected, 'drift', n),
+        liveShape,
       });
       if (response.status === 200) spoil = faults.truncate();
     }
@@ -219,7 +229,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       }),
     setFaults: (f) => faults.set(f),
     truth: (day, at) => truthFor(archive, day, at ?? clock.now(), windowDays),
-    active: (at) => archive.active((at ?? clock.now()).getTime()).map((s) => s.active),
+    active: (at) => activeList(archive, at ?? clock.now(), liveShape),
     poison: (day) => structuredClone(archive.poison(day)),
     stats: () => ({
       requests: stats.requests,

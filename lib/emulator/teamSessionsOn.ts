@@ -4,6 +4,9 @@ import { seedFrom } from './prng.ts';
 import { type TeamSession, teamTraffic } from './teamTraffic.ts';
 import { formatTimestamp } from './wireFormat.ts';
 
+/** The public port of a team tunnel (HTTP: history's `port` is null). */
+const TEAM_PORT = 443;
+
 /** One tunnel of the team profile as the emulator serves it (history row and active-list entry). */
 class TeamEmulatedSession implements EmulatedSession {
   readonly id: string;
@@ -51,13 +54,14 @@ class TeamEmulatedSession implements EmulatedSession {
       tokenId: 200_000 + (this.#index % 1_000),
       token: this.#session.token_hmac,
       tokenName: this.#session.token_hmac,
-      virtualToken: `${this.#session.token_hmac}-vt`,
+      // `<token>-<port>`, as the service names it (the documented shape sends only this).
+      virtualToken: `${this.#session.token_hmac}-${TEAM_PORT}`,
       virtualTokenName: null,
       subdomain: this.#subdomain(),
       customdomain: null,
       mode: h.mode,
       modeUdp: h.mode_udp,
-      port: 443,
+      port: TEAM_PORT,
       creationTimestamp: h.start_time,
       lastUpdateTimestamp: h.start_time,
     };

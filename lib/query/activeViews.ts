@@ -1,6 +1,7 @@
 import type { ActiveRow } from '../active/activeRow.ts';
 import { ACTIVE_COLUMNS } from '../active/activeSchema.ts';
 import { HISTORY_COLUMNS } from '../parquet/historySchema.ts';
+import { HISTORY_TOKEN_HASH_COLUMNS, liveMatchesHistorySql } from './liveMatchesHistorySql.ts';
 
 /** Glue/Athena names, shared by the stack and the local DuckDB setup (one source). */
 export const ARCHIVE_DATABASE = 'tunnel_archive';
@@ -9,14 +10,7 @@ export const ACTIVE_TABLE = 'tunnel_active_sessions';
 export const NAMED_SESSIONS_VIEW = 'tunnel_sessions_named';
 export const LOST_SESSIONS_VIEW = 'tunnel_sessions_lost';
 
-/**
- * History's keyed token digests, which the views join with the active rows' `token_hmac` /
- * `virtual_token_hmac`. Both sides must use the same key and function (lib/records' token HMAC).
- */
-export const HISTORY_TOKEN_HASH_COLUMNS = {
-  token: 'token_hmac',
-  virtualToken: 'virtual_token_hmac',
-} as const;
+export { HISTORY_TOKEN_HASH_COLUMNS };
 
 /** The Athena type of each `active/` column: the views' columns taken from it keep its type. */
 const ACTIVE_TYPE = Object.fromEntries(ACTIVE_COLUMNS.map((c) => [c.name, c.athenaType])) as Record<
@@ -60,21 +54,21 @@ export function namedSessionsColumns(): { name: string; athenaType: string }[] {
 
 /**
  * History rows with their names: each row is joined with the last observation of a live session that
- * was created at the same instant as the row started AND has the same token or the same virtual token
- * (digests). The API gives the two views of a session no shared id, so this is an assumption: one
+ * was created at the same instant as the row started AND names the same token (`liveMatchesHistorySql`:
+ * history's token is the live row's join token, the token or the virtual token less its `-<port>`; or
+ * both name the same virtual token; digests). The API gives the two views of a session no shared id, so this is an assumption: one
  * token does not start two tunnels in the same millisecond. A history row that carries no token at all
  * (both null, or the `drop` policy) matches on the instant alone. When two observations match, the one with
  * the smallest id is taken, so every history row appears once. Runs unchanged on Athena and DuckDB.
  */
 export function namedSessionsSql(): string {
-  const { token, virtualToken } = HISTORY_TOKEN_HASH_COLUMNS;
   const historyCols = [...HISTORY_COLUMNS.map((c) => c.name), 'dt'].map((c) => `h.${c}`).join(', ');
   const outCols = [...HISTORY_COLUMNS.map((c) => c.name), 'dt', ...NAMING_COLUMNS.map((c) => c.name)].join(
     ', ',
   );
   return `WITH observed AS (
   SELECT id, user_id, token_id, token_name, virtual_token_name, subdomain, customdomain,
-    creation_time, token_hmac, virtual_token_hmac,
+    creation_time, token_hmac, virtual_token_hmac, join_token_hmac,
     row_number() OVER (PARTITION BY id ORDER BY observed_at DESC, row_id) AS rn
   FROM ${q(ACTIVE_TABLE)}
   WHERE event <> 'gone'
@@ -87,8 +81,7 @@ matched AS (
   LEFT JOIN observed o
     ON o.rn = 1
     AND o.creation_time = h.start_time
-    AND (o.token_hmac = h.${token} OR o.virtual_token_hmac = h.${virtualToken}
-      OR (h.${token} IS NULL AND h.${virtualToken} IS NULL))
+    AND ${liveMatchesHistorySql('o', 'h')}
 )
 SELECT ${outCols}
 FROM matched
@@ -99,7 +92,7 @@ WHERE pick = 1`;
  * The upstream-loss detector: sessions whose last row is `gone`, that ended while their start was
  * still inside the window (less than window − 2 days after it, as the archiver's last sweep), at least
  * `graceHours` ago (history's ingestion lag and the next archiver run), that started after the oldest
- * archived history row, and that no history row matches (same instant, same token or virtual token).
+ * archived history row, and that no history row matches (same instant, `liveMatchesHistorySql`).
  * Each one is a session the API showed as live but never returned in history.
  */
 export function lostSessionsSql(opts: ViewOptions = {}): string {
@@ -108,7 +101,7 @@ export function lostSessionsSql(opts: ViewOptions = {}): string {
   const { token, virtualToken } = HISTORY_TOKEN_HASH_COLUMNS;
   return `WITH last_row AS (
   SELECT id, event, user_id, token_id, token_name, virtual_token_name, subdomain, customdomain, mode, port,
-    creation_time, observed_at, token_hmac, virtual_token_hmac, dt,
+    creation_time, observed_at, token_hmac, virtual_token_hmac, join_token_hmac, dt,
     row_number() OVER (PARTITION BY id ORDER BY observed_at DESC, row_id) AS rn
   FROM ${q(ACTIVE_TABLE)}
 ),
@@ -121,7 +114,7 @@ ended AS (
     AND creation_time >= (SELECT min(start_time) FROM ${q(HISTORY_TABLE)})
 ),
 history_keys AS (
-  SELECT DISTINCT start_time, ${token} AS token_hmac, ${virtualToken} AS virtual_token_hmac
+  SELECT DISTINCT start_time, ${token}, ${virtualToken}
   FROM ${q(HISTORY_TABLE)}
 )
 SELECT e.id AS active_id, e.user_id, e.token_id, e.token_name, e.virtual_token_name, e.subdomain,
@@ -129,8 +122,7 @@ SELECT e.id AS active_id, e.user_id, e.token_id, e.token_name, e.virtual_token_n
 FROM ended e
 LEFT JOIN history_keys k
   ON k.start_time = e.creation_time
-  AND (k.token_hmac = e.token_hmac OR k.virtual_token_hmac = e.virtual_token_hmac
-    OR (k.token_hmac IS NULL AND k.virtual_token_hmac IS NULL))
+  AND ${liveMatchesHistorySql('e', 'k')}
 WHERE k.start_time IS NULL`;
 }
 

@@ -181,6 +181,7 @@ export const storedObservedFieldsSchema = z.looseObject({
   creation_time: z.string(),
   last_update_time: z.string(),
   extra_json: nullableText,
+  join_token_hmac: nullableText.default(null),
 });
 
 export const activeObservationSchema = z.looseObject({

@@ -263,6 +263,12 @@ export interface StoredObservedFields {
   creation_time: string;
   last_update_time: string;
   extra_json: string | null;
+  /**
+   * HMAC of the token the session was opened with (`liveJoinToken`: the token, or the virtual token less
+   * its `-<port>`), under `keep` and `hash`: what joins it to its history record. Null in state written
+   * before it existed.
+   */
+  join_token_hmac: string | null;
 }
 
 /** The last observation of one live session. */

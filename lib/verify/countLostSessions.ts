@@ -1,8 +1,10 @@
 import { readActiveRows } from '../active/activeParquet.ts';
 import type { ActiveRow } from '../active/activeRow.ts';
+import { liveTokensOf } from '../active/liveTokens.ts';
 import { addDays, type Day, toDay } from '../clock/day.ts';
 import { archiveKeys } from '../commit/archiveKeys.ts';
 import { readRowGroups } from '../parquet/readHistoryParquet.ts';
+import { liveMatchesHistory } from '../records/liveJoinToken.ts';
 import { objectSource } from '../store/byteSource.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 
@@ -22,8 +24,9 @@ export interface LostSessionOptions {
  * The upstream-loss detector of `verify`, the same rule as the `tunnel_sessions_lost` view (which needs
  * Athena or DuckDB): sessions whose last observation is `gone`, that ended while their start was still in
  * the window (less than window − 2 days after it), at least `graceHours` ago, after the oldest archived
- * history row, and that no history row matches (same start instant, and the same token or virtual token
- * HMAC, or a history row with neither). Reads only `active/` and the history partitions of those starts, by ranges and one row group at a
+ * history row, and that no history row matches (same start instant, and `liveMatchesHistory` on the token
+ * HMACs: history's token is the live row's join token, or both name the same virtual token, or history
+ * names neither). Reads only `active/` and the history partitions of those starts, by ranges and one row group at a
  * time, keeping only the candidates (never a partition's rows).
  */
 export async function countLostSessions(objects: ObjectStore, opts: LostSessionOptions): Promise<number> {
@@ -88,16 +91,11 @@ export async function countLostSessions(objects: ObjectStore, opts: LostSessionO
         for (const r of rows) {
           const candidates = byStart.get(new Date(r.start_time as Date).getTime());
           if (!candidates) continue;
-          const token = (r.token_hmac as string | null) ?? null;
-          const virtual = (r.virtual_token_hmac as string | null) ?? null;
-          for (const c of candidates) {
-            if (
-              (token !== null && token === c.token_hmac) ||
-              (virtual !== null && virtual === c.virtual_token_hmac) ||
-              (token === null && virtual === null)
-            )
-              matched.add(c);
-          }
+          const history = {
+            token: (r.token_hmac as string | null) ?? null,
+            virtual_token: (r.virtual_token_hmac as string | null) ?? null,
+          };
+          for (const c of candidates) if (liveMatchesHistory(liveTokensOf(c), history)) matched.add(c);
         }
       }
     }

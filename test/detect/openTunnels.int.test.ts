@@ -45,6 +45,7 @@ function activeRow(event: ActiveEvent, observedAt: Date, seq: number): ActiveRow
     creation_time: OPENED,
     last_update_time: observedAt,
     extra_json: null,
+    join_token_hmac: 'tok-open',
   };
 }
 

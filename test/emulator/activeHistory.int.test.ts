@@ -1,30 +1,56 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
 import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
+import { LIVE_SHAPES } from '../../lib/emulator/liveShape.ts';
 import { windowStart } from '../../lib/emulator/routes.ts';
 import { type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
+import { liveJoinToken, liveMatchesHistory } from '../../lib/records/liveJoinToken.ts';
+import activeFixture from '../fixtures/active-documented.json' with { type: 'json' };
 import { get, getJson, historyPath, NOW, TODAY, WINDOW_FIRST } from './emulatorKit.ts';
 
 const DAY_MS = 86_400_000;
 const HOUR = 3_600_000;
 type Active = ReturnType<EmulatorHandle['active']>[number];
 
-/** The join the naming view makes: same instant, same token or same virtual token. */
+/**
+ * The join the naming view makes, on raw values: same instant, and `liveMatchesHistory` (history's token
+ * is the live session's join token: its token, or its virtual token less `-<port>`; or both name the
+ * same virtual token).
+ */
 const matches = (
   a: Active,
   r: { start_time: string; token_value: string | null; virtual_token_value: string | null },
 ) =>
   a.creationTimestamp === r.start_time &&
-  ((r.token_value !== null && a.token === r.token_value) ||
-    (r.virtual_token_value !== null && a.virtualToken === r.virtual_token_value));
+  liveMatchesHistory(
+    {
+      join_token: liveJoinToken(typeof a.token === 'string' ? a.token : null, a.virtualToken, a.port),
+      virtual_token: a.virtualToken,
+    },
+    { token: r.token_value, virtual_token: r.virtual_token_value },
+  );
 
-describe('the active list against the history', () => {
+describe.each(LIVE_SHAPES)('the active list in the %s shape against the history', (liveShape) => {
   const clock = fixedClock(NOW);
   let emu: EmulatorHandle;
   beforeAll(async () => {
-    emu = await startEmulator({ seed: 1, clock });
+    emu = await startEmulator({ seed: 1, clock, liveShape });
   });
   afterAll(() => emu.close());
+
+  it('names the token as its shape says: documented as the documented example, in virtualToken alone', () => {
+    const example = activeFixture[0]!;
+    // The documented example: no token, the token and the port in `virtualToken`.
+    expect(example.token).toBeNull();
+    expect(example.virtualToken.endsWith(`-${example.port}`)).toBe(true);
+    const list = emu.active();
+    const plain = list.filter((a) => a.virtualTokenName === null);
+    expect(plain.length).toBeGreaterThan(20);
+    for (const a of list) expect(a.virtualToken.endsWith(`-${a.port}`), a.virtualToken).toBe(true);
+    const filled = plain.filter((a) => a.token !== null);
+    if (liveShape === 'documented') expect(filled).toEqual([]);
+    else expect(filled.length).toBeGreaterThan(plain.length / 2);
+  });
 
   it('names every session: id UUID, userId, tokenId, subdomain and a token or virtual-token name field', () => {
     const list = emu.active();

@@ -2,6 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { runEmulatorCommand } from '../../lib/cli/emulatorCommand.ts';
 import { get, historyPath } from './emulatorKit.ts';
 
+type ActiveEntry = {
+  token: string | null;
+  virtualToken: string;
+  virtualTokenName: string | null;
+  port: number;
+};
+
 /** Captures output; `waitFor` resolves when the captured stdout matches. */
 function captureIo(signal?: AbortSignal) {
   const out: string[] = [];
@@ -45,6 +52,7 @@ describe('runEmulatorCommand', () => {
       '--poison-count',
       '--poison-rate',
       '--window-days',
+      '--live-shape',
     ])
       expect(c.out()).toContain(flag);
   });
@@ -64,6 +72,7 @@ describe('runEmulatorCommand', () => {
     [['--stale-lag-ms', '-5']],
     [['--poison-count', '1.5']],
     [['--poison-rate', '11']],
+    [['--live-shape', 'guessed']],
   ])('rejects %j with one line on stderr and exit code 2', async (argv) => {
     const c = captureIo();
     expect(await runEmulatorCommand(argv, c.io)).toBe(2);
@@ -110,6 +119,29 @@ describe('runEmulatorCommand', () => {
     const res = await get(url!, '/backend/api/v1/session/active');
     expect(res.status).toBe(429);
     expect(res.headers['retry-after']).toBeUndefined();
+    stop.abort();
+    expect(await running).toBe(0);
+  });
+
+  it.each([
+    ['documented', [], 0],
+    ['token-filled', ['--live-shape', 'token-filled'], 0.5],
+  ] as const)('serves the %s live shape', async (shape, flags, filledShare) => {
+    const stop = new AbortController();
+    const c = captureIo(stop.signal);
+    const running = runEmulatorCommand(['--port', '0', '--now', '2025-03-01T12:00:00Z', ...flags], c.io);
+    const [, url] = await c.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)\n/);
+    await c.waitFor(/data: [^\n]+\n/);
+    expect(c.out().includes('live shape: token-filled')).toBe(shape === 'token-filled');
+    const list = JSON.parse((await get(url!, '/backend/api/v1/session/active')).text) as ActiveEntry[];
+    // Sessions opened with a virtual token have no token in either shape.
+    const plain = list.filter((a) => a.virtualTokenName === null);
+    expect(plain.length).toBeGreaterThan(10);
+    const filled = plain.filter((a) => a.token !== null);
+    if (filledShare === 0) expect(filled).toEqual([]);
+    else expect(filled.length / plain.length).toBeGreaterThanOrEqual(filledShare);
+    for (const a of filled) expect(a.virtualToken).toBe(`${a.token}-${a.port}`);
+    for (const a of list) expect(a.virtualToken.endsWith(`-${a.port}`)).toBe(true);
     stop.abort();
     expect(await running).toBe(0);
   });

@@ -3,18 +3,21 @@ import { describe, expect, it } from 'vitest';
 import { runEmulatorCommand } from '../../lib/cli/emulatorCommand.ts';
 import { dayRange } from '../../lib/clock/day.ts';
 import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
+import type { LiveShape } from '../../lib/emulator/liveShape.ts';
 import { startEmulator } from '../../lib/emulator/startEmulator.ts';
 import { TEAM, teamTraffic } from '../../lib/emulator/teamTraffic.ts';
+import { liveJoinToken } from '../../lib/records/liveJoinToken.ts';
 import { getJson, historyPath } from './emulatorKit.ts';
 
 const NOW = '2026-03-04T12:00:00Z'; // a Wednesday
 
 /** A digest of what the emulator holds for a week: every day's history records and the active list. */
-async function datasetDigest(traffic?: 'default' | 'team'): Promise<string> {
+async function datasetDigest(traffic?: 'default' | 'team', liveShape?: LiveShape): Promise<string> {
   const emulator = await startEmulator({
     clock: fixedClock(NOW),
     port: 0,
     ...(traffic === undefined ? {} : { traffic }),
+    ...(liveShape === undefined ? {} : { liveShape }),
   });
   try {
     const hash = createHash('sha256');
@@ -57,11 +60,15 @@ async function withEmulatorCommand(args: string[], use: (url: string) => Promise
 
 describe('the emulator traffic profiles', () => {
   it('serves the default dataset unchanged, whether `traffic` is omitted or `default`', async () => {
-    // The digest of the default dataset before traffic profiles existed.
+    // The digest of the default dataset before traffic profiles existed, its active list token-filled.
     const pinned = 'fbf7384f81ad63c2988086eea5477f35c8b8de7993725f619bed621000dc6787';
-    expect(await datasetDigest()).toBe(pinned);
-    expect(await datasetDigest('default')).toBe(pinned);
-    expect(await datasetDigest('team')).not.toBe(pinned);
+    expect(await datasetDigest(undefined, 'token-filled')).toBe(pinned);
+    expect(await datasetDigest('default', 'token-filled')).toBe(pinned);
+    expect(await datasetDigest('team', 'token-filled')).not.toBe(pinned);
+    // The same dataset in the documented live shape (the default), its active list without tokens.
+    const documented = await datasetDigest();
+    expect(documented).not.toBe(pinned);
+    expect(await datasetDigest('default', 'documented')).toBe(documented);
   });
 
   it('`emulator --traffic team` serves the team profile: its tunnels, office NAT, CI bots and the long tunnel', async () => {
@@ -82,8 +89,15 @@ describe('the emulator traffic profiles', () => {
         );
         expect(page.content.some((r) => r.client_ip.startsWith(`[${TEAM.officeNat}]:`))).toBe(true);
         // 12:00 UTC on a working day: the daily 9-hour tunnel is open.
-        const active = await getJson<{ token: string }[]>(url, '/backend/api/v1/session/active');
-        expect(active.map((a) => a.token)).toContain(`team-person-${TEAM.longTunnelPerson}`);
+        const active = await getJson<{ token: string | null; virtualToken: string; port: number }[]>(
+          url,
+          '/backend/api/v1/session/active',
+        );
+        // The documented shape names the token only inside `virtualToken` (`<token>-<port>`).
+        expect(active.map((a) => a.token).filter((t) => t !== null)).toEqual([]);
+        expect(active.map((a) => liveJoinToken(a.token, a.virtualToken, a.port))).toContain(
+          `team-person-${TEAM.longTunnelPerson}`,
+        );
       },
     );
     expect(out).toContain('traffic: team');

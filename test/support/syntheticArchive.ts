@@ -204,6 +204,7 @@ function activeTemplateRow(): ActiveRow {
     creation_time: t,
     last_update_time: t,
     extra_json: null,
+    join_token_hmac: null,
   };
 }
 

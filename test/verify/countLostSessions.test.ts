@@ -31,6 +31,7 @@ function goneRow(start: Date, observed: Date): ActiveRow {
     creation_time: start,
     last_update_time: observed,
     extra_json: null,
+    join_token_hmac: 'a'.repeat(64),
   };
 }
 
