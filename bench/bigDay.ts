@@ -7,6 +7,10 @@
  * the latency allows in its budget (`(maxRunMs − reserve) ÷ latency × 2 in flight`), their ratio, its CPU
  * seconds (and CPU ms a page), how late it ended past `--max-run-ms` and what it kept for its commits, the
  * load average when it started, and its peak RSS. The archive is then read back: every row once.
+ * With `cpuShare`, every run's process (and any thread or process it starts) runs in a CPU quota of that
+ * share of a core (`bench/cpuQuota.ts`), as Lambda gives the function a share of a vCPU for its memory; for
+ * each run, the pages a second over its walk and the longest pause between two of the walk's requests
+ * (arrivals at the server) say whether the page's work fits the share.
  * On a machine busy with other work the ratio falls with the CPU the runs get: the load average and the
  * CPU seconds say how much that was (the scenario test `bigDayAcrossRuns` counts the same pages on a clock
  * that only the server's answers move, the same on any machine).
@@ -23,6 +27,8 @@ import { EMULATOR_PAID_KEY, startEmulator } from '../lib/emulator/startEmulator.
 import { readRecordIds } from '../lib/parquet/readHistoryParquet.ts';
 import type { RunSummary } from '../lib/run/runTypes.ts';
 import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
+import { openCpuQuota } from './cpuQuota.ts';
+import { frozenCli } from './frozenCli.ts';
 import { startReplayServer } from './replayServer.ts';
 import { flatDayDataset } from './scaledDataset.ts';
 
@@ -49,6 +55,12 @@ export interface BigDayRun {
   overrunMs: number;
   /** What the run kept before its end for its commits (the reserve, or more once its commits were slower). */
   keptMs: number;
+  /** The walk's pages a second: its history requests ÷ the time from its first to its last. */
+  pagesPerSecond: number;
+  /** The longest time between two of the walk's requests arriving at the server (ms). */
+  longestPauseMs: number;
+  /** Under a CPU quota: the time the run's threads waited for it (ms). */
+  throttledMs?: number;
   /** The machine's 1-minute load average when the run started (2 cores). */
   load: number;
   interrupted: boolean;
@@ -62,6 +74,14 @@ export interface BigDayResult {
   name: string;
   rows: number;
   latencyMs: number;
+  /** `PARQUET_ENCODER` of the runs, when set. */
+  encoder?: 'inline' | 'worker';
+  /** Rows a page (the server's cap and the walk's page size). */
+  pageRows?: number;
+  /** The share of a core each run was limited to (absent: unconstrained, the machine's cores). */
+  cpuShare?: number;
+  /** Why a run asked for a share ran unconstrained (no cgroup write access). */
+  unconstrained?: string;
   maxRunMs: number;
   reserveMs: number;
   runs: BigDayRun[];
@@ -79,19 +99,23 @@ export interface BigDayResult {
   seconds: number;
 }
 
-const CLI = fileURLToPath(new URL('../bin/tunnel-archiver.js', import.meta.url));
 const PEAK_RSS = fileURLToPath(new URL('./peakRss.cjs', import.meta.url));
 
 function cliRun(
+  cli: string,
   args: string[],
+  wrap: (command: string, args: string[]) => [string, string[]],
+  nodeFlags: readonly string[],
+  env: Record<string, string>,
 ): Promise<{ stdout: string; stderr: string; code: number | null; tailMs: number }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--require', PEAK_RSS, CLI, ...args], {
+    const child = spawn(...wrap(process.execPath, [...nodeFlags, '--require', PEAK_RSS, cli, ...args]), {
       env: {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
         TUNNEL_API_KEY: EMULATOR_PAID_KEY,
         LOG_LEVEL: 'error',
+        ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -115,54 +139,89 @@ export async function bigDay(opts: {
   maxRunMs?: number;
   reserveMs?: number;
   maxRuns?: number;
+  /** Rows a page (default 100). */
+  pageRows?: number;
+  /** The share of a core each run may use; unconstrained when absent. */
+  cpuShare?: number;
+  /** `PARQUET_ENCODER` of the runs (the config's default when absent). */
+  encoder?: 'inline' | 'worker';
+  /** Each run's CPU profile (`node --cpu-prof`) written to `<profileDir>/run-<n>` (tools/profile). */
+  profileDir?: string;
 }): Promise<BigDayResult> {
+  const pageRows = opts.pageRows ?? PAGE_CAP;
   const maxRunMs = opts.maxRunMs ?? 6_000;
   const reserveMs = opts.reserveMs ?? 500;
   const start = Date.parse('2026-10-01T06:00:00.000Z');
   const clock = fixedClock(start);
   const emulator = await startEmulator({
     clock,
-    maxPageSize: PAGE_CAP,
+    maxPageSize: pageRows,
     dataset: flatDayDataset(opts.rows),
     faults: { stableOrder: true },
   });
   const day = addDays(toDay(new Date(start)), -3);
   const replay = await startReplayServer(emulator.url, [day], {
-    pageSize: PAGE_CAP,
+    pageSize: pageRows,
     concurrency: IN_FLIGHT,
     delayMs: opts.latencyMs,
   });
   const dir = mkdtempSync(join(tmpdir(), 'bench-bigday-'));
+  // Every run starts the same bundle, built once, as a Lambda does (no esbuild at a run's start).
+  const cli = await frozenCli(dir);
   const boundPages = ((maxRunMs - reserveMs) / opts.latencyMs) * IN_FLIGHT;
-  const dayPages = Math.ceil(opts.rows / PAGE_CAP) + (opts.rows % PAGE_CAP === 0 ? 1 : 0);
+  const dayPages = Math.ceil(opts.rows / pageRows) + (opts.rows % pageRows === 0 ? 1 : 0);
   const runs: BigDayRun[] = [];
   const t0 = performance.now();
+  const quota = opts.cpuShare === undefined ? undefined : openCpuQuota(opts.cpuShare, opts.name);
+  const wrap =
+    quota && 'quota' in quota ? quota.quota.wrap : (c: string, a: string[]): [string, string[]] => [c, a];
+  const walked = `?page=`;
   try {
     while (runs.length < (opts.maxRuns ?? 40)) {
       const now = new Date(start + runs.length * 6 * 3_600_000);
       clock.set(now);
       const load = loadavg()[0] ?? 0;
       const r0 = performance.now();
-      const out = await cliRun([
-        'run',
-        '--json',
-        '--now',
-        now.toISOString(),
-        '--base-url',
-        replay.url,
-        '--dest',
-        join(dir, 'archive'),
-        '--days',
-        day,
-        '--page-size',
-        String(PAGE_CAP),
-        '--max-pages-per-day',
-        String(dayPages + 10),
-        '--max-run-ms',
-        String(maxRunMs),
-        '--deadline-reserve-ms',
-        String(reserveMs),
-      ]);
+      const seen = replay.arrivals().length;
+      const throttled0 = quota && 'quota' in quota ? quota.quota.throttling().throttledMs : 0;
+      const out = await cliRun(
+        cli,
+        [
+          'run',
+          '--json',
+          '--now',
+          now.toISOString(),
+          '--base-url',
+          replay.url,
+          '--dest',
+          join(dir, 'archive'),
+          '--days',
+          day,
+          '--page-size',
+          String(pageRows),
+          '--max-pages-per-day',
+          String(dayPages + 10),
+          '--max-run-ms',
+          String(maxRunMs),
+          '--deadline-reserve-ms',
+          String(reserveMs),
+        ],
+        wrap,
+        opts.profileDir
+          ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profileDir, `run-${runs.length}`)}`]
+          : [],
+        opts.encoder ? { PARQUET_ENCODER: opts.encoder } : {},
+      );
+      const throttledMs =
+        quota && 'quota' in quota ? quota.quota.throttling().throttledMs - throttled0 : undefined;
+      // The walk's requests: the day's pages of its size (not the preflight's one-row page of today).
+      const walk = replay
+        .arrivals()
+        .slice(seen)
+        .filter((a) => a.path.includes(`/${day}/${day}${walked}`) && a.path.endsWith(`&size=${pageRows}`))
+        .map((a) => a.at);
+      const gaps = walk.slice(1).map((at, i) => at - (walk[i] as number));
+      const walkMs = walk.length > 1 ? (walk.at(-1) as number) - (walk[0] as number) : 0;
       const seconds = (performance.now() - r0) / 1000;
       // Exit 7: the day failed on this run; a day cut on several runs in a row is reported so, and goes on.
       if (out.code !== 0 && out.code !== 7)
@@ -180,6 +239,9 @@ export async function bigDay(opts: {
         resumed: d.resumedAt !== undefined,
         cpuSeconds: round(cpuUs / 1e6),
         cpuMsPerPage: round(cpuUs / 1e3 / Math.max(1, d.pagesThisRun)),
+        pagesPerSecond: walkMs > 0 ? round(((walk.length - 1) * 1000) / walkMs) : 0,
+        longestPauseMs: Math.round(Math.max(0, ...gaps)),
+        ...(throttledMs === undefined ? {} : { throttledMs }),
         overrunMs: Math.round((summary.deadline?.overrunMs ?? 0) + out.tailMs),
         keptMs: summary.deadline?.keptMs ?? reserveMs,
         load: round(load),
@@ -202,6 +264,10 @@ export async function bigDay(opts: {
       name: opts.name,
       rows: opts.rows,
       latencyMs: opts.latencyMs,
+      pageRows,
+      ...(opts.encoder ? { encoder: opts.encoder } : {}),
+      ...(quota && 'quota' in quota ? { cpuShare: round(quota.quota.share) } : {}),
+      ...(quota && 'unconstrained' in quota ? { unconstrained: quota.unconstrained } : {}),
       maxRunMs,
       reserveMs,
       runs,
@@ -214,6 +280,7 @@ export async function bigDay(opts: {
       seconds: round((performance.now() - t0) / 1000),
     };
   } finally {
+    if (quota && 'quota' in quota) quota.quota.close();
     await replay.close();
     await emulator.close();
     rmSync(dir, { recursive: true, force: true });
@@ -225,7 +292,15 @@ function round(x: number): number {
 }
 
 if (process.argv[1]?.endsWith('bigDay.ts')) {
-  const [rows, latency] = (process.argv[2] ?? '30000,40').split(',').map(Number);
-  const r = await bigDay({ name: 'cli', rows: rows ?? 30_000, latencyMs: latency ?? 40 });
+  // `bigDay.ts rows,latencyMs[,pageRows[,cpuShare]] [inline|worker]`
+  const [rows, latency, pageRows, share] = (process.argv[2] ?? '30000,40').split(',').map(Number);
+  const r = await bigDay({
+    name: 'cli',
+    rows: rows ?? 30_000,
+    latencyMs: latency ?? 40,
+    ...(pageRows ? { pageRows } : {}),
+    ...(share ? { cpuShare: share } : {}),
+    ...(process.argv[3] === 'inline' || process.argv[3] === 'worker' ? { encoder: process.argv[3] } : {}),
+  });
   process.stdout.write(`${JSON.stringify(r)}\n`);
 }

@@ -49,4 +49,28 @@ export interface CaseResult {
    * nothing else; `ratio` is its time over `boundSeconds`, `archiverRequests` what the archiver asked for.
    */
   ideal?: { seconds: number; ratio: number; requests: number; archiverRequests: number };
+  /** The median archiver run's history requests as the replaying server saw them arrive. */
+  walk?: { pagesPerSecond: number; longestPauseMs: number };
+  /**
+   * One more archiver run (and script run, when the case has a script) in a CPU quota of the share of a
+   * vCPU Lambda gives the stack's engine function (`memoryMb ÷ 1769`); `unconstrained` says why none ran.
+   */
+  atShare?: {
+    cpuShare: number;
+    memoryMb: number;
+    unconstrained?: string;
+    archiverSeconds?: number;
+    cpuSeconds?: number;
+    /** The measured (unconstrained) bound's seconds ÷ the archiver's at the share. */
+    boundFraction?: number;
+    pages?: number;
+    cpuMsPerPage?: number;
+    pagesPerSecond?: number;
+    longestPauseMs?: number;
+    /** Time the quota held the archiver's threads back (ms). */
+    throttledMs?: number;
+    scriptSeconds?: number;
+    /** Archiver ÷ script, both at the share. */
+    scriptRatio?: number;
+  };
 }

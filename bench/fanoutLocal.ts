@@ -13,7 +13,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readStackSettings } from '../infra/stackSettings.ts';
@@ -24,6 +24,7 @@ import { synthesizedDefinition } from '../test/infra/localStateMachine.ts';
 import { synthApp } from '../test/infra/testApp.ts';
 import { LAMBDA_NODE, RUN_TS } from '../test/parquet/lambdaNode.ts';
 import { PAGE_CAP } from './bigDay.ts';
+import { openCpuQuota } from './cpuQuota.ts';
 import { startReplayServer } from './replayServer.ts';
 import { flatDayDataset } from './scaledDataset.ts';
 
@@ -61,6 +62,12 @@ export interface FanoutLocalResult {
   cpuSeconds: number;
   /** The 1-minute load average before and after the case (2 cores). */
   load: [number, number];
+  /**
+   * The CPU quota the orchestration's process ran in, in cores: the engine function's share × the map's
+   * concurrency (one function a worker), capped at the machine's cores; `unconstrained` says why none was set.
+   */
+  cpuShare?: number;
+  unconstrained?: string;
   archived: { rows: number; distinct: number };
   failedDays: number;
   seconds: number;
@@ -73,6 +80,8 @@ export async function fanoutLocal(opts: {
   name: string;
   rows: number;
   latencyMs: number;
+  /** The share of a core one function gets; the process gets `concurrency ×` it, capped at the cores. */
+  functionCpuShare?: number;
 }): Promise<FanoutLocalResult> {
   const t0 = performance.now();
   const loadBefore = loadavg()[0] ?? 0;
@@ -105,7 +114,12 @@ export async function fanoutLocal(opts: {
       const file = join(dir, 'definition.json');
       writeFileSync(file, JSON.stringify(definition));
       const before = replay.requests();
-      const out = await child([
+      const opened =
+        opts.functionCpuShare === undefined
+          ? undefined
+          : openCpuQuota(Math.min(opts.functionCpuShare * concurrency, availableParallelism()), opts.name);
+      const quota = opened && 'quota' in opened ? opened.quota : undefined;
+      const out = await child(quota?.wrap ?? ((c, a) => [c, a]), [
         '--require',
         PEAK_RSS,
         RUN_TS,
@@ -114,7 +128,7 @@ export async function fanoutLocal(opts: {
         replay.url,
         new Date(start).toISOString(),
         String(WINDOW_DAYS),
-      ]);
+      ]).finally(() => quota?.close());
       const after = replay.requests();
       const line = out.stdout.split('\n').find((l) => l.startsWith('RESULT '));
       if (!line)
@@ -154,6 +168,8 @@ export async function fanoutLocal(opts: {
         peakRssMiB: round(Number(/peak-rss-kib=(\d+)/.exec(out.stderr)?.[1] ?? 0) / 1024),
         cpuSeconds: round(Number(/cpu-us=(\d+)/.exec(out.stderr)?.[1] ?? 0) / 1e6),
         load: [round(loadBefore), round(loadavg()[0] ?? 0)],
+        ...(quota ? { cpuShare: round(quota.share) } : {}),
+        ...(opened && 'unconstrained' in opened ? { unconstrained: opened.unconstrained } : {}),
         archived: r.archived,
         failedDays: r.summary.failedDays?.length ?? 0,
         seconds: round((performance.now() - t0) / 1000),
@@ -167,9 +183,12 @@ export async function fanoutLocal(opts: {
   }
 }
 
-function child(args: string[]): Promise<{ stdout: string; stderr: string; code: number | null }> {
+function child(
+  wrap: (command: string, args: string[]) => [string, string[]],
+  args: string[],
+): Promise<{ stdout: string; stderr: string; code: number | null }> {
   return new Promise((resolve) => {
-    const p = spawn(LAMBDA_NODE, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(...wrap(LAMBDA_NODE, args), { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d) => (stdout += d));

@@ -190,6 +190,7 @@ export function renderResults(input: ResultsInput): string {
   }
   if (input.report) lines.push(...reportLines(input.report));
   if (input.bigDays?.length || input.finishUnion?.length) lines.push(...bigDayLines(input));
+  lines.push(...shareLines(input));
   if (input.fanoutLocal?.length) lines.push(...fanoutLocalLines(input.fanoutLocal));
   if (input.fanout) lines.push(...fanoutLines(input.fanout));
   if (input.age) lines.push(...ageLines(input.age));
@@ -216,6 +217,62 @@ function reportLines(r: ReportBenchResult): string[] {
     `| page size | ${(r.bytes / MiB).toFixed(2)} MiB | < 2 MiB | ${sizeMet ? 'yes' : 'NO'} |`,
     `| first paint (median) | ${r.firstPaintMs} ms | < ${REPORT_TARGETS.maxFirstPaintMs} ms | ${paintMet ? 'yes' : 'NO'} |`,
   ];
+}
+
+/**
+ * Every figure at the CPU share Lambda gives the engine function (its memory ÷ 1,769 MB of a vCPU), beside
+ * the same measured unconstrained: the `big-day` runs one by one, and the cases run once more at the share.
+ */
+function shareLines(input: ResultsInput): string[] {
+  const days = input.bigDays ?? [];
+  const cases = input.results.filter((r) => r.atShare);
+  if (!days.some((b) => b.pageRows !== undefined) && cases.length === 0) return [];
+  const cores = `${cpus().length} cores (unconstrained)`;
+  const shareOf = (b: BigDayResult) =>
+    b.cpuShare === undefined
+      ? b.unconstrained
+        ? `${cores}: ${b.unconstrained}`
+        : cores
+      : `${b.cpuShare} core`;
+  const lines = [
+    '',
+    '## At the function’s CPU share (`-share` cases)',
+    '',
+    `Lambda gives a function a share of a vCPU in proportion to its memory, a full vCPU at 1,769 MB; the engine function ships with ${ENGINE_MEMORY_MIB} MB (read from the synthesized template, \`bench/shippedCpuShare.ts\`), so ${(ENGINE_MEMORY_MIB / 1769).toFixed(2)} of a core. A \`-share\` case runs each of its processes in a cgroup CPU quota of that share (\`bench/cpuQuota.ts\`: \`cpu.max\`, or \`cpu.cfs_quota_us\` in a 100 ms period; every thread of the process, the encoding worker too, shares it); its twin without the suffix runs unconstrained on the machine's ${cpus().length} cores. Each run starts the CLI from one bundle built before the case (\`bench/frozenCli.ts\`), as a Lambda starts its bundle. Per run: pages, ratio (pages ÷ the run's latency bound, for a run the deadline cut), pages a second (the walk's requests from its first to its last), CPU ms a page (the run's process, start-up included), the longest pause between two of the walk's requests arriving at the server, the time the quota held the run's threads back, and the load average when it started (the machine is shared: CPU time varies least, wall figures follow the load).`,
+    '',
+    '| case | CPU | page rows | run | resumed | pages | ratio | pages/s | CPU ms a page | longest pause ms | throttled ms | load |',
+    '| ---- | --- | --------: | --: | :-----: | ----: | ----: | ------: | ------------: | ---------------: | -----------: | ---: |',
+  ];
+  for (const b of days) {
+    if (b.pageRows === undefined) continue;
+    b.runs.forEach((r, i) => {
+      lines.push(
+        `| ${b.name} | ${shareOf(b)} | ${b.pageRows} | ${i + 1} | ${r.resumed ? 'yes' : ''} | ${r.pagesThisRun} | ${r.ratio === undefined ? 'done' : r.ratio.toFixed(2)} | ${r.pagesPerSecond ?? ''} | ${r.cpuMsPerPage} | ${r.longestPauseMs ?? ''} | ${r.throttledMs ?? ''} | ${r.load} |`,
+      );
+    });
+  }
+  if (cases.length) {
+    lines.push(
+      '',
+      `Cases at the share: the archiver (and the script, when the case has one) run once more in the quota, against the same pages (${input.pageSize} rows a page). Bound fraction: the unconstrained measured bound's seconds ÷ the archiver's at the share.`,
+      '',
+      '| case | CPU | archiver s | bound fraction | pages/s | CPU ms a page | longest pause ms | throttled ms | script s | archiver ÷ script | unconstrained: archiver s, pages/s, CPU ms a page, longest pause ms |',
+      '| ---- | --- | ---------: | -------------: | ------: | ------------: | ---------------: | -----------: | -------: | ----------------: | ------------------------------------------------------------------ |',
+    );
+    for (const r of cases) {
+      const a = r.atShare;
+      if (!a) continue;
+      const cpu = r.cpu ? Math.round((r.cpu.archiverSeconds * 1000) / r.pages) : '';
+      const free = `${r.archiverSeconds}, ${r.walk?.pagesPerSecond ?? ''}, ${cpu}, ${r.walk?.longestPauseMs ?? ''}`;
+      lines.push(
+        a.unconstrained
+          ? `| ${r.name} | ${cores}: ${a.unconstrained} | | | | | | | | | ${free} |`
+          : `| ${r.name} | ${a.cpuShare} core (${a.memoryMb} MB) | ${a.archiverSeconds} | ${a.boundFraction} | ${a.pagesPerSecond ?? ''} | ${a.cpuMsPerPage ?? ''} | ${a.longestPauseMs ?? ''} | ${a.throttledMs ?? ''} | ${a.scriptSeconds ?? ''} | ${a.scriptRatio === undefined ? '' : `${a.scriptRatio}×`} | ${free} |`,
+      );
+    }
+  }
+  lines.push('');
+  return lines;
 }
 
 /** `big-day` and `finish-union`: measured figures only (what is extrapolated from them is said so). */
@@ -296,7 +353,8 @@ function fanoutLocalLines(cases: readonly FanoutLocalResult[]): string[] {
     ...cases.map((c) => {
       const once = c.archived.rows === c.rows && c.archived.distinct === c.rows && c.failedDays === 0;
       const retried = (c.attempts ?? []).flatMap((a) => (a.error ? [`${a.id}: ${a.error}`] : [])).join(', ');
-      return `| ${c.name} | ${c.rows} | ${c.latencyMs} ms | ${c.concurrency} | ${c.rangePages} | ${c.executions} | ${c.items} (${c.itemsInFlightMax}) | ${c.attempts ? retried || 'none' : ''} | ${c.wallSeconds} | ${c.mapSeconds} | ${c.requests} | ${c.pages}${c.windowPages === undefined ? '' : ` (${c.windowPages})`} | ${c.boundPages} | ${c.ratio.toFixed(2)} | ${c.mapRatio.toFixed(2)} | ${c.cpuSeconds} | ${c.peakRssMiB} | ${c.load[0]}–${c.load[1]} | ${once ? 'yes' : 'NO'} |`;
+      const share = c.cpuShare === undefined ? '' : ` (in a quota of ${c.cpuShare} core)`;
+      return `| ${c.name}${share} | ${c.rows} | ${c.latencyMs} ms | ${c.concurrency} | ${c.rangePages} | ${c.executions} | ${c.items} (${c.itemsInFlightMax}) | ${c.attempts ? retried || 'none' : ''} | ${c.wallSeconds} | ${c.mapSeconds} | ${c.requests} | ${c.pages}${c.windowPages === undefined ? '' : ` (${c.windowPages})`} | ${c.boundPages} | ${c.ratio.toFixed(2)} | ${c.mapRatio.toFixed(2)} | ${c.cpuSeconds} | ${c.peakRssMiB} | ${c.load[0]}–${c.load[1]} | ${once ? 'yes' : 'NO'} |`;
     }),
   ];
 }

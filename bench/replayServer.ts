@@ -20,6 +20,8 @@ export interface ReplayServer {
   records(): unknown[];
   /** Requests answered since the server started listening: all of them, and those for a history page. */
   requests(): { all: number; historyPages: number };
+  /** When each history page request arrived (`performance.now()` of this process) and its path, in order. */
+  arrivals(): readonly { at: number; path: string }[];
   close(): Promise<void>;
 }
 
@@ -66,10 +68,14 @@ export async function startReplayServer(
     await passThrough(path, `Bearer ${EMULATOR_PAID_KEY}`);
   }
   const served = { all: 0, historyPages: 0 };
+  const arrivals: { at: number; path: string }[] = [];
   const server: Server = createServer((req, res) => {
     const path = req.url ?? '/';
     served.all += 1;
-    if (path.startsWith(HISTORY_PATH)) served.historyPages += 1;
+    if (path.startsWith(HISTORY_PATH)) {
+      served.historyPages += 1;
+      arrivals.push({ at: performance.now(), path });
+    }
     const answer = async (): Promise<void> => {
       const body = recorded.get(path) ?? kept.get(path);
       if (body !== undefined) {
@@ -99,6 +105,7 @@ export async function startReplayServer(
     records: () =>
       [...recorded.values()].flatMap((body) => (JSON.parse(body) as { content: unknown[] }).content),
     requests: () => ({ ...served }),
+    arrivals: () => arrivals,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

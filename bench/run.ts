@@ -18,6 +18,7 @@ import { LAMBDA_NODE } from '../test/parquet/lambdaNode.ts';
 import type { CaseResult } from './caseResult.ts';
 import { cliNodeFlags } from './cliNodeFlags.ts';
 import type { ColumnSizes } from './columnSizes.ts';
+import { openCpuQuota } from './cpuQuota.ts';
 import type { DuckdbRewrite } from './duckdbRewrite.ts';
 import type { BoundResult } from './fetchBound.ts';
 import type { IdealFetchResult } from './idealFetch.ts';
@@ -26,6 +27,7 @@ import { startReplayServer } from './replayServer.ts';
 import { flatDayDataset, scaledDataset } from './scaledDataset.ts';
 import type { ScriptResult } from './scriptChild.ts';
 import { cpuFigures, scriptFigures } from './scriptFigures.ts';
+import { shippedCpuShare } from './shippedCpuShare.ts';
 
 export interface BenchCase {
   name: string;
@@ -48,6 +50,11 @@ export interface BenchCase {
    * and, reported beside it, the same script giving every row the archive's two ids.
    */
   script?: { maxRatio?: number };
+  /**
+   * Also run the archiver (and the script, when the case has one) once more with its process in a CPU quota
+   * of the share of a vCPU Lambda gives the stack's engine function (`shippedCpuShare`, `bench/cpuQuota.ts`).
+   */
+  atShare?: boolean;
 }
 
 const PAGE_SIZE = 2000;
@@ -89,6 +96,7 @@ const FULL: BenchCase[] = [
     maxRatio: 1.3,
     maxRssMiB: 256,
     script: { maxRatio: 1.5 },
+    atShare: true,
   },
   {
     name: 'day-100k',
@@ -185,6 +193,7 @@ const QUICK: BenchCase[] = [
     oneDay: true,
     maxRatio: 1.3,
     script: { maxRatio: 1.5 },
+    atShare: true,
   },
   {
     name: 'default-backfill-20ms',
@@ -195,17 +204,24 @@ const QUICK: BenchCase[] = [
   },
 ];
 
+type Wrap = (command: string, args: string[]) => [string, string[]];
+const unwrapped: Wrap = (command, args) => [command, args];
+
 async function child<T>(
   file: string,
   args: unknown,
   node = process.execPath,
   env: Record<string, string> = {},
   nodeFlags: readonly string[] = [],
+  wrap: Wrap = unwrapped,
 ): Promise<T> {
-  const { stdout } = await promisify(execFile)(node, [...nodeFlags, runTs, file, JSON.stringify(args)], {
-    maxBuffer: 1 << 24,
-    env: { ...process.env, PAGE_SIZE: String(PAGE_SIZE), PAGE_CONCURRENCY: String(CONCURRENCY), ...env },
-  });
+  const { stdout } = await promisify(execFile)(
+    ...wrap(node, [...nodeFlags, runTs, file, JSON.stringify(args)]),
+    {
+      maxBuffer: 1 << 24,
+      env: { ...process.env, PAGE_SIZE: String(PAGE_SIZE), PAGE_CONCURRENCY: String(CONCURRENCY), ...env },
+    },
+  );
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as T;
 }
 
@@ -221,6 +237,28 @@ interface ArchiverResult {
   peakRssMiB: number;
   memory?: CaseResult['memory'];
   duckdbRewrite?: DuckdbRewrite;
+  /** From the replaying server's log of the run's history requests (see `walkFigures`). */
+  walk?: WalkFigures;
+}
+
+/** The history requests of one run as the replaying server saw them arrive. */
+export interface WalkFigures {
+  /** Requests a second from the run's first to its last. */
+  pagesPerSecond: number;
+  /** The longest time between two requests arriving (ms). */
+  longestPauseMs: number;
+}
+
+function walkFigures(arrivals: readonly { at: number }[]): WalkFigures | undefined {
+  if (arrivals.length < 2) return undefined;
+  let longest = 0;
+  for (let i = 1; i < arrivals.length; i++)
+    longest = Math.max(longest, (arrivals[i] as { at: number }).at - (arrivals[i - 1] as { at: number }).at);
+  const span = (arrivals.at(-1) as { at: number }).at - (arrivals[0] as { at: number }).at;
+  return {
+    pagesPerSecond: round(((arrivals.length - 1) * 1000) / span),
+    longestPauseMs: Math.round(longest),
+  };
 }
 
 async function runCase(c: BenchCase): Promise<CaseResult> {
@@ -244,6 +282,29 @@ async function runCase(c: BenchCase): Promise<CaseResult> {
       // Bound, then archiver, REPEATS times each: all children, so none shares a thread with the server.
       // On a shared 2-core machine one run of either varies by ±20%: the bound is the fastest of its runs
       // (the least a run can take), the archiver's time the median of its runs, its peak RSS the highest.
+      const runArchiver = async (columns: boolean, wrap: Wrap = unwrapped): Promise<ArchiverResult> => {
+        const seen = replay.arrivals().length;
+        const r = await child<ArchiverResult>(
+          'bench/archiverChild.ts',
+          {
+            url: replay.url,
+            ...(c.oneDay ? { onlyDays: days } : {}),
+            ...(c.size && columns ? { columns: true } : {}),
+          },
+          c.lambdaNode ? LAMBDA_NODE : process.execPath,
+          c.encoder ? { PARQUET_ENCODER: c.encoder } : {},
+          // As the CLI runs it under that Node: with the flags it would start itself again with.
+          cliNodeFlags(c.lambdaNode ? LAMBDA_NODE : process.execPath),
+          wrap,
+        );
+        const walk = walkFigures(
+          replay
+            .arrivals()
+            .slice(seen)
+            .filter((a) => a.path.endsWith(`&size=${PAGE_SIZE}`)),
+        );
+        return { ...r, ...(walk ? { walk } : {}) };
+      };
       const bounds: BoundResult[] = [];
       const archivers: ArchiverResult[] = [];
       const scripts: ScriptResult[] = [];
@@ -263,28 +324,58 @@ async function runCase(c: BenchCase): Promise<CaseResult> {
             concurrency: CONCURRENCY,
           }),
         );
-        archivers.push(
-          await child<ArchiverResult>(
-            'bench/archiverChild.ts',
-            {
-              url: replay.url,
-              ...(c.oneDay ? { onlyDays: days } : {}),
-              ...(c.size && i === 0 ? { columns: true } : {}),
-            },
-            c.lambdaNode ? LAMBDA_NODE : process.execPath,
-            c.encoder ? { PARQUET_ENCODER: c.encoder } : {},
-            // As the CLI runs it under that Node: with the flags it would start itself again with.
-            cliNodeFlags(c.lambdaNode ? LAMBDA_NODE : process.execPath),
-          ),
-        );
+        archivers.push(await runArchiver(i === 0));
         if (c.delayMs) {
           const args = { url: replay.url, paths: replay.walkPaths, concurrency: CONCURRENCY };
           ideals.push(await child<IdealFetchResult>('bench/idealChild.ts', args));
         }
       }
       const bound = bounds.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+      let atShare: CaseResult['atShare'];
+      if (c.atShare) {
+        const { share, memoryMb } = shippedCpuShare();
+        const opened = openCpuQuota(share, c.name);
+        if ('unconstrained' in opened) {
+          console.error(opened.unconstrained);
+          atShare = { cpuShare: round(share), memoryMb, unconstrained: opened.unconstrained };
+        } else {
+          try {
+            const { quota } = opened;
+            const t0 = quota.throttling().throttledMs;
+            const a = await runArchiver(false, quota.wrap);
+            const throttledMs = quota.throttling().throttledMs - t0;
+            const script = c.script
+              ? await child<ScriptResult>(
+                  'bench/scriptChild.ts',
+                  { url: replay.url, days, pageSize: PAGE_SIZE, concurrency: CONCURRENCY },
+                  process.execPath,
+                  {},
+                  [],
+                  quota.wrap,
+                )
+              : undefined;
+            atShare = {
+              cpuShare: round(quota.share),
+              memoryMb,
+              archiverSeconds: round(a.seconds),
+              ...(a.cpuSeconds === undefined ? {} : { cpuSeconds: round(a.cpuSeconds) }),
+              boundFraction: round(bound.seconds / a.seconds),
+              pages: a.pages,
+              ...(a.cpuSeconds === undefined ? {} : { cpuMsPerPage: round((a.cpuSeconds * 1000) / a.pages) }),
+              ...(a.walk ?? {}),
+              throttledMs,
+              ...(script
+                ? { scriptSeconds: round(script.seconds), scriptRatio: round(a.seconds / script.seconds) }
+                : {}),
+            };
+          } finally {
+            opened.quota.close();
+          }
+        }
+      }
       const bySeconds = [...archivers].sort((a, b) => a.seconds - b.seconds);
       const highest = archivers.reduce((a, b) => (b.peakRssMiB > a.peakRssMiB ? b : a));
+      const medianArchiver = bySeconds[Math.floor((bySeconds.length - 1) / 2)] as ArchiverResult;
       const archiver: ArchiverResult = {
         ...(archivers[0] as ArchiverResult),
         seconds: (bySeconds[Math.floor((bySeconds.length - 1) / 2)] as ArchiverResult).seconds,
@@ -337,6 +428,8 @@ async function runCase(c: BenchCase): Promise<CaseResult> {
           : {}),
         ...(c.script ? { script: scriptFigures(scripts, archiver.seconds, c.script.maxRatio) } : {}),
         ...(c.script ? { scriptWithIds: scriptFigures(scriptsWithIds, archiver.seconds, undefined) } : {}),
+        ...(medianArchiver.walk ? { walk: medianArchiver.walk } : {}),
+        ...(atShare ? { atShare } : {}),
       };
     } finally {
       await replay.close();
@@ -453,21 +546,38 @@ if (!only || only.includes('fanout-2M')) {
  * that several runs resume the walk and are cut again (30k at 40 ms, the scenario test's day, ends in its
  * second run).
  */
-const BIG_DAYS = quick
-  ? [{ name: 'big-day-10k-40ms', rows: 10_000, latencyMs: 40 }]
+interface BigDayCase {
+  name: string;
+  rows: number;
+  latencyMs: number;
+  pageRows?: number;
+  /** Each run in a CPU quota of the share of a vCPU Lambda gives the stack's engine function. */
+  atShare?: boolean;
+}
+/** Each case unconstrained and at the engine function's CPU share (`-share`). */
+const bothShares = (c: BigDayCase): BigDayCase[] => [c, { ...c, name: `${c.name}-share`, atShare: true }];
+const BIG_DAYS: BigDayCase[] = quick
+  ? bothShares({ name: 'big-day-10k-40ms', rows: 10_000, latencyMs: 40 })
   : [
-      { name: 'big-day-30k-40ms', rows: 30_000, latencyMs: 40 },
-      { name: 'big-day-100k-40ms', rows: 100_000, latencyMs: 40 },
+      ...bothShares({ name: 'big-day-30k-40ms', rows: 30_000, latencyMs: 40 }),
+      ...bothShares({ name: 'big-day-100k-40ms', rows: 100_000, latencyMs: 40 }),
       { name: 'big-day-50k-75ms', rows: 50_000, latencyMs: 75 },
       { name: 'big-day-30k-150ms', rows: 30_000, latencyMs: 150 },
+      // 2000-row pages: 150 pages, more CPU a page than a run at 40 ms allows even unconstrained.
+      ...bothShares({ name: 'big-day-300k-40ms-2000rows', rows: 300_000, latencyMs: 40, pageRows: 2000 }),
     ];
 let bigDays: (import('./bigDay.ts').BigDayResult & { measuredAt: string })[] | undefined;
-if (!only || only.includes('big-day')) {
+const bigDayCases = BIG_DAYS.filter((c) => !only || only.includes('big-day') || only.includes(c.name));
+if (bigDayCases.length > 0) {
   const { bigDay } = await import('./bigDay.ts');
   bigDays = [];
-  for (const c of BIG_DAYS) {
+  for (const c of bigDayCases) {
     try {
-      const r = { ...(await bigDay(c)), measuredAt: runAt };
+      const { atShare, ...opts } = c;
+      const r = {
+        ...(await bigDay({ ...opts, ...(atShare ? { cpuShare: shippedCpuShare().share } : {}) })),
+        measuredAt: runAt,
+      };
       bigDays.push(r);
       console.log(JSON.stringify(r));
     } catch (error) {
@@ -492,7 +602,8 @@ if (!only || only.includes('fanout-local')) {
   fanoutLocal = [];
   for (const c of FANOUT_LOCAL) {
     try {
-      const r = { ...(await run(c)), measuredAt: runAt };
+      // At the functions' share too: on a machine of fewer cores than the map's functions share, the cap.
+      const r = { ...(await run({ ...c, functionCpuShare: shippedCpuShare().share })), measuredAt: runAt };
       fanoutLocal.push(r);
       console.log(JSON.stringify(r));
     } catch (error) {
@@ -535,7 +646,14 @@ const merged = {
   cold: cold ?? kept(previous?.cold),
   report: report ?? kept(previous?.report),
   fanout: fanout ?? kept(previous?.fanout),
-  bigDays: bigDays ?? previous?.bigDays,
+  // Cases named one by one (`--only=big-day-30k-40ms-share`) replace theirs; the others keep their figures.
+  bigDays: bigDays
+    ? BIG_DAYS.flatMap((c) => {
+        const r =
+          bigDays?.find((b) => b.name === c.name) ?? previous?.bigDays?.find((b) => b.name === c.name);
+        return r ? [r] : [];
+      })
+    : previous?.bigDays,
   fanoutLocal: fanoutLocal ?? previous?.fanoutLocal,
   finishUnion: finishUnion ?? previous?.finishUnion,
   age: age ?? kept(previous?.age),

@@ -1,0 +1,29 @@
+/**
+ * The CPU share Lambda gives the function that runs the engine, as the stack ships it: its `MemorySize` read
+ * from the synthesized template (the real app, as `cdk synth` builds it, no bundling) over the 1,769 MB at
+ * which Lambda gives a full vCPU, capped at the machine's cores.
+ */
+import { availableParallelism } from 'node:os';
+import { synthApp } from '../test/infra/testApp.ts';
+
+/** The memory (MB) at which Lambda gives a function one full vCPU. */
+export const FULL_VCPU_MB = 1_769;
+
+export interface ShippedCpuShare {
+  /** The engine function's `MemorySize` in the synthesized template (MB). */
+  memoryMb: number;
+  /** `memoryMb ÷ 1769`, capped at the machine's cores. */
+  share: number;
+}
+
+let cached: ShippedCpuShare | undefined;
+
+export function shippedCpuShare(): ShippedCpuShare {
+  if (cached) return cached;
+  const { stack, template } = synthApp();
+  const id = stack.getLogicalId(stack.archiver.fn.node.defaultChild as never);
+  const memoryMb = Number(template.toJSON().Resources[id]?.Properties?.MemorySize);
+  if (!(memoryMb > 0)) throw new Error(`the archive function ${id} has no MemorySize in the template`);
+  cached = { memoryMb, share: Math.min(memoryMb / FULL_VCPU_MB, availableParallelism()) };
+  return cached;
+}
