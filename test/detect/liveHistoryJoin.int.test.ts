@@ -1,0 +1,144 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeActiveParquet } from '../../lib/active/activeParquet.ts';
+import type { ActiveRow } from '../../lib/active/activeRow.ts';
+import { toStoredFields } from '../../lib/active/storedFields.ts';
+import { contentHash } from '../../lib/active/toObservedFields.ts';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { toDay } from '../../lib/clock/day.ts';
+import { duckdbRuleEngine } from '../../lib/detect/duckdbRuleEngine.ts';
+import { evaluateRules } from '../../lib/detect/evaluateRules.ts';
+import { type FindingLedger, memoryFindingLedger } from '../../lib/detect/findingLedger.ts';
+import { evaluateLiveRules } from '../../lib/detect/liveRules.ts';
+import { loadRules } from '../../lib/detect/loadRules.ts';
+import { localCatalog } from '../../lib/detect/localCatalog.ts';
+import { renderRuleSql } from '../../lib/detect/renderRuleSql.ts';
+import { silentLogger } from '../../lib/log/logger.ts';
+import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
+import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+import {
+  activeRowOf,
+  archiveRowOf,
+  DOCUMENTED_LIVE,
+  documentedHistoryRecord,
+  JOIN_SHAPES,
+  liveSessionIn,
+} from '../support/documentedLiveSession.ts';
+
+const longTunnel = (await loadRules()).filter((r) => r.id === 'long_tunnel');
+const HOUR = 3_600_000;
+const OPENED = new Date(DOCUMENTED_LIVE.creationTimestamp);
+const at = (hours: number) => new Date(OPENED.getTime() + hours * HOUR);
+
+let dir: string;
+let file = 0;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ta-live-history-join-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function addActive(rows: ActiveRow[]) {
+  const day = join(dir, 'active', `dt=${toDay(rows[0]?.observed_at ?? OPENED)}`);
+  await mkdir(day, { recursive: true });
+  await writeActiveParquet(rows, join(day, `part-${file++}.parquet`));
+}
+
+async function addHistory(rows: ArchiveRow[]) {
+  const day = join(dir, 'history', `dt=${toDay(OPENED)}`);
+  await mkdir(day, { recursive: true });
+  await writeHistoryParquet(rows, join(day, `part-${file++}.parquet`));
+}
+
+/** The documented session's history record, archived at `archivedAt` (`end` null: still open there). */
+function historyRow(archivedAt: Date, end: Date | null = at(30)): ArchiveRow {
+  const row = archiveRowOf(documentedHistoryRecord(), archivedAt);
+  return { ...row, end_time: end };
+}
+
+async function detectAt(ledger: FindingLedger, now: Date) {
+  const engine = await duckdbRuleEngine(await localCatalog(dir));
+  try {
+    return await evaluateRules(
+      { engine, ledger, clock: new ManualClock(now), logger: silentLogger },
+      { rules: longTunnel },
+    );
+  } finally {
+    engine.close();
+  }
+}
+
+/** `{{sessions}}` at `now` (every rule's input) as `session_id token_hmac` lines. */
+async function sessionsAt(now: Date): Promise<string[]> {
+  const engine = await duckdbRuleEngine(await localCatalog(dir));
+  try {
+    const sql = renderRuleSql(
+      'SELECT session_id, token_hmac FROM {{sessions}} x ORDER BY session_id',
+      {},
+      {
+        since: toDay(at(-24)),
+        until: toDay(now),
+        now,
+      },
+    );
+    return (await engine.query(sql)).map((r) => `${r.session_id} ${r.token_hmac}`);
+  } finally {
+    engine.close();
+  }
+}
+
+describe.each(JOIN_SHAPES)(
+  'detections join a live session in the %s shape with its history record',
+  (shape) => {
+    const live = liveSessionIn(shape);
+    const history = () => historyRow(at(31));
+
+    it('{{sessions}} holds the tunnel once: history’s row when history has it, the live row with history’s token before', async () => {
+      await addActive([activeRowOf(live, 'seen', at(0.1))]);
+      const { session_id, token_hmac } = history();
+      expect(await sessionsAt(at(20))).toEqual([`${DOCUMENTED_LIVE.id} ${token_hmac}`]);
+      await addHistory([historyRow(at(10), null)]);
+      expect(await sessionsAt(at(20))).toEqual([`${session_id} ${token_hmac}`]);
+    });
+
+    it('long_tunnel alerts the open tunnel once; its history row later is the same incident', async () => {
+      await addActive([activeRowOf(live, 'seen', at(0.1))]);
+      const ledger = memoryFindingLedger('detect');
+      const first = await detectAt(ledger, at(26));
+      expect(first.delivered.map((f) => [f.session_id, f.token_hmac])).toEqual([
+        [DOCUMENTED_LIVE.id, history().token_hmac],
+      ]);
+      await addActive([activeRowOf(live, 'gone', at(30.1), 1)]);
+      await addHistory([history()]);
+      const closed = await detectAt(ledger, at(40));
+      expect(closed.delivered).toEqual([]);
+      expect(closed.findings.map((f) => [f.finding_id, f.last_seen])).toEqual([
+        [first.delivered[0]?.finding_id, at(30)],
+      ]);
+    });
+
+    it('the snapshot’s live long_tunnel keys the incident as the rule’s SQL keys its history row', async () => {
+      const { row_id: _r, observed_at: _o, event: _e, ...fields } = activeRowOf(live, 'seen', at(0.1));
+      const observations = {
+        sessions: {
+          [fields.id]: {
+            fields: toStoredFields(fields),
+            hash: contentHash(fields),
+            seq: 1,
+            firstSeenAt: at(0.1).toISOString(),
+            lastSeenAt: at(26).toISOString(),
+          },
+        },
+      };
+      const [liveFinding, ...more] = evaluateLiveRules(observations, at(26), longTunnel);
+      expect(more).toEqual([]);
+      await addHistory([history()]);
+      const scheduled = await detectAt(memoryFindingLedger('detect'), at(40));
+      expect(scheduled.findings.map((f) => f.dedupe_key)).toEqual([liveFinding?.dedupe_key]);
+      expect(liveFinding?.token_hmac).toBe(history().token_hmac);
+    });
+  },
+);
