@@ -59,6 +59,8 @@ export interface BigDayRun {
   pagesPerSecond: number;
   /** The longest time between two of the walk's requests arriving at the server (ms). */
   longestPauseMs: number;
+  /** When that pause began, in ms from the walk's first request (early: start-up work beside the walk). */
+  longestPauseAtMs?: number;
   /** Under a CPU quota: the time the run's threads waited for it (ms). */
   throttledMs?: number;
   /** The machine's 1-minute load average when the run started (2 cores). */
@@ -241,6 +243,13 @@ export async function bigDay(opts: {
         cpuMsPerPage: round(cpuUs / 1e3 / Math.max(1, d.pagesThisRun)),
         pagesPerSecond: walkMs > 0 ? round(((walk.length - 1) * 1000) / walkMs) : 0,
         longestPauseMs: Math.round(Math.max(0, ...gaps)),
+        ...(gaps.length
+          ? {
+              longestPauseAtMs: Math.round(
+                (walk[gaps.indexOf(Math.max(...gaps))] as number) - (walk[0] as number),
+              ),
+            }
+          : {}),
         ...(throttledMs === undefined ? {} : { throttledMs }),
         overrunMs: Math.round((summary.deadline?.overrunMs ?? 0) + out.tailMs),
         keptMs: summary.deadline?.keptMs ?? reserveMs,
