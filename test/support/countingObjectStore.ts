@@ -1,4 +1,5 @@
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
+import { ReadRanges } from './readRanges.ts';
 
 /** Requests by method, and bytes read (`get`, `getRange`), of an object store. */
 export interface StoreCounts {
@@ -7,6 +8,8 @@ export interface StoreCounts {
   bytesRead: number;
   /** The keys read (`get`, `getRange`), each once. */
   keysRead: Set<string>;
+  /** The byte ranges read of each key: how many of its bytes, and which. */
+  read: ReadRanges;
 }
 
 /**
@@ -18,7 +21,13 @@ export function countingObjectStore(inner: ObjectStore): {
   counts: StoreCounts;
   reset(): void;
 } {
-  const counts: StoreCounts = { requests: 0, byMethod: {}, bytesRead: 0, keysRead: new Set() };
+  const counts: StoreCounts = {
+    requests: 0,
+    byMethod: {},
+    bytesRead: 0,
+    keysRead: new Set(),
+    read: new ReadRanges(),
+  };
   const tick = (method: string, n = 1) => {
     counts.requests += n;
     counts.byMethod[method] = (counts.byMethod[method] ?? 0) + n;
@@ -42,6 +51,7 @@ export function countingObjectStore(inner: ObjectStore): {
       counts.keysRead.add(k);
       const bytes = await inner.get(k);
       counts.bytesRead += bytes?.byteLength ?? 0;
+      counts.read.add(k, 0, bytes?.byteLength ?? 0);
       return bytes;
     },
     getRange: async (k, s, e) => {
@@ -49,6 +59,7 @@ export function countingObjectStore(inner: ObjectStore): {
       counts.keysRead.add(k);
       const bytes = await inner.getRange(k, s, e);
       counts.bytesRead += bytes?.byteLength ?? 0;
+      counts.read.add(k, s, bytes?.byteLength ?? 0);
       return bytes;
     },
     head: (k) => {
@@ -89,6 +100,7 @@ export function countingObjectStore(inner: ObjectStore): {
       counts.bytesRead = 0;
       counts.byMethod = {};
       counts.keysRead = new Set();
+      counts.read = new ReadRanges();
     },
   };
 }

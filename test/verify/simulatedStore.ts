@@ -2,21 +2,26 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../../lib/clock/clock.ts';
 import type { ObjectInfo, ObjectStore, StoredChecksum } from '../../lib/store/objectStore.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
+import { ReadRanges } from '../support/readRanges.ts';
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /**
  * An in-memory store with what S3 keeps beside each object: the time it was written (by the store's
  * clock, here a simulated one) and, when `checksums` is on, its full-object SHA-256 computed at write
- * time. It records which objects were read or had their checksum asked for, and lets a test change an
- * object as an attacker with write access would.
+ * time. It records which objects were checked (every byte read, or their stored checksum asked for: a
+ * partial read, such as a footer, is not a check), and lets a test change an object as an attacker with
+ * write access would.
  */
 export class SimulatedStore implements ObjectStore {
   readonly inner = new MemoryObjectStore();
   readonly url = this.inner.url;
   readonly #meta = new Map<string, { at: Date; sha?: string }>();
-  /** Keys whose bytes or checksum were looked at since the last `takeChecked()`. */
-  #checked = new Set<string>();
+  /** Keys whose stored checksum was asked for since the last `takeChecked()`. */
+  #checksummed = new Set<string>();
+  /** The byte ranges read of each key since the last `takeChecked()`, and each key's size when read. */
+  #read = new ReadRanges();
+  #sizes = new Map<string, number>();
   storedChecksum?: (key: string) => Promise<StoredChecksum | undefined>;
 
   constructor(
@@ -27,17 +32,27 @@ export class SimulatedStore implements ObjectStore {
       this.storedChecksum = async (key) => {
         const info = await this.inner.head(key);
         if (!info) return undefined;
-        this.#checked.add(key);
+        this.#checksummed.add(key);
         const s = this.#meta.get(key)?.sha;
         return s === undefined ? { size: info.size } : { size: info.size, sha256: s };
       };
     }
   }
 
+  /** Keys checked since the last call: their stored checksum asked for, or every one of their bytes read. */
   takeChecked(): Set<string> {
-    const out = this.#checked;
-    this.#checked = new Set();
+    const out = new Set(this.#checksummed);
+    for (const key of this.#read.keys()) if (this.#read.covered(key) === this.#sizes.get(key)) out.add(key);
+    this.#checksummed = new Set();
+    this.#read.clear();
+    this.#sizes.clear();
     return out;
+  }
+
+  #readOf(key: string, start: number, bytes: Uint8Array | undefined, size: number | undefined): void {
+    if (bytes === undefined || size === undefined) return;
+    this.#read.add(key, start, bytes.byteLength);
+    this.#sizes.set(key, size);
   }
 
   async #wrote(key: string): Promise<void> {
@@ -74,12 +89,14 @@ export class SimulatedStore implements ObjectStore {
     return done;
   }
   async get(key: string) {
-    this.#checked.add(key);
-    return this.inner.get(key);
+    const bytes = await this.inner.get(key);
+    this.#readOf(key, 0, bytes, bytes?.byteLength);
+    return bytes;
   }
   async getRange(key: string, start: number, end: number) {
-    this.#checked.add(key);
-    return this.inner.getRange(key, start, end);
+    const bytes = await this.inner.getRange(key, start, end);
+    this.#readOf(key, start, bytes, (await this.inner.head(key))?.size);
+    return bytes;
   }
   async head(key: string) {
     const o = await this.inner.head(key);

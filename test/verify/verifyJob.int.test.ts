@@ -1,5 +1,5 @@
 import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
@@ -34,22 +34,25 @@ afterAll(async () => {
 async function dataFiles(
   dir: string,
   tops = ['history', 'active', 'findings', 'quarantine'],
-): Promise<{ files: number; bytes: number }> {
+): Promise<{ files: number; bytes: number; sizes: Map<string, number> }> {
   let files = 0;
   let bytes = 0;
+  const sizes = new Map<string, number>();
   for (const top of tops) {
     const walk = async (d: string): Promise<void> => {
       for (const e of await readdir(d, { withFileTypes: true }).catch(() => [])) {
         if (e.isDirectory()) await walk(join(d, e.name));
         else {
+          const size = (await stat(join(d, e.name))).size;
           files++;
-          bytes += (await stat(join(d, e.name))).size;
+          bytes += size;
+          sizes.set(relative(dir, join(d, e.name)), size);
         }
       }
     };
     await walk(join(dir, top));
   }
-  return { files, bytes };
+  return { files, bytes, sizes };
 }
 
 async function itemsOf(
@@ -90,6 +93,16 @@ describe('a verify job, step by step over a real archive', () => {
     const chain = await dataFiles(archiveDir, ['digests']);
     expect(counts.bytesRead).toBeGreaterThanOrEqual(data.bytes);
     expect(counts.bytesRead).toBeLessThanOrEqual(full.counts.bytesRead + chain.bytes + 2 * job.bytes);
+    // File by file: each byte of each data file read, and no file read more than `verify` reads it.
+    expect(data.sizes.size).toBeGreaterThan(1);
+    const perFile = (read: typeof counts.read) =>
+      [...data.sizes.keys()].map(
+        (k) => `${k}: ${read.covered(k)} of ${data.sizes.get(k)} bytes, ${read.bytes(k)} read`,
+      );
+    const want = [...data.sizes].map(
+      ([k, size]) => `${k}: ${size} of ${size} bytes, ${full.counts.read.bytes(k)} read`,
+    );
+    expect(perFile(counts.read)).toEqual(want);
   });
 
   it('started again, reuses every finished item: one read each, no data read', async () => {
