@@ -1,5 +1,6 @@
-import { type App, Validations } from 'aws-cdk-lib';
+import { type App, Aspects, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { ReservedConcurrency } from './reservedConcurrency.ts';
 import { readStackSettings } from './stackSettings.ts';
 import { TunnelArchiverStack } from './tunnelArchiverStack.ts';
 
@@ -16,6 +17,7 @@ export function buildApp(app: App): TunnelArchiverStack {
     description:
       'tunnel-archiver: Pinggy tunnel-session history archived to Parquet on S3, queryable in Athena',
   });
+  Aspects.of(stack).add(new ReservedConcurrency(settings.reservedConcurrency));
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return stack;
 }

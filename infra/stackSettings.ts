@@ -26,6 +26,22 @@ export interface StackSettings {
   detections?: unknown;
   /** Amazon Security Lake custom sources (off when unset): see docs/security-lake.md. */
   securityLake?: SecurityLakeSettings;
+  /**
+   * The one role (ARN, no wildcard) the bucket policy lets delete under the write-once prefixes and change
+   * the bucket's policy or lifecycle, beside the CloudFormation execution role's policy and lifecycle
+   * updates. Unset: nobody (docs/operations.md, Threat model).
+   */
+  breakGlassRoleArn?: string;
+  /** Why the alarm topic has no e-mail subscriber (acknowledges the synth warning): e.g. "paged via PagerDuty". */
+  alarmsUnsubscribed?: string;
+  /** Reserve each function's concurrency (about 30 in all; needs a raised quota). Default off. */
+  reservedConcurrency: boolean;
+  /** TUNNEL_API_BASE_URL of the functions that call the API; unset: the documented Pinggy endpoint. */
+  apiBaseUrl?: string;
+  /** WINDOW_DAYS of the functions that walk the API: the days its history keeps (unset: 60). */
+  windowDays?: number;
+  /** SNAPSHOT_COMMIT_MINUTES: how long live rows are held before one file is committed (unset: 60). */
+  snapshotCommitMinutes?: number;
 }
 
 /** The `securityLake` context: the registered custom sources, the lake's own key if any, the settling delay. */
@@ -96,6 +112,22 @@ const settingsSchema = z.object({
     ])
     .optional(),
   securityLake: jsonContext('securityLake').pipe(securityLakeSchema).optional(),
+  breakGlassRoleArn: z
+    .string()
+    .trim()
+    .regex(
+      /^arn:aws[\w-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/,
+      'breakGlassRoleArn must be one IAM role ARN (arn:aws:iam::<account>:role/<name>, no wildcard)',
+    )
+    .exactOptional(),
+  alarmsUnsubscribed: z.string().trim().min(1).exactOptional(),
+  reservedConcurrency: boolish.default(false),
+  windowDays: z.coerce.number().int().min(2).max(366).optional(),
+  snapshotCommitMinutes: z.coerce.number().int().min(0).max(1440).optional(),
+  apiBaseUrl: optionalText.refine(
+    (s) => s === undefined || (/^https?:\/\/[^\s/]+/.test(s) && URL.canParse(s)),
+    'apiBaseUrl must be an http(s) URL',
+  ),
 });
 
 export const SETTING_KEYS = Object.keys(settingsSchema.shape) as (keyof StackSettings)[];
@@ -117,9 +149,22 @@ export function readStackSettings(tryGetContext: (key: string) => unknown): Stac
       cause: parsed.error,
     });
   }
-  const { apiKeySecret, alarmEmail, objectLockDays, detections, securityLake, ...rest } = parsed.data;
+  const {
+    apiKeySecret,
+    alarmEmail,
+    objectLockDays,
+    detections,
+    securityLake,
+    apiBaseUrl,
+    windowDays,
+    snapshotCommitMinutes,
+    ...rest
+  } = parsed.data;
   return {
     ...rest,
+    ...(windowDays === undefined ? {} : { windowDays }),
+    ...(snapshotCommitMinutes === undefined ? {} : { snapshotCommitMinutes }),
+    ...(apiBaseUrl === undefined ? {} : { apiBaseUrl }),
     ...(securityLake === undefined ? {} : { securityLake }),
     ...(detections === undefined ? {} : { detections }),
     ...(apiKeySecret === undefined ? {} : { apiKeySecret }),

@@ -5,10 +5,16 @@ import { INTEGRITY_ENV } from '../functions/shared/telemetryNames.ts';
 import { STATE_TABLE } from '../lib/state/stateTableSpec.ts';
 import { asIBucket, asITable } from './cdkTypes.ts';
 import { ActiveCatalog } from './constructs/activeCatalog.ts';
-import { ApiKeySecret } from './constructs/apiKeySecret.ts';
-import { ArchiveAlarms } from './constructs/archiveAlarms.ts';
+import { API_KEY_ENV, ApiKeySecret, setApiKeyCommand } from './constructs/apiKeySecret.ts';
+import { ArchiveAlarms, warnWithoutAlarmSubscriber } from './constructs/archiveAlarms.ts';
 import { ArchiveBuckets, openReportCommand } from './constructs/archiveBuckets.ts';
-import { ArchiveFunction, archiverEnvironment } from './constructs/archiveFunction.ts';
+import { ArchiveDashboard, dashboardUrl } from './constructs/archiveDashboard.ts';
+import {
+  ArchiveFunction,
+  apiBaseUrlEnvironment,
+  archiverEnvironment,
+  verifyNowCommand,
+} from './constructs/archiveFunction.ts';
 import { ArchiveIntegrity } from './constructs/archiveIntegrity.ts';
 import { Detections } from './constructs/detections.ts';
 import { FanoutOrchestration } from './constructs/fanoutOrchestration.ts';
@@ -45,6 +51,8 @@ export class TunnelArchiverStack extends Stack {
   readonly verifyJob: VerifyJob;
   /** Amazon Security Lake custom sources, when the `securityLake` context names them. */
   readonly securityLake?: SecurityLakeExport;
+  /** The operator's CloudWatch page: alarms, runs, records, days at risk, walks, verify, detections, snapshots. */
+  readonly dashboard: ArchiveDashboard;
 
   constructor(scope: Construct, id: string, props: TunnelArchiverStackProps) {
     super(scope, id, props);
@@ -78,6 +86,8 @@ export class TunnelArchiverStack extends Stack {
       schedule: settings.schedule,
       tracing: settings.tracing,
       tokenValues: settings.tokenValues,
+      ...(settings.apiBaseUrl === undefined ? {} : { apiBaseUrl: settings.apiBaseUrl }),
+      ...(settings.windowDays === undefined ? {} : { windowDays: settings.windowDays }),
     };
     this.archiver = new ArchiveFunction(this, 'Archiver', { ...engine, scheduleStartsFunction: false });
 
@@ -85,6 +95,7 @@ export class TunnelArchiverStack extends Stack {
       fn: this.archiver.fn,
       ...(settings.alarmEmail === undefined ? {} : { alarmEmail: settings.alarmEmail }),
     });
+    warnWithoutAlarmSubscriber(this, settings);
 
     this.integrity = new ArchiveIntegrity(this, 'Integrity', {
       bucket: this.buckets.archive,
@@ -92,6 +103,7 @@ export class TunnelArchiverStack extends Stack {
       role: this.archiver.fn.role as NonNullable<typeof this.archiver.fn.role>,
       topic: this.alarms.topic,
       failures: this.archiver.failures,
+      ...(settings.breakGlassRoleArn === undefined ? {} : { breakGlassRoleArn: settings.breakGlassRoleArn }),
     });
 
     this.fanout = new FanoutOrchestration(this, 'Fanout', {
@@ -134,6 +146,12 @@ export class TunnelArchiverStack extends Stack {
       tracing: settings.tracing,
       tokenValues: settings.tokenValues,
       alarmTopic: this.alarms.topic,
+      environment: {
+        ...apiBaseUrlEnvironment(settings.apiBaseUrl),
+        ...(settings.snapshotCommitMinutes === undefined
+          ? {}
+          : { SNAPSHOT_COMMIT_MINUTES: String(settings.snapshotCommitMinutes) }),
+      },
     });
     this.activeCatalog = new ActiveCatalog(this, 'ActiveCatalog', {
       archive: asIBucket(this.buckets.archive),
@@ -169,6 +187,21 @@ export class TunnelArchiverStack extends Stack {
       description: 'Live-session snapshot Lambda (every 5 minutes, writes active/)',
     });
 
+    this.dashboard = new ArchiveDashboard(this, 'Dashboard', {
+      alarms: this.alarms,
+      archiver: this.archiver.fn,
+      fanout: this.fanout,
+      verifyJob: this.verifyJob,
+      verifyAlarm: this.integrity.verifyAlarm,
+      detections: this.detections,
+      snapshots: this.snapshots,
+      otherAlarms: [this.fanout.failedAlarm],
+    });
+    new CfnOutput(this, 'DashboardUrl', {
+      value: dashboardUrl(this.region, this.dashboard.dashboard.dashboardName),
+      description: 'The CloudWatch dashboard: alarms, runs, records at risk, walks, verify, detections',
+    });
+
     const fnName = this.archiver.fn.functionName;
     const outputs: [id: string, value: string, description: string][] = [
       ['ArchiveBucketName', this.buckets.archive.bucketName, 'Parquet archive (history/dt=YYYY-MM-DD/)'],
@@ -186,7 +219,7 @@ export class TunnelArchiverStack extends Stack {
       ],
       [
         'VerifyNowCommand',
-        `aws lambda invoke --function-name ${fnName} --payload '{"verify":true}' --cli-binary-format raw-in-base64-out /dev/stdout`,
+        verifyNowCommand(fnName),
         'Verify the archive now (digest chain, files, API window)',
       ],
       [
@@ -204,8 +237,8 @@ export class TunnelArchiverStack extends Stack {
       ['AlarmTopicArn', this.alarms.topic.topicArn, 'SNS topic the alarms publish to'],
       [
         'SetApiKeyCommand',
-        `aws secretsmanager put-secret-value --secret-id ${this.apiKey.secretId} --secret-string "$PINGGY_API_KEY"`,
-        'Run once after deploy (with PINGGY_API_KEY set in your shell)',
+        setApiKeyCommand(this.apiKey.secretId),
+        `Run once after deploy, with ${API_KEY_ENV} set in your shell (the command refuses an empty one)`,
       ],
       [
         'RunNowCommand',

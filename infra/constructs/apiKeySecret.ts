@@ -2,11 +2,23 @@ import { SecretValue, Validations } from 'aws-cdk-lib';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { API_KEY_PLACEHOLDER } from '../../functions/shared/telemetryNames.ts';
+import { settingEnv } from '../../lib/config/configSpec.ts';
 import { asISecret } from '../cdkTypes.ts';
 
 export interface ApiKeySecretProps {
   /** Name or ARN of an existing secret; unset = create one holding a placeholder. */
   existing?: string;
+}
+
+/** The variable a user exports the key in, for the CLI and for the stack's `SetApiKeyCommand` alike. */
+export const API_KEY_ENV = settingEnv('apiKey');
+
+/**
+ * The command that stores the key (the stack's `SetApiKeyCommand` output; the README and docs/operations.md
+ * quote it). `${VAR:?…}` makes the shell refuse an unset or empty variable, so an empty key is never stored.
+ */
+export function setApiKeyCommand(secretId: string): string {
+  return `aws secretsmanager put-secret-value --secret-id ${secretId} --secret-string "\${${API_KEY_ENV}:?export ${API_KEY_ENV}=<the key from the Pinggy dashboard> first}"`;
 }
 
 /** A complete secret ARN ends in `-` plus the 6 characters Secrets Manager appends to the name. */

@@ -30,6 +30,10 @@ export interface ArchiveFunctionProps {
   tokenValues: TokenPolicy;
   /** Whether the schedule invokes this function (false: another target, the fan-out, is added to `rule`). */
   scheduleStartsFunction?: boolean;
+  /** TUNNEL_API_BASE_URL (the `apiBaseUrl` context); unset: the functions use the documented endpoint. */
+  apiBaseUrl?: string;
+  /** WINDOW_DAYS (the `windowDays` context); unset: the functions' default. */
+  windowDays?: number;
 }
 
 /** The environment of every function that runs the engine (the archiver and the fan-out's workers). */
@@ -40,8 +44,36 @@ export function archiverEnvironment(props: ArchiveFunctionProps): Record<string,
     TUNNEL_API_KEY_SECRET_ID: props.secretId,
     TOKEN_VALUES: props.tokenValues,
     LOG_LEVEL: 'info',
+    ...apiBaseUrlEnvironment(props.apiBaseUrl),
+    ...(props.windowDays === undefined ? {} : { WINDOW_DAYS: String(props.windowDays) }),
   };
 }
+
+/**
+ * The command that verifies the archive now (the stack's `VerifyNowCommand` output): a synchronous invoke
+ * that waits as long as the function may run (`--cli-read-timeout 0`; the CLI's own limit is 60 s, far
+ * shorter than a verify of the window), its result printed on stdout.
+ */
+export function verifyNowCommand(functionName: string): string {
+  return `aws lambda invoke --function-name ${functionName} --cli-read-timeout 0 --payload '{"verify":true}' --cli-binary-format raw-in-base64-out /dev/stdout`;
+}
+
+/** The API's base URL for a function that calls it, when the stack's `apiBaseUrl` context sets one. */
+export function apiBaseUrlEnvironment(apiBaseUrl: string | undefined): Record<string, string> {
+  return apiBaseUrl === undefined ? {} : { TUNNEL_API_BASE_URL: apiBaseUrl };
+}
+
+/**
+ * The staging areas the archiver's role writes (`archiveKeys.stagingAreas`): history, the fan-out's
+ * bookkeeping and a cut walk's ids are its alone; active/'s it shares with the snapshot function (every run
+ * snapshots the live sessions too).
+ */
+export const ARCHIVER_STAGING_AREAS = [
+  archiveKeys.stagingAreas.history,
+  archiveKeys.stagingAreas.active,
+  archiveKeys.stagingAreas.fanout,
+  archiveKeys.stagingAreas.walks,
+] as const;
 
 /** Repository root (this file is infra/constructs/archiveFunction.ts). */
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -203,7 +235,7 @@ export class ArchiveFunction extends Construct {
       new PolicyStatement({
         sid: 'WriteDataNoDelete',
         effect: Effect.ALLOW,
-        actions: ['s3:GetObject', 's3:PutObject'],
+        actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
         // Every dataset a run writes or digests: history, the active-list snapshot it takes, the findings
         // the detect function committed (digested, and published when pending), quarantine, its digest.
         resources: [
@@ -233,11 +265,23 @@ export class ArchiveFunction extends Construct {
         resources: [bucket.arnForObjects(archiveKeys.lastFullVerify)],
       }),
     );
+    // One writer per staging area: history, the fan-out's bookkeeping and a cut walk's ids are the
+    // archiver's alone (and the fan-out workers', who run as this role); see ARCHIVER_STAGING_AREAS.
     role.addToPolicy(
       new PolicyStatement({
-        sid: 'StagingReadWriteDelete',
+        sid: 'StageHistory',
         effect: Effect.ALLOW,
         actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+        resources: ARCHIVER_STAGING_AREAS.map(objects),
+      }),
+    );
+    // Publishing what others committed (a run publishes every listed-but-unpublished file first) and the
+    // orphan sweep read and remove staged files of every area; they never write one.
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'PublishAndSweepStaged',
+        effect: Effect.ALLOW,
+        actions: ['s3:GetObject', 's3:DeleteObject'],
         resources: [objects(PREFIX.staging)],
       }),
     );
@@ -285,6 +329,7 @@ export class ArchiveFunction extends Construct {
       PREFIX.findings,
       PREFIX.quarantine,
       PREFIX.staging,
+      ...ARCHIVER_STAGING_AREAS,
     ]) {
       Validations.of(role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::${bucketArn}/${prefix}*]`,

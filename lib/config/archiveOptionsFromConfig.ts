@@ -12,12 +12,11 @@ export type EngineSettings = Pick<
   | 'dayConcurrency'
   | 'maxPasses'
   | 'rescanAges'
-  | 'maxPagesPerDay'
   | 'windowDays'
   | 'rowGroupSize'
   | 'parquetEncoder'
   | 'leaseTtlMs'
-> & { tokenPolicy: Config['tokenValues'] };
+> & { tokenPolicy: Config['tokenValues']; maxPagesPerDay: number | undefined };
 
 /** The engine's options from resolved config; `extra` (the deadline budget, onlyDays, tmpDir) comes from the caller. */
 export function archiveOptionsFromConfig<Extra extends object = Record<never, never>>(

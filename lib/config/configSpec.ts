@@ -139,9 +139,9 @@ export const SETTINGS = [
     key: 'maxPagesPerDay',
     env: 'MAX_PAGES_PER_DAY',
     flag: 'max-pages-per-day',
-    default: '1000',
+    default: undefined,
     description:
-      'Hard cap on the pages of one day: beyond it that day fails with PAGE_LIMIT and the run goes on.',
+      'Cap on the pages of one pass of a day: beyond it that day fails with PAGE_LIMIT and the run goes on. Unset: the pages the largest day the archive proves (17,000,000 sessions) needs at the page size the server echoes.',
     readBy: [...ARCHIVERS],
   },
   {
@@ -364,3 +364,10 @@ export const SETTINGS = [
 ] as const satisfies readonly SettingSpec[];
 
 export type SettingKey = (typeof SETTINGS)[number]['key'];
+
+/** The environment variable of a setting (one source for a name that docs, the stack and the CLI all show). */
+export function settingEnv(key: SettingKey): string {
+  const spec = SETTINGS.find((s) => s.key === key);
+  if (spec === undefined) throw new Error(`no setting ${key}`);
+  return spec.env;
+}

@@ -97,7 +97,7 @@ export function buildConfigSchema(names: SettingNames = ENV_NAMES, readsOnly = f
         }
         return [...new Set(ages)].sort((a, b) => a - b);
       }),
-      maxPagesPerDay: intIn(names.maxPagesPerDay, 1, 1_000_000),
+      maxPagesPerDay: intIn(names.maxPagesPerDay, 1, 10_000_000).optional(),
       windowDays: intIn(names.windowDays, 2, 366),
       rowGroupSize: intIn(names.rowGroupSize, 100, 10_000_000),
       parquetEncoder: oneOf(names.parquetEncoder, PARQUET_ENCODERS),

@@ -6,5 +6,21 @@
  */
 export const STALLED_PASSES = 5;
 
+/**
+ * The largest day the archive proves complete: the most ids the fan-out's finish step unions within the
+ * engine's 1024 MiB (`npm run bench -- --only=finish-union`: 17M ids peaked at 795 MiB, 18M at 1114 MiB;
+ * test/docs/fanoutFigures.test.ts holds it to bench/RESULTS.json). A day past it is failed `DAY_TOO_BIG`.
+ */
+export const MAX_DAY_SESSIONS = 17_000_000;
+
+/**
+ * The most pages one pass of a day may fetch at the page size the server echoed: `MAX_PAGES_PER_DAY` when a
+ * team sets it, else the pages the largest day the archive proves needs at that size (plus the empty page
+ * that proves the end). A cap in pages alone would bind at a small page size long before the size limit.
+ */
+export function pageCap(maxPagesPerDay: number | undefined, size: number): number {
+  return maxPagesPerDay ?? Math.ceil(MAX_DAY_SESSIONS / Math.max(1, size)) + 1;
+}
+
 /** Default cap on passes: enough for a million-row day reshuffled per request (about 19 passes), twice over. */
 export const DEFAULT_MAX_PASSES = 50;

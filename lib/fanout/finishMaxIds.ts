@@ -1,3 +1,5 @@
+import { MAX_DAY_SESSIONS } from '../config/walkLimits.ts';
+
 /**
  * Most ids of one day the fan-out's finish step takes the union of: the largest day `npm run bench --
  * --only=finish-union` measured within the engine's 1024 MiB (17M ids peaked at 795 MiB; the set grows by
@@ -5,4 +7,4 @@
  * bench/RESULTS.json. A day past it is failed with `DAY_TOO_BIG` before its union is taken, so it cannot
  * take the step, and every other day of the orchestration, down with it.
  */
-export const FINISH_MAX_IDS = 17_000_000;
+export const FINISH_MAX_IDS = MAX_DAY_SESSIONS;

@@ -57,7 +57,7 @@ export interface ArchiveOptions {
   /** Walks of one day before a shortfall against `totalElements` is accepted and recorded. */
   maxPasses: number;
   /** Hard cap on the pages of one day's pass: beyond it the day fails with `PAGE_LIMIT`. */
-  maxPagesPerDay: number;
+  maxPagesPerDay: number | undefined;
   /**
    * Most ids the fan-out's finish step takes the union of for one day (default `FINISH_MAX_IDS`, what
    * the engine's memory was measured to hold); a day past it fails with `DAY_TOO_BIG`.
@@ -171,6 +171,11 @@ export interface RunSummary {
   deferredDays: Day[];
   /** Partitions whose manifest lists a missing file: only they are blocked (`tunnel-archiver repair`). */
   brokenPartitions: string[];
+  /**
+   * Staged files refused at publish because their bytes were not what their writer staged
+   * (`STAGED_FILE_CHANGED`): dropped from their manifests, never digested. Absent when none.
+   */
+  changedStagedFiles?: string[];
   /** Age in hours of the oldest listed-but-unpublished file found at the start of the run (0: none). */
   oldestUnpublishedHours: number;
   /** The digest this run appended (absent when writing it failed: the next run lists these files). */

@@ -12,7 +12,7 @@ export interface CompareOptions {
   pageSize: number;
   concurrency: number;
   maxPasses: number;
-  maxPagesPerDay: number;
+  maxPagesPerDay: number | undefined;
   graceMs: number;
   /** The archive's token key: `record_id` is keyed, so comparing with the API needs it. */
   tokenKey: Uint8Array;

@@ -100,7 +100,7 @@ export async function verifyArchive(
       pageSize: options.pageSize ?? 2000,
       concurrency: options.pageConcurrency ?? 4,
       maxPasses: options.maxPasses ?? DEFAULT_MAX_PASSES,
-      maxPagesPerDay: options.maxPagesPerDay ?? 1000,
+      maxPagesPerDay: options.maxPagesPerDay,
       ...newestRun(chain),
       tokenKey: options.tokenKey,
       graceMs: options.graceMs ?? DEFAULT_INGESTION_GRACE_MS,

@@ -316,7 +316,7 @@ async function compareWithApi(
     pageSize: options.pageSize ?? 2000,
     concurrency: options.pageConcurrency ?? 4,
     maxPasses: options.maxPasses ?? DEFAULT_MAX_PASSES,
-    maxPagesPerDay: options.maxPagesPerDay ?? 1000,
+    maxPagesPerDay: options.maxPagesPerDay,
     ...(Number.isNaN(newestMs) ? {} : { newestRunMs: newestMs }),
     tokenKey: options.tokenKey,
     graceMs: options.graceMs ?? DEFAULT_INGESTION_GRACE_MS,

@@ -2,7 +2,7 @@ import type { Day } from '../clock/day.ts';
 import type { DeadlineBudget } from '../clock/deadlineBudget.ts';
 import { Limiter } from '../concurrency/limiter.ts';
 import { mapLimit } from '../concurrency/mapLimit.ts';
-import { DEFAULT_MAX_PASSES, STALLED_PASSES } from '../config/walkLimits.ts';
+import { DEFAULT_MAX_PASSES, pageCap, STALLED_PASSES } from '../config/walkLimits.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { IdSet } from '../ids/idSet.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
@@ -11,6 +11,7 @@ import type { HistoryPage, HistoryRecord, RejectedRecord } from '../records/sche
 import type { WalkProgress } from '../state/stateStore.ts';
 import type { RequestGate, UpstreamApi } from '../upstream/upstreamApi.ts';
 import { pageAbsorber } from './pageAbsorber.ts';
+import { pageLimit } from './pageLimit.ts';
 
 export type { WalkProgress };
 /** The walk's limits live with the config that documents them (lib/config/walkLimits.ts). */
@@ -27,8 +28,11 @@ export interface WalkOptions {
   concurrency: number;
   /** Cap on passes (each a whole walk of the day's pages); see {@link STALLED_PASSES} for the other stop. */
   maxPasses: number;
-  /** Hard cap on pages fetched in one pass: an absurd `totalPages` or a server that never ends fails the day. */
-  maxPagesPerDay: number;
+  /**
+   * `MAX_PAGES_PER_DAY` when set: a cap on the pages of one pass, so an absurd `totalPages` or a server that
+   * never ends fails the day. Unset, the cap follows from the page size the server echoes (`pageCap`).
+   */
+  maxPagesPerDay: number | undefined;
   /** The run's time: once spent, the walk asks for no more pages and returns `interrupted`. */
   budget?: DeadlineBudget;
   /** Where every valid row goes as soon as its page arrives; it dedupes them (see {@link WalkSink}). */
@@ -113,6 +117,12 @@ export interface WalkResult {
    * worth committing; the run decides whether the day became a gap.
    */
   outsideWindow?: ArchiverError;
+  /**
+   * A page the walk could not take (its body past the client's cap: `BODY_TOO_LARGE`): the walk took the
+   * pass's other pages and then ended, unproven. What it holds is worth committing; the run records the
+   * day failed with this error.
+   */
+  badPage?: ArchiverError;
 }
 
 /** Why a walk stopped before its rules ended it, as a value. */
@@ -143,7 +153,9 @@ interface Pass {
  * Passes repeat until complete, until {@link STALLED_PASSES} passes in a row added nothing while only
  * the total says more rows exist, or until `maxPasses` is spent: with an order reshuffled on every request a pass sees each row with probability
  * about 1 − 1/e, so n rows need about ln(n) + 5 passes (17 for 100k). A spent budget ends the walk with
- * what it has (`interrupted`); a day the server refuses as outside its window ends it with `outsideWindow`.
+ * what it has (`interrupted`); a day the server refuses as outside its window ends it with `outsideWindow`;
+ * a page refused as too large (`BODY_TOO_LARGE`) is left out, and the walk ends after that pass with
+ * `badPage`, what it holds being worth committing.
  */
 export async function walkDay(api: UpstreamApi, day: Day, options: WalkOptions): Promise<WalkResult> {
   const walk = new DayWalk(api, day, options);
@@ -171,6 +183,8 @@ export class DayWalk {
   #stalled: number;
   #complete = false;
   #stop: Stop | undefined;
+  /** The first page of the walk refused as too large (the walk ends after its pass; see `badPage`). */
+  #badPage: ArchiverError | undefined;
   /** The earlier run's pass to go on with, until the first `next()` takes it. */
   #resume: WalkProgress | undefined;
   #pass: Pass = emptyPass(0);
@@ -199,10 +213,14 @@ export class DayWalk {
     this.#requestOptions = signal ? { signal } : {};
   }
 
-  /** Whether the walk has ended: proven complete, stopped (deadline, window), stalled, or out of passes. */
+  /**
+   * Whether the walk has ended: proven complete, stopped (deadline, window), a page refused as too large,
+   * stalled, or out of passes.
+   */
   get done(): boolean {
     return (
       this.#stop !== undefined ||
+      this.#badPage !== undefined ||
       this.#complete ||
       this.#passes >= this.#options.maxPasses ||
       this.#stalled >= STALLED_PASSES
@@ -232,7 +250,7 @@ export class DayWalk {
   result(): WalkResult {
     const stop = this.#stop;
     const interrupted = stop?.kind === 'interrupted';
-    const complete = stop ? false : this.#complete;
+    const complete = stop || this.#badPage ? false : this.#complete;
     const pass = this.#pass;
     let nextPage = 0;
     while (pass.absorbed.has(nextPage)) nextPage++;
@@ -248,6 +266,7 @@ export class DayWalk {
       unreliableTotals: this.#unreliableTotals,
       interrupted,
       ...(stop?.kind === 'outside-window' ? { outsideWindow: stop.error } : {}),
+      ...(this.#badPage ? { badPage: this.#badPage } : {}),
       ...(interrupted
         ? {
             progress: {
@@ -313,16 +332,20 @@ export class DayWalk {
       throw error;
     }
     if (!first) {
+      // Page 0 refused as too large: page 1, asked beside it, still brings its rows.
+      const second = this.#badPage ? await ahead?.catch(() => undefined) : undefined;
       await settleAhead();
+      if (second) await this.#absorb(1, second);
       return false;
     }
-    if (first.totalPages > options.maxPagesPerDay) {
-      await settleAhead();
-      throw pageLimit(this.#day, first.totalPages, options);
-    }
-    if (this.#passes === 1) options.sink.expect?.(this.#day, first.totalElements);
     // The server may cap the page size silently: the size it echoes is the truth.
     const size = first.size > 0 ? first.size : Math.max(itemsOf(first), 1);
+    const cap = pageCap(options.maxPagesPerDay, size);
+    if (first.totalPages > cap) {
+      await settleAhead();
+      throw pageLimit(this.#day, first.totalPages, size, cap);
+    }
+    if (this.#passes === 1) options.sink.expect?.(this.#day, first.totalElements);
     const planned = Math.max(1, first.totalPages, Math.ceil(first.totalElements / size));
     // A total that is a whole number of pages ends on a full page: the empty page after it, which
     // proves the end, is asked for with the others instead of after them.
@@ -358,7 +381,7 @@ export class DayWalk {
     const pass = this.#pass;
     const to = Math.min(
       Math.max(pass.planned + pass.endAhead, this.#fetched.has(1) ? 2 : 0),
-      options.maxPagesPerDay,
+      pageCap(options.maxPagesPerDay, pass.size),
     );
     await mapLimit(
       Array.from({ length: Math.max(0, to - pass.start) }, (_, i) => i + pass.start),
@@ -389,7 +412,8 @@ export class DayWalk {
     let last = Math.max(pass.planned - 1, pass.start - 1);
     while ((pass.lengths.get(last) ?? 0) >= pass.size) {
       last++;
-      if (last >= this.#options.maxPagesPerDay) throw pageLimit(this.#day, last + 1, this.#options);
+      const cap = pageCap(this.#options.maxPagesPerDay, pass.size);
+      if (last >= cap) throw pageLimit(this.#day, last + 1, pass.size, cap);
       if (pass.lengths.has(last)) continue;
       const page = await this.#fetchPage(last, pass.size);
       if (!page) return undefined;
@@ -437,6 +461,8 @@ export class DayWalk {
     } catch (error) {
       if (ArchiverError.is(error, 'DEADLINE')) this.#stop ??= { kind: 'interrupted' };
       else if (ArchiverError.is(error, 'OUTSIDE_WINDOW')) this.#stop ??= { kind: 'outside-window', error };
+      // A page too large to take is left out: the pass goes on with its other pages, then the walk ends.
+      else if (ArchiverError.is(error, 'BODY_TOO_LARGE')) this.#badPage ??= error;
       else throw error;
       return undefined;
     }
@@ -489,17 +515,9 @@ export function resumedPassPages(
   options: Pick<WalkOptions, 'concurrency' | 'maxPagesPerDay'>,
 ): number[] {
   const { nextPage, planned } = resume;
-  if (nextPage <= 0 || nextPage >= options.maxPagesPerDay) return [];
+  const cap = pageCap(options.maxPagesPerDay, resume.size);
+  if (nextPage <= 0 || nextPage >= cap) return [];
   if (nextPage >= planned) return [nextPage];
-  const end = Math.min(planned, nextPage + Math.max(1, options.concurrency), options.maxPagesPerDay);
+  const end = Math.min(planned, nextPage + Math.max(1, options.concurrency), cap);
   return Array.from({ length: end - nextPage }, (_, i) => nextPage + i);
-}
-
-function pageLimit(day: Day, pages: number, options: WalkOptions): ArchiverError {
-  return new ArchiverError(
-    'PAGE_LIMIT',
-    `history day ${day} needs ${pages} pages of ${options.pageSize}, more than MAX_PAGES_PER_DAY=${options.maxPagesPerDay}; ` +
-      'raise the setting if the day is really that large',
-    { details: { day, pages, maxPagesPerDay: options.maxPagesPerDay } },
-  );
 }

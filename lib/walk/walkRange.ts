@@ -1,10 +1,12 @@
 import type { Day } from '../clock/day.ts';
 import { Limiter } from '../concurrency/limiter.ts';
 import { mapLimit } from '../concurrency/mapLimit.ts';
+import { pageCap } from '../config/walkLimits.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { HistoryPage, RejectedRecord } from '../records/schemas.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
 import { type AbsorbOptions, pageAbsorber } from './pageAbsorber.ts';
+import { pageLimit } from './pageLimit.ts';
 import { PAGES_HELD_PER_REQUEST } from './walkDay.ts';
 
 export interface RangeWalkOptions extends AbsorbOptions {
@@ -15,7 +17,8 @@ export interface RangeWalkOptions extends AbsorbOptions {
   /** The last range of a pass: it goes on past `to` while pages are full, until a short or empty page. */
   last: boolean;
   concurrency: number;
-  maxPagesPerDay: number;
+  /** `MAX_PAGES_PER_DAY` when set; else the cap follows from the page size (`pageCap`). */
+  maxPagesPerDay: number | undefined;
   signal?: AbortSignal;
 }
 
@@ -51,7 +54,8 @@ export async function walkRange(
     await absorbRows(page);
   };
   const requests = new Limiter(options.concurrency);
-  const to = Math.min(options.to, options.maxPagesPerDay);
+  const cap = pageCap(options.maxPagesPerDay, size);
+  const to = Math.min(options.to, cap);
   await mapLimit(
     Array.from({ length: Math.max(0, to - options.from) }, (_, i) => i + options.from),
     PAGES_HELD_PER_REQUEST * options.concurrency,
@@ -62,13 +66,7 @@ export async function walkRange(
     let n = to - 1;
     while ((lengths.get(n) ?? size) >= size) {
       n++;
-      if (n >= options.maxPagesPerDay) {
-        throw new ArchiverError(
-          'PAGE_LIMIT',
-          `history day ${day} needs more than MAX_PAGES_PER_DAY=${options.maxPagesPerDay} pages of ${size}`,
-          { details: { day, maxPagesPerDay: options.maxPagesPerDay } },
-        );
-      }
+      if (n >= cap) throw pageLimit(day, n + 1, size, cap);
       await absorb(n, await api.historyPage(day, day, n, size, opts));
     }
   }

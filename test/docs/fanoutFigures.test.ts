@@ -18,8 +18,24 @@ const results = JSON.parse(read('bench/RESULTS.json')) as {
 /** The fan-out concurrency the stack deploys when cdk.json and the context say nothing. */
 const deployed = readStackSettings(() => undefined).fanoutConcurrency;
 
+/** README's "How big an account" section, white space folded: where the size figures live. */
+const readmeSizes = (): string => {
+  const readme = read('README.md');
+  const start = readme.indexOf('\n## How big an account\n');
+  expect(start, 'README has a "How big an account" section').toBeGreaterThan(0);
+  const end = readme.indexOf('\n## ', start + 1);
+  return readme.slice(start, end).replace(/\s+/g, ' ');
+};
+
 /** Millions, as the pages write them: `1.12M`, `44M`. */
 const millions = (n: number): string => `${Number((n / 1_000_000).toFixed(2))}M`;
+
+describe("README's first screen", () => {
+  it('holds no benchmark figure: no timing, memory, load or session count in its first 30 lines', () => {
+    const top = read('README.md').split('\n').slice(0, 30).join('\n');
+    expect(top).not.toMatch(/\d\s*(ms|MiB|GiB|µs|s a page)\b|load average|\d(\.\d+)?M sessions|bench case/);
+  });
+});
 
 describe('the account sizes README and docs/fanout.md state are those bench/RESULTS.json holds', () => {
   const f = results.fanout as FanoutFigures;
@@ -28,8 +44,8 @@ describe('the account sizes README and docs/fanout.md state are those bench/RESU
     expect(f?.wallMinutes.map((w) => w.concurrency)).toEqual([1, 4, 16]);
   });
 
-  it("README's first lines: each size figure with its bench case, a 2M day's time at the stack's default concurrency", () => {
-    const top = read('README.md').split('\n').slice(0, 30).join('\n').replace(/\s+/g, ' ');
+  it("README's size section: each size figure with its bench case, a 2M day's time at the stack's default concurrency", () => {
+    const top = readmeSizes();
     expect(top).toContain(`**${millions(f.largestDayOneLambda)} sessions**`);
     expect(top).toContain(
       `**${f.wallMinutes.find((w) => w.concurrency === deployed)?.minutes} min** at the stack's **${deployed}** workers`,
@@ -44,7 +60,7 @@ describe('the account sizes README and docs/fanout.md state are those bench/RESU
   });
 
   it("README's big day: the runs the bench took, the runs the latency allows, the lowest resumed ratio and the load it ran at", () => {
-    const top = read('README.md').split('\n').slice(0, 30).join('\n').replace(/\s+/g, ' ');
+    const top = readmeSizes();
     const b = results.bigDays?.find((x) => x.name === 'big-day-100k-40ms');
     expect(b, 'big-day measured (npm run bench -- --only=big-day)').toBeDefined();
     if (!b) return;
@@ -67,7 +83,7 @@ describe('the account sizes README and docs/fanout.md state are those bench/RESU
   });
 
   it("README's fan-out figures measured locally: the synthesized machine at the stack's concurrency, wall time and pages ÷ bound at 75 and 150 ms, every row once", () => {
-    const top = read('README.md').split('\n').slice(0, 30).join('\n').replace(/\s+/g, ' ');
+    const top = readmeSizes();
     const cases = [...(results.fanoutLocal ?? [])].sort((a, b) => a.latencyMs - b.latencyMs);
     expect(
       cases.map((c) => c.latencyMs),
@@ -128,7 +144,7 @@ describe('the account sizes README and docs/fanout.md state are those bench/RESU
     if (!held || !past) return;
     expect(FINISH_MAX_IDS).toBe(held.rows);
     expect(past.rows).toBeGreaterThan(held.rows);
-    const top = read('README.md').split('\n').slice(0, 30).join('\n').replace(/\s+/g, ' ');
+    const top = readmeSizes();
     const doc = read('docs/fanout.md').replace(/\s+/g, ' ');
     const claim =
       `the largest day one finish step holds in the Lambda's ${ENGINE_MEMORY_MIB} MiB is **${millions(held.rows)} sessions** ` +

@@ -39,7 +39,6 @@ describe('the Security Lake export', () => {
     on.template.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('Security Lake'),
       Architectures: ['x86_64'],
-      ReservedConcurrentExecutions: 1,
       Environment: {
         Variables: Match.objectLike({
           SECURITY_LAKE_SOURCES: JSON.stringify(LAKE.sources),

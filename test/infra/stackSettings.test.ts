@@ -13,6 +13,7 @@ describe('readStackSettings', () => {
       tokenValues: 'hash',
       fanoutConcurrency: 4,
       fanoutRangePages: 500,
+      reservedConcurrency: false,
     });
   });
 
