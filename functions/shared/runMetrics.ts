@@ -23,6 +23,17 @@ export function summaryMetrics(summary: RunSummary): MetricPoint[] {
     { name: METRIC.AuthFailures, value: 0 },
     { name: METRIC.RunSucceeded, value: 1 },
     ...(summary.digest ? [{ name: METRIC.ChainHeadSeq, value: summary.digest.seq }] : []),
+    ...walkProgressMetrics(summary),
+  ];
+}
+
+/** How the walks went: pages fetched, walks the deadline cut, and the pages the furthest-behind one still needs. */
+function walkProgressMetrics(summary: RunSummary): MetricPoint[] {
+  const cut = summary.days.filter((d) => d.interrupted);
+  return [
+    { name: METRIC.PagesFetched, value: summary.days.reduce((n, d) => n + d.pagesThisRun, 0) },
+    { name: METRIC.WalksCut, value: cut.length },
+    { name: METRIC.WalkPagesLeft, value: Math.max(0, ...cut.map((d) => d.outlook?.pagesLeft ?? 0)) },
   ];
 }
 

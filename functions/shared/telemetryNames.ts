@@ -34,6 +34,12 @@ export const METRIC = {
   VerifyPending: 'VerifyPending',
   /** Position of the digest this run appended: the chain head, recorded outside the bucket on every run. */
   ChainHeadSeq: 'ChainHeadSeq',
+  /** Pages of the API the run fetched, every day together (a day's `pagesThisRun`): the walks' pace. */
+  PagesFetched: 'PagesFetched',
+  /** Days whose walk the deadline cut: they go on where they stopped on the next run (a big day takes several). */
+  WalksCut: 'WalksCut',
+  /** Pages the furthest-behind cut walk still needs (its outlook's `pagesLeft`; 0 when no walk was cut). */
+  WalkPagesLeft: 'WalkPagesLeft',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];

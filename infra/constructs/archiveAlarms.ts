@@ -19,14 +19,21 @@ import {
   type MetricName,
   SERVICE_NAME,
 } from '../../functions/shared/telemetryNames.ts';
+import type { SnapshotMetricName } from '../../functions/snapshot-active/snapshotTelemetry.ts';
 
 export interface ArchiveAlarmsProps {
   fn: IFunction;
   alarmEmail?: string;
 }
 
-/** A metric the handler emits through Powertools (which adds the `service` dimension). */
-function archiverMetric(name: MetricName, props: Omit<MetricProps, 'namespace' | 'metricName'>): Metric {
+/**
+ * A metric the archiver (or the snapshot function, same service) emits through Powertools, which adds the
+ * `service` dimension: the alarms and the dashboard build theirs here.
+ */
+export function archiverMetric(
+  name: MetricName | SnapshotMetricName,
+  props: Omit<MetricProps, 'namespace' | 'metricName'>,
+): Metric {
   return new Metric({
     namespace: METRICS_NAMESPACE,
     metricName: name,

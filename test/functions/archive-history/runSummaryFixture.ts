@@ -1,4 +1,4 @@
-import type { RunSummary } from '../../../lib/run/runTypes.ts';
+import type { DayResult, RunSummary } from '../../../lib/run/runTypes.ts';
 
 /** A finished, empty run; override what a test is about. */
 export function runSummary(overrides: Partial<RunSummary> = {}): RunSummary {
@@ -25,6 +25,29 @@ export function runSummary(overrides: Partial<RunSummary> = {}): RunSummary {
     atRisk: [],
     stoppedByDeadline: false,
     days: [],
+    ...overrides,
+  };
+}
+
+/** One day's result of a finished walk, nothing archived; override what a test is about. */
+export function dayResult(overrides: Partial<DayResult> & Pick<DayResult, 'day'>): DayResult {
+  return {
+    reason: 'backfill',
+    totalElements: 0,
+    distinctSeen: 0,
+    newRecords: 0,
+    quarantined: 0,
+    shortfall: 0,
+    passes: 1,
+    pages: overrides.pagesThisRun ?? 1,
+    files: 0,
+    bytes: 0,
+    sealed: false,
+    complete: true,
+    scannedAt: '2025-02-06T12:00:00.000Z',
+    unreliableTotals: false,
+    interrupted: false,
+    pagesThisRun: 1,
     ...overrides,
   };
 }

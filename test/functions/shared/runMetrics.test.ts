@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { failureMetrics, summaryMetrics } from '../../../functions/shared/runMetrics.ts';
 import { ArchiverError, type ArchiverErrorCode } from '../../../lib/errors/archiverError.ts';
-import { runSummary } from '../archive-history/runSummaryFixture.ts';
+import { dayResult, runSummary } from '../archive-history/runSummaryFixture.ts';
 
 const byName = (points: { name: string; value: number }[]) =>
   Object.fromEntries(points.map((p) => [p.name, p.value]));
@@ -36,6 +36,34 @@ describe('summaryMetrics', () => {
       UnpublishedFileAgeHours: 30.5,
       AuthFailures: 0,
       RunSucceeded: 1,
+      PagesFetched: 0,
+      WalksCut: 0,
+      WalkPagesLeft: 0,
+    });
+  });
+
+  it('counts the pages fetched, the walks the deadline cut and the pages the furthest-behind one still needs', () => {
+    const summary = runSummary({
+      days: [
+        dayResult({
+          day: '2025-02-01',
+          pagesThisRun: 40,
+          interrupted: true,
+          outlook: { pagesLeft: 120, evidence: [] },
+        }),
+        dayResult({
+          day: '2025-02-02',
+          pagesThisRun: 25,
+          interrupted: true,
+          outlook: { pagesLeft: 300, evidence: [] },
+        }),
+        dayResult({ day: '2025-02-03', pagesThisRun: 3 }),
+      ],
+    });
+    expect(byName(summaryMetrics(summary))).toMatchObject({
+      PagesFetched: 68,
+      WalksCut: 2,
+      WalkPagesLeft: 300,
     });
   });
 
@@ -49,6 +77,9 @@ describe('summaryMetrics', () => {
       BrokenPartitions: 0,
       UnpublishedFileAgeHours: 0,
       RunSucceeded: 1,
+      PagesFetched: 0,
+      WalksCut: 0,
+      WalkPagesLeft: 0,
     });
   });
 });
