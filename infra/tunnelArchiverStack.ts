@@ -9,7 +9,6 @@ import { API_KEY_ENV, ApiKeySecret, setApiKeyCommand } from './constructs/apiKey
 import { ArchiveAlarms, warnWithoutAlarmSubscriber } from './constructs/archiveAlarms.ts';
 import { ArchiveBuckets, openReportCommand } from './constructs/archiveBuckets.ts';
 import { ArchiveDashboard, dashboardUrl } from './constructs/archiveDashboard.ts';
-import { ArchiveDashboard, dashboardUrl } from './constructs/archiveDashboard.ts';
 import {
   ArchiveFunction,
   apiBaseUrlEnvironment,
@@ -52,8 +51,6 @@ export class TunnelArchiverStack extends Stack {
   readonly verifyJob: VerifyJob;
   /** Amazon Security Lake custom sources, when the `securityLake` context names them. */
   readonly securityLake?: SecurityLakeExport;
-  /** The operator's CloudWatch page: alarms, runs, records, days at risk, walks, verify, detections, snapshots. */
-  readonly dashboard: ArchiveDashboard;
   /** The operator's CloudWatch page: alarms, runs, records, days at risk, walks, verify, detections, snapshots. */
   readonly dashboard: ArchiveDashboard;
 
@@ -188,21 +185,6 @@ export class TunnelArchiverStack extends Stack {
     new CfnOutput(this, 'SnapshotFunctionName', {
       value: this.snapshots.fn.functionName,
       description: 'Live-session snapshot Lambda (every 5 minutes, writes active/)',
-    });
-
-    this.dashboard = new ArchiveDashboard(this, 'Dashboard', {
-      alarms: this.alarms,
-      archiver: this.archiver.fn,
-      fanout: this.fanout,
-      verifyJob: this.verifyJob,
-      verifyAlarm: this.integrity.verifyAlarm,
-      detections: this.detections,
-      snapshots: this.snapshots,
-      otherAlarms: [this.fanout.failedAlarm],
-    });
-    new CfnOutput(this, 'DashboardUrl', {
-      value: dashboardUrl(this.region, this.dashboard.dashboard.dashboardName),
-      description: 'The CloudWatch dashboard: alarms, runs, records at risk, walks, verify, detections',
     });
 
     this.dashboard = new ArchiveDashboard(this, 'Dashboard', {
