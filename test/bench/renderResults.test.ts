@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { BigDayResult, BigDayRun } from '../../bench/bigDay.ts';
 import type { CaseResult } from '../../bench/caseResult.ts';
 import type { FanoutLocalResult } from '../../bench/fanoutLocal.ts';
 import { type ResultsInput, renderResults } from '../../bench/renderResults.ts';
@@ -285,5 +286,96 @@ describe('renderResults: Node 24 cases', () => {
     expect(renderResults(input([caseResult('day-1M'), caseResult('backfill-1M')]))).not.toContain(
       'Node 24 |',
     );
+  });
+});
+
+describe('renderResults at the function’s CPU share', () => {
+  const run = (over: Partial<BigDayRun>): BigDayRun => ({
+    seconds: 6,
+    pagesThisRun: 200,
+    boundPages: 275,
+    ratio: 0.73,
+    resumed: true,
+    cpuSeconds: 1.6,
+    cpuMsPerPage: 8,
+    pagesPerSecond: 36.4,
+    longestPauseMs: 140,
+    longestPauseAtMs: 900,
+    throttledMs: 310,
+    overrunMs: -200,
+    keptMs: 500,
+    load: 1.2,
+    interrupted: true,
+    complete: false,
+    newRecords: 20_000,
+    peakRssMiB: 150,
+    ...over,
+  });
+  const day = (name: string, cpuShare?: number): BigDayResult => ({
+    bench: 'big-day',
+    name,
+    rows: 30_000,
+    latencyMs: 40,
+    pageRows: 100,
+    ...(cpuShare === undefined ? {} : { cpuShare }),
+    maxRunMs: 6000,
+    reserveMs: 500,
+    runs: [run({ resumed: false }), run({})],
+    boundRuns: 2,
+    pages: 400,
+    minCutRatio: 0.73,
+    minResumedRatio: 0.73,
+    maxOverrunMs: -200,
+    archived: { rows: 30_000, distinct: 30_000 },
+    seconds: 14,
+  });
+
+  it('gives every run of a big day with the CPU it ran at, its pages a second and its longest pause', () => {
+    const text = renderResults({
+      ...input([]),
+      bigDays: [day('big-day-30k-40ms'), day('big-day-30k-40ms-share', 0.58)],
+    });
+    const rows = text.split('\n').filter((l) => l.startsWith('| big-day-30k-40ms-share |'));
+    const cells = (rows.find((l) => l.includes('| 0.58 core |') && l.includes('| yes |')) as string)
+      .split('|')
+      .map((c) => c.trim());
+    expect(cells.slice(2, 13)).toEqual([
+      '0.58 core',
+      '100',
+      '2',
+      'yes',
+      '200',
+      '0.73',
+      '36.4',
+      '8',
+      '140 (at 0.9 s)',
+      '310',
+      '1.2',
+    ]);
+    expect(text).toContain('| big-day-30k-40ms | 2 cores (unconstrained) |');
+  });
+
+  it('gives a case run at the share beside its unconstrained figures', () => {
+    const c = {
+      ...caseResult('backfill-1M'),
+      walk: { pagesPerSecond: 120, longestPauseMs: 40 },
+      atShare: {
+        cpuShare: 0.58,
+        memoryMb: 1024,
+        archiverSeconds: 9.1,
+        boundFraction: 0.03,
+        pagesPerSecond: 5.6,
+        cpuMsPerPage: 97,
+        longestPauseMs: 310,
+        throttledMs: 3000,
+        scriptSeconds: 4,
+        scriptRatio: 2.28,
+      },
+    } as CaseResult;
+    const row = renderResults(input([c]))
+      .split('\n')
+      .find((l) => l.startsWith('| backfill-1M | 0.58 core')) as string;
+    expect(row.split('|').map((x) => x.trim())).toContain('2.28×');
+    expect(row).toContain('| 4.2, 120, , 40 |');
   });
 });
