@@ -18,6 +18,11 @@ export const ERROR_CODES = {
   DEADLINE: { retryable: true },
   /** A partition's manifest lists a file that is in neither its staging nor its final place. */
   PARTITION_BROKEN: { retryable: false },
+  /**
+   * A 2xx response body longer than the client reads (`MAX_BODY_BYTES`): refused before it is parsed.
+   * The walk takes the day's other pages, commits them, and the day is recorded failed with this code.
+   */
+  BODY_TOO_LARGE: { retryable: false },
   /** A day's paging exceeded the pages-per-day cap (an absurd `totalPages`, or a server that never ends). */
   PAGE_LIMIT: { retryable: false },
   /**

@@ -3,6 +3,7 @@ import type { ArchiveRow, TokenPolicy } from './archiveRow.ts';
 import { canonicalJson, setOwn } from './canonicalJson.ts';
 import { parseClientAddress } from './parseClientAddress.ts';
 import { type RecordKey, recordKey, sessionIdOfKey } from './recordId.ts';
+import { recordOverLimit } from './recordLimits.ts';
 import { redactTokens } from './redactTokens.ts';
 import { HISTORY_RECORD_FIELDS, type HistoryRecord } from './schemas.ts';
 import { lostInstantText } from './wireInstant.ts';
@@ -113,6 +114,9 @@ function extraJson(record: HistoryRecord, opts: ToArchiveRowOptions): string | n
     setOwn(extra, key, (record as Record<string, unknown>)[key]);
   }
   if (extra === undefined) return null;
+  // A page's items were measured already (`judgeHistoryContent`); a record keyed without it is measured here.
+  const over = recordOverLimit(extra);
+  if (over !== undefined) throw new Error(`extra fields ${over.reason}`);
   const redacted = redactTokens(extra, opts.tokenPolicy, opts.tokenKey, [
     record.token_value,
     record.virtual_token_value,

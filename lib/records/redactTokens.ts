@@ -22,7 +22,9 @@ export function isTokenBearingName(name: string): boolean {
  * - `keep`: the value is kept.
  * A secret quoted inside any other string value is replaced too (see `scrub`).
  * The one redaction rule for `extra_json`, quarantine files and anything else that stores raw items.
- * The input is never mutated.
+ * The input is never mutated. A value nested deeper than {@link REDACT_MAX_DEPTH} levels (which a history
+ * record cannot be: see `RECORD_LIMITS`) becomes the text `[nested too deep]` under `hash` and `drop`:
+ * what cannot be searched is not kept, and the walk never runs out of stack.
  */
 export function redactTokens(
   value: unknown,
@@ -44,21 +46,27 @@ export function redactTokens(
   );
 }
 
+/** Levels below the value itself that redaction looks into (above the record limit's 32). */
+export const REDACT_MAX_DEPTH = 64;
+
+const TOO_DEEP = '[nested too deep]';
+
 /** Shorter values are not searched for inside other strings: they would match by chance. */
 const MIN_SECRET_LENGTH = 6;
 
-function collectSecrets(value: unknown, into: Set<string>, bearing = false): void {
+function collectSecrets(value: unknown, into: Set<string>, bearing = false, depth = 0): void {
   if (typeof value === 'string') {
     if (bearing && value.length >= MIN_SECRET_LENGTH) into.add(value);
     return;
   }
+  if (depth >= REDACT_MAX_DEPTH) return;
   if (Array.isArray(value)) {
-    for (const item of value) collectSecrets(item, into, bearing);
+    for (const item of value) collectSecrets(item, into, bearing, depth + 1);
     return;
   }
   if (value === null || typeof value !== 'object') return;
   for (const [key, member] of Object.entries(value))
-    collectSecrets(member, into, bearing || isTokenBearingName(key));
+    collectSecrets(member, into, bearing || isTokenBearingName(key), depth + 1);
 }
 
 function walk(
@@ -66,13 +74,15 @@ function walk(
   policy: 'hash' | 'drop',
   tokenKey: Uint8Array,
   secrets: readonly string[],
+  depth = 0,
 ): unknown {
   if (typeof value === 'string') return scrub(value, policy, tokenKey, secrets);
-  if (Array.isArray(value)) return value.map((item) => walk(item, policy, tokenKey, secrets));
   if (value === null || typeof value !== 'object') return value;
+  if (depth >= REDACT_MAX_DEPTH) return TOO_DEEP;
+  if (Array.isArray(value)) return value.map((item) => walk(item, policy, tokenKey, secrets, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, member] of Object.entries(value)) {
-    if (!isTokenBearingName(key)) setOwn(out, key, walk(member, policy, tokenKey, secrets));
+    if (!isTokenBearingName(key)) setOwn(out, key, walk(member, policy, tokenKey, secrets, depth + 1));
     else if (policy === 'hash') setOwn(out, key, hashValue(member, tokenKey));
   }
   return out;

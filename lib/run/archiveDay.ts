@@ -41,8 +41,9 @@ export type DayOutcome =
 
 /**
  * Walks one day, commits its new rows partition by partition, quarantines its bad records and stores the
- * day's next state. A walk the budget cut short still commits what it holds. Other errors propagate: the
- * run records them in the day's state and goes on.
+ * day's next state. A walk the budget cut short still commits what it holds, and so does a walk that met a
+ * page too large to take (its error is then thrown, once the rest is committed). Other errors propagate:
+ * the run records them in the day's state and goes on.
  */
 export async function archiveDay(
   planned: PlannedDay,
@@ -155,6 +156,9 @@ export async function archiveDay(
       { tokenPolicy: options.tokenPolicy, tokenKey: deps.tokenKey },
       deps.state,
     );
+    // A page refused as too large: the rest of the day is committed above, and the day is recorded failed
+    // with the page's error (the run goes on; a later run walks the day again).
+    if (walk.badPage && !walk.interrupted) throw walk.badPage;
     const next = await putDayMerging(
       deps,
       nextDayState(

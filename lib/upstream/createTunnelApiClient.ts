@@ -32,6 +32,8 @@ export interface TunnelApiClientOptions {
   headersTimeoutMs?: number;
   /** Longest silence between body chunks. Default 30 s. */
   bodyTimeoutMs?: number;
+  /** The most bytes of a 2xx body read (a longer one is refused: BODY_TOO_LARGE). Default `MAX_BODY_BYTES`. */
+  maxBodyBytes?: number;
 }
 
 export interface TunnelApiClient extends UpstreamApi {
@@ -90,6 +92,7 @@ export function createTunnelApiClient(options: TunnelApiClientOptions): TunnelAp
       secret: apiKey,
       baseUrl: base.display,
       now: () => clock.now(),
+      ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
       ...(range === undefined ? {} : { range }),
     };
     for (let attempt = 1; ; attempt++) {
@@ -192,7 +195,24 @@ export function createTunnelApiClient(options: TunnelApiClientOptions): TunnelAp
         );
       }
       const path = `${HISTORY_PATH}/${from}/${to}?page=${page}&size=${size}`;
-      return get(path, (json) => parseHistoryPage(json, clock.now()), opts.signal, { from, to }, opts.gate);
+      return get(
+        path,
+        (json) => {
+          // More items than asked for is no page (Spring never sends more): refused before any is judged,
+          // since judging millions of tiny items costs far more memory than the body they came in.
+          const items = itemsBeyond(json, size);
+          if (items !== undefined)
+            throw new ArchiverError(
+              'BODY_TOO_LARGE',
+              `GET ${path}: the page holds ${items} items, more than the ${size} asked for; the page is not taken`,
+              { status: 200, details: { request: `GET ${path}`, items, size } },
+            );
+          return parseHistoryPage(json, clock.now());
+        },
+        opts.signal,
+        { from, to },
+        opts.gate,
+      );
     },
     async close() {
       if (closed) return;
@@ -200,6 +220,12 @@ export function createTunnelApiClient(options: TunnelApiClientOptions): TunnelAp
       if (owned) await dispatcher.close();
     },
   };
+}
+
+/** How many items a page's `content` holds when that is more than `size`; else undefined. */
+function itemsBeyond(json: unknown, size: number): number | undefined {
+  const content = (json as { content?: unknown } | null)?.content;
+  return Array.isArray(content) && content.length > size ? content.length : undefined;
 }
 
 function parseBaseUrl(raw: string): { origin: string; prefix: string; display: string } {

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { MAX_BODY_BYTES } from './bodyLimits.ts';
 import { type BodyText, readBodyText } from './readBodyText.ts';
 import { redactError, redactText } from './redactSecret.ts';
 import { parseRetryAfter } from './retryPolicy.ts';
@@ -27,6 +28,8 @@ export interface AttemptRequest {
   baseUrl: string;
   range?: { from: string; to: string };
   now: () => Date;
+  /** The most bytes of a 2xx body read; default {@link MAX_BODY_BYTES}. */
+  maxBodyBytes?: number;
 }
 
 /** The outcome of one attempt, before schema validation. */
@@ -36,8 +39,6 @@ export type AttemptResult =
   | { kind: 'fatal'; error: ArchiverError }
   | { kind: 'aborted'; reason: unknown };
 
-/** A page of 2000 wide records is a few MB; anything far beyond is not a page. */
-const MAX_JSON_BYTES = 64 * 1024 * 1024;
 /** Error bodies are only mined for a message. */
 const MAX_ERROR_BYTES = 4 * 1024;
 
@@ -75,11 +76,12 @@ export async function requestJsonOnce(req: AttemptRequest): Promise<AttemptResul
   const { status, headers, body } = answer;
   if (status >= 200 && status < 300) {
     if (body.truncated) {
+      const limit = req.maxBodyBytes ?? MAX_BODY_BYTES;
       return fatal(
         new ArchiverError(
-          'SCHEMA_MISMATCH',
-          `${request}: response body exceeds ${MAX_JSON_BYTES} bytes; ask for a smaller page size`,
-          { status, retryable: false },
+          'BODY_TOO_LARGE',
+          `${request}: response body exceeds ${limit} bytes (${body.declaredBytes === undefined ? 'refused after reading that much' : `Content-Length ${body.declaredBytes}`}); the page is not parsed: ask for a smaller PAGE_SIZE`,
+          { status, details: { request, limitBytes: limit, declaredBytes: body.declaredBytes } },
         ),
       );
     }
@@ -139,13 +141,14 @@ async function nextRequestSent(): Promise<void> {
 interface Exchanged {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: BodyText;
+  body: BodyText & { declaredBytes?: number };
 }
 
 /**
  * Sends the request and reads its body: the part of an attempt that holds the caller's slot (`gate`).
- * A 2xx body is kept up to {@link MAX_JSON_BYTES}; an error body is only mined for a message, and one
- * that breaks off still leaves a usable status (classified by status, not by body).
+ * A 2xx body is kept up to {@link MAX_BODY_BYTES} (one whose Content-Length says more is not read at all,
+ * and a longer one is cut off as soon as it passes the cap); an error body is only mined for a message,
+ * and one that breaks off still leaves a usable status (classified by status, not by body).
  */
 async function exchange(req: AttemptRequest): Promise<Exchanged> {
   const res = await req.dispatcher.request({
@@ -158,10 +161,16 @@ async function exchange(req: AttemptRequest): Promise<Exchanged> {
     signal: req.signal ?? null,
   });
   const status = res.statusCode;
-  const body =
-    status >= 200 && status < 300
-      ? await readBodyText(res.body, MAX_JSON_BYTES, 0)
-      : await readBodyText(res.body, MAX_ERROR_BYTES).catch(() => ({ text: '', truncated: false }));
+  if (status >= 200 && status < 300) {
+    const limit = req.maxBodyBytes ?? MAX_BODY_BYTES;
+    const declared = Number(header(res.headers, 'content-length'));
+    if (Number.isSafeInteger(declared) && declared > limit) {
+      res.body.destroy();
+      return { status, headers: res.headers, body: { text: '', truncated: true, declaredBytes: declared } };
+    }
+    return { status, headers: res.headers, body: await readBodyText(res.body, limit, 0) };
+  }
+  const body = await readBodyText(res.body, MAX_ERROR_BYTES).catch(() => ({ text: '', truncated: false }));
   return { status, headers: res.headers, body };
 }
 

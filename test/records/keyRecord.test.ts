@@ -74,10 +74,10 @@ describe('keyRecord', () => {
     {
       // The extra fields are written to JSON when the record is keyed, not when its row is built: a
       // record already archived must fail (and be quarantined) the same way as a new one.
-      what: 'extra fields too deep to write as JSON',
+      what: 'extra fields past the record limits',
       record: () => baseRecord({ nested: nested(200_000) }),
       tokenKey: TEST_TOKEN_KEY,
-      reason: /cannot map to an archive row/,
+      reason: /extra fields nested more than 32 levels deep/,
     },
   ])(
     'turns $what into a reason to quarantine the record, never an exception',
