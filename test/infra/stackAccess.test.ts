@@ -100,7 +100,13 @@ describe('the fan-out state machine', () => {
     }));
     const start = needs.find((n) => n.action === 'states:StartExecution');
     if (!start) throw new Error('no StartExecution need');
-    expect(await refusal(policies, roleId, start, identity)).toBe('no statement allows it');
+    const map = Object.entries(asl.States as Record<string, { Type: string }>).find(
+      ([, st]) => st.Type === 'Map',
+    )?.[0];
+    // The message a reader acts on: which state machine, which state, which action on what, and why.
+    expect(await refusals(policies, machineId, roleId, needs, identity)).toEqual([
+      `${machineId}: Map ${map} (child executions) needs states:StartExecution on ${start.resource} (no statement allows it)`,
+    ]);
     expect(await refusal(policies, roleId, start)).toBeUndefined();
   });
 });
