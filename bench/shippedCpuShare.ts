@@ -20,7 +20,13 @@ let cached: ShippedCpuShare | undefined;
 
 export function shippedCpuShare(): ShippedCpuShare {
   if (cached) return cached;
-  const { stack, template } = synthApp();
+  let synthesized: ReturnType<typeof synthApp>;
+  try {
+    synthesized = synthApp();
+  } catch (error) {
+    throw new Error(`the stack did not synthesize, so the engine function's MemorySize is unknown: ${error}`);
+  }
+  const { stack, template } = synthesized;
   const id = stack.getLogicalId(stack.archiver.fn.node.defaultChild as never);
   const memoryMb = Number(template.toJSON().Resources[id]?.Properties?.MemorySize);
   if (!(memoryMb > 0)) throw new Error(`the archive function ${id} has no MemorySize in the template`);
