@@ -1,8 +1,9 @@
 /**
- * The child of `bodyParseMemory.ts`: `bodyParseChild.ts <shape> <bytes>` serves one history page body of
- * `bytes` bytes of the given shape from a local server (generated chunk by chunk, never held whole), asks
- * for it once through the real client (read, parsed, every item judged) and prints one JSON line: its
- * peak RSS, its RSS before the request, and the page's items. The page is kept alive until measured.
+ * The child of `bodyParseMemory.ts`: `bodyParseChild.ts <shape> <bytes> [pages]` serves history page bodies
+ * of `bytes` bytes of the given shape from a local server (generated chunk by chunk, never held whole),
+ * asks for `pages` of them at once (default 1) through the real client (read, parsed, every item judged)
+ * and prints one JSON line: its peak RSS, its RSS before the requests, and what the pages held. The pages
+ * are kept alive until measured, as a walk holds the pages waiting for its sink.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +12,7 @@ import { type BodyShape, bodyChunks } from './bodyShapes.ts';
 
 const shape = process.argv[2] as BodyShape;
 const bytes = Number(process.argv[3]);
+const count = Number(process.argv[4] ?? 1);
 
 const server = createServer((_req, res) => {
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes });
@@ -41,17 +43,21 @@ const client = createTunnelApiClient({
 (globalThis as { gc?: () => void }).gc?.();
 const baseline = process.memoryUsage().rss;
 const started = performance.now();
-const page = await client
-  .historyPage('2026-01-01', '2026-01-01', 0, 2000)
-  .catch((error: { code?: string }) => error);
+const pages = await Promise.all(
+  Array.from({ length: count }, (_, n) =>
+    client.historyPage('2026-01-01', '2026-01-01', n, 2000).catch((error: { code?: string }) => error),
+  ),
+);
+const page = pages[0] as (typeof pages)[number];
 const refused = 'content' in page ? undefined : page.code;
 const seconds = (performance.now() - started) / 1000;
 const mib = (b: number) => Math.round((b / 1_048_576) * 10) / 10;
-const held = page;
+const held = pages;
 process.stdout.write(
   `${JSON.stringify({
     shape,
     bodyMiB: mib(bytes),
+    pages: count,
     peakRssMiB: mib(process.resourceUsage().maxRSS * 1024),
     baselineRssMiB: mib(baseline),
     ...('content' in page

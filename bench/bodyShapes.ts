@@ -1,3 +1,5 @@
+import { RECORD_LIMITS } from '../lib/records/recordLimits.ts';
+
 /**
  * History page bodies of an exact size, generated chunk by chunk (never held whole): the shapes whose
  * parse costs the most memory per byte, for `bodyParseMemory.ts` and the body-cap tests. Every shape but
@@ -5,11 +7,16 @@
  * - `wide`: records with one long extra string (few values, long strings);
  * - `numbers`: records with an extra array of one-digit numbers (two bytes a value);
  * - `objects`: records with an extra array of empty objects (three bytes a value: the most memory a byte);
+ * - `limit`: records with as many empty objects as the record limit lets through, padded with a string
+ *   (the most a page of valid records keeps in memory once judged);
  * - `tiny`: as many empty objects `{}` as fit (far more items than asked for: refused once parsed).
  */
-export type BodyShape = 'wide' | 'numbers' | 'objects' | 'tiny';
+export type BodyShape = 'wide' | 'numbers' | 'objects' | 'limit' | 'tiny';
 
-export const BODY_SHAPES: readonly BodyShape[] = ['wide', 'numbers', 'objects', 'tiny'];
+export const BODY_SHAPES: readonly BodyShape[] = ['wide', 'numbers', 'objects', 'limit', 'tiny'];
+
+/** Empty objects a `limit` record holds: the record limit's values less the record's own 13 and the array. */
+const LIMIT_OBJECTS = RECORD_LIMITS.maxValues - 15;
 
 /** Items of every shape but `tiny`: the page size asked for. */
 export const SHAPE_ITEMS = 2000;
@@ -40,6 +47,13 @@ function item(shape: BodyShape, i: number, room: number): string {
       return record(i, `,"samples":[${'0,'.repeat(Math.max(0, Math.floor(fill / 2) - 1))}0]`);
     case 'objects':
       return record(i, `,"samples":[${'{},'.repeat(Math.max(0, Math.floor(fill / 3) - 1))}{}]`);
+    case 'limit': {
+      const objects = `[${'{},'.repeat(LIMIT_OBJECTS - 1)}{}]`;
+      return record(
+        i,
+        `,"samples":${objects},"pad":"${'x'.repeat(Math.max(0, fill - objects.length - 20))}"`,
+      );
+    }
     case 'tiny':
       return '{}';
   }

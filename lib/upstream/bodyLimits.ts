@@ -1,10 +1,13 @@
 /**
- * The most bytes of one 2xx response body the client reads. A page of 2,000 documented records is about
- * 0.8 MB, so the cap leaves room for pages twenty times wider; a longer body is refused
- * (`BODY_TOO_LARGE`) before it is parsed. Why this size: parsing a body costs a multiple of its bytes
- * (the text, then the parsed values, then the judged records), up to about 40 times for a body of
- * tiny JSON items (measured by `bench/bodyParseMemory.ts`, figures in docs/data-contract.md), and a walk
- * holds `2 x PAGE_CONCURRENCY x DAY_CONCURRENCY` pages at once: at the defaults, four bodies at the
- * cap fit the engine's 1024 MiB with the margin docs/data-contract.md gives.
+ * The most bytes of one 2xx response body the client reads; a longer body is refused (`BODY_TOO_LARGE`)
+ * before it is parsed, and so is a page holding more items than the size asked for. A page of 2,000
+ * documented records is about 0.8 MB: the cap leaves room for pages ten times wider.
+ *
+ * Why 8 MiB: parsing a body costs a multiple of its bytes, up to about 33 times for a body of tiny JSON
+ * items (264 MiB above the process's baseline for one 8 MiB body, 491 MiB for two in flight at once; four
+ * pages of valid records at the record limits held at once, 260 MiB), measured by `bench/bodyParseMemory.ts`
+ * (figures in docs/data-contract.md, "Limits"). At the defaults (PAGE_CONCURRENCY 2, DAY_CONCURRENCY 1) the
+ * worst of these leaves the 1024 MiB engine about 470 MiB for the walk itself; at 16 MiB, one hostile
+ * body alone took 550 MiB.
  */
-export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
