@@ -7,7 +7,7 @@ import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { archiveMetaSchema } from '../../lib/state/stateSchemas.ts';
 import { CHECKSUM_REPORTS_PREFIX } from '../../lib/verify/checksumJobs.ts';
 import { REPORT_FORMAT } from '../../lib/verify/checksumReportFormat.ts';
-import { describeFullVerify, describeVerified } from '../../lib/verify/describeVerified.ts';
+import { describeVerified } from '../../lib/verify/describeVerified.ts';
 import { VERIFY_JOB_ASSUMPTIONS } from '../../lib/verify/verifyJobCost.ts';
 import { verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
 import { DEFAULT_ROTATION_WEEKS } from '../../lib/verify/verifyWeekly.ts';
@@ -15,19 +15,15 @@ import { synthApp } from '../infra/testApp.ts';
 import { DOC_EXAMPLE, fullVerifyCostTable } from './fullVerifyCostTable.ts';
 
 const DOC = readFileSync(new URL('../../docs/integrity.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
-const STATUS = readFileSync(new URL('../../lib/cli/statusCommand.ts', import.meta.url), 'utf8');
 
 describe('docs/integrity.md on the weekly verify', () => {
   it('names the rotation period the code defaults to', () => {
     expect(DOC).toContain(`within a rotation period (${DEFAULT_ROTATION_WEEKS} weeks)`);
   });
 
-  it('names where the progress is kept (META verified), and status prints it as the doc says', () => {
+  it('names where the progress is kept (META verified); integrityDocStatus.int.test.ts runs status for the line it shows', () => {
     expect(DOC).toContain('(META `verified`');
     expect(Object.keys(archiveMetaSchema.shape)).toContain('verified');
-    expect(DOC).toContain('shown by `status` ("weekly verify: …")');
-    expect(STATUS).toContain('weekly verify: $' + '{describeVerified(meta?.verified)}');
-    expect(describeVerified(undefined)).toMatch(/^never/);
   });
 });
 
@@ -100,12 +96,9 @@ describe('docs/integrity.md on the full verify job', () => {
     expect(rules).not.toContain(idOf(stack.verifyJob.stateMachine));
   });
 
-  it('names where results go and what status prints, as the code does', () => {
+  it('names where results go, as the code does (integrityDocStatus.int.test.ts runs status for what it prints)', () => {
     expect(DOC).toContain(`\`${verifyJobKeys.result('<jobId>')}\``);
     expect(DOC).toContain(`\`${archiveKeys.lastFullVerify}\``);
-    expect(DOC).toContain('`status` and the HTML report show it ("last full verify job: …")');
-    expect(STATUS).toContain('last full verify job: $' + '{describeFullVerify(');
-    expect(describeFullVerify(undefined)).toContain('FullVerifyCommand');
   });
 
   it('prices the example with the cost model, figure by figure', () => {
