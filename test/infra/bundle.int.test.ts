@@ -55,7 +55,6 @@ import {
   withBundleMetafiles,
 } from './bundleMetafiles.ts';
 import { accessesOf, namesFromEnv } from './callAccesses.ts';
-import { lambdaTestEnv, TEST_LAMBDA_IDS } from './lambdaTestEnv.ts';
 import { type Access, refusals, TemplatePolicies } from './roleAccess.ts';
 import { reportFailures, roleReports } from './roleReport.ts';
 import { serviceNeeds } from './serviceNeeds.ts';
@@ -65,11 +64,16 @@ import { type KmsStubHandle, startKmsStub } from './startKmsStub.ts';
 import { type SecretsStubHandle, startSecretsStub } from './startSecretsStub.ts';
 import { startSnsStub } from './startSnsStub.ts';
 import type { CfnTemplate } from './templateArns.ts';
+import {
+  deployedEnv,
+  lambdaRuntimeVariables,
+  type StandInEndpoints,
+  templateVariables,
+} from './templateEnv.ts';
 import { synthApp } from './testApp.ts';
 
-const SECRET_ID = TEST_LAMBDA_IDS.apiKeySecret;
+/** A key without a paid plan, in a secret a team imports by name (the stack's `apiKeySecret` context). */
 const FREE_SECRET_ID = 'tunnel-archiver/free-plan-key';
-const TOKEN_KEY_SECRET_ID = TEST_LAMBDA_IDS.tokenKeySecret;
 
 /** The Security Lake custom source of the stack's opt-in `securityLake` context (every function is on). */
 const LAKE_SOURCE = {
@@ -111,6 +115,63 @@ const lakeFn = functionOf(stack.securityLake.fn);
 const verifyJobFn = functionOf(stack.verifyJob.fn);
 
 /**
+ * The names the template gives what the functions talk to (resolved as CloudFormation would): the stand-ins
+ * hold a bucket, a table and secrets under exactly these names, so a function runs with the template's own
+ * environment and nothing written by hand.
+ */
+const shipped = templateVariables(template.toJSON() as CfnTemplate, archiver.id);
+const BUCKET = /^s3:\/\/([^/]+)\//.exec(shipped.ARCHIVE_DEST ?? '')?.[1] ?? '';
+const TABLE = (shipped.ARCHIVE_STATE ?? '').replace(/^dynamodb:\/\//, '');
+const SECRET_ID = shipped.TUNNEL_API_KEY_SECRET_ID ?? '';
+const TOKEN_KEY_SECRET_ID = shipped.TOKEN_KEY_SECRET_ID ?? '';
+
+/** What a test may change: the stack's own context options (synthesized), and its stand-ins' addresses. */
+interface Deploy {
+  context?: Record<string, unknown>;
+  endpoints?: StandInEndpoints;
+}
+
+const deployedTemplates = new Map<string, { json: CfnTemplate; policies: TemplatePolicies }>();
+/**
+ * The template a team deploys with `context` (every opt-in on, the emulator as its API unless the context
+ * names another), synthesized once per context. Its functions' logical ids are the bundled template's.
+ */
+function deployedTemplate(context: Record<string, unknown> = {}): {
+  json: CfnTemplate;
+  policies: TemplatePolicies;
+} {
+  const all = {
+    securityLake: JSON.stringify({ sources: [LAKE_SOURCE] }),
+    apiBaseUrl: emulator.url,
+    ...context,
+  };
+  const key = JSON.stringify(all);
+  let t = deployedTemplates.get(key);
+  if (t === undefined) {
+    const json = synthApp({ context: all }).template.toJSON() as CfnTemplate;
+    t = { json, policies: new TemplatePolicies(json) };
+    deployedTemplates.set(key, t);
+  }
+  return t;
+}
+
+/** An S3 and a DynamoDB stand-in of one test's own, holding the template's bucket and table. */
+async function ownStores(): Promise<{
+  store: S3rverHandle;
+  endpoints: StandInEndpoints;
+  close(): Promise<void>;
+}> {
+  const store = await startS3rver(BUCKET);
+  const db = await startDynalite();
+  await ensureStateTable(localDynamoClient(db.endpoint), TABLE);
+  return {
+    store,
+    endpoints: { s3: store.endpoint, dynamodb: db.endpoint },
+    close: async () => void (await Promise.allSettled([store.close(), db.close()])),
+  };
+}
+
+/**
  * The template's policies; the permissions each role's recorded calls used, its services' needs first
  * (for the least-privilege report); the calls recorded of each function; the calls signed by a role
  * the function assumed (not its own, so not its role's to allow).
@@ -124,7 +185,12 @@ const assumedCalls: RecordedCall[] = [];
  * The recorded calls of one invocation against the function's role in the template: the refusals, each
  * naming the function, the call and the action it lacks.
  */
-async function deniedCalls(fn: StackFunction, env: Record<string, string>, calls: RecordedCall[]) {
+async function deniedCalls(
+  fn: StackFunction,
+  env: Record<string, string>,
+  calls: RecordedCall[],
+  policies: TemplatePolicies,
+) {
   const roleId = policies.roleOf(fn.id);
   const environment = policies.resolved.Resources[fn.id]?.Properties?.Environment as
     | { Variables?: Record<string, unknown> }
@@ -160,8 +226,9 @@ let kms: KmsStubHandle;
 
 beforeAll(async () => {
   emulator = await startEmulator(SHARED_EMULATOR);
-  s3 = await startS3rver('lambda-archive');
+  s3 = await startS3rver(BUCKET);
   dynamo = await startDynalite();
+  await ensureStateTable(localDynamoClient(dynamo.endpoint), TABLE);
   secrets = await startSecretsStub({
     [SECRET_ID]: JSON.stringify({ apiKey: EMULATOR_PAID_KEY }),
     [FREE_SECRET_ID]: EMULATOR_FREE_KEY,
@@ -190,7 +257,7 @@ function filesUnder(dir: string): string[] {
  */
 async function invokeBundle(
   events: unknown[],
-  env: Record<string, string> = {},
+  deploy: Deploy = {},
   fn: StackFunction = archiver,
   tmp = mkdtempSync(join(outdir, 'tmp-')),
 ): Promise<{ results: { ok: boolean; value: unknown }[]; stdout: string; calls: RecordedCall[] }> {
@@ -218,23 +285,40 @@ async function invokeBundle(
       try { console.log('RESULT ' + JSON.stringify({ ok: true, value: await handler(event, context) })); }
       catch (e) { console.log('RESULT ' + JSON.stringify({ ok: false, value: { code: e.code, message: e.message } })); }
     }`;
+  const deployed = deployedTemplate(deploy.context);
+  const endpoints: StandInEndpoints = {
+    s3: s3.endpoint,
+    dynamodb: dynamo.endpoint,
+    secretsManager: secrets.endpoint,
+    kms: kms.endpoint,
+    ...deploy.endpoints,
+  };
+  // Exactly the template's environment for this function, what the Lambda runtime sets, and the stand-ins'
+  // endpoints: a variable the template does not set stays unset, as in a first deploy.
   const fullEnv: Record<string, string> = {
     PATH: process.env.PATH ?? '',
-    ...lambdaTestEnv({ s3, dynamo, secrets, kms, apiUrl: emulator.url }),
-    LOG_LEVEL: 'warn',
+    ...(fn.id === '' ? lambdaRuntimeVariables('probe', 1024) : deployedEnv(deployed.json, fn.id, endpoints)),
     NODE_OPTIONS: '--enable-source-maps',
     // Its own temp folder, as a Lambda sandbox has: never the machine's, where other runs leave theirs.
     TMPDIR: tmp,
     // Every AWS call the function makes, appended here (functions' withCallLog).
     [CALL_LOG_ENV]: callLog,
-    ...env,
   };
-  const { stdout } = await promisify(execFile)(LAMBDA_NODE, ['--input-type=module', '-e', script], {
-    cwd: outdir,
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 120_000,
-    env: fullEnv,
-  });
+  let stdout: string;
+  try {
+    ({ stdout } = await promisify(execFile)(LAMBDA_NODE, ['--input-type=module', '-e', script], {
+      cwd: outdir,
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 120_000,
+      env: fullEnv,
+    }));
+  } catch (error) {
+    // A function whose init fails with its template environment fails the test by name.
+    const e = error as Error & { stderr?: string; stdout?: string };
+    throw new Error(
+      `${fn.id}: the bundle failed with its template environment: ${e.stderr?.slice(-1500) ?? e.message}`,
+    );
+  }
   const calls = existsSync(callLog)
     ? readFileSync(callLog, 'utf8')
         .split('\n')
@@ -243,7 +327,9 @@ async function invokeBundle(
     : [];
   // Every call the function made is one its role in the template allows (resource policies included).
   if (fn.id !== '')
-    expect(await deniedCalls(fn, fullEnv, calls), 'calls its role does not allow').toEqual([]);
+    expect(await deniedCalls(fn, fullEnv, calls, deployed.policies), 'calls its role does not allow').toEqual(
+      [],
+    );
   const results = stdout
     .split('\n')
     .filter((l) => l.startsWith('RESULT '))
@@ -297,6 +383,28 @@ describe('every bundle of the stack', () => {
     }
     expect(Object.keys(found)).toHaveLength(functions.length);
     expect(found).toEqual(Object.fromEntries(Object.keys(found).map((id) => [id, []])));
+  });
+});
+
+describe('every function of the template, started with its template environment alone', () => {
+  // Its init (config parsed, clients built, keys named) is what a first deploy meets before any event.
+  const functions = Object.entries(template.findResources('AWS::Lambda::Function'))
+    .map(([id, f]) => ({
+      id,
+      dir: join(outdir, `asset.${String(f.Properties.Code?.S3Key).replace(/\.zip$/, '')}`),
+    }))
+    .filter((f) => existsSync(join(f.dir, 'index.mjs')))
+    .map((f) => ({ id: f.id, bundle: join(f.dir, 'index.mjs') }));
+
+  it('are the stack’s six functions', () => {
+    expect(functions.map((f) => f.id).sort()).toEqual(
+      [archiver, snapshotFn, detectFn, fanoutFn, lakeFn, verifyJobFn].map((f) => f.id).sort(),
+    );
+  });
+
+  it.each(functions.map((f) => [f.id, f] as const))('%s loads its handler', async (_id, fn) => {
+    const { stdout } = await invokeBundle([], {}, fn);
+    expect(stdout).toMatch(/^LOADED /m);
   });
 });
 
@@ -404,7 +512,7 @@ describe('the CDK-bundled handler', () => {
   }, 240_000);
 
   it('fails a run on a key without a paid plan, after publishing AuthFailures', async () => {
-    const { results, stdout } = await invokeBundle([{}], { TUNNEL_API_KEY_SECRET_ID: FREE_SECRET_ID });
+    const { results, stdout } = await invokeBundle([{}], { context: { apiKeySecret: FREE_SECRET_ID } });
     expect(results).toEqual([{ ok: false, value: expect.objectContaining({ code: 'PLAN_REQUIRED' }) }]);
     const emf = stdout
       .split('\n')
@@ -472,24 +580,20 @@ describe('the CDK-bundled handler', () => {
     expect(JSON.parse((await last.Body?.transformToString()) ?? '{}')).toMatchObject({ jobId: 'audit-1' });
   }, 240_000);
 
-  it('encodes inline even when PARQUET_ENCODER=worker asks for the worker: the bundle has no worker entry', async () => {
+  it('encodes inline though its PARQUET_ENCODER (unset: worker) asks for the worker: the bundle has no worker entry', async () => {
     // Every day past one chunk (1,024 rows), so the CLI would start its encoding worker for it.
     const heavy = await startEmulator({
       seed: 12,
       dataset: { quietDayRate: 0, normalMin: 1_500, normalMax: 1_600, heavyMin: 1_500, heavyMax: 1_600 },
     });
-    const store = await startS3rver('lambda-worker');
+    const own = await ownStores();
+    const { store } = own;
     try {
-      const table = `${dynamo.table}-worker`;
-      await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
       const day = addDays(toDay(new Date()), -3);
       const before = new Date();
       const { results, stdout } = await invokeBundle([{ backfillDays: [day] }], {
-        PARQUET_ENCODER: 'worker',
-        TUNNEL_API_BASE_URL: heavy.url,
-        ARCHIVE_DEST: `s3://${store.bucket}/`,
-        ARCHIVE_STATE: `dynamodb://${table}`,
-        AWS_ENDPOINT_URL_S3: store.endpoint,
+        context: { apiBaseUrl: heavy.url },
+        endpoints: own.endpoints,
       });
       expect(
         results.map((r) => r.ok),
@@ -502,7 +606,7 @@ describe('the CDK-bundled handler', () => {
       const archived = new Set(ids);
       expect([...truthIds([day], before, heavy)].filter((id) => !archived.has(id))).toEqual([]);
     } finally {
-      await Promise.allSettled([heavy.close(), store.close()]);
+      await Promise.allSettled([heavy.close(), own.close()]);
     }
   });
 
@@ -518,17 +622,11 @@ describe('the CDK-bundled handler', () => {
     const lock = await tryKernelLock(join(livenessRoot(tmp), incarnation));
     if (lock.held) throw new Error('the planted liveness lock is held');
     await lock.lock.release();
-    const store = await startS3rver('lambda-killed');
+    const own = await ownStores();
     try {
-      const table = `${dynamo.table}-killed`;
-      await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
       const { results, stdout } = await invokeBundle(
         [{ backfillDays: [addDays(toDay(new Date()), -2)] }],
-        {
-          ARCHIVE_DEST: `s3://${store.bucket}/`,
-          ARCHIVE_STATE: `dynamodb://${table}`,
-          AWS_ENDPOINT_URL_S3: store.endpoint,
-        },
+        { endpoints: own.endpoints },
         archiver,
         tmp,
       );
@@ -538,7 +636,7 @@ describe('the CDK-bundled handler', () => {
         readdirSync(tmp).filter((n) => n.startsWith('tunnel-archiver-') && n !== 'tunnel-archiver-live'),
       ).toEqual([]);
     } finally {
-      await store.close();
+      await own.close();
     }
   });
 
@@ -547,20 +645,18 @@ describe('the CDK-bundled handler', () => {
     // The active list held still: a tunnel that ended or opened between the snapshots and the check
     // below would fail it on a busy day (the shared emulator's sessions come and go in real time).
     const frozen = await startEmulator({ ...SHARED_EMULATOR, clock: fixedClock(new Date()) });
-    const store = await startS3rver('lambda-snapshot');
+    const own = await ownStores();
+    const { store } = own;
+    // The stack gives the snapshot function the findings topic: its live rules publish what they find.
+    const sns = await startSnsStub();
+    const events = await startEventBridgeStub();
     try {
-      const table = `${dynamo.table}-snapshot`;
-      await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
       const { results, stdout } = await invokeBundle(
         [{ 'detail-type': 'Scheduled Event' }, { 'detail-type': 'Scheduled Event' }],
+        // Each snapshot commits what it derived (the stack's default holds rows up to an hour).
         {
-          ARCHIVE_DEST: `s3://${store.bucket}/`,
-          ARCHIVE_STATE: `dynamodb://${table}`,
-          AWS_ENDPOINT_URL_S3: store.endpoint,
-          TUNNEL_API_BASE_URL: frozen.url,
-          SNAPSHOT_INTERVAL_MINUTES: '5',
-          // Each snapshot commits what it derived (deployed, rows are held up to an hour: #18).
-          SNAPSHOT_COMMIT_MINUTES: '0',
+          context: { apiBaseUrl: frozen.url, snapshotCommitMinutes: 0 },
+          endpoints: { ...own.endpoints, sns: sns.endpoint, eventBridge: events.endpoint },
         },
         snapshotFn,
       );
@@ -601,34 +697,25 @@ describe('the CDK-bundled handler', () => {
       expect(rows).toHaveLength(derived);
       expect(new Set(rows).size).toBe(rows.length);
     } finally {
-      await Promise.allSettled([frozen.close(), store.close()]);
+      await Promise.allSettled([frozen.close(), own.close(), sns.close(), events.close()]);
     }
   });
 
   it('the snapshot function with a findings topic: each live finding is published once, with its runbook', async () => {
     // The same tunnels open at both snapshots: one opened between them would be a second new finding.
     const frozen = await startEmulator({ ...SHARED_EMULATOR, clock: fixedClock(new Date()) });
-    const store = await startS3rver('lambda-live');
+    const own = await ownStores();
+    const { store } = own;
     const sns = await startSnsStub();
     const events = await startEventBridgeStub();
     try {
-      const table = `${dynamo.table}-live`;
-      await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
-      const topic = 'arn:aws:sns:us-east-1:000000000000:findings';
+      // Every open tunnel is past a limit of 0 hours (the stack's `detections` context): each is a finding.
+      const context = { apiBaseUrl: frozen.url, detections: { rules: { long_tunnel: { threshold: 0 } } } };
+      const topic = templateVariables(deployedTemplate(context).json, snapshotFn.id).FINDINGS_TOPIC_ARN;
+      expect(topic).toMatch(/^arn:aws:sns:/);
       const { results, stdout } = await invokeBundle(
         [{ 'detail-type': 'Scheduled Event' }, { 'detail-type': 'Scheduled Event' }],
-        {
-          ARCHIVE_DEST: `s3://${store.bucket}/`,
-          ARCHIVE_STATE: `dynamodb://${table}`,
-          AWS_ENDPOINT_URL_S3: store.endpoint,
-          AWS_ENDPOINT_URL_SNS: sns.endpoint,
-          AWS_ENDPOINT_URL_EVENTBRIDGE: events.endpoint,
-          TUNNEL_API_BASE_URL: frozen.url,
-          FINDINGS_TOPIC_ARN: topic,
-          // Every open tunnel is past a limit of 0 hours: each one is a live finding.
-          DETECTION_SETTINGS: JSON.stringify({ rules: { long_tunnel: { threshold: 0 } } }),
-          SNAPSHOT_INTERVAL_MINUTES: '5',
-        },
+        { context, endpoints: { ...own.endpoints, sns: sns.endpoint, eventBridge: events.endpoint } },
         snapshotFn,
       );
       expect(
@@ -674,12 +761,13 @@ describe('the CDK-bundled handler', () => {
           id,
         ).toHaveLength(1);
     } finally {
-      await Promise.allSettled([frozen.close(), store.close(), sns.close(), events.close()]);
+      await Promise.allSettled([frozen.close(), own.close(), sns.close(), events.close()]);
     }
   });
 
   it('the detect function, bundled as deployed: runs the rule in Athena, stores, claims and publishes its finding once', async () => {
-    const store = await startS3rver('lambda-detect');
+    const own = await ownStores();
+    const { store } = own;
     const sns = await startSnsStub();
     const events = await startEventBridgeStub();
     const now = Date.now();
@@ -696,22 +784,17 @@ describe('the CDK-bundled handler', () => {
       },
     ]);
     try {
-      const table = `${dynamo.table}-detect`;
-      await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
-      const topic = 'arn:aws:sns:us-east-1:000000000000:findings';
+      const shippedDetect = templateVariables(deployedTemplate().json, detectFn.id);
+      const topic = shippedDetect.FINDINGS_TOPIC_ARN;
       const { results, stdout } = await invokeBundle(
         [{ rules: ['long_tunnel'] }, { rules: ['long_tunnel'] }],
         {
-          ARCHIVE_DEST: `s3://${store.bucket}/`,
-          ARCHIVE_STATE: `dynamodb://${table}`,
-          AWS_ENDPOINT_URL_S3: store.endpoint,
-          AWS_ENDPOINT_URL_SNS: sns.endpoint,
-          AWS_ENDPOINT_URL_ATHENA: athena.endpoint,
-          AWS_ENDPOINT_URL_EVENTBRIDGE: events.endpoint,
-          WORKGROUP: 'tunnel-archiver',
-          DATABASE: 'tunnel_archive',
-          FINDINGS_TOPIC_ARN: topic,
-          SCHEDULE_MINUTES: '5',
+          endpoints: {
+            ...own.endpoints,
+            sns: sns.endpoint,
+            athena: athena.endpoint,
+            eventBridge: events.endpoint,
+          },
         },
         detectFn,
       );
@@ -726,7 +809,7 @@ describe('the CDK-bundled handler', () => {
       // The rule ran in the workgroup, on the archive's database, once per evaluation.
       expect(athena.queries).toHaveLength(2);
       for (const q of athena.queries) {
-        expect(q).toMatchObject({ workGroup: 'tunnel-archiver', database: 'tunnel_archive' });
+        expect(q).toMatchObject({ workGroup: shippedDetect.WORKGROUP, database: shippedDetect.DATABASE });
         expect(q.sql).toContain('tunnel_sessions');
       }
       // Published once (the second evaluation finds it claimed), with the runbook, on the stack's topic.
@@ -747,7 +830,7 @@ describe('the CDK-bundled handler', () => {
       );
       expect((page.Contents ?? []).length).toBeGreaterThan(0);
     } finally {
-      await Promise.allSettled([store.close(), sns.close(), athena.close(), events.close()]);
+      await Promise.allSettled([own.close(), sns.close(), athena.close(), events.close()]);
     }
   });
 
@@ -760,17 +843,11 @@ describe('the CDK-bundled handler', () => {
       maxPageSize: 100,
       dataset: { quietDayRate: 0, normalMin: 150, normalMax: 250, heavyMin: 150, heavyMax: 250 },
     });
-    const store = await startS3rver('lambda-fanout');
+    const own = await ownStores();
+    const { store } = own;
     try {
-      const table = `${dynamo.table}-fanout`;
-      await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
-      const env = {
-        ARCHIVE_DEST: `s3://${store.bucket}/`,
-        ARCHIVE_STATE: `dynamodb://${table}`,
-        AWS_ENDPOINT_URL_S3: store.endpoint,
-        TUNNEL_API_BASE_URL: paged.url,
-        WINDOW_DAYS: '3',
-      };
+      // A window of 3 days (the stack's `windowDays` context) keeps the walk short.
+      const env: Deploy = { context: { apiBaseUrl: paged.url, windowDays: 3 }, endpoints: own.endpoints };
       // The steps as the state machine runs them: a plan, the map's items (ItemReader reads them from
       // S3), a finish given the plan; ranges of one page, so a day of several pages is split.
       const planned = await invokeBundle(
@@ -813,7 +890,7 @@ describe('the CDK-bundled handler', () => {
       for (const step of [planned, walked, finished]) expect(step.calls.length).toBeGreaterThan(0);
       expect(finished.calls.map((c) => c.command)).toContain('SignCommand');
     } finally {
-      await Promise.allSettled([paged.close(), store.close()]);
+      await Promise.allSettled([paged.close(), own.close()]);
     }
   }, 240_000);
 
@@ -833,22 +910,12 @@ describe('the CDK-bundled handler', () => {
       );
     const sts = await startStsStub();
     AWSAccount.DUMMY_ACCOUNT.createKeyPair(sts.accessKeyId, sts.secretAccessKey);
+    const db = await startDynalite();
     try {
-      const table = `${dynamo.table}-lake`;
-      await ensureStateTable(localDynamoClient(dynamo.endpoint), table);
-      const lakeEnv = policies.resolved.Resources[lakeFn.id]?.Properties?.Environment as
-        | { Variables?: Record<string, string> }
-        | undefined;
-      const sources = lakeEnv?.Variables?.SECURITY_LAKE_SOURCES ?? '';
+      await ensureStateTable(localDynamoClient(db.endpoint), TABLE);
       const { results, stdout, calls } = await invokeBundle(
         [{}],
-        {
-          ARCHIVE_STATE: `dynamodb://${table}`,
-          AWS_ENDPOINT_URL_S3: lakeS3.endpoint,
-          AWS_ENDPOINT_URL_STS: sts.endpoint,
-          SECURITY_LAKE_SOURCES: sources,
-          SECURITY_LAKE_MAX_HOURS: '3',
-        },
+        { endpoints: { s3: lakeS3.endpoint, sts: sts.endpoint, dynamodb: db.endpoint } },
         lakeFn,
       );
       expect(results, stdout.slice(-2000)).toEqual([
@@ -876,8 +943,7 @@ describe('the CDK-bundled handler', () => {
       ).toBe(true);
     } finally {
       AWSAccount.DUMMY_ACCOUNT.revokeAccessKey(sts.accessKeyId);
-      await sts.close();
-      await lakeS3.close();
+      await Promise.allSettled([sts.close(), lakeS3.close(), db.close()]);
     }
   }, 240_000);
 

@@ -11,21 +11,23 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import AWSAccount from 's3rver/lib/models/account.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecurityLakeExport } from '../../infra/constructs/securityLakeExport.ts';
+import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
 import { closeArchiveHour, emulatorArchive } from '../ocsf/emulatorArchive.ts';
 import { ocsfErrors } from '../ocsf/ocsfSchemas.ts';
 import { type RecordingProxy, startRecordingProxy } from '../ocsf/recordingProxy.ts';
 import { type StsStubHandle, startStsStub } from '../ocsf/startStsStub.ts';
 import { LAMBDA_NODE } from '../parquet/lambdaNode.ts';
-import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
+import { type DynaliteHandle, localDynamoClient, startDynalite } from '../support/startDynalite.ts';
 import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 import { startWriteOnceFront, type WriteOnceFront } from '../support/writeOnceS3Front.ts';
+import type { CfnTemplate } from './templateArns.ts';
+import { templateVariables } from './templateEnv.ts';
 import { iamStatements, resourceSuffix } from './testApp.ts';
 
 const ACCOUNT = '123456789012';
 const REGION = 'eu-west-1';
 const LAKE_BUCKET = 'aws-security-data-lake-eu-west-1-test';
-const ARCHIVE_BUCKET = 'archive';
 const SOURCE = {
   cls: 'sessions' as const,
   bucket: LAKE_BUCKET,
@@ -54,6 +56,10 @@ const fnProps = template.toJSON().Resources[fnId].Properties as {
   Environment: { Variables: Record<string, string> };
 };
 const assetDir = join(outdir, `asset.${fnProps.Code.S3Key.replace(/\.zip$/, '')}`);
+/** The function's environment exactly as the template sets it; the stand-ins hold its bucket and table. */
+const shipped = templateVariables(template.toJSON() as CfnTemplate, fnId);
+const ARCHIVE_BUCKET = /^s3:\/\/([^/]+)\//.exec(shipped.ARCHIVE_DEST ?? '')?.[1] ?? '';
+const STATE_TABLE = (shipped.ARCHIVE_STATE ?? '').replace(/^dynamodb:\/\//, '');
 
 let s3: S3rverHandle;
 let front: WriteOnceFront;
@@ -79,6 +85,7 @@ beforeAll(async () => {
     startStsStub(),
     startDynalite(),
   ]);
+  await ensureStateTable(localDynamoClient(dynamo.endpoint), STATE_TABLE);
   // A later run's digest (an hour after the archive was made) closes the archive's hour of 12:00: the
   // export sends only complete hours of the digest chain.
   await closeArchiveHour(archive);
@@ -108,16 +115,13 @@ beforeAll(async () => {
     env: {
       PATH: process.env.PATH ?? '',
       TMPDIR: tmp.dir,
-      ...fnProps.Environment.Variables,
+      ...shipped,
       AWS_REGION: REGION,
       AWS_ACCESS_KEY_ID: 'S3RVER',
       AWS_SECRET_ACCESS_KEY: 'S3RVER',
       AWS_ENDPOINT_URL_S3: s3Calls.endpoint,
       AWS_ENDPOINT_URL_DYNAMODB: dynamoCalls.endpoint,
       AWS_ENDPOINT_URL_STS: sts.endpoint,
-      ARCHIVE_DEST: `s3://${ARCHIVE_BUCKET}/`,
-      ARCHIVE_STATE: `dynamodb://${dynamo.table}`,
-      SECURITY_LAKE_MAX_HOURS: '24',
     },
   });
 }, 300_000);
