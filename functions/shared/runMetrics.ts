@@ -19,6 +19,7 @@ export function summaryMetrics(summary: RunSummary): MetricPoint[] {
     { name: METRIC.DayFailures, value: summary.failedDays.length },
     { name: METRIC.DayFailureStreak, value: Math.max(0, ...summary.failedDays.map((d) => d.attempts)) },
     { name: METRIC.BrokenPartitions, value: summary.brokenPartitions.length },
+    { name: METRIC.StagedFilesChanged, value: summary.changedStagedFiles?.length ?? 0 },
     { name: METRIC.UnpublishedFileAgeHours, value: summary.oldestUnpublishedHours },
     { name: METRIC.AuthFailures, value: 0 },
     { name: METRIC.RunSucceeded, value: 1 },

@@ -26,6 +26,8 @@ export const METRIC = {
   DayFailureStreak: 'DayFailureStreak',
   /** Partitions whose manifest lists a missing file (blocked until repaired). */
   BrokenPartitions: 'BrokenPartitions',
+  /** Staged files refused at publish: their bytes were not what their writer staged (`STAGED_FILE_CHANGED`). */
+  StagedFilesChanged: 'StagedFilesChanged',
   /** Age in hours of the oldest committed file still waiting in `_staging/` at the start of the run. */
   UnpublishedFileAgeHours: 'UnpublishedFileAgeHours',
   /** Failed checks of a `{ "verify": true }` invocation (0 for an intact archive). */

@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Annotations, Duration } from 'aws-cdk-lib';
 import {
   Alarm,
   ComparisonOperator,
@@ -12,7 +12,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import {
   METRIC,
   METRICS_NAMESPACE,
@@ -56,6 +56,7 @@ export class ArchiveAlarms extends Construct {
     | 'gaps'
     | 'dayFailing'
     | 'brokenPartitions'
+    | 'stagedFilesChanged'
     | 'unpublishedFiles',
     Alarm
   >;
@@ -160,6 +161,17 @@ export class ArchiveAlarms extends Construct {
           treatMissingData: TreatMissingData.IGNORE,
         },
       ),
+      stagedFilesChanged: alarm(
+        'StagedFilesChanged',
+        "A staged file's bytes were not what its writer staged (STAGED_FILE_CHANGED): it was not published or digested, and left its manifest. Someone wrote under _staging/: see the 'staged file changed' log line and the bucket access log (docs/operations.md, Threat model).",
+        {
+          metric: archiverMetric(METRIC.StagedFilesChanged, { period: hour, statistic: 'Maximum' }),
+          threshold: 0,
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          treatMissingData: TreatMissingData.IGNORE,
+        },
+      ),
       unpublishedFiles: alarm(
         'UnpublishedFiles',
         'A committed file has waited in _staging/ for more than a day: runs are failing before they can publish it (see FunctionErrors).',
@@ -198,4 +210,24 @@ export class ArchiveAlarms extends Construct {
     a.addAlarmAction(new SnsAction(this.topic));
     return a;
   }
+}
+
+/** The id of the synth warning of a stack whose alarms reach nobody. */
+export const NO_ALARM_SUBSCRIBER_WARNING = 'tunnel-archiver:noAlarmSubscriber';
+
+/**
+ * Warns at synth (`cdk synth` and `cdk deploy` print it) when the alarm topic gets no subscriber: a deleted
+ * digest, a changed staged file or a failing run then alarms nobody. Set `alarmEmail`, or say why with
+ * `alarmsUnsubscribed` (a team that subscribes its own pager to the AlarmTopicArn output).
+ */
+export function warnWithoutAlarmSubscriber(
+  scope: IConstruct,
+  settings: { alarmEmail?: string; alarmsUnsubscribed?: string },
+): void {
+  if (settings.alarmEmail !== undefined || settings.alarmsUnsubscribed !== undefined) return;
+  Annotations.of(scope).addWarningV2(
+    NO_ALARM_SUBSCRIBER_WARNING,
+    'The alarm topic has no subscriber: a deleted archive object, a changed staged file or a failing run alarms nobody. ' +
+      "Deploy with -c alarmEmail=you@example.com, or subscribe your pager to the AlarmTopicArn output and acknowledge with -c alarmsUnsubscribed='<why>' (docs/operations.md, Threat model).",
+  );
 }

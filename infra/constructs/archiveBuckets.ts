@@ -29,6 +29,17 @@ export const PREFIX = {
   verifyJobs: archiveKeys.verifyJobsPrefix,
 } as const;
 
+/**
+ * The only prefixes whose noncurrent versions expire: staged files (a deleted staged file is never the
+ * archive), the weekly report's older versions and a verify job's expired working files. Never a
+ * write-once prefix, whose only noncurrent versions are what someone deleted.
+ */
+export const NONCURRENT_EXPIRY_PREFIXES = [
+  archiveKeys.stagingPrefix,
+  archiveKeys.reportsPrefix,
+  archiveKeys.verifyJobsPrefix,
+] as const;
+
 /** Versions of `reports/index.html` kept (the current one and the weeks before it). */
 export const REPORT_VERSIONS_KEPT = 8;
 
@@ -108,6 +119,7 @@ export class ArchiveBuckets extends Construct {
           id: 'expire-deleted-staging-versions',
           prefix: PREFIX.staging,
           noncurrentVersionExpiration: Duration.days(STAGING_NONCURRENT_DAYS),
+          expiredObjectDeleteMarker: true,
         },
         {
           // The fan-out's bookkeeping (items, item outcomes, range ids, the finished marker, the Distributed
@@ -122,6 +134,7 @@ export class ArchiveBuckets extends Construct {
           id: 'expire-verify-jobs',
           prefix: PREFIX.verifyJobs,
           expiration: Duration.days(VERIFY_JOB_DAYS),
+          noncurrentVersionExpiration: Duration.days(1),
         },
         {
           // reports/index.html is replaced by every weekly verify: the last versions are kept, older
@@ -132,10 +145,11 @@ export class ArchiveBuckets extends Construct {
           noncurrentVersionsToRetain: REPORT_VERSIONS_KEPT - 1,
         },
         {
-          id: 'expire-noncurrent-versions',
-          noncurrentVersionExpiration: Duration.days(30),
+          // No noncurrent version expires anywhere else: under the write-once prefixes a noncurrent version
+          // exists only if someone deleted the object, and that version is the archive (the bucket policy
+          // refuses such deletes; see NONCURRENT_EXPIRY_PREFIXES).
+          id: 'abort-incomplete-uploads',
           abortIncompleteMultipartUploadAfter: Duration.days(7),
-          expiredObjectDeleteMarker: true,
         },
       ],
     });

@@ -235,7 +235,7 @@ export class ArchiveFunction extends Construct {
       new PolicyStatement({
         sid: 'WriteDataNoDelete',
         effect: Effect.ALLOW,
-        actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+        actions: ['s3:GetObject', 's3:PutObject'],
         // Every dataset a run writes or digests: history, the active-list snapshot it takes, the findings
         // the detect function committed (digested, and published when pending), quarantine, its digest.
         resources: [

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
@@ -38,6 +38,8 @@ export interface ArchiveIntegrityProps {
   failures: IQueue;
   /** EventBridge expression of the verification schedule. */
   verifySchedule?: string;
+  /** The one role allowed to delete under the write-once prefixes and change the bucket's policy or lifecycle. */
+  breakGlassRoleArn?: string;
 }
 
 /**
@@ -84,6 +86,18 @@ export class ArchiveIntegrity extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.signingKey.grant(role, 'kms:Sign', 'kms:GetPublicKey');
+    // The key's default policy delegates to IAM: any principal of the account granted kms:Sign on `*` could
+    // make digests verify accepts. The key itself refuses to sign for anyone but the roles that append them.
+    this.signingKey.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'SignOnlyForTheArchiver',
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['kms:Sign'],
+        resources: ['*'],
+        conditions: { ArnNotEquals: { 'aws:PrincipalArn': [role.roleArn] } },
+      }),
+    );
 
     this.tokenKey = new Secret(this, 'TokenKey', {
       description:
@@ -120,6 +134,7 @@ export class ArchiveIntegrity extends Construct {
         conditions: { Null: { 's3:if-none-match': 'true' } },
       }),
     );
+    denyDeletes(bucket, props.breakGlassRoleArn);
     const bucketArn = `<${Stack.of(this).getLogicalId(bucket.node.defaultChild as CfnBucket)}.Arn>`;
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${bucketArn}/${PREFIX.digests}*]`,
@@ -241,4 +256,57 @@ export class ArchiveIntegrity extends Construct {
     });
     this.verifyAlarm.addAlarmAction(new SnsAction(props.topic));
   }
+}
+
+/** What the bucket policy refuses on the bucket itself: what would let a lifecycle rule or a policy change delete. */
+export const GUARDED_BUCKET_ACTIONS = [
+  's3:PutLifecycleConfiguration',
+  's3:PutBucketPolicy',
+  's3:DeleteBucketPolicy',
+] as const;
+
+/**
+ * The CloudFormation execution role of a CDK-bootstrapped account (any qualifier): the stack's own updates
+ * of the bucket's policy and lifecycle go through it, so it may make them; it deletes no object.
+ */
+export const CFN_EXEC_ROLE_NAME = 'cdk-*-cfn-exec-role-*';
+
+/**
+ * Deletion is refused under the write-once prefixes for every principal but the break-glass role (a
+ * delete marker too: `s3:DeleteObject*`), and the bucket's lifecycle and policy, which could expire or
+ * allow what this forbids, may be changed only by it and the CloudFormation execution role. Object Lock,
+ * when on, also keeps every version for its retention; this holds with it or without it.
+ */
+function denyDeletes(bucket: Bucket, breakGlassRoleArn: string | undefined): void {
+  const stack = Stack.of(bucket);
+  const breakGlass = breakGlassRoleArn === undefined ? [] : [breakGlassRoleArn];
+  const cfnExecRole = stack.formatArn({
+    service: 'iam',
+    region: '',
+    resource: 'role',
+    resourceName: CFN_EXEC_ROLE_NAME,
+    arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+  });
+  bucket.addToResourcePolicy(
+    new PolicyStatement({
+      sid: 'DenyDeleteOfPublishedObjects',
+      effect: Effect.DENY,
+      principals: [new AnyPrincipal()],
+      actions: ['s3:DeleteObject*'],
+      resources: WRITE_ONCE_PREFIXES.map((p) => bucket.arnForObjects(`${p}*`)),
+      ...(breakGlass.length === 0
+        ? {}
+        : { conditions: { ArnNotEquals: { 'aws:PrincipalArn': breakGlass } } }),
+    }),
+  );
+  bucket.addToResourcePolicy(
+    new PolicyStatement({
+      sid: 'DenyLifecycleAndPolicyChanges',
+      effect: Effect.DENY,
+      principals: [new AnyPrincipal()],
+      actions: [...GUARDED_BUCKET_ACTIONS],
+      resources: [bucket.bucketArn],
+      conditions: { ArnNotLike: { 'aws:PrincipalArn': [cfnExecRole, ...breakGlass] } },
+    }),
+  );
 }

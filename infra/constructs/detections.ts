@@ -149,6 +149,7 @@ export class Detections extends Construct {
       key.grant(snapshot, 'kms:Decrypt', 'kms:GenerateDataKey');
       // It writes each live finding to findings/ before publishing it, through the committer as detect does.
       snapshot.role?.addToPrincipalPolicy(this.findingsWriteStatement(props.bucket));
+      snapshot.role?.addToPrincipalPolicy(this.stageFindingsStatement(props.bucket));
       snapshot.role?.addToPrincipalPolicy(
         claimsStatement(props.table, [FINDING_CLAIM_PKS, FINDINGS_MANIFEST_PKS, META_PK]),
       );
@@ -237,13 +238,7 @@ export class Detections extends Construct {
       ),
     );
     role.addToPolicy(this.findingsWriteStatement(bucket));
-    role.addToPolicy(
-      allow(
-        'StageFindings',
-        ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
-        [objects(archiveKeys.stagingPrefix)],
-      ),
-    );
+    role.addToPolicy(this.stageFindingsStatement(bucket));
     role.addToPolicy(allow('ListArchive', ['s3:ListBucket', 's3:GetBucketLocation'], [bucket.bucketArn]));
     role.addToPolicy(
       allow(
@@ -276,10 +271,6 @@ export class Detections extends Construct {
         "Athena reads active/ (the live rules' table and the loss view) with the caller's credentials: read-only, one prefix.",
       ],
       [
-        `Resource::${archiveArn}/${archiveKeys.stagingPrefix}*`,
-        'Staged findings files are named per evaluation and day before the committer publishes them.',
-      ],
-      [
         `Resource::${resultsArn}/results/*`,
         'Athena writes each query result under results/ of the results bucket with a generated name.',
       ],
@@ -288,16 +279,31 @@ export class Detections extends Construct {
       Validations.of(role).acknowledge({ id: `AwsSolutions-IAM5[${what}]`, reason });
     acknowledgeFindingsWrite(role, bucket);
   }
+
+  /** findings/' own staging area alone: the committer stages each findings file there before listing it. */
+  private stageFindingsStatement(bucket: Bucket): PolicyStatement {
+    return allow(
+      'StageFindings',
+      ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+      [bucket.arnForObjects(`${archiveKeys.stagingAreas.findings}*`)],
+    );
+  }
 }
 
-/** The cdk-nag acknowledgement of `findingsWriteStatement`'s wildcard: one prefix of the archive bucket. */
+/** The cdk-nag acknowledgements of `findingsWriteStatement`'s and `stageFindingsStatement`'s wildcards. */
 function acknowledgeFindingsWrite(role: IConstruct, bucket: Bucket): void {
   const archiveArn = `<${Stack.of(role).getLogicalId(bucket.node.defaultChild as CfnBucket)}.Arn>`;
-  Validations.of(role).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::${archiveArn}/${archiveKeys.findingsPrefix}*]`,
-    reason:
-      'Findings files are named per evaluation and day; written once through the committer, never deleted.',
-  });
+  Validations.of(role).acknowledge(
+    {
+      id: `AwsSolutions-IAM5[Resource::${archiveArn}/${archiveKeys.findingsPrefix}*]`,
+      reason:
+        'Findings files are named per evaluation and day; written once through the committer, never deleted.',
+    },
+    {
+      id: `AwsSolutions-IAM5[Resource::${archiveArn}/${archiveKeys.stagingAreas.findings}*]`,
+      reason: `Staged findings files are named per evaluation and day before the committer publishes them; the grant is findings/' own staging area, ${archiveKeys.stagingAreas.findings}.`,
+    },
+  );
 }
 
 /** An Allow statement with a sid. */

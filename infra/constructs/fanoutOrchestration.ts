@@ -16,24 +16,26 @@ import {
   JitterType,
   JsonPath,
   Pass,
-  ResultWriter,
-  S3JsonItemReader,
   type StateMachine,
   StateMachineType,
   TaskInput,
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
+import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { asIBucket } from '../cdkTypes.ts';
-import { PREFIX } from './archiveBuckets.ts';
 import { engineFunctionProps } from './archiveFunction.ts';
 import { loggedStateMachine } from './loggedStateMachine.ts';
 import { acknowledgeDistributedMap } from './nagAcknowledgements.ts';
+import { ScopedJsonItemReader, ScopedResultWriter } from './scopedMapIo.ts';
 
 export const FANOUT_ENTRY = fileURLToPath(new URL('../../functions/fanout/handler.ts', import.meta.url));
 
 /** Where the Distributed Map writes its results (its manifest and the items' outputs): never public. */
-export const FANOUT_RESULTS_PREFIX = `${PREFIX.staging}fanout-results`;
+export const FANOUT_RESULTS_PREFIX = archiveKeys.stagingAreas.fanoutResults.replace(/\/$/, '');
+
+/** The only objects the map reads its items from: each orchestration's plan (`fanoutKeys.items`). */
+export const FANOUT_ITEMS_KEYS = `${archiveKeys.stagingAreas.fanout}*/items.json`;
 
 /** Errors a worker may meet that waiting cures: the map retries the item with backoff (never fails on them). */
 export const TRANSIENT_ERRORS = [
@@ -136,7 +138,12 @@ export class FanoutOrchestration extends Construct {
     const bucket = asIBucket(props.bucket);
     this.map = new DistributedMap(this, 'Walk', {
       maxConcurrency: props.maxConcurrency,
-      itemReader: new S3JsonItemReader({ bucket, key: JsonPath.stringAt('$.plan.itemsKey') }),
+      // Its own items and results only: CDK's reader and writer would grant the whole bucket.
+      itemReader: new ScopedJsonItemReader({
+        bucket,
+        key: JsonPath.stringAt('$.plan.itemsKey'),
+        itemsKeys: FANOUT_ITEMS_KEYS,
+      }),
       itemSelector: {
         step: 'walk',
         orchestrationId: JsonPath.stringAt('$.plan.orchestrationId'),
@@ -145,7 +152,7 @@ export class FanoutOrchestration extends Construct {
         item: JsonPath.objectAt('$$.Map.Item.Value'),
       },
       toleratedFailurePercentage: 100,
-      resultWriter: new ResultWriter({ bucket, prefix: FANOUT_RESULTS_PREFIX }),
+      resultWriter: new ScopedResultWriter({ bucket, prefix: FANOUT_RESULTS_PREFIX }),
       mapExecutionType: StateMachineType.STANDARD,
       resultPath: '$.map',
     });
@@ -173,7 +180,8 @@ export class FanoutOrchestration extends Construct {
     acknowledgeDistributedMap(this.stateMachine, {
       fn: this.fn,
       bucket: props.bucket,
-      prefix: PREFIX.staging,
+      itemsKeys: FANOUT_ITEMS_KEYS,
+      resultsPrefix: FANOUT_RESULTS_PREFIX,
       what: 'fan-out',
     });
   }

@@ -19,13 +19,14 @@ export function acknowledgeTracing(scope: IConstruct): void {
 
 /**
  * Acknowledges the wildcards CDK grants a Distributed Map state machine whose items run `fn` and whose
- * item reader and result writer use `bucket` under `prefix`: invoking the function by version, the bucket's
- * objects, and the child executions and map runs of the state machine itself. Each is named as cdk-nag
+ * item reader and result writer use `bucket` (`itemsKeys`, `resultsPrefix`: see scopedMapIo.ts): invoking
+ * the function by version, its item files and result files, and the child executions and map runs of the
+ * state machine itself. Each is named as cdk-nag
  * resolves it, so a grant that widens shows up as a new, unacknowledged finding.
  */
 export function acknowledgeDistributedMap(
   machine: StateMachine,
-  props: { fn: IFunction; bucket: Bucket; prefix: string; what: string },
+  props: { fn: IFunction; bucket: Bucket; itemsKeys: string; resultsPrefix: string; what: string },
 ): void {
   const stack = Stack.of(machine);
   const id = (c: IConstruct) => stack.getLogicalId(c.node.defaultChild as CfnElement);
@@ -38,8 +39,12 @@ export function acknowledgeDistributedMap(
       `Invoking the ${props.what} function by any of its versions (the grant CDK makes for a Lambda task); one function only.`,
     ],
     [
-      `arn:<AWS::Partition>:s3:::<${id(props.bucket)}>/*`,
-      `The Distributed Map reads its items and writes its results under ${props.prefix} of the archive bucket (keys are per execution).`,
+      `<${id(props.bucket)}.Arn>/${props.itemsKeys}`,
+      `The Distributed Map reads its items from the plan each execution writes (${props.itemsKeys}), nothing else of the archive bucket.`,
+    ],
+    [
+      `<${id(props.bucket)}.Arn>/${props.resultsPrefix}/*`,
+      `The Distributed Map writes its manifest and result files under ${props.resultsPrefix}/ (a folder per map run), nothing else.`,
     ],
     [`${execution}:*`, 'A Distributed Map runs its items as child executions of this very state machine.'],
     [`${execution}/*:*`, 'A Distributed Map describes and stops the map runs of this very state machine.'],

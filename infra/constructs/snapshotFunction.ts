@@ -63,7 +63,7 @@ export interface SnapshotFunctionProps {
 /**
  * The live-session snapshot Lambda: apart from the archiver (own role, own reserved concurrency of 1
  * so snapshots never overlap each other, no lease), started every few minutes, one API request per
- * run. Its role reaches only `active/` objects and the state table's `ACTIVE` item.
+ * run. Its role reaches only `active/` objects, their staging area and the state table's `ACTIVE` item.
  */
 export class SnapshotFunction extends Construct {
   readonly fn: NodejsFunction;
@@ -166,13 +166,14 @@ export class SnapshotFunction extends Construct {
         resources: [bucket.arnForObjects(`${activeKeys.prefix}*`)],
       }),
     );
-    // The committer stages a file, lists it in the manifest, then publishes it (a conditional copy).
+    // The committer stages a file, lists it in the manifest, then publishes it (a conditional copy): in
+    // active/'s own staging area, nothing else under _staging/.
     role.addToPolicy(
       new PolicyStatement({
         sid: 'StageActiveRows',
         effect: Effect.ALLOW,
         actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
-        resources: [bucket.arnForObjects(`${archiveKeys.stagingPrefix}*`)],
+        resources: [bucket.arnForObjects(`${archiveKeys.stagingAreas.active}*`)],
       }),
     );
     role.addToPolicy(
@@ -231,8 +232,8 @@ export class SnapshotFunction extends Construct {
       reason: `Object keys under ${activeKeys.prefix} are generated per snapshot and day; the grant is scoped to that one prefix of the archive bucket.`,
     });
     Validations.of(role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${bucketArn}/${archiveKeys.stagingPrefix}*]`,
-      reason: `Staged files are named per run and day before the committer publishes them; the grant is scoped to ${archiveKeys.stagingPrefix}.`,
+      id: `AwsSolutions-IAM5[Resource::${bucketArn}/${archiveKeys.stagingAreas.active}*]`,
+      reason: `Staged active rows are named per run and day before the committer publishes them; the grant is active/'s own staging area, ${archiveKeys.stagingAreas.active}.`,
     });
     if (props.tracing) acknowledgeTracing(role);
   }

@@ -7,8 +7,6 @@ import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import {
   DistributedMap,
   JsonPath,
-  ResultWriter,
-  S3JsonItemReader,
   type StateMachine,
   StateMachineType,
   TaskInput,
@@ -18,11 +16,13 @@ import { Construct } from 'constructs';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { digestKeys } from '../../lib/digest/digestKeys.ts';
 import { s3DestUrl } from '../../lib/url/storeUrl.ts';
+import { verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
 import { asIBucket } from '../cdkTypes.ts';
 import { engineFunctionProps, functionLogsAndRole } from './archiveFunction.ts';
 import { TRANSIENT_ERRORS } from './fanoutOrchestration.ts';
 import { loggedStateMachine } from './loggedStateMachine.ts';
 import { acknowledgeDistributedMap, acknowledgeTracing } from './nagAcknowledgements.ts';
+import { ScopedJsonItemReader, ScopedResultWriter } from './scopedMapIo.ts';
 
 export const VERIFY_JOB_ENTRY = fileURLToPath(
   new URL('../../functions/verify-job/handler.ts', import.meta.url),
@@ -30,6 +30,9 @@ export const VERIFY_JOB_ENTRY = fileURLToPath(
 
 /** Where the Distributed Map writes its own manifest and item outputs (the items' results are under their job). */
 export const VERIFY_JOB_MAP_RESULTS_PREFIX = `${archiveKeys.verifyJobsPrefix}map-results`;
+
+/** The only objects the map reads its items from: each job's plan of items (`verifyJobKeys.items`). */
+export const VERIFY_JOB_ITEMS_KEYS = verifyJobKeys.items('*');
 
 /** Folders checked at once by default: each reads its files 8 at a time. */
 export const VERIFY_JOB_CONCURRENCY = 20;
@@ -132,7 +135,12 @@ export class VerifyJob extends Construct {
     const ibucket = asIBucket(bucket);
     this.map = new DistributedMap(this, 'CheckItems', {
       maxConcurrency,
-      itemReader: new S3JsonItemReader({ bucket: ibucket, key: JsonPath.stringAt('$.plan.itemsKey') }),
+      // Its own items and results only: CDK's reader and writer would grant the whole bucket.
+      itemReader: new ScopedJsonItemReader({
+        bucket: ibucket,
+        key: JsonPath.stringAt('$.plan.itemsKey'),
+        itemsKeys: VERIFY_JOB_ITEMS_KEYS,
+      }),
       itemSelector: {
         step: 'item',
         jobId: JsonPath.stringAt('$.plan.jobId'),
@@ -141,7 +149,7 @@ export class VerifyJob extends Construct {
       },
       // Any item that still fails after its retries fails the job: started again, it resumes.
       toleratedFailurePercentage: 0,
-      resultWriter: new ResultWriter({ bucket: ibucket, prefix: VERIFY_JOB_MAP_RESULTS_PREFIX }),
+      resultWriter: new ScopedResultWriter({ bucket: ibucket, prefix: VERIFY_JOB_MAP_RESULTS_PREFIX }),
       mapExecutionType: StateMachineType.STANDARD,
       resultPath: JsonPath.DISCARD,
     });
@@ -174,7 +182,8 @@ export class VerifyJob extends Construct {
     acknowledgeDistributedMap(this.stateMachine, {
       fn: this.fn,
       bucket,
-      prefix: archiveKeys.verifyJobsPrefix,
+      itemsKeys: VERIFY_JOB_ITEMS_KEYS,
+      resultsPrefix: VERIFY_JOB_MAP_RESULTS_PREFIX,
       what: 'verify job',
     });
   }

@@ -29,11 +29,26 @@ export const archiveKeys = {
   datasetPrefix: (dataset: Dataset) => `${dataset}/`,
   data: (dt: Day, name: string) => `history/dt=${dt}/${name}`,
   dataOf: (dataset: Dataset, dt: Day, name: string) => `${dataset}/dt=${dt}/${name}`,
-  staging: (runId: string, dt: Day, name: string) => `_staging/${runId}/dt=${dt}/${name}`,
+  /**
+   * One staging area a writer: each dataset's files are staged under its own prefix, and the fan-out's
+   * bookkeeping under its own, so IAM grants each role only the area it writes (one writer per prefix;
+   * infra/ builds the grants from this list).
+   */
+  stagingAreas: {
+    history: '_staging/history/',
+    active: '_staging/active/',
+    findings: '_staging/findings/',
+    /** The fan-out's items, item outcomes, range ids and finished marker (`lib/fanout/fanoutTypes.ts`). */
+    fanout: '_staging/fanout/',
+    /** The fan-out's Distributed Map result files (its state machine's role writes them). */
+    fanoutResults: '_staging/fanout-results/',
+    /** A cut walk's carried ids (`lib/walk/carriedRows.ts`). */
+    walks: '_staging/walks/',
+  },
+  staging: (runId: string, dt: Day, name: string) => `_staging/history/${runId}/dt=${dt}/${name}`,
+  /** Where a file is staged before its manifest lists it: `_staging/<dataset>/<run>/dt=<dt>/<name>`. */
   stagingOf: (dataset: Dataset, runId: string, dt: Day, name: string) =>
-    dataset === 'history'
-      ? `_staging/${runId}/dt=${dt}/${name}`
-      : `_staging/${runId}/${dataset}/dt=${dt}/${name}`,
+    `_staging/${dataset}/${runId}/dt=${dt}/${name}`,
   quarantine: (day: Day, id: string) => `quarantine/day=${day}/${id}.json`,
   /** `20261122T101500Z`: the sortable UTC stamp that starts every data file name. */
   stamp: (at: Date) =>
@@ -64,3 +79,17 @@ export function dataKeyInfo(key: string): { dataset: ListedDataset; dt: string |
   const dt = /(?:^|\/)dt=(\d{4}-\d{2}-\d{2})\//.exec(key)?.[1] ?? null;
   return { dataset, dt };
 }
+
+/**
+ * A staged data file's dataset and day: `_staging/<dataset>/<run>/dt=<dt>/<name>`, and the layouts older
+ * manifests still name (`_staging/<run>/dt=…` for history, `_staging/<run>/<dataset>/dt=…`). Undefined for
+ * anything else under `_staging/` (the fan-out's bookkeeping, a cut walk's ids).
+ */
+export function stagedKeyInfo(key: string): { dataset: Dataset; dt: string } | undefined {
+  const m = STAGED.exec(key);
+  if (!m) return undefined;
+  return { dataset: (m[1] ?? m[2] ?? 'history') as Dataset, dt: m[3] as string };
+}
+
+const STAGED =
+  /^_staging\/(?:(history|active|findings)\/[^/]+|(?!history\/|active\/|findings\/|fanout|walks\/)[^/]+(?:\/(history|active|findings))?)\/dt=([^/]+)\/[^/]+$/;

@@ -20,6 +20,7 @@ import { archiveKeys } from './archiveKeys.ts';
 import { brokenPartition } from './brokenPartition.ts';
 import { publishPending } from './publishPending.ts';
 import { putManifestOnce } from './putManifestOnce.ts';
+import { sha256OfLocalFile } from './stagedFileCheck.ts';
 
 /** Names of listed files whose ids a caller holds already, and so never asks about (see `knownIds`). */
 export type CoveredFiles = ReadonlySet<string>;
@@ -327,7 +328,13 @@ export class PartitionCommitter {
         else known.addAll(fresh);
         this.#loaded.get(`${dataset}#${dt}`)?.add(file.name);
       }
-      await publishPending(this.#deps, outcome);
+      try {
+        await publishPending(this.#deps, outcome);
+      } catch (error) {
+        // A refused file left the manifest: its ids are not archived, so none of them may stay cached.
+        if (ArchiverError.is(error, 'STAGED_FILE_CHANGED')) this.forget(dataset, dt);
+        throw error;
+      }
       return { newRecords: fresh.size, files: 1, bytes: file.bytes, name: file.name };
     }
     throw new ArchiverError('CONFLICT', `Partition ${dataset}/dt=${dt} kept changing during commit`);
@@ -353,12 +360,15 @@ export class PartitionCommitter {
         );
       }
       const stagingKey = archiveKeys.stagingOf(writer.dataset, runId, dt, name);
+      // Hashed before it leaves this process: publish and the digest refuse bytes that are not these.
+      const sha256 = await sha256OfLocalFile(written.path);
       const bytes = await objects.putFile(stagingKey, written.path);
       return {
         name,
         stagingKey,
         rows: written.rows,
         bytes,
+        sha256,
         runId,
         fence,
         committedAt: now.toISOString(),

@@ -10,6 +10,11 @@ export interface PublishAllResult {
   published: number;
   /** `<dataset>/dt=<dt>` of partitions whose manifest lists a missing file. */
   broken: string[];
+  /**
+   * Staged files whose bytes were not what their writer staged (`STAGED_FILE_CHANGED`): not published,
+   * dropped from their manifest. Their partitions' other files are published.
+   */
+  changed: string[];
   /** Age of the oldest listed-but-unpublished file found, in hours (0 when none). */
   oldestUnpublishedHours: number;
 }
@@ -25,7 +30,7 @@ export async function publishAllPending(deps: {
   clock: Clock;
   logger: Logger;
 }): Promise<PublishAllResult> {
-  const result: PublishAllResult = { published: 0, broken: [], oldestUnpublishedHours: 0 };
+  const result: PublishAllResult = { published: 0, broken: [], changed: [], oldestUnpublishedHours: 0 };
   const now = deps.clock.now().getTime();
   for (const manifest of await deps.state.listPartitions())
     await publishPartition(deps, manifest, now, result);
@@ -52,6 +57,18 @@ export async function publishPartition(
     await publishPending(deps, manifest);
     result.published += pending.length;
   } catch (error) {
+    if (ArchiverError.is(error, 'STAGED_FILE_CHANGED')) {
+      const keys = changedKeys(error);
+      result.changed.push(...keys);
+      result.published += pending.length - keys.length;
+      deps.logger.error('staged file changed after it was staged: not published, dropped from its manifest', {
+        partition: where,
+        code: error.code,
+        files: keys,
+        error: error.message,
+      });
+      return;
+    }
     if (!ArchiverError.is(error, 'PARTITION_BROKEN')) throw error;
     result.broken.push(where);
     deps.logger.error('partition blocked: its manifest lists a missing file', {
@@ -60,4 +77,11 @@ export async function publishPartition(
       error: error.message,
     });
   }
+}
+
+/** The staged keys a `STAGED_FILE_CHANGED` error names (one file, or several in `details.files`). */
+export function changedKeys(error: ArchiverError): string[] {
+  const one = (d: Record<string, unknown> | undefined) => (typeof d?.key === 'string' ? [d.key] : []);
+  const many = error.details?.files;
+  return Array.isArray(many) ? many.flatMap((d) => one(d as Record<string, unknown>)) : one(error.details);
 }

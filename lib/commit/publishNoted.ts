@@ -16,7 +16,7 @@ export async function publishNoted(
   deps: { objects: ObjectStore; state: StateStore; clock: Clock; logger: Logger },
   noted: readonly PendingDigestFile[],
 ): Promise<PublishAllResult> {
-  const result: PublishAllResult = { published: 0, broken: [], oldestUnpublishedHours: 0 };
+  const result: PublishAllResult = { published: 0, broken: [], changed: [], oldestUnpublishedHours: 0 };
   const partitions = new Map<string, { dt: Day; dataset: Dataset }>();
   for (const f of noted) {
     const { dataset, dt } = dataKeyInfo(f.key);

@@ -174,7 +174,9 @@ async function listUndigested(
         foreign.push(o.key);
         continue;
       }
-      files.push(await describeDataFile(o.key, objectSource(deps.objects, o.key, o.size)));
+      const file = await describeDataFile(o.key, objectSource(deps.objects, o.key, o.size));
+      if (await notes.changedSinceStaged(file)) foreign.push(o.key);
+      else files.push(file);
     }
   }
   // Notes of files this listing did not find: never committed ones are settled now.
@@ -222,8 +224,15 @@ class Notes {
       const membership = (await this.membership?.of(note.key)) ?? 'listed';
       if (membership === 'listed') {
         // Committed: listed once published; until then kept for a later digest.
-        if (found && describe)
-          files.push(await describeDataFile(note.key, objectSource(objects, note.key, found.size)));
+        if (found && describe) {
+          const file = await describeDataFile(note.key, objectSource(objects, note.key, found.size));
+          if (!(await this.changedSinceStaged(file))) files.push(file);
+          else {
+            // Not the bytes its writer staged: never signed; verify reports it as outside the chain.
+            this.#foreign.add(note.key);
+            this.#dropped.add(note.key);
+          }
+        }
         continue;
       }
       if (found) {
@@ -237,6 +246,16 @@ class Notes {
         this.#dropped.add(note.key);
     }
     return { files, foreign: [...this.#foreign] };
+  }
+
+  /**
+   * Whether a published file is not what its writer staged: its manifest entry recorded another SHA-256
+   * or size (entries from before the hash was recorded are not checked).
+   */
+  async changedSinceStaged(file: DigestFile): Promise<boolean> {
+    const entry = await this.membership?.entry(file.key);
+    if (entry?.sha256 === undefined) return false;
+    return entry.sha256 !== file.sha256 || entry.bytes !== file.bytes;
   }
 
   /** The notes done with, given what the chain lists now. */

@@ -34,6 +34,12 @@ export const ERROR_CODES = {
   QUERY_FAILED: { retryable: false },
   /** A day left the API's window before it was sealed: recorded and logged (never thrown). */
   GAP: { retryable: false },
+  /**
+   * A staged file's bytes are not what its writer staged (the SHA-256 or size its manifest entry recorded):
+   * it is not published, it leaves the manifest (its records are archived again while their day is in the
+   * window), and the partition's other files and every other partition go on.
+   */
+  STAGED_FILE_CHANGED: { retryable: false },
   INTERNAL: { retryable: false },
 } as const satisfies Record<string, { retryable: boolean }>;
 

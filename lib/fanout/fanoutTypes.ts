@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { type Day, isDay } from '../clock/day.ts';
+import { archiveKeys } from '../commit/archiveKeys.ts';
 
 /**
  * What crosses the Step Functions boundary between the fan-out's steps (plan, walk, finish): parsed with
@@ -88,12 +89,13 @@ export type RangeResult = z.infer<typeof rangeResultSchema>;
 
 /** Where the fan-out keeps its working objects: under `_staging/` (never public, never swept by stamp). */
 export const fanoutKeys = {
-  items: (orchestrationId: string) => `_staging/fanout/${safe(orchestrationId)}/items.json`,
+  items: (orchestrationId: string) => `${archiveKeys.stagingAreas.fanout}${safe(orchestrationId)}/items.json`,
   itemOutcome: (orchestrationId: string, itemId: string) =>
-    `_staging/fanout/${safe(orchestrationId)}/items/${itemId}.json`,
-  finished: (orchestrationId: string) => `_staging/fanout/${safe(orchestrationId)}/finished.json`,
+    `${archiveKeys.stagingAreas.fanout}${safe(orchestrationId)}/items/${itemId}.json`,
+  finished: (orchestrationId: string) =>
+    `${archiveKeys.stagingAreas.fanout}${safe(orchestrationId)}/finished.json`,
   rangeIds: (orchestrationId: string, itemId: string) =>
-    `_staging/fanout/${safe(orchestrationId)}/ids/${itemId}.ids.gz`,
+    `${archiveKeys.stagingAreas.fanout}${safe(orchestrationId)}/ids/${itemId}.ids.gz`,
 };
 
 /** An execution name made safe for a key segment. */

@@ -46,6 +46,7 @@ export async function finishRun(
     failedDays,
     deferredDays,
     brokenPartitions: pending.broken,
+    ...(pending.changed.length > 0 ? { changedStagedFiles: pending.changed } : {}),
     oldestUnpublishedHours: pending.oldestUnpublishedHours,
     ...(learned < options.windowDays ? { learnedWindowDays: learned } : {}),
     atRisk: daysAtRisk(run.today, learned, run.days),

@@ -1,5 +1,5 @@
 import { addDays, type Day, dayRange, toDay } from '../clock/day.ts';
-import { archiveKeys } from '../commit/archiveKeys.ts';
+import { archiveKeys, stagedKeyInfo } from '../commit/archiveKeys.ts';
 import type { PublishAllResult } from '../commit/publishAllPending.ts';
 import { publishPartition } from '../commit/publishAllPending.ts';
 import { publishNoted } from '../commit/publishNoted.ts';
@@ -76,8 +76,6 @@ export async function publishInScope(
   return result;
 }
 
-const STAGED = /^_staging\/[^/]+\/(?:(history|active|findings)\/)?dt=([^/]+)\/[^/]+$/;
-
 /**
  * `sweepStaging` within `scope`: an old staged file of a partition from `scope.from` that its manifest
  * does not list is deleted; one of an older partition, or of a shape not known, is left (never a listed
@@ -87,11 +85,11 @@ export async function sweepInScope(deps: ArchiveDeps, scope: ReconcileScope, now
   const manifests = new Map<string, PartitionManifest | undefined>();
   let removed = 0;
   for await (const o of deps.objects.list(archiveKeys.stagingPrefix)) {
-    const m = STAGED.exec(o.key);
+    const staged = stagedKeyInfo(o.key);
     const at = archiveKeys.stampedAt(o.key);
-    if (!m || !at || now.getTime() - at.getTime() < ORPHAN_AGE_MS) continue;
-    const dataset = (m[1] ?? 'history') as Dataset;
-    const dt = m[2] as Day;
+    if (!staged || !at || now.getTime() - at.getTime() < ORPHAN_AGE_MS) continue;
+    const { dataset } = staged;
+    const dt = staged.dt as Day;
     if (dt < scope.from || dt > scope.today) continue;
     const where = `${dataset}/${dt}`;
     if (!manifests.has(where)) manifests.set(where, await deps.state.getPartition(dt, dataset));

@@ -61,6 +61,10 @@ export const manifestFileSchema = z.looseObject({
   stagingKey: z.string(),
   rows: z.number().int().nonnegative(),
   bytes: z.number().int().nonnegative(),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .exactOptional(),
   runId: z.string(),
   fence: z.number().int(),
   committedAt: z.string(),

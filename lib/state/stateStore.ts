@@ -98,6 +98,12 @@ export interface ManifestFile {
   stagingKey: string;
   rows: number;
   bytes: number;
+  /**
+   * Lower-case hex SHA-256 of the staged file as its writer staged it: a file whose bytes (or size) differ
+   * when it is published or digested is refused (`STAGED_FILE_CHANGED`). Absent in entries written before
+   * it was recorded: those are published and digested unchecked, as they were.
+   */
+  sha256?: string;
   runId: string;
   fence: number;
   committedAt: string;

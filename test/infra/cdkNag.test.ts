@@ -35,11 +35,20 @@ describe('AwsSolutionsChecks on the TunnelArchiver app', () => {
       'AwsSolutions-IAM5[Resource::*]',
       // The checksum job role reads every object of the archive to compute its SHA-256.
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/*]',
-      // _staging/ three times: the archiver's role, the snapshot role (its rows go through the committer)
-      // and the detect role (findings go through the committer too).
+      // _staging/ once: the archiver reads and removes every staged file (publishing, sweeping), writes none.
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/*]',
-      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/*]',
-      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/*]',
+      // One staging area a writer: active/'s (the archiver's runs and the snapshot role), the fan-out's
+      // bookkeeping, findings/' (the detect role and the snapshot role's live rules), history's and a cut
+      // walk's (the archiver alone). The fan-out's map results and items, the state machine's.
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/active/*]',
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/active/*]',
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/fanout-results/*]',
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/fanout/*/items.json]',
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/fanout/*]',
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/findings/*]',
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/findings/*]',
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/history/*]',
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/_staging/walks/*]',
       // active/ four times: the archiver's role (every run snapshots the active list), the snapshot role,
       // the detect role (Athena reads it with the caller's credentials, read-only), and the verify job (reads).
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/active/*]',
@@ -64,8 +73,10 @@ describe('AwsSolutionsChecks on the TunnelArchiver app', () => {
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/history/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/quarantine/*]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/quarantine/*]',
-      // The verify job's own plan and item results.
+      // The verify job's own plan and item results; its state machine's items and map results.
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/verify-jobs/*/items.json]',
       'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/verify-jobs/*]',
+      'AwsSolutions-IAM5[Resource::<BucketsArchiveCE3432CC.Arn>/verify-jobs/map-results/*]',
       // Athena's query results of the detect role, under results/ of the results bucket.
       'AwsSolutions-IAM5[Resource::<BucketsAthenaResultsDAB4D203.Arn>/results/*]',
       // The fan-out's state machine (with the four below): its function's versions, the map's items and
@@ -73,8 +84,6 @@ describe('AwsSolutionsChecks on the TunnelArchiver app', () => {
       'AwsSolutions-IAM5[Resource::<FanoutFunction65504326.Arn>:*]',
       // The verify job's state machine likewise (with the three below each the fan-out's).
       'AwsSolutions-IAM5[Resource::<VerifyJobFunctionB35AE47B.Arn>:*]',
-      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::<BucketsArchiveCE3432CC>/*]',
-      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::<BucketsArchiveCE3432CC>/*]',
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"FanoutStateMachine6169B15B"}]}]}/*:*]',
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"FanoutStateMachine6169B15B"}]}]}:*]',
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"VerifyJobStateMachineB8D63D7F"}]}]}/*:*]',

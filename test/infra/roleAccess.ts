@@ -100,6 +100,9 @@ export async function refusal(
       principal: policies.roleArn(roleId),
       resource: { resource: access.resource, accountId: ACCOUNT },
       contextVariables: {
+        // IAM sets these on every request from the principal: key and bucket policies condition on them.
+        'aws:PrincipalArn': policies.roleArn(roleId),
+        'aws:PrincipalAccount': ACCOUNT,
         'aws:SecureTransport': 'true',
         ...(access.action.startsWith('s3:') ? { 's3:TlsVersion': '1.3' } : {}),
         ...access.context,

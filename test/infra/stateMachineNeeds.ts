@@ -1,4 +1,6 @@
+import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { fanoutKeys } from '../../lib/fanout/fanoutTypes.ts';
+import { verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
 import type { Access } from './roleAccess.ts';
 import { ACCOUNT, REGION } from './templateArns.ts';
 
@@ -50,11 +52,11 @@ export function stateMachineNeeds(
     need(`Map ${name} (child executions)`, 'states:StopExecution', arn('states', `${child}:item-1`));
     need(`Map ${name} (redrive)`, 'states:RedriveExecution', arn('states', `${child}/${name}:item-1`));
     const reader = s.ItemReader as { Resource: string; Parameters: Record<string, string> } | undefined;
+    const writer = s.ResultWriter as { Resource: string; Parameters: Record<string, string> } | undefined;
     if (reader?.Resource.endsWith(':s3:getObject')) {
-      const key = reader.Parameters.Key ?? fanoutKeys.items('orchestration-1');
+      const key = reader.Parameters.Key ?? itemsKeyOf(name, writer?.Parameters.Prefix);
       need(`Map ${name} ItemReader`, 's3:GetObject', `arn:aws:s3:::${reader.Parameters.Bucket}/${key}`);
     }
-    const writer = s.ResultWriter as { Resource: string; Parameters: Record<string, string> } | undefined;
     if (writer?.Resource.endsWith(':s3:putObject')) {
       const object = `arn:aws:s3:::${writer.Parameters.Bucket}/${writer.Parameters.Prefix}/run-1/SUCCEEDED_0.json`;
       for (const a of [
@@ -87,4 +89,15 @@ export function stateMachineNeeds(
     ])
       need('tracing', a, '*');
   return out;
+}
+
+/**
+ * The items file a map whose key is a JSON path reads: its plan step writes it where its own key layout
+ * says, told apart by where the map writes its results (the fan-out's under `_staging/`, a verify job's
+ * under `verify-jobs/`). A map of neither fails here rather than be checked against another's keys.
+ */
+function itemsKeyOf(map: string, resultsPrefix: string | undefined): string {
+  if (resultsPrefix?.startsWith(verifyJobKeys.prefix)) return verifyJobKeys.items('job-1');
+  if (resultsPrefix?.startsWith(archiveKeys.stagingPrefix)) return fanoutKeys.items('orchestration-1');
+  throw new Error(`Map ${map}: no items key known for a map whose results go to ${resultsPrefix}`);
 }

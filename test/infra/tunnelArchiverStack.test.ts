@@ -2,10 +2,11 @@ import { readFileSync } from 'node:fs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/telemetryNames.ts';
-import { VERIFY_JOB_DAYS } from '../../infra/constructs/archiveBuckets.ts';
+import { NONCURRENT_EXPIRY_PREFIXES, VERIFY_JOB_DAYS } from '../../infra/constructs/archiveBuckets.ts';
 import { ENGINE_MEMORY_MIB } from '../../infra/constructs/archiveFunction.ts';
 import { VERIFY_JOB_MAP_RESULTS_PREFIX } from '../../infra/constructs/verifyJob.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
+import { digestKeys } from '../../lib/digest/digestKeys.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
 import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
 import { verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
@@ -66,7 +67,7 @@ describe('TunnelArchiverStack', () => {
       });
     });
 
-    it('tiers history/, never expires a current data object (a committed file may wait in _staging/), only the fan-out and verify job bookkeeping, expires old noncurrent versions', () => {
+    it('tiers history/, never expires a current data object (a committed file may wait in _staging/), only the fan-out and verify job bookkeeping, and expires noncurrent versions only outside the write-once prefixes', () => {
       const rules = template.toJSON().Resources[archiveBucket.Ref].Properties.LifecycleConfiguration.Rules;
       expect(rules).toContainEqual(
         expect.objectContaining({
@@ -104,9 +105,15 @@ describe('TunnelArchiverStack', () => {
       expect(rules).toContainEqual(
         expect.objectContaining({ Prefix: '_staging/', NoncurrentVersionExpiration: { NoncurrentDays: 1 } }),
       );
-      expect(rules).toContainEqual(
-        expect.objectContaining({ NoncurrentVersionExpiration: { NoncurrentDays: 30 }, Status: 'Enabled' }),
-      );
+      // A noncurrent version under a write-once prefix exists only if someone deleted the object: it is kept.
+      const noncurrent = rules
+        .filter((r: { NoncurrentVersionExpiration?: unknown }) => r.NoncurrentVersionExpiration !== undefined)
+        .map((r: { Prefix?: string }) => r.Prefix ?? '');
+      expect(noncurrent.sort()).toEqual([...NONCURRENT_EXPIRY_PREFIXES].sort());
+      for (const prefix of noncurrent)
+        expect(digestKeys.writeOncePrefixes.some((p) => p.startsWith(prefix) || prefix.startsWith(p))).toBe(
+          false,
+        );
     });
   });
 
@@ -188,7 +195,10 @@ describe('TunnelArchiverStack', () => {
     it('never allows deleting anything but _staging/ objects', () => {
       const deleting = s3.filter((s) => s.actions.some((a) => /^s3:(Delete|\*)/.test(a)));
       expect(deleting.length).toBeGreaterThan(0);
-      for (const s of deleting) expect(s.resources.map(resourceSuffix)).toEqual(['/_staging/*']);
+      const staging = [archiveKeys.stagingPrefix, ...Object.values(archiveKeys.stagingAreas)].map(
+        (p) => `/${p}*`,
+      );
+      for (const s of deleting) for (const r of s.resources.map(resourceSuffix)) expect(staging).toContain(r);
     });
 
     it('deletes DynamoDB items only under ACTIVE# (chunks of a big live-session state), in every role', () => {
@@ -203,7 +213,7 @@ describe('TunnelArchiverStack', () => {
 
     it('grants only object reads and writes on history/ and quarantine/ (reads alone to the detect role)', () => {
       const data = s3.filter((s) =>
-        s.resources.some((r) => /\/(history|quarantine)\/\*$/.test(resourceSuffix(r))),
+        s.resources.some((r) => /^\/(history|quarantine)\/\*$/.test(resourceSuffix(r))),
       );
       expect([...new Set(data.flatMap((s) => s.actions))].sort()).toEqual(['s3:GetObject', 's3:PutObject']);
     });
