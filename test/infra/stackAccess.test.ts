@@ -319,6 +319,8 @@ const UNSET_BY_DESIGN: Record<string, string> = {
   DETECTIONS_DIR: 'The rules are read from the copy bundled beside the handler unless this points elsewhere.',
   AWS_CALL_LOG_FILE:
     'Testing only: the bundle tests set it to record each AWS call; a deployment records none.',
+  MAX_PAGES_PER_DAY:
+    'Unset, the cap follows from the page size the server echoes, up to the largest day the archive proves (pageCap); a team sets it only to cap lower.',
 };
 
 /** Settings one function reads that the stack leaves unset for it alone, each with the reason. */
