@@ -88,6 +88,9 @@ const DUCK_TYPE: Record<string, string> = {
 /** The token key of the replayed archive: history and the snapshot path digest tokens with it. */
 const REPLAY_TOKEN_KEY = new Uint8Array(32).fill(7);
 
+/** The public port of every replayed tunnel on the active list. */
+const REPLAY_PORT = 443;
+
 /** A token's digest as the replayed archive holds it (`token_hmac` in history and `active/`). */
 export const replayTokenHmac = (token: string): string => tokenHmac(REPLAY_TOKEN_KEY, token);
 
@@ -137,22 +140,25 @@ export function historyRows(sessions: readonly ReplaySession[], archiveMs: numbe
   return rows;
 }
 
-/** The active list the API would answer at `t`: every replayed session open then. */
+/**
+ * The active list the API would answer at `t`: every replayed session open then, in the documented shape
+ * (`token` null, the token in `virtualToken` as `<token>-<port>`).
+ */
 function activeList(sessions: readonly ReplaySession[], t: number): ActiveSession[] {
   const open = sessions.filter((s) => s.start.getTime() <= t && (s.end === null || s.end.getTime() > t));
   return open.map((s) => ({
     id: `live-${s.session_id}`,
     userId: 1,
     tokenId: 1,
-    token: s.token,
+    token: null,
     tokenName: null,
-    virtualToken: '',
+    virtualToken: `${s.token}-${REPLAY_PORT}`,
     virtualTokenName: null,
     subdomain: s.domains?.[0] ?? `${s.session_id}.a.pinggy.link`,
     customdomain: s.domains?.[1] ?? null,
     mode: s.mode_udp ? 'tcp' : 'http',
     modeUdp: s.mode_udp ?? '',
-    port: 0,
+    port: REPLAY_PORT,
     creationTimestamp: s.start.toISOString(),
     lastUpdateTimestamp: s.start.toISOString(),
   }));
