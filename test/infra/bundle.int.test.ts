@@ -63,7 +63,7 @@ import { startEventBridgeStub } from './startEventBridgeStub.ts';
 import { type KmsStubHandle, startKmsStub } from './startKmsStub.ts';
 import { type SecretsStubHandle, startSecretsStub } from './startSecretsStub.ts';
 import { startSnsStub } from './startSnsStub.ts';
-import type { CfnTemplate } from './templateArns.ts';
+import { type CfnTemplate, resolver } from './templateArns.ts';
 import {
   deployedEnv,
   lambdaRuntimeVariables,
@@ -119,11 +119,16 @@ const verifyJobFn = functionOf(stack.verifyJob.fn);
  * hold a bucket, a table and secrets under exactly these names, so a function runs with the template's own
  * environment and nothing written by hand.
  */
-const shipped = templateVariables(template.toJSON() as CfnTemplate, archiver.id);
-const BUCKET = /^s3:\/\/([^/]+)\//.exec(shipped.ARCHIVE_DEST ?? '')?.[1] ?? '';
-const TABLE = (shipped.ARCHIVE_STATE ?? '').replace(/^dynamodb:\/\//, '');
-const SECRET_ID = shipped.TUNNEL_API_KEY_SECRET_ID ?? '';
-const TOKEN_KEY_SECRET_ID = shipped.TOKEN_KEY_SECRET_ID ?? '';
+const nameOf = (construct: { node: { defaultChild?: unknown } }): string =>
+  String(
+    resolver(template.toJSON() as CfnTemplate)({
+      Ref: stack.getLogicalId(construct.node.defaultChild as CfnElement),
+    }),
+  );
+const BUCKET = nameOf(stack.buckets.archive);
+const TABLE = nameOf(stack.table);
+const SECRET_ID = nameOf(stack.apiKey.secret);
+const TOKEN_KEY_SECRET_ID = nameOf(stack.integrity.tokenKey);
 
 /** What a test may change: the stack's own context options (synthesized), and its stand-ins' addresses. */
 interface Deploy {
@@ -633,7 +638,9 @@ describe('the CDK-bundled handler', () => {
       expect(results, stdout.slice(-2000)).toEqual([{ ok: true, value: expect.anything() }]);
       // Judged by its pid, which no process holds: removed, and the run's own folder gone after it.
       expect(
-        readdirSync(tmp).filter((n) => n.startsWith('tunnel-archiver-') && n !== 'tunnel-archiver-live'),
+        readdirSync(tmp).filter(
+          (n) => n.startsWith('tunnel-archiver-') && !n.startsWith('tunnel-archiver-live'),
+        ),
       ).toEqual([]);
     } finally {
       await own.close();
