@@ -67,12 +67,17 @@ const rows = positive.flatMap((r) =>
 /**
  * Two ledgers over one store whose first writes of a key meet: each waits until the other evaluation
  * writes the same key, then both go to the store together. Records the keys whose writes overlapped and
- * the writes that lost.
+ * the writes that lost. A wait ends on an event, never on a timer: the other evaluation writes the key,
+ * or it can no longer (it finished, `finished(owner)`, or it waits itself at another key), so evaluations
+ * that never write a key together fail the test at once instead of hanging it.
  */
 function meetingLedgers(of: (owner: string) => FindingLedger) {
   const meetings = new Map<string, { arrived: Set<string>; met: Promise<void>; meet(): void }>();
   const overlapped = new Set<string>();
   const lost: string[] = [];
+  const owners = new Map<string, { done: boolean }>();
+  /** The evaluations waiting at a key, each with what lets it go. */
+  const waiting = new Map<string, () => void>();
   const meeting = (key: string) => {
     let entry = meetings.get(key);
     if (!entry) {
@@ -85,8 +90,28 @@ function meetingLedgers(of: (owner: string) => FindingLedger) {
     }
     return entry;
   };
+  /** When every evaluation still running waits, none can come to another's key: all go on alone. */
+  const noneCanCome = () => {
+    const running = [...owners].filter(([, o]) => !o.done).map(([name]) => name);
+    if (running.length > 0 && running.every((name) => waiting.has(name))) {
+      const release = [...waiting.values()];
+      waiting.clear();
+      for (const go of release) go();
+    }
+  };
+  const waitAt = (owner: string, met: Promise<void>) =>
+    new Promise<void>((resolve) => {
+      const go = () => {
+        if (waiting.get(owner) === go) waiting.delete(owner);
+        resolve();
+      };
+      waiting.set(owner, go);
+      void met.then(go);
+      noneCanCome();
+    });
   const wrap = (owner: string): FindingLedger => {
     const inner = of(owner);
+    owners.set(owner, { done: false });
     return {
       owner: inner.owner,
       read: (key) => inner.read(key),
@@ -99,9 +124,7 @@ function meetingLedgers(of: (owner: string) => FindingLedger) {
           if (m.arrived.size === 2) {
             overlapped.add(key);
             m.meet();
-          }
-          // Bounded: evaluations that never write the same key together fail the test, not hang it.
-          await Promise.race([m.met, new Promise((r) => setTimeout(r, 10_000).unref())]);
+          } else await waitAt(owner, m.met);
         }
         const won = await inner.write(key, version, entry);
         if (!won) lost.push(key);
@@ -109,7 +132,13 @@ function meetingLedgers(of: (owner: string) => FindingLedger) {
       },
     };
   };
-  return { wrap, overlapped, lost };
+  /** Marks an evaluation over (call it however it ended): the others wait for it no more. */
+  const finished = (owner: string) => {
+    const o = owners.get(owner);
+    if (o) o.done = true;
+    noneCanCome();
+  };
+  return { wrap, finished, overlapped, lost };
 }
 
 interface Delivery {
@@ -175,8 +204,8 @@ describe.each(LEDGERS)('the incident ledger on $name', ({ ledger }) => {
     const met = meetingLedgers(ledger('concurrent'));
     const out: Delivery[] = [];
     const [a, b] = await Promise.all([
-      evaluate(met.wrap('run-c'), rows, '2026-03-02T23:00:00Z', out),
-      evaluate(met.wrap('run-d'), rows, '2026-03-02T23:00:01Z', out),
+      evaluate(met.wrap('run-c'), rows, '2026-03-02T23:00:00Z', out).finally(() => met.finished('run-c')),
+      evaluate(met.wrap('run-d'), rows, '2026-03-02T23:00:01Z', out).finally(() => met.finished('run-d')),
     ]);
     const ids = news(out);
     expect(new Set(ids).size).toBe(ids.length);
