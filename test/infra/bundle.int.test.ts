@@ -321,7 +321,7 @@ async function invokeBundle(
     // A function whose init fails with its template environment fails the test by name.
     const e = error as Error & { stderr?: string; stdout?: string };
     throw new Error(
-      `${fn.id}: the bundle failed with its template environment: ${e.stderr?.slice(-1500) ?? e.message}`,
+      `${fn.id}: the bundle failed with its template environment: ${e.message.slice(0, 300)} ${e.stderr?.slice(-1500) ?? ''}`,
     );
   }
   const calls = existsSync(callLog)
