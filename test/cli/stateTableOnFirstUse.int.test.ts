@@ -37,6 +37,8 @@ const envFor = (endpoint: string) => ({
   AWS_REGION: 'us-east-1',
   LOG_LEVEL: 'info',
   TMPDIR: join(dir, 'tmp'),
+  // A local archive's keys may default to a per-user folder: this test's own.
+  XDG_CONFIG_HOME: join(dir, 'config'),
 });
 const runArgs = (dest: string, table: string) => [
   'run',
@@ -132,7 +134,7 @@ describe('a dynamodb:// state table the CLI needs', () => {
   }, 120_000);
 });
 
-describe('a read-only command given a dynamodb:// state table that does not exist', () => {
+describe('a dynamodb:// state table that does not exist, named beside an existing archive', () => {
   const dest = () => join(dir, 'readable');
   beforeAll(async () => {
     // An archive to read, with its state in the local folder: the table named below is never made.
@@ -183,4 +185,12 @@ describe('a read-only command given a dynamodb:// state table that does not exis
     },
     120_000,
   );
+
+  it('recover, which writes the state, creates the table and rebuilds the manifests into it', async () => {
+    const args = ['recover', '--dest', `file://${dest()}`, '--state', 'dynamodb://recovered-state', '--json'];
+    const r = await runCli(args, envFor(dynamo.endpoint));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).files).toBeGreaterThan(0);
+    expect(await tables()).toContain('recovered-state');
+  }, 120_000);
 });
