@@ -81,6 +81,8 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
+  // A runner that never gave its result (it waits for an event that never came) is stopped, not awaited.
+  if (result === undefined) child?.kill('SIGKILL');
   child?.stdin?.end();
   await new Promise((r) => child?.once('exit', r));
   rmSync(dir, { recursive: true, force: true });
