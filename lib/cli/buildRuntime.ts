@@ -4,7 +4,13 @@ import type { Config } from '../config/loadConfig.ts';
 import type { FindingLedger } from '../detect/findingLedger.ts';
 import type { DigestSigner } from '../digest/digestSigner.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import { loadLocalKeys, localKeysDir } from '../keys/loadLocalKeys.ts';
+import { loadLocalKeys } from '../keys/loadLocalKeys.ts';
+import {
+  type ConfigHomeEnv,
+  keysInArchiveWarning,
+  type LocalKeysLocation,
+  locateLocalKeys,
+} from '../keys/localKeysLocation.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateStore } from '../state/stateStore.ts';
 import { createFileObjectStore } from '../store/fileObjectStore.ts';
@@ -34,22 +40,41 @@ export function localDestDir(dest: string): string | undefined {
   return parsed.kind === 'file' ? parsed.dir : undefined;
 }
 
-/** The CLI's keys folder: ARCHIVE_KEYS_DIR, else `<dest>/.keys` for a local destination. */
-export function keysDirOf(config: Config): string {
-  if (config.keysDir) return resolve(config.keysDir);
+/**
+ * The CLI's keys folder: ARCHIVE_KEYS_DIR; else, for a local destination, an existing `<dest>/.keys`
+ * (an archive made before the per-user default) or the per-user folder (`locateLocalKeys`). Only
+ * `<dest>/.keys` is looked for on disk.
+ */
+export function keysLocationOf(config: Config, env: ConfigHomeEnv): LocalKeysLocation {
   const dir = localDestDir(config.dest);
   if (dir === undefined) {
+    if (config.keysDir) return { dir: resolve(config.keysDir), source: 'keys-dir' };
     throw new ArchiverError(
       'CONFIG_INVALID',
       `ARCHIVE_KEYS_DIR (--keys-dir) is required when ARCHIVE_DEST is s3:// (got '${config.dest}'): the folder of the archive's token and signing keys`,
     );
   }
-  return localKeysDir(dir);
+  return locateLocalKeys(dir, config.keysDir, env);
 }
 
-/** The archive's keys for a CLI run (created on the first run; see `checkArchiveKeys` for a lost folder). */
-export async function loadCliKeys(config: Config): Promise<{ tokenKey: Uint8Array; signer: DigestSigner }> {
-  return loadLocalKeys(keysDirOf(config));
+/** The folder of {@link keysLocationOf}. */
+export function keysDirOf(config: Config, env: ConfigHomeEnv): string {
+  return keysLocationOf(config, env).dir;
+}
+
+/**
+ * The archive's keys for a CLI run (created on the first run; see `checkArchiveKeys` for a lost folder).
+ * Keys read from inside the archive, and key files others could read, are warned about.
+ */
+export async function loadCliKeys(
+  config: Config,
+  env: ConfigHomeEnv,
+  logger: Pick<Logger, 'warn'>,
+): Promise<{ tokenKey: Uint8Array; signer: DigestSigner }> {
+  const location = keysLocationOf(config, env);
+  const dest = localDestDir(config.dest);
+  if (location.source === 'archive' && dest !== undefined) logger.warn(keysInArchiveWarning(dest, env));
+  return loadLocalKeys(location.dir, { warn: (message) => logger.warn(message) });
 }
 
 /** Where the state of a local destination lives. */

@@ -77,7 +77,7 @@ export async function detectCommand(flags: CliFlags, io: CliIo): Promise<number>
         'CONFIG_INVALID',
         'detect keeps its finding claims in the local state: unset ARCHIVE_STATE',
       );
-    const { signer } = await loadCliKeys(config);
+    const { signer } = await loadCliKeys(config, io.env, logger);
     const result = await detectLocalArchive(
       { dir, objects: stores.objects, state: stores.state, signer, ledger: findingLedger, clock, logger },
       {

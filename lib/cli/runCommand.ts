@@ -83,7 +83,7 @@ export function runContext(
   overrides: { baseUrl?: string; apiKey?: string } = {},
 ): RunContext {
   const { config, clock, logger, apiKey, lines } = apiContext(flags, io, overrides);
-  keysDirOf(config); // an s3:// destination needs ARCHIVE_KEYS_DIR: said before any I/O
+  keysDirOf(config, io.env); // an s3:// destination needs ARCHIVE_KEYS_DIR: said before anything is written
   const days =
     typeof flags.values.days === 'string' ? flags.values.days.split(',').map((d) => d.trim()) : undefined;
   for (const d of days ?? [])
@@ -122,7 +122,7 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
   const api = buildApi(config, ctx.apiKey, clock, logger);
   try {
     await preflight(api, toDay(clock.now()));
-    const keys = await loadCliKeys(config);
+    const keys = await loadCliKeys(config, io.env, logger);
     // Held until the process ends: how a later run on this host knows, from the kernel, that this one died.
     await holdProcessLiveness();
     const stores = await buildStores(config, logger, { createStateTable: true });

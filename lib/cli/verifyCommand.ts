@@ -41,7 +41,7 @@ export async function verifyCommand(flags: CliFlags, io: CliIo): Promise<number>
     else if (!flags.values.json)
       io.stderr.write('No TUNNEL_API_KEY: checking the archive only, not against the API\n');
     // Comparing with the API needs the token key (ids are keyed); the archive-only checks never do.
-    const tokenKey = api ? await readTokenKey(keysDirOf(config)) : undefined;
+    const tokenKey = api ? await readTokenKey(keysDirOf(config, io.env)) : undefined;
     const expectedHeads: ExpectedHead[] = [];
     const auditor = flags.values['expect-head'];
     if (typeof auditor === 'string') expectedHeads.push(parseExpectedHead(auditor));

@@ -83,7 +83,7 @@ export const SETTINGS = [
     flag: 'keys-dir',
     default: undefined,
     description:
-      'CLI: folder of the token HMAC key and the digest signing key (back it up). Default for file:// destinations: DIR/.keys; required for s3:// (the Lambda uses its secret and KMS key instead).',
+      'CLI: folder of the token HMAC key and the digest signing key (back it up). Default for file://DIR destinations: DIR/.keys when it exists (archives made before), else a per-user folder, $XDG_CONFIG_HOME/tunnel-archiver/keys/<name>-<hash of DIR> (~/.config without XDG_CONFIG_HOME; docs/local-mode-security.md); required for s3:// (the Lambda uses its secret and KMS key instead).',
     readBy: ['cli'],
   },
   {

@@ -3,6 +3,7 @@ import { ArchiverError } from '../errors/archiverError.ts';
 import { PARQUET_ENCODERS } from '../parquet/historyParquetFile.ts';
 import { PARQUET_COMPRESSIONS } from '../parquet/parquetCompression.ts';
 import { TOKEN_POLICIES } from '../records/archiveRow.ts';
+import { cleartextProblem } from '../url/cleartextUrl.ts';
 import { parseDestUrl, parseStateUrl } from '../url/storeUrl.ts';
 import { SETTINGS, type SettingKey } from './configSpec.ts';
 
@@ -39,6 +40,13 @@ const httpUrl = (name: string) =>
     error: (i) => `${name} must be an http(s) URL, got ${shown(i.input)}`,
   });
 
+/** An http(s) URL that a secret is sent to: `http://` only for a loopback host (`cleartextProblem`). */
+const secretBearingUrl = (name: string) =>
+  httpUrl(name).superRefine((s, ctx) => {
+    const problem = cleartextProblem(s);
+    if (problem) ctx.addIssue({ code: 'custom', message: `${name} ${problem}, got ${shown(s)}` });
+  });
+
 function isJsonObject(text: string): boolean {
   try {
     const v: unknown = JSON.parse(text);
@@ -73,7 +81,7 @@ export function buildConfigSchema(names: SettingNames = ENV_NAMES, readsOnly = f
     .object({
       apiKey: z.string().min(1, `${names.apiKey} is empty`).optional(),
       apiKeySecretId: z.string().min(1).optional(),
-      baseUrl: httpUrl(names.baseUrl),
+      baseUrl: secretBearingUrl(names.baseUrl),
       dest: viaParser(names.dest, 'ARCHIVE_DEST', (s) => parseDestUrl(s)),
       state: viaParser(names.state, 'ARCHIVE_STATE', parseStateUrl).optional(),
       keysDir: z.string().min(1, `${names.keysDir} is empty`).optional(),

@@ -52,8 +52,14 @@ export function parseDetectionSettings(
   // Every value renders now (a bad network, day or time zone fails here, naming the file, not in a run).
   for (const rule of rules) {
     if (!ruleEnabled(rule, parsed.data)) continue;
+    let settings: Record<string, SettingValue>;
     try {
-      renderRuleSql(rule.sql, effectiveSettings(rule, parsed.data), {
+      settings = effectiveSettings(rule, parsed.data);
+    } catch (cause) {
+      throw new ArchiverError('CONFIG_INVALID', `${where}: ${(cause as Error).message}`, { cause });
+    }
+    try {
+      renderRuleSql(rule.sql, settings, {
         since: '2026-01-01',
         until: '2026-01-01',
         now: new Date(0),
@@ -82,15 +88,54 @@ export async function readDetectionSettings(
   return parseDetectionSettings(parse(text), rules, path);
 }
 
-/** A rule's effective settings: its yml values, then the deployment's shared settings, then its own. */
+/**
+ * A rule's effective settings: its yml values, then the deployment's shared settings, then its own. An
+ * override takes the type of the value it replaces (the rule's default): see {@link settingTypeProblem};
+ * one of another type is CONFIG_INVALID naming the rule and the setting, so a setting can never turn a
+ * number into SQL text (`threshold: "0--"` would comment out the rest of its line).
+ */
 export function effectiveSettings(
   rule: DetectionRule,
   overrides: DetectionSettings,
 ): Record<string, SettingValue> {
-  const out: Record<string, SettingValue> = { threshold: rule.threshold, ...EXEMPTIONS, ...rule.settings };
-  for (const [k, v] of Object.entries(overrides.settings)) if (k in out) out[k] = v;
-  for (const [k, v] of Object.entries(overrides.rules[rule.id] ?? {})) if (typeof v !== 'boolean') out[k] = v;
+  const defaults: Record<string, SettingValue> = {
+    threshold: rule.threshold,
+    ...EXEMPTIONS,
+    ...rule.settings,
+  };
+  const out = { ...defaults };
+  const take = (k: string, v: SettingValue) => {
+    const problem = settingTypeProblem(defaults[k] as SettingValue, v);
+    if (problem)
+      throw new ArchiverError(
+        'CONFIG_INVALID',
+        `rule '${rule.id}' setting '${k}' ${problem}, got ${JSON.stringify(v)}`,
+        { details: { rule: rule.id, setting: k } },
+      );
+    out[k] = v;
+  };
+  for (const [k, v] of Object.entries(overrides.settings)) if (k in defaults) take(k, v);
+  for (const [k, v] of Object.entries(overrides.rules[rule.id] ?? {})) if (typeof v !== 'boolean') take(k, v);
   return out;
+}
+
+/**
+ * Why `value` cannot replace a setting whose default is `byDefault`, or undefined: a number default takes
+ * only a finite number (not a numeric text: it is written into the SQL as it is); a text default takes
+ * only a text (checked and quoted by the rendering: `renderRuleSql`); a list default takes a list of texts
+ * or numbers, or one text or number (a list of one).
+ */
+export function settingTypeProblem(byDefault: SettingValue, value: SettingValue): string | undefined {
+  if (typeof byDefault === 'number')
+    return typeof value === 'number' && Number.isFinite(value)
+      ? undefined
+      : 'must be a finite number, as its default is';
+  if (typeof byDefault === 'string')
+    return typeof value === 'string' ? undefined : 'must be a text, as its default is';
+  const items = Array.isArray(value) ? value : [value];
+  return items.every((i) => typeof i === 'string' || (typeof i === 'number' && Number.isFinite(i)))
+    ? undefined
+    : 'must be a list of texts or numbers, as its default is';
 }
 
 /** Whether the deployment turned a rule off (`rules.<id>.enabled: false`). */

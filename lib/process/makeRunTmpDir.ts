@@ -1,5 +1,6 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isOwnFolder } from './privateTmpDir.ts';
 import { type IncarnationLiveness, PROCESS_INCARNATION } from './processIncarnation.ts';
 
 const PREFIX = 'tunnel-archiver-';
@@ -24,7 +25,7 @@ const pidOnly: IncarnationLiveness = async () => 'unknown';
  * Makes this run's private temp folder (`<root>/tunnel-archiver-<runId>`, mode 0700, with the owner's pid
  * and process incarnation) after removing the folders of runs whose process is dead (or an earlier
  * incarnation of a reused pid): spills and half-written Parquet of a killed run never pile up. Folders
- * without an owner file are left alone. `liveness` is the kernel's word on an owner (the CLI passes
+ * without an owner file, links, and other users' folders are left alone. `liveness` is the kernel's word on an owner (the CLI passes
  * `incarnationLiveness`); without it, an owner is judged by its pid. Returns the folder and the number
  * of leftovers removed.
  */
@@ -38,6 +39,8 @@ export async function makeRunTmpDir(
   for (const name of await readdir(root).catch(() => [] as string[])) {
     if (!name.startsWith(PREFIX)) continue;
     const dir = join(root, name);
+    // Only this user's real folders are judged: never a link, never another user's run.
+    if (!(await isOwnFolder(dir))) continue;
     const [pidText, incarnation] = (await readFile(join(dir, OWNER_FILE), 'utf8').catch(() => '')).split(' ');
     const pid = Number.parseInt(pidText ?? '', 10);
     if (!Number.isInteger(pid) || pid <= 0) continue; // not ours to judge (no owner file)

@@ -1,11 +1,20 @@
-import { readdir, rm, stat } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isKernelLockHeld, tryKernelLock } from './kernelLock.ts';
+import { ensurePrivateDir, isOwnFolder } from './privateTmpDir.ts';
 import { PROCESS_INCARNATION } from './processIncarnation.ts';
 
-/** Where the liveness locks of this host's processes live (one kernel lock each, named by incarnation). */
-export const livenessRoot = (root: string = tmpdir()): string => path.join(root, 'tunnel-archiver-live');
+/**
+ * Where the liveness locks of this user's processes on this host live (one kernel lock each, named by
+ * incarnation): `<tmp>/tunnel-archiver-live-<uid>`, a 0700 folder of this user alone (see `ensurePrivateDir`).
+ */
+export const livenessRoot = (root: string = tmpdir(), uid: number | string = currentUidOrName()): string =>
+  path.join(root, `tunnel-archiver-live-${uid}`);
+
+function currentUidOrName(): number | string {
+  return typeof process.getuid === 'function' ? process.getuid() : 'user';
+}
 
 /** A lock nobody holds is swept only after this long: past any lease TTL, so its owner is judged dead first. */
 const SWEEP_AFTER_MS = 24 * 3_600_000;
@@ -21,6 +30,7 @@ let held: Promise<void> | undefined;
 export function holdProcessLiveness(root: string = tmpdir()): Promise<void> {
   held ??= (async () => {
     const dir = livenessRoot(root);
+    await ensurePrivateDir(dir);
     const result = await tryKernelLock(path.join(dir, PROCESS_INCARNATION));
     if (result.held) return; // cannot happen for a fresh incarnation; nothing to hold twice
     await sweepDeadLocks(dir);
@@ -38,9 +48,12 @@ export async function incarnationLiveness(
   root: string = tmpdir(),
 ): Promise<'alive' | 'dead' | 'unknown'> {
   if (!/^[0-9a-f-]{36}$/.test(incarnation)) return 'unknown';
+  // Only this user's own folders are read (a lock is opened, which writes in its folder): never through a link.
+  if (!(await isOwnFolder(livenessRoot(root)))) return 'unknown';
   const dir = path.join(livenessRoot(root), incarnation);
-  const exists = await stat(path.join(dir, 'LOCK')).then(
-    () => true,
+  if (!(await isOwnFolder(dir))) return 'unknown';
+  const exists = await lstat(path.join(dir, 'LOCK')).then(
+    (s) => s.isFile(),
     () => false,
   );
   if (!exists) return 'unknown';
@@ -52,12 +65,14 @@ export async function isIncarnationDead(incarnation: string, root: string = tmpd
   return (await incarnationLiveness(incarnation, root)) === 'dead';
 }
 
+/** Removes this user's locks of dead processes older than a day; never follows a link, never another user's entry. */
 async function sweepDeadLocks(dir: string): Promise<void> {
   const now = Date.now();
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     if (name === PROCESS_INCARNATION) continue;
     const lock = path.join(dir, name);
-    const age = await stat(lock).then(
+    if (!(await isOwnFolder(lock))) continue;
+    const age = await lstat(lock).then(
       (s) => now - s.mtimeMs,
       () => 0,
     );

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Dirent } from 'node:fs';
 import {
+  chmod,
   copyFile,
   type FileHandle,
   link,
@@ -75,8 +76,13 @@ async function removeEmptyParents(dir: string, root: string): Promise<void> {
   }
 }
 
+/** Folders the store makes: its owner's alone (an archive holds session data, tokens' HMACs, emails). */
+const DIR_MODE = 0o700;
+/** Files the store writes: read and written by their owner alone. */
+const FILE_MODE = 0o600;
+
 /**
- * ObjectStore over plain files under `rootDir` (local mode). Writes go to `<root>/.tmp/<random>`,
+ * ObjectStore over plain files under `rootDir` (local mode), every folder it makes 0700 and every file 0600. Writes go to `<root>/.tmp/<random>`,
  * are fsynced, then renamed into place, so a reader never sees a half-written object; `publish`
  * hard-links so an existing target is never replaced.
  */
@@ -116,7 +122,7 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
       // mkdir): make it again and retry.
       for (let attempt = 1; ; attempt++) {
         try {
-          await mkdir(tmpRoot, { recursive: true });
+          await mkdir(tmpRoot, { recursive: true, mode: DIR_MODE });
           await fill(tmp);
           break;
         } catch (error) {
@@ -124,13 +130,15 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
           await rm(tmp, { force: true });
         }
       }
+      // A copied file keeps its source's mode: every object is the owner's alone.
+      await chmod(tmp, FILE_MODE);
       await fsyncFile(tmp);
       const { size } = await stat(tmp);
-      await mkdir(path.dirname(target), { recursive: true });
+      await mkdir(path.dirname(target), { recursive: true, mode: DIR_MODE });
       await rename(tmp, target).catch(async (error: unknown) => {
         // A concurrent prune may remove the empty folder between mkdir and rename: make it again.
         if (!isMissing(error)) throw error;
-        await mkdir(path.dirname(target), { recursive: true });
+        await mkdir(path.dirname(target), { recursive: true, mode: DIR_MODE });
         await rename(tmp, target);
       });
       await fsyncDir(path.dirname(target));
@@ -174,7 +182,7 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
 
     put: (key, body) =>
       writeAtomically(key, async (tmp) => {
-        const fh = await open(tmp, 'wx');
+        const fh = await open(tmp, 'wx', FILE_MODE);
         try {
           await fh.writeFile(body);
         } finally {
@@ -186,7 +194,7 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
       const target = pathOf(key);
       const tmp = path.join(tmpRoot, randomUUID());
       const fill = async () => {
-        const fh = await open(tmp, 'wx');
+        const fh = await open(tmp, 'wx', FILE_MODE);
         try {
           await fh.writeFile(body);
           await fh.sync();
@@ -199,20 +207,20 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
         // mkdir): make it again and retry.
         for (let attempt = 1; ; attempt++) {
           try {
-            await mkdir(tmpRoot, { recursive: true });
+            await mkdir(tmpRoot, { recursive: true, mode: DIR_MODE });
             await fill();
             break;
           } catch (error) {
             if (!isMissing(error) || attempt >= 5) throw error;
           }
         }
-        await mkdir(path.dirname(target), { recursive: true });
+        await mkdir(path.dirname(target), { recursive: true, mode: DIR_MODE });
         try {
           // link() fails with EEXIST instead of replacing: the write-once guarantee.
           await link(tmp, target).catch(async (error: unknown) => {
             // A concurrent prune may remove the empty folder between mkdir and link: make it again.
             if (!isMissing(error)) throw error;
-            await mkdir(path.dirname(target), { recursive: true });
+            await mkdir(path.dirname(target), { recursive: true, mode: DIR_MODE });
             await link(tmp, target);
           });
         } catch (error) {
@@ -285,7 +293,7 @@ export function createFileObjectStore(rootDir: string): ObjectStore {
       const from = pathOf(fromKey);
       const to = pathOf(toKey);
       try {
-        await mkdir(path.dirname(to), { recursive: true });
+        await mkdir(path.dirname(to), { recursive: true, mode: DIR_MODE });
         try {
           // link() fails with EEXIST instead of replacing: the never-overwrite guarantee.
           await link(from, to);

@@ -31,7 +31,13 @@ export function spawnIn(cwd: string, argv: string[], env: Record<string, string>
   const [file, ...args] = argv;
   const child = spawn(file as string, args, {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, TMPDIR: CHILD_TMPDIR, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? cwd,
+      TMPDIR: CHILD_TMPDIR,
+      XDG_CONFIG_HOME: path.join(CHILD_TMPDIR, 'config'),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

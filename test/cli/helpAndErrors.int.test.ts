@@ -149,13 +149,21 @@ describe('tunnel-archiver bad invocations', () => {
     expect(await tree(cwd)).toEqual([]);
   });
 
+  it('refuses an http:// base URL for a host that is not this machine, creating nothing', async () => {
+    const cwd = await emptyCwd();
+    const r = await cliIn(cwd, ['run', '--base-url', 'http://api.example.com'], KEY);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--base-url must be https:\/\/ for api\.example\.com/);
+    expect(await tree(cwd)).toEqual([]);
+  });
+
   it('fails on its first request, creating nothing, when the API host does not resolve', async () => {
     const cwd = await emptyCwd();
-    const r = await cliIn(cwd, ['run', '--base-url', 'http://nonexistent.invalid'], KEY);
+    const r = await cliIn(cwd, ['run', '--base-url', 'https://nonexistent.invalid'], KEY);
     expect(r.code).toBe(1);
     expect(r.stderr).not.toMatch(RETRIED);
     expect(r.stderr).toMatch(
-      /cannot reach the tunnel API at http:\/\/nonexistent\.invalid: .*\((ENOTFOUND|EAI_AGAIN)\)/,
+      /cannot reach the tunnel API at https:\/\/nonexistent\.invalid: .*\((ENOTFOUND|EAI_AGAIN)\)/,
     );
     expect(await tree(cwd)).toEqual([]);
   });

@@ -83,6 +83,9 @@ const OTHER_VARIABLES = new Set([
   'AWS_ENDPOINT_URL_SECRETS_MANAGER',
   'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED',
   'NODE_OPTIONS',
+  // The XDG Base Directory variables that place a local archive's keys folder (lib/keys/localKeysLocation.ts).
+  'XDG_CONFIG_HOME',
+  'HOME',
 ]);
 
 /** Top-level folders and files of the repository: a backticked path under one of them must exist. */

@@ -9,6 +9,7 @@ import { leaseOwner } from '../../lib/commit/leaseOwner.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { isKernelLockHeld, tryKernelLock } from '../../lib/process/kernelLock.ts';
 import { PROCESS_INCARNATION } from '../../lib/process/processIncarnation.ts';
+import { livenessRoot } from '../../lib/process/processLiveness.ts';
 import { DIR_LOCK, lockDir } from '../../lib/state/dirLock.ts';
 
 const CLASSIC_LEVEL = fileURLToPath(new URL('../../node_modules/classic-level/index.js', import.meta.url));
@@ -109,7 +110,7 @@ describe('isDeadLocalHolder (the local lease)', () => {
   it('judges dead only a holder whose liveness lock the kernel no longer holds', async () => {
     const lease = (owner: string) => ({ owner, fence: 1, expiresAt: 0 });
     const incarnation = '00000000-0000-4000-8000-000000000001';
-    const { pid } = await unreapedHolder(path.join(tmpdir(), 'tunnel-archiver-live', incarnation));
+    const { pid } = await unreapedHolder(path.join(livenessRoot(), incarnation));
     const owner = `r1@${hostname()}:${pid}:${incarnation}`;
     expect(await isDeadLocalHolder(lease(owner))).toBe(false);
     process.kill(pid, 'SIGKILL');
@@ -123,6 +124,6 @@ describe('isDeadLocalHolder (the local lease)', () => {
       await isDeadLocalHolder(lease(`r1@${hostname()}:${pid}:00000000-0000-4000-8000-00000000dead`)),
     ).toBe(false);
     expect(await isDeadLocalHolder(lease(`r1@${hostname()}:${pid}`))).toBe(false);
-    await rm(path.join(tmpdir(), 'tunnel-archiver-live', incarnation), { recursive: true, force: true });
+    await rm(path.join(livenessRoot(), incarnation), { recursive: true, force: true });
   });
 });

@@ -6,12 +6,12 @@ import { ManualClock } from '../../lib/clock/clock.ts';
 import { dayRange, toDay } from '../../lib/clock/day.ts';
 import { windowStartOf } from '../../lib/days/planDays.ts';
 import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
-import { LOCAL_KEY_FILES, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
+import { LOCAL_KEY_FILES } from '../../lib/keys/loadLocalKeys.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { type DropResponseProxy, startDropResponseProxy } from '../support/dropResponseProxy.ts';
 import { archivedIds, SMALL_DATASET } from '../support/engineKit.ts';
-import { runCli } from '../support/runCli.ts';
+import { cliKeysDir, runCli } from '../support/runCli.ts';
 import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
 
 const START = Date.parse('2026-10-01T06:00:00.000Z');
@@ -79,7 +79,7 @@ describe('a 10-day CLI timeline with state behind a proxy that drops the respons
     const window = dayRange(windowStartOf(today, 60), today);
     const sweep = await runCli([...runArgs(), '--days', window.join(',')], env);
     expect(sweep.code, sweep.stderr).toBe(0);
-    const tokenKey = new Uint8Array(await readFile(join(localKeysDir(dest), LOCAL_KEY_FILES.tokenKey)));
+    const tokenKey = new Uint8Array(await readFile(join(cliKeysDir(dest), LOCAL_KEY_FILES.tokenKey)));
     const archive = await archivedIds(createFileObjectStore(dest));
     expect(archive.total).toBe(archive.distinct);
     const archived = new Set([...archive.byDt.values()].flat());

@@ -1,14 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { bodyChunks } from '../../bench/bodyShapes.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
-import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { RECORD_LIMITS } from '../../lib/records/recordLimits.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
 import type { StateStore } from '../../lib/state/stateStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { MAX_BODY_BYTES } from '../../lib/upstream/bodyLimits.ts';
 import { createTunnelApiClient, type TunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
+import { bodyChunks } from '../support/bodyShapes.ts';
 import { TEST_OPTIONS, testDeps } from '../support/engineKit.ts';
 import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';

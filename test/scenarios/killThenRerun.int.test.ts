@@ -7,7 +7,7 @@ import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
 import { LOCAL_KEY_FILES } from '../../lib/keys/loadLocalKeys.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { expectArchiveExact, startWorld, type World, windowDays } from '../support/engineKit.ts';
-import { CLI, runCli } from '../support/runCli.ts';
+import { CLI, CLI_CONFIG_HOME, cliKeysDir, runCli } from '../support/runCli.ts';
 import { seededRandom, testSeed } from '../support/testSeed.ts';
 
 const START = Date.parse('2026-10-01T06:00:00.000Z');
@@ -44,7 +44,13 @@ const CRASH_POINTS = ['walk:1', 'walk:2', 'walk:4', 'upload:1', 'commit:1', 'pub
 async function killUnreaped(argv: string[], crashAt: string): Promise<{ signal: number; stop(): void }> {
   const quoted = [process.execPath, CLI, ...argv].map((a) => `'${a}'`).join(' ');
   const parent = spawn('sh', ['-c', `${quoted} >/dev/null 2>&1 & echo $!; exec sleep 600`], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, CRASH_AT: crashAt },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      XDG_CONFIG_HOME: CLI_CONFIG_HOME,
+      ...env,
+      CRASH_AT: crashAt,
+    },
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   const pid = await new Promise<number>((resolve) =>
@@ -92,7 +98,7 @@ describe('a local run SIGKILLed mid-run, its lock held', () => {
     // on-demand rescan of the whole window, so the comparison is with everything the API shows now.
     const rescan = await runCli([...args(last), '--days', days.join(',')], env);
     expect(rescan.code, rescan.stderr).toBe(0);
-    const cliKey = new Uint8Array(await readFile(join(dest, '.keys', LOCAL_KEY_FILES.tokenKey)));
+    const cliKey = new Uint8Array(await readFile(join(cliKeysDir(dest), LOCAL_KEY_FILES.tokenKey)));
     await expectArchiveExact(world, createFileObjectStore(dest), days, cliKey);
   }, 600_000);
 });

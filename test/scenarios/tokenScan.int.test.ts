@@ -1,16 +1,20 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { watch } from 'node:fs';
+import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDay } from '../../lib/clock/day.ts';
 import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
 import { LOCAL_KEY_FILES } from '../../lib/keys/loadLocalKeys.ts';
 import { recordId } from '../../lib/records/recordId.ts';
+import { HISTORY_PATH } from '../../lib/upstream/createTunnelApiClient.ts';
 import { startWorld, type World, windowDays } from '../support/engineKit.ts';
 import { footerlessPages, readable } from '../support/footerlessPages.ts';
-import { runCli } from '../support/runCli.ts';
+import { type GatedProxy, startGatedProxy } from '../support/gatedProxy.ts';
+import { cliKeysDir, runCli } from '../support/runCli.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';
 let world: World;
+let proxy: GatedProxy | undefined;
 
 beforeAll(async () => {
   // Every day carries records with tokens in every field, unknown ones included (auth_token, and quoted
@@ -23,8 +27,28 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  await proxy?.close();
   await world.close();
 });
+
+/**
+ * Resolves with what `find` finds in `dir`, checked now and again at each change the file system reports
+ * under it (a watch, not a timer).
+ */
+async function whenFound<T>(dir: string, find: () => Promise<T | undefined>): Promise<T> {
+  const watcher = watch(dir, { recursive: true });
+  try {
+    let changed = Promise.resolve();
+    for (;;) {
+      await changed;
+      changed = new Promise<void>((resolve) => watcher.once('change', () => resolve()));
+      const found = await find();
+      if (found !== undefined) return found;
+    }
+  } finally {
+    watcher.close();
+  }
+}
 
 /** Every file under `dir`, recursively. */
 async function files(dir: string): Promise<string[]> {
@@ -54,8 +78,23 @@ describe('under the default hash policy, after a run killed mid-walk and resumed
     const dest = join(world.dir, 'dest');
     const tmp = join(world.dir, 'tmp');
     // Small row groups: a walk's draft file gets rows on disk while the walk is still fetching.
-    const env = { TUNNEL_API_KEY: EMULATOR_PAID_KEY, LOG_LEVEL: 'debug', TMPDIR: tmp, ROW_GROUP_SIZE: '100' };
-    const args = ['run', '--now', NOW, '--base-url', world.emulator.url, '--dest', `file://${dest}`];
+    const env = {
+      TUNNEL_API_KEY: EMULATOR_PAID_KEY,
+      LOG_LEVEL: 'debug',
+      TMPDIR: tmp,
+      ROW_GROUP_SIZE: '100',
+      PAGE_SIZE: '100',
+    };
+    // The run reaches the emulator through a proxy that holds every history request past a day's second
+    // page: a walk of a day of more than two pages stops there with its first pages' rows in its draft,
+    // and cannot commit (and remove the draft) before the test kills it.
+    const heavy = days.filter((d) => world.emulator.truth(d).length > 200);
+    expect(heavy.length, 'a day of more than two pages').toBeGreaterThan(0);
+    proxy = await startGatedProxy(
+      world.emulator.url,
+      (path, q) => path.startsWith(HISTORY_PATH) && Number(q.get('page')) >= 3,
+    );
+    const args = ['run', '--now', NOW, '--base-url', proxy.url, '--dest', `file://${dest}`];
     const output: string[] = [];
     const leaks = async (where: string[]): Promise<string[]> => {
       const found: string[] = [];
@@ -69,11 +108,11 @@ describe('under the default hash policy, after a run killed mid-walk and resumed
     };
 
     // Killed mid-walk: its draft files (and whatever else it left) are scanned before the next run cleans up.
+    await mkdir(tmp, { recursive: true });
     const running = runCli(args, env);
-    // Killed as soon as a walk's draft file holds a row group: mid-walk, by construction (drafts exist
-    // only between a walk's first new row and its commit).
     // Killed once a draft holds a whole page the scan decodes to a known record id (a kill in the middle
-    // of the first page would leave nothing decodable to prove the scan reads drafts).
+    // of the first page would leave nothing decodable to prove the scan reads drafts). The walk is held at
+    // the proxy, so the draft stays; the test waits for the file system to show it (events, no timer).
     const pageText = async (f: string) =>
       footerlessPages(new Uint8Array(await readFile(f)))
         .map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('latin1'))
@@ -81,24 +120,29 @@ describe('under the default hash policy, after a run killed mid-walk and resumed
     let known: Set<string> | undefined;
     const knownIds = async (): Promise<Set<string> | undefined> => {
       if (known) return known;
-      const key = await readFile(join(dest, '.keys', LOCAL_KEY_FILES.tokenKey)).catch(() => undefined);
+      const key = await readFile(join(cliKeysDir(dest), LOCAL_KEY_FILES.tokenKey)).catch(() => undefined);
       if (!key) return undefined;
       const cliKey = new Uint8Array(key);
       known = new Set(days.flatMap((d) => world.emulator.truth(d).map((r) => recordId(r, cliKey))));
       return known;
     };
-    let spilled: string | undefined;
-    for (let i = 0; i < 2400 && !spilled; i++) {
-      await new Promise((r) => setTimeout(r, 25));
+    const spilledDraft = async (): Promise<string | undefined> => {
       const ids = await knownIds();
-      if (!ids) continue;
+      if (!ids) return undefined;
       for (const f of await files(tmp)) {
         if (!/walk-.*\.parquet$/.test(f) || ((await stat(f).catch(() => undefined))?.size ?? 0) <= 4)
           continue;
         const text = await pageText(f).catch(() => '');
-        if ([...ids].some((id) => text.includes(id))) spilled = f;
+        if ([...ids].some((id) => text.includes(id))) return f;
       }
-    }
+      return undefined;
+    };
+    const t0 = Date.now();
+    await Promise.race([proxy.firstHeld, running]);
+    console.error('T held', Date.now() - t0);
+    expect(proxy.held(), 'a walk was held at its third page').toBeGreaterThan(0);
+    const spilled = await whenFound(tmp, spilledDraft);
+    console.error('T found', Date.now() - t0);
     running.child.kill('SIGKILL');
     const killed = await running;
     output.push(killed.stdout, killed.stderr);
@@ -112,6 +156,7 @@ describe('under the default hash policy, after a run killed mid-walk and resumed
     expect([...(known ?? [])].filter((id) => draftText.includes(id)).length).toBeGreaterThan(0);
     expect(await leaks([tmp, dest])).toEqual([]);
 
+    proxy.open();
     const resumed = await runCli([...args, '--json'], env);
     output.push(resumed.stdout, resumed.stderr);
     expect(resumed.code, resumed.stderr).toBe(0);

@@ -1,7 +1,23 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { userKeysDir } from '../../lib/keys/localKeysLocation.ts';
 
 export const CLI = fileURLToPath(new URL('../../bin/tunnel-archiver.js', import.meta.url));
+
+/**
+ * XDG_CONFIG_HOME of the CLI children: a folder of this test process (removed when it exits), so no test
+ * run writes an archive's keys into the user's own configuration folder.
+ */
+export const CLI_CONFIG_HOME = mkdtempSync(join(tmpdir(), 'ta-cli-config-'));
+process.on('exit', () => rmSync(CLI_CONFIG_HOME, { recursive: true, force: true }));
+
+/** Where a CLI child keeps the keys of the local archive at `dest` (the per-user default). */
+export function cliKeysDir(dest: string): string {
+  return userKeysDir(dest, { XDG_CONFIG_HOME: CLI_CONFIG_HOME });
+}
 
 export interface CliResult {
   code: number | null;
@@ -22,7 +38,12 @@ export function runCli(
   opts: { killAfterMs?: number; node?: string; detached?: boolean } = {},
 ): Promise<CliResult> & { child: ChildProcess; output: () => { stdout: string; stderr: string } } {
   const child = spawn(opts.node ?? process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      XDG_CONFIG_HOME: CLI_CONFIG_HOME,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     // A process group of its own, so a test can signal the group as a terminal's Ctrl-C does.
     detached: opts.detached ?? false,

@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { appendDigest } from '../../lib/digest/appendDigest.ts';
 import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
-import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
+import { loadLocalKeys } from '../../lib/keys/loadLocalKeys.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
 import { archivedIds, SMALL_DATASET } from '../support/engineKit.ts';
-import { runCli } from '../support/runCli.ts';
+import { cliKeysDir, runCli } from '../support/runCli.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';
 let emulator: EmulatorHandle;
@@ -23,7 +23,7 @@ const archiveArgs = (d: string) => ['--now', NOW, '--dest', `file://${d}`];
 
 /** What the engine will do after each run once it calls appendDigest itself. */
 async function digest(d: string): Promise<void> {
-  const { signer } = await loadLocalKeys(localKeysDir(d));
+  const { signer } = await loadLocalKeys(cliKeysDir(d));
   await appendDigest(
     { objects: createFileObjectStore(d), signer, clock: new ManualClock(NOW), logger: silentLogger },
     { runId: 'cli', scans: [] },
@@ -91,7 +91,8 @@ describe('tunnel-archiver recover', () => {
     const again = await runCli(['recover', ...archiveArgs(copy)], env);
     expect(again.stdout).toContain('nothing rebuilt');
 
-    const run = await runCli(['run', ...args(copy)], env);
+    // A copy carries no private key: its run is pointed at the original's keys folder.
+    const run = await runCli(['run', ...args(copy)], { ...env, ARCHIVE_KEYS_DIR: cliKeysDir(dest) });
     expect(run.code, run.stderr).toBe(0);
     const archive = await archivedIds(createFileObjectStore(copy));
     expect(archive.total).toBe(archive.distinct);
