@@ -1,3 +1,4 @@
+import { terminalText } from '../log/terminalText.ts';
 import type { ActiveSession } from '../records/schemas.ts';
 import { toEpochMs } from '../records/toEpochMs.ts';
 
@@ -57,11 +58,12 @@ export function activeTable(
 /** The rows as a fixed-width text table with a closing count line. */
 export function formatActiveTable(rows: readonly ActiveTableRow[]): string {
   const header = ['id', 'name', 'domain', 'mode', 'port', 'open since (UTC)', 'age (d)', ''];
+  // Every string the upstream sent is printed through the terminal gate (no escape sequence reaches it).
   const cells = rows.map((r) => [
-    r.id.slice(0, 8),
-    r.name ?? '-',
-    r.customdomain ?? r.subdomain,
-    r.mode,
+    terminalText(r.id.slice(0, 8)),
+    terminalText(r.name ?? '-'),
+    terminalText(r.customdomain ?? r.subdomain),
+    terminalText(r.mode),
     String(r.port),
     r.creationTime.slice(0, 19).replace('T', ' '),
     r.ageDays.toFixed(1),

@@ -1,4 +1,5 @@
 import { activeTable, formatActiveTable } from '../active/activeTable.ts';
+import { terminalJson } from '../log/terminalText.ts';
 import { buildApi } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import type { CliFlags } from './parseCliFlags.ts';
@@ -16,7 +17,7 @@ export async function activeCommand(flags: CliFlags, io: CliIo): Promise<number>
     const rows = activeTable(await api.listActive(), now, config.windowDays);
     io.stdout.write(
       flags.values.json
-        ? `${JSON.stringify({ now: now.toISOString(), windowDays: config.windowDays, sessions: rows })}\n`
+        ? `${terminalJson({ now: now.toISOString(), windowDays: config.windowDays, sessions: rows })}\n`
         : formatActiveTable(rows),
     );
     return 0;

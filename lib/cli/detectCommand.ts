@@ -12,6 +12,7 @@ import { SEVERITIES, type Severity } from '../detect/ruleSchema.ts';
 import { NO_OVERRIDES, readDetectionSettings } from '../detect/ruleSettings.ts';
 import { runRuleTests } from '../detect/runRuleTests.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { terminalJson, terminalText } from '../log/terminalText.ts';
 import { buildStores, loadCliKeys, localDestDir } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { cliLogger, resolveLogFormat, stderrLines } from './cliLog.ts';
@@ -88,7 +89,11 @@ export async function detectCommand(flags: CliFlags, io: CliIo): Promise<number>
         ...(typeof v.since === 'string' ? { since: v.since } : {}),
       },
     );
-    io.stdout.write(v.json ? `${JSON.stringify(findingsJson(result))}\n` : formatFindings(result));
+    io.stdout.write(
+      v.json
+        ? `${terminalJson(findingsJson(result))}\n`
+        : terminalText(formatFindings(result), { keepNewlines: true }),
+    );
     return failOn !== undefined && anyAtOrAbove(result.findings, failOn) ? EXIT_FINDINGS : 0;
   } finally {
     await stores.close();

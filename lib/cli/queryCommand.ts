@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../config/loadConfig.ts';
 import { TABLES } from '../config/tableNames.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { terminalJson, terminalText } from '../log/terminalText.ts';
 import { ARCHIVE_DATABASE, LOST_SESSIONS_VIEW, NAMED_SESSIONS_VIEW } from '../query/activeViews.ts';
 import { ATHENA_MACROS } from '../query/duckdbShims.ts';
 import { localViewSetup } from '../query/localViews.ts';
@@ -116,13 +117,13 @@ export async function queryCommand(flags: CliFlags, io: CliIo): Promise<number> 
     const rows = reader.getRowsJson() as Cell[][];
     if (flags.values.json) {
       const objects = rows.map((r) => Object.fromEntries(columns.map((c, i) => [c, r[i] ?? null])));
-      io.stdout.write(`${JSON.stringify(objects)}\n`);
+      io.stdout.write(`${terminalJson(objects)}\n`);
     } else if (flags.values.csv) {
       io.stdout.write(
         `${[columns.map(csvField), ...rows.map((r) => r.map(csvField))].map((r) => r.join(',')).join('\r\n')}\r\n`,
       );
     } else {
-      io.stdout.write(formatTable(columns, rows));
+      io.stdout.write(terminalText(formatTable(columns, rows), { keepNewlines: true }));
     }
     return 0;
   } finally {
