@@ -1,6 +1,7 @@
 import { canonicalJson } from '../records/canonicalJson.ts';
 import { liveJoinToken } from '../records/liveJoinToken.ts';
 import { loneSurrogateAt } from '../records/loneSurrogateAt.ts';
+import { redactTokens } from '../records/redactTokens.ts';
 import { type ActiveSession, activeSessionSchema } from '../records/schemas.ts';
 import { sha256Hex } from '../records/sha256Hex.ts';
 import { toEpochMs } from '../records/toEpochMs.ts';
@@ -10,7 +11,9 @@ import type { ActiveRowOptions, ObservedFields } from './activeRow.ts';
 const NAMED: ReadonlySet<string> = new Set(Object.keys(activeSessionSchema.shape));
 
 /**
- * Maps one validated session of the active list to the fields a row records, under the token policy.
+ * Maps one validated session of the active list to the fields a row records, under the token policy
+ * (the one history rows follow: raw `token` and `virtual_token` only under `keep`, their HMACs under `keep`
+ * and `hash`, and `extra_json` through `redactTokens`; `token_name` and `virtual_token_name` are names).
  * Names the seed types as `unknown` (a non-string name) are kept as their JSON text rather than lost, and
  * so is a string that holds a lone surrogate (`storable`). Integers arrive without `-0` (the wire schema).
  */
@@ -37,7 +40,7 @@ export function toObservedFields(session: ActiveSession, opts: ActiveRowOptions)
     port: session.port,
     creation_time: new Date(toEpochMs(session.creationTimestamp)),
     last_update_time: new Date(toEpochMs(session.lastUpdateTimestamp)),
-    extra_json: extraJson(session),
+    extra_json: extraJson(session, opts, [token, virtualToken, joinToken]),
     join_token_hmac: keepHash && joinToken !== null ? tokenHmac(opts.tokenKey, joinToken) : null,
   };
 }
@@ -70,7 +73,16 @@ function storable(text: string): string {
   return loneSurrogateAt(text) < 0 ? text : JSON.stringify(text);
 }
 
-function extraJson(session: ActiveSession): string | null {
+/**
+ * The fields the seed does not name, under the token policy, as history's `extra_json` is
+ * (`redactTokens`): a token-bearing name (`token`, `secret`, `apiKey`...) at any depth is hashed or
+ * dropped, and the session's own tokens quoted in any other string are replaced, whatever else is kept.
+ */
+function extraJson(
+  session: ActiveSession,
+  opts: ActiveRowOptions,
+  secrets: readonly (string | null)[],
+): string | null {
   const extra: Record<string, unknown> = {};
   let any = false;
   for (const [key, value] of Object.entries(session)) {
@@ -78,5 +90,7 @@ function extraJson(session: ActiveSession): string | null {
     extra[key] = value;
     any = true;
   }
-  return any ? canonicalJson(extra) : null;
+  if (!any) return null;
+  const redacted = redactTokens(extra, opts.tokenPolicy, opts.tokenKey, secrets) as Record<string, unknown>;
+  return Object.keys(redacted).length === 0 ? null : canonicalJson(redacted);
 }
