@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ROLE_ARN } from '../lib/config/roleArn.ts';
 import { ArchiverError } from '../lib/errors/archiverError.ts';
 import { lakeSourcesSchema } from '../lib/ocsf/lakeSourceSchema.ts';
 import { TOKEN_POLICIES, type TokenPolicy } from '../lib/records/archiveRow.ts';
@@ -116,7 +117,7 @@ const settingsSchema = z.object({
     .string()
     .trim()
     .regex(
-      /^arn:aws[\w-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/,
+      ROLE_ARN,
       'breakGlassRoleArn must be one IAM role ARN (arn:aws:iam::<account>:role/<name>, no wildcard)',
     )
     .exactOptional(),

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
 import { systemClock } from '../../lib/clock/clock.ts';
 import { loadConfig } from '../../lib/config/loadConfig.ts';
@@ -19,11 +20,16 @@ import { s3ClientConfig, tableFromStateUrl, withCallLog } from '../shared/awsCli
 import { lambdaDetections } from '../shared/lambdaDetections.ts';
 import { loggerPort } from '../shared/loggerPort.ts';
 import { assumedLakeStore } from './assumedLakeStore.ts';
-import { lakeConfig } from './lakeConfig.ts';
+import { lakeConfig, withExternalIds } from './lakeConfig.ts';
 
 const logger = new Logger({ serviceName: 'tunnel-archiver-security-lake' });
 const config = loadConfig({ env: process.env });
-const lake = lakeConfig(config);
+const secrets = withCallLog(new SecretsManagerClient({}), process.env);
+// The provider roles' external ids, from their secrets: never in the template or the environment.
+const lake = await withExternalIds(
+  lakeConfig(config),
+  async (secretId) => (await secrets.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString,
+);
 const table = tableFromStateUrl(config.state);
 if (table === undefined) throw new ArchiverError('CONFIG_INVALID', 'Set ARCHIVE_STATE (dynamodb://)');
 const { rules } = await lambdaDetections(process.env, import.meta.url);

@@ -3,8 +3,11 @@ import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { lakeSourcesSchema } from '../../lib/ocsf/lakeSourceSchema.ts';
 import type { LakeSource } from '../../lib/ocsf/securityLakeLayout.ts';
 
-export interface LakeConfig {
-  sources: LakeSource[];
+/** A source as configured: its external id is still the secret that holds it (`withExternalIds` reads it). */
+export type ConfiguredLakeSource = Omit<LakeSource, 'externalId'> & { externalIdSecret: string };
+
+export interface LakeConfig<S = ConfiguredLakeSource> {
+  sources: S[];
   settleHours: number;
   maxHours: number;
   lookbackDays: number;
@@ -28,10 +31,32 @@ export function lakeConfig(config: Config): LakeConfig {
       cls: s.cls,
       location: { bucket: s.bucket, prefix: s.prefix },
       roleArn: s.roleArn,
-      externalId: s.externalId,
+      externalIdSecret: s.externalIdSecret,
     })),
     settleHours: config.securityLakeSettleHours,
     maxHours: config.securityLakeMaxHours,
     lookbackDays: config.securityLakeLookbackDays,
   };
+}
+
+/**
+ * The sources with their external ids, each read from its secret (`read`: GetSecretValue's string) once, at
+ * the function's start. An empty or missing value is `CONFIG_INVALID` naming the secret, never its value.
+ */
+export async function withExternalIds(
+  config: LakeConfig,
+  read: (secretId: string) => Promise<string | undefined>,
+): Promise<LakeConfig<LakeSource>> {
+  const sources = await Promise.all(
+    config.sources.map(async ({ externalIdSecret, ...source }) => {
+      const externalId = (await read(externalIdSecret))?.trim() ?? '';
+      if (externalId.length < 2)
+        throw new ArchiverError(
+          'CONFIG_INVALID',
+          `Secret '${externalIdSecret}' holds no external id for the ${source.cls} source: aws secretsmanager put-secret-value --secret-id '${externalIdSecret}' --secret-string '<the external id Security Lake was given>'`,
+        );
+      return { ...source, externalId };
+    }),
+  );
+  return { ...config, sources };
 }

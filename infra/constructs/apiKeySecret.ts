@@ -48,15 +48,21 @@ export class ApiKeySecret extends Construct {
       });
       this.secret = asISecret(secret);
       this.secretId = secret.secretArn;
-    } else if (COMPLETE_ARN.test(existing)) {
-      this.secret = Secret.fromSecretCompleteArn(this, 'Secret', existing);
-      this.secretId = existing;
-    } else if (existing.startsWith('arn:')) {
-      this.secret = Secret.fromSecretPartialArn(this, 'Secret', existing);
-      this.secretId = existing;
     } else {
-      this.secret = Secret.fromSecretNameV2(this, 'Secret', existing);
+      this.secret = importSecret(this, 'Secret', existing);
       this.secretId = existing;
     }
   }
+}
+
+/** An existing secret by its complete ARN, a partial ARN, or its name. */
+export function importSecret(scope: Construct, id: string, nameOrArn: string): ISecret {
+  if (COMPLETE_ARN.test(nameOrArn)) return Secret.fromSecretCompleteArn(scope, id, nameOrArn);
+  if (nameOrArn.startsWith('arn:')) return Secret.fromSecretPartialArn(scope, id, nameOrArn);
+  return Secret.fromSecretNameV2(scope, id, nameOrArn);
+}
+
+/** What GetSecretValue is granted on: the complete ARN, or the `-??????` wildcard a name or partial ARN needs. */
+export function secretResourceArn(secret: ISecret): string {
+  return secret.secretFullArn ?? `${secret.secretArn}-??????`;
 }

@@ -16,6 +16,7 @@ import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import type { TokenPolicy } from '../../lib/records/archiveRow.ts';
 import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
 import { dynamoStateUrl, s3DestUrl } from '../../lib/url/storeUrl.ts';
+import { secretResourceArn } from './apiKeySecret.ts';
 import { PREFIX } from './archiveBuckets.ts';
 import { acknowledgeTracing } from './nagAcknowledgements.ts';
 
@@ -338,9 +339,4 @@ export class ArchiveFunction extends Construct {
     }
     if (props.tracing) acknowledgeTracing(role);
   }
-}
-
-/** Imported-by-name secrets have no suffix; GetSecretValue needs the `-??????` wildcard to match them. */
-function secretResourceArn(secret: ISecret): string {
-  return secret.secretFullArn ?? `${secret.secretArn}-??????`;
 }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { Aws, CfnCondition, Duration, Fn, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Aws, CfnCondition, CfnOutput, Duration, Fn, Stack, Token, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -14,6 +14,7 @@ import { Construct } from 'constructs';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { SETTINGS } from '../../lib/config/configSpec.ts';
 import type { LakeSourceSetting } from '../../lib/ocsf/lakeSourceSchema.ts';
+import { importSecret, secretResourceArn } from './apiKeySecret.ts';
 import { functionLogsAndRole, LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
 import { withDetections } from './detectionsBundling.ts';
 
@@ -128,6 +129,21 @@ export class SecurityLakeExport extends Construct {
         props.sources.map((s) => s.roleArn),
       ),
     );
+    // Each provider role's external id, read once at the function's start: never in the environment.
+    role.addToPolicy(
+      allow(
+        'ReadExternalIds',
+        ['secretsmanager:GetSecretValue'],
+        [...new Set(props.sources.map((s) => s.externalIdSecret))].map((nameOrArn, i) =>
+          secretResourceArn(importSecret(this, `ExternalIdSecret${i}`, nameOrArn)),
+        ),
+      ),
+    );
+    new CfnOutput(this, 'FunctionRoleArn', {
+      value: role.roleArn,
+      description:
+        "The role each provider role's trust policy names (aws:PrincipalArn): see docs/security-lake.md",
+    });
     if (props.kmsKeyArn !== undefined) this.grantLakeKey(props.kmsKeyArn, props.sources);
 
     this.alarm = new Alarm(this, 'FailedRunAlarm', {

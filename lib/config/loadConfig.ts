@@ -6,6 +6,7 @@ import { TOKEN_POLICIES } from '../records/archiveRow.ts';
 import { cleartextProblem } from '../url/cleartextUrl.ts';
 import { parseDestUrl, parseStateUrl } from '../url/storeUrl.ts';
 import { SETTINGS, type SettingKey } from './configSpec.ts';
+import { ROLE_ARN } from './roleArn.ts';
 
 /** How a setting is named in a message: the flag when the value came from one, else its variable. */
 export type SettingNames = Record<SettingKey, string>;
@@ -126,7 +127,7 @@ export function buildConfigSchema(names: SettingNames = ENV_NAMES, readsOnly = f
       tokenKeySecretId: z.string().min(1).optional(),
       checksumJobRoleArn: z
         .string()
-        .regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/, {
+        .regex(ROLE_ARN, {
           message: `${names.checksumJobRoleArn} must be an IAM role ARN`,
         })
         .optional(),

@@ -153,7 +153,7 @@ describe('README and docs/', () => {
           bucket: 'aws-security-data-lake-us-east-1-test',
           prefix: 'ext/tunnel-archiver-sessions/',
           roleArn: 'arn:aws:iam::123456789012:role/AmazonSecurityLake-Provider-sessions-us-east-1',
-          externalId: 'external-sessions',
+          externalIdSecret: 'tunnel-archiver/lake-external-id-sessions',
         },
       ],
     };

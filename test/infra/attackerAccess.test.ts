@@ -19,7 +19,7 @@ const LAKE = {
       bucket: 'aws-security-data-lake-us-east-1-test',
       prefix: 'ext/tunnel-archiver-sessions/',
       roleArn: `arn:aws:iam::${ACCOUNT}:role/AmazonSecurityLake-Provider-tunnel-archiver-sessions-us-east-1`,
-      externalId: 'external-sessions',
+      externalIdSecret: 'tunnel-archiver/lake-external-id-sessions',
     },
   ],
 };

@@ -75,13 +75,16 @@ import { synthApp } from './testApp.ts';
 /** A key without a paid plan, in a secret a team imports by name (the stack's `apiKeySecret` context). */
 const FREE_SECRET_ID = 'tunnel-archiver/free-plan-key';
 
+/** The external id the lake source's secret holds (the stack names the secret, never the id). */
+const LAKE_EXTERNAL_ID = 'external-sessions';
+
 /** The Security Lake custom source of the stack's opt-in `securityLake` context (every function is on). */
 const LAKE_SOURCE = {
   cls: 'sessions',
   bucket: 'aws-security-data-lake-us-east-1-test',
   prefix: 'ext/tunnel-archiver-sessions/',
   roleArn: 'arn:aws:iam::123456789012:role/AmazonSecurityLake-Provider-tunnel-archiver-sessions-us-east-1',
-  externalId: 'external-sessions',
+  externalIdSecret: 'tunnel-archiver/lake-external-id-sessions',
 };
 
 // The bundle exactly as `cdk synth` produces it, outside the repo so it cannot lean on node_modules; its
@@ -238,6 +241,7 @@ beforeAll(async () => {
     [SECRET_ID]: JSON.stringify({ apiKey: EMULATOR_PAID_KEY }),
     [FREE_SECRET_ID]: EMULATOR_FREE_KEY,
     [TOKEN_KEY_SECRET_ID]: 'k'.repeat(64),
+    [LAKE_SOURCE.externalIdSecret]: LAKE_EXTERNAL_ID,
   });
   kms = await startKmsStub();
 });
@@ -931,14 +935,14 @@ describe('the CDK-bundled handler', () => {
       expect(((results[0]?.value ?? []) as { hours: number }[])[0]?.hours).toBeGreaterThanOrEqual(1);
       // The provider role, by its ARN and with its external id, assumed by the function's own role.
       expect(sts.assumed).toContainEqual(
-        expect.objectContaining({ RoleArn: LAKE_SOURCE.roleArn, ExternalId: LAKE_SOURCE.externalId }),
+        expect.objectContaining({ RoleArn: LAKE_SOURCE.roleArn, ExternalId: LAKE_EXTERNAL_ID }),
       );
       expect(calls).toContainEqual(
         expect.objectContaining({
           command: 'AssumeRoleCommand',
           input: expect.objectContaining({
             RoleArn: LAKE_SOURCE.roleArn,
-            ExternalId: LAKE_SOURCE.externalId,
+            ExternalId: LAKE_EXTERNAL_ID,
           }),
         }),
       );

@@ -22,7 +22,7 @@ const LAKE_SOURCE = {
   bucket: 'aws-security-data-lake-us-east-1-test',
   prefix: 'ext/tunnel-archiver-sessions/',
   roleArn: 'arn:aws:iam::123456789012:role/AmazonSecurityLake-Provider-tunnel-archiver-sessions-us-east-1',
-  externalId: 'external-sessions',
+  externalIdSecret: 'tunnel-archiver/lake-external-id-sessions',
 };
 const { template } = synthApp({ context: { securityLake: JSON.stringify({ sources: [LAKE_SOURCE] }) } });
 const alarms = Object.keys(template.findResources('AWS::CloudWatch::Alarm'));

@@ -22,18 +22,21 @@ import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 import { startWriteOnceFront, type WriteOnceFront } from '../support/writeOnceS3Front.ts';
 import type { CfnTemplate } from './templateArns.ts';
+import { type SecretsStubHandle, startSecretsStub } from './startSecretsStub.ts';
 import { templateVariables } from './templateEnv.ts';
 import { iamStatements, resourceSuffix } from './testApp.ts';
 
 const ACCOUNT = '123456789012';
 const REGION = 'eu-west-1';
 const LAKE_BUCKET = 'aws-security-data-lake-eu-west-1-test';
+/** What the source's external-id secret holds: the function reads it, the template names only the secret. */
+const EXTERNAL_ID = 'external-sessions';
 const SOURCE = {
   cls: 'sessions' as const,
   bucket: LAKE_BUCKET,
   prefix: 'ext/tunnel-archiver-sessions/',
   roleArn: `arn:aws:iam::${ACCOUNT}:role/AmazonSecurityLake-Provider-tunnel-archiver-sessions-${REGION}`,
-  externalId: 'external-sessions',
+  externalIdSecret: 'tunnel-archiver/lake-external-id-sessions',
 };
 
 const tmp = tempDirPer('ta-lake-bundle-');
@@ -67,6 +70,7 @@ let s3Calls: RecordingProxy;
 let dynamo: DynaliteHandle;
 let dynamoCalls: RecordingProxy;
 let sts: StsStubHandle;
+let secrets: SecretsStubHandle;
 let run: { stdout: string; stderr: string };
 
 /** Every file under `dir`, as paths relative to it. */
@@ -86,6 +90,7 @@ beforeAll(async () => {
     startDynalite(),
   ]);
   await ensureStateTable(localDynamoClient(dynamo.endpoint), STATE_TABLE);
+  secrets = await startSecretsStub({ [SOURCE.externalIdSecret]: EXTERNAL_ID });
   // A later run's digest (an hour after the archive was made) closes the archive's hour of 12:00: the
   // export sends only complete hours of the digest chain.
   await closeArchiveHour(archive);
@@ -122,6 +127,7 @@ beforeAll(async () => {
       AWS_ENDPOINT_URL_S3: s3Calls.endpoint,
       AWS_ENDPOINT_URL_DYNAMODB: dynamoCalls.endpoint,
       AWS_ENDPOINT_URL_STS: sts.endpoint,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
     },
   });
 }, 300_000);
@@ -133,6 +139,7 @@ afterAll(async () => {
     dynamoCalls?.close(),
     front?.close(),
     sts?.close(),
+    secrets?.close(),
     dynamo?.close(),
   ]);
   await s3?.close();
@@ -160,7 +167,7 @@ describe('the bundled Security Lake export function', () => {
     expect(result[0]?.files).toBeGreaterThan(0);
     expect(sts.assumed).toContainEqual({
       RoleArn: SOURCE.roleArn,
-      ExternalId: SOURCE.externalId,
+      ExternalId: EXTERNAL_ID,
       RoleSessionName: 'tunnel-archiver-sessions',
     });
     const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: LAKE_BUCKET }));

@@ -11,7 +11,7 @@ const LAKE = {
     bucket: 'aws-security-data-lake-eu-west-1-abcdef',
     prefix: `ext/tunnel-archiver-${cls}/`,
     roleArn: ROLE(cls),
-    externalId: `ext-${cls}`,
+    externalIdSecret: `tunnel-archiver/lake-external-id-${cls}`,
   })),
   kmsKeyArn: 'arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555',
 };

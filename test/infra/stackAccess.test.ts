@@ -18,7 +18,7 @@ const LAKE = {
       bucket: 'aws-security-data-lake-us-east-1-test',
       prefix: 'ext/tunnel-archiver-sessions/',
       roleArn: `arn:aws:iam::${ACCOUNT}:role/AmazonSecurityLake-Provider-tunnel-archiver-sessions-us-east-1`,
-      externalId: 'external-sessions',
+      externalIdSecret: 'tunnel-archiver/lake-external-id-sessions',
     },
   ],
 };
@@ -275,7 +275,7 @@ describe('a call of a function its role does not allow', () => {
       {
         client: 'STSClient',
         command: 'AssumeRoleCommand',
-        input: { RoleArn: LAKE.sources[0]?.roleArn, ExternalId: LAKE.sources[0]?.externalId },
+        input: { RoleArn: LAKE.sources[0]?.roleArn, ExternalId: 'external-sessions' },
       },
     ],
   ];
