@@ -5,9 +5,7 @@ import { toDay } from '../clock/day.ts';
 import { offsetClock } from '../clock/offsetClock.ts';
 import { type Config, loadConfig } from '../config/loadConfig.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import { buildReportModel } from '../report/buildReportModel.ts';
 import { archiveStatus, readStatusInputs } from '../status/archiveStatus.ts';
-import { objectStoreFromUrl } from '../store/objectStoreFromUrl.ts';
 import { describeFullVerify, describeVerified } from '../verify/describeVerified.ts';
 import { readLastFullVerify } from '../verify/mergeVerifyJob.ts';
 import { buildStores, localDestDir, localStateDirOf } from './buildRuntime.ts';
@@ -43,6 +41,9 @@ export function assertLocalArchiveExists(
  * the signed digests record them (the report's calendar), the last digest and the last full verify job.
  */
 async function digestStatus(config: Config, clock: Clock, json: boolean, io: CliIo): Promise<number> {
+  // Loaded here, not at the CLI's start: only an s3:// archive without a state needs the SDK and the model.
+  const { objectStoreFromUrl } = await import('../store/objectStoreFromUrl.ts');
+  const { buildReportModel } = await import('../report/buildReportModel.ts');
   const objects = objectStoreFromUrl(config.dest);
   try {
     const model = await buildReportModel({ objects, clock, windowDays: config.windowDays });
