@@ -131,7 +131,7 @@ module.exports = {
       {
         path: '^lib/',
         pathNot:
-          '^lib/(store/(s3ObjectStore|objectStoreFromUrl)|state/(dynamoStateStore|dynamoVersionedItems|ensureStateTable|stateStoreFromUrl)|digest/kmsDigestSigner|detect/dynamoFindingLedger|verify/s3ChecksumJobs)[.]ts$',
+          '^lib/(store/(s3ObjectStore|objectStoreFromUrl)|state/(dynamoStateStore|dynamoVersionedItems|ensureStateTable|stateStoreFromUrl)|keys/secretsManagerTokenKey|digest/kmsDigestSigner|detect/dynamoFindingLedger|verify/s3ChecksumJobs)[.]ts$',
       },
       { path: '@aws-sdk/' },
     ),

@@ -5,6 +5,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct, type IDependable } from 'constructs';
 import { DT_PROJECTION_RANGE } from '../../lib/config/tableNames.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
+import { TOKEN_DIGEST_PLACEHOLDER, tokenLookupSql } from '../../lib/query/tokenLookup.ts';
 import { PREFIX } from './archiveBuckets.ts';
 
 export interface HistoryCatalogProps {
@@ -113,8 +114,8 @@ export function exampleQueries(table: string): { name: string; description: stri
     {
       name: "A token's sessions",
       description:
-        'Every session of one token, found by its keyed hash: HMAC-SHA256 under the token key (SHA-256 of the token-key secret string); see docs/data-contract.md',
-      query: `-- YOUR-TOKEN: the token value; TOKEN-KEY-SECRET: the string in the stack's token-key secret (TokenKeySecretArn)\nSELECT start_time, end_time, mode, domains, client_ip, session_id\nFROM ${table}\nWHERE token_hmac = lower(to_hex(hmac_sha256(to_utf8('YOUR-TOKEN'), sha256(to_utf8('TOKEN-KEY-SECRET')))))\n   OR virtual_token_hmac = lower(to_hex(hmac_sha256(to_utf8('YOUR-TOKEN'), sha256(to_utf8('TOKEN-KEY-SECRET')))))\nORDER BY start_time DESC;`,
+        'Every session of one token, by its digest alone: `tunnel-archiver token-hmac --token-key-secret <TokenKeySecretArn>` computes it on your machine; see docs/data-contract.md',
+      query: `-- ${TOKEN_DIGEST_PLACEHOLDER}: what \`tunnel-archiver token-hmac\` prints (the token and the key never go into a query)\n${tokenLookupSql(table, TOKEN_DIGEST_PLACEHOLDER)}`,
     },
     {
       name: 'Last 7 days',

@@ -100,6 +100,19 @@ export const COMMAND_FLAGS = {
     ...json,
     ...help,
   },
+  'token-hmac': {
+    ...settings('dest', 'keys-dir'),
+    'token-key-secret': {
+      type: 'string',
+      help: "ID (the stack's TokenKeySecretArn): take the token key from Secrets Manager instead of a keys folder",
+    },
+    table: {
+      type: 'string',
+      help: 'NAME of the table the query reads (default tunnel_archive.tunnel_sessions)',
+    },
+    ...json,
+    ...help,
+  },
   query: {
     ...settings('dest'),
     csv: { type: 'boolean', help: 'print the result as CSV (RFC 4180)' },

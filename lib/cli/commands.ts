@@ -81,6 +81,14 @@ export const COMMANDS: Record<string, Command> = {
     flags: COMMAND_FLAGS.repair,
     run: async (f, io) => (await import('./repairCommand.ts')).repairCommand(f, io),
   },
+  'token-hmac': {
+    usage: 'token-hmac [--dest DIR | --keys-dir DIR | --token-key-secret ID] [--table NAME] [--json]',
+    summary: "a token's digest under the archive's key, and the Athena query by that digest alone",
+    details:
+      "Reads the token from stdin (a prompt with echo off on a terminal), never from the command line.\nThe key: the local archive's keys folder, or the stack's token-key secret (--token-key-secret TokenKeySecretArn).\nThe query holds only the digest, so Athena's history and CloudTrail never see the token or the key.",
+    flags: COMMAND_FLAGS['token-hmac'],
+    run: async (f, io) => (await import('./tokenHmacCommand.ts')).tokenHmacCommand(f, io),
+  },
   query: {
     usage: 'query "<SQL>" [--csv|--json] [--dest DIR]',
     summary: 'SQL (DuckDB) over the local archive, with the Athena table names (tunnel_sessions, ...)',
