@@ -1,20 +1,16 @@
-import { watch } from 'node:fs';
-import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDay } from '../../lib/clock/day.ts';
 import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
 import { LOCAL_KEY_FILES } from '../../lib/keys/loadLocalKeys.ts';
 import { recordId } from '../../lib/records/recordId.ts';
-import { HISTORY_PATH } from '../../lib/upstream/createTunnelApiClient.ts';
 import { startWorld, type World, windowDays } from '../support/engineKit.ts';
 import { footerlessPages, readable } from '../support/footerlessPages.ts';
-import { type GatedProxy, startGatedProxy } from '../support/gatedProxy.ts';
 import { cliKeysDir, runCli } from '../support/runCli.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';
 let world: World;
-let proxy: GatedProxy | undefined;
 
 beforeAll(async () => {
   // Every day carries records with tokens in every field, unknown ones included (auth_token, and quoted
@@ -27,28 +23,8 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await proxy?.close();
   await world.close();
 });
-
-/**
- * Resolves with what `find` finds in `dir`, checked now and again at each change the file system reports
- * under it (a watch, not a timer).
- */
-async function whenFound<T>(dir: string, find: () => Promise<T | undefined>): Promise<T> {
-  const watcher = watch(dir, { recursive: true });
-  try {
-    let changed = Promise.resolve();
-    for (;;) {
-      await changed;
-      changed = new Promise<void>((resolve) => watcher.once('change', () => resolve()));
-      const found = await find();
-      if (found !== undefined) return found;
-    }
-  } finally {
-    watcher.close();
-  }
-}
 
 /** Every file under `dir`, recursively. */
 async function files(dir: string): Promise<string[]> {
@@ -61,7 +37,7 @@ async function files(dir: string): Promise<string[]> {
   return out;
 }
 
-describe('under the default hash policy, after a run killed mid-walk and resumed', () => {
+describe('under the default hash policy, after a run killed with its drafts on disk and resumed', () => {
   it('no raw token is anywhere: destination, state folder, temp folder, captured output', async () => {
     const days = windowDays(toDay(new Date(NOW)));
     const tokens = new Set<string>();
@@ -77,24 +53,8 @@ describe('under the default hash policy, after a run killed mid-walk and resumed
     expect(tokens.size).toBeGreaterThan(20);
     const dest = join(world.dir, 'dest');
     const tmp = join(world.dir, 'tmp');
-    // Small row groups: a walk's draft file gets rows on disk while the walk is still fetching.
-    const env = {
-      TUNNEL_API_KEY: EMULATOR_PAID_KEY,
-      LOG_LEVEL: 'debug',
-      TMPDIR: tmp,
-      ROW_GROUP_SIZE: '100',
-      PAGE_SIZE: '100',
-    };
-    // The run reaches the emulator through a proxy that holds every history request past a day's second
-    // page: a walk of a day of more than two pages stops there with its first pages' rows in its draft,
-    // and cannot commit (and remove the draft) before the test kills it.
-    const heavy = days.filter((d) => world.emulator.truth(d).length > 200);
-    expect(heavy.length, 'a day of more than two pages').toBeGreaterThan(0);
-    proxy = await startGatedProxy(
-      world.emulator.url,
-      (path, q) => path.startsWith(HISTORY_PATH) && Number(q.get('page')) >= 3,
-    );
-    const args = ['run', '--now', NOW, '--base-url', proxy.url, '--dest', `file://${dest}`];
+    const env = { TUNNEL_API_KEY: EMULATOR_PAID_KEY, LOG_LEVEL: 'debug', TMPDIR: tmp, ROW_GROUP_SIZE: '100' };
+    const args = ['run', '--now', NOW, '--base-url', world.emulator.url, '--dest', `file://${dest}`];
     const output: string[] = [];
     const leaks = async (where: string[]): Promise<string[]> => {
       const found: string[] = [];
@@ -107,44 +67,26 @@ describe('under the default hash policy, after a run killed mid-walk and resumed
       return found;
     };
 
-    // Killed mid-walk: its draft files (and whatever else it left) are scanned before the next run cleans up.
-    await mkdir(tmp, { recursive: true });
-    const running = runCli(args, env);
-    // Killed once a draft holds a whole page the scan decodes to a known record id (a kill in the middle
-    // of the first page would leave nothing decodable to prove the scan reads drafts). The walk is held at
-    // the proxy, so the draft stays; the test waits for the file system to show it (events, no timer).
+    // Killed with its drafts on disk: its draft files (and whatever else it left) are scanned before the
+    // next run cleans up. The run kills itself at a crash point (CRASH_AT), right after it staged its first
+    // file: its walks' drafts are written (a draft exists between a walk's first new row and its commit)
+    // and none is committed yet. A known place, reached on the run's own events, not a timer's guess.
+    const killed = await runCli(args, { ...env, CRASH_AT: 'upload:1' });
     const pageText = async (f: string) =>
       footerlessPages(new Uint8Array(await readFile(f)))
         .map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('latin1'))
         .join('\n');
-    let known: Set<string> | undefined;
-    const knownIds = async (): Promise<Set<string> | undefined> => {
-      if (known) return known;
-      const key = await readFile(join(cliKeysDir(dest), LOCAL_KEY_FILES.tokenKey)).catch(() => undefined);
-      if (!key) return undefined;
-      const cliKey = new Uint8Array(key);
-      known = new Set(days.flatMap((d) => world.emulator.truth(d).map((r) => recordId(r, cliKey))));
-      return known;
-    };
-    const spilledDraft = async (): Promise<string | undefined> => {
-      const ids = await knownIds();
-      if (!ids) return undefined;
-      for (const f of await files(tmp)) {
-        if (!/walk-.*\.parquet$/.test(f) || ((await stat(f).catch(() => undefined))?.size ?? 0) <= 4)
-          continue;
-        const text = await pageText(f).catch(() => '');
-        if ([...ids].some((id) => text.includes(id))) return f;
-      }
-      return undefined;
-    };
-    const t0 = Date.now();
-    await Promise.race([proxy.firstHeld, running]);
-    console.error('T held', Date.now() - t0);
-    expect(proxy.held(), 'a walk was held at its third page').toBeGreaterThan(0);
-    const spilled = await whenFound(tmp, spilledDraft);
-    console.error('T found', Date.now() - t0);
-    running.child.kill('SIGKILL');
-    const killed = await running;
+    const key = await readFile(join(cliKeysDir(dest), LOCAL_KEY_FILES.tokenKey));
+    const known = new Set(
+      days.flatMap((d) => world.emulator.truth(d).map((r) => recordId(r, new Uint8Array(key)))),
+    );
+    // A draft holding a whole page that decodes to a known record id (proof the scan reads drafts).
+    let spilled: string | undefined;
+    for (const f of await files(tmp)) {
+      if (!/walk-.*\.parquet$/.test(f) || ((await stat(f).catch(() => undefined))?.size ?? 0) <= 4) continue;
+      const text = await pageText(f).catch(() => '');
+      if ([...known].some((id) => text.includes(id))) spilled = f;
+    }
     output.push(killed.stdout, killed.stderr);
     expect(spilled, 'a walk had rows in a draft file before the kill').toBeDefined();
     expect(killed.signal).toBe('SIGKILL');
@@ -153,10 +95,9 @@ describe('under the default hash policy, after a run killed mid-walk and resumed
     const drafts = (await files(tmp)).filter((f) => /walk-.*\.parquet$/.test(f));
     expect(drafts).toContain(spilled);
     const draftText = (await Promise.all(drafts.map(pageText))).join('\n');
-    expect([...(known ?? [])].filter((id) => draftText.includes(id)).length).toBeGreaterThan(0);
+    expect([...known].filter((id) => draftText.includes(id)).length).toBeGreaterThan(0);
     expect(await leaks([tmp, dest])).toEqual([]);
 
-    proxy.open();
     const resumed = await runCli([...args, '--json'], env);
     output.push(resumed.stdout, resumed.stderr);
     expect(resumed.code, resumed.stderr).toBe(0);
