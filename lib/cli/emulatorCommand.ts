@@ -112,18 +112,8 @@ export async function runEmulatorCommand(argv: string[], io: CommandIo = process
     );
     return 1;
   }
-  const day = toDay(emulator.clock.now());
-  io.stdout.write(
-    [
-      `Tunnel session API emulator listening on ${emulator.url}`,
-      `  paid key: ${EMULATOR_PAID_KEY}   (200)`,
-      `  free key: ${EMULATOR_FREE_KEY}   (403)`,
-      `  data: ${describeData(parsed)}`,
-      `  try: curl -H 'Authorization: Bearer ${EMULATOR_PAID_KEY}' '${emulator.url}/backend/api/v1/session/history/${day}/${day}?page=0&size=20'`,
-      '',
-    ].join('\n'),
-  );
-  await new Promise<void>((resolve) => {
+  // Stopping is listened for before the emulator says it listens: a signal sent on that line stops it cleanly.
+  const stopped = new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
@@ -135,6 +125,18 @@ export async function runEmulatorCommand(argv: string[], io: CommandIo = process
     if (io.signal?.aborted) stop();
     else io.signal?.addEventListener('abort', stop, { once: true });
   });
+  const day = toDay(emulator.clock.now());
+  io.stdout.write(
+    [
+      `Tunnel session API emulator listening on ${emulator.url}`,
+      `  paid key: ${EMULATOR_PAID_KEY}   (200)`,
+      `  free key: ${EMULATOR_FREE_KEY}   (403)`,
+      `  data: ${describeData(parsed)}`,
+      `  try: curl -H 'Authorization: Bearer ${EMULATOR_PAID_KEY}' '${emulator.url}/backend/api/v1/session/history/${day}/${day}?page=0&size=20'`,
+      '',
+    ].join('\n'),
+  );
+  await stopped;
   await emulator.close();
   io.stdout.write('emulator stopped\n');
   return 0;

@@ -72,12 +72,28 @@ afterEach(() => {
   }
 });
 
-async function until(what: string, ok: () => boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/**
+ * Resolves once `ok()` holds, checked at each chunk the CLI writes (events, no timer); rejects when the
+ * CLI ends first.
+ */
+async function until(
+  what: string,
+  cli: { child: ChildProcess; then: Promise<unknown>['then'] },
+  ok: () => boolean,
+): Promise<void> {
+  if (ok()) return;
+  await new Promise<void>((resolve, reject) => {
+    const check = () => {
+      if (!ok()) return;
+      cli.child.stdout?.off('data', check);
+      cli.child.stderr?.off('data', check);
+      resolve();
+    };
+    // The listeners run after runCli's own, which gather the output `ok` reads.
+    cli.child.stdout?.on('data', check);
+    cli.child.stderr?.on('data', check);
+    void cli.then(() => (ok() ? resolve() : reject(new Error(`the CLI ended before ${what}`))));
+  });
 }
 
 describe('the Node flags the CLI runs with', () => {
@@ -133,7 +149,7 @@ describe('the Node flags the CLI runs with', () => {
 
   it('passes a signal on, and the child stops as it would alone (the emulator closes, exit 0)', async () => {
     const cli = startCli(LAMBDA_NODE, ['emulator', '--port', '0']);
-    await until('the emulator to listen', () => cli.output().stdout.includes('listening on'));
+    await until('the emulator to listen', cli, () => cli.output().stdout.includes('listening on'));
     expect(cli.reported()).toHaveLength(2);
     cli.child.kill('SIGTERM');
     expect(await cli).toMatchObject({ code: 0, signal: null });
@@ -142,7 +158,7 @@ describe('the Node flags the CLI runs with', () => {
 
   it('dies by the signal that killed its child', async () => {
     const cli = startCli(LAMBDA_NODE, ['emulator', '--port', '0']);
-    await until('the emulator to listen', () => cli.output().stdout.includes('listening on'));
+    await until('the emulator to listen', cli, () => cli.output().stdout.includes('listening on'));
     process.kill((cli.reported()[1] as Reported).pid, 'SIGKILL');
     expect(await cli).toMatchObject({ code: null, signal: 'SIGKILL' });
   }, 60_000);
@@ -151,7 +167,7 @@ describe('the Node flags the CLI runs with', () => {
     // The terminal signals the foreground process group; the child, in a group of its own, gets it once,
     // passed on by its parent (twice, and the second would kill it while it closes).
     const cli = startCli(LAMBDA_NODE, ['emulator', '--port', '0'], { detached: true });
-    await until('the emulator to listen', () => cli.output().stdout.includes('listening on'));
+    await until('the emulator to listen', cli, () => cli.output().stdout.includes('listening on'));
     expect(cli.reported()).toHaveLength(2);
     process.kill(-(cli.child.pid as number), 'SIGINT');
     expect(await cli).toMatchObject({ code: 0, signal: null });
@@ -163,7 +179,7 @@ describe('the Node flags the CLI runs with', () => {
     const cli = startCli(LAMBDA_NODE, ['emulator', '--port', '0'], {
       parentPreload: "process.on('SIGUSR2', () => {});",
     });
-    await until('the emulator to listen', () => cli.output().stdout.includes('listening on'));
+    await until('the emulator to listen', cli, () => cli.output().stdout.includes('listening on'));
     process.kill((cli.reported()[1] as Reported).pid, 'SIGUSR2');
     expect(await cli).toMatchObject({ code: 128 + constants.signals.SIGUSR2, signal: null });
   }, 60_000);
@@ -185,7 +201,7 @@ describe('the Node flags the CLI runs with', () => {
 
   it('never leaves the child running when it is killed itself, even by SIGKILL', async () => {
     const cli = startCli(LAMBDA_NODE, ['emulator', '--port', '0']);
-    await until('the emulator to listen', () => cli.output().stdout.includes('listening on'));
+    await until('the emulator to listen', cli, () => cli.output().stdout.includes('listening on'));
     cli.child.kill('SIGKILL');
     // The run settles when stdout closes too: the child shares the pipe, so only once it has ended too.
     // It ended by closing the emulator.
