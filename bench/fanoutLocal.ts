@@ -21,6 +21,8 @@ import { addDays, toDay } from '../lib/clock/day.ts';
 import { fixedClock } from '../lib/emulator/emulatorClock.ts';
 import { startEmulator } from '../lib/emulator/startEmulator.ts';
 import { synthesizedDefinition } from '../test/infra/localStateMachine.ts';
+import type { CfnTemplate } from '../test/infra/templateArns.ts';
+import { templateVariables } from '../test/infra/templateEnv.ts';
 import { synthApp } from '../test/infra/testApp.ts';
 import { LAMBDA_NODE, RUN_TS } from '../test/parquet/lambdaNode.ts';
 import { PAGE_CAP } from './bigDay.ts';
@@ -105,7 +107,9 @@ export async function fanoutLocal(opts: {
     try {
       const concurrency = readStackSettings(() => undefined).fanoutConcurrency;
       const rangePages = Math.max(10, Math.ceil(opts.rows / PAGE_CAP / concurrency));
-      const { stack, template } = synthApp({ context: { fanoutRangePages: rangePages } });
+      const { stack, template } = synthApp({
+        context: { fanoutRangePages: rangePages, windowDays: WINDOW_DAYS },
+      });
       const machineId = stack.getLogicalId(stack.fanout.stateMachine.node.defaultChild as never);
       const definition = synthesizedDefinition(template, machineId);
       const synthesized = (definition.States.Walk as { MaxConcurrency?: number }).MaxConcurrency;
@@ -113,6 +117,9 @@ export async function fanoutLocal(opts: {
         throw new Error(`the synthesized map's MaxConcurrency is ${synthesized}, not ${concurrency}`);
       const file = join(dir, 'definition.json');
       writeFileSync(file, JSON.stringify(definition));
+      const envFile = join(dir, 'template-env.json');
+      const fanoutId = stack.getLogicalId(stack.fanout.fn.node.defaultChild as never);
+      writeFileSync(envFile, JSON.stringify(templateVariables(template.toJSON() as CfnTemplate, fanoutId)));
       const before = replay.requests();
       const opened =
         opts.functionCpuShare === undefined
@@ -127,7 +134,7 @@ export async function fanoutLocal(opts: {
         file,
         replay.url,
         new Date(start).toISOString(),
-        String(WINDOW_DAYS),
+        envFile,
       ]).finally(() => quota?.close());
       const after = replay.requests();
       const line = out.stdout.split('\n').find((l) => l.startsWith('RESULT '));

@@ -11,14 +11,15 @@ import { offsetClock } from '../lib/clock/offsetClock.ts';
 import { readRecordIds } from '../lib/parquet/readHistoryParquet.ts';
 import { startLocalFanout } from '../test/infra/localFanout.ts';
 
-const [definitionFile, apiUrl, simulatedStart, windowDays] = process.argv.slice(2);
+const [definitionFile, apiUrl, simulatedStart, templateEnvFile] = process.argv.slice(2);
 const definition = JSON.parse(readFileSync(definitionFile as string, 'utf8'));
 const clock = offsetClock(new Date(simulatedStart as string));
 const fanout = await startLocalFanout({
   definition,
   apiUrl: apiUrl as string,
   clock,
-  env: { WINDOW_DAYS: String(windowDays), PAGE_SIZE: '100', LOG_LEVEL: 'error' },
+  // The fan-out function's environment as the synthesized template sets it (the bench's context).
+  templateEnv: JSON.parse(readFileSync(templateEnvFile as string, 'utf8')) as Record<string, string>,
 });
 let items = 0;
 /** Each item attempt: its id, and the error's name and message when it failed (the map retries it). */

@@ -4,14 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { EMULATOR_PAID_KEY, startEmulator } from '../lib/emulator/startEmulator.ts';
-import { lambdaTestEnv, TEST_LAMBDA_IDS } from '../test/infra/lambdaTestEnv.ts';
-import { startKmsStub } from '../test/infra/startKmsStub.ts';
-import { startSecretsStub } from '../test/infra/startSecretsStub.ts';
+import { type StandIns, startStandInsFor } from '../test/infra/standInsFor.ts';
+import type { CfnTemplate } from '../test/infra/templateArns.ts';
+import { templateVariables } from '../test/infra/templateEnv.ts';
 import { synthApp } from '../test/infra/testApp.ts';
 import { LAMBDA_NODE } from '../test/parquet/lambdaNode.ts';
 import { CLI } from '../test/support/runCli.ts';
-import { startDynalite } from '../test/support/startDynalite.ts';
-import { startS3rver } from '../test/support/startS3rver.ts';
 import { median } from './median.ts';
 
 /** A steady-state run with nothing new: its time beyond the start of a bare Node process. */
@@ -92,20 +90,14 @@ export async function quietCliRun(runs: number, node: string = process.execPath)
 export async function quietLambdaRun(runs: number): Promise<QuietRun> {
   const outdir = await mkdtemp(join(tmpdir(), 'ta-bench-quiet-bundle-'));
   const emulator = await startEmulator({ seed: 5, faults: { stableOrder: true } });
-  const [s3, dynamo, secrets, kms] = await Promise.all([
-    startS3rver('quiet-archive'),
-    startDynalite(),
-    startSecretsStub({
-      [TEST_LAMBDA_IDS.apiKeySecret]: JSON.stringify({ apiKey: EMULATOR_PAID_KEY }),
-      [TEST_LAMBDA_IDS.tokenKeySecret]: 'k'.repeat(64),
-    }),
-    startKmsStub(),
-  ]);
+  let standIns: StandIns | undefined;
   try {
-    const { template } = synthApp({ bundle: true, outdir });
-    const fn = Object.values(template.findResources('AWS::Lambda::Function')).find(
-      (f) => f.Properties.Environment?.Variables?.DIGEST_SIGNING_KEY_ID !== undefined,
-    );
+    // The stack as deployed, its API the emulator (the `apiBaseUrl` context): the archiver's own environment.
+    const { stack, template } = synthApp({ bundle: true, outdir, context: { apiBaseUrl: emulator.url } });
+    const fnId = stack.getLogicalId(stack.archiver.fn.node.defaultChild as never);
+    const fn = template.toJSON().Resources[fnId];
+    standIns = await startStandInsFor(templateVariables(template.toJSON() as CfnTemplate, fnId), fnId);
+    const { env } = standIns;
     const bundle = join(
       outdir,
       `asset.${String(fn?.Properties.Code.S3Key).replace(/\.zip$/, '')}`,
@@ -123,8 +115,7 @@ export async function quietLambdaRun(runs: number): Promise<QuietRun> {
         maxBuffer: 1 << 24,
         env: {
           PATH: process.env.PATH ?? '',
-          ...lambdaTestEnv({ s3, dynamo, secrets, kms, apiUrl: emulator.url }),
-          LOG_LEVEL: 'warn',
+          ...env,
           // As the function's own environment sets it (none: the source map is not loaded).
           NODE_OPTIONS: String(fn?.Properties.Environment?.Variables?.NODE_OPTIONS ?? ''),
         },
@@ -156,7 +147,7 @@ export async function quietLambdaRun(runs: number): Promise<QuietRun> {
       samplesMs,
     };
   } finally {
-    await Promise.allSettled([emulator.close(), s3.close(), dynamo.close(), secrets.close(), kms.close()]);
+    await Promise.allSettled([emulator.close(), standIns?.close()]);
     await rm(outdir, { recursive: true, force: true });
   }
 }

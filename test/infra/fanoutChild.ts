@@ -17,10 +17,12 @@ import { recordId } from '../../lib/records/recordId.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
 import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
-import { TEST_LAMBDA_IDS } from './lambdaTestEnv.ts';
 import { startLocalFanout } from './localFanout.ts';
+import { STAND_IN_TOKEN_KEY } from './standInsFor.ts';
 
-const [definitionFile, windowDaysArg, simulatedStart] = process.argv.slice(2);
+const [definitionFile, windowDaysArg, simulatedStart, templateEnvFile] = process.argv.slice(2);
+/** The fan-out function's template environment, as the parent synthesized it (`windowDays` context). */
+const templateEnv = JSON.parse(readFileSync(templateEnvFile as string, 'utf8')) as Record<string, string>;
 const WINDOW_DAYS = Number(windowDaysArg);
 const definition = JSON.parse(readFileSync(definitionFile as string, 'utf8'));
 const startedClock = offsetClock(new Date(simulatedStart as string));
@@ -44,7 +46,7 @@ const fanout = await startLocalFanout({
   definition,
   apiUrl: emulator.url,
   clock,
-  env: { WINDOW_DAYS: String(WINDOW_DAYS), PAGE_SIZE: '100', LOG_LEVEL: 'error' },
+  templateEnv,
 });
 const { handler, s3 } = fanout;
 
@@ -143,7 +145,7 @@ try {
   out.stormOver = storm;
   const walked = log.walks.length;
   // What the first window exposes before the day moves on (its first day then leaves the window).
-  const tokenKey = tokenKeyFromSecret('k'.repeat(64), TEST_LAMBDA_IDS.tokenKeySecret);
+  const tokenKey = tokenKeyFromSecret(STAND_IN_TOKEN_KEY, templateEnv.TOKEN_KEY_SECRET_ID ?? '');
   const windowAt = (at: Date) => dayRange(addDays(toDay(at), -(WINDOW_DAYS - 1)), toDay(at));
   const truth = (days: string[], at: Date) =>
     days.flatMap((d) => emulator.truth(d, at).map((r) => recordId(r, tokenKey)));

@@ -10,6 +10,8 @@ import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import { LAMBDA_NODE, RUN_TS } from '../parquet/lambdaNode.ts';
 import { s3rverClient } from '../support/startS3rver.ts';
 import { synthesizedDefinition } from './localStateMachine.ts';
+import type { CfnTemplate } from './templateArns.ts';
+import { templateVariables } from './templateEnv.ts';
 import { synthApp } from './testApp.ts';
 
 const WINDOW_DAYS = 8;
@@ -19,7 +21,7 @@ const WINDOW_DAYS = 8;
  * with ranges of 10 pages each is split in two, whatever the day or the hour the test runs.
  */
 const SIMULATED_START = '2026-05-19T12:00:00.000Z';
-const { stack, template } = synthApp({ context: { fanoutRangePages: 10 } });
+const { stack, template } = synthApp({ context: { fanoutRangePages: 10, windowDays: WINDOW_DAYS } });
 const machineId = stack.getLogicalId(stack.fanout.stateMachine.node.defaultChild as never);
 
 /** The state machine's definition as synthesized, its references resolved to stand-in names. */
@@ -58,10 +60,14 @@ let client: S3Client;
 beforeAll(async () => {
   const file = join(dir, 'definition.json');
   writeFileSync(file, JSON.stringify(definition()));
+  // The fan-out function's environment exactly as the template sets it: its handler runs with nothing else.
+  const envFile = join(dir, 'template-env.json');
+  const fanoutId = stack.getLogicalId(stack.fanout.fn.node.defaultChild as never);
+  writeFileSync(envFile, JSON.stringify(templateVariables(template.toJSON() as CfnTemplate, fanoutId)));
   // aws-local-stepfunctions 3 needs Node >= 22: the Lambda's own Node runs it.
   child = spawn(
     LAMBDA_NODE,
-    [RUN_TS, 'test/infra/fanoutChild.ts', file, String(WINDOW_DAYS), SIMULATED_START],
+    [RUN_TS, 'test/infra/fanoutChild.ts', file, String(WINDOW_DAYS), SIMULATED_START, envFile],
     {
       stdio: ['pipe', 'pipe', 'inherit'],
     },

@@ -9,13 +9,9 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { Clock } from '../../lib/clock/clock.ts';
-import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
-import { startDynalite } from '../support/startDynalite.ts';
-import { startS3rver } from '../support/startS3rver.ts';
-import { lambdaTestEnv, TEST_LAMBDA_IDS } from './lambdaTestEnv.ts';
+import type { S3rverHandle } from '../support/startS3rver.ts';
 import { itemsReadBeforeMap, READ_ITEMS, type StateMachineDefinition } from './localStateMachine.ts';
-import { startKmsStub } from './startKmsStub.ts';
-import { startSecretsStub } from './startSecretsStub.ts';
+import { startStandInsFor } from './standInsFor.ts';
 
 /** What a task state's local handler gets and gives: the runner types them over JSON values. */
 export type TaskHandler = (input: never) => Promise<unknown>;
@@ -23,7 +19,7 @@ export type TaskHandler = (input: never) => Promise<unknown>;
 export interface LocalFanout {
   /** The real fan-out handler, its clients built from the peers' environment, on the given clock. */
   handler: (input: unknown) => Promise<unknown>;
-  s3: Awaited<ReturnType<typeof startS3rver>>;
+  s3: S3rverHandle;
   /**
    * Runs one orchestration. `tasks` wraps the task states (Plan, WalkItem, Finish; ReadItems is this
    * runner's): each default calls the real handler.
@@ -40,22 +36,19 @@ export interface LocalFanout {
 
 export async function startLocalFanout(opts: {
   definition: StateMachineDefinition;
+  /** The API stand-in's address (the emulator or a replay server started by the caller). */
   apiUrl: string;
   clock: Clock;
-  /** Environment beside the peers' (WINDOW_DAYS, PAGE_SIZE, LOG_LEVEL...). */
-  env: Record<string, string>;
+  /**
+   * The fan-out function's `Environment.Variables` as the synthesized template sets them (`templateVariables`;
+   * what a test changes goes through the stack's context, e.g. `windowDays`), never a hand-written copy.
+   */
+  templateEnv: Record<string, string>;
 }): Promise<LocalFanout> {
-  const s3 = await startS3rver('fanout-archive');
-  const dynamo = await startDynalite();
-  const secrets = await startSecretsStub({
-    [TEST_LAMBDA_IDS.apiKeySecret]: JSON.stringify({ apiKey: EMULATOR_PAID_KEY }),
-    [TEST_LAMBDA_IDS.tokenKeySecret]: 'k'.repeat(64),
-  });
-  const kms = await startKmsStub();
-  Object.assign(process.env, {
-    ...lambdaTestEnv({ s3, dynamo, secrets, kms, apiUrl: opts.apiUrl }),
-    ...opts.env,
-  });
+  const standIns = await startStandInsFor(opts.templateEnv, 'fanout');
+  const { s3 } = standIns;
+  // The template's environment and the stand-ins' addresses: the API's too, since the caller starts it.
+  Object.assign(process.env, { ...standIns.env, TUNNEL_API_BASE_URL: opts.apiUrl });
   // The real handler's runtime, its clients built from the environment above (as in a Lambda container).
   const { lambdaDeps } = await import('../../functions/shared/lambdaRuntime.ts');
   const { createFanoutHandler } = await import('../../functions/fanout/fanoutHandler.ts');
@@ -99,7 +92,7 @@ export async function startLocalFanout(opts: {
         },
       ),
     close: async () => {
-      await Promise.allSettled([s3.close(), dynamo.close(), secrets.close(), kms.close()]);
+      await standIns.close();
     },
   };
 }

@@ -21,8 +21,8 @@ import { type DynaliteHandle, localDynamoClient, startDynalite } from '../suppor
 import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 import { startWriteOnceFront, type WriteOnceFront } from '../support/writeOnceS3Front.ts';
-import type { CfnTemplate } from './templateArns.ts';
 import { type SecretsStubHandle, startSecretsStub } from './startSecretsStub.ts';
+import type { CfnTemplate } from './templateArns.ts';
 import { templateVariables } from './templateEnv.ts';
 import { iamStatements, resourceSuffix } from './testApp.ts';
 
