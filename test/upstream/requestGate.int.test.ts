@@ -73,10 +73,10 @@ describe('the request gate (a caller limit on exchanges in flight)', () => {
     let inFlight = 0;
     let most = 0;
     let arrived = 0;
+    let started = 0;
     const held: (() => void)[] = [];
-    // Responses wait until the limit's worth of requests is in flight (or the last has arrived), then 20 ms
-    // more, in which a limiter that let a fourth through would show it: the limit is reached on any machine,
-    // however slowly the client sends.
+    // Responses wait until every exchange the limiter let start has reached the server (events, no timer):
+    // a limiter that let a fourth through has it arrive before any answer, on any machine.
     const slow = (req: unknown, res: import('node:http').ServerResponse) => {
       most = Math.max(most, ++inFlight);
       arrived++;
@@ -84,14 +84,18 @@ describe('the request gate (a caller limit on exchanges in flight)', () => {
         inFlight--;
         json(200, historyFixture)(req as never, res);
       });
-      if (held.length === 3 || arrived === 12)
-        setTimeout(() => {
-          for (const send of held.splice(0)) send();
-        }, 20);
+      if (arrived === started) for (const send of held.splice(0)) send();
     };
     server.script(...Array.from({ length: 12 }, () => slow));
     const limiter = new Limiter(3);
-    const pages = await Promise.all(Array.from({ length: 12 }, (_, n) => pageOf(limiter, client, n)));
+    const pages = await Promise.all(
+      Array.from({ length: 12 }, (_, n) =>
+        limiter.runGated((gate) => {
+          started++;
+          return client.historyPage(DAY, DAY, n, 10, { gate });
+        }),
+      ),
+    );
     expect(pages).toHaveLength(12);
     expect(most).toBe(3);
     expect(limiter.running).toBe(0);
