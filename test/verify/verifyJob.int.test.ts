@@ -63,7 +63,7 @@ async function itemsOf(
 }
 
 describe('a verify job, step by step over a real archive', () => {
-  it('reads every byte once, in no more requests than its cost model counts, with the figures of verify', async () => {
+  it('reads every byte of every data file, none more than verify does, in no more requests than its cost model counts, with the figures of verify', async () => {
     const { objects, counts } = countingObjectStore(createFileObjectStore(archiveDir));
     const deps = { objects, clock: world.clock };
     const plan = await planVerifyJob(deps, 'counted');
