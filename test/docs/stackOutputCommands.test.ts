@@ -2,7 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseArchiveEvent } from '../../functions/archive-history/parseArchiveEvent.ts';
 import { API_KEY_ENV, setApiKeyCommand } from '../../infra/constructs/apiKeySecret.ts';
+import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
+import { verifyJobIdSchema } from '../../lib/verify/verifyJobTypes.ts';
 import { type CfnTemplate, resolver } from '../infra/templateArns.ts';
 import { synthApp } from '../infra/testApp.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
@@ -85,5 +88,79 @@ describe("the stack's VerifyNowCommand", () => {
     expect(argv[argv.indexOf('--cli-read-timeout') + 1]).toBe('0');
     expect(JSON.parse(argv[argv.indexOf('--payload') + 1] ?? 'null')).toEqual({ verify: true });
     expect(argv).not.toContain('--invocation-type');
+  });
+});
+
+/** The value after `flag` in a recorded argv. */
+const valueAfter = (argv: string[] | undefined, flag: string): string | undefined =>
+  argv?.[argv.indexOf(flag) + 1];
+
+describe('every command the stack prints', () => {
+  it('is one of those run below', () => {
+    expect(
+      Object.keys(outputs)
+        .filter((id) => id.endsWith('Command'))
+        .sort(),
+    ).toEqual(
+      [
+        'FullVerifyCommand',
+        'OpenReportCommand',
+        'RunNowCommand',
+        'SetApiKeyCommand',
+        'VerifyNowCommand',
+      ].sort(),
+    );
+  });
+
+  it('RunNowCommand starts a run now, without waiting: an event the archiver takes as its scheduled run', () => {
+    const r = paste(outputs.RunNowCommand as string, {});
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.argv?.slice(0, 4)).toEqual(['lambda', 'invoke', '--function-name', outputs.FunctionName]);
+    expect(valueAfter(r.argv, '--invocation-type')).toBe('Event');
+    expect(parseArchiveEvent(JSON.parse(valueAfter(r.argv, '--payload') ?? 'null'))).toEqual({
+      kind: 'scheduled',
+    });
+  });
+
+  it('VerifyNowCommand’s payload is the archiver’s verify request', () => {
+    const r = paste(outputs.VerifyNowCommand as string, {});
+    expect(parseArchiveEvent(JSON.parse(valueAfter(r.argv, '--payload') ?? 'null'))).toEqual({
+      kind: 'verify',
+    });
+  });
+
+  it('FullVerifyCommand starts the verify job’s state machine with a job id its plan step takes', () => {
+    const r = paste(outputs.FullVerifyCommand as string, {});
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.argv?.slice(0, 2)).toEqual(['stepfunctions', 'start-execution']);
+    const arn = valueAfter(r.argv, '--state-machine-arn') ?? '';
+    const machine = Object.entries(json.Resources).find(
+      ([id, res]) => res.Type === 'AWS::StepFunctions::StateMachine' && String(resolve({ Ref: id })) === arn,
+    );
+    expect(machine?.[0]).toMatch(/^VerifyJob/);
+    const input = JSON.parse(valueAfter(r.argv, '--input') ?? 'null') as { jobId?: unknown };
+    expect(verifyJobIdSchema.safeParse(input.jobId).success).toBe(true);
+    // The machine's Plan step hands the input's jobId to the function's plan step.
+    const definition = JSON.parse(String(resolve(machine?.[1].Properties?.DefinitionString))) as {
+      StartAt: string;
+      States: Record<string, { Parameters?: Record<string, unknown> }>;
+    };
+    // A LambdaInvoke with payloadResponseOnly: its Parameters are the payload.
+    expect(definition.States[definition.StartAt]?.Parameters).toEqual({
+      step: 'plan',
+      'jobId.$': '$.jobId',
+    });
+  });
+
+  it('OpenReportCommand presigns the report the weekly verify writes, in the archive bucket, for an hour', () => {
+    const r = paste(outputs.OpenReportCommand as string, {});
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.argv).toEqual([
+      's3',
+      'presign',
+      `s3://${outputs.ArchiveBucketName}/${archiveKeys.report}`,
+      '--expires-in',
+      '3600',
+    ]);
   });
 });
