@@ -111,8 +111,14 @@ describe('ArchiveIntegrity', () => {
       const source = await readFile(join(STATE_DIR, file), 'utf8');
       for (const m of source.matchAll(/new (\w+)Command\(/g)) sent.add(`dynamodb:${m[1]}`);
     }
-    // The stack creates the table; only local mode creates it, and asks whether it exists.
-    for (const setUp of ['dynamodb:CreateTable', 'dynamodb:DescribeTable']) sent.delete(setUp);
+    // The stack creates the table (point-in-time recovery on); only the CLI creates it on first use, asks
+    // whether it exists and turns its point-in-time recovery on (lib/state/ensureStateTable.ts).
+    for (const setUp of [
+      'dynamodb:CreateTable',
+      'dynamodb:DescribeTable',
+      'dynamodb:UpdateContinuousBackups',
+    ])
+      sent.delete(setUp);
     const granted = new Set(
       iamStatements(template)
         .flatMap((s) => s.actions)

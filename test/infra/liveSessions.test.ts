@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SNAPSHOT_METRIC } from '../../functions/snapshot-active/snapshotTelemetry.ts';
 import { ACTIVE_COLUMNS } from '../../lib/active/activeSchema.ts';
+import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { ACTIVE_TABLE, activeViews } from '../../lib/query/activeViews.ts';
 import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
 import { iamStatements, resourceSuffix, synthApp } from './testApp.ts';
@@ -59,7 +60,9 @@ describe('live sessions in the stack', () => {
     // It deletes only staged files (the committer removes them once published), never active/ rows,
     // and only the chunk items of a live-session state too big for one item, never a manifest.
     const deleting = statements.filter((s) => [s.Action].flat().some((a: string) => /Delete/.test(a)));
-    expect(deleting.map((s) => s.Sid)).toEqual(['StageActiveRows', 'ActiveStateChunks']);
+    // StageFindings: the live rules' findings, staged in findings/' own area (the detections construct's grant).
+    expect(deleting.map((s) => s.Sid)).toEqual(['StageActiveRows', 'ActiveStateChunks', 'StageFindings']);
+    expect(JSON.stringify(deleting[2]?.Resource)).toContain(`/${archiveKeys.stagingAreas.findings}*`);
     expect([deleting[0]?.Action].flat().filter((a: string) => /Delete/.test(a))).toEqual(['s3:DeleteObject']);
     expect(deleting[1]).toMatchObject({
       Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
@@ -70,7 +73,7 @@ describe('live sessions in the stack', () => {
     expect(resourceSuffix(objects?.Resource)).toBe('/active/*');
     const staging = statements.find((s) => s.Sid === 'StageActiveRows');
     expect(staging?.Action).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:PutObject']);
-    expect(resourceSuffix(staging?.Resource)).toBe('/_staging/*');
+    expect(resourceSuffix(staging?.Resource)).toBe(`/${archiveKeys.stagingAreas.active}*`);
     expect(statements.find((s) => s.Sid === 'ListActive')?.Condition).toEqual({
       StringLike: { 's3:prefix': ['active/*'] },
     });

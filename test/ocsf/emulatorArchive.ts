@@ -1,9 +1,9 @@
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { appendDigest } from '../../lib/digest/appendDigest.ts';
-import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
+import { loadLocalKeys } from '../../lib/keys/loadLocalKeys.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import { runCli } from '../support/runCli.ts';
+import { cliKeysDir, runCli } from '../support/runCli.ts';
 
 /** The instant the emulator's archive is made at (its clock, the archiver's and detect's). */
 export const ARCHIVE_NOW = '2026-11-20T12:00:00Z';
@@ -29,13 +29,14 @@ export async function emulatorArchive(dir: string): Promise<string> {
 
 /**
  * Closes the archive hour of `emulatorArchive` (12:00) as a later scheduled run would: a digest at 13:05,
- * signed with the archive's own key. The Security Lake export sends only complete archive hours.
+ * signed with the archive's own key (where the CLI made it: the per-user keys folder). The Security Lake
+ * export sends only complete archive hours.
  */
 export async function closeArchiveHour(archive: string): Promise<void> {
   await appendDigest(
     {
       objects: createFileObjectStore(archive),
-      signer: (await loadLocalKeys(localKeysDir(archive))).signer,
+      signer: (await loadLocalKeys(cliKeysDir(archive))).signer,
       clock: new ManualClock('2026-11-20T13:05:00Z'),
       logger: silentLogger,
     },
