@@ -12,7 +12,8 @@ const invalid = (message: string): ArchiverError => new ArchiverError('CONFIG_IN
 
 /**
  * Parses a command's flags (its row of `COMMAND_FLAGS`): `--name value`, `--name=value`, `--flag`, `-h`,
- * positionals, and `--`. A string flag takes the next word as its value unless that word is one of the
+ * positionals, and `--`. A word that opens with `--` but holds white space before any `=` (SQL opening with a
+ * `-- comment`) is a positional. A string flag takes the next word as its value unless that word is one of the
  * command's flags, so `--page-size -1` reaches validation as '-1' and is rejected in the tool's words.
  * A flag the command does not take (another command's, or none's), a missing value and a value given to
  * an on/off flag are `CONFIG_INVALID` errors (exit 2) that name the flag.
@@ -29,6 +30,12 @@ export function parseCliFlags(argv: string[], flags: FlagSet, command?: string):
     }
     if (token === '-h') {
       values.help = true;
+      continue;
+    }
+    // A word with white space before any `=` is never a flag: it is text, such as SQL that opens with a
+    // `-- comment` line (the stack's saved Athena queries do), and goes to the positionals as written.
+    if (/^-[^=\s]*\s/.test(token)) {
+      positionals.push(token);
       continue;
     }
     if (token.startsWith('--')) {

@@ -48,4 +48,19 @@ describe('parseNow', () => {
       );
     },
   );
+
+  it.each([['-- a comment line\nSELECT 1'], ['--comment\tSELECT 1'], ['- 1 day']])(
+    'takes %j, text with white space before any =, as a positional, not a flag',
+    (text) => {
+      expect(parseCliFlags(['query-text-first', text], { json: { type: 'boolean', help: '' } })).toEqual({
+        values: {},
+        positionals: ['query-text-first', text],
+      });
+    },
+  );
+
+  it('still refuses an unknown flag that holds no white space', () => {
+    expect(() => parseCliFlags(['--nope'], {})).toThrow(/unknown flag --nope/);
+    expect(() => parseCliFlags(['--nope=a b'], {})).toThrow(/unknown flag --nope/);
+  });
 });
