@@ -77,10 +77,26 @@ describe('the read-only commands on an S3 archive with read-only credentials and
     const r = await runCli(['status', '--dest', dest(), '--now', ARCHIVE_NOW, '--json'], auditorEnv());
     expect(r.stderr).not.toMatch(/ARCHIVE_STATE|error/i);
     expect(r.code).toBe(0);
-    const status = JSON.parse(r.stdout) as { source: string; days: { day: string; files: number }[] };
+    const status = JSON.parse(r.stdout) as {
+      source: string;
+      days: { day: string; files: number; scans: number }[];
+    };
     expect(status.source).toBe('digests');
-    for (const day of ARCHIVE_DAYS)
-      expect(status.days.find((d) => d.day === day)?.files, day).toBeGreaterThan(0);
+    // Each day the run scanned, with the data files the bucket holds under its partition.
+    for (const day of ARCHIVE_DAYS) {
+      const listed = await s3.client.send(
+        new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `history/dt=${day}/` }),
+      );
+      const files = (listed.Contents ?? []).filter((o) => o.Key?.endsWith('.parquet')).length;
+      expect(
+        status.days.find((d) => d.day === day),
+        `${day}: ${r.stdout.slice(0, 1500)}`,
+      ).toMatchObject({
+        scans: 1,
+        files,
+      });
+    }
+    expect(status.days.reduce((n, d) => n + d.files, 0)).toBeGreaterThan(0);
     expect(front.refused).toEqual([]);
   });
 
