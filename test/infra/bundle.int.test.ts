@@ -55,6 +55,7 @@ import {
   withBundleMetafiles,
 } from './bundleMetafiles.ts';
 import { accessesOf, namesFromEnv } from './callAccesses.ts';
+import { LAKE_EXTERNAL_ID, LAKE_SOURCE } from './lakeSource.ts';
 import { type Access, refusals, TemplatePolicies } from './roleAccess.ts';
 import { reportFailures, roleReports } from './roleReport.ts';
 import { serviceNeeds } from './serviceNeeds.ts';
@@ -74,18 +75,6 @@ import { synthApp } from './testApp.ts';
 
 /** A key without a paid plan, in a secret a team imports by name (the stack's `apiKeySecret` context). */
 const FREE_SECRET_ID = 'tunnel-archiver/free-plan-key';
-
-/** The external id the lake source's secret holds (the stack names the secret, never the id). */
-const LAKE_EXTERNAL_ID = 'external-sessions';
-
-/** The Security Lake custom source of the stack's opt-in `securityLake` context (every function is on). */
-const LAKE_SOURCE = {
-  cls: 'sessions',
-  bucket: 'aws-security-data-lake-us-east-1-test',
-  prefix: 'ext/tunnel-archiver-sessions/',
-  roleArn: 'arn:aws:iam::123456789012:role/AmazonSecurityLake-Provider-tunnel-archiver-sessions-us-east-1',
-  externalIdSecret: 'tunnel-archiver/lake-external-id-sessions',
-};
 
 // The bundle exactly as `cdk synth` produces it, outside the repo so it cannot lean on node_modules; its
 // esbuild metafile beside it. Every opt-in is on, so every function the stack can have is bundled.

@@ -8,6 +8,7 @@ import { WORKGROUP_NAME } from '../../infra/constructs/historyCatalog.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { SETTINGS } from '../../lib/config/configSpec.ts';
 import { lakeSourceSchema } from '../../lib/ocsf/lakeSourceSchema.ts';
+import { LAKE_CONTEXT, LAKE_SOURCE } from './lakeSource.ts';
 import { synthApp } from './testApp.ts';
 
 const doc = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
@@ -17,14 +18,7 @@ const section = doc.slice(
 );
 const tokens = [...new Set([...section.matchAll(/`([^`]+)`/g)].map((m) => m[1] as string))];
 // With the Security Lake opt-in, whose first export the section names too.
-const LAKE_SOURCE = {
-  cls: 'sessions',
-  bucket: 'aws-security-data-lake-us-east-1-test',
-  prefix: 'ext/tunnel-archiver-sessions/',
-  roleArn: 'arn:aws:iam::123456789012:role/AmazonSecurityLake-Provider-tunnel-archiver-sessions-us-east-1',
-  externalIdSecret: 'tunnel-archiver/lake-external-id-sessions',
-};
-const { template } = synthApp({ context: { securityLake: JSON.stringify({ sources: [LAKE_SOURCE] }) } });
+const { template } = synthApp({ context: LAKE_CONTEXT });
 const alarms = Object.keys(template.findResources('AWS::CloudWatch::Alarm'));
 const outputs = new Set(Object.keys(template.toJSON().Outputs ?? {}));
 const schedules = Object.values(template.findResources('AWS::Events::Rule')).map((r) =>

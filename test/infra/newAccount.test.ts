@@ -2,20 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { VERIFY_JOB_CONCURRENCY } from '../../infra/constructs/verifyJob.ts';
 import { reservedInAll } from '../../infra/reservedConcurrency.ts';
 import { readStackSettings } from '../../infra/stackSettings.ts';
+import { LAKE_CONTEXT } from './lakeSource.ts';
 import { synthApp } from './testApp.ts';
 
 /** A new account's Lambda concurrency quota is often 10; Lambda keeps 10 unreserved whatever the quota. */
 /** Every opt-in on (the Security Lake export too), so every function the stack can have is there. */
-const LAKE_SOURCE = {
-  cls: 'sessions',
-  bucket: 'aws-security-data-lake-us-east-1-test',
-  prefix: 'ext/tunnel-archiver-sessions/',
-  roleArn: 'arn:aws:iam::123456789012:role/AmazonSecurityLake-Provider-tunnel-archiver-sessions-us-east-1',
-  externalIdSecret: 'tunnel-archiver/lake-external-id-sessions',
-};
 const functionsOf = (context: Record<string, unknown> = {}) =>
   synthApp({
-    context: { securityLake: JSON.stringify({ sources: [LAKE_SOURCE] }), ...context },
+    context: { ...LAKE_CONTEXT, ...context },
   }).template.findResources('AWS::Lambda::Function');
 
 describe('a stack that deploys into a new account', () => {
