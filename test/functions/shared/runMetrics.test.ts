@@ -23,6 +23,10 @@ describe('summaryMetrics', () => {
       ],
       brokenPartitions: ['history/dt=2025-01-02'],
       oldestUnpublishedHours: 30.5,
+      changedStagedFiles: [
+        '_staging/history/r1/dt=2025-01-03/a.parquet',
+        '_staging/history/r1/dt=2025-01-04/b.parquet',
+      ],
     });
     expect(byName(summaryMetrics(summary))).toEqual({
       RecordsArchived: 42,
@@ -34,6 +38,7 @@ describe('summaryMetrics', () => {
       DayFailureStreak: 3,
       BrokenPartitions: 1,
       UnpublishedFileAgeHours: 30.5,
+      StagedFilesChanged: 2,
       AuthFailures: 0,
       RunSucceeded: 1,
       PagesFetched: 0,
