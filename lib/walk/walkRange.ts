@@ -2,7 +2,6 @@ import type { Day } from '../clock/day.ts';
 import { Limiter } from '../concurrency/limiter.ts';
 import { mapLimit } from '../concurrency/mapLimit.ts';
 import { pageCap } from '../config/walkLimits.ts';
-import { ArchiverError } from '../errors/archiverError.ts';
 import type { HistoryPage, RejectedRecord } from '../records/schemas.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
 import { type AbsorbOptions, pageAbsorber } from './pageAbsorber.ts';

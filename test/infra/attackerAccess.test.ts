@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { GUARDED_BUCKET_ACTIONS } from '../../infra/constructs/archiveIntegrity.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { digestKeys } from '../../lib/digest/digestKeys.ts';
+import { LAKE_CONTEXT } from './lakeSource.ts';
 import { type Access, refusal, TemplatePolicies } from './roleAccess.ts';
 import { ACCOUNT, type CfnTemplate, REGION } from './templateArns.ts';
 import { synthApp } from './testApp.ts';
@@ -12,18 +13,7 @@ import { synthApp } from './testApp.ts';
  * policies, the bucket policy and the signing key's policy, with the conditions IAM evaluates): each call
  * must be refused for every role of the stack but the ones whose job it is.
  */
-const LAKE = {
-  sources: [
-    {
-      cls: 'sessions',
-      bucket: 'aws-security-data-lake-us-east-1-test',
-      prefix: 'ext/tunnel-archiver-sessions/',
-      roleArn: `arn:aws:iam::${ACCOUNT}:role/AmazonSecurityLake-Provider-tunnel-archiver-sessions-us-east-1`,
-      externalIdSecret: 'tunnel-archiver/lake-external-id-sessions',
-    },
-  ],
-};
-const { stack, template } = synthApp({ context: { securityLake: JSON.stringify(LAKE) } });
+const { stack, template } = synthApp({ context: LAKE_CONTEXT });
 const policies = new TemplatePolicies(template.toJSON() as CfnTemplate);
 const idOf = (c: { node: { defaultChild?: unknown } }) =>
   stack.getLogicalId(c.node.defaultChild as CfnElement);

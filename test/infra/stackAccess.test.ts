@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { RecordedCall } from '../../functions/shared/awsClients.ts';
 import { type Reader, SETTINGS } from '../../lib/config/configSpec.ts';
 import { accessesOf } from './callAccesses.ts';
+import { LAKE_CONTEXT, LAKE_EXTERNAL_ID, LAKE_SOURCE } from './lakeSource.ts';
 import { refusal, refusals, TemplatePolicies } from './roleAccess.ts';
 import { serviceNeeds } from './serviceNeeds.ts';
 import { stateMachineNeeds } from './stateMachineNeeds.ts';
@@ -11,18 +12,7 @@ import { ACCOUNT, type CfnTemplate, REGION } from './templateArns.ts';
 import { synthApp } from './testApp.ts';
 
 /** Every opt-in on, so every function and role the stack can have is in the template. */
-const LAKE = {
-  sources: [
-    {
-      cls: 'sessions',
-      bucket: 'aws-security-data-lake-us-east-1-test',
-      prefix: 'ext/tunnel-archiver-sessions/',
-      roleArn: `arn:aws:iam::${ACCOUNT}:role/AmazonSecurityLake-Provider-tunnel-archiver-sessions-us-east-1`,
-      externalIdSecret: 'tunnel-archiver/lake-external-id-sessions',
-    },
-  ],
-};
-const { stack, template } = synthApp({ context: { securityLake: JSON.stringify(LAKE) } });
+const { stack, template } = synthApp({ context: LAKE_CONTEXT });
 const policies = new TemplatePolicies(template.toJSON() as CfnTemplate);
 const idOf = (c: { node: { defaultChild?: unknown } }) =>
   stack.getLogicalId(c.node.defaultChild as CfnElement);
@@ -275,7 +265,7 @@ describe('a call of a function its role does not allow', () => {
       {
         client: 'STSClient',
         command: 'AssumeRoleCommand',
-        input: { RoleArn: LAKE.sources[0]?.roleArn, ExternalId: 'external-sessions' },
+        input: { RoleArn: LAKE_SOURCE.roleArn, ExternalId: LAKE_EXTERNAL_ID },
       },
     ],
   ];

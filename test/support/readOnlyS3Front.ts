@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { forwardToS3, s3Error } from './s3Forward.ts';
 import type { S3rverHandle } from './startS3rver.ts';
 
 export interface ReadOnlyS3Front {
@@ -25,30 +26,10 @@ export async function startReadOnlyS3Front(s3: S3rverHandle): Promise<ReadOnlyS3
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       refused.push(line);
       req.resume();
-      res.writeHead(403, { 'content-type': 'application/xml' });
-      res.end(
-        '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message><RequestId>read-only-front</RequestId></Error>',
-      );
+      s3Error(res, 403, 'AccessDenied', 'Access Denied', 'read-only-front');
       return;
     }
-    const out = request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method: req.method,
-        path: req.url,
-        headers: req.headers,
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    out.on('error', () => {
-      res.writeHead(502);
-      res.end();
-    });
-    req.pipe(out);
+    void forwardToS3(upstream, req, res, 'read-only-front');
   };
   const server = createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,6 +1,7 @@
-import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { forwardToS3, s3Error } from './s3Forward.ts';
 import { type S3rverHandle, s3rverClient } from './startS3rver.ts';
 
 export interface WriteOnceFront {
@@ -33,35 +34,9 @@ export async function startWriteOnceFront(
   const inFlight = new Set<string>();
   const stats = { preconditionFailed: 0, conflicts: 0, conditionalWrites: 0 };
   const hooks: Pick<WriteOnceFront, 'beforeDecide'> = { beforeDecide: undefined };
-  const fail = (res: ServerResponse, status: number, code: string, message: string) => {
-    res.writeHead(status, { 'content-type': 'application/xml' });
-    res.end(
-      `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message><RequestId>front</RequestId></Error>`,
-    );
-  };
-  const forward = (req: IncomingMessage, res: ServerResponse): Promise<void> =>
-    new Promise((resolve) => {
-      const out = request(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          method: req.method,
-          path: req.url,
-          headers: req.headers,
-        },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-          answer.on('end', resolve);
-          answer.on('error', resolve);
-        },
-      );
-      out.on('error', () => {
-        fail(res, 502, 'BadGateway', 'upstream failed');
-        resolve();
-      });
-      req.pipe(out);
-    });
+  const fail = (res: ServerResponse, status: number, code: string, message: string) =>
+    s3Error(res, status, code, message, 'front');
+  const forward = (req: IncomingMessage, res: ServerResponse) => forwardToS3(upstream, req, res, 'front');
   const server = createServer(async (req, res) => {
     if (req.method !== 'PUT' || req.headers['if-none-match'] !== '*') return void (await forward(req, res));
     const path = decodeURIComponent((req.url ?? '/').split('?')[0] ?? '/');
