@@ -80,7 +80,8 @@ export class ActiveCatalog extends Construct {
       name: ACTIVE_TABLE,
       columns: ACTIVE_COLUMNS,
       prefix: activeKeys.prefix,
-      description: 'One row per change of a live tunnel session (seen, changed, gone); dt = UTC day observed',
+      description:
+        'One row per change of a live tunnel session (seen, changed, gone); dt = UTC day of the observation',
       dtComment: 'UTC day of the observation, YYYY-MM-DD',
     });
     const views = activeViews({ windowDays: props.windowDays ?? 60 });

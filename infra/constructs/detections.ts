@@ -78,8 +78,8 @@ export class Detections extends Construct {
       columns: FINDINGS_COLUMNS,
       prefix: archiveKeys.findingsPrefix,
       description:
-        'What the detection rules found (one row per finding and dedupe period); dt = period start day',
-      dtComment: 'UTC day the dedupe period starts, YYYY-MM-DD',
+        'What the detection rules found (one row per delivered revision of an incident); dt = UTC day the row was written',
+      dtComment: 'UTC day the row was written, YYYY-MM-DD',
     });
     const after = [props.database, props.historyTable, this.findingsTable];
     // The OCSF views: the very SQL `tunnel-archiver export --ocsf` runs in DuckDB (lib/ocsf).

@@ -142,7 +142,7 @@ export class HistoryCatalog extends Construct {
       name: TABLE_NAME,
       columns: HISTORY_COLUMNS,
       prefix: PREFIX.history,
-      description: 'One row per tunnel session; partitioned by dt = UTC start day (YYYY-MM-DD)',
+      description: 'One row per tunnel session; dt = UTC day the session started',
       dtComment: 'UTC day the session started, YYYY-MM-DD',
     });
 

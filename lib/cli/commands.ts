@@ -63,7 +63,8 @@ export const COMMANDS: Record<string, Command> = {
   },
   recover: {
     usage: 'recover [flags]',
-    summary: 'rebuild the state from the archive (its digests and files) and report what was rebuilt',
+    summary:
+      'rebuild the partition manifests from the archive (its digests and files) and report what was rebuilt',
     flags: COMMAND_FLAGS.recover,
     run: async (f, io) => (await import('./recoverCommand.ts')).recoverCommand(f, io),
   },
