@@ -1,5 +1,5 @@
 /**
- * The layers of lib/, lowest first, and the rules of the folders around it (functions/, bench/, test/).
+ * The layers of lib/, lowest first, and the rules of the folders around it (functions/, devkit/, bench/, test/).
  * A lib folder may import its own layer's files and any lower layer's, never a higher one: so no two
  * folders import each other, and each rule below names the layer it guards. Every lib folder belongs
  * to a layer (a new folder fails until it is placed). `npm test` runs it (`npm run layers`); a change
@@ -7,7 +7,7 @@
  */
 const LAYERS = [
   ['errors', ['errors']],
-  ['foundation', ['clock', 'log', 'url', 'ids', 'process', 'concurrency', 'fingerprint']],
+  ['foundation', ['clock', 'log', 'url', 'ids', 'process', 'concurrency', 'fingerprint', 'sql']],
   ['data', ['records', 'store', 'state']],
   ['io', ['upstream', 'emulator']],
   ['commit', ['commit']],
@@ -91,15 +91,27 @@ module.exports = {
     ),
     rule(
       'functions-below-infra',
-      'the handlers never import the CDK app, the bench, the tests or the bin scripts',
+      'the handlers never import the CDK app, the bench, the tests, the dev kit or the bin scripts',
       { path: '^functions/' },
-      { path: '^(infra|bench|test|bin|tools)/' },
+      { path: '^(infra|bench|test|devkit|bin|tools)/' },
     ),
     rule(
       'bench-imports-no-test',
-      "the bench may use the tests' kits (test/support/ and the helpers beside the tests), never a test file",
+      'the bench is a registry of cases over the dev kit (devkit/): it imports nothing from test/',
       { path: '^bench/' },
-      { path: '^test/.*[.]test[.]ts$' },
+      { path: '^test/' },
+    ),
+    rule(
+      'product-imports-no-devkit',
+      'the product (lib/, functions/, infra/, bin/) never imports the dev kit: simulators, stand-ins, crash points and injectors stay outside what ships',
+      { path: '^(lib|functions|infra|bin)/' },
+      { path: '^devkit/' },
+    ),
+    rule(
+      'devkit-imports-no-test-or-bench',
+      'the dev kit sits below the tests and the bench: it imports the product, never test/ or bench/',
+      { path: '^devkit/' },
+      { path: '^(test|bench)/' },
     ),
     rule(
       'bench-below-its-tests',
@@ -115,15 +127,15 @@ module.exports = {
     ),
     rule(
       'entry-points-above-tools',
-      'lib/, functions/, bench/ and test/ never import the profiling tools (tools/), but their own tests (test/tools/)',
-      { path: '^(lib|functions|bench|test)/', pathNot: '^test/tools/' },
+      'lib/, functions/, devkit/, bench/ and test/ never import the profiling tools (tools/), but their own tests (test/tools/)',
+      { path: '^(lib|functions|devkit|bench|test)/', pathNot: '^test/tools/' },
       { path: '^tools/' },
     ),
     rule(
       'lib-below-entry-points',
-      'lib/ is the core: it never imports the Lambda handlers, the CDK app, the bench or the tests',
+      'lib/ is the core: it never imports the Lambda handlers, the CDK app, the dev kit, the bench or the tests',
       { path: '^lib/' },
-      { path: '^(functions|infra|bench|test)/' },
+      { path: '^(functions|infra|devkit|bench|test)/' },
     ),
     rule(
       'aws-sdk-only-in-adapters',
@@ -138,7 +150,7 @@ module.exports = {
     rule(
       'no-module-cycles',
       'no file reaches itself through its imports',
-      { path: '^(lib|functions|bench|test|tools)/' },
+      { path: '^(lib|functions|devkit|bench|test|tools)/' },
       { circular: true },
     ),
   ],

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { startS3rver } from '../test/support/startS3rver.ts';
+import { startS3rver } from '../devkit/startS3rver.ts';
 import { median } from './median.ts';
 
 /** One steady-state run, as `bench/archiveAgeChild.ts run` measures it. */

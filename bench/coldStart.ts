@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { synthApp } from '../test/infra/testApp.ts';
-import { LAMBDA_NODE } from '../test/parquet/lambdaNode.ts';
+import { synthApp } from '../devkit/infra/testApp.ts';
+import { LAMBDA_NODE } from '../devkit/lambdaNode.ts';
 
 export interface ColdStartResult {
   node: string;

@@ -1,9 +1,9 @@
+import { deployedSchedule } from '../devkit/deployedSchedule.ts';
 import { addDays } from '../lib/clock/day.ts';
 import { loadRules } from '../lib/detect/loadRules.ts';
 import { replaySchedule, replayTokenHmac } from '../lib/detect/replaySchedule.ts';
 import { parseDetectionSettings } from '../lib/detect/ruleSettings.ts';
 import { TEAM_SETTINGS, teamTraffic } from '../lib/emulator/teamTraffic.ts';
-import { deployedSchedule } from '../test/detect/deployedSchedule.ts';
 
 export interface DetectionNoise {
   weeks: number;

@@ -42,7 +42,7 @@ export async function extraMeasurements(
     const runs = quick ? 3 : 5;
     // The CLI under the bench's Node (20), and under Node 24, where a bare start starts Node again with
     // the CLI's flags (bin/respawn.js), as the installed bin does.
-    const { LAMBDA_NODE } = await import('../test/parquet/lambdaNode.ts');
+    const { LAMBDA_NODE } = await import('../devkit/lambdaNode.ts');
     return [await quietCliRun(runs), await quietCliRun(runs, LAMBDA_NODE), await quietLambdaRun(runs)];
   });
   if (quiet) out.quiet = quiet;

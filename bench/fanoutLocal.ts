@@ -2,7 +2,7 @@
  * `npm run bench -- --only=fanout-local`: a big day walked through the Step Functions fan-out, measured. The
  * state machine as the stack synthesizes it, at the stack's `fanoutConcurrency` (read from the synthesized
  * `MaxConcurrency`), runs under aws-local-stepfunctions with the real handler in process (the Lambda's Node,
- * the runner of the state machine's integration test: test/infra/localFanout.ts), against the replaying
+ * the runner of the state machine's integration test: devkit/infra/localFanout.ts), against the replaying
  * server of `big-day` (pages capped at 100 rows, served from memory `latencyMs` after each request).
  *
  * The day's pages are split in ranges of ⌈pages ÷ concurrency⌉ (`fanoutRangePages`, given as CDK context): each
@@ -16,15 +16,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { synthesizedDefinition } from '../devkit/infra/localStateMachine.ts';
+import type { CfnTemplate } from '../devkit/infra/templateArns.ts';
+import { templateVariables } from '../devkit/infra/templateEnv.ts';
+import { synthApp } from '../devkit/infra/testApp.ts';
+import { LAMBDA_NODE, RUN_TS } from '../devkit/lambdaNode.ts';
 import { readStackSettings } from '../infra/stackSettings.ts';
 import { addDays, toDay } from '../lib/clock/day.ts';
 import { fixedClock } from '../lib/emulator/emulatorClock.ts';
 import { startEmulator } from '../lib/emulator/startEmulator.ts';
-import { synthesizedDefinition } from '../test/infra/localStateMachine.ts';
-import type { CfnTemplate } from '../test/infra/templateArns.ts';
-import { templateVariables } from '../test/infra/templateEnv.ts';
-import { synthApp } from '../test/infra/testApp.ts';
-import { LAMBDA_NODE, RUN_TS } from '../test/parquet/lambdaNode.ts';
 import { PAGE_CAP } from './bigDay.ts';
 import { openCpuQuota } from './cpuQuota.ts';
 import { startReplayServer } from './replayServer.ts';

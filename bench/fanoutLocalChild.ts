@@ -7,9 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { startLocalFanout } from '../devkit/infra/localFanout.ts';
 import { offsetClock } from '../lib/clock/offsetClock.ts';
 import { readRecordIds } from '../lib/parquet/readHistoryParquet.ts';
-import { startLocalFanout } from '../test/infra/localFanout.ts';
 
 const [definitionFile, apiUrl, simulatedStart, templateEnvFile] = process.argv.slice(2);
 const definition = JSON.parse(readFileSync(definitionFile as string, 'utf8'));

@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { startLocalDynamo } from '../devkit/localDynamo.ts';
 import { readStackSettings } from '../infra/stackSettings.ts';
 import { systemClock } from '../lib/clock/clock.ts';
 import { ed25519Signer } from '../lib/digest/ed25519Signer.ts';
@@ -25,7 +26,6 @@ import type { ArchiveOptions } from '../lib/run/runTypes.ts';
 import { createDynamoStateStore, ensureStateTable } from '../lib/state/dynamoStateStore.ts';
 import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
 import { createTunnelApiClient } from '../lib/upstream/createTunnelApiClient.ts';
-import { startLocalDynamo } from '../test/support/localDynamo.ts';
 import { flatDayDataset } from './scaledDataset.ts';
 
 /** The model's figures: a 2M-session day, 150 ms a request, pages capped at 100 rows. */

@@ -3,13 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { type StandIns, startStandInsFor } from '../devkit/infra/standInsFor.ts';
+import type { CfnTemplate } from '../devkit/infra/templateArns.ts';
+import { templateVariables } from '../devkit/infra/templateEnv.ts';
+import { synthApp } from '../devkit/infra/testApp.ts';
+import { LAMBDA_NODE } from '../devkit/lambdaNode.ts';
+import { CLI } from '../devkit/runCli.ts';
 import { EMULATOR_PAID_KEY, startEmulator } from '../lib/emulator/startEmulator.ts';
-import { type StandIns, startStandInsFor } from '../test/infra/standInsFor.ts';
-import type { CfnTemplate } from '../test/infra/templateArns.ts';
-import { templateVariables } from '../test/infra/templateEnv.ts';
-import { synthApp } from '../test/infra/testApp.ts';
-import { LAMBDA_NODE } from '../test/parquet/lambdaNode.ts';
-import { CLI } from '../test/support/runCli.ts';
 import { median } from './median.ts';
 
 /** A steady-state run with nothing new: its time beyond the start of a bare Node process. */

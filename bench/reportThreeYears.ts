@@ -2,14 +2,14 @@ import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { MemoryObjectStore } from '../devkit/fakes/memoryObjectStore.ts';
+import { launchChromium } from '../devkit/headlessChromium.ts';
 import { systemClock } from '../lib/clock/clock.ts';
 import { addDays, type Day, dayRange } from '../lib/clock/day.ts';
 import { digestKeys } from '../lib/digest/digestKeys.ts';
 import { buildReportModel } from '../lib/report/buildReportModel.ts';
 import { renderReport } from '../lib/report/renderReport.ts';
 import type { DayState } from '../lib/state/stateStore.ts';
-import { MemoryObjectStore } from '../test/support/fakes/memoryObjectStore.ts';
-import { launchChromium } from '../test/support/headlessChromium.ts';
 import type { ReportBenchResult } from './reportTargets.ts';
 
 export { REPORT_TARGETS } from './reportTargets.ts';

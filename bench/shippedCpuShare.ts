@@ -4,7 +4,7 @@
  * which Lambda gives a full vCPU, capped at the machine's cores.
  */
 import { availableParallelism } from 'node:os';
-import { synthApp } from '../test/infra/testApp.ts';
+import { synthApp } from '../devkit/infra/testApp.ts';
 
 /** The memory (MB) at which Lambda gives a function one full vCPU. */
 export const FULL_VCPU_MB = 1_769;

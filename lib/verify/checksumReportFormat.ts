@@ -7,7 +7,7 @@ import type { ChecksumRow } from './checksumJobs.ts';
  * names the result files, and CSV files with `Bucket, Key, VersionId, TaskStatus, ErrorCode,
  * HTTPStatusCode, ResultMessage` a row; keys are URL-encoded, and a Compute checksum task's ResultMessage is
  * JSON with `checksum_hex` (and `checksum_base64`, `checksumAlgorithm`, `checksumType`). The adapter and
- * the local stand-in (test/support/checksumJobsStandIn.ts) both read this one format.
+ * the local stand-in (devkit/checksumJobsStandIn.ts) both read this one format.
  */
 export const REPORT_FORMAT = 'Report_CSV_20180820';
 

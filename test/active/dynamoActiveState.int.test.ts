@@ -7,6 +7,7 @@ import {
   ScanCommand,
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { type DynaliteHandle, localDynamoClient, startDynalite } from '../../devkit/startDynalite.ts';
 import { diffSnapshot } from '../../lib/active/diffSnapshot.ts';
 import { toPendingRow } from '../../lib/active/storedFields.ts';
 import { ACTIVE_CHUNK_PREFIX, chunkRefOf } from '../../lib/state/activeChunks.ts';
@@ -15,7 +16,6 @@ import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import type { ActiveState } from '../../lib/state/stateStore.ts';
 import { startDropResponseProxy } from '../support/dropResponseProxy.ts';
 import { serverPer } from '../support/serverPer.ts';
-import { type DynaliteHandle, localDynamoClient, startDynalite } from '../support/startDynalite.ts';
 import { session, TOKEN_KEY } from './activeKit.ts';
 
 const T0 = new Date('2025-03-01T12:00:00.000Z');

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DynaliteHandle, startDynalite } from '../../devkit/startDynalite.ts';
 import { rebuildActiveObservations } from '../../lib/active/rebuildActiveObservations.ts';
 import { snapshotActive } from '../../lib/active/snapshotActive.ts';
 import type { Clock } from '../../lib/clock/clock.ts';
@@ -10,7 +11,6 @@ import { type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmul
 import { silentLogger } from '../../lib/log/logger.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import type { ActiveState, StateStore } from '../../lib/state/stateStore.ts';
-import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
 import { API_KEY, testClient } from '../upstream/testClient.ts';
 import { FileRowSink, MemoryActiveState, MemoryRowSink, TOKEN_KEY } from './activeKit.ts';
 

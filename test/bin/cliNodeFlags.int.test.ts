@@ -5,8 +5,8 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_NODE_FLAGS, RESPAWNED_ENV } from '../../bin/nodeFlags.js';
-import { LAMBDA_NODE } from '../parquet/lambdaNode.ts';
-import { CLI, runCli } from '../support/runCli.ts';
+import { LAMBDA_NODE } from '../../devkit/lambdaNode.ts';
+import { CLI, runCli } from '../../devkit/runCli.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 
 const tmp = tempDirPer('ta-cli-flags-');

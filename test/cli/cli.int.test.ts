@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli as runCliShared } from '../../devkit/runCli.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import {
   EMULATOR_FREE_KEY,
@@ -11,7 +12,6 @@ import {
   startEmulator,
 } from '../../lib/emulator/startEmulator.ts';
 import { SMALL_DATASET } from '../support/engineKit.ts';
-import { runCli as runCliShared } from '../support/runCli.ts';
 import { CHILD_TMPDIR } from './cliKit.ts';
 
 /** The shared runner, with the children's own TMPDIR (see CHILD_TMPDIR). */

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
+import { CLI } from '../../devkit/runCli.ts';
 import type { CliIo } from '../../lib/cli/cliIo.ts';
-import { CLI } from '../support/runCli.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** The CLI's executable (named once, in `test/support/runCli.ts`). */
+/** The CLI's executable (named once, in `devkit/runCli.ts`). */
 export const BIN = CLI;
 
 /**

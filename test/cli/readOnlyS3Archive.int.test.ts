@@ -2,12 +2,12 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../devkit/runCli.ts';
+import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
 import { COMMANDS } from '../../lib/cli/commands.ts';
 import { EXIT_VERIFY_GAP } from '../../lib/cli/exitCodes.ts';
 import { ARCHIVE_DAYS, ARCHIVE_NOW, emulatorArchive } from '../ocsf/emulatorArchive.ts';
 import { type ReadOnlyS3Front, startReadOnlyS3Front } from '../support/readOnlyS3Front.ts';
-import { runCli } from '../support/runCli.ts';
-import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 
 /**

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeTableCommand, type DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalDynamo, startLocalDynamo } from '../../devkit/localDynamo.ts';
+import { runCli } from '../../devkit/runCli.ts';
+import { localDynamoClient } from '../../devkit/startDynalite.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
 import { createStateTableCommands, STATE_TABLE } from '../../lib/state/stateTableSpec.ts';
 import { dynamoError, startDynamoFaultProxy } from '../support/dynamoFaultProxy.ts';
 import { SMALL_DATASET } from '../support/engineKit.ts';
-import { type LocalDynamo, startLocalDynamo } from '../support/localDynamo.ts';
-import { runCli } from '../support/runCli.ts';
-import { localDynamoClient } from '../support/startDynalite.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';
 /** What a table the CLI may not write must not see. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
 import { withCrashPoints } from '../../lib/cli/withCrashPoints.ts';
 import type { StateStore } from '../../lib/state/stateStore.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
-import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 
 const ports = () => ({
   api: { historyPage: async () => ({}) } as unknown as UpstreamApi,

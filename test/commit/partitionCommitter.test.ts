@@ -1,11 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { FaultPlan } from '../../devkit/fakes/faultPlan.ts';
+import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { type DatasetWriter, PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import type { ByteSource } from '../../lib/store/byteSource.ts';
-import { FaultPlan } from '../support/fakes/faultPlan.ts';
-import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 

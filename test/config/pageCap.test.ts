@@ -1,11 +1,11 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
+import type { CfnTemplate } from '../../devkit/infra/templateArns.ts';
+import { templateVariables } from '../../devkit/infra/templateEnv.ts';
+import { synthApp } from '../../devkit/infra/testApp.ts';
 import { loadConfig } from '../../lib/config/loadConfig.ts';
 import { MAX_DAY_SESSIONS, pageCap } from '../../lib/config/walkLimits.ts';
 import { FINISH_MAX_IDS } from '../../lib/fanout/finishMaxIds.ts';
-import type { CfnTemplate } from '../infra/templateArns.ts';
-import { templateVariables } from '../infra/templateEnv.ts';
-import { synthApp } from '../infra/testApp.ts';
 
 describe('pageCap', () => {
   it.each([

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DynaliteHandle, startDynalite } from '../../devkit/startDynalite.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { duckdbRuleEngine } from '../../lib/detect/duckdbRuleEngine.ts';
 import { type DeliveryStatus, evaluateRules } from '../../lib/detect/evaluateRules.ts';
@@ -14,7 +15,6 @@ import { silentLogger } from '../../lib/log/logger.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import { fileVersionedItems } from '../../lib/state/fileVersionedItems.ts';
 import type { VersionedItems } from '../../lib/state/versionedItems.ts';
-import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
 
 let dynamo: DynaliteHandle;
 let folder: string;

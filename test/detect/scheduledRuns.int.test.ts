@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { deployedSchedule } from '../../devkit/deployedSchedule.ts';
 import { deliverFinding } from '../../lib/detect/deliverFinding.ts';
 import type { Finding } from '../../lib/detect/finding.ts';
 import { memoryFindingEvents } from '../../lib/detect/findingEvents.ts';
@@ -8,7 +9,6 @@ import { type Delivery, replaySchedule, replayTokenHmac } from '../../lib/detect
 import type { DetectionRule } from '../../lib/detect/ruleSchema.ts';
 import { durationMs } from '../../lib/detect/ruleSchema.ts';
 import type { DetectionSettings } from '../../lib/detect/ruleSettings.ts';
-import { deployedSchedule } from './deployedSchedule.ts';
 import { plantedIncidents } from './plantedIncidents.ts';
 
 const rules = await loadRules();

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { appendDigest } from '../../lib/digest/appendDigest.ts';
 import { digestKeys } from '../../lib/digest/digestKeys.ts';
@@ -9,7 +10,6 @@ import { loadLocalKeys } from '../../lib/keys/loadLocalKeys.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
-import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
 import { parquetOf } from './digestFixtures.ts';
 
 interface Sent {

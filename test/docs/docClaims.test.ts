@@ -23,7 +23,7 @@ import {
   TWO_HEAPS_GROWING_PERCENT,
 } from '../../lib/process/relieveHeap.ts';
 import { ACTIVE_CHUNK_PREFIX, CHUNK_BYTES } from '../../lib/state/activeChunks.ts';
-import { synthApp } from '../infra/testApp.ts';
+import { synthApp } from '../../devkit/infra/testApp.ts';
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');
 /** The README and every page under docs/: each claim below is checked in the page that makes it. */

@@ -90,6 +90,8 @@ const OTHER_VARIABLES = new Set([
 
 /** Top-level folders and files of the repository: a backticked path under one of them must exist. */
 const REPO_ROOTS = /^(?:lib|test|bench|functions|infra|bin|tools|docs|detections)\//;
+/** Where a file named by its bare name (`walkDay.ts`) is looked for: it must be there exactly once. */
+const SOURCE_DIRS = ['lib/', 'functions/', 'infra/', 'bin/', 'bench/', 'test/', 'tools/', 'devkit/'];
 /** A path with a placeholder names a pattern, not a file. */
 const PLACEHOLDER = /[<>*{}…$]|\.\.\.|YYYY|DAY|<ID>/;
 
@@ -285,6 +287,31 @@ describe('paths and links in README.md and docs/', () => {
       }
     }
     expect(paths).toBeGreaterThan(20);
+  });
+
+  it('names by a bare file name only a source file that exists once (under lib/, functions/, infra/, bin/, bench/, test/, tools/)', () => {
+    const sources = new Map<string, string[]>();
+    const walk = (dir: string) => {
+      if (!existsSync(new URL(dir, ROOT))) return;
+      for (const name of readdirSync(new URL(dir, ROOT))) {
+        const rel = `${dir}${name}`;
+        if (name === 'node_modules' || name === 'cdk.out') continue;
+        if (statSync(new URL(rel, ROOT)).isDirectory()) walk(`${rel}/`);
+        else sources.set(name, [...(sources.get(name) ?? []), rel]);
+      }
+    };
+    for (const dir of SOURCE_DIRS) walk(dir);
+    let names = 0;
+    const wrong: string[] = [];
+    for (const page of pages())
+      for (const [, name = ''] of read(page).matchAll(/`([\w.-]+\.(?:ts|js|mjs|cjs|sh))`/g)) {
+        names++;
+        const found = sources.get(name) ?? [];
+        if (found.length !== 1)
+          wrong.push(`${page} names \`${name}\`: ${found.length === 0 ? 'no such file' : found.join(', ')}`);
+      }
+    expect(names).toBeGreaterThan(20);
+    expect(wrong, 'a bare file name must match exactly one file').toEqual([]);
   });
 
   it("reaches every page of docs/ from the README's table: listed there, or linked from a page that is", () => {

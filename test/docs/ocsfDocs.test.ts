@@ -10,7 +10,7 @@ import { OCSF_1_8 } from '../../lib/ocsf/ocsfProfile.ts';
 import { lakeKey } from '../../lib/ocsf/securityLakeLayout.ts';
 import { sessionsOcsfFields } from '../../lib/ocsf/sessionsOcsfSql.ts';
 import { lakeCursorKey } from '../../lib/ocsf/writeSecurityLake.ts';
-import { iamStatements, synthApp } from '../infra/testApp.ts';
+import { iamStatements, synthApp } from '../../devkit/infra/testApp.ts';
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');
 const detections = read('docs/detections.md');

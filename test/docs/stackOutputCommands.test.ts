@@ -6,8 +6,8 @@ import { parseArchiveEvent } from '../../functions/archive-history/parseArchiveE
 import { API_KEY_ENV, setApiKeyCommand } from '../../infra/constructs/apiKeySecret.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { verifyJobIdSchema } from '../../lib/verify/verifyJobTypes.ts';
-import { type CfnTemplate, resolver } from '../infra/templateArns.ts';
-import { synthApp } from '../infra/testApp.ts';
+import { type CfnTemplate, resolver } from '../../devkit/infra/templateArns.ts';
+import { synthApp } from '../../devkit/infra/testApp.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { countingObjectStore } from '../../devkit/countingObjectStore.ts';
+import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
+import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
 import { readDigestChain } from '../../lib/digest/readDigestChain.ts';
@@ -10,11 +13,8 @@ import { walkFanoutItem } from '../../lib/fanout/walkFanoutItem.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { historyRecordSchema } from '../../lib/records/schemas.ts';
 import type { ArchiveOptions } from '../../lib/run/runTypes.ts';
-import { countingObjectStore } from '../support/countingObjectStore.ts';
 import { expectIdsExact, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
-import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
-import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
 import { testSeed } from '../support/testSeed.ts';
 
 const PAGES = 30;

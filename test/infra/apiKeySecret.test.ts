@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { testStack } from '../../devkit/infra/testApp.ts';
 import { ApiKeySecret } from '../../infra/constructs/apiKeySecret.ts';
-import { testStack } from './testApp.ts';
 
 const COMPLETE = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:pinggy-key-AbC123';
 const PARTIAL = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:pinggy-key';

@@ -2,10 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { synthApp } from '../../devkit/infra/testApp.ts';
 import { DETECT_METRIC, DETECT_SERVICE } from '../../functions/shared/detectTelemetry.ts';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/telemetryNames.ts';
 import { SNAPSHOT_METRIC } from '../../functions/snapshot-active/snapshotTelemetry.ts';
-import { synthApp } from './testApp.ts';
 
 const { template } = synthApp();
 const resources = template.toJSON().Resources as Record<

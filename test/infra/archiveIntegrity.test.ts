@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { iamStatements, propsOf, resourceSuffix, synthApp } from '../../devkit/infra/testApp.ts';
 import {
   INTEGRITY_ENV,
   METRIC,
@@ -17,7 +18,6 @@ import {
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { digestKeys } from '../../lib/digest/digestKeys.ts';
 import { CHECKSUM_REPORTS_PREFIX } from '../../lib/verify/checksumJobs.ts';
-import { iamStatements, propsOf, resourceSuffix, synthApp } from './testApp.ts';
 
 const STATE_DIR = fileURLToPath(new URL('../../lib/state/', import.meta.url));
 

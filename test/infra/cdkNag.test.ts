@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { acknowledgements, nagViolations, staleAcknowledgements, synthApp } from './testApp.ts';
+import {
+  acknowledgements,
+  nagViolations,
+  staleAcknowledgements,
+  synthApp,
+} from '../../devkit/infra/testApp.ts';
 
 const { app } = synthApp();
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { iamStatements, nagViolations, propsOf, staleAcknowledgements, synthApp } from './testApp.ts';
+import {
+  iamStatements,
+  nagViolations,
+  propsOf,
+  staleAcknowledgements,
+  synthApp,
+} from '../../devkit/infra/testApp.ts';
 
 // Every optional context key at once, as strings, the way `cdk deploy -c key=value` passes them.
 const { app, stack, template } = synthApp({

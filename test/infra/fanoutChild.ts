@@ -8,6 +8,8 @@
  * giant, and how many of their sessions have ended, never depends on the day or the hour the test runs.
  */
 import { readFileSync } from 'node:fs';
+import { startLocalFanout } from '../../devkit/infra/localFanout.ts';
+import { STAND_IN_TOKEN_KEY } from '../../devkit/infra/standInsFor.ts';
 import type { Clock } from '../../lib/clock/clock.ts';
 import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
 import { offsetClock } from '../../lib/clock/offsetClock.ts';
@@ -17,8 +19,6 @@ import { recordId } from '../../lib/records/recordId.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
 import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
-import { startLocalFanout } from './localFanout.ts';
-import { STAND_IN_TOKEN_KEY } from './standInsFor.ts';
 
 const [definitionFile, windowDaysArg, simulatedStart, templateEnvFile] = process.argv.slice(2);
 /** The fan-out function's template environment, as the parent synthesized it (`windowDays` context). */

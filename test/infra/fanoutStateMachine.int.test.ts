@@ -4,15 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { synthesizedDefinition } from '../../devkit/infra/localStateMachine.ts';
+import type { CfnTemplate } from '../../devkit/infra/templateArns.ts';
+import { templateVariables } from '../../devkit/infra/templateEnv.ts';
+import { synthApp } from '../../devkit/infra/testApp.ts';
+import { LAMBDA_NODE, RUN_TS } from '../../devkit/lambdaNode.ts';
+import { s3rverClient } from '../../devkit/startS3rver.ts';
 import { FANOUT_RESULTS_PREFIX } from '../../infra/constructs/fanoutOrchestration.ts';
 import type { Day } from '../../lib/clock/day.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
-import { LAMBDA_NODE, RUN_TS } from '../parquet/lambdaNode.ts';
-import { s3rverClient } from '../support/startS3rver.ts';
-import { synthesizedDefinition } from './localStateMachine.ts';
-import type { CfnTemplate } from './templateArns.ts';
-import { templateVariables } from './templateEnv.ts';
-import { synthApp } from './testApp.ts';
 
 const WINDOW_DAYS = 8;
 /**

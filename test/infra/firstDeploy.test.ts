@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { synthApp } from '../../devkit/infra/testApp.ts';
 import { DETECT_METRIC, DETECT_SERVICE } from '../../functions/shared/detectTelemetry.ts';
 import { METRIC, METRICS_NAMESPACE } from '../../functions/shared/telemetryNames.ts';
 import { SNAPSHOT_METRIC } from '../../functions/snapshot-active/snapshotTelemetry.ts';
@@ -9,7 +10,6 @@ import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { SETTINGS } from '../../lib/config/configSpec.ts';
 import { lakeSourceSchema } from '../../lib/ocsf/lakeSourceSchema.ts';
 import { LAKE_CONTEXT, LAKE_SOURCE } from './lakeSource.ts';
-import { synthApp } from './testApp.ts';
 
 const doc = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
 const section = doc.slice(

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { synthApp } from '../../devkit/infra/testApp.ts';
 import { VERIFY_JOB_CONCURRENCY } from '../../infra/constructs/verifyJob.ts';
 import { reservedInAll } from '../../infra/reservedConcurrency.ts';
 import { readStackSettings } from '../../infra/stackSettings.ts';
 import { LAKE_CONTEXT } from './lakeSource.ts';
-import { synthApp } from './testApp.ts';
 
 /** A new account's Lambda concurrency quota is often 10; Lambda keeps 10 unreserved whatever the quota. */
 /** Every opt-in on (the Security Lake export too), so every function the stack can have is there. */

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { synthApp } from '../../devkit/infra/testApp.ts';
 import { FINDINGS_TABLE } from '../../lib/detect/findingsDataset.ts';
 import { loadRulesSync } from '../../lib/detect/loadRules.ts';
 import { ocsfViews } from '../../lib/ocsf/ocsfViews.ts';
 import { trinoFunctionIssues } from '../ocsf/trinoFunctionIssues.ts';
 import { trinoSyntaxErrors } from '../support/trinoSyntaxErrors.ts';
-import { synthApp } from './testApp.ts';
 
 const { template } = synthApp();
 const views = ocsfViews(FINDINGS_TABLE, loadRulesSync());

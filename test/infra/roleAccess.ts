@@ -1,5 +1,5 @@
 import { runSimulation, type Simulation } from '@cloud-copilot/iam-simulate';
-import { ACCOUNT, type CfnTemplate, resolver } from './templateArns.ts';
+import { ACCOUNT, type CfnTemplate, resolver } from '../../devkit/infra/templateArns.ts';
 
 /** One permission a call needs: an IAM action on a resource, with the request's condition keys. */
 export interface Access {

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { runSimulation, type Simulation } from '@cloud-copilot/iam-simulate';
 import type { CfnElement } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
+import { ACCOUNT, type CfnTemplate, resolver } from '../../devkit/infra/templateArns.ts';
+import { synthApp } from '../../devkit/infra/testApp.ts';
 import { TemplatePolicies } from './roleAccess.ts';
-import { ACCOUNT, type CfnTemplate, resolver } from './templateArns.ts';
-import { synthApp } from './testApp.ts';
 
 /** The lake in an account of its own (a delegated Security Lake administrator's), as is usual. */
 const LAKE_ACCOUNT = '210987654321';

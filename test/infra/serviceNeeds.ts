@@ -1,6 +1,6 @@
+import { ACCOUNT, REGION } from '../../devkit/infra/templateArns.ts';
 import type { Access, TemplatePolicies } from './roleAccess.ts';
 import { stateMachineNeeds } from './stateMachineNeeds.ts';
-import { ACCOUNT, REGION } from './templateArns.ts';
 
 /** What a service does with a rule target's role, by the target's service (the EventBridge user guide). */
 const TARGET_ACTION: Record<string, string> = {

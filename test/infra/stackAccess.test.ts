@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import type { CfnElement } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
+import { ACCOUNT, type CfnTemplate, REGION } from '../../devkit/infra/templateArns.ts';
+import { synthApp } from '../../devkit/infra/testApp.ts';
 import type { RecordedCall } from '../../functions/shared/awsClients.ts';
 import { type Reader, SETTINGS } from '../../lib/config/configSpec.ts';
 import { accessesOf } from './callAccesses.ts';
@@ -8,8 +10,6 @@ import { LAKE_CONTEXT, LAKE_EXTERNAL_ID, LAKE_SOURCE } from './lakeSource.ts';
 import { refusal, refusals, TemplatePolicies } from './roleAccess.ts';
 import { serviceNeeds } from './serviceNeeds.ts';
 import { stateMachineNeeds } from './stateMachineNeeds.ts';
-import { ACCOUNT, type CfnTemplate, REGION } from './templateArns.ts';
-import { synthApp } from './testApp.ts';
 
 /** Every opt-in on, so every function and role the stack can have is in the template. */
 const { stack, template } = synthApp({ context: LAKE_CONTEXT });

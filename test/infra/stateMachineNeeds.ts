@@ -1,8 +1,8 @@
+import { ACCOUNT, REGION } from '../../devkit/infra/templateArns.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { fanoutKeys } from '../../lib/fanout/fanoutTypes.ts';
 import { verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
 import type { Access } from './roleAccess.ts';
-import { ACCOUNT, REGION } from './templateArns.ts';
 
 type State = Record<string, unknown> & { Type: string; Resource?: string };
 interface Asl {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { iamStatements, propsOf, resourceSuffix, synthApp } from '../../devkit/infra/testApp.ts';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/telemetryNames.ts';
 import { NONCURRENT_EXPIRY_PREFIXES, VERIFY_JOB_DAYS } from '../../infra/constructs/archiveBuckets.ts';
 import { ENGINE_MEMORY_MIB } from '../../infra/constructs/archiveFunction.ts';
@@ -10,7 +11,6 @@ import { digestKeys } from '../../lib/digest/digestKeys.ts';
 import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
 import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
 import { verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
-import { iamStatements, propsOf, resourceSuffix, synthApp } from './testApp.ts';
 
 const { stack, template } = synthApp();
 const ref = (construct: { node: { defaultChild?: unknown } }) => ({

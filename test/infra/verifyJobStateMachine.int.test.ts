@@ -3,6 +3,9 @@ import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { synthesizedDefinition } from '../../devkit/infra/localStateMachine.ts';
+import { synthApp } from '../../devkit/infra/testApp.ts';
+import { LAMBDA_NODE, RUN_TS } from '../../devkit/lambdaNode.ts';
 import { VERIFY_JOB_MAP_RESULTS_PREFIX } from '../../infra/constructs/verifyJob.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
@@ -10,10 +13,7 @@ import { readLastFullVerify } from '../../lib/verify/mergeVerifyJob.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import { type VerifyJobResult, verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
 import { historyKeys, startSignedArchive } from '../digest/proofKit.ts';
-import { LAMBDA_NODE, RUN_TS } from '../parquet/lambdaNode.ts';
 import type { World } from '../support/engineKit.ts';
-import { synthesizedDefinition } from './localStateMachine.ts';
-import { synthApp } from './testApp.ts';
 
 const { stack, template } = synthApp();
 const machineId = stack.getLogicalId(stack.verifyJob.stateMachine.node.defaultChild as never);

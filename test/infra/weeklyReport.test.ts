@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { iamStatements, propsOf, resourceSuffix, synthApp } from '../../devkit/infra/testApp.ts';
 import { REPORT_VERSIONS_KEPT } from '../../infra/constructs/archiveBuckets.ts';
 import { WRITE_ONCE_PREFIXES } from '../../infra/constructs/archiveIntegrity.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { iamStatements, propsOf, resourceSuffix, synthApp } from './testApp.ts';
 
 const { stack, template } = synthApp();
 const bucketRef = stack.getLogicalId(stack.buckets.archive.node.defaultChild as never);

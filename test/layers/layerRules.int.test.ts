@@ -106,12 +106,39 @@ describe('the layer rules (npm run layers, part of npm test)', () => {
     broken({ 'bench/caseKit.ts': one('k'), [from]: importing('k', '../../bench/caseKit.ts') }, rule),
   );
 
-  it("the bench's own tests import bench/, and the bench imports the tests' kits", () =>
+  it("the bench's own tests import bench/, and the bench and the tests import the dev kit", () =>
     clean({
-      'bench/caseKit.ts': importing('s', '../test/support/kit.ts'),
-      'test/support/kit.ts': one('s'),
+      'devkit/kit.ts': importing('c', '../lib/clock/c.ts'),
+      'lib/clock/c.ts': one('c'),
+      'bench/caseKit.ts': importing('y', '../devkit/kit.ts'),
+      'test/run/a.test.ts': importing('y', '../../devkit/kit.ts'),
       'test/bench/caseKit.test.ts': importing('y', '../../bench/caseKit.ts'),
     }));
+
+  it('the bench importing a kit under test/ fails (bench-imports-no-test)', () =>
+    broken(
+      { 'test/support/kit.ts': one('s'), 'bench/caseKit.ts': importing('s', '../test/support/kit.ts') },
+      /error bench-imports-no-test: bench\/caseKit\.ts → test\/support\/kit\.ts/,
+    ));
+
+  it.each([
+    ['lib/cli/a.ts', '../../devkit/kit.ts'],
+    ['functions/shared/a.ts', '../../devkit/kit.ts'],
+    ['infra/a.ts', '../devkit/kit.ts'],
+    ['bin/a.ts', '../devkit/kit.ts'],
+  ])('%s importing the dev kit fails (product-imports-no-devkit)', (from, to) =>
+    broken(
+      { 'devkit/kit.ts': one('k'), [from]: importing('k', to) },
+      new RegExp(`error product-imports-no-devkit: ${from.replace('.', '\\.')} → devkit/kit\\.ts`),
+    ),
+  );
+
+  it.each([
+    ['test/support/kit.ts', '../test/support/kit.ts'],
+    ['bench/caseKit.ts', '../bench/caseKit.ts'],
+  ])('the dev kit importing %s fails (devkit-imports-no-test-or-bench)', (file, spec) =>
+    broken({ [file]: one('k'), 'devkit/kit.ts': importing('k', spec) }, 'devkit-imports-no-test-or-bench'),
+  );
 
   it('importing a test file fails, from the bench or another test (test-files-import-no-test-file)', () =>
     broken(

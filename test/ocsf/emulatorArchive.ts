@@ -1,9 +1,9 @@
+import { cliKeysDir, runCli } from '../../devkit/runCli.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { appendDigest } from '../../lib/digest/appendDigest.ts';
 import { loadLocalKeys } from '../../lib/keys/loadLocalKeys.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import { cliKeysDir, runCli } from '../support/runCli.ts';
 
 /** The instant the emulator's archive is made at (its clock, the archiver's and detect's). */
 export const ARCHIVE_NOW = '2026-11-20T12:00:00Z';

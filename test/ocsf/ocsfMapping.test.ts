@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { loadRules } from '../../lib/detect/loadRules.ts';
 import { ATTACK_TECHNIQUES } from '../../lib/ocsf/attackIds.ts';
 import { attackOf, attacksOf } from '../../lib/ocsf/attackOf.ts';
-import { duckdbSpelling } from '../../lib/ocsf/duckdbSpelling.ts';
 import { findingsOcsfSql } from '../../lib/ocsf/findingsOcsfSql.ts';
 import { OCSF_1_8 } from '../../lib/ocsf/ocsfProfile.ts';
 import { stripNulls } from '../../lib/ocsf/stripNulls.ts';
 import { toOcsfDetectionFinding } from '../../lib/ocsf/toOcsfDetectionFinding.ts';
-import { ATHENA_MACROS, DUCKDB_SESSION } from '../../lib/query/duckdbShims.ts';
+import { ATHENA_MACROS, DUCKDB_SESSION } from '../../lib/sql/dialect.ts';
+import { duckdbSpelling } from '../../lib/sql/duckdbSpelling.ts';
 import { ocsfErrors } from './ocsfSchemas.ts';
 
 const SESSION_EVENT = {

@@ -7,11 +7,11 @@ import { promisify } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { parquetMetadata } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAMBDA_NODE, RUN_TS } from '../../devkit/lambdaNode.ts';
 import { DEFAULT_PARQUET_COMPRESSION } from '../../lib/parquet/parquetCompression.ts';
 import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
 import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
 import { edgeCaseRows } from './historyRows.ts';
-import { LAMBDA_NODE, RUN_TS } from './lambdaNode.ts';
 import { readWithArrowRs } from './readWithArrowRs.ts';
 
 const DESIGN = new URL('../../docs/design.md', import.meta.url);

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
+import { ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
+import { startDynalite } from '../../devkit/startDynalite.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, toDay } from '../../lib/clock/day.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
@@ -10,9 +12,7 @@ import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamo
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { CONTRACT_SPELLINGS } from '../support/contractSpellings.ts';
 import { TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../support/engineKit.ts';
-import { ScriptedUpstream } from '../support/scriptedUpstream.ts';
 import { serverPer } from '../support/serverPer.ts';
-import { startDynalite } from '../support/startDynalite.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 import { readDocSql } from './docSql.ts';
 

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { digestKeys } from '../../lib/digest/digestKeys.ts';
@@ -8,7 +9,6 @@ import { buildReportModel, publicKeyFingerprint } from '../../lib/report/buildRe
 import { renderReport } from '../../lib/report/renderReport.ts';
 import { readStoredVerify, storeVerify } from '../../lib/verify/storeVerify.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
-import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { PLANTED_FINDINGS, plantedFindingsKey, plantedFindingsParquet } from './plantFindings.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../devkit/headlessChromium.ts';
 import { buildStores } from '../../lib/cli/buildRuntime.ts';
 import { main } from '../../lib/cli/main.ts';
 import { addDays } from '../../lib/clock/day.ts';
@@ -16,7 +17,6 @@ import type { ArchiveStatus } from '../../lib/status/archiveStatus.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
 import { captureIo, freshDir, REPO_ROOT } from '../cli/cliKit.ts';
-import { launchChromium } from '../support/headlessChromium.ts';
 import { plantFindings } from './plantFindings.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';

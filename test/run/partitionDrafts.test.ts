@@ -2,6 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
@@ -11,7 +12,6 @@ import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
 import { partitionOf } from '../../lib/records/toArchiveRow.ts';
 import { type DraftCandidate, PartitionDrafts } from '../../lib/run/partitionDrafts.ts';
 import { edgeCaseRows } from '../parquet/historyRows.ts';
-import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 
 const template = edgeCaseRows()[0] as ArchiveRow;

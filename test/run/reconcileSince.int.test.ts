@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { countingObjectStore, type StoreCounts } from '../../devkit/countingObjectStore.ts';
+import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
+import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
+import { agedArchive } from '../../devkit/syntheticArchive.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, dayRange, toDay } from '../../lib/clock/day.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
@@ -6,13 +10,9 @@ import { putMetaSafely } from '../../lib/run/finishRun.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
 import type { ArchiveDeps, RunSummary } from '../../lib/run/runTypes.ts';
 import { updateMeta } from '../../lib/state/updateMeta.ts';
-import { countingObjectStore, type StoreCounts } from '../support/countingObjectStore.ts';
 import { countingStateStore, type StateCounts } from '../support/countingStateStore.ts';
 import { TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../support/engineKit.ts';
-import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
-import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
-import { agedArchive } from '../support/syntheticArchive.ts';
 
 const START = '2026-11-20T06:00:00.000Z';
 const WEEK_MS = 7 * 86_400_000;

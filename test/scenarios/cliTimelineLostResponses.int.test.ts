@@ -2,6 +2,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliKeysDir, runCli } from '../../devkit/runCli.ts';
+import { type DynaliteHandle, startDynalite } from '../../devkit/startDynalite.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { dayRange, toDay } from '../../lib/clock/day.ts';
 import { windowStartOf } from '../../lib/days/planDays.ts';
@@ -11,8 +13,6 @@ import { recordId } from '../../lib/records/recordId.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { type DropResponseProxy, startDropResponseProxy } from '../support/dropResponseProxy.ts';
 import { archivedIds, SMALL_DATASET } from '../support/engineKit.ts';
-import { cliKeysDir, runCli } from '../support/runCli.ts';
-import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
 
 const START = Date.parse('2026-10-01T06:00:00.000Z');
 let dir: string;

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
+import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
 import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
@@ -6,10 +8,8 @@ import { recordId } from '../../lib/records/recordId.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
 import type { DayResult } from '../../lib/run/runTypes.ts';
 import { expectIdsExact, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
-import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import { timedStore } from '../support/fakes/timedStore.ts';
-import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
 
 const CAP = 100;
 const PAGE_MS = 20;

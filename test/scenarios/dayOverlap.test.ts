@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
+import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
 import type { PartitionManifest } from '../../lib/state/stateStore.ts';
 import { TEST_OPTIONS, testDeps } from '../support/engineKit.ts';
-import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
-import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
 
 // A day's commit (its file, manifest and state writes: no requests) overlaps the next day's walk, and a
 // worker never holds more than those two days: the day after waits until the first has ended.

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
+import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
 import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
 import { archivedIds, TEST_OPTIONS, testDeps } from '../support/engineKit.ts';
-import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
-import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
 
 describe('runArchive under a deadline budget', () => {
   it('a walk cut by the budget commits what it holds, marks the day interrupted, and asks for no page after', async () => {

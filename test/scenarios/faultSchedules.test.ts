@@ -1,5 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { FaultPlan, type FaultRule } from '../../devkit/fakes/faultPlan.ts';
+import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
+import { dayOfRecords, ScriptedUpstream, sessionRecord } from '../../devkit/scriptedUpstream.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, dayRange, toDay } from '../../lib/clock/day.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
@@ -8,10 +11,7 @@ import { historyRecordSchema } from '../../lib/records/schemas.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
 import type { ArchiveOptions } from '../../lib/run/runTypes.ts';
 import { archivedIds, TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../support/engineKit.ts';
-import { FaultPlan, type FaultRule } from '../support/fakes/faultPlan.ts';
-import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
-import { dayOfRecords, ScriptedUpstream, sessionRecord } from '../support/scriptedUpstream.ts';
 import { testSeed } from '../support/testSeed.ts';
 
 const WINDOW = 8;

@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { bodyChunks } from '../../devkit/bodyShapes.ts';
+import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
+import { dayOfRecords } from '../../devkit/scriptedUpstream.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
 import { RECORD_LIMITS } from '../../lib/records/recordLimits.ts';
@@ -7,9 +10,7 @@ import type { StateStore } from '../../lib/state/stateStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { MAX_BODY_BYTES } from '../../lib/upstream/bodyLimits.ts';
 import { createTunnelApiClient, type TunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
-import { bodyChunks } from '../support/bodyShapes.ts';
 import { TEST_OPTIONS, testDeps } from '../support/engineKit.ts';
-import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import {
   type GeneratedBody,
@@ -17,7 +18,6 @@ import {
   type PagedHistoryServer,
   startPagedHistoryServer,
 } from '../support/pagedHistoryServer.ts';
-import { dayOfRecords } from '../support/scriptedUpstream.ts';
 
 // A hostile or broken upstream: a record nested 10,000 levels deep, a page body of 200 MiB. Each is
 // quarantined or refused; the run goes on, and the day's other records are archived.

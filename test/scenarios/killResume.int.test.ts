@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../devkit/runCli.ts';
 import { toDay } from '../../lib/clock/day.ts';
 import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
 import { LOCAL_KEY_FILES } from '../../lib/keys/loadLocalKeys.ts';
@@ -12,7 +13,6 @@ import {
   type World,
   windowDays,
 } from '../support/engineKit.ts';
-import { runCli } from '../support/runCli.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';
 let world: World;

@@ -2,12 +2,12 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, CLI_CONFIG_HOME, cliKeysDir, runCli } from '../../devkit/runCli.ts';
 import { toDay } from '../../lib/clock/day.ts';
 import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
 import { LOCAL_KEY_FILES } from '../../lib/keys/loadLocalKeys.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { expectArchiveExact, startWorld, type World, windowDays } from '../support/engineKit.ts';
-import { CLI, CLI_CONFIG_HOME, cliKeysDir, runCli } from '../support/runCli.ts';
 import { seededRandom, testSeed } from '../support/testSeed.ts';
 
 const START = Date.parse('2026-10-01T06:00:00.000Z');

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalDynamo, startLocalDynamo } from '../../devkit/localDynamo.ts';
+import { runCli } from '../../devkit/runCli.ts';
+import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
 import { SMALL_DATASET } from '../support/engineKit.ts';
-import { type LocalDynamo, startLocalDynamo } from '../support/localDynamo.ts';
-import { runCli } from '../support/runCli.ts';
-import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
 
 const DAY_MS = 86_400_000;
 const START = Date.parse('2026-10-01T06:00:00.000Z');

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
+import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
 import { blankDay } from '../../lib/days/nextDayState.ts';
@@ -7,9 +9,7 @@ import { SNAPSHOT_BESIDE_DAYS_MAX } from '../../lib/run/prepareRun.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
 import { session } from '../active/activeKit.ts';
 import { TEST_OPTIONS, testDeps } from '../support/engineKit.ts';
-import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
-import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
 
 /** A state whose META read answers only after a few turns of the event loop, noting what was asked meanwhile. */
 function slowMetaState(api: ScriptedUpstream): { state: MemoryStateStore; askedDuringMetaRead: number[] } {

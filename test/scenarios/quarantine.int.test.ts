@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type DynaliteHandle, startDynalite } from '../../devkit/startDynalite.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
@@ -11,7 +12,6 @@ import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 import { TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../support/engineKit.ts';
-import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
 
 const good: HistoryRecord = {
   start_time: '2026-09-30T10:00:00.000+00:00',

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { FaultPlan } from '../../devkit/fakes/faultPlan.ts';
+import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
+import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
 import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
@@ -9,10 +12,7 @@ import { runArchive } from '../../lib/run/runArchive.ts';
 import type { ArchiveOptions } from '../../lib/run/runTypes.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 import { archivedIds, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
-import { FaultPlan } from '../support/fakes/faultPlan.ts';
-import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
-import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
 import { seededRandom, testSeed } from '../support/testSeed.ts';
 
 const PAGES = 30;

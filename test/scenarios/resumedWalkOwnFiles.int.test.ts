@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { countingObjectStore } from '../../devkit/countingObjectStore.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, toDay } from '../../lib/clock/day.ts';
 import { EMULATOR_PAID_KEY, startEmulator } from '../../lib/emulator/startEmulator.ts';
@@ -11,7 +12,6 @@ import { openLocalState } from '../../lib/state/openLocalState.ts';
 import type { DayState } from '../../lib/state/stateStore.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
-import { countingObjectStore } from '../support/countingObjectStore.ts';
 import { expectIdsExact, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
 import { LatencyClock } from '../support/latencyClock.ts';
 

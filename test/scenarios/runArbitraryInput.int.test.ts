@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
+import { type DynaliteHandle, startDynalite } from '../../devkit/startDynalite.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
 import { rawRecordId, recordId } from '../../lib/records/recordId.ts';
@@ -11,8 +13,6 @@ import { runArchive } from '../../lib/run/runArchive.ts';
 import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { archivedIds, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
-import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
-import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
 
 let dynamo: DynaliteHandle;
 beforeAll(async () => {

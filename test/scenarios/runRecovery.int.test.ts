@@ -2,6 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  dayOfRecords,
+  ScriptedUpstream,
+  type ScriptedUpstreamOptions,
+  sessionRecord,
+} from '../../devkit/scriptedUpstream.ts';
+import { type DynaliteHandle, startDynalite } from '../../devkit/startDynalite.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, dayRange, toDay } from '../../lib/clock/day.ts';
 import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
@@ -22,13 +29,6 @@ import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import { archivedIds, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
-import {
-  dayOfRecords,
-  ScriptedUpstream,
-  type ScriptedUpstreamOptions,
-  sessionRecord,
-} from '../support/scriptedUpstream.ts';
-import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
 
 const START = '2026-11-20T06:00:00.000Z';
 

@@ -1,13 +1,13 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliKeysDir, runCli } from '../../devkit/runCli.ts';
 import { toDay } from '../../lib/clock/day.ts';
 import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
 import { LOCAL_KEY_FILES } from '../../lib/keys/loadLocalKeys.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { startWorld, type World, windowDays } from '../support/engineKit.ts';
 import { footerlessPages, readable } from '../support/footerlessPages.ts';
-import { cliKeysDir, runCli } from '../support/runCli.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';
 let world: World;

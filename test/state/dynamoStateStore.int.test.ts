@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDynalite } from '../../devkit/startDynalite.ts';
 import { addDays } from '../../lib/clock/day.ts';
 import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
 import { fileVersionedItems } from '../../lib/state/fileVersionedItems.ts';
@@ -11,7 +12,6 @@ import { stateConcerns } from '../../lib/state/stateConcerns.ts';
 import type { DayState, PartitionManifest, StateStore } from '../../lib/state/stateStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import { serverSlot } from '../support/serverPer.ts';
-import { startDynalite } from '../support/startDynalite.ts';
 
 const T0 = new Date('2024-06-01T00:00:00Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);

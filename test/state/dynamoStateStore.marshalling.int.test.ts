@@ -1,9 +1,9 @@
 import { type AttributeValue, GetItemCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DynaliteHandle, startDynalite } from '../../devkit/startDynalite.ts';
 import { encodeActiveData } from '../../lib/state/activeStateItem.ts';
 import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
 import type { ActiveState, StateStore } from '../../lib/state/stateStore.ts';
-import { type DynaliteHandle, startDynalite } from '../support/startDynalite.ts';
 
 type Item = Record<string, AttributeValue>;
 

@@ -1,5 +1,7 @@
 import { DescribeTableCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalDynamo, startLocalDynamo } from '../../devkit/localDynamo.ts';
+import { localDynamoClient } from '../../devkit/startDynalite.ts';
 import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
 import { createStateTableCommands, enablePitrCommand, STATE_TABLE } from '../../lib/state/stateTableSpec.ts';
 import {
@@ -8,8 +10,6 @@ import {
   type ProxyAnswer,
   startDynamoFaultProxy,
 } from '../support/dynamoFaultProxy.ts';
-import { type LocalDynamo, startLocalDynamo } from '../support/localDynamo.ts';
-import { localDynamoClient } from '../support/startDynalite.ts';
 
 const PITR_ON: ProxyAnswer = {
   status: 200,

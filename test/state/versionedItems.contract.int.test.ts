@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDynalite } from '../../devkit/startDynalite.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
@@ -9,7 +10,6 @@ import { fileVersionedItems } from '../../lib/state/fileVersionedItems.ts';
 import type { VersionedItems } from '../../lib/state/versionedItems.ts';
 import { MemoryVersionedItems } from '../support/fakes/memoryVersionedItems.ts';
 import { serverSlot } from '../support/serverPer.ts';
-import { startDynalite } from '../support/startDynalite.ts';
 
 /** A backend of the primitive: a fresh, empty set of items per call (`scanLimit`: items a listing page). */
 interface ItemsSubject {

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
+import { startS3rver } from '../../devkit/startS3rver.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { ObjectInfo, ObjectStore } from '../../lib/store/objectStore.ts';
 import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
-import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
-import { startS3rver } from '../support/startS3rver.ts';
 import { startWriteOnceFront } from '../support/writeOnceS3Front.ts';
 
 /** The same behaviour is required of every ObjectStore adapter: one table of cases, run for each. */

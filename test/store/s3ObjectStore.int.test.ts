@@ -1,9 +1,9 @@
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
+import { startS3rver } from '../../devkit/startS3rver.ts';
 import type { ObjectInfo } from '../../lib/store/objectStore.ts';
 import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
 import { serverPer } from '../support/serverPer.ts';
-import { startS3rver } from '../support/startS3rver.ts';
 
 async function collect(iterable: AsyncIterable<ObjectInfo>): Promise<string[]> {
   const out: string[] = [];

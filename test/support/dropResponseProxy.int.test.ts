@@ -1,9 +1,9 @@
 import { GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DynaliteHandle, localDynamoClient, startDynalite } from '../../devkit/startDynalite.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import type { PartitionManifest } from '../../lib/state/stateStore.ts';
 import { type DropResponseProxy, startDropResponseProxy } from './dropResponseProxy.ts';
-import { type DynaliteHandle, localDynamoClient, startDynalite } from './startDynalite.ts';
 
 const manifest = (dt: string): PartitionManifest => ({ dt, version: 0, files: [] });
 

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, expect } from 'vitest';
+import { type DynaliteHandle, startDynalite } from '../../devkit/startDynalite.ts';
+import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
 import { type Clock, ManualClock } from '../../lib/clock/clock.ts';
 import { type Day, dayRange } from '../../lib/clock/day.ts';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
@@ -26,8 +28,6 @@ import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
 import { createTunnelApiClient, type TunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
-import { type DynaliteHandle, startDynalite } from './startDynalite.ts';
-import { type S3rverHandle, startS3rver } from './startS3rver.ts';
 
 /** A small dataset so a simulated timeline of weeks runs in seconds; still multi-page with a 100-row cap. */
 export const SMALL_DATASET: Partial<DatasetOptions> = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chromiumPath } from './headlessChromium.ts';
+import { chromiumPath } from '../../devkit/headlessChromium.ts';
 
 describe('chromiumPath', () => {
   it('fails, naming what it tried and how to install Chromium, when there is none (the browser test never skips)', () => {

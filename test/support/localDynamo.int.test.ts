@@ -2,9 +2,9 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type LocalDynamo, startLocalDynamo } from '../../devkit/localDynamo.ts';
+import { localDynamoClient } from '../../devkit/startDynalite.ts';
 import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
-import { type LocalDynamo, startLocalDynamo } from './localDynamo.ts';
-import { localDynamoClient } from './startDynalite.ts';
 
 describe('startLocalDynamo', () => {
   let dir: string;

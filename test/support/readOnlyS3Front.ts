@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { S3rverHandle } from '../../devkit/startS3rver.ts';
 import { forwardToS3, s3Error } from './s3Forward.ts';
-import type { S3rverHandle } from './startS3rver.ts';
 
 export interface ReadOnlyS3Front {
   endpoint: string;

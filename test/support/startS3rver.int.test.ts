@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
+import { startS3rver } from '../../devkit/startS3rver.ts';
 import { serverPer } from './serverPer.ts';
-import { startS3rver } from './startS3rver.ts';
 
 /** Sends a PUT whose body stops after `sent` of `declared` bytes, then drops the connection. */
 async function tornPut(endpoint: string, path: string, declared: number, sent: number): Promise<void> {

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { type S3rverHandle, s3rverClient } from '../../devkit/startS3rver.ts';
 import { forwardToS3, s3Error } from './s3Forward.ts';
-import { type S3rverHandle, s3rverClient } from './startS3rver.ts';
 
 export interface WriteOnceFront {
   endpoint: string;

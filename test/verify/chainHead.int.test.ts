@@ -2,11 +2,11 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../devkit/runCli.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
 import { SMALL_DATASET } from '../support/engineKit.ts';
-import { runCli } from '../support/runCli.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';
 let emulator: EmulatorHandle;

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { synthApp } from '../../devkit/infra/testApp.ts';
 import { INTEGRITY_ENV } from '../../functions/shared/telemetryNames.ts';
 import { CHECKSUM_REPORTS_EVENT } from '../../infra/constructs/archiveIntegrity.ts';
 import { fullVerifyCommand, VERIFY_JOB_CONCURRENCY } from '../../infra/constructs/verifyJob.ts';
@@ -11,7 +12,6 @@ import { describeVerified } from '../../lib/verify/describeVerified.ts';
 import { VERIFY_JOB_ASSUMPTIONS } from '../../lib/verify/verifyJobCost.ts';
 import { verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
 import { DEFAULT_ROTATION_WEEKS } from '../../lib/verify/verifyWeekly.ts';
-import { synthApp } from '../infra/testApp.ts';
 import { DOC_EXAMPLE, fullVerifyCostTable } from './fullVerifyCostTable.ts';
 
 const DOC = readFileSync(new URL('../../docs/integrity.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');

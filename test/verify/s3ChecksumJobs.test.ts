@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { CreateJobCommand, DescribeJobCommand } from '@aws-sdk/client-s3-control';
 import { describe, expect, it } from 'vitest';
+import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
 import type { ChecksumReport, ChecksumRow } from '../../lib/verify/checksumJobs.ts';
 import { REPORT_FORMAT } from '../../lib/verify/checksumReportFormat.ts';
 import { createS3ChecksumJobs } from '../../lib/verify/s3ChecksumJobs.ts';
-import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
 
 function adapter(status: string) {
   const sent: unknown[] = [];

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
+import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
+import { ReadRanges } from '../../devkit/readRanges.ts';
 import type { Clock } from '../../lib/clock/clock.ts';
 import type { ObjectInfo, ObjectStore, StoredChecksum } from '../../lib/store/objectStore.ts';
-import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
-import { ReadRanges } from '../support/readRanges.ts';
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 

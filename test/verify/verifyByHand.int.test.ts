@@ -17,6 +17,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type KmsStubHandle, startKmsStub } from '../../devkit/infra/startKmsStub.ts';
+import { runCli } from '../../devkit/runCli.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { appendDigest } from '../../lib/digest/appendDigest.ts';
 import { ed25519Signer } from '../../lib/digest/ed25519Signer.ts';
@@ -26,9 +28,7 @@ import { silentLogger } from '../../lib/log/logger.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import { parquetOf } from '../digest/digestFixtures.ts';
-import { type KmsStubHandle, startKmsStub } from '../infra/startKmsStub.ts';
 import { SMALL_DATASET } from '../support/engineKit.ts';
-import { runCli } from '../support/runCli.ts';
 
 const SCRIPT = fileURLToPath(new URL('../../docs/verify-by-hand.sh', import.meta.url));
 const NOW = '2026-10-01T06:00:00.000Z';

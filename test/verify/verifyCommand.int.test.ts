@@ -2,6 +2,7 @@ import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliKeysDir, runCli } from '../../devkit/runCli.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { appendDigest } from '../../lib/digest/appendDigest.ts';
 import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
@@ -10,7 +11,6 @@ import { silentLogger } from '../../lib/log/logger.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
 import { archivedIds, SMALL_DATASET } from '../support/engineKit.ts';
-import { cliKeysDir, runCli } from '../support/runCli.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';
 let emulator: EmulatorHandle;

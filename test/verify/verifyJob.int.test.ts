@@ -1,6 +1,7 @@
 import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countingObjectStore } from '../../devkit/countingObjectStore.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
 import { buildReportModel } from '../../lib/report/buildReportModel.ts';
@@ -16,7 +17,6 @@ import { verifyJobItem } from '../../lib/verify/verifyJobItem.ts';
 import { type VerifyJobItem, verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
 import { verifyWeekly } from '../../lib/verify/verifyWeekly.ts';
 import { runAndDigest, startSignedArchive } from '../digest/proofKit.ts';
-import { countingObjectStore } from '../support/countingObjectStore.ts';
 import type { World } from '../support/engineKit.ts';
 
 let world: World;

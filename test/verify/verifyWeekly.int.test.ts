@@ -1,5 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ChecksumJobsStandIn } from '../../devkit/checksumJobsStandIn.ts';
+import { countingObjectStore } from '../../devkit/countingObjectStore.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { appendDigest } from '../../lib/digest/appendDigest.ts';
 import { digestKeys } from '../../lib/digest/digestKeys.ts';
@@ -10,8 +12,6 @@ import { checkChecksumReports } from '../../lib/verify/checkChecksumReport.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import { verifyWeekly, type WeeklyVerifyResult } from '../../lib/verify/verifyWeekly.ts';
 import { parquetOf } from '../digest/digestFixtures.ts';
-import { ChecksumJobsStandIn } from '../support/checksumJobsStandIn.ts';
-import { countingObjectStore } from '../support/countingObjectStore.ts';
 import { SimulatedStore } from './simulatedStore.ts';
 
 const WEEK = 7 * 86_400_000;

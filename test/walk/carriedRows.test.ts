@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
+import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { IdSet } from '../../lib/ids/idSet.ts';
 import type { KeyedRecord } from '../../lib/records/keyedRecord.ts';
 import { CarriedRows, loadWalkIds, WalkIdParts, walkIdsKey } from '../../lib/walk/carriedRows.ts';
 import { addIdLines } from '../../lib/walk/idLines.ts';
 import { DistinctRows, type WalkSink, walkDay } from '../../lib/walk/walkDay.ts';
-import { MemoryObjectStore } from '../support/fakes/memoryObjectStore.ts';
-import { dayOfRecords, ScriptedUpstream } from '../support/scriptedUpstream.ts';
 import { walkOptions } from '../support/walkOptions.ts';
 
 const id = (n: number): string => n.toString(16).padStart(32, '0');

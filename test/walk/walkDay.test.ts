@@ -1,5 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
+import {
+  dayOfRecords,
+  ScriptedUpstream,
+  type ScriptedUpstreamOptions,
+} from '../../devkit/scriptedUpstream.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
 import { type KeyedRecord, keyRecord } from '../../lib/records/keyedRecord.ts';
@@ -11,7 +16,6 @@ import {
   type WalkOptions,
   walkDay,
 } from '../../lib/walk/walkDay.ts';
-import { dayOfRecords, ScriptedUpstream, type ScriptedUpstreamOptions } from '../support/scriptedUpstream.ts';
 import { walkOptions } from '../support/walkOptions.ts';
 
 const DAY = '2026-11-10';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ChecksumJobsStandIn } from '../../../devkit/checksumJobsStandIn.ts';
 import { createArchiveHandler } from '../../../functions/archive-history/archiveHandler.ts';
 import type { ArchiveHandlerDeps } from '../../../functions/shared/archiveHandlerDeps.ts';
 import { ManualClock } from '../../../lib/clock/clock.ts';
@@ -9,7 +10,6 @@ import type { StateStore, VerifyProgress } from '../../../lib/state/stateStore.t
 import type { ObjectStore } from '../../../lib/store/objectStore.ts';
 import { addObject, emptyFingerprint } from '../../../lib/verify/checksumFingerprint.ts';
 import type { VerifyResult } from '../../../lib/verify/verifyTypes.ts';
-import { ChecksumJobsStandIn } from '../../support/checksumJobsStandIn.ts';
 import { MemoryStateStore } from '../../support/fakes/memoryStateStore.ts';
 import { SimulatedStore } from '../../verify/simulatedStore.ts';
 import { runSummary } from './runSummaryFixture.ts';

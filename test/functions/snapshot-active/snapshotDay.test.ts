@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { countingObjectStore } from '../../../devkit/countingObjectStore.ts';
 import { createSnapshotHandler } from '../../../functions/snapshot-active/snapshotHandler.ts';
 import { readActiveRows } from '../../../lib/active/activeParquet.ts';
 import { committerRowSink } from '../../../lib/active/committerRowSink.ts';
@@ -12,7 +13,6 @@ import { silentLogger } from '../../../lib/log/logger.ts';
 import type { ActiveSession } from '../../../lib/records/schemas.ts';
 import { createFileObjectStore } from '../../../lib/store/fileObjectStore.ts';
 import { session } from '../../active/activeKit.ts';
-import { countingObjectStore } from '../../support/countingObjectStore.ts';
 import { MemoryStateStore } from '../../support/fakes/memoryStateStore.ts';
 
 const DAY = '2026-03-10';

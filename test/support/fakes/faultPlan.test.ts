@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { FaultPlan, isOutcomeUnknown, SimulatedCrash } from '../../../devkit/fakes/faultPlan.ts';
+import { MemoryObjectStore } from '../../../devkit/fakes/memoryObjectStore.ts';
 import type { PartitionManifest } from '../../../lib/state/stateStore.ts';
-import { FaultPlan, isOutcomeUnknown, SimulatedCrash } from './faultPlan.ts';
 import { faultScheduleArb } from './faultSchedule.ts';
-import { MemoryObjectStore } from './memoryObjectStore.ts';
 import { MemoryStateStore } from './memoryStateStore.ts';
 
 const T0 = new Date('2024-06-01T00:00:00Z');

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { FaultKind, FaultSchedule } from './faultPlan.ts';
+import type { FaultKind, FaultSchedule } from '../../../devkit/fakes/faultPlan.ts';
 
 export interface FaultScheduleArbOptions {
   /** Steps a fault may land on: 1..maxStep. */

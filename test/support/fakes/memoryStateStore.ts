@@ -1,10 +1,10 @@
+import { FaultPlan } from '../../../devkit/fakes/faultPlan.ts';
 import { LEASE_PK } from '../../../lib/state/leaseConcern.ts';
 import { stateConcerns } from '../../../lib/state/stateConcerns.ts';
 import { leaseSchema } from '../../../lib/state/stateSchemas.ts';
 import type { Lease, StateStore } from '../../../lib/state/stateStore.ts';
 import { decodeItem } from '../../../lib/state/versionedConcerns.ts';
 import type { VersionedItem, VersionedItems } from '../../../lib/state/versionedItems.ts';
-import { FaultPlan } from './faultPlan.ts';
 import { MemoryVersionedItems } from './memoryVersionedItems.ts';
 
 /** The datasets a partition manifest can belong to (shared contract; absent = history). */

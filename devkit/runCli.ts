@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { userKeysDir } from '../../lib/keys/localKeysLocation.ts';
+import { userKeysDir } from '../lib/keys/localKeysLocation.ts';
 
-export const CLI = fileURLToPath(new URL('../../bin/tunnel-archiver.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../bin/tunnel-archiver.js', import.meta.url));
 
 /**
  * XDG_CONFIG_HOME of the CLI children: a folder of this test process (removed when it exits), so no test

@@ -1,9 +1,9 @@
-import type { Clock } from '../../lib/clock/clock.ts';
-import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import type { ActiveSession, HistoryPage } from '../../lib/records/schemas.ts';
-import { parseHistoryPage } from '../../lib/upstream/parseResponses.ts';
-import type { RequestOptions, UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
+import type { Clock } from '../lib/clock/clock.ts';
+import { addDays, type Day, toDay } from '../lib/clock/day.ts';
+import { ArchiverError } from '../lib/errors/archiverError.ts';
+import type { ActiveSession, HistoryPage } from '../lib/records/schemas.ts';
+import { parseHistoryPage } from '../lib/upstream/parseResponses.ts';
+import type { RequestOptions, UpstreamApi } from '../lib/upstream/upstreamApi.ts';
 
 export interface ScriptedUpstreamOptions {
   clock: Clock;

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
  */
 export const LAMBDA_NODE =
   process.env.LAMBDA_NODE_BIN ??
-  fileURLToPath(new URL('../../tools/lambda-node/node_modules/.bin/node', import.meta.url));
+  fileURLToPath(new URL('../tools/lambda-node/node_modules/.bin/node', import.meta.url));
 
 /** bin/run-ts.js: runs a TypeScript file (bundled by esbuild) under whichever Node starts it. */
-export const RUN_TS = fileURLToPath(new URL('../../bin/run-ts.js', import.meta.url));
+export const RUN_TS = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));

@@ -1,25 +1,25 @@
 import { createHash } from 'node:crypto';
-import { activeParquetBytes } from '../../lib/active/activeParquet.ts';
-import type { ActiveRow } from '../../lib/active/activeRow.ts';
-import type { Clock, ManualClock } from '../../lib/clock/clock.ts';
-import { addDays, type Day, dayRange, toDay } from '../../lib/clock/day.ts';
-import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { mapLimit } from '../../lib/concurrency/mapLimit.ts';
-import { windowStartOf } from '../../lib/days/planDays.ts';
-import { describeDataFile } from '../../lib/digest/describeDataFile.ts';
-import { digestKeys } from '../../lib/digest/digestKeys.ts';
+import { activeParquetBytes } from '../lib/active/activeParquet.ts';
+import type { ActiveRow } from '../lib/active/activeRow.ts';
+import type { Clock, ManualClock } from '../lib/clock/clock.ts';
+import { addDays, type Day, dayRange, toDay } from '../lib/clock/day.ts';
+import { archiveKeys } from '../lib/commit/archiveKeys.ts';
+import { mapLimit } from '../lib/concurrency/mapLimit.ts';
+import { windowStartOf } from '../lib/days/planDays.ts';
+import { describeDataFile } from '../lib/digest/describeDataFile.ts';
+import { digestKeys } from '../lib/digest/digestKeys.ts';
 import {
   DIGEST_FORMAT_VERSION,
   type DigestBody,
   type DigestFile,
   signedBytes,
-} from '../../lib/digest/digestSchema.ts';
-import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
-import type { ArchiveDeps, ArchiveOptions } from '../../lib/run/runTypes.ts';
-import type { ManifestFile, StateStore } from '../../lib/state/stateStore.ts';
-import { updateMeta } from '../../lib/state/updateMeta.ts';
-import type { ObjectStore } from '../../lib/store/objectStore.ts';
+} from '../lib/digest/digestSchema.ts';
+import type { DigestSigner } from '../lib/digest/digestSigner.ts';
+import { runArchive } from '../lib/run/runArchive.ts';
+import type { ArchiveDeps, ArchiveOptions } from '../lib/run/runTypes.ts';
+import type { ManifestFile, StateStore } from '../lib/state/stateStore.ts';
+import { updateMeta } from '../lib/state/updateMeta.ts';
+import type { ObjectStore } from '../lib/store/objectStore.ts';
 
 /**
  * An archive `ageDays` old as the stack would leave it: a real run fills the window (at the clock's day),

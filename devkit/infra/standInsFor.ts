@@ -1,7 +1,7 @@
 import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
 import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
-import { type DynaliteHandle, localDynamoClient, startDynalite } from '../support/startDynalite.ts';
-import { type S3rverHandle, startS3rver } from '../support/startS3rver.ts';
+import { type DynaliteHandle, localDynamoClient, startDynalite } from '../startDynalite.ts';
+import { type S3rverHandle, startS3rver } from '../startS3rver.ts';
 import { type KmsStubHandle, startKmsStub } from './startKmsStub.ts';
 import { type SecretsStubHandle, startSecretsStub } from './startSecretsStub.ts';
 import { lambdaRuntimeVariables, type StandInEndpoints } from './templateEnv.ts';
