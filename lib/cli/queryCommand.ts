@@ -6,9 +6,9 @@ import { TABLES } from '../config/tableNames.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { terminalJson, terminalText } from '../log/terminalText.ts';
 import { ARCHIVE_DATABASE, LOST_SESSIONS_VIEW, NAMED_SESSIONS_VIEW } from '../query/activeViews.ts';
-import { ATHENA_MACROS } from '../query/duckdbShims.ts';
 import { localViewSetup } from '../query/localViews.ts';
 import { sqlString } from '../query/sqlString.ts';
+import { ATHENA_MACROS } from '../sql/dialect.ts';
 import { parseDestUrl } from '../url/storeUrl.ts';
 import type { CliIo } from './cliIo.ts';
 import type { CliFlags } from './parseCliFlags.ts';
@@ -29,7 +29,7 @@ function localDestUrl(dest: string): string {
   return parsed.kind === 'file' ? pathToFileURL(parsed.dir).href : dest;
 }
 
-export { ATHENA_MACROS } from '../query/duckdbShims.ts';
+export { ATHENA_MACROS } from '../sql/dialect.ts';
 
 /** Views named like the Athena tables over every dataset the archive folder holds. */
 export function viewStatements(dir: string): string[] {

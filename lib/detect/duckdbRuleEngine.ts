@@ -1,5 +1,5 @@
 import { ArchiverError } from '../errors/archiverError.ts';
-import { ATHENA_MACROS, DUCKDB_SESSION } from '../query/duckdbShims.ts';
+import { ATHENA_MACROS, DUCKDB_SESSION } from '../sql/dialect.ts';
 import { OLDEST_DAY_SQL, projectRule, type RuleEngine } from './ruleEngine.ts';
 
 export interface DuckDbRuleEngine extends RuleEngine {

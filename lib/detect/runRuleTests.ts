@@ -5,12 +5,12 @@ import { HISTORY_COLUMNS } from '../parquet/historySchema.ts';
 import { ACTIVE_TABLE, HISTORY_TABLE } from '../query/activeViews.ts';
 import { emptyTableSql } from '../query/localViews.ts';
 import { sqlString } from '../query/sqlString.ts';
+import { loadTrinoGrammar, type TrinoGrammar } from '../sql/trinoGrammar.ts';
 import { duckdbRuleEngine } from './duckdbRuleEngine.ts';
 import { type EvaluateOptions, evaluateRules } from './evaluateRules.ts';
 import { memoryFindingLedger } from './findingLedger.ts';
 import type { DetectionRule, RuleTest } from './ruleSchema.ts';
 import type { DetectionSettings } from './ruleSettings.ts';
-import { loadTrinoGrammar, type TrinoGrammar } from './trinoGrammar.ts';
 import { trinoRuleErrors } from './trinoRuleErrors.ts';
 
 export interface RuleTestResult {

@@ -1,9 +1,9 @@
+import type { TrinoGrammar } from '../sql/trinoGrammar.ts';
 import { rowsSqlOf } from './findingMessage.ts';
 import { renderRuleSql } from './renderRuleSql.ts';
 import { athenaRuleSql } from './ruleEngine.ts';
 import { type DetectionRule, durationMs, type SettingValue } from './ruleSchema.ts';
 import { effectiveSettings, NO_OVERRIDES } from './ruleSettings.ts';
-import type { TrinoGrammar } from './trinoGrammar.ts';
 
 /** An incident whose values need quoting, for the query a finding's message names. */
 const SAMPLE_INCIDENT = {

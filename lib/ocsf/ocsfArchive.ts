@@ -4,9 +4,9 @@ import type { Day } from '../clock/day.ts';
 import { archiveKeys } from '../commit/archiveKeys.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { HISTORY_COLUMNS } from '../parquet/historySchema.ts';
-import { ATHENA_MACROS, DUCKDB_SESSION } from '../query/duckdbShims.ts';
 import { sqlString } from '../query/sqlString.ts';
-import { duckdbSpelling } from './duckdbSpelling.ts';
+import { ATHENA_MACROS, DUCKDB_SESSION } from '../sql/dialect.ts';
+import { duckdbSpelling, duckdbType } from '../sql/duckdbSpelling.ts';
 import { findingsOcsfSql, type OcsfRule } from './findingsOcsfSql.ts';
 import type { OcsfProfile } from './ocsfProfile.ts';
 import { sessionsOcsfSql } from './sessionsOcsfSql.ts';
@@ -31,14 +31,6 @@ const FINDING_INPUT = {
   record_ids: 'VARCHAR[]',
   detected_at: 'TIMESTAMPTZ',
 } as const;
-
-const DUCK_OF: Record<string, string> = {
-  string: 'VARCHAR',
-  timestamp: 'TIMESTAMPTZ',
-  int: 'INTEGER',
-  bigint: 'BIGINT',
-  'array<string>': 'VARCHAR[]',
-};
 
 /** Which events: those whose `time` (or `metadata.logged_time`) is in `[fromMs, toMs)`. */
 export interface OcsfWindow {
@@ -123,9 +115,9 @@ export async function openOcsfArchive(
       ? `CREATE VIEW ${name} AS SELECT * FROM read_parquet(${sqlString(`${folder}/dt=*/*.parquet`)}, hive_partitioning = true, hive_types = {'dt': VARCHAR}, union_by_name = true) WHERE ${dtFilter}`
       : `CREATE TABLE ${name} AS SELECT ${empty} WHERE false`;
   };
-  const emptyHistory = HISTORY_COLUMNS.map(
-    (c) => `NULL::${DUCK_OF[c.athenaType] ?? 'VARCHAR'} AS ${c.name}`,
-  ).join(', ');
+  const emptyHistory = HISTORY_COLUMNS.map((c) => `NULL::${duckdbType(c.athenaType)} AS ${c.name}`).join(
+    ', ',
+  );
   const emptyFindings = Object.entries(FINDING_INPUT)
     .map(([n, t]) => `NULL::${t} AS ${n}`)
     .join(', ');

@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ACTIVE_COLUMNS } from '../active/activeSchema.ts';
 import { HISTORY_COLUMNS } from '../parquet/historySchema.ts';
+import { duckdbType } from '../sql/duckdbSpelling.ts';
 import {
   ACTIVE_TABLE,
   ARCHIVE_DATABASE,
@@ -44,18 +45,10 @@ export function localViewStatements(archiveRoot: string, opts: LocalViewsOptions
   ];
 }
 
-const DUCKDB_TYPE: Record<string, string> = {
-  string: 'VARCHAR',
-  timestamp: 'TIMESTAMPTZ',
-  int: 'INTEGER',
-  bigint: 'BIGINT',
-  'array<string>': 'VARCHAR[]',
-};
-
 /** A typed, empty relation with the Glue columns of a dataset plus `dt` (for a dataset without files). */
 function emptyRelation(columns: readonly { name: string; athenaType: string }[]): string {
   const cols = [...columns, { name: 'dt', athenaType: 'string' }]
-    .map((c) => `NULL::${DUCKDB_TYPE[c.athenaType] ?? 'VARCHAR'} AS ${c.name}`)
+    .map((c) => `NULL::${duckdbType(c.athenaType)} AS ${c.name}`)
     .join(', ');
   return `(SELECT ${cols})`;
 }
