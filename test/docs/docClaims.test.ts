@@ -4,6 +4,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXTRA_MEASUREMENTS } from '../../bench/extraMeasurements.ts';
+import { synthApp } from '../../devkit/infra/testApp.ts';
 import { DETECT_METRIC } from '../../functions/shared/detectTelemetry.ts';
 import { METRIC } from '../../functions/shared/telemetryNames.ts';
 import { SNAPSHOT_METRIC } from '../../functions/snapshot-active/snapshotTelemetry.ts';
@@ -23,7 +24,6 @@ import {
   TWO_HEAPS_GROWING_PERCENT,
 } from '../../lib/process/relieveHeap.ts';
 import { ACTIVE_CHUNK_PREFIX, CHUNK_BYTES } from '../../lib/state/activeChunks.ts';
-import { synthApp } from '../../devkit/infra/testApp.ts';
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');
 /** The README and every page under docs/: each claim below is checked in the page that makes it. */
@@ -358,6 +358,41 @@ describe('README and docs/', () => {
       expect(contract.includes(`\`${name}\``) || contract.includes(`tunnel_archive.${name}`), name).toBe(
         true,
       );
+  });
+
+  it("describes each Parquet dataset's partition `dt` in Glue as the data contract does", () => {
+    // The contract states it once per dataset: `<dataset>/dt=YYYY-MM-DD/...` (`dt` = <what dt is>).
+    const contract = read('docs/data-contract.md').replace(/\s+/g, ' ');
+    const stated = new Map(
+      [...contract.matchAll(/`([a-z]+)\/dt=YYYY-MM-DD\/[^`]*` \(`dt` = ([^):]+)[):]/g)].map(
+        (m) => [m[1] as string, (m[2] as string).trim()] as const,
+      ),
+    );
+    type Input = {
+      Name: string;
+      Description: string;
+      PartitionKeys?: { Name: string; Comment: string }[];
+      StorageDescriptor: { Location: unknown };
+    };
+    const inputs = Object.values(template.findResources('AWS::Glue::Table'))
+      .map((t) => (t as { Properties: { TableInput: Input } }).Properties.TableInput)
+      .filter((t) => t.PartitionKeys !== undefined);
+    expect(inputs.map((t) => t.Name).sort()).toEqual(
+      ['tunnel_active_sessions', 'tunnel_findings', 'tunnel_sessions'].sort(),
+    );
+    for (const t of inputs) {
+      const dataset = /\/([a-z]+)\/"/.exec(JSON.stringify(t.StorageDescriptor.Location))?.[1] ?? '';
+      const meaning = stated.get(dataset);
+      expect(
+        meaning,
+        `docs/data-contract.md states what \`dt\` is for ${dataset}/ (${t.Name})`,
+      ).toBeDefined();
+      const dt = t.PartitionKeys?.find((k) => k.Name === 'dt');
+      expect(dt?.Comment, `${t.Name}: the Glue comment of dt`).toBe(`${meaning}, YYYY-MM-DD`);
+      expect(/\bdt = (.+)$/.exec(t.Description)?.[1], `${t.Name}: dt in the table's description`).toBe(
+        meaning,
+      );
+    }
   });
 
   it('lists exactly the Parquet columns', () => {
