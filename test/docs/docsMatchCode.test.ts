@@ -77,6 +77,12 @@ const REFUSAL = /`tunnel-archiver (verify --days [^`]+)` prints `([^`]+)`/;
 /** Flags the docs may name that belong to Node or to the CLI as a whole, not to a command. */
 const OTHER_FLAGS = new Set(['version', 'max-semi-space-size', 'enable-source-maps', 'heap-growing-percent']);
 
+/** Flags of other tools the docs run, with the tool: `npm run bench -- --only`, `cdk bootstrap`. */
+const OTHER_TOOL_FLAGS: Record<string, string> = {
+  only: 'npm run bench',
+  'cloudformation-execution-policies': 'cdk bootstrap',
+};
+
 /** Variables the docs may name that the AWS SDK or Node read, not the archiver. */
 const OTHER_VARIABLES = new Set([
   'AWS_ENDPOINT_URL_DYNAMODB',
@@ -145,6 +151,26 @@ describe('docs/cli.md and the per-command flag table', () => {
       named.filter((f) => !known.has(f)),
       'flags docs/cli.md names that no command takes',
     ).toEqual([]);
+  });
+
+  it('names in the prose of README.md and docs/ (a `--flag` code span) only flags the CLI takes, or another tool the page runs', () => {
+    const known = new Set([
+      ...Object.values(COMMAND_FLAGS).flatMap((f) => Object.keys(f)),
+      ...Object.keys(EMULATOR_FLAGS),
+      ...OTHER_FLAGS,
+      ...Object.keys(OTHER_TOOL_FLAGS),
+    ]);
+    const wrong: string[] = [];
+    let named = 0;
+    for (const page of pages())
+      for (const [, flag = ''] of read(page)
+        .replace(/```[\s\S]*?```/g, '')
+        .matchAll(/`--([a-z][a-z0-9-]*)[^`]*`/g)) {
+        named++;
+        if (!known.has(flag)) wrong.push(`${page}: --${flag}`);
+      }
+    expect(named).toBeGreaterThan(30);
+    expect(wrong, 'flags no tunnel-archiver command takes').toEqual([]);
   });
 
   it('shows the refusal of a flag a command does not take as the CLI prints it', async () => {
