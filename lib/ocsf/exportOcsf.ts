@@ -5,7 +5,7 @@ import { addDays, type Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { copyArchiveDays } from './copyArchiveDays.ts';
-import type { OcsfRule } from './findingsOcsfSql.ts';
+import type { OcsfRule } from './detectionFindingMapping.ts';
 import { type OcsfClass, openOcsfArchive } from './ocsfArchive.ts';
 import { OCSF_1_8, type OcsfProfile } from './ocsfProfile.ts';
 import { stripNulls } from './stripNulls.ts';

@@ -7,7 +7,8 @@ import { HISTORY_COLUMNS } from '../parquet/historySchema.ts';
 import { sqlString } from '../query/sqlString.ts';
 import { ATHENA_MACROS, DUCKDB_SESSION } from '../sql/dialect.ts';
 import { duckdbSpelling, duckdbType } from '../sql/duckdbSpelling.ts';
-import { findingsOcsfSql, type OcsfRule } from './findingsOcsfSql.ts';
+import type { OcsfRule } from './detectionFindingMapping.ts';
+import { findingsOcsfSql } from './findingsOcsfSql.ts';
 import type { OcsfProfile } from './ocsfProfile.ts';
 import { sessionsOcsfSql } from './sessionsOcsfSql.ts';
 

@@ -1,5 +1,6 @@
 import { ARCHIVE_DATABASE, HISTORY_TABLE, type ViewSpec } from '../query/activeViews.ts';
-import { findingsOcsfColumns, findingsOcsfSql, type OcsfRule } from './findingsOcsfSql.ts';
+import type { OcsfRule } from './detectionFindingMapping.ts';
+import { findingsOcsfColumns, findingsOcsfSql } from './findingsOcsfSql.ts';
 import { OCSF_1_8 } from './ocsfProfile.ts';
 import { sessionsOcsfColumns, sessionsOcsfSql } from './sessionsOcsfSql.ts';
 

@@ -9,7 +9,7 @@ import type { VersionedItems } from '../state/versionedItems.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { type ArchiveHour, ArchiveHours } from './archiveHours.ts';
 import { copyArchiveDays } from './copyArchiveDays.ts';
-import type { OcsfRule } from './findingsOcsfSql.ts';
+import type { OcsfRule } from './detectionFindingMapping.ts';
 import { moveLakeCursor, noteSentFiles, readLakeCursor, readSentFiles } from './lakeProgress.ts';
 import { openOcsfArchive } from './ocsfArchive.ts';
 import { OCSF_1_1 } from './ocsfProfile.ts';
