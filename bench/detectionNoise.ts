@@ -1,7 +1,7 @@
 import { deployedSchedule } from '../devkit/deployedSchedule.ts';
+import { replaySchedule, replayTokenHmac } from '../devkit/replaySchedule.ts';
 import { addDays } from '../lib/clock/day.ts';
 import { loadRules } from '../lib/detect/loadRules.ts';
-import { replaySchedule, replayTokenHmac } from '../lib/detect/replaySchedule.ts';
 import { parseDetectionSettings } from '../lib/detect/ruleSettings.ts';
 import { TEAM_SETTINGS, teamTraffic } from '../lib/emulator/teamTraffic.ts';
 

@@ -1,7 +1,7 @@
 import { snapshotSettings } from '../functions/snapshot-active/snapshotSettings.ts';
 import { loadConfig } from '../lib/config/loadConfig.ts';
-import type { DeployedSchedule } from '../lib/detect/replaySchedule.ts';
 import { propsOf, synthApp } from './infra/testApp.ts';
+import type { DeployedSchedule } from './replaySchedule.ts';
 
 const DAY = 86_400_000;
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { deployedSchedule } from '../../devkit/deployedSchedule.ts';
+import { type Delivery, replaySchedule, replayTokenHmac } from '../../devkit/replaySchedule.ts';
 import { deliverFinding } from '../../lib/detect/deliverFinding.ts';
 import type { Finding } from '../../lib/detect/finding.ts';
 import { memoryFindingEvents } from '../../lib/detect/findingEvents.ts';
 import { SNS_MESSAGE_LIMIT } from '../../lib/detect/findingMessage.ts';
 import { loadRules } from '../../lib/detect/loadRules.ts';
-import { type Delivery, replaySchedule, replayTokenHmac } from '../../lib/detect/replaySchedule.ts';
 import type { DetectionRule } from '../../lib/detect/ruleSchema.ts';
 import { durationMs } from '../../lib/detect/ruleSchema.ts';
 import type { DetectionSettings } from '../../lib/detect/ruleSettings.ts';

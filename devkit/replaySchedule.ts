@@ -1,27 +1,32 @@
 import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ActiveRow } from '../active/activeRow.ts';
-import { ACTIVE_COLUMNS } from '../active/activeSchema.ts';
-import { snapshotActive } from '../active/snapshotActive.ts';
-import { ManualClock } from '../clock/clock.ts';
-import { type Day, toDay } from '../clock/day.ts';
-import { ArchiverError } from '../errors/archiverError.ts';
-import { silentLogger } from '../log/logger.ts';
-import { HISTORY_COLUMNS } from '../parquet/historySchema.ts';
-import { ACTIVE_TABLE, HISTORY_TABLE } from '../query/activeViews.ts';
-import type { ActiveSession } from '../records/schemas.ts';
-import { tokenHmac } from '../records/tokenHmac.ts';
-import type { ActiveState, LiveStore } from '../state/stateStore.ts';
-import { duckdbRuleEngine } from './duckdbRuleEngine.ts';
-import { type DeliveryStatus, dueRules, evaluateRules, recordIncidents } from './evaluateRules.ts';
-import type { Finding } from './finding.ts';
-import { type FindingLedger, memoryFindingLedger } from './findingLedger.ts';
-import { liveIncidentsToRecord } from './liveIncidentsToRecord.ts';
-import { evaluateLiveRules } from './liveRules.ts';
-import type { DetectionRule } from './ruleSchema.ts';
-import type { DetectionSettings } from './ruleSettings.ts';
-import { NO_LIVE_SESSIONS_SQL } from './runRuleTests.ts';
+import type { ActiveRow } from '../lib/active/activeRow.ts';
+import { ACTIVE_COLUMNS } from '../lib/active/activeSchema.ts';
+import { snapshotActive } from '../lib/active/snapshotActive.ts';
+import { ManualClock } from '../lib/clock/clock.ts';
+import { type Day, toDay } from '../lib/clock/day.ts';
+import { duckdbRuleEngine } from '../lib/detect/duckdbRuleEngine.ts';
+import {
+  type DeliveryStatus,
+  dueRules,
+  evaluateRules,
+  recordIncidents,
+} from '../lib/detect/evaluateRules.ts';
+import type { Finding } from '../lib/detect/finding.ts';
+import { type FindingLedger, memoryFindingLedger } from '../lib/detect/findingLedger.ts';
+import { liveIncidentsToRecord } from '../lib/detect/liveIncidentsToRecord.ts';
+import { evaluateLiveRules } from '../lib/detect/liveRules.ts';
+import type { DetectionRule } from '../lib/detect/ruleSchema.ts';
+import type { DetectionSettings } from '../lib/detect/ruleSettings.ts';
+import { NO_LIVE_SESSIONS_SQL } from '../lib/detect/runRuleTests.ts';
+import { ArchiverError } from '../lib/errors/archiverError.ts';
+import { silentLogger } from '../lib/log/logger.ts';
+import { HISTORY_COLUMNS } from '../lib/parquet/historySchema.ts';
+import { ACTIVE_TABLE, HISTORY_TABLE } from '../lib/query/activeViews.ts';
+import type { ActiveSession } from '../lib/records/schemas.ts';
+import { tokenHmac } from '../lib/records/tokenHmac.ts';
+import type { ActiveState, LiveStore } from '../lib/state/stateStore.ts';
 
 /** One tunnel of the replayed traffic: `end` null while it is open (to the end of the replay). */
 export interface ReplaySession {
