@@ -11,7 +11,7 @@ import type { ArchiveDeps, ArchiveOptions, DayResult, FailedDay, RunSummary } fr
 import type { DayState, WalkProgress } from '../state/stateStore.ts';
 import { loadWalkIds, saveWalkIds } from '../walk/carriedRows.ts';
 import { addIdLines } from '../walk/idLines.ts';
-import { STALLED_PASSES } from '../walk/walkDay.ts';
+import { passVerdict } from '../walk/passVerdict.ts';
 import {
   type FanoutItem,
   type FanoutPlanOutput,
@@ -26,7 +26,7 @@ import { FINISH_MAX_IDS } from './finishMaxIds.ts';
 
 /**
  * The finish step of the fan-out, the one writer of what needs one: the days split into ranges (their
- * pass proven complete, or not, over the union by `record_id` of every range, under `walkDay`'s rules),
+ * pass proven complete, or not, over the union by `record_id` of every range, under `passVerdict`'s rules),
  * the digest and META, and the run summary; then the lease is released. Run again (a retried step) it
  * returns the summary it stored the first time: the digest is appended once per orchestration.
  */
@@ -161,7 +161,7 @@ async function outcomeOf(deps: ArchiveDeps, plan: FanoutPlanOutput, item: Fanout
 
 /**
  * One pass of a giant day, walked in ranges: the union of the ranges' ids (and of the ids earlier passes
- * took) decides, by `walkDay`'s rules, whether the day is complete; if not, the day's state keeps where it
+ * took) decides, by `passVerdict`'s rules, whether the day is complete; if not, the day's state keeps where it
  * stands (the next pass, the union kept beside the staging files), as a walk the deadline cut does.
  */
 async function concludePass(
@@ -182,16 +182,20 @@ async function concludePass(
     if (bytes) await addIdLines(bytes, union);
   }
   const totals = new Set([...(before?.totals ?? []), ...found.flatMap((r) => r.totals)]);
-  const total = Math.max(0, ...totals);
-  const short = found.flatMap((r) => (r.short ? [r.short] : [])).sort((a, b) => a.page - b.page)[0];
-  const observed = Math.max(before?.observed ?? 0, short ? short.page * size + short.length : 0);
   const distinct = union.size;
-  const added = distinct - carried;
-  const unreliable = totals.size > 1 || distinct > total;
-  const complete = distinct >= Math.max(total, observed) && (!unreliable || (pass > 1 && added === 0));
-  const stalled = added === 0 && distinct >= observed ? (before?.stalled ?? 0) + 1 : 0;
   const pages = (before?.pages ?? 0) + found.reduce((a, r) => a + r.pages, 0);
-  const ends = complete || pass >= options.maxPasses || stalled >= STALLED_PASSES;
+  const verdict = passVerdict({
+    totals,
+    observedBefore: before?.observed ?? 0,
+    shortPages: found.flatMap((r) => (r.short ? [r.short] : [])),
+    size,
+    collected: distinct,
+    passStart: carried,
+    pass,
+    stalledBefore: before?.stalled ?? 0,
+    maxPasses: options.maxPasses,
+  });
+  const { total, observed, stalled, complete, ends, shortfall } = verdict;
   const progress: WalkProgress = {
     passes: pass + 1,
     nextPage: 0,
@@ -204,7 +208,6 @@ async function concludePass(
     pages,
   };
   if (!ends) await saveWalkIds(deps.objects, day, union);
-  const shortfall = Math.max(0, Math.max(total, observed) - distinct);
   const quarantined = found.reduce((a, r) => a + r.quarantined, 0);
   const next = await putDayMerging(
     deps,
@@ -241,7 +244,7 @@ async function concludePass(
       sealed: next.sealed,
       complete,
       scannedAt: plan.startedAt,
-      unreliableTotals: unreliable,
+      unreliableTotals: verdict.unreliableTotals,
       interrupted: !ends,
     },
   };

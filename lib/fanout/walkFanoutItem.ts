@@ -138,6 +138,9 @@ async function archiveRange(
         tokenKey: deps.tokenKey,
       },
     );
+    // A quarantined item is a record the server holds too: its id joins the union the finish step judges,
+    // as the day walk counts it among the records it collected.
+    for (const id of walked.rejected.keys()) sink.ids.add(id);
     const idsKey = fanoutKeys.rangeIds(input.orchestrationId, item.id);
     await deps.objects.put(idsKey, await gzipIdLines(sink.ids));
     return {

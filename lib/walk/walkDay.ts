@@ -12,6 +12,7 @@ import type { WalkProgress } from '../state/stateStore.ts';
 import type { RequestGate, UpstreamApi } from '../upstream/upstreamApi.ts';
 import { pageAbsorber } from './pageAbsorber.ts';
 import { pageLimit } from './pageLimit.ts';
+import { passVerdict, shortfallOf, totalsUnreliable, walkEnds } from './passVerdict.ts';
 
 export type { WalkProgress };
 /** The walk's limits live with the config that documents them (lib/config/walkLimits.ts). */
@@ -147,11 +148,9 @@ interface Pass {
  * Collects every record of one history day. Pages are unsorted offset pages whose order may change between
  * requests, and `totalElements` is a separate, possibly stale COUNT; so the Page numbers are only hints:
  * - a pass ends only at a page shorter than the echoed `size`, or empty (the one end signal the API gives);
- * - the day is complete when a pass ended so and the union reached both the total and the row count the
- *   short page implies (`last page * size + its length`), and, once the numbers were caught lying (rows
- *   beyond the total, a total that changed), only when a whole pass then added nothing new.
- * Passes repeat until complete, until {@link STALLED_PASSES} passes in a row added nothing while only
- * the total says more rows exist, or until `maxPasses` is spent: with an order reshuffled on every request a pass sees each row with probability
+ * - at the pass's end, `passVerdict` (the day's completeness rules, which the fan-out's finish step also
+ *   judges by) says whether the day is complete, stalled, or the walk ends.
+ * Passes repeat until it ends: with an order reshuffled on every request a pass sees each row with probability
  * about 1 − 1/e, so n rows need about ln(n) + 5 passes (17 for 100k). A spent budget ends the walk with
  * what it has (`interrupted`); a day the server refuses as outside its window ends it with `outsideWindow`;
  * a page refused as too large (`BODY_TOO_LARGE`) is left out, and the walk ends after that pass with
@@ -221,9 +220,12 @@ export class DayWalk {
     return (
       this.#stop !== undefined ||
       this.#badPage !== undefined ||
-      this.#complete ||
-      this.#passes >= this.#options.maxPasses ||
-      this.#stalled >= STALLED_PASSES
+      walkEnds({
+        complete: this.#complete,
+        pass: this.#passes,
+        stalled: this.#stalled,
+        maxPasses: this.#options.maxPasses,
+      })
     );
   }
 
@@ -240,7 +242,7 @@ export class DayWalk {
     const last = await this.#fetchPastPlanned();
     if (this.#stop || last === undefined) return;
     await this.#options.sink.settled?.();
-    this.#judge(last);
+    this.#judge();
   }
 
   /**
@@ -261,7 +263,7 @@ export class DayWalk {
       totalElements: this.#total,
       passes: this.#passes,
       pages: this.#pages,
-      shortfall: Math.max(0, Math.max(this.#total, this.#observed) - this.#collected),
+      shortfall: shortfallOf(this.#total, this.#observed, this.#collected),
       complete,
       unreliableTotals: this.#unreliableTotals,
       interrupted,
@@ -294,7 +296,7 @@ export class DayWalk {
   }
 
   get #unreliableTotals(): boolean {
-    return this.#totals.size > 1 || this.#collected > this.#total;
+    return totalsUnreliable(this.#totals, this.#collected);
   }
 
   /** Goes on with the pass an earlier run began: its pages before `nextPage` are in the sink. */
@@ -422,18 +424,23 @@ export class DayWalk {
     return last;
   }
 
-  /** The rules at the end of a pass: what the short page proved, a stall, completeness. */
-  #judge(last: number): void {
+  /** The rules at the end of a pass (`passVerdict`): what the short page proved, a stall, completeness. */
+  #judge(): void {
     const pass = this.#pass;
-    this.#observed = Math.max(this.#observed, last * pass.size + (pass.lengths.get(last) ?? 0));
-    const collected = this.#collected;
-    const added = collected - pass.passStart;
-    // Rows short of what a short page proved the server holds are never given up on (only maxPasses
-    // ends that walk); only a count above the content itself can stall the walk.
-    this.#stalled = added === 0 && collected >= this.#observed ? this.#stalled + 1 : 0;
-    this.#complete =
-      collected >= Math.max(this.#total, this.#observed) &&
-      (!this.#unreliableTotals || (this.#passes > 1 && added === 0));
+    const verdict = passVerdict({
+      totals: this.#totals,
+      observedBefore: this.#observed,
+      shortPages: [...pass.lengths].map(([page, length]) => ({ page, length })),
+      size: pass.size,
+      collected: this.#collected,
+      passStart: pass.passStart,
+      pass: this.#passes,
+      stalledBefore: this.#stalled,
+      maxPasses: this.#options.maxPasses,
+    });
+    this.#observed = verdict.observed;
+    this.#stalled = verdict.stalled;
+    this.#complete = verdict.complete;
   }
 
   async #absorb(n: number, page: HistoryPage): Promise<void> {

@@ -1,0 +1,103 @@
+import { STALLED_PASSES } from '../config/walkLimits.ts';
+
+/**
+ * What one pass of a day's walk showed, whichever driver walked it (one run's `DayWalk`, or the fan-out's
+ * ranges joined by its finish step). Every count is of distinct records: archived rows and quarantined
+ * items alike, since both are records the server holds.
+ */
+export interface PassEvidence {
+  /** Every `totalElements` the walk has seen, this pass's included. */
+  totals: Iterable<number>;
+  /** Rows earlier passes' short pages proved the server holds (`observed` of the walk so far). */
+  observedBefore: number;
+  /**
+   * The pass's pages shorter than `size`, in any order (each range of a fan-out names its first). Only the
+   * first of them proves rows: `page × size + its length` rows exist. An empty page fetched past it (a
+   * total that promised more pages) proves nothing.
+   */
+  shortPages: Iterable<{ page: number; length: number }>;
+  /** The page size the server echoed for this pass. */
+  size: number;
+  /** Distinct records the walk holds after this pass. */
+  collected: number;
+  /** Distinct records the walk held when this pass began. */
+  passStart: number;
+  /** This pass's number, from 1. */
+  pass: number;
+  /** Passes in a row before this one that added nothing while only the total said more rows exist. */
+  stalledBefore: number;
+  /** The most passes the walk may make. */
+  maxPasses: number;
+}
+
+/** What the completeness rules conclude from a pass. */
+export interface PassVerdict {
+  /** The highest total seen. */
+  total: number;
+  /** Rows the short pages proved so far (`last page × size + its length`, the largest). */
+  observed: number;
+  /** The numbers were caught lying: two totals, or more rows than the total. */
+  unreliableTotals: boolean;
+  /** Distinct records this pass added. */
+  added: number;
+  /** Passes in a row that added nothing while only the total said more rows exist. */
+  stalled: number;
+  /** The day is proven complete. */
+  complete: boolean;
+  /** The walk ends here: complete, stalled {@link STALLED_PASSES} times, or out of passes. */
+  ends: boolean;
+  /** Rows the total or the short pages promise that the walk does not hold. */
+  shortfall: number;
+}
+
+/**
+ * The day's completeness rules, in one place (the day walk and the fan-out's finish both judge by them):
+ * - the day is complete when the records held reach both the highest total and the rows the short page
+ *   proved, and, once the numbers were caught lying (two totals, or rows beyond the total), only when a
+ *   whole later pass then added nothing;
+ * - a pass that added nothing while the walk holds every row the short pages proved counts toward a stall
+ *   (a COUNT stuck above the content); rows the pages themselves proved are never given up this way;
+ * - the walk ends when complete, after {@link STALLED_PASSES} stalled passes in a row, or at `maxPasses`.
+ */
+export function passVerdict(e: PassEvidence): PassVerdict {
+  const totals = new Set(e.totals);
+  const total = Math.max(0, ...totals);
+  let first: { page: number; length: number } | undefined;
+  for (const p of e.shortPages) if (p.length < e.size && (!first || p.page < first.page)) first = p;
+  const observed = Math.max(e.observedBefore, first ? first.page * e.size + first.length : 0);
+  const added = e.collected - e.passStart;
+  const unreliableTotals = totalsUnreliable(totals, e.collected);
+  const stalled = added === 0 && e.collected >= observed ? e.stalledBefore + 1 : 0;
+  const complete =
+    e.collected >= Math.max(total, observed) && (!unreliableTotals || (e.pass > 1 && added === 0));
+  return {
+    total,
+    observed,
+    unreliableTotals,
+    added,
+    stalled,
+    complete,
+    ends: walkEnds({ complete, pass: e.pass, stalled, maxPasses: e.maxPasses }),
+    shortfall: shortfallOf(total, observed, e.collected),
+  };
+}
+
+/** Whether the numbers were caught lying: two totals seen, or more records held than the highest total. */
+export function totalsUnreliable(totals: ReadonlySet<number>, collected: number): boolean {
+  return totals.size > 1 || collected > Math.max(0, ...totals);
+}
+
+/** Rows the highest total or the short pages promise beyond the `collected` records held. */
+export function shortfallOf(total: number, observed: number, collected: number): number {
+  return Math.max(0, Math.max(total, observed) - collected);
+}
+
+/** Whether a walk ends after pass `pass`: proven complete, stalled, or out of passes. */
+export function walkEnds(at: {
+  complete: boolean;
+  pass: number;
+  stalled: number;
+  maxPasses: number;
+}): boolean {
+  return at.complete || at.pass >= at.maxPasses || at.stalled >= STALLED_PASSES;
+}

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
+import {
+  dayOfRecords,
+  ScriptedUpstream,
+  type ScriptedUpstreamOptions,
+} from '../../devkit/scriptedUpstream.ts';
+import { ManualClock } from '../../lib/clock/clock.ts';
+import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
+import { type FanoutItem, fanoutItemSchema } from '../../lib/fanout/fanoutTypes.ts';
+import { finishFanout } from '../../lib/fanout/finishFanout.ts';
+import { planFanout } from '../../lib/fanout/planFanout.ts';
+import { walkFanoutItem } from '../../lib/fanout/walkFanoutItem.ts';
+import { runArchive } from '../../lib/run/runArchive.ts';
+import type { ArchiveOptions, DayResult, RunSummary } from '../../lib/run/runTypes.ts';
+import { STALLED_PASSES } from '../../lib/walk/walkDay.ts';
+import { TEST_OPTIONS, testDeps } from '../support/engineKit.ts';
+import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
+
+const PER_PAGE = 10;
+/** Runs (or orchestrations) a case may take: a stalled walk needs 1 + STALLED_PASSES passes. */
+const MOST_RUNS = STALLED_PASSES + 4;
+
+/**
+ * One day as the server scripts it. Every case has more than `rangePages` pages, so the fan-out walks it in
+ * ranges (one pass per orchestration) while a run walks it whole (every pass in one run).
+ */
+interface Case {
+  name: string;
+  rows: number;
+  /** Items the server serves that are not records (quarantined). */
+  bad?: number;
+  staleTotals?: ScriptedUpstreamOptions['staleTotals'];
+}
+
+const CASES: Case[] = [
+  { name: 'an honest day', rows: 95 },
+  { name: 'a day of whole pages (its end is an empty page)', rows: 90 },
+  { name: 'a count that lags by 7 rows', rows: 95, staleTotals: 7 },
+  { name: 'a count rounded down to whole pages', rows: 95, staleTotals: 'floor-pages' },
+  { name: 'a count stuck 30 rows above the content', rows: 95, staleTotals: -30 },
+  { name: 'a day with two items that are not records', rows: 93, bad: 2 },
+  { name: 'a day with bad items and a count that lags', rows: 93, bad: 2, staleTotals: 5 },
+];
+
+/** The verdict a driver reached for the day: what the rules concluded at the end of its walk. */
+function verdictOf(result: DayResult) {
+  return {
+    complete: result.complete,
+    shortfall: result.shortfall,
+    passes: result.passes,
+    unreliableTotals: result.unreliableTotals,
+  };
+}
+
+function world(c: Case) {
+  const clock = new ManualClock('2026-11-20T06:00:00.000Z');
+  const day: Day = addDays(toDay(clock.now()), -5);
+  const items: unknown[] = [...dayOfRecords(day, c.rows, 1_000)];
+  for (let i = 0; i < (c.bad ?? 0); i++) items.splice(7 + i * 40, 0, { not: 'a record', n: i });
+  const api = new ScriptedUpstream({
+    clock,
+    days: new Map([[day, items]]),
+    maxPageSize: PER_PAGE,
+    reshuffle: false,
+    ...(c.staleTotals === undefined ? {} : { staleTotals: c.staleTotals }),
+  });
+  const objects = new MemoryObjectStore();
+  const state = new MemoryStateStore();
+  const deps = testDeps({ api, objects, state, clock });
+  const options: ArchiveOptions = { ...TEST_OPTIONS, pageSize: 100 };
+  return { clock, day, deps, options, state };
+}
+
+const dayIn = (summary: RunSummary, day: Day) => summary.days.find((d) => d.day === day);
+
+/** The run driver: runs until one walks the day to its end (a run walks every pass of it). */
+async function byRuns(c: Case) {
+  const w = world(c);
+  for (let n = 0; n < MOST_RUNS; n++) {
+    const summary = await runArchive(w.deps, w.options);
+    w.clock.advance(60_000);
+    const result = dayIn(summary, w.day);
+    if (result && !result.interrupted) return verdictOf(result);
+  }
+  throw new Error(`${c.name}: no run walked the day to its end`);
+}
+
+/** The fan-out driver: one orchestration (plan, every item, finish) a pass, until the day's walk ends. */
+async function byFanout(c: Case) {
+  const w = world(c);
+  let last: DayResult | undefined;
+  for (let n = 1; n <= MOST_RUNS; n++) {
+    const orchestrationId = `exec-${n}`;
+    const plan = await planFanout(w.deps, w.options, {
+      orchestrationId,
+      rangePages: 4,
+      leaseTtlMs: 3_600_000,
+    });
+    const items = fanoutItemSchema
+      .array()
+      .parse(
+        JSON.parse(Buffer.from((await w.deps.objects.get(plan.itemsKey)) ?? []).toString()),
+      ) as FanoutItem[];
+    const ranges = items.filter((i) => i.kind === 'range' && i.day === w.day);
+    if (ranges.length === 0) throw new Error(`${c.name}: the fan-out walked the day whole, not in ranges`);
+    for (const item of items) {
+      await walkFanoutItem(w.deps, w.options, {
+        orchestrationId,
+        lease: plan.lease,
+        windowDays: plan.windowDays,
+        item,
+      });
+    }
+    const summary = await finishFanout(w.deps, w.options, plan);
+    w.clock.advance(60_000);
+    last = dayIn(summary, w.day);
+    if (last && !last.interrupted) return verdictOf(last);
+  }
+  throw new Error(
+    `${c.name}: the fan-out's walk of the day did not end in ${MOST_RUNS} passes (last: ${JSON.stringify(last && verdictOf(last))})`,
+  );
+}
+
+describe('the completeness rules, one table through both drivers (a run, the fan-out)', () => {
+  it.each(CASES)('$name: the same verdict from a run and from the fan-out', async (c) => {
+    const run = await byRuns(c);
+    const fanout = await byFanout(c);
+    expect(fanout).toEqual(run);
+    // The rules' own expectations, so that both drivers agreeing on a wrong verdict fails too.
+    const above = typeof c.staleTotals === 'number' && c.staleTotals < 0;
+    // Caught lying: rows beyond the total (a count above the rows is never disproved, only stalls).
+    const lies = c.staleTotals !== undefined && c.staleTotals !== 0 && !above;
+    expect(run.complete).toBe(!above);
+    expect(run.unreliableTotals).toBe(lies);
+    expect(run.shortfall).toBe(above ? -(c.staleTotals as number) : 0);
+    expect(run.passes).toBe(above ? 1 + STALLED_PASSES : lies ? 2 : 1);
+  });
+});

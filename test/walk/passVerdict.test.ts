@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { type PassEvidence, passVerdict } from '../../lib/walk/passVerdict.ts';
+import { STALLED_PASSES } from '../../lib/walk/walkDay.ts';
+
+/** A first pass over a 95-row day at 10 rows a page, whose short page 9 holds 5 rows; `e` changes it. */
+function evidence(e: Partial<PassEvidence> = {}): PassEvidence {
+  return {
+    totals: [95],
+    observedBefore: 0,
+    shortPages: [{ page: 9, length: 5 }],
+    size: 10,
+    collected: 95,
+    passStart: 0,
+    pass: 1,
+    stalledBefore: 0,
+    maxPasses: 30,
+    ...e,
+  };
+}
+
+describe('passVerdict: the day’s completeness rules', () => {
+  it.each([
+    {
+      name: 'every row the total and the short page promise: complete, ends',
+      e: {},
+      v: { complete: true, ends: true, observed: 95, shortfall: 0, stalled: 0, unreliableTotals: false },
+    },
+    {
+      name: 'rows short of the total: not complete, goes on',
+      e: { collected: 90 },
+      v: { complete: false, ends: false, shortfall: 5, stalled: 0 },
+    },
+    {
+      name: 'rows beyond the total (a lagging count): unreliable, a first pass cannot prove it',
+      e: { totals: [88] },
+      v: { complete: false, ends: false, unreliableTotals: true, shortfall: 0 },
+    },
+    {
+      name: 'a lagging count, and a later pass that added nothing: complete',
+      e: { totals: [88], pass: 2, passStart: 95 },
+      v: { complete: true, ends: true, unreliableTotals: true, added: 0 },
+    },
+    {
+      name: 'a lagging count, and a later pass that still added rows: goes on',
+      e: { totals: [88], pass: 2, passStart: 94 },
+      v: { complete: false, ends: false, added: 1 },
+    },
+    {
+      name: 'two totals seen: unreliable even when the rows match the higher',
+      e: { totals: [90, 95] },
+      v: { unreliableTotals: true, complete: false },
+    },
+    {
+      name: 'the short page proves more rows than the total: the rows it proves are owed',
+      e: { totals: [80], shortPages: [{ page: 9, length: 8 }], collected: 95 },
+      v: { observed: 98, shortfall: 3, complete: false, stalled: 0 },
+    },
+    {
+      name: 'only the first short page proves rows: an empty page fetched past it proves nothing',
+      e: {
+        totals: [125],
+        shortPages: [
+          { page: 12, length: 0 },
+          { page: 9, length: 5 },
+          { page: 10, length: 0 },
+        ],
+        passStart: 95,
+        pass: 2,
+        stalledBefore: 1,
+      },
+      v: { observed: 95, stalled: 2, complete: false, ends: false, shortfall: 30 },
+    },
+    {
+      name: 'a count stuck above the rows the pages prove: stalls, and ends at STALLED_PASSES',
+      e: { totals: [125], passStart: 95, pass: 6, stalledBefore: STALLED_PASSES - 1 },
+      v: { stalled: STALLED_PASSES, complete: false, ends: true, shortfall: 30 },
+    },
+    {
+      name: 'a pass that added nothing while the short page proves more: never a stall',
+      e: { totals: [125], observedBefore: 100, passStart: 95, pass: 2, stalledBefore: 3 },
+      v: { stalled: 0, ends: false, observed: 100 },
+    },
+    {
+      name: 'the last pass allowed: ends, not complete',
+      e: { collected: 90, pass: 30 },
+      v: { complete: false, ends: true },
+    },
+    {
+      name: 'an empty day (an empty first page): complete',
+      e: { totals: [0], shortPages: [{ page: 0, length: 0 }], collected: 0 },
+      v: { complete: true, ends: true, observed: 0, shortfall: 0 },
+    },
+    {
+      name: 'rows proved by an earlier pass stay owed',
+      e: { observedBefore: 99, collected: 95 },
+      v: { observed: 99, shortfall: 4, complete: false },
+    },
+  ])('$name', ({ e, v }) => {
+    expect(passVerdict(evidence(e))).toMatchObject(v);
+  });
+});
