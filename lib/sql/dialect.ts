@@ -56,6 +56,12 @@ export const DIALECT: readonly DialectDifference[] = [
     why: "Trino: the 1-based element of an array, NULL past its end (DuckDB's element_at is for maps)",
   },
   {
+    kind: 'macro',
+    trino: 'array_distinct(a)',
+    duckdb: 'list_filter(a, (x, i) -> list_position(a, x) = i)',
+    why: "Trino keeps each element's first place; DuckDB's array_distinct returns them in any order",
+  },
+  {
     kind: 'rewrite',
     trino: 'array(varchar)',
     duckdb: 'varchar[]',
@@ -140,6 +146,7 @@ export const SAME_FUNCTIONS: readonly string[] = [
   'substr',
   'lpad',
   'split_part',
+  'nullif',
 ];
 
 const MACROS = DIALECT.filter((d) => d.kind === 'macro');

@@ -57,6 +57,11 @@ const ATHENA_SAYS: Record<string, { sql: string; athena: unknown }> = {
     sql: "SELECT coalesce(element_at(ARRAY['a', 'b'], 5), 'none') || element_at(ARRAY['a', 'b'], 2)",
     athena: 'noneb',
   },
+  'array_distinct(a)': {
+    // Trino's docs: duplicates removed; its engine keeps each element's first place.
+    sql: "SELECT element_at(d, 1) || element_at(d, 2) || element_at(d, 3) || coalesce(element_at(d, 4), '.') FROM (SELECT array_distinct(ARRAY['c', 'a', 'c', 'b', 'a']) AS d) AS t",
+    athena: 'cab.',
+  },
   'array(varchar)': { sql: "SELECT cardinality(CAST(ARRAY['a', 'b'] AS array(varchar)))", athena: 2 },
 };
 
@@ -124,6 +129,7 @@ describe('the functions both engines share', () => {
       3,
     ],
     ['hour', "SELECT hour(TIMESTAMP '2026-11-20 13:30:00')", 13],
+    ['nullif', "SELECT coalesce(nullif('', ''), 'null')", 'null'],
     ['min_by', "SELECT min_by(x, y) FROM (VALUES ('a', 2), ('b', 1)) AS v(x, y)", 'b'],
     [
       'array_agg',
