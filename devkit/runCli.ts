@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { userKeysDir } from '../lib/keys/localKeysLocation.ts';
 
 export const CLI = fileURLToPath(new URL('../bin/tunnel-archiver.js', import.meta.url));
+/** The CLI with crash points (devkit/crashPointCli.js): its first argument is the crash point, `PHASE:N`. */
+export const CRASH_POINT_CLI = fileURLToPath(new URL('./crashPointCli.js', import.meta.url));
 
 /**
  * XDG_CONFIG_HOME of the CLI children: a folder of this test process (removed when it exits), so no test
@@ -29,15 +31,17 @@ export interface CliResult {
 /**
  * Runs the real CLI in a child Node process (as a user would: `node bin/tunnel-archiver.js`, under `node`,
  * by default the tests' own), optionally SIGKILLing it after `killAfterMs`, optionally in a process group of
- * its own (`detached`). It settles when the process has
+ * its own (`detached`), optionally with a crash point (`crashAt`, `PHASE:N`: it SIGKILLs itself right after
+ * that step, through the dev kit's entry, devkit/crashPointCli.js). It settles when the process has
  * exited and its stdout and stderr have closed; `output()` gives what they carried so far.
  */
 export function runCli(
   args: string[],
   env: Record<string, string>,
-  opts: { killAfterMs?: number; node?: string; detached?: boolean } = {},
+  opts: { killAfterMs?: number; node?: string; detached?: boolean; crashAt?: string } = {},
 ): Promise<CliResult> & { child: ChildProcess; output: () => { stdout: string; stderr: string } } {
-  const child = spawn(opts.node ?? process.execPath, [CLI, ...args], {
+  const entry = opts.crashAt === undefined ? [CLI] : [CRASH_POINT_CLI, opts.crashAt];
+  const child = spawn(opts.node ?? process.execPath, [...entry, ...args], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',

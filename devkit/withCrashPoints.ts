@@ -1,6 +1,6 @@
-import type { StateStore } from '../state/stateStore.ts';
-import type { ObjectStore } from '../store/objectStore.ts';
-import type { UpstreamApi } from '../upstream/upstreamApi.ts';
+import type { StateStore } from '../lib/state/stateStore.ts';
+import type { ObjectStore } from '../lib/store/objectStore.ts';
+import type { UpstreamApi } from '../lib/upstream/upstreamApi.ts';
 
 /** The steps of a run a crash test can stop after: a page fetched, a file staged, a manifest written, a file published, a digest written. */
 export type CrashPhase = 'walk' | 'upload' | 'commit' | 'publish' | 'digest';
@@ -15,11 +15,15 @@ const STEPS: { phase: CrashPhase; port: 'api' | 'objects' | 'state'; method: str
   { phase: 'digest', port: 'objects', method: 'putIfAbsent', key: /^digests\/\d{10}\.json$/ },
 ];
 
+/** A crash point as written: `PHASE:N`, the Nth step (from 1) of one phase. */
+export const CRASH_POINT = /^(walk|upload|commit|publish|digest):[1-9]\d*$/;
+
 /**
- * Deterministic crash points for recovery tests (`CRASH_AT=PHASE:N`): the run's ports are wrapped so
- * that the process SIGKILLs itself right after the Nth step of that phase has completed (the write
- * applied, its caller never told): a crash at a known place, where a timer would land anywhere.
- * Production never sets it; the wrapping then does not happen at all.
+ * Deterministic crash points for recovery tests (`PHASE:N`): the run's ports are wrapped so that the
+ * process SIGKILLs itself right after the Nth step of that phase has completed (the write applied, its
+ * caller never told): a crash at a known place, where a timer would land anywhere. The CLI runs with
+ * them only through the dev kit's entry (devkit/crashPointCli.js), which hands this to the CLI's main
+ * as its ports hook.
  */
 export function withCrashPoints<T extends { api: UpstreamApi; objects: ObjectStore; state: StateStore }>(
   ports: T,

@@ -20,7 +20,6 @@ import { failedDaysOf, formatSummary } from './formatSummary.ts';
 import { type CliFlags, parseNow } from './parseCliFlags.ts';
 import { progressReporter } from './progressReporter.ts';
 import { queryCommandLine } from './queryCommand.ts';
-import { withCrashPoints } from './withCrashPoints.ts';
 
 export interface RunContext {
   config: Config;
@@ -132,7 +131,7 @@ export async function executeRun(ctx: RunContext, io: CliIo, json: boolean): Pro
       const budget = budgetFromRemaining(clock, config.maxRunMs, config.deadlineReserveMs);
       // A failure must not land on the progress bar's line: end it whatever happens.
       const ports = { api, objects: stores.objects, state: stores.state };
-      const { api: runApi, objects, state } = config.crashAt ? withCrashPoints(ports, config.crashAt) : ports;
+      const { api: runApi, objects, state } = io.wrapRunPorts ? io.wrapRunPorts(ports) : ports;
       const summary = await runArchive(
         {
           api: runApi,

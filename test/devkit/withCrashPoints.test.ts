@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
-import { withCrashPoints } from '../../lib/cli/withCrashPoints.ts';
+import { withCrashPoints } from '../../devkit/withCrashPoints.ts';
 import type { StateStore } from '../../lib/state/stateStore.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 

@@ -55,11 +55,11 @@ afterAll(async () => {
 
 describe('a run killed with SIGKILL at every phase', () => {
   it('resumes on the next run with every record archived exactly once', async () => {
-    // Deterministic crash points (CRASH_AT): the run kills itself right after the Nth step of a phase, so
+    // Deterministic crash points (the dev kit's crash-point CLI): the run kills itself right after the Nth step of a phase, so
     // every phase is hit by construction (a timer would land wherever a busy machine lets it).
     for (const phase of ['walk', 'upload', 'commit', 'publish', 'digest'])
       for (const n of phase === 'digest' ? [1] : [1, 4]) {
-        const r = await runCli(args(), { ...env, CRASH_AT: `${phase}:${n}` });
+        const r = await runCli(args(), env, { crashAt: `${phase}:${n}` });
         expect(r.signal, `${phase}:${n} was reached and crashed there: ${r.stderr}`).toBe('SIGKILL');
       }
     const last = await runCli([...args(), '--json'], env);

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, CLI_CONFIG_HOME, cliKeysDir, runCli } from '../../devkit/runCli.ts';
+import { CLI_CONFIG_HOME, CRASH_POINT_CLI, cliKeysDir, runCli } from '../../devkit/runCli.ts';
 import { toDay } from '../../lib/clock/day.ts';
 import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
 import { LOCAL_KEY_FILES } from '../../lib/keys/loadLocalKeys.ts';
@@ -37,19 +37,18 @@ const CRASH_POINTS = ['walk:1', 'walk:2', 'walk:4', 'upload:1', 'commit:1', 'pub
 
 /**
  * Starts the CLI under a parent that never reaps it (`sh` replaced by `sleep`), as in a container whose
- * init never reaps, with `CRASH_AT` set: the run SIGKILLs itself right after that step, its lock held. Its
- * pid then still exists, as a zombie, while the next run starts. Resolves once it is a zombie, with the
- * signal that ended it (0: it exited by itself).
+ * init never reaps, at a crash point (the dev kit's crash-point CLI): the run SIGKILLs itself right after
+ * that step, its lock held. Its pid then still exists, as a zombie, while the next run starts. Resolves
+ * once it is a zombie, with the signal that ended it (0: it exited by itself).
  */
 async function killUnreaped(argv: string[], crashAt: string): Promise<{ signal: number; stop(): void }> {
-  const quoted = [process.execPath, CLI, ...argv].map((a) => `'${a}'`).join(' ');
+  const quoted = [process.execPath, CRASH_POINT_CLI, crashAt, ...argv].map((a) => `'${a}'`).join(' ');
   const parent = spawn('sh', ['-c', `${quoted} >/dev/null 2>&1 & echo $!; exec sleep 600`], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       XDG_CONFIG_HOME: CLI_CONFIG_HOME,
       ...env,
-      CRASH_AT: crashAt,
     },
     stdio: ['ignore', 'pipe', 'ignore'],
   });

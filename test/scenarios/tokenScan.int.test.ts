@@ -68,10 +68,10 @@ describe('under the default hash policy, after a run killed with its drafts on d
     };
 
     // Killed with its drafts on disk: its draft files (and whatever else it left) are scanned before the
-    // next run cleans up. The run kills itself at a crash point (CRASH_AT), right after it staged its first
+    // next run cleans up. The run kills itself at a crash point (the dev kit's crash-point CLI), right after it staged its first
     // file: its walks' drafts are written (a draft exists between a walk's first new row and its commit)
     // and none is committed yet. A known place, reached on the run's own events, not a timer's guess.
-    const killed = await runCli(args, { ...env, CRASH_AT: 'upload:1' });
+    const killed = await runCli(args, env, { crashAt: 'upload:1' });
     const pageText = async (f: string) =>
       footerlessPages(new Uint8Array(await readFile(f)))
         .map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('latin1'))
