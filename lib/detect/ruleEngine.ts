@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { HISTORY_TABLE } from '../query/activeViews.ts';
+import { epochMsSql } from '../sql/dialect.ts';
 import type { RuleHit } from './finding.ts';
 
 /**
@@ -42,7 +43,7 @@ export interface Projection {
 
 /** Athena's projection (Trino): epoch ms from `to_unixtime`, the ids sorted and joined by commas (it skips nulls). */
 export const ATHENA_PROJECTION: Projection = {
-  epochMs: (c) => `CAST(to_unixtime(${c}) * 1000 AS bigint)`,
+  epochMs: epochMsSql,
   ids: (c) => `array_join(array_sort(${c}), ',')`,
 };
 

@@ -1,5 +1,5 @@
+import { epochMsSql } from '../sql/dialect.ts';
 import { leaf, literalSql, type OcsfField, type OcsfType, row } from './ocsfField.ts';
-import { epochMsSql } from './sessionsOcsfSql.ts';
 
 /**
  * Where an OCSF attribute's value comes from, said once for both forms of a mapping: the SQL of the

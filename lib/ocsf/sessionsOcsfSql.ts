@@ -1,3 +1,4 @@
+import { epochMsSql } from '../sql/dialect.ts';
 import {
   constant,
   leaf,
@@ -9,9 +10,6 @@ import {
   viewColumns,
 } from './ocsfField.ts';
 import { LOGGING_PRODUCT, type OcsfProfile, SESSION_EVENT_UID_SQL, SOURCE_PRODUCT } from './ocsfProfile.ts';
-
-/** A timestamp column as epoch milliseconds (OCSF `timestamp_t`), the same in Athena and DuckDB. */
-export const epochMsSql = (column: string) => `CAST(to_unixtime(${column}) * 1000 AS bigint)`;
 
 const LOGGERS: OcsfType = { array: { row: [leaf('name', 'varchar', ''), productField()] } };
 

@@ -149,6 +149,12 @@ export const SAME_FUNCTIONS: readonly string[] = [
   'nullif',
 ];
 
+/**
+ * A timestamp as epoch milliseconds (OCSF `timestamp_t`, a rule's times): one spelling both engines
+ * run, DuckDB through the `to_unixtime` macro.
+ */
+export const epochMsSql = (column: string): string => `CAST(to_unixtime(${column}) * 1000 AS bigint)`;
+
 const MACROS = DIALECT.filter((d) => d.kind === 'macro');
 
 /** DuckDB's side of the shared SQL: one `CREATE MACRO` per Athena function DuckDB spells differently. */

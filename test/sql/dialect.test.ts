@@ -3,6 +3,7 @@ import {
   ATHENA_MACROS,
   DIALECT,
   DUCKDB_SESSION,
+  epochMsSql,
   SAME_FUNCTIONS,
   SHARED_FUNCTIONS,
   SHIMMED_FUNCTIONS,
@@ -171,5 +172,13 @@ describe('duckdbType', () => {
     ['decimal(10,2)', 'VARCHAR'],
   ])('spells the Glue type %s as %s', (glue, duck) => {
     expect(duckdbType(glue)).toBe(duck);
+  });
+});
+
+describe('epochMsSql', () => {
+  it('is Trino SQL that DuckDB answers with the epoch milliseconds Athena gives', async () => {
+    const sql = `SELECT ${epochMsSql("from_iso8601_timestamp('2026-11-20T10:10:00.123Z')")}`;
+    expect(trinoSyntaxErrors(sql)).toEqual([]);
+    expect(await inDuckdb(sql)).toBe(Date.parse('2026-11-20T10:10:00.123Z'));
   });
 });
