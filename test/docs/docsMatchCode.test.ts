@@ -95,7 +95,7 @@ const OTHER_VARIABLES = new Set([
 ]);
 
 /** Top-level folders and files of the repository: a backticked path under one of them must exist. */
-const REPO_ROOTS = /^(?:lib|test|bench|functions|infra|bin|tools|docs|detections)\//;
+const REPO_ROOTS = /^(?:lib|test|bench|functions|infra|bin|tools|docs|detections|devkit)\//;
 /** Where a file named by its bare name (`walkDay.ts`) is looked for: it must be there exactly once. */
 const SOURCE_DIRS = ['lib/', 'functions/', 'infra/', 'bin/', 'bench/', 'test/', 'tools/', 'devkit/'];
 /** A path with a placeholder names a pattern, not a file. */
