@@ -23,7 +23,7 @@ import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
-import { s3ClientConfig, tableFromStateUrl, withCallLog } from '../shared/awsClients.ts';
+import { s3ClientConfig, tableFromStateUrl, withHostPlugins } from '../shared/awsClients.ts';
 import { powertoolsFindingCounter, snsPublisher } from '../shared/awsFindingSinks.ts';
 import { DETECT_SERVICE, METRICS_NAMESPACE } from '../shared/detectTelemetry.ts';
 import { eventBridgeFindingEvents, sdkPutEvents } from '../shared/eventBridgeFindingEvents.ts';
@@ -44,10 +44,10 @@ if (table === undefined || !WORKGROUP || !DATABASE || !FINDINGS_TOPIC_ARN)
   );
 const log = loggerPort(logger);
 const { rules, overrides } = await lambdaDetections(process.env, import.meta.url);
-const dynamo = withCallLog(new DynamoDBClient({}), process.env);
-const sns = withCallLog(new SNSClient({}), process.env);
+const dynamo = withHostPlugins(new DynamoDBClient({}));
+const sns = withHostPlugins(new SNSClient({}));
 const objects = objectStoreFromUrl(config.dest, {
-  s3Client: withCallLog(new S3Client(s3ClientConfig(process.env)), process.env),
+  s3Client: withHostPlugins(new S3Client(s3ClientConfig(process.env))),
 });
 const state = createDynamoStateStore({ client: dynamo, table });
 
@@ -55,7 +55,7 @@ let runId = '';
 const detect = createDetectHandler({
   rules,
   overrides,
-  engine: athenaRuleEngine(withCallLog(new AthenaClient({}), process.env), {
+  engine: athenaRuleEngine(withHostPlugins(new AthenaClient({})), {
     workGroup: WORKGROUP,
     database: DATABASE,
     sleep: (ms) => sleep(ms),
@@ -77,7 +77,7 @@ const detect = createDetectHandler({
     ),
   publish: snsPublisher(sns, FINDINGS_TOPIC_ARN),
   events: eventBridgeFindingEvents(
-    sdkPutEvents(withCallLog(new EventBridgeClient({ region: await sns.config.region() }), process.env)),
+    sdkPutEvents(withHostPlugins(new EventBridgeClient({ region: await sns.config.region() }))),
   ),
   countFindings: powertoolsFindingCounter(metrics),
   metrics,

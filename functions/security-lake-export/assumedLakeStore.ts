@@ -4,7 +4,8 @@ import type { AwsCredentialIdentity } from '@aws-sdk/types';
 import type { LakeSource } from '../../lib/ocsf/securityLakeLayout.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
-import { callLogPlugin, withCallLog } from '../shared/awsClients.ts';
+import { withHostPlugins } from '../shared/awsClients.ts';
+import { hostClientPlugins } from '../shared/hostClientPlugins.ts';
 
 export interface AssumedLakeStoreOptions {
   region: string;
@@ -14,8 +15,6 @@ export interface AssumedLakeStoreOptions {
   stsEndpoint?: string;
   /** Credentials that call STS (tests); the function's own role otherwise. */
   callerCredentials?: AwsCredentialIdentity;
-  /** The environment naming the call log (`AWS_CALL_LOG_FILE`), which the tests that run the bundle set. */
-  env?: Record<string, string | undefined>;
 }
 
 /**
@@ -33,13 +32,10 @@ export function assumedLakeStore(source: LakeSource, o: AssumedLakeStoreOptions)
     },
     clientConfig: { region: o.region, ...(o.stsEndpoint ? { endpoint: o.stsEndpoint } : {}) },
     ...(o.callerCredentials ? { masterCredentials: o.callerCredentials } : {}),
-    clientPlugins: [callLogPlugin(o.env ?? {})],
+    // The STS client the provider builds takes the host's plugins too, as every client of the functions.
+    clientPlugins: hostClientPlugins(),
   });
-  const client = withCallLog(
-    new S3Client({ region: o.region, ...o.s3, credentials }),
-    o.env ?? {},
-    source.roleArn,
-  );
+  const client = withHostPlugins(new S3Client({ region: o.region, ...o.s3, credentials }));
   return {
     ...createS3ObjectStore({ client, bucket: source.location.bucket, prefix: '' }),
     async close() {

@@ -16,7 +16,7 @@ import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { writeSecurityLake } from '../../lib/ocsf/writeSecurityLake.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
-import { s3ClientConfig, tableFromStateUrl, withCallLog } from '../shared/awsClients.ts';
+import { s3ClientConfig, tableFromStateUrl, withHostPlugins } from '../shared/awsClients.ts';
 import { lambdaDetections } from '../shared/lambdaDetections.ts';
 import { loggerPort } from '../shared/loggerPort.ts';
 import { assumedLakeStore } from './assumedLakeStore.ts';
@@ -24,7 +24,7 @@ import { lakeConfig, withExternalIds } from './lakeConfig.ts';
 
 const logger = new Logger({ serviceName: 'tunnel-archiver-security-lake' });
 const config = loadConfig({ env: process.env });
-const secrets = withCallLog(new SecretsManagerClient({}), process.env);
+const secrets = withHostPlugins(new SecretsManagerClient({}));
 // The provider roles' external ids, from their secrets: never in the template or the environment.
 const lake = await withExternalIds(
   lakeConfig(config),
@@ -34,9 +34,9 @@ const table = tableFromStateUrl(config.state);
 if (table === undefined) throw new ArchiverError('CONFIG_INVALID', 'Set ARCHIVE_STATE (dynamodb://)');
 const { rules } = await lambdaDetections(process.env, import.meta.url);
 const objects = objectStoreFromUrl(config.dest, {
-  s3Client: withCallLog(new S3Client(s3ClientConfig(process.env)), process.env),
+  s3Client: withHostPlugins(new S3Client(s3ClientConfig(process.env))),
 });
-const items = dynamoVersionedItems({ client: withCallLog(new DynamoDBClient({}), process.env), table });
+const items = dynamoVersionedItems({ client: withHostPlugins(new DynamoDBClient({})), table });
 
 /** One scheduled run; a failure throws, so the function's Errors metric (and its alarm) counts it. */
 export async function handler(_event: unknown, context: Context) {
@@ -46,8 +46,7 @@ export async function handler(_event: unknown, context: Context) {
   return writeSecurityLake(
     {
       archive: objects,
-      lakeStore: async (source) =>
-        assumedLakeStore(source, { region, s3: s3ClientConfig(process.env), env: process.env }),
+      lakeStore: async (source) => assumedLakeStore(source, { region, s3: s3ClientConfig(process.env) }),
       items,
       rules,
       clock: systemClock,

@@ -24,7 +24,7 @@ import { parseDestUrl } from '../../lib/url/storeUrl.ts';
 import { createS3ChecksumJobs } from '../../lib/verify/s3ChecksumJobs.ts';
 import { apiKeyFromSecret } from './apiKeyFromSecret.ts';
 import type { ArchiveHandlerDeps } from './archiveHandlerDeps.ts';
-import { s3ClientConfig, tableFromStateUrl, withCallLog } from './awsClients.ts';
+import { s3ClientConfig, tableFromStateUrl, withHostPlugins } from './awsClients.ts';
 import { loggerPort } from './loggerPort.ts';
 import { INTEGRITY_ENV, METRICS_NAMESPACE, SERVICE_NAME } from './telemetryNames.ts';
 
@@ -63,14 +63,14 @@ if (!digestKeyId || !tokenKeySecretId) {
   );
 }
 
-const s3Client = withCallLog(new S3Client(s3ClientConfig(process.env)), process.env);
+const s3Client = withHostPlugins(new S3Client(s3ClientConfig(process.env)));
 const signer: DigestSigner = kmsDigestSigner({
-  client: withCallLog(new KMSClient({}), process.env),
+  client: withHostPlugins(new KMSClient({})),
   keyId: digestKeyId,
 });
 /** Both keys' secrets, through Powertools' cache. */
 const secrets = new SecretsProvider({
-  awsSdkV3Client: withCallLog(new SecretsManagerClient({}), process.env),
+  awsSdkV3Client: withHostPlugins(new SecretsManagerClient({})),
 });
 
 /**
@@ -97,7 +97,7 @@ function getTokenKey(): Promise<Uint8Array> {
   return tokenKey;
 }
 void getTokenKey().catch(() => {}); // start the read during init; errors surface on the first invocation
-const dynamoClient = withCallLog(new DynamoDBClient({}), process.env);
+const dynamoClient = withHostPlugins(new DynamoDBClient({}));
 
 /** Reads the key through Powertools' cache; a failure says which secret and never carries the value. */
 async function getApiKey(): Promise<string> {
@@ -124,7 +124,7 @@ const dest = parseDestUrl(config.dest);
 const checksumJobs =
   config.checksumJobRoleArn && dest.kind === 's3'
     ? createS3ChecksumJobs({
-        client: withCallLog(new S3ControlClient({}), process.env),
+        client: withHostPlugins(new S3ControlClient({})),
         accountId: config.checksumJobRoleArn.split(':')[4] as string,
         bucket: dest.bucket,
         rootPrefix: dest.prefix === '' ? '' : `${dest.prefix}/`,

@@ -23,7 +23,7 @@ import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
 import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
 import { apiKeyFromSecret } from '../shared/apiKeyFromSecret.ts';
-import { s3ClientConfig, tableFromStateUrl, withCallLog } from '../shared/awsClients.ts';
+import { s3ClientConfig, tableFromStateUrl, withHostPlugins } from '../shared/awsClients.ts';
 import { loggerPort } from '../shared/loggerPort.ts';
 import { liveAlertsFor } from './liveAlertsFor.ts';
 import { createSnapshotHandler } from './snapshotHandler.ts';
@@ -44,7 +44,7 @@ if (table === undefined)
 const log = loggerPort(logger);
 
 const secrets = new SecretsProvider({
-  awsSdkV3Client: withCallLog(new SecretsManagerClient({}), process.env),
+  awsSdkV3Client: withHostPlugins(new SecretsManagerClient({})),
 });
 
 async function secret(id: string): Promise<string | Uint8Array | undefined> {
@@ -58,10 +58,10 @@ async function secret(id: string): Promise<string | Uint8Array | undefined> {
 }
 
 const objects = objectStoreFromUrl(config.dest, {
-  s3Client: withCallLog(new S3Client(s3ClientConfig(process.env)), process.env),
+  s3Client: withHostPlugins(new S3Client(s3ClientConfig(process.env))),
 });
 
-const dynamo = withCallLog(new DynamoDBClient({}), process.env);
+const dynamo = withHostPlugins(new DynamoDBClient({}));
 const state = createDynamoStateStore({ client: dynamo, table });
 
 // The live detection rules, when the stack gives a findings topic (functions/shared/liveAlerts.ts).

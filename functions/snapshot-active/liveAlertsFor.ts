@@ -12,7 +12,7 @@ import { versionedFindingLedger } from '../../lib/detect/versionedFindingLedger.
 import type { Logger } from '../../lib/log/logger.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import type { ActiveObservations } from '../../lib/state/stateStore.ts';
-import { withCallLog } from '../shared/awsClients.ts';
+import { withHostPlugins } from '../shared/awsClients.ts';
 import { powertoolsFindingCounter, snsPublisher } from '../shared/awsFindingSinks.ts';
 import { eventBridgeFindingEvents, sdkPutEvents } from '../shared/eventBridgeFindingEvents.ts';
 import { lambdaDetections } from '../shared/lambdaDetections.ts';
@@ -33,10 +33,10 @@ export async function liveAlertsFor(
   logger: Logger,
 ): Promise<(observations: ActiveObservations, observedAt: Date) => Promise<void>> {
   const { rules, overrides } = await lambdaDetections(process.env, import.meta.url);
-  const sns = withCallLog(new SNSClient({}), process.env);
+  const sns = withHostPlugins(new SNSClient({}));
   const publish = snsPublisher(sns, topicArn);
   const events = eventBridgeFindingEvents(
-    sdkPutEvents(withCallLog(new EventBridgeClient({ region: await sns.config.region() }), process.env)),
+    sdkPutEvents(withHostPlugins(new EventBridgeClient({ region: await sns.config.region() }))),
   );
   const countFindings = powertoolsFindingCounter(metrics);
   const items = dynamoVersionedItems({ client: dynamo, table });

@@ -8,7 +8,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { systemClock } from '../../lib/clock/clock.ts';
 import { loadConfig } from '../../lib/config/loadConfig.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
-import { s3ClientConfig, withCallLog } from '../shared/awsClients.ts';
+import { s3ClientConfig, withHostPlugins } from '../shared/awsClients.ts';
 import { loggerPort } from '../shared/loggerPort.ts';
 import { SERVICE_NAME } from '../shared/telemetryNames.ts';
 import { createVerifyJobHandler } from './verifyJobHandler.ts';
@@ -16,7 +16,7 @@ import { createVerifyJobHandler } from './verifyJobHandler.ts';
 const logger = new Logger({ serviceName: SERVICE_NAME });
 const config = loadConfig({ env: process.env, readsOnly: true });
 const objects = objectStoreFromUrl(config.dest, {
-  s3Client: withCallLog(new S3Client(s3ClientConfig(process.env)), process.env),
+  s3Client: withHostPlugins(new S3Client(s3ClientConfig(process.env))),
 });
 
 export const handler = createVerifyJobHandler({ objects, clock: systemClock, logger: loggerPort(logger) });

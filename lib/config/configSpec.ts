@@ -197,14 +197,6 @@ export const SETTINGS = [
     readBy: ['cli'],
   },
   {
-    key: 'crashAt',
-    env: 'CRASH_AT',
-    default: undefined,
-    description:
-      'Testing only: the CLI kills itself (SIGKILL) right after the Nth step of one phase, PHASE:N with PHASE walk, upload, commit, publish or digest; recovery tests use it to crash at every phase.',
-    readBy: ['cli'],
-  },
-  {
     key: 'logLevel',
     env: 'LOG_LEVEL',
     flag: 'log-level',
@@ -352,14 +344,6 @@ export const SETTINGS = [
     description:
       "Lambda only: days of history before a finding's partition that the Security Lake export also reads (0-60), to resolve its related sessions.",
     readBy: ['security-lake-export'],
-  },
-  {
-    key: 'awsCallLogFile',
-    env: 'AWS_CALL_LOG_FILE',
-    default: undefined,
-    description:
-      'Testing only: a file every AWS call of a function is appended to, one JSON line each (the bundle tests check each call against the role); the stack never sets it.',
-    readBy: [...FUNCTIONS, 'security-lake-export', 'verify-job'],
   },
 ] as const satisfies readonly SettingSpec[];
 

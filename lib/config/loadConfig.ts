@@ -113,12 +113,6 @@ export function buildConfigSchema(names: SettingNames = ENV_NAMES, readsOnly = f
       leaseTtlMs: intIn(names.leaseTtlMs, 1_000, 86_400_000),
       deadlineReserveMs: intIn(names.deadlineReserveMs, 0, 3_600_000),
       maxRunMs: intIn(names.maxRunMs, 1, 86_400_000).optional(),
-      crashAt: z
-        .string()
-        .regex(/^(walk|upload|commit|publish|digest):[1-9]\d*$/, {
-          message: `${names.crashAt} must be PHASE:N (PHASE one of walk, upload, commit, publish, digest; N >= 1)`,
-        })
-        .optional(),
       logLevel: oneOf(names.logLevel, ['debug', 'info', 'warn', 'error']),
       logFormat: oneOf(names.logFormat, ['auto', 'human', 'json']),
       codec: oneOf(names.codec, PARQUET_COMPRESSIONS).optional(),
@@ -154,7 +148,6 @@ export function buildConfigSchema(names: SettingNames = ENV_NAMES, readsOnly = f
       securityLakeSettleHours: intIn(names.securityLakeSettleHours, 0, 72),
       securityLakeMaxHours: intIn(names.securityLakeMaxHours, 1, 744),
       securityLakeLookbackDays: intIn(names.securityLakeLookbackDays, 0, 60),
-      awsCallLogFile: z.string().min(1).optional(),
     })
     .superRefine((c, ctx) => {
       if (!readsOnly && c.state === undefined && c.dest.trim().startsWith('s3://')) {

@@ -23,6 +23,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { parquetMetadata } from 'hyparquet';
 import AWSAccount from 's3rver/lib/models/account.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AWS_CALL_LOG_ENV, AWS_CALL_LOG_PRELOAD, type RecordedCall } from '../../devkit/awsCallLog.ts';
 import { type KmsStubHandle, startKmsStub } from '../../devkit/infra/startKmsStub.ts';
 import { type SecretsStubHandle, startSecretsStub } from '../../devkit/infra/startSecretsStub.ts';
 import { type CfnTemplate, resolver } from '../../devkit/infra/templateArns.ts';
@@ -36,7 +37,6 @@ import { synthApp } from '../../devkit/infra/testApp.ts';
 import { LAMBDA_NODE } from '../../devkit/lambdaNode.ts';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../../devkit/startDynalite.ts';
 import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
-import { CALL_LOG_ENV, type RecordedCall } from '../../functions/shared/awsClients.ts';
 import { BUILTINS_BY_REQUIRE, LAMBDA_NODE_MAJOR } from '../../infra/constructs/archiveFunction.ts';
 import { readActiveRows } from '../../lib/active/activeParquet.ts';
 import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
@@ -296,11 +296,12 @@ async function invokeBundle(
   const fullEnv: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     ...(fn.id === '' ? lambdaRuntimeVariables('probe', 1024) : deployedEnv(deployed.json, fn.id, endpoints)),
-    NODE_OPTIONS: '--enable-source-maps',
+    // The dev kit's call log, preloaded: the bundle is the one that ships, its AWS clients take the plugin.
+    NODE_OPTIONS: `--enable-source-maps --import ${AWS_CALL_LOG_PRELOAD}`,
     // Its own temp folder, as a Lambda sandbox has: never the machine's, where other runs leave theirs.
     TMPDIR: tmp,
-    // Every AWS call the function makes, appended here (functions' withCallLog).
-    [CALL_LOG_ENV]: callLog,
+    // Every AWS call the function makes, appended here (devkit/awsCallLog.ts).
+    [AWS_CALL_LOG_ENV]: callLog,
   };
   let stdout: string;
   try {

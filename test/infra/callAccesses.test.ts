@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RecordedCall } from '../../functions/shared/awsClients.ts';
+import type { RecordedCall } from '../../devkit/awsCallLog.ts';
 import { accessesOf, resourceFor, serviceOf } from './callAccesses.ts';
 import type { TemplatePolicies } from './roleAccess.ts';
 

