@@ -1,4 +1,5 @@
 import type { CaseResult } from './caseResult.ts';
+import { methodology } from './methodology.ts';
 import type { QuietRun } from './quietRun.ts';
 import type { RescanCost } from './rescanCost.ts';
 import type { StageCosts } from './stageCosts.ts';
@@ -184,12 +185,7 @@ export function renderScriptTargets(input: ScriptTargetsInput): string[] {
   const lines = [
     '## Targets against the script',
     '',
-    'THE SCRIPT: what a user would write instead: every page fetched and `JSON.parse`d exactly as the bound, ' +
-      'each body saved to a file, then DuckDB `COPY (SELECT unnest(content, recursive := true) FROM read_json(...)) ' +
-      "TO ... (FORMAT parquet, COMPRESSION zstd)`; median of its runs, alternating with the archiver's on the same replayed pages. " +
-      "THE SCRIPT WITH IDS (reported): the same, but DuckDB also gives every row the archive's pinned `record_id` and " +
-      '`session_id` (`bench/copyWithArchiveIds.ts`: token HMACs once a distinct token, canonical texts with `to_json`, ' +
-      "`sha256`), natively on every core; after the timing, a sample of its ids is checked equal to the archiver's.",
+    methodology('script'),
     '',
     '| target | figure | met |',
     '|---|---|:---:|',

@@ -8,6 +8,7 @@ import type { FanoutLocalResult } from './fanoutLocal.ts';
 import type { FanoutFigures } from './fanoutSimulation.ts';
 import { largestWithin, type UnionMemory } from './finishUnionMemory.ts';
 import { median } from './median.ts';
+import { methodology } from './methodology.ts';
 import { renderScriptTargets } from './renderScriptTargets.ts';
 import { REPORT_TARGETS, type ReportBenchResult } from './reportTargets.ts';
 import type { ResultsInput } from './resultsInput.ts';
@@ -20,13 +21,7 @@ const MiB = 1_048_576;
 export function casesLines(input: ResultsInput): string[] {
   const { results } = input;
   const lines = [
-    'BOUND: every page fetched once and `JSON.parse`d, nothing else (with latency: pages × latency ÷ ' +
-      "concurrency). ARCHIVER: a full local run (state in item files, local folder) in its own process, started with the CLI's Node flags (`bin/tunnel-archiver.js`); peak RSS " +
-      'is that process\u2019s high-water mark, with no heap cap. ' +
-      (input.quick
-        ? 'One run of each.'
-        : 'Each case runs both three times, alternating: bound s is the fastest bound run, archiver s the ' +
-          'median archiver run, peak RSS the highest of the three.'),
+    `${methodology('cases')} ${methodology(input.quick ? 'cases-quick' : 'cases-full')}`,
     '',
     '| case | records | pages | bound s | archiver s | ratio | target | met | peak RSS MiB | target | met |',
     '|---|---:|---:|---:|---:|---:|---:|:---:|---:|---:|:---:|',
@@ -49,10 +44,7 @@ export function casesLines(input: ResultsInput): string[] {
     [
       '## Where the peak memory is',
       '',
-      'Sampled every 20 ms in the archiver process (MiB): its RSS before the run (code, as one esbuild bundle, ' +
-        'the local state), then at the sampled peak the V8 heap (committed and used) and the memory ' +
-        'outside it (`external`, of which ArrayBuffers: the id sets at 16 bytes an id, row-group buffers), ' +
-        'and when in the run the peak came.',
+      methodology('memory'),
       '',
       '| case | RSS before the run | peak RSS | peak at s (of the run) | heap committed | heap used | external | of which ArrayBuffers |',
       '|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -153,7 +145,11 @@ export function shareLines(input: ResultsInput): string[] {
     '',
     '## At the function’s CPU share (`-share` cases)',
     '',
-    `Lambda gives a function a share of a vCPU in proportion to its memory, a full vCPU at 1,769 MB; the engine function ships with ${ENGINE_MEMORY_MIB} MB (read from the synthesized template, \`bench/shippedCpuShare.ts\`), so ${(ENGINE_MEMORY_MIB / 1769).toFixed(2)} of a core. A \`-share\` case runs each of its processes in a cgroup CPU quota of that share (\`bench/cpuQuota.ts\`: \`cpu.max\`, or \`cpu.cfs_quota_us\` in a 100 ms period; every thread of the process, the encoding worker too, shares it); its twin without the suffix runs unconstrained on the machine's ${cpus().length} cores. Each run starts the CLI from one bundle built before the case (\`bench/frozenCli.ts\`), as a Lambda starts its bundle. Per run: pages, ratio (pages ÷ the run's latency bound, for a run the deadline cut), pages a second (the walk's requests from its first to its last), CPU ms a page (the run's process, start-up included), the longest pause between two of the walk's requests arriving at the server (and when it began, from the walk's first request), the time the quota held the run's threads back, and the load average when it started (the machine is shared: CPU time varies least, wall figures follow the load).`,
+    methodology('cpu-share', {
+      engineMemoryMiB: ENGINE_MEMORY_MIB,
+      engineShare: (ENGINE_MEMORY_MIB / 1769).toFixed(2),
+      cores: cpus().length,
+    }),
     '',
     '| case | CPU | page rows | run | resumed | pages | ratio | pages/s | CPU ms a page | longest pause ms | throttled ms | load |',
     '| ---- | --- | --------: | --: | :-----: | ----: | ----: | ------: | ------------: | ---------------: | -----------: | ---: |',
@@ -169,7 +165,7 @@ export function shareLines(input: ResultsInput): string[] {
   if (cases.length) {
     lines.push(
       '',
-      `Cases at the share: the archiver (and the script, when the case has one) run once more in the quota, against the same pages (${input.pageSize} rows a page). Bound fraction: the unconstrained measured bound's seconds ÷ the archiver's at the share.`,
+      methodology('share-cases', { pageSize: input.pageSize }),
       '',
       '| case | CPU | archiver s | bound fraction | pages/s | CPU ms a page | longest pause ms | throttled ms | script s | archiver ÷ script | unconstrained: archiver s, pages/s, CPU ms a page, longest pause ms |',
       '| ---- | --- | ---------: | -------------: | ------: | ------------: | ---------------: | -----------: | -------: | ----------------: | ------------------------------------------------------------------ |',
@@ -196,7 +192,7 @@ export function bigDayLines(input: ResultsInput): string[] {
     '',
     '## Days bigger than one run, measured (`big-day`, `finish-union`)',
     '',
-    'Measured: each `big-day` case walks one day (a stable order, pages capped at 100 rows) by runs of the CLI, each its own process, cut by `--max-run-ms 6000 --deadline-reserve-ms 500`, 6 simulated hours apart, against a server replaying the pages from memory with the latency shown (`bench/bigDay.ts`). Bound: (6000 − 500) ms ÷ latency × 2 requests in flight pages a run. Ratio: pages a cut run fetched ÷ that bound (target ≥ 0.8 for each run that resumed the walk, marked r); a run that finished the day needed fewer pages and has none. Resumed ÷ first: the median ratio of the resumed runs ÷ the first run’s (about 1 when resuming costs a run nothing the first run does not pay). CPU s: user + system seconds of each run’s process, and CPU ms a page (start-up included); load: the 1-minute load average when it started, on 2 cores. Overrun: how late each run ended past its `--max-run-ms` (the run’s own figure, its deadline to its lease given back, plus the bench’s from the printed summary to the process’s exit; at most 0 when it ended in time), and the most a run kept before its end for its commits (the reserve, or more once its commits proved slower). The pages a run fetches follow the CPU it gets: on a loaded machine the ratio measures the queue for a CPU as much as the run (`test/scenarios/bigDayAcrossRuns.int.test.ts` counts a run’s pages on a clock only the server’s answers move).',
+    methodology('big-day'),
     '',
     '| case | rows | latency | runs | bound runs | pages | ratio of each cut run | min resumed | target | met | resumed ÷ first | CPU s a run | CPU ms a page | load | max overrun ms | max kept ms | wall s | peak RSS MiB | archived once |',
     '| ---- | ---: | ------: | ---: | ---------: | ----: | --------------------- | ----------: | -----: | :-: | --------------: | ----------: | ------------: | ---: | -------------: | ----------: | -----: | -----------: | :-----------: |',
@@ -225,7 +221,7 @@ export function bigDayLines(input: ResultsInput): string[] {
   if (input.finishUnion?.length) {
     lines.push(
       '',
-      "Measured: the fan-out finish step's union of a day's ids (`bench/finishUnionMemory.ts`: range id files of 100,000 ids, each written from an id set in the set’s order as a range step writes it, read through the object store into one id set, in a process of its own).",
+      methodology('finish-union'),
       '',
       '| rows | ranges | peak RSS MiB | id set MiB | s |',
       '| ---: | -----: | -----------: | ---------: | -: |',
@@ -261,7 +257,7 @@ export function fanoutLocalLines(cases: readonly FanoutLocalResult[]): string[] 
     '',
     '## A big day through the fan-out, measured locally (`fanout-local`)',
     '',
-    'Measured: one orchestration of the state machine as the stack synthesizes it, at its `MaxConcurrency` (the stack’s `fanoutConcurrency`), under aws-local-stepfunctions with the real handler in process on the Lambda’s Node (`bench/fanoutLocal.ts`, the runner of the state machine’s integration test), against the `big-day` replaying server (pages capped at 100 rows, the latency shown). The window is the big day and the first ten minutes of the next; the big day is split in ranges of ⌈its pages ÷ concurrency⌉ (`fanoutRangePages`, given as context), so each worker walks one. Pages: history requests the server answered during the orchestration (the plan’s probes and any retried item’s pages included), beside the pages the window holds. Retried: the item attempts that failed and were retried by the map, with their error. Bound: concurrency × wall ÷ latency pages (one request at a time a worker; a worker keeps 2 in flight, so the ratio can pass 1); map: the same over the map’s wall time alone (its first item’s start to its last item’s end). Peak RSS: the one process running the machine, the handlers, s3rver and dynalite. Load: the 1-minute load average before and after, on 2 cores. The local runner stands in for AWS: no Lambda cold starts, no Step Functions latency between states.',
+    methodology('fanout-local'),
     '',
     '| case | rows | latency | concurrency | range pages | executions | item attempts (most at once) | retried | wall s | map s | requests | pages (the window’s) | bound pages | pages ÷ bound | map ratio | CPU s | peak RSS MiB | load | archived once |',
     '| ---- | ---: | ------: | ----------: | ----------: | ---------: | ---------------------------: | ------- | -----: | ----: | -------: | ---------------: | ----------: | ------------: | --------: | ----: | -----------: | ---: | :-----------: |',
@@ -337,9 +333,7 @@ export function ageLines(age: ArchiveAgeResult): string[] {
   if (weekly.length > 0) {
     lines.push(
       '',
-      `The weekly verify after those runs (median of ${age.weeklyRuns ?? 1} runs an age, in fresh processes, the age that goes first alternating; setup's writes flushed before each): the new work in full, and its ` +
-        'store-side checksum jobs submitted (S3 Batch Operations Compute checksum; here its local stand-in). ' +
-        "Judging a job's report, apart from it, reads a row an object of the job (the rotation's share of the archive).",
+      methodology('weekly-verify', { weeklyRuns: age.weeklyRuns ?? 1 }),
       '',
       `| store | figure | ${age.youngDays} days | ${age.oldDays} days | ratio | target | met |`,
       '|---|---|---:|---:|---:|---:|:---:|',
