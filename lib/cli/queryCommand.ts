@@ -8,7 +8,7 @@ import { terminalJson, terminalText } from '../log/terminalText.ts';
 import { ARCHIVE_DATABASE, LOST_SESSIONS_VIEW, NAMED_SESSIONS_VIEW } from '../query/activeViews.ts';
 import { localViewSetup } from '../query/localViews.ts';
 import { sqlString } from '../query/sqlString.ts';
-import { ATHENA_MACROS } from '../sql/dialect.ts';
+import { athenaLikeDuckdb } from '../sql/athenaLikeDuckdb.ts';
 import { parseDestUrl } from '../url/storeUrl.ts';
 import type { CliIo } from './cliIo.ts';
 import type { CliFlags } from './parseCliFlags.ts';
@@ -28,8 +28,6 @@ function localDestUrl(dest: string): string {
   const parsed = parseDestUrl(dest);
   return parsed.kind === 'file' ? pathToFileURL(parsed.dir).href : dest;
 }
-
-export { ATHENA_MACROS } from '../sql/dialect.ts';
 
 /** Views named like the Athena tables over every dataset the archive folder holds. */
 export function viewStatements(dir: string): string[] {
@@ -96,9 +94,8 @@ export async function queryCommand(flags: CliFlags, io: CliIo): Promise<number> 
       'CONFIG_INVALID',
       `no archive at ${dest.dir} (no ${TABLES.history.prefix} folder): run \`npm start\` or \`tunnel-archiver run\` first, or pass --dest`,
     );
-  const { DuckDBInstance } = await import('@duckdb/node-api');
-  const instance = await DuckDBInstance.create(':memory:');
-  const connection = await instance.connect();
+  const duckdb = await athenaLikeDuckdb();
+  const { connection } = duckdb;
   try {
     // The Athena catalog too: schema tunnel_archive with both tables and the naming and loss views (the
     // very SQL the stack deploys), so Athena queries run unchanged, with or without the schema prefix.
@@ -106,7 +103,7 @@ export async function queryCommand(flags: CliFlags, io: CliIo): Promise<number> 
     const aliases = [NAMED_SESSIONS_VIEW, LOST_SESSIONS_VIEW].map(
       (v) => `CREATE VIEW ${v} AS SELECT * FROM ${ARCHIVE_DATABASE}.${v}`,
     );
-    for (const v of [...ATHENA_MACROS, ...views, ...catalog, ...aliases]) await connection.run(v);
+    for (const v of [...views, ...catalog, ...aliases]) await connection.run(v);
     let reader: Awaited<ReturnType<typeof connection.runAndReadAll>>;
     try {
       reader = await connection.runAndReadAll(sql);
@@ -127,7 +124,6 @@ export async function queryCommand(flags: CliFlags, io: CliIo): Promise<number> 
     }
     return 0;
   } finally {
-    connection.closeSync();
-    instance.closeSync();
+    duckdb.close();
   }
 }

@@ -1,5 +1,5 @@
 import { ArchiverError } from '../errors/archiverError.ts';
-import { ATHENA_MACROS, DUCKDB_SESSION } from '../sql/dialect.ts';
+import { athenaLikeDuckdb } from '../sql/athenaLikeDuckdb.ts';
 import { OLDEST_DAY_SQL, projectRule, type RuleEngine } from './ruleEngine.ts';
 
 export interface DuckDbRuleEngine extends RuleEngine {
@@ -14,10 +14,9 @@ export interface DuckDbRuleEngine extends RuleEngine {
  * yml test's table). DuckDB is loaded only here, when rules run.
  */
 export async function duckdbRuleEngine(setup: readonly string[]): Promise<DuckDbRuleEngine> {
-  const { DuckDBInstance } = await import('@duckdb/node-api');
-  const instance = await DuckDBInstance.create(':memory:');
-  const connection = await instance.connect();
-  for (const s of [...DUCKDB_SESSION, ...ATHENA_MACROS, ...setup]) await connection.run(s);
+  const duckdb = await athenaLikeDuckdb();
+  const { connection } = duckdb;
+  for (const s of setup) await connection.run(s);
   return {
     run: async (sql) => {
       await connection.run(sql);
@@ -47,9 +46,6 @@ export async function duckdbRuleEngine(setup: readonly string[]): Promise<DuckDb
         );
       }
     },
-    close() {
-      connection.closeSync();
-      instance.closeSync();
-    },
+    close: duckdb.close,
   };
 }

@@ -5,7 +5,7 @@ import { archiveKeys } from '../commit/archiveKeys.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { HISTORY_COLUMNS } from '../parquet/historySchema.ts';
 import { sqlString } from '../query/sqlString.ts';
-import { ATHENA_MACROS, DUCKDB_SESSION } from '../sql/dialect.ts';
+import { athenaLikeDuckdb } from '../sql/athenaLikeDuckdb.ts';
 import { duckdbSpelling, duckdbType } from '../sql/duckdbSpelling.ts';
 import type { OcsfRule } from './detectionFindingMapping.ts';
 import { findingsOcsfSql } from './findingsOcsfSql.ts';
@@ -106,9 +106,8 @@ export async function openOcsfArchive(
   days: OcsfDays,
   options: OcsfArchiveOptions = {},
 ): Promise<OcsfArchive> {
-  const { DuckDBInstance } = await import('@duckdb/node-api');
-  const instance = await DuckDBInstance.create(':memory:');
-  const connection = await instance.connect();
+  const duckdb = await athenaLikeDuckdb();
+  const { connection } = duckdb;
   const dtFilter = `dt <= ${sqlString(days.untilDay)}${days.fromDay ? ` AND dt >= ${sqlString(days.fromDay)}` : ''}`;
   const table = (name: string, prefix: string, empty: string, root = dir) => {
     const folder = join(root, prefix);
@@ -123,8 +122,6 @@ export async function openOcsfArchive(
     .map(([n, t]) => `NULL::${t} AS ${n}`)
     .join(', ');
   for (const s of [
-    ...DUCKDB_SESSION,
-    ...ATHENA_MACROS,
     table('ocsf_history', archiveKeys.historyPrefix, emptyHistory),
     table('ocsf_findings', archiveKeys.findingsPrefix, emptyFindings),
     ...(options.before === undefined
@@ -206,9 +203,6 @@ ORDER BY o."time", o.metadata.uid`;
       }
       prepared.set(`${cls}|${profile.version}`, { table, window: w });
     },
-    close() {
-      connection.closeSync();
-      instance.closeSync();
-    },
+    close: duckdb.close,
   };
 }

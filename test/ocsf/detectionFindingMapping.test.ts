@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadRules } from '../../lib/detect/loadRules.ts';
 import {
   detectionFindingMapping,
   type OcsfFindingInput,
@@ -12,23 +13,18 @@ import { OCSF_1_8 } from '../../lib/ocsf/ocsfProfile.ts';
 import { stripNulls } from '../../lib/ocsf/stripNulls.ts';
 import { toOcsfDetectionFinding } from '../../lib/ocsf/toOcsfDetectionFinding.ts';
 import { sqlString } from '../../lib/query/sqlString.ts';
-import { ATHENA_MACROS, DUCKDB_SESSION } from '../../lib/sql/dialect.ts';
+import { athenaLikeDuckdb } from '../../lib/sql/athenaLikeDuckdb.ts';
 import { duckdbSpelling } from '../../lib/sql/duckdbSpelling.ts';
 import { ocsfErrors } from './ocsfSchemas.ts';
 
-const { DuckDBInstance } = await import('@duckdb/node-api');
-const db = await DuckDBInstance.create(':memory:');
-const duck = await db.connect();
-for (const s of [...DUCKDB_SESSION, ...ATHENA_MACROS]) await duck.run(s);
-afterAll(() => {
-  duck.closeSync();
-  db.closeSync();
-});
+const duckdb = await athenaLikeDuckdb();
+const duck = duckdb.connection;
+afterAll(() => duckdb.close());
 
 const FINDING: OcsfFindingInput = {
   finding_id: 'f'.repeat(32),
-  rule_id: 'udp_tunnel',
-  title: "A tunnel's UDP mode",
+  rule_id: 'domain_not_allowlisted',
+  title: 'Tunnel on a domain that is not on the allowlist',
   severity: 'medium',
   source: 'scheduled',
   entity: 'exfil.attacker.example',
@@ -41,8 +37,8 @@ const FINDING: OcsfFindingInput = {
   detected_at: new Date('2026-11-20T10:10:00.123Z'),
 };
 const RULE: OcsfRule = {
-  id: 'udp_tunnel',
-  runbook: 'docs/runbooks/udp_tunnel.md',
+  id: 'domain_not_allowlisted',
+  runbook: 'docs/runbooks/domain_not_allowlisted.md',
   attack: { tactic: 'TA0011', techniques: ['T1572'] },
 };
 
@@ -86,13 +82,13 @@ describe('mappedSqlFields and mappedValue', () => {
       'texts joined',
       'varchar',
       { concat: [{ column: 'rule_id' }, { value: '/' }, { column: 'entity' }] },
-      'udp_tunnel/exfil.attacker.example',
+      'domain_not_allowlisted/exfil.attacker.example',
     ],
     [
       'an array',
       { array: 'varchar' },
       { arrayOf: [{ column: 'rule_id' }, { column: 'source' }] },
-      ['udp_tunnel', 'scheduled'],
+      ['domain_not_allowlisted', 'scheduled'],
     ],
     ['a table entry', 'integer', { lookup: 'severity', table: { low: 2, medium: 3 }, otherwise: 0 }, 3],
     ['a table miss', 'varchar', { lookup: 'source', table: { live: 'L' }, otherwise: 'other' }, 'other'],
@@ -139,10 +135,10 @@ describe('detectionFindingMapping', () => {
         uid: FINDING.finding_id,
         title: FINDING.title,
         desc: RULE.runbook,
-        types: ['udp_tunnel'],
+        types: ['domain_not_allowlisted'],
         first_seen_time: 1_795_168_800_000,
         last_seen_time: 1_795_169_100_000,
-        analytic: { uid: 'udp_tunnel', name: FINDING.title, type_id: 1, type: 'Rule' },
+        analytic: { uid: 'domain_not_allowlisted', name: FINDING.title, type_id: 1, type: 'Rule' },
         attacks: [
           {
             tactic: { uid: 'TA0011', name: 'Command and Control' },
@@ -192,5 +188,20 @@ describe('detectionFindingMapping', () => {
         'fields' in f ? sqlOnly(f.fields).map((n) => `${f.name}.${n}`) : 'sqlOnly' in f.from ? [f.name] : [],
       );
     expect(sqlOnly(detectionFindingMapping(OCSF_1_8))).toEqual(['finding_info.related_events']);
+  });
+});
+
+describe('toOcsfDetectionFinding (the SNS form)', () => {
+  it('validates against OCSF 1.8.0 Detection Finding', async () => {
+    const rule = (await loadRules()).find((r) => r.id === FINDING.rule_id);
+    expect(ocsfErrors('1.8.0-detection_finding', toOcsfDetectionFinding(FINDING, rule as never))).toBe('');
+  });
+
+  it("is the findings view's Create event of the same row (one mapping)", async () => {
+    const rules = await loadRules();
+    await findingsTable([FINDING]);
+    const [fromView] = await viewRows(rules);
+    const rule = rules.find((r) => r.id === FINDING.rule_id);
+    expect(toOcsfDetectionFinding(FINDING, rule as never)).toEqual(fromView);
   });
 });

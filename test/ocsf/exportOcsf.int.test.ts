@@ -15,7 +15,7 @@ import { stripNulls } from '../../lib/ocsf/stripNulls.ts';
 import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
 import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
 import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
-import { ATHENA_MACROS, DUCKDB_SESSION } from '../../lib/sql/dialect.ts';
+import { athenaLikeDuckdb } from '../../lib/sql/athenaLikeDuckdb.ts';
 import { duckdbSpelling } from '../../lib/sql/duckdbSpelling.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
@@ -258,15 +258,12 @@ describe('the Athena views run in DuckDB', () => {
     'give the %s events the export wrote (one source)',
     async (cls) => {
       const view = ocsfViews(FINDINGS_TABLE, await loadRules())[cls];
-      const { DuckDBInstance } = await import('@duckdb/node-api');
-      const db = await DuckDBInstance.create(':memory:');
-      const c = await db.connect();
+      const duckdb = await athenaLikeDuckdb();
+      const c = duckdb.connection;
       try {
         const read = (dir: string) =>
           `read_parquet('${archive}/${dir}/dt=*/*.parquet', hive_partitioning = true, hive_types = {'dt': VARCHAR})`;
         for (const s of [
-          ...DUCKDB_SESSION,
-          ...ATHENA_MACROS,
           'CREATE SCHEMA tunnel_archive',
           `CREATE VIEW tunnel_archive.tunnel_sessions AS SELECT * FROM ${read('history')}`,
           `CREATE VIEW tunnel_archive.${FINDINGS_TABLE} AS SELECT * FROM ${read('findings')}`,
@@ -279,8 +276,7 @@ describe('the Athena views run in DuckDB', () => {
         const fromView = rows.getRowObjectsJson().map((r) => stripNulls(JSON.parse(String(r.j))) as Event);
         expect(fromView.sort(byUid)).toEqual([...(await cliExport(cls, 'jsonl'))].sort(byUid));
       } finally {
-        c.closeSync();
-        db.closeSync();
+        duckdb.close();
       }
     },
   );

@@ -2,12 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadRules } from '../../lib/detect/loadRules.ts';
 import { ATTACK_TECHNIQUES } from '../../lib/ocsf/attackIds.ts';
 import { attackOf, attacksOf } from '../../lib/ocsf/attackOf.ts';
-import { findingsOcsfSql } from '../../lib/ocsf/findingsOcsfSql.ts';
-import { OCSF_1_8 } from '../../lib/ocsf/ocsfProfile.ts';
 import { stripNulls } from '../../lib/ocsf/stripNulls.ts';
-import { toOcsfDetectionFinding } from '../../lib/ocsf/toOcsfDetectionFinding.ts';
-import { ATHENA_MACROS, DUCKDB_SESSION } from '../../lib/sql/dialect.ts';
-import { duckdbSpelling } from '../../lib/sql/duckdbSpelling.ts';
 import { ocsfErrors } from './ocsfSchemas.ts';
 
 const SESSION_EVENT = {
@@ -97,65 +92,5 @@ describe('attackOf', () => {
         expect(ATTACK_TECHNIQUES[id]?.tactics, `${rule.id} ${id}`).toContain(attack.tactic?.uid);
         expect(attack.technique.name, rule.id).toBeDefined();
       }
-  });
-});
-
-describe('duckdbSpelling', () => {
-  it('rewrites Trino array types, nested ones too, and nothing else', () => {
-    expect(
-      duckdbSpelling('CAST(x AS array(row("a" array(varchar), "b" integer))), array_agg(y), ARRAY[1]'),
-    ).toBe('CAST(x AS row("a" varchar[], "b" integer)[]), array_agg(y), ARRAY[1]');
-  });
-});
-
-describe('toOcsfDetectionFinding (the SNS form)', () => {
-  const finding = {
-    finding_id: 'f'.repeat(32),
-    rule_id: 'domain_not_allowlisted',
-    title: 'Tunnel on a domain that is not on the allowlist',
-    severity: 'medium' as const,
-    source: 'scheduled',
-    entity: 'exfil.attacker.example',
-    token_hmac: 'hmac',
-    client_network: null,
-    session_id: 's-1',
-    first_seen: new Date('2026-11-20T10:00:00Z'),
-    last_seen: new Date('2026-11-20T10:05:00Z'),
-    hits: 2,
-    record_ids: [] as string[],
-    detected_at: new Date('2026-11-20T10:10:00.123Z'),
-  };
-
-  it('validates against OCSF 1.8.0 Detection Finding', async () => {
-    const rule = (await loadRules()).find((r) => r.id === finding.rule_id);
-    expect(ocsfErrors('1.8.0-detection_finding', toOcsfDetectionFinding(finding, rule as never))).toBe('');
-  });
-
-  it("is the findings view's Create event of the same row (one mapping)", async () => {
-    const rules = await loadRules();
-    const { DuckDBInstance } = await import('@duckdb/node-api');
-    const db = await DuckDBInstance.create(':memory:');
-    const c = await db.connect();
-    try {
-      for (const s of [...DUCKDB_SESSION, ...ATHENA_MACROS]) await c.run(s);
-      const ts = (d: Date) => `TIMESTAMPTZ '${d.toISOString()}'`;
-      await c.run(`CREATE TABLE findings AS SELECT '${finding.finding_id}' AS finding_id, '${finding.rule_id}' AS rule_id,
-        '${finding.title}' AS title, 'medium' AS severity, 'scheduled' AS source, '${finding.entity}' AS entity,
-        'hmac' AS token_hmac, NULL::VARCHAR AS client_network, 's-1' AS session_id, ${ts(finding.first_seen)} AS first_seen,
-        ${ts(finding.last_seen)} AS last_seen, 2 AS hits, []::VARCHAR[] AS record_ids, ${ts(finding.detected_at)} AS detected_at`);
-      await c.run(
-        'CREATE TABLE history AS SELECT NULL::VARCHAR AS record_id, NULL::VARCHAR AS session_id WHERE false',
-      );
-      const sql = duckdbSpelling(
-        findingsOcsfSql({ findings: 'findings', history: 'history' }, OCSF_1_8, rules),
-      );
-      const rows = await c.runAndReadAll(`SELECT CAST(to_json(e) AS VARCHAR) AS j FROM (${sql}) e`);
-      const fromView = stripNulls(JSON.parse(String(rows.getRowObjectsJson()[0]?.j)));
-      const rule = rules.find((r) => r.id === finding.rule_id);
-      expect(toOcsfDetectionFinding(finding, rule as never)).toEqual(fromView);
-    } finally {
-      c.closeSync();
-      db.closeSync();
-    }
   });
 });

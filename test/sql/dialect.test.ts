@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { athenaLikeDuckdb } from '../../lib/sql/athenaLikeDuckdb.ts';
 import {
   ATHENA_MACROS,
   DIALECT,
-  DUCKDB_SESSION,
   epochMsSql,
   SAME_FUNCTIONS,
   SHARED_FUNCTIONS,
@@ -12,14 +12,9 @@ import { calledFunctions, dialectIssues } from '../../lib/sql/dialectIssues.ts';
 import { duckdbSpelling, duckdbType } from '../../lib/sql/duckdbSpelling.ts';
 import { trinoSyntaxErrors } from '../support/trinoSyntaxErrors.ts';
 
-const { DuckDBInstance } = await import('@duckdb/node-api');
-const db = await DuckDBInstance.create(':memory:');
-const duck = await db.connect();
-for (const s of [...DUCKDB_SESSION, ...ATHENA_MACROS]) await duck.run(s);
-afterAll(() => {
-  duck.closeSync();
-  db.closeSync();
-});
+const duckdb = await athenaLikeDuckdb();
+const duck = duckdb.connection;
+afterAll(() => duckdb.close());
 
 /** DuckDB's answer to a one-value query, with its longs (JSON text) as numbers. */
 async function inDuckdb(sql: string): Promise<unknown> {
@@ -162,6 +157,14 @@ describe('calledFunctions', () => {
   });
 });
 
+describe('duckdbSpelling', () => {
+  it('rewrites Trino array types, nested ones too, and nothing else', () => {
+    expect(
+      duckdbSpelling('CAST(x AS array(row("a" array(varchar), "b" integer))), array_agg(y), ARRAY[1]'),
+    ).toBe('CAST(x AS row("a" varchar[], "b" integer)[]), array_agg(y), ARRAY[1]');
+  });
+});
+
 describe('duckdbType', () => {
   it.each([
     ['string', 'VARCHAR'],
@@ -180,5 +183,21 @@ describe('epochMsSql', () => {
     const sql = `SELECT ${epochMsSql("from_iso8601_timestamp('2026-11-20T10:10:00.123Z')")}`;
     expect(trinoSyntaxErrors(sql)).toEqual([]);
     expect(await inDuckdb(sql)).toBe(Date.parse('2026-11-20T10:10:00.123Z'));
+  });
+});
+
+describe('athenaLikeDuckdb', () => {
+  it("answers in Athena's session time zone (UTC) whatever the machine's, with every macro defined", async () => {
+    expect(await inDuckdb("SELECT current_setting('TimeZone')")).toBe('UTC');
+    expect(await inDuckdb("SELECT hour(CAST('2026-11-20 10:30:00+02' AS TIMESTAMPTZ))")).toBe(8);
+    const macros = await duck.runAndReadAll(
+      "SELECT DISTINCT function_name FROM duckdb_functions() WHERE function_type = 'macro' AND NOT internal",
+    );
+    expect(
+      macros
+        .getRowsJson()
+        .map(([name]) => name)
+        .sort(),
+    ).toEqual([...SHIMMED_FUNCTIONS].sort());
   });
 });
