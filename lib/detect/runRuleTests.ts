@@ -5,6 +5,7 @@ import { HISTORY_COLUMNS } from '../parquet/historySchema.ts';
 import { ACTIVE_TABLE, HISTORY_TABLE } from '../query/activeViews.ts';
 import { emptyTableSql } from '../query/localViews.ts';
 import { sqlString } from '../query/sqlString.ts';
+import { duckdbType } from '../sql/duckdbSpelling.ts';
 import { loadTrinoGrammar, type TrinoGrammar } from '../sql/trinoGrammar.ts';
 import { duckdbRuleEngine } from './duckdbRuleEngine.ts';
 import { type EvaluateOptions, evaluateRules } from './evaluateRules.ts';
@@ -23,15 +24,9 @@ export interface RuleTestResult {
 
 type Cell = string | number | string[] | null;
 const COLUMNS = [...HISTORY_COLUMNS, { name: 'dt', athenaType: 'string' }];
-const DUCK_TYPE: Record<string, string> = {
-  string: 'VARCHAR',
-  timestamp: 'TIMESTAMPTZ',
-  int: 'INTEGER',
-  'array<string>': 'VARCHAR[]',
-};
 
 function literal(value: Cell, athenaType: string): string {
-  const type = DUCK_TYPE[athenaType] ?? 'VARCHAR';
+  const type = duckdbType(athenaType);
   if (value === null) return `CAST(NULL AS ${type})`;
   if (Array.isArray(value)) return `CAST([${value.map(sqlString).join(', ')}] AS VARCHAR[])`;
   return `CAST(${typeof value === 'number' ? value : sqlString(value)} AS ${type})`;
