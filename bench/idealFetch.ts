@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { EMULATOR_PAID_KEY } from '../lib/emulator/startEmulator.ts';
+import { EMULATOR_PAID_KEY } from '../devkit/startEmulator.ts';
 import { benchDispatcher } from './fetchBound.ts';
 
 export interface IdealFetchResult {

@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EMULATOR_PAID_KEY } from '../devkit/startEmulator.ts';
 import { systemClock } from '../lib/clock/clock.ts';
 import { archiveOptionsFromConfig } from '../lib/config/archiveOptionsFromConfig.ts';
 import { loadConfig } from '../lib/config/loadConfig.ts';
-import { EMULATOR_PAID_KEY } from '../lib/emulator/startEmulator.ts';
 import { loadLocalKeys } from '../lib/keys/loadLocalKeys.ts';
 import { silentLogger } from '../lib/log/logger.ts';
 import { runArchive } from '../lib/run/runArchive.ts';

@@ -9,7 +9,7 @@ import { templateVariables } from '../devkit/infra/templateEnv.ts';
 import { synthApp } from '../devkit/infra/testApp.ts';
 import { LAMBDA_NODE } from '../devkit/lambdaNode.ts';
 import { CLI } from '../devkit/runCli.ts';
-import { EMULATOR_PAID_KEY, startEmulator } from '../lib/emulator/startEmulator.ts';
+import { EMULATOR_PAID_KEY, startEmulator } from '../devkit/startEmulator.ts';
 import { median } from './median.ts';
 
 /** A steady-state run with nothing new: its time beyond the start of a bare Node process. */

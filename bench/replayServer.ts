@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
+import { EMULATOR_PAID_KEY } from '../devkit/startEmulator.ts';
 import { type Day, toDay } from '../lib/clock/day.ts';
-import { EMULATOR_PAID_KEY } from '../lib/emulator/startEmulator.ts';
 import { ACTIVE_PATH, HISTORY_PATH } from '../lib/upstream/createTunnelApiClient.ts';
 import { fetchBound } from './fetchBound.ts';
 import { type AnsweredPage, walkRequestPaths } from './walkRequestPaths.ts';

@@ -1,6 +1,6 @@
-import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
 import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../startDynalite.ts';
+import { EMULATOR_PAID_KEY } from '../startEmulator.ts';
 import { type S3rverHandle, startS3rver } from '../startS3rver.ts';
 import { type KmsStubHandle, startKmsStub } from './startKmsStub.ts';
 import { type SecretsStubHandle, startSecretsStub } from './startSecretsStub.ts';

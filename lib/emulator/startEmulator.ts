@@ -1,17 +1,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ArchiverError } from '../errors/archiverError.ts';
-import type { ActiveSession, HistoryRecord } from '../records/schemas.ts';
 import { type DatasetOptions, DEFAULT_DATASET } from './dataset.ts';
 import { type EmulatorClock, realClock } from './emulatorClock.ts';
 import { type EmulatorResponse, htmlError, tooManyRequests } from './errorBodies.ts';
 import { type FaultConfig, FaultInjector } from './faults.ts';
 import { type LiveShape, resolveLiveShape } from './liveShape.ts';
-import { type PoisonConfig, type PoisonItem, resolvePoison } from './poison.ts';
-import { activeList, route } from './routes.ts';
+import { type PoisonConfig, resolvePoison } from './poison.ts';
+import { route } from './routes.ts';
 import { EMULATOR_TRAFFIC, type EmulatorTraffic, SessionArchive } from './sessionArchive.ts';
 import { DEFAULT_STALE_LAG_MS, type StaleTotals } from './staleTotals.ts';
-import { truthFor } from './truthFor.ts';
 
 export const EMULATOR_PAID_KEY = 'emulator-paid-key';
 export const EMULATOR_FREE_KEY = 'emulator-free-key';
@@ -56,6 +54,22 @@ export interface EmulatorOptions {
    * session opened without a virtual token). Default `documented`.
    */
   liveShape?: LiveShape;
+  /**
+   * Called once with what the emulator serves from (its archive, fault injector, counters), before it
+   * listens: how a process that embeds the emulator looks inside it (the dev kit's test hooks,
+   * devkit/startEmulator.ts). The emulator a user starts never sets it.
+   */
+  onModel?: (model: EmulatorModel) => void;
+}
+
+/** What a running emulator serves from (see {@link EmulatorOptions.onModel}). */
+export interface EmulatorModel {
+  archive: SessionArchive;
+  faults: FaultInjector;
+  stats: EmulatorStats;
+  clock: EmulatorClock;
+  windowDays: number;
+  liveShape: LiveShape;
 }
 
 /**
@@ -79,16 +93,7 @@ export interface EmulatorHandle {
   port: number;
   /** Stops listening and destroys open keep-alive sockets. */
   close(): Promise<void>;
-  /** Replaces the fault config; `{}` turns every fault off. */
-  setFaults(faults: Partial<FaultConfig>): void;
   clock: EmulatorClock;
-  /** Exactly the records `history/<day>/<day>` exposes at `at` (default: now), in stable order. */
-  truth(day: string, at?: Date): HistoryRecord[];
-  /** The active list the API answers at `at` (default: now), in the emulator's live shape. */
-  active(at?: Date): ActiveSession[];
-  /** The poison items `history/<day>/<day>` serves besides the records of `truth` (empty when off). */
-  poison(day: string): PoisonItem[];
-  stats(): EmulatorStats;
 }
 
 /**
@@ -136,6 +141,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const count = (bucket: Record<string, number>, key: string, n = 1) => {
     bucket[key] = (bucket[key] ?? 0) + n;
   };
+  options.onModel?.({ archive, faults, stats, clock, windowDays, liveShape });
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
 
@@ -227,15 +233,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         server.close(() => resolve());
         for (const s of sockets) s.destroy();
       }),
-    setFaults: (f) => faults.set(f),
-    truth: (day, at) => truthFor(archive, day, at ?? clock.now(), windowDays),
-    active: (at) => activeList(archive, at ?? clock.now(), liveShape),
-    poison: (day) => structuredClone(archive.poison(day)),
-    stats: () => ({
-      requests: stats.requests,
-      byStatus: { ...stats.byStatus },
-      faultsInjected: { ...stats.faultsInjected },
-    }),
   };
 }
 

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli as runCliShared } from '../../devkit/runCli.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
 import {
   EMULATOR_FREE_KEY,
   EMULATOR_PAID_KEY,
   type EmulatorHandle,
   startEmulator,
-} from '../../lib/emulator/startEmulator.ts';
+} from '../../devkit/startEmulator.ts';
+import { ManualClock } from '../../lib/clock/clock.ts';
 import { SMALL_DATASET } from '../support/engineKit.ts';
 import { CHILD_TMPDIR } from './cliKit.ts';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
 import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
 import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
 import { LIVE_SHAPES } from '../../lib/emulator/liveShape.ts';
 import { windowStart } from '../../lib/emulator/routes.ts';
-import { type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
 import { liveJoinToken, liveMatchesHistory } from '../../lib/records/liveJoinToken.ts';
 import activeFixture from '../fixtures/active-documented.json' with { type: 'json' };
 import { get, getJson, historyPath, NOW, TODAY, WINDOW_FIRST } from './emulatorKit.ts';

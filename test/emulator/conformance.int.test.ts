@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EMULATOR_FREE_KEY, type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
 import { addDays } from '../../lib/clock/day.ts';
 import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
-import { EMULATOR_FREE_KEY, type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
 import { activeListSchema, historyRecordSchema, pageEnvelopeSchema } from '../../lib/records/schemas.ts';
 import activeFixture from '../fixtures/active-documented.json' with { type: 'json' };
 import historyFixture from '../fixtures/history-documented.json' with { type: 'json' };

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { startEmulator } from '../../devkit/startEmulator.ts';
 import { runEmulatorCommand } from '../../lib/cli/emulatorCommand.ts';
 import { dayRange } from '../../lib/clock/day.ts';
 import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
 import type { LiveShape } from '../../lib/emulator/liveShape.ts';
-import { startEmulator } from '../../lib/emulator/startEmulator.ts';
 import { TEAM, teamTraffic } from '../../lib/emulator/teamTraffic.ts';
 import { liveJoinToken } from '../../lib/records/liveJoinToken.ts';
 import { getJson, historyPath } from './emulatorKit.ts';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
 import { addDays, dayRange } from '../../lib/clock/day.ts';
 import { sessionsStartingOn } from '../../lib/emulator/dataset.ts';
 import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
 import { POISON_KINDS, poisonFor, resolvePoison } from '../../lib/emulator/poison.ts';
-import { type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
 import { historyRecordSchema } from '../../lib/records/schemas.ts';
 import { daysByKind, getJson, historyPath, key, NOW, TODAY } from './emulatorKit.ts';
 

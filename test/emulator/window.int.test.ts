@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
 import { addDays } from '../../lib/clock/day.ts';
 import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
-import { type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
 import { get, historyPath, NOW, TODAY, WINDOW_FIRST } from './emulatorKit.ts';
 
 describe('startEmulator({ windowDays })', () => {

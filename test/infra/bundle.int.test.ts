@@ -36,17 +36,17 @@ import {
 import { synthApp } from '../../devkit/infra/testApp.ts';
 import { LAMBDA_NODE } from '../../devkit/lambdaNode.ts';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../../devkit/startDynalite.ts';
-import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
-import { BUILTINS_BY_REQUIRE, LAMBDA_NODE_MAJOR } from '../../infra/constructs/archiveFunction.ts';
-import { readActiveRows } from '../../lib/active/activeParquet.ts';
-import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
-import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
 import {
   EMULATOR_FREE_KEY,
   EMULATOR_PAID_KEY,
   type EmulatorHandle,
   startEmulator,
-} from '../../lib/emulator/startEmulator.ts';
+} from '../../devkit/startEmulator.ts';
+import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
+import { BUILTINS_BY_REQUIRE, LAMBDA_NODE_MAJOR } from '../../infra/constructs/archiveFunction.ts';
+import { readActiveRows } from '../../lib/active/activeParquet.ts';
+import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
+import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
 import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import { tryKernelLock } from '../../lib/process/kernelLock.ts';

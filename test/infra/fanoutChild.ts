@@ -10,10 +10,10 @@
 import { readFileSync } from 'node:fs';
 import { startLocalFanout } from '../../devkit/infra/localFanout.ts';
 import { STAND_IN_TOKEN_KEY } from '../../devkit/infra/standInsFor.ts';
+import { EMULATOR_PAID_KEY, startEmulator } from '../../devkit/startEmulator.ts';
 import type { Clock } from '../../lib/clock/clock.ts';
 import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
 import { offsetClock } from '../../lib/clock/offsetClock.ts';
-import { EMULATOR_PAID_KEY, startEmulator } from '../../lib/emulator/startEmulator.ts';
 import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';

@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../devkit/runCli.ts';
+import { EMULATOR_PAID_KEY } from '../../devkit/startEmulator.ts';
 import { toDay } from '../../lib/clock/day.ts';
-import { EMULATOR_PAID_KEY } from '../../lib/emulator/startEmulator.ts';
 import { LOCAL_KEY_FILES } from '../../lib/keys/loadLocalKeys.ts';
 import {
   archivedIds,

@@ -5,6 +5,12 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, expect } from 'vitest';
 import { type DynaliteHandle, startDynalite } from '../../devkit/startDynalite.ts';
+import {
+  EMULATOR_PAID_KEY,
+  type EmulatorHandle,
+  type EmulatorOptions,
+  startEmulator,
+} from '../../devkit/startEmulator.ts';
 import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
 import { type Clock, ManualClock } from '../../lib/clock/clock.ts';
 import { type Day, dayRange } from '../../lib/clock/day.ts';
@@ -12,12 +18,6 @@ import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
 import { ed25519Signer } from '../../lib/digest/ed25519Signer.ts';
 import type { DatasetOptions } from '../../lib/emulator/dataset.ts';
 import type { FaultConfig } from '../../lib/emulator/faults.ts';
-import {
-  EMULATOR_PAID_KEY,
-  type EmulatorHandle,
-  type EmulatorOptions,
-  startEmulator,
-} from '../../lib/emulator/startEmulator.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import { recordId } from '../../lib/records/recordId.ts';

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays, dayRange } from '../../lib/clock/day.ts';
-import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
-import type { FaultConfig } from '../../lib/emulator/faults.ts';
 import {
   EMULATOR_FREE_KEY,
   EMULATOR_PAID_KEY,
   type EmulatorHandle,
   startEmulator,
-} from '../../lib/emulator/startEmulator.ts';
+} from '../../devkit/startEmulator.ts';
+import { addDays, dayRange } from '../../lib/clock/day.ts';
+import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
+import type { FaultConfig } from '../../lib/emulator/faults.ts';
 import type { HistoryRecord } from '../../lib/records/schemas.ts';
 import { createTunnelApiClient, type TunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
 import { rejectionOf } from './testClient.ts';

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../devkit/runCli.ts';
+import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
-import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../lib/emulator/startEmulator.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
 import { SMALL_DATASET } from '../support/engineKit.ts';
 
