@@ -108,32 +108,20 @@ export async function finishFanout(
   await runStages.putMetaSafely(deps, finished, ok, digest, reconciled);
   const days = new Map((await state.listDays()).map((d) => [d.day, d] as const));
   const started = new Date(plan.startedAt);
-  const sum = (f: (r: DayResult) => number) => results.reduce((a, r) => a + f(r), 0);
-  const summary: RunSummary = {
+  const summary = runStages.summarizeRun({
     runId: plan.orchestrationId,
-    startedAt: plan.startedAt,
-    finishedAt: finished.toISOString(),
-    durationMs: finished.getTime() - started.getTime(),
+    started,
+    finished,
     today: toDay(started),
     daysPlanned: new Set(items.map((i) => i.day)).size,
-    daysScanned: results.filter((r) => !r.interrupted).length,
-    daysDeferred: deferredDays.length,
-    recordsNew: sum((r) => r.newRecords),
-    recordsSeen: sum((r) => r.distinctSeen),
-    quarantined: sum((r) => r.quarantined),
-    files: sum((r) => r.files),
-    bytes: sum((r) => r.bytes),
-    shortfalls: results.filter((r) => r.shortfall > 0).map((r) => ({ day: r.day, shortfall: r.shortfall })),
-    gaps,
+    results,
     failedDays,
     deferredDays,
-    brokenPartitions: [],
-    oldestUnpublishedHours: 0,
+    gaps,
+    stoppedByDeadline: deferredDays.length > 0,
     atRisk: daysAtRisk(toDay(started), plan.windowDays, days),
     ...(digest ? { digest } : {}),
-    stoppedByDeadline: deferredDays.length > 0,
-    days: results,
-  };
+  });
   await objects.put(finishedKey, JSON.stringify(summary));
   await state
     .releaseLease(plan.lease)

@@ -9,6 +9,7 @@ import { updateMeta } from '../state/updateMeta.ts';
 import type { DueDaysOutcome } from './archiveDueDays.ts';
 import type { RunFacts, RunPlan } from './prepareRun.ts';
 import type { ActiveSummary, ArchiveDeps, ArchiveOptions, DayResult, RunSummary } from './runTypes.ts';
+import { summarizeRun } from './summarizeRun.ts';
 
 /**
  * Everything after the days: append the run's digest, record the run (and the chain's head) in META, and
@@ -27,38 +28,24 @@ export async function finishRun(
   const finished = deps.clock.now();
   const ok = !stoppedByDeadline && failedDays.length === 0;
   await putMetaSafely(deps, finished, ok, digest, run.reconcile);
-  return {
+  return summarizeRun({
     runId: run.runId,
-    startedAt: started.toISOString(),
-    finishedAt: finished.toISOString(),
-    durationMs: finished.getTime() - started.getTime(),
+    started,
+    finished,
     today: run.today,
     daysPlanned: run.due.length,
-    daysScanned: results.filter((r) => !r.interrupted).length,
-    daysDeferred: deferredDays.length,
-    recordsNew: sum(results, (r) => r.newRecords),
-    recordsSeen: sum(results, (r) => r.distinctSeen),
-    quarantined: sum(results, (r) => r.quarantined),
-    files: sum(results, (r) => r.files),
-    bytes: sum(results, (r) => r.bytes),
-    shortfalls: results.filter((r) => r.shortfall > 0).map((r) => ({ day: r.day, shortfall: r.shortfall })),
-    gaps: [...run.gaps, ...outcome.gaps],
+    results,
     failedDays,
     deferredDays,
-    brokenPartitions: pending.broken,
-    ...(pending.changed.length > 0 ? { changedStagedFiles: pending.changed } : {}),
-    oldestUnpublishedHours: pending.oldestUnpublishedHours,
-    ...(learned < options.windowDays ? { learnedWindowDays: learned } : {}),
-    atRisk: daysAtRisk(run.today, learned, run.days),
-    ...(run.active ? { active: run.active } : {}),
-    ...(digest ? { digest: withoutSettled(digest) } : {}),
-    ...(rebuilt.files > 0
-      ? { rebuilt: { partitions: rebuilt.partitions.length, files: rebuilt.files, rows: rebuilt.rows } }
-      : {}),
-    ...(rebuilt.foreign.length > 0 ? { foreignFiles: rebuilt.foreign } : {}),
+    gaps: [...run.gaps, ...outcome.gaps],
     stoppedByDeadline,
-    days: results,
-  };
+    atRisk: daysAtRisk(run.today, learned, run.days),
+    ...(digest ? { digest } : {}),
+    pending,
+    ...(learned < options.windowDays ? { learnedWindowDays: learned } : {}),
+    ...(run.active ? { active: run.active } : {}),
+    rebuilt: { ...rebuilt, partitions: rebuilt.partitions.length },
+  });
 }
 
 /**
@@ -100,13 +87,6 @@ export async function appendDigestSafely(
   }
 }
 
-function withoutSettled(
-  d: NonNullable<RunSummary['digest']> & { settled: string[] },
-): NonNullable<RunSummary['digest']> {
-  const { settled: _settled, ...digest } = d;
-  return digest;
-}
-
 export async function putMetaSafely(
   deps: ArchiveDeps,
   at: Date,
@@ -141,8 +121,4 @@ function reconciledAfter(
 ): Pick<ArchiveMeta, 'reconciledAt' | 'reconciledHead'> {
   const reconciledHead = reconciledHeadAfter(meta, digest);
   return { reconciledAt: at.toISOString(), ...(reconciledHead ? { reconciledHead } : {}) };
-}
-
-function sum<T>(xs: T[], f: (x: T) => number): number {
-  return xs.reduce((a, x) => a + f(x), 0);
 }

@@ -7,6 +7,7 @@ import { preflight } from './preflight.ts';
 import { quarantineRejected } from './quarantineRejected.ts';
 import { reconcileDue } from './reconcileDue.ts';
 import { publishInScope, reconcileSince, sweepInScope } from './reconcileSince.ts';
+import { summarizeRun } from './summarizeRun.ts';
 
 /**
  * The stages of a run that the fan-out shares. Its steps are a run cut in three, across Lambda
@@ -31,6 +32,8 @@ export interface RunStages {
   /** After the days: the digest and META, neither failing the run. */
   appendDigestSafely: typeof appendDigestSafely;
   putMetaSafely: typeof putMetaSafely;
+  /** The run's summary, one builder whichever driver ran it. */
+  summarizeRun: typeof summarizeRun;
 }
 
 export const runStages: RunStages = {
@@ -46,4 +49,5 @@ export const runStages: RunStages = {
   quarantineRejected,
   appendDigestSafely,
   putMetaSafely,
+  summarizeRun,
 };
