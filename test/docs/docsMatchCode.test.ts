@@ -340,6 +340,31 @@ describe('paths and links in README.md and docs/', () => {
     expect(wrong, 'a bare file name must match exactly one file').toEqual([]);
   });
 
+  it('names in backticks only identifiers the code holds (a camelCase name: a function, a field, a construct)', () => {
+    const identifiers = new Set<string>();
+    const walk = (dir: string) => {
+      for (const name of readdirSync(new URL(dir, ROOT))) {
+        const rel = `${dir}${name}`;
+        if (name === 'node_modules' || name === 'cdk.out') continue;
+        if (statSync(new URL(rel, ROOT)).isDirectory()) walk(`${rel}/`);
+        else if (/\.(?:ts|js|mjs|cjs|json|yml|sql)$/.test(name))
+          for (const [id] of read(rel).matchAll(/[A-Za-z_$][\w$]*/g)) identifiers.add(id);
+      }
+    };
+    for (const dir of [...SOURCE_DIRS, 'detections/']) walk(dir);
+    for (const file of ['cdk.json', 'package.json'])
+      for (const [id] of read(file).matchAll(/[A-Za-z_$][\w$]*/g)) identifiers.add(id);
+    let names = 0;
+    const missing: string[] = [];
+    for (const page of pages())
+      for (const [, id = ''] of read(page).matchAll(/`([a-z][a-z0-9]*[A-Z][A-Za-z0-9]*)`/g)) {
+        names++;
+        if (!identifiers.has(id)) missing.push(`${page}: \`${id}\``);
+      }
+    expect(names).toBeGreaterThan(50);
+    expect(missing, 'names the code does not hold (renamed or removed?)').toEqual([]);
+  });
+
   it("reaches every page of docs/ from the README's table: listed there, or linked from a page that is", () => {
     const table = tableUnder('README.md', 'Documentation').map((r) => /\]\(([^)]+)\)/.exec(r[0] ?? '')?.[1]);
     // Follows the relative Markdown links of each page reached (docs/detections.md links each rule's page).
