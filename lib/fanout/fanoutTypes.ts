@@ -55,6 +55,14 @@ export const fanoutPlanOutputSchema = z.strictObject({
   reconcile: z.boolean().optional(),
   /** A weekly reconciliation from the chain since the last one: the first day it read (its digest follows the head). */
   reconcileFrom: z.string().optional(),
+  /** What publishing earlier runs' committed files found (`publishStaged`): the finish step's summary says it. */
+  pending: z
+    .strictObject({
+      broken: z.array(z.string()),
+      changed: z.array(z.string()),
+      oldestUnpublishedHours: z.number().nonnegative(),
+    })
+    .optional(),
 });
 export type FanoutPlanOutput = z.infer<typeof fanoutPlanOutputSchema>;
 

@@ -121,6 +121,7 @@ export async function finishFanout(
     stoppedByDeadline: deferredDays.length > 0,
     atRisk: daysAtRisk(toDay(started), plan.windowDays, days),
     ...(digest ? { digest } : {}),
+    ...(plan.pending ? { pending: plan.pending } : {}),
   });
   await objects.put(finishedKey, JSON.stringify(summary));
   await state

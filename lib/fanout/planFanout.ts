@@ -1,6 +1,5 @@
 import { toDay } from '../clock/day.ts';
-import { publishAllPending } from '../commit/publishAllPending.ts';
-import { publishNoted } from '../commit/publishNoted.ts';
+import { publishScopeOf, publishStaged } from '../commit/publishStaged.ts';
 import { sweepStaging } from '../commit/sweepStaging.ts';
 import { type PlannedDay, windowStartOf } from '../days/planDays.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
@@ -45,9 +44,7 @@ export async function planFanout(
   const since = reconcile
     ? await runStages.reconcileSince(deps, known, today, options.windowDays)
     : undefined;
-  if (since) await runStages.publishInScope(deps, since, known?.pendingDigest ?? []);
-  else if (reconcile) await publishAllPending(deps);
-  else await publishNoted(deps, known?.pendingDigest ?? []);
+  const pending = await publishStaged(deps, publishScopeOf(reconcile, since, known?.pendingDigest ?? []));
   const signal = options.budget?.signal();
   await runStages.preflight(api, today, signal);
   const meta = await runStages.establishMeta(deps, started, windowStartOf(today, options.windowDays));
@@ -89,6 +86,11 @@ export async function planFanout(
       gaps,
       reconcile,
       ...(since ? { reconcileFrom: since.from } : {}),
+      pending: {
+        broken: pending.broken,
+        changed: pending.changed,
+        oldestUnpublishedHours: pending.oldestUnpublishedHours,
+      },
     };
   } catch (error) {
     await state.releaseLease(lease).catch(() => {});

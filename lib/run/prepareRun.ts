@@ -8,8 +8,7 @@ import { type Day, toDay } from '../clock/day.ts';
 import { type DeadlineBudget, unboundedBudget } from '../clock/deadlineBudget.ts';
 import { leaseOwner } from '../commit/leaseOwner.ts';
 import { PartitionCommitter } from '../commit/partitionCommitter.ts';
-import { publishAllPending } from '../commit/publishAllPending.ts';
-import { publishNoted } from '../commit/publishNoted.ts';
+import { publishScopeOf, publishStaged } from '../commit/publishStaged.ts';
 import { sweepStaging } from '../commit/sweepStaging.ts';
 import { type PlannedDay, windowStartOf } from '../days/planDays.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
@@ -24,7 +23,7 @@ import { establishMeta } from './establishMeta.ts';
 import { planRun, requestedDays } from './planRun.ts';
 import { preflight } from './preflight.ts';
 import { reconcileDue } from './reconcileDue.ts';
-import { publishInScope, type ReconcileScope, reconcileSince, sweepInScope } from './reconcileSince.ts';
+import { type ReconcileScope, reconcileSince, sweepInScope } from './reconcileSince.ts';
 import type { ActiveSummary, ArchiveDeps, ArchiveOptions } from './runTypes.ts';
 
 /** What a run found and decided before its days: what `finishRun` sums up beside the days' outcome. */
@@ -33,7 +32,7 @@ export interface RunFacts {
   started: Date;
   today: Day;
   /** What publishing earlier runs' committed files found. */
-  pending: Awaited<ReturnType<typeof publishAllPending>>;
+  pending: Awaited<ReturnType<typeof publishStaged>>;
   rebuilt: Awaited<ReturnType<typeof rebuildStateFromArchive>>;
   /** Whether this run reconciles the state with the archive (see `reconcileDue`). */
   reconcile: boolean;
@@ -138,11 +137,7 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
     if (since)
       deps.logger.info('reconciling from the chain since the last reconciliation', { from: since.from });
     // Committed files are published first: this needs no API, so no upstream trouble can hold them back.
-    pending = since
-      ? await publishInScope(deps, since, known?.pendingDigest ?? [])
-      : reconcile
-        ? await publishAllPending(deps)
-        : await publishNoted(deps, known?.pendingDigest ?? []);
+    pending = await publishStaged(deps, publishScopeOf(reconcile, since, known?.pendingDigest ?? []));
     await prefetched;
     await preflighted;
     // The archive's promise starts with its first run: recorded before anything else can fail, so the

@@ -1,19 +1,13 @@
-import { addDays, type Day, dayRange, toDay } from '../clock/day.ts';
+import { addDays, type Day, toDay } from '../clock/day.ts';
 import { archiveKeys, stagedKeyInfo } from '../commit/archiveKeys.ts';
-import type { PublishAllResult } from '../commit/publishAllPending.ts';
-import { publishPartition } from '../commit/publishAllPending.ts';
-import { publishNoted } from '../commit/publishNoted.ts';
 import { ORPHAN_AGE_MS } from '../commit/sweepStaging.ts';
 import { windowStartOf } from '../days/planDays.ts';
 import { chainHeadMatches } from '../digest/chainHeadMatches.ts';
 import type { DigestFile } from '../digest/digestSchema.ts';
 import { readChainRange } from '../digest/readChainRange.ts';
 import type { RebuildScope } from '../recover/rebuildStateFromArchive.ts';
-import type { ArchiveMeta, ChainHead, Dataset, PartitionManifest } from '../state/stateStore.ts';
+import type { ArchiveMeta, ChainHead, PartitionManifest } from '../state/stateStore.ts';
 import type { ArchiveDeps } from './runTypes.ts';
-
-/** The datasets whose partitions a reconciliation publishes, rebuilds and sweeps. */
-const DATASETS: readonly Dataset[] = ['history', 'active', 'findings'];
 
 /** What a weekly reconciliation works from: the chain since the last one, and the days written since. */
 export interface ReconcileScope extends RebuildScope {
@@ -53,27 +47,6 @@ export async function reconcileSince(
   const last = windowStartOf(toDay(new Date(meta.reconciledAt)), windowDays);
   const from = [meta.firstWindowStart, addDays(last, -2)].sort().at(-1) as Day;
   return { head, from, today, digested, digests: segment.length };
-}
-
-/**
- * Publishes every listed-but-unpublished file a reconciliation in `scope` can find: those noted for the
- * next digest, and those of every partition from `scope.from` (older ones were published by the last
- * reconciliation, and nothing is committed to a day before the window).
- */
-export async function publishInScope(
-  deps: ArchiveDeps,
-  scope: ReconcileScope,
-  notes: NonNullable<ArchiveMeta['pendingDigest']>,
-): Promise<PublishAllResult> {
-  const result = await publishNoted(deps, notes);
-  const now = deps.clock.now().getTime();
-  for (const dt of dayRange(scope.from, scope.today)) {
-    for (const dataset of DATASETS) {
-      const manifest = await deps.state.getPartition(dt, dataset);
-      if (manifest) await publishPartition(deps, manifest, now, result);
-    }
-  }
-  return result;
 }
 
 /**

@@ -6,7 +6,7 @@ import { planRun } from './planRun.ts';
 import { preflight } from './preflight.ts';
 import { quarantineRejected } from './quarantineRejected.ts';
 import { reconcileDue } from './reconcileDue.ts';
-import { publishInScope, reconcileSince, sweepInScope } from './reconcileSince.ts';
+import { reconcileSince, sweepInScope } from './reconcileSince.ts';
 import { summarizeRun } from './summarizeRun.ts';
 
 /**
@@ -20,7 +20,6 @@ export interface RunStages {
   /** Before the days: reconcile or trust the state, the archive's META, the plan and its gaps. */
   reconcileDue: typeof reconcileDue;
   reconcileSince: typeof reconcileSince;
-  publishInScope: typeof publishInScope;
   sweepInScope: typeof sweepInScope;
   preflight: typeof preflight;
   establishMeta: typeof establishMeta;
@@ -39,7 +38,6 @@ export interface RunStages {
 export const runStages: RunStages = {
   reconcileDue,
   reconcileSince,
-  publishInScope,
   sweepInScope,
   preflight,
   establishMeta,

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { type DatasetWriter, PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
-import { publishAllPending } from '../../lib/commit/publishAllPending.ts';
+import { publishStaged } from '../../lib/commit/publishStaged.ts';
 import { appendDigest } from '../../lib/digest/appendDigest.ts';
 import { ed25519Signer } from '../../lib/digest/ed25519Signer.ts';
 import { readDigestChain } from '../../lib/digest/readDigestChain.ts';
@@ -123,7 +123,7 @@ describe('a staged file changed between staging and publish', () => {
     await state.putPartition({ dt: DT, files: [good, swapped], version: 0 });
 
     const logger = errorLog();
-    const result = await publishAllPending({ objects, state, clock, logger });
+    const result = await publishStaged({ objects, state, clock, logger }, { kind: 'all' });
     expect(result).toMatchObject({ published: 1, broken: [], changed: [swapped.stagingKey] });
     expect(logger.errors).toEqual([
       expect.objectContaining({ fields: expect.objectContaining({ code: 'STAGED_FILE_CHANGED' }) }),

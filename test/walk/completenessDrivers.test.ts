@@ -7,6 +7,7 @@ import {
 } from '../../devkit/scriptedUpstream.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
+import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { type FanoutItem, fanoutItemSchema } from '../../lib/fanout/fanoutTypes.ts';
 import { finishFanout } from '../../lib/fanout/finishFanout.ts';
 import { planFanout } from '../../lib/fanout/planFanout.ts';
@@ -82,13 +83,38 @@ function summed(summaries: RunSummary[]) {
     recordsNew: summaries.reduce((a, s) => a + s.recordsNew, 0),
     quarantined: summaries.reduce((a, s) => a + s.quarantined, 0) > 0,
     parts: Object.keys(last).sort(),
+    brokenPartitions: summaries.flatMap((s) => s.brokenPartitions),
     digest: Object.keys(last.digest ?? {}).sort(),
   };
 }
 
+/** A partition an earlier run left listing a staged file that is gone: publishing finds it broken. */
+async function leaveBrokenPartition(w: ReturnType<typeof world>): Promise<string> {
+  const dt = addDays(w.day, -1);
+  const name = '20261114T060000Z-r0-0001.parquet';
+  await w.state.putPartition({
+    dt,
+    version: 0,
+    files: [
+      {
+        name,
+        stagingKey: archiveKeys.stagingOf('history', 'r0', dt, name),
+        rows: 1,
+        bytes: 1,
+        runId: 'r0',
+        fence: 1,
+        committedAt: w.clock.now().toISOString(),
+        published: false,
+      },
+    ],
+  });
+  return `history/dt=${dt}`;
+}
+
 /** The run driver: runs until one walks the day to its end (a run walks every pass of it). */
-async function byRuns(c: Case) {
+async function byRuns(c: Case, before?: (w: ReturnType<typeof world>) => Promise<unknown>) {
   const w = world(c);
+  await before?.(w);
   const summaries: RunSummary[] = [];
   for (let n = 0; n < MOST_RUNS; n++) {
     const summary = await runArchive(w.deps, w.options);
@@ -101,8 +127,9 @@ async function byRuns(c: Case) {
 }
 
 /** The fan-out driver: one orchestration (plan, every item, finish) a pass, until the day's walk ends. */
-async function byFanout(c: Case) {
+async function byFanout(c: Case, before?: (w: ReturnType<typeof world>) => Promise<unknown>) {
   const w = world(c);
+  await before?.(w);
   const summaries: RunSummary[] = [];
   let last: DayResult | undefined;
   for (let n = 1; n <= MOST_RUNS; n++) {
@@ -155,5 +182,17 @@ describe('the completeness rules, one table through both drivers (a run, the fan
     expect(run.unreliableTotals).toBe(lies);
     expect(run.shortfall).toBe(above ? -(c.staleTotals as number) : 0);
     expect(run.passes).toBe(above ? 1 + STALLED_PASSES : lies ? 2 : 1);
+  });
+
+  it('what publishing found before the days (a broken partition) is in both drivers’ summaries', async () => {
+    const c = CASES[0] as Case;
+    let where = '';
+    const leave = async (w: ReturnType<typeof world>) => {
+      where = await leaveBrokenPartition(w);
+    };
+    const run = await byRuns(c, leave);
+    const fanout = await byFanout(c, leave);
+    expect(run.summary.brokenPartitions).toContain(where);
+    expect(fanout.summary).toEqual(run.summary);
   });
 });
