@@ -91,6 +91,14 @@ describe('README and docs/', () => {
     for (const page of PAGES.filter((p) => p !== 'README.md')) expect(README).toContain(`(${page})`);
   });
 
+  it("runs in CI the README's commands: `npm ci` from its quick start, `npm test` from its development section", () => {
+    expect(section('README.md', 'Quick start')).toMatch(/^npm ci && npm start$/m);
+    expect(section('README.md', 'Development')).toContain('`npm test`');
+    const ci = read('.ci/run');
+    expect(ci).toMatch(/^npm ci\b/m);
+    expect(ci).toMatch(/^npm test\b/m);
+  });
+
   it('gives only commands whose script exists (`bin/run-ts.js <file>`)', () => {
     let commands = 0;
     for (const page of PAGES) {
