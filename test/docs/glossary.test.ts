@@ -192,6 +192,7 @@ describe('docs/glossary.md', () => {
       'docs/integrity.md',
       'docs/operations.md',
       'docs/fanout.md',
+      'docs/cli.md',
     ])
       expect(read(page), page).toMatch(/\]\((?:docs\/)?glossary\.md(?:#[^)]*)?\)/);
   });
