@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { iamStatements, synthApp } from '../../devkit/infra/testApp.ts';
 import { lakeConfig } from '../../functions/security-lake-export/lakeConfig.ts';
 import { securityLakeSchema } from '../../infra/stackSettings.ts';
 import { loadConfig } from '../../lib/config/loadConfig.ts';
@@ -10,7 +11,6 @@ import { OCSF_1_8 } from '../../lib/ocsf/ocsfProfile.ts';
 import { lakeKey } from '../../lib/ocsf/securityLakeLayout.ts';
 import { sessionsOcsfFields } from '../../lib/ocsf/sessionsOcsfSql.ts';
 import { lakeCursorKey } from '../../lib/ocsf/writeSecurityLake.ts';
-import { iamStatements, synthApp } from '../../devkit/infra/testApp.ts';
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');
 const detections = read('docs/detections.md');

@@ -2,12 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { type CfnTemplate, resolver } from '../../devkit/infra/templateArns.ts';
+import { synthApp } from '../../devkit/infra/testApp.ts';
 import { parseArchiveEvent } from '../../functions/archive-history/parseArchiveEvent.ts';
 import { API_KEY_ENV, setApiKeyCommand } from '../../infra/constructs/apiKeySecret.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { verifyJobIdSchema } from '../../lib/verify/verifyJobTypes.ts';
-import { type CfnTemplate, resolver } from '../../devkit/infra/templateArns.ts';
-import { synthApp } from '../../devkit/infra/testApp.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
