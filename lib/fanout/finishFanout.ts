@@ -9,6 +9,7 @@ import { IdSet } from '../ids/idSet.ts';
 import { runStages } from '../run/runStages.ts';
 import type { ArchiveDeps, ArchiveOptions, DayResult, FailedDay, RunSummary } from '../run/runTypes.ts';
 import type { DayState, WalkProgress } from '../state/stateStore.ts';
+import { mapJobObjects } from '../store/mapJobObjects.ts';
 import { loadWalkIds, saveWalkIds } from '../walk/carriedRows.ts';
 import { addIdLines } from '../walk/idLines.ts';
 import { passVerdict } from '../walk/passVerdict.ts';
@@ -37,12 +38,21 @@ export async function finishFanout(
 ): Promise<RunSummary> {
   const { objects, state, clock, logger } = deps;
   const finishedKey = fanoutKeys.finished(plan.orchestrationId);
-  const stored = await objects.get(finishedKey);
-  if (stored) return JSON.parse(Buffer.from(stored).toString('utf8')) as RunSummary;
+  const stored = await mapJobObjects.read(objects, finishedKey, storedSummarySchema);
+  if (stored) return stored as unknown as RunSummary;
 
-  const items = z.array(fanoutItemSchema).parse(JSON.parse(text(await objects.get(plan.itemsKey)) ?? '[]'));
-  const outcomes = new Map<string, ItemOutcome>();
-  for (const item of items) outcomes.set(item.id, await outcomeOf(deps, plan, item));
+  const items = await mapJobObjects.items(objects, plan.itemsKey, fanoutItemSchema);
+  const stepOutcomes = await mapJobObjects.outcomes(
+    objects,
+    items,
+    (item) => fanoutKeys.itemOutcome(plan.orchestrationId, item.id),
+    itemOutcomeSchema,
+    'missing',
+  );
+  // An item whose worker left no outcome (killed, timed out) failed: its day is failed, the others go on.
+  const outcomes = new Map<string, ItemOutcome>(
+    items.map((item, i) => [item.id, stepOutcomes[i] ?? noOutcome(item)] as const),
+  );
   const results: DayResult[] = [];
   const failedDays: FailedDay[] = [];
   const deferredDays: Day[] = [];
@@ -123,7 +133,7 @@ export async function finishFanout(
     ...(digest ? { digest } : {}),
     ...(plan.pending ? { pending: plan.pending } : {}),
   });
-  await objects.put(finishedKey, JSON.stringify(summary));
+  await mapJobObjects.write(objects, finishedKey, summary);
   await state
     .releaseLease(plan.lease)
     .catch((e: unknown) => logger.warn('could not release the lease', { error: String(e) }));
@@ -134,11 +144,8 @@ export async function finishFanout(
   return summary;
 }
 
-/** An item's stored outcome; a worker that left none (killed, timed out) failed. */
-async function outcomeOf(deps: ArchiveDeps, plan: FanoutPlanOutput, item: FanoutItem): Promise<ItemOutcome> {
-  const body = text(await deps.objects.get(fanoutKeys.itemOutcome(plan.orchestrationId, item.id)));
-  const parsed = body === undefined ? undefined : itemOutcomeSchema.safeParse(JSON.parse(body));
-  if (parsed?.success) return parsed.data;
+/** The outcome of an item whose worker left none. */
+function noOutcome(item: FanoutItem): ItemOutcome {
   return {
     id: item.id,
     day: item.day,
@@ -147,6 +154,9 @@ async function outcomeOf(deps: ArchiveDeps, plan: FanoutPlanOutput, item: Fanout
     message: 'the item left no outcome: its worker failed',
   };
 }
+
+/** A summary the finish step stored (written by this code): read back as it is. */
+const storedSummarySchema = z.looseObject({ runId: z.string(), days: z.array(z.unknown()) });
 
 /**
  * One pass of a giant day, walked in ranges: the union of the ranges' ids (and of the ids earlier passes
@@ -237,8 +247,4 @@ async function concludePass(
       interrupted: !ends,
     },
   };
-}
-
-function text(bytes: Uint8Array | undefined): string | undefined {
-  return bytes === undefined ? undefined : Buffer.from(bytes).toString('utf8');
 }

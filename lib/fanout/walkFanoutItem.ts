@@ -12,6 +12,7 @@ import { type KeyedRecord, keyRecord } from '../records/keyedRecord.ts';
 import { runStages } from '../run/runStages.ts';
 import type { ArchiveDeps, ArchiveOptions } from '../run/runTypes.ts';
 import type { Lease } from '../state/stateStore.ts';
+import { mapJobObjects } from '../store/mapJobObjects.ts';
 import { loadWalkIds } from '../walk/carriedRows.ts';
 import { gzipIdLines } from '../walk/idLines.ts';
 import type { WalkSink } from '../walk/walkDay.ts';
@@ -88,7 +89,7 @@ export async function walkFanoutItem(
         range: await archiveRange(deps, options, input, item, committer, tmpDir),
       };
     }
-    await deps.objects.put(fanoutKeys.itemOutcome(input.orchestrationId, item.id), JSON.stringify(outcome));
+    await mapJobObjects.write(deps.objects, fanoutKeys.itemOutcome(input.orchestrationId, item.id), outcome);
     return outcome;
   } finally {
     await rm(tmpDir, { recursive: true, force: true });

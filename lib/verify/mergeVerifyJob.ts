@@ -1,11 +1,9 @@
-import * as z from 'zod';
 import type { Clock } from '../clock/clock.ts';
 import { archiveKeys } from '../commit/archiveKeys.ts';
-import { mapLimit } from '../concurrency/mapLimit.ts';
 import { readChainRange } from '../digest/readChainRange.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { mapJobObjects } from '../store/mapJobObjects.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
-import { readJobJson } from './readJobJson.ts';
 import {
   type VerifyJobResult,
   verifyJobItemResultSchema,
@@ -14,8 +12,6 @@ import {
   verifyJobPlanSchema,
   verifyJobResultSchema,
 } from './verifyJobTypes.ts';
-
-const RESULT_READ_CONCURRENCY = 16;
 
 /**
  * Merges a job's item results into one: every failure of every item (the chain's included), with the
@@ -28,11 +24,14 @@ export async function mergeVerifyJob(
   jobId: string,
 ): Promise<VerifyJobResult> {
   const { objects } = deps;
-  const plan = await readJobJson(objects, verifyJobKeys.plan(jobId), verifyJobPlanSchema);
+  const plan = await mapJobObjects.read(objects, verifyJobKeys.plan(jobId), verifyJobPlanSchema);
   if (!plan) throw new ArchiverError('NOT_FOUND', `verify job ${jobId} has no plan`);
-  const items = (await readJobJson(objects, plan.itemsKey, z.array(verifyJobItemSchema))) ?? [];
-  const results = await mapLimit(items, RESULT_READ_CONCURRENCY, (item) =>
-    readJobJson(objects, verifyJobKeys.itemResult(jobId, item.id), verifyJobItemResultSchema),
+  const items = await mapJobObjects.items(objects, plan.itemsKey, verifyJobItemSchema);
+  const results = await mapJobObjects.outcomes(
+    objects,
+    items,
+    (item) => verifyJobKeys.itemResult(jobId, item.id),
+    verifyJobItemResultSchema,
   );
   const missing = items.filter((_, i) => results[i] === undefined).map((i) => i.id);
   if (missing.length > 0) {
@@ -69,16 +68,15 @@ export async function mergeVerifyJob(
     records: sum((r) => r.records),
     failures,
   };
-  const body = `${JSON.stringify(result)}\n`;
-  await objects.put(verifyJobKeys.result(jobId), body);
-  await objects.put(archiveKeys.lastFullVerify, body);
+  await mapJobObjects.write(objects, verifyJobKeys.result(jobId), result);
+  await mapJobObjects.write(objects, archiveKeys.lastFullVerify, result);
   return result;
 }
 
 /** The last full verify job's merged result, or `undefined` when none is stored (or what is there is not one). */
 export async function readLastFullVerify(objects: ObjectStore): Promise<VerifyJobResult | undefined> {
   try {
-    return await readJobJson(objects, archiveKeys.lastFullVerify, verifyJobResultSchema);
+    return await mapJobObjects.read(objects, archiveKeys.lastFullVerify, verifyJobResultSchema);
   } catch {
     return undefined;
   }

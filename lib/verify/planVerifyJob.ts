@@ -2,9 +2,9 @@ import type { Clock } from '../clock/clock.ts';
 import { mapLimit } from '../concurrency/mapLimit.ts';
 import { digestKeys } from '../digest/digestKeys.ts';
 import { readDigestChain } from '../digest/readDigestChain.ts';
+import { mapJobObjects } from '../store/mapJobObjects.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { type ListedFile, listedFiles } from './checkFiles.ts';
-import { readJobJson } from './readJobJson.ts';
 import {
   type VerifyJobItem,
   type VerifyJobPlan,
@@ -30,7 +30,7 @@ export async function planVerifyJob(
   jobId: string,
 ): Promise<VerifyJobPlan> {
   const { objects } = deps;
-  const planned = await readJobJson(objects, verifyJobKeys.plan(jobId), verifyJobPlanSchema);
+  const planned = await mapJobObjects.read(objects, verifyJobKeys.plan(jobId), verifyJobPlanSchema);
   if (planned) return planned;
   const plannedAt = deps.clock.now();
   const chain = await readDigestChain(objects);
@@ -54,11 +54,11 @@ export async function planVerifyJob(
     folder,
   }));
   await mapLimit(parts, LISTING_WRITE_CONCURRENCY, (item) =>
-    objects.put(verifyJobKeys.listing(jobId, item.id), JSON.stringify(folders.get(item.folder))),
+    mapJobObjects.write(objects, verifyJobKeys.listing(jobId, item.id), folders.get(item.folder)),
   );
   const items: VerifyJobItem[] = [{ id: 'chain', kind: 'chain' }, ...parts];
   const itemsKey = verifyJobKeys.items(jobId);
-  await objects.put(itemsKey, JSON.stringify(items));
+  await mapJobObjects.write(objects, itemsKey, items);
   const plan: VerifyJobPlan = {
     jobId,
     plannedAt: plannedAt.toISOString(),
@@ -68,7 +68,7 @@ export async function planVerifyJob(
   };
   // Two starts of one job race only here: the first plan written is the job's.
   if (!(await objects.putIfAbsent(verifyJobKeys.plan(jobId), JSON.stringify(plan)))) {
-    return (await readJobJson(objects, verifyJobKeys.plan(jobId), verifyJobPlanSchema)) ?? plan;
+    return (await mapJobObjects.read(objects, verifyJobKeys.plan(jobId), verifyJobPlanSchema)) ?? plan;
   }
   return plan;
 }

@@ -1,12 +1,12 @@
 import type { Clock } from '../clock/clock.ts';
 import { readDigestChain } from '../digest/readDigestChain.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
+import { mapJobObjects } from '../store/mapJobObjects.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { checkChain } from './checkChain.ts';
 import { checkListedFiles, listedFiles } from './checkFiles.ts';
 import { checkHead } from './checkHead.ts';
 import { folderOf } from './planVerifyJob.ts';
-import { readJobJson } from './readJobJson.ts';
 import {
   type VerifyJobItem,
   type VerifyJobItemResult,
@@ -38,12 +38,12 @@ export async function verifyJobItem(
 ): Promise<VerifyJobItemOutcome> {
   const { objects } = deps;
   const key = verifyJobKeys.itemResult(plan.jobId, item.id);
-  const stored = await readJobJson(objects, key, verifyJobItemResultSchema);
+  const stored = await mapJobObjects.read(objects, key, verifyJobItemResultSchema);
   if (stored) return { id: item.id, failures: stored.failures.length, reused: true };
   const result =
     item.kind === 'chain' ? await chainItem(objects, plan) : await folderItem(objects, plan, item);
   const out: VerifyJobItemResult = { ...result, id: item.id, checkedAt: deps.clock.now().toISOString() };
-  await objects.put(key, JSON.stringify(out));
+  await mapJobObjects.write(objects, key, out);
   return { id: item.id, failures: out.failures.length, reused: false };
 }
 
@@ -61,7 +61,7 @@ async function folderItem(
   plan: Pick<VerifyJobPlan, 'jobId'>,
   item: Extract<VerifyJobItem, { kind: 'files' }>,
 ): Promise<Checked> {
-  const listing = await readJobJson(
+  const listing = await mapJobObjects.read(
     objects,
     verifyJobKeys.listing(plan.jobId, item.id),
     verifyJobListingSchema,
