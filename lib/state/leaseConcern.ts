@@ -1,5 +1,5 @@
 import { ArchiverError } from '../errors/archiverError.ts';
-import { leaseSchema } from './stateSchemas.ts';
+import { leaseSchema } from './lease.ts';
 import type { Lease, LeaseStore } from './stateStore.ts';
 import { decodeItem } from './versionedConcerns.ts';
 import type { VersionedItems } from './versionedItems.ts';

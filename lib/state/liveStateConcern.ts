@@ -1,6 +1,6 @@
 import { chunkRefOf, chunksLost, deleteChunks, putChunkedHead, readChunks } from './activeChunks.ts';
+import { activeStateSchema } from './activeState.ts';
 import { decodeActiveData, encodeActiveData } from './activeStateItem.ts';
-import { activeStateSchema } from './stateSchemas.ts';
 import type { ActiveState, LiveStore } from './stateStore.ts';
 import { decodeItem, versionConflict } from './versionedConcerns.ts';
 import type { VersionedItem, VersionedItems } from './versionedItems.ts';

@@ -1,8 +1,10 @@
 import type * as z from 'zod';
 import type { Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import { archiveMetaSchema, dayStateSchema, partitionManifestSchema } from './stateSchemas.ts';
-import type { Dataset, DayStateStore, ManifestStore, MetaStore } from './stateStore.ts';
+import { archiveMetaSchema } from './archiveMeta.ts';
+import { dayStateSchema } from './dayState.ts';
+import { type Dataset, partitionManifestSchema } from './partitionManifest.ts';
+import type { DayStateStore, ManifestStore, MetaStore } from './statePorts.ts';
 import type { VersionedItem, VersionedItems } from './versionedItems.ts';
 
 /** The keys of the state table: `META`, `DAY#<day>`, `PART#<dt>` (history) and `PART#active#<dt>`. */

@@ -9,16 +9,13 @@ import { EMULATOR_FLAGS } from '../../lib/cli/emulatorCommand.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
 import { SETTINGS } from '../../lib/config/configSpec.ts';
 import { FINDING_PK_PREFIX } from '../../lib/detect/versionedFindingLedger.ts';
+import { activeStateSchema } from '../../lib/state/activeState.ts';
+import { archiveMetaSchema } from '../../lib/state/archiveMeta.ts';
+import { dayStateSchema } from '../../lib/state/dayState.ts';
+import { leaseSchema } from '../../lib/state/lease.ts';
 import { LEASE_PK } from '../../lib/state/leaseConcern.ts';
 import { ACTIVE_PK } from '../../lib/state/liveStateConcern.ts';
-import {
-  activeStateSchema,
-  archiveMetaSchema,
-  dayStateSchema,
-  leaseSchema,
-  manifestFileSchema,
-  partitionManifestSchema,
-} from '../../lib/state/stateSchemas.ts';
+import { manifestFileSchema, partitionManifestSchema } from '../../lib/state/partitionManifest.ts';
 import { DAY_PREFIX, META_PK, PART_PREFIX } from '../../lib/state/versionedConcerns.ts';
 
 const ROOT = new URL('../../', import.meta.url);

@@ -5,7 +5,7 @@ import { INTEGRITY_ENV } from '../../functions/shared/telemetryNames.ts';
 import { CHECKSUM_REPORTS_EVENT } from '../../infra/constructs/archiveIntegrity.ts';
 import { fullVerifyCommand, VERIFY_JOB_CONCURRENCY } from '../../infra/constructs/verifyJob.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { archiveMetaSchema } from '../../lib/state/stateSchemas.ts';
+import { archiveMetaSchema } from '../../lib/state/archiveMeta.ts';
 import { CHECKSUM_REPORTS_PREFIX } from '../../lib/verify/checksumJobs.ts';
 import { REPORT_FORMAT } from '../../lib/verify/checksumReportFormat.ts';
 import { describeVerified } from '../../lib/verify/describeVerified.ts';

@@ -1,7 +1,7 @@
 import { FaultPlan } from '../../../devkit/fakes/faultPlan.ts';
+import { leaseSchema } from '../../../lib/state/lease.ts';
 import { LEASE_PK } from '../../../lib/state/leaseConcern.ts';
 import { stateConcerns } from '../../../lib/state/stateConcerns.ts';
-import { leaseSchema } from '../../../lib/state/stateSchemas.ts';
 import type { Lease, StateStore } from '../../../lib/state/stateStore.ts';
 import { decodeItem } from '../../../lib/state/versionedConcerns.ts';
 import type { VersionedItem, VersionedItems } from '../../../lib/state/versionedItems.ts';
