@@ -9,7 +9,7 @@ import { addDays, type Day, dayRange } from '../lib/clock/day.ts';
 import { digestKeys } from '../lib/digest/digestKeys.ts';
 import { buildReportModel } from '../lib/report/buildReportModel.ts';
 import { renderReport } from '../lib/report/renderReport.ts';
-import type { DayState } from '../lib/state/stateStore.ts';
+import type { DayState } from '../lib/state/dayState.ts';
 import type { ReportBenchResult } from './reportTargets.ts';
 
 export { REPORT_TARGETS } from './reportTargets.ts';

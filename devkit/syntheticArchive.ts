@@ -17,7 +17,8 @@ import {
 import type { DigestSigner } from '../lib/digest/digestSigner.ts';
 import { runArchive } from '../lib/run/runArchive.ts';
 import type { ArchiveDeps, ArchiveOptions } from '../lib/run/runTypes.ts';
-import type { ManifestFile, StateStore } from '../lib/state/stateStore.ts';
+import type { ManifestFile } from '../lib/state/partitionManifest.ts';
+import type { StateStore } from '../lib/state/statePorts.ts';
 import { updateMeta } from '../lib/state/updateMeta.ts';
 import type { ObjectStore } from '../lib/store/objectStore.ts';
 

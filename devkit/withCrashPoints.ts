@@ -1,4 +1,4 @@
-import type { StateStore } from '../lib/state/stateStore.ts';
+import type { StateStore } from '../lib/state/statePorts.ts';
 import type { ObjectStore } from '../lib/store/objectStore.ts';
 import type { UpstreamApi } from '../lib/upstream/upstreamApi.ts';
 

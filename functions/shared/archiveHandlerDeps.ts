@@ -3,7 +3,7 @@ import type { Config } from '../../lib/config/loadConfig.ts';
 import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
 import type { Logger } from '../../lib/log/logger.ts';
 import type { ArchiveDeps, ArchiveOptions, RunSummary } from '../../lib/run/runTypes.ts';
-import type { StateStore } from '../../lib/state/stateStore.ts';
+import type { StateStore } from '../../lib/state/statePorts.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 import type { ChecksumJobs } from '../../lib/verify/checksumJobs.ts';

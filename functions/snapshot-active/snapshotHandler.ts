@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock/clock.ts';
 import type { Config } from '../../lib/config/loadConfig.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import type { Logger } from '../../lib/log/logger.ts';
-import type { LiveStore } from '../../lib/state/stateStore.ts';
+import type { LiveStore } from '../../lib/state/statePorts.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 import type { MetricsSink } from '../shared/archiveHandlerDeps.ts';
 import type { SnapshotSettings } from './snapshotSettings.ts';

@@ -4,7 +4,7 @@ import type {
   ActiveObservations,
   ClosedSession,
   SnapshotGap,
-} from '../state/stateStore.ts';
+} from '../state/activeState.ts';
 import type { ActiveEvent, ActiveRow, ActiveRowOptions, ObservedFields } from './activeRow.ts';
 import { activeRowId } from './activeRowId.ts';
 import { fromStoredFields, toStoredFields } from './storedFields.ts';

@@ -1,4 +1,4 @@
-import type { ActiveObservations } from '../state/stateStore.ts';
+import type { ActiveObservations } from '../state/activeState.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { activeKeys } from './activeKeys.ts';
 import { readActiveRows } from './activeParquet.ts';

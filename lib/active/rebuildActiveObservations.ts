@@ -1,4 +1,4 @@
-import type { ActiveObservation, ActiveObservations, ClosedSession } from '../state/stateStore.ts';
+import type { ActiveObservation, ActiveObservations, ClosedSession } from '../state/activeState.ts';
 import type { ActiveEvent, ActiveRow } from './activeRow.ts';
 import { CLOSED_RETENTION_MS } from './diffSnapshot.ts';
 import { toStoredFields } from './storedFields.ts';

@@ -7,11 +7,11 @@ import type { ActiveSession } from '../records/schemas.ts';
 import type {
   ActiveObservations,
   ActiveState,
-  LiveStore,
   PendingActiveRow,
   PendingActiveRows,
   SnapshotGap,
-} from '../state/stateStore.ts';
+} from '../state/activeState.ts';
+import type { LiveStore } from '../state/statePorts.ts';
 import type { RequestOptions, UpstreamApi } from '../upstream/upstreamApi.ts';
 import type { ActiveEvent, ActiveRow } from './activeRow.ts';
 import { diffSnapshot } from './diffSnapshot.ts';

@@ -1,5 +1,5 @@
 import { ArchiverError } from '../errors/archiverError.ts';
-import type { ActiveObservation, PendingActiveRow, StoredObservedFields } from '../state/stateStore.ts';
+import type { ActiveObservation, PendingActiveRow, StoredObservedFields } from '../state/activeState.ts';
 import type { ActiveRow, ObservedFields } from './activeRow.ts';
 
 /** Observed fields as the state stores them (times as ISO strings). */

@@ -12,7 +12,7 @@ import {
   locateLocalKeys,
 } from '../keys/localKeysLocation.ts';
 import type { Logger } from '../log/logger.ts';
-import type { StateStore } from '../state/stateStore.ts';
+import type { StateStore } from '../state/statePorts.ts';
 import { createFileObjectStore } from '../store/fileObjectStore.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { createTunnelApiClient, type TunnelApiClient } from '../upstream/createTunnelApiClient.ts';

@@ -1,4 +1,4 @@
-import type { StateStore } from '../state/stateStore.ts';
+import type { StateStore } from '../state/statePorts.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import type { UpstreamApi } from '../upstream/upstreamApi.ts';
 import { endQuietlyWhenClosed } from './endQuietlyWhenClosed.ts';

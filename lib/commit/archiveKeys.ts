@@ -1,5 +1,5 @@
 import type { Day } from '../clock/day.ts';
-import type { Dataset } from '../state/stateStore.ts';
+import type { Dataset } from '../state/partitionManifest.ts';
 
 const STAMP = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z-/;
 

@@ -1,6 +1,6 @@
 import type { Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import type { Dataset, ManifestFile } from '../state/stateStore.ts';
+import type { Dataset, ManifestFile } from '../state/partitionManifest.ts';
 
 /** The error of a partition whose manifest lists a file that is gone: it blocks that partition only. */
 export function brokenPartition(

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { PROCESS_INCARNATION } from '../process/processIncarnation.ts';
 import { isIncarnationDead } from '../process/processLiveness.ts';
-import type { Lease } from '../state/stateStore.ts';
+import type { Lease } from '../state/lease.ts';
 
 /** `<runId>@<host>:<pid>:<incarnation>`, as `leaseOwner` names a holder. */
 const OWNER = /^(.+)@(.+):(\d+):([0-9a-f-]{36})$/;

@@ -1,4 +1,5 @@
-import type { Dataset, ManifestFile, ManifestStore } from '../state/stateStore.ts';
+import type { Dataset, ManifestFile } from '../state/partitionManifest.ts';
+import type { ManifestStore } from '../state/statePorts.ts';
 import { dataKeyInfo } from './archiveKeys.ts';
 
 /** Where a data file stands in the state: named by its partition's manifest, not named, or no manifest at all. */

@@ -7,13 +7,8 @@ import { pendingDigest } from '../digest/pendingDigest.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { IdSet, presizedFor } from '../ids/idSet.ts';
 import type { Logger } from '../log/logger.ts';
-import type {
-  Dataset,
-  ManifestFile,
-  ManifestStore,
-  MetaStore,
-  PartitionManifest,
-} from '../state/stateStore.ts';
+import type { Dataset, ManifestFile, PartitionManifest } from '../state/partitionManifest.ts';
+import type { ManifestStore, MetaStore } from '../state/statePorts.ts';
 import { type ByteSource, objectSource } from '../store/byteSource.ts';
 import type { ObjectInfo, ObjectStore } from '../store/objectStore.ts';
 import { archiveKeys } from './archiveKeys.ts';

@@ -1,6 +1,7 @@
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
-import type { ManifestStore, PartitionManifest } from '../state/stateStore.ts';
+import type { PartitionManifest } from '../state/partitionManifest.ts';
+import type { ManifestStore } from '../state/statePorts.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { archiveKeys } from './archiveKeys.ts';
 import { brokenPartition } from './brokenPartition.ts';

@@ -1,6 +1,7 @@
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
-import type { ManifestFile, ManifestStore, PartitionManifest } from '../state/stateStore.ts';
+import type { ManifestFile, PartitionManifest } from '../state/partitionManifest.ts';
+import type { ManifestStore } from '../state/statePorts.ts';
 
 /** Tries of one manifest write whose outcome stays unknown before the commit is given up for this run. */
 const MAX_UNKNOWN = 4;

@@ -1,6 +1,7 @@
 import type { Day } from '../clock/day.ts';
 import type { Logger } from '../log/logger.ts';
-import type { Dataset, ManifestFile, ManifestStore } from '../state/stateStore.ts';
+import type { Dataset, ManifestFile } from '../state/partitionManifest.ts';
+import type { ManifestStore } from '../state/statePorts.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { archiveKeys } from './archiveKeys.ts';
 

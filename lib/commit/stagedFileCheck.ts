@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { ArchiverError } from '../errors/archiverError.ts';
-import type { Dataset, ManifestFile } from '../state/stateStore.ts';
+import type { Dataset, ManifestFile } from '../state/partitionManifest.ts';
 import { type ByteSource, objectSource } from '../store/byteSource.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 

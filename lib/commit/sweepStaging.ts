@@ -1,5 +1,5 @@
 import type { Logger } from '../log/logger.ts';
-import type { ManifestStore } from '../state/stateStore.ts';
+import type { ManifestStore } from '../state/statePorts.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { archiveKeys } from './archiveKeys.ts';
 

@@ -1,6 +1,6 @@
 import type { Day } from '../clock/day.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import type { DayState, WalkProgress } from '../state/stateStore.ts';
+import type { DayState, WalkProgress } from '../state/dayState.ts';
 import { sealRule } from './sealRule.ts';
 
 export interface ScanOutcome {

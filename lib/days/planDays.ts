@@ -1,5 +1,5 @@
 import { addDays, type Day, dayRange, daysBetween } from '../clock/day.ts';
-import type { DayState } from '../state/stateStore.ts';
+import type { DayState } from '../state/dayState.ts';
 import { lastSweepAge, sealRule } from './sealRule.ts';
 
 export interface PlanInput {

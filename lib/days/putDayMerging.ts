@@ -1,5 +1,6 @@
 import { ArchiverError } from '../errors/archiverError.ts';
-import type { DayState, DayStateStore } from '../state/stateStore.ts';
+import type { DayState } from '../state/dayState.ts';
+import type { DayStateStore } from '../state/statePorts.ts';
 import { sealRule } from './sealRule.ts';
 
 const MAX_TRIES = 4;

@@ -1,4 +1,4 @@
-import type { DayState } from '../state/stateStore.ts';
+import type { DayState } from '../state/dayState.ts';
 
 /** The oldest age the server still answers for: the last chance to sweep a day. */
 export function lastSweepAge(windowDays: number): number {

@@ -10,7 +10,7 @@ import type { DigestSigner } from '../digest/digestSigner.ts';
 import { pendingDigest } from '../digest/pendingDigest.ts';
 import type { Logger } from '../log/logger.ts';
 import { chainHeadAfter } from '../state/chainHeadAfter.ts';
-import type { StateStore } from '../state/stateStore.ts';
+import type { StateStore } from '../state/statePorts.ts';
 import { updateMeta } from '../state/updateMeta.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { duckdbRuleEngine } from './duckdbRuleEngine.ts';

@@ -1,4 +1,4 @@
-import type { ChainHead } from '../state/stateStore.ts';
+import type { ChainHead } from '../state/archiveMeta.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { sha256OfBytes } from './describeDataFile.ts';
 import { digestKeys } from './digestKeys.ts';

@@ -1,4 +1,5 @@
-import type { ArchiveMeta, MetaStore, PendingDigestFile } from '../state/stateStore.ts';
+import type { ArchiveMeta, PendingDigestFile } from '../state/archiveMeta.ts';
+import type { MetaStore } from '../state/statePorts.ts';
 import { updateMeta } from '../state/updateMeta.ts';
 
 type MetaPort = MetaStore;

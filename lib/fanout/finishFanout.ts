@@ -8,7 +8,7 @@ import { ArchiverError, type ArchiverErrorCode, ERROR_CODES } from '../errors/ar
 import { IdSet } from '../ids/idSet.ts';
 import { runStages } from '../run/runStages.ts';
 import type { ArchiveDeps, ArchiveOptions, DayResult, FailedDay, RunSummary } from '../run/runTypes.ts';
-import type { DayState, WalkProgress } from '../state/stateStore.ts';
+import type { DayState, WalkProgress } from '../state/dayState.ts';
 import { mapJobObjects } from '../store/mapJobObjects.ts';
 import { loadWalkIds, saveWalkIds } from '../walk/carriedRows.ts';
 import { addIdLines } from '../walk/idLines.ts';

@@ -11,7 +11,7 @@ import type { ArchiveRow } from '../records/archiveRow.ts';
 import { type KeyedRecord, keyRecord } from '../records/keyedRecord.ts';
 import { runStages } from '../run/runStages.ts';
 import type { ArchiveDeps, ArchiveOptions } from '../run/runTypes.ts';
-import type { Lease } from '../state/stateStore.ts';
+import type { Lease } from '../state/lease.ts';
 import { mapJobObjects } from '../store/mapJobObjects.ts';
 import { loadWalkIds } from '../walk/carriedRows.ts';
 import { gzipIdLines } from '../walk/idLines.ts';

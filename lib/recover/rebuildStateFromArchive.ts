@@ -7,7 +7,8 @@ import type { DigestFile } from '../digest/digestSchema.ts';
 import { readDigestChain } from '../digest/readDigestChain.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
-import type { Dataset, ManifestFile, ManifestStore, PartitionManifest } from '../state/stateStore.ts';
+import type { Dataset, ManifestFile, PartitionManifest } from '../state/partitionManifest.ts';
+import type { ManifestStore } from '../state/statePorts.ts';
 import { objectSource } from '../store/byteSource.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 

@@ -1,6 +1,6 @@
 import { type Day, daysBetween } from '../clock/day.ts';
 import { sealRule } from '../days/sealRule.ts';
-import type { DayState } from '../state/stateStore.ts';
+import type { DayState } from '../state/dayState.ts';
 import type { DayStatus } from './reportModel.ts';
 
 /** What is known of one day, from the state (when readable), the digests and verify. */

@@ -9,7 +9,7 @@ import { warmParquetWorker } from '../parquet/warmParquetWorker.ts';
 import { relieveHeap } from '../process/relieveHeap.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { keyRecord } from '../records/keyedRecord.ts';
-import type { DayState, WalkProgress } from '../state/stateStore.ts';
+import type { DayState, WalkProgress } from '../state/dayState.ts';
 import { CarriedRows, loadWalkIds, WalkIdParts } from '../walk/carriedRows.ts';
 import { nextWalkFiles } from '../walk/nextWalkFiles.ts';
 import { walkDay } from '../walk/walkDay.ts';

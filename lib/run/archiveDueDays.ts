@@ -5,7 +5,8 @@ import { blankDay, failedDayState, gapDayState } from '../days/nextDayState.ts';
 import type { PlannedDay } from '../days/planDays.ts';
 import { putDayMerging } from '../days/putDayMerging.ts';
 import { ArchiverError, type ArchiverErrorCode } from '../errors/archiverError.ts';
-import type { ArchiveMeta, DayState } from '../state/stateStore.ts';
+import type { ArchiveMeta } from '../state/archiveMeta.ts';
+import type { DayState } from '../state/dayState.ts';
 import { archiveDay, type DayOutcome } from './archiveDay.ts';
 import type { ArchiveDeps, ArchiveOptions, DayResult, FailedDay } from './runTypes.ts';
 

@@ -1,5 +1,5 @@
 import type { Day } from '../clock/day.ts';
-import type { ArchiveMeta } from '../state/stateStore.ts';
+import type { ArchiveMeta } from '../state/archiveMeta.ts';
 import type { ArchiveDeps } from './runTypes.ts';
 
 /**

@@ -3,7 +3,8 @@ import { blankDay, gapDayState } from '../days/nextDayState.ts';
 import { type PlannedDay, planDays, windowStartOf } from '../days/planDays.ts';
 import { putDayMerging } from '../days/putDayMerging.ts';
 import type { ArchiverErrorCode } from '../errors/archiverError.ts';
-import type { ArchiveMeta, DayState } from '../state/stateStore.ts';
+import type { ArchiveMeta } from '../state/archiveMeta.ts';
+import type { DayState } from '../state/dayState.ts';
 import type { ArchiveDeps, ArchiveOptions } from './runTypes.ts';
 
 /** The due days (planned, or those asked for), with the days that left the window unsealed recorded as gaps. */

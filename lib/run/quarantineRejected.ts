@@ -4,7 +4,7 @@ import { pendingDigest } from '../digest/pendingDigest.ts';
 import type { TokenPolicy } from '../records/archiveRow.ts';
 import { redactTokens } from '../records/redactTokens.ts';
 import type { RejectedRecord } from '../records/schemas.ts';
-import type { StateStore } from '../state/stateStore.ts';
+import type { StateStore } from '../state/statePorts.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 
 /** The token policy and key that quarantined raw items are redacted with (the run's own). */

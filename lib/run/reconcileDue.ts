@@ -1,5 +1,5 @@
 import { chainHeadMatches } from '../digest/chainHeadMatches.ts';
-import type { ArchiveMeta } from '../state/stateStore.ts';
+import type { ArchiveMeta } from '../state/archiveMeta.ts';
 import type { ArchiveDeps } from './runTypes.ts';
 
 /** Reconciliations with the whole archive happen at least this often (and whenever the state is off). */

@@ -6,7 +6,8 @@ import { chainHeadMatches } from '../digest/chainHeadMatches.ts';
 import type { DigestFile } from '../digest/digestSchema.ts';
 import { readChainRange } from '../digest/readChainRange.ts';
 import type { RebuildScope } from '../recover/rebuildStateFromArchive.ts';
-import type { ArchiveMeta, ChainHead, PartitionManifest } from '../state/stateStore.ts';
+import type { ArchiveMeta, ChainHead } from '../state/archiveMeta.ts';
+import type { PartitionManifest } from '../state/partitionManifest.ts';
 import type { ArchiveDeps } from './runTypes.ts';
 
 /** What a weekly reconciliation works from: the chain since the last one, and the days written since. */

@@ -1,4 +1,4 @@
-import type { ArchiveMeta, ChainHead } from './stateStore.ts';
+import type { ArchiveMeta, ChainHead } from './archiveMeta.ts';
 
 /**
  * The chain head META records once a digest is written: the new one when it is further along, else the one

@@ -1,6 +1,6 @@
 import { type DynamoItemsOptions, dynamoVersionedItems } from './dynamoVersionedItems.ts';
 import { stateConcerns } from './stateConcerns.ts';
-import type { StateStore } from './stateStore.ts';
+import type { StateStore } from './statePorts.ts';
 
 export { ensureStateTable } from './ensureStateTable.ts';
 

@@ -1,6 +1,6 @@
 import { ArchiverError } from '../errors/archiverError.ts';
-import { leaseSchema } from './lease.ts';
-import type { Lease, LeaseStore } from './stateStore.ts';
+import { type Lease, leaseSchema } from './lease.ts';
+import type { LeaseStore } from './statePorts.ts';
 import { decodeItem } from './versionedConcerns.ts';
 import type { VersionedItems } from './versionedItems.ts';
 

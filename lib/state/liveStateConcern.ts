@@ -1,7 +1,7 @@
 import { chunkRefOf, chunksLost, deleteChunks, putChunkedHead, readChunks } from './activeChunks.ts';
-import { activeStateSchema } from './activeState.ts';
+import { type ActiveState, activeStateSchema } from './activeState.ts';
 import { decodeActiveData, encodeActiveData } from './activeStateItem.ts';
-import type { ActiveState, LiveStore } from './stateStore.ts';
+import type { LiveStore } from './statePorts.ts';
 import { decodeItem, versionConflict } from './versionedConcerns.ts';
 import type { VersionedItem, VersionedItems } from './versionedItems.ts';
 

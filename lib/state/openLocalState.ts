@@ -3,7 +3,7 @@ import path from 'node:path';
 import { lockDir } from './dirLock.ts';
 import { fileVersionedItems, pendingWritesDir } from './fileVersionedItems.ts';
 import { stateConcerns } from './stateConcerns.ts';
-import type { StateStore } from './stateStore.ts';
+import type { StateStore } from './statePorts.ts';
 import type { VersionedItems } from './versionedItems.ts';
 
 /** The folder of item files inside a local state folder (`<dest>/.state/items`). */

@@ -1,5 +1,5 @@
+import type { ArchiveMeta, ChainHead } from './archiveMeta.ts';
 import { chainHeadAfter } from './chainHeadAfter.ts';
-import type { ArchiveMeta, ChainHead } from './stateStore.ts';
 
 /**
  * The reconciled head META records after a reconciliation wrote `digest`: like the chain head it only

@@ -1,6 +1,6 @@
 import { leaseConcern } from './leaseConcern.ts';
 import { liveStateConcern } from './liveStateConcern.ts';
-import type { StateStore } from './stateStore.ts';
+import type { StateStore } from './statePorts.ts';
 import { versionedConcerns } from './versionedConcerns.ts';
 import type { VersionedItems } from './versionedItems.ts';
 

@@ -7,7 +7,7 @@ import {
   type EnsureStateTableOptions,
   ensureStateTable,
 } from './ensureStateTable.ts';
-import type { StateStore } from './stateStore.ts';
+import type { StateStore } from './statePorts.ts';
 
 export interface StateStoreDeps {
   dynamoClient?: DynamoDBClient;

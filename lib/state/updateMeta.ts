@@ -1,5 +1,6 @@
 import { ArchiverError } from '../errors/archiverError.ts';
-import type { ArchiveMeta, MetaStore } from './stateStore.ts';
+import type { ArchiveMeta } from './archiveMeta.ts';
+import type { MetaStore } from './statePorts.ts';
 
 /**
  * Each round lets at least one writer through, so W writers at once settle in W rounds: a run has up to

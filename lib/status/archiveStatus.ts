@@ -1,14 +1,9 @@
 import { type ActiveStatus, activeStatus } from '../active/activeStatus.ts';
 import { type Day, dayRange, daysBetween } from '../clock/day.ts';
 import { isFinalAge, windowStartOf } from '../days/planDays.ts';
-import type {
-  ArchiveMeta,
-  DayFailure,
-  DayState,
-  DayStateStore,
-  LiveStore,
-  MetaStore,
-} from '../state/stateStore.ts';
+import type { ArchiveMeta } from '../state/archiveMeta.ts';
+import type { DayFailure, DayState } from '../state/dayState.ts';
+import type { DayStateStore, LiveStore, MetaStore } from '../state/statePorts.ts';
 
 /** One window day as `status` shows it. */
 export interface StatusDay {

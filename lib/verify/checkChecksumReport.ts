@@ -1,5 +1,5 @@
 import { readDigestChain } from '../digest/readDigestChain.ts';
-import type { ChecksumProgress, ChecksumVerdict } from '../state/stateStore.ts';
+import type { ChecksumProgress, ChecksumVerdict } from '../state/verifyProgress.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { addObject, emptyFingerprint, sameFingerprint } from './checksumFingerprint.ts';
 import type { ChecksumJobs } from './checksumJobs.ts';

@@ -1,5 +1,5 @@
 import { digestKeys } from '../digest/digestKeys.ts';
-import type { ChecksumJobRecord, ChecksumProgress } from '../state/stateStore.ts';
+import type { ChecksumJobRecord, ChecksumProgress } from '../state/verifyProgress.ts';
 import type { ObjectInfo } from '../store/objectStore.ts';
 import { addFingerprints, addObject, emptyFingerprint, type Fingerprint } from './checksumFingerprint.ts';
 import type { ChecksumJobs } from './checksumJobs.ts';

@@ -1,4 +1,4 @@
-import type { VerifyProgress } from '../state/stateStore.ts';
+import type { VerifyProgress } from '../state/verifyProgress.ts';
 import type { VerifyJobResult } from './verifyJobTypes.ts';
 
 /** One line on where the weekly verify stands, for `status` and the report (the same words in both). */

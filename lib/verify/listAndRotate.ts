@@ -2,7 +2,7 @@ import { digestKeys } from '../digest/digestKeys.ts';
 import type { DigestFile } from '../digest/digestSchema.ts';
 import { readChainRange } from '../digest/readChainRange.ts';
 import type { ChainEntry, DigestChain } from '../digest/readDigestChain.ts';
-import type { ChecksumProgress, VerifyProgress } from '../state/stateStore.ts';
+import type { ChecksumProgress, VerifyProgress } from '../state/verifyProgress.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { checkChain } from './checkChain.ts';
 import { checkStoredFiles } from './checkStoredFiles.ts';

@@ -1,5 +1,5 @@
 import type { ChainEntry } from '../digest/readDigestChain.ts';
-import type { ChecksumProgress, VerifyProgress } from '../state/stateStore.ts';
+import type { ChecksumProgress, VerifyProgress } from '../state/verifyProgress.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import type { ChecksumJobs } from './checksumJobs.ts';
 import { type ChainObject, checksumWeek } from './checksumRotation.ts';

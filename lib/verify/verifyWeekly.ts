@@ -6,7 +6,7 @@ import { digestKeys } from '../digest/digestKeys.ts';
 import { readChainRange } from '../digest/readChainRange.ts';
 import { type DigestChain, readDigestChain, readPublicKey } from '../digest/readDigestChain.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import type { ChecksumProgress, VerifyProgress } from '../state/stateStore.ts';
+import type { ChecksumProgress, VerifyProgress } from '../state/verifyProgress.ts';
 import type { ObjectInfo, ObjectStore } from '../store/objectStore.ts';
 import { DEFAULT_MAX_PASSES } from '../walk/walkDay.ts';
 import { checkChain } from './checkChain.ts';

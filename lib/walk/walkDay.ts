@@ -8,7 +8,7 @@ import { IdSet } from '../ids/idSet.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import type { KeyedRecord, KeyedResult } from '../records/keyedRecord.ts';
 import type { HistoryPage, HistoryRecord, RejectedRecord } from '../records/schemas.ts';
-import type { WalkProgress } from '../state/stateStore.ts';
+import type { WalkProgress } from '../state/dayState.ts';
 import type { RequestGate, UpstreamApi } from '../upstream/upstreamApi.ts';
 import { pageAbsorber } from './pageAbsorber.ts';
 import { pageLimit } from './pageLimit.ts';

@@ -1,4 +1,4 @@
-import type { WalkProgress } from '../state/stateStore.ts';
+import type { WalkProgress } from '../state/dayState.ts';
 
 /** What a walk the deadline cut still needs before its day is proven complete, and how long that takes. */
 export interface WalkOutlook {

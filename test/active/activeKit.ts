@@ -4,7 +4,8 @@ import { activeParquetBytes, readActiveRows } from '../../lib/active/activeParqu
 import type { ActiveRow } from '../../lib/active/activeRow.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import type { ActiveSession } from '../../lib/records/schemas.ts';
-import type { ActiveState, StateStore } from '../../lib/state/stateStore.ts';
+import type { ActiveState } from '../../lib/state/activeState.ts';
+import type { StateStore } from '../../lib/state/statePorts.ts';
 import { DOCUMENTED_ACTIVE_SESSION } from '../fixtures/documentedValues.ts';
 
 export const TOKEN_KEY = new Uint8Array(32).fill(7);

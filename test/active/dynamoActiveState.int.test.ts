@@ -11,9 +11,9 @@ import { type DynaliteHandle, localDynamoClient, startDynalite } from '../../dev
 import { diffSnapshot } from '../../lib/active/diffSnapshot.ts';
 import { toPendingRow } from '../../lib/active/storedFields.ts';
 import { ACTIVE_CHUNK_PREFIX, chunkRefOf } from '../../lib/state/activeChunks.ts';
+import type { ActiveState } from '../../lib/state/activeState.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
-import type { ActiveState } from '../../lib/state/stateStore.ts';
 import { startDropResponseProxy } from '../support/dropResponseProxy.ts';
 import { serverPer } from '../support/serverPer.ts';
 import { session, TOKEN_KEY } from './activeKit.ts';

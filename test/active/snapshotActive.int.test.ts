@@ -9,8 +9,9 @@ import { snapshotActive } from '../../lib/active/snapshotActive.ts';
 import type { Clock } from '../../lib/clock/clock.ts';
 import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
+import type { ActiveState } from '../../lib/state/activeState.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
-import type { ActiveState, StateStore } from '../../lib/state/stateStore.ts';
+import type { StateStore } from '../../lib/state/statePorts.ts';
 import { API_KEY, testClient } from '../upstream/testClient.ts';
 import { FileRowSink, MemoryActiveState, MemoryRowSink, TOKEN_KEY } from './activeKit.ts';
 

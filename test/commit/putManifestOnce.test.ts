@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FaultPlan } from '../../devkit/fakes/faultPlan.ts';
 import { putManifestOnce } from '../../lib/commit/putManifestOnce.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
-import type { ManifestFile, PartitionManifest } from '../../lib/state/stateStore.ts';
+import type { ManifestFile, PartitionManifest } from '../../lib/state/partitionManifest.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 
 const file = (name: string): ManifestFile => ({

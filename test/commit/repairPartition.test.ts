@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
 import { repairPartition } from '../../lib/commit/repairPartition.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
-import type { ManifestFile } from '../../lib/state/stateStore.ts';
+import type { ManifestFile } from '../../lib/state/partitionManifest.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 
 const DT = '2026-11-20';

@@ -1,37 +1,21 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { type DatasetWriter, PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
+import { PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
 import { publishStaged } from '../../lib/commit/publishStaged.ts';
 import { appendDigest } from '../../lib/digest/appendDigest.ts';
 import { ed25519Signer } from '../../lib/digest/ed25519Signer.ts';
 import { readDigestChain } from '../../lib/digest/readDigestChain.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { type Logger, silentLogger } from '../../lib/log/logger.ts';
-import type { ManifestFile } from '../../lib/state/stateStore.ts';
+import type { ManifestFile } from '../../lib/state/partitionManifest.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
-
-/** The commit protocol without Parquet: a file holds its ids, one a line. */
-const lines: DatasetWriter<string> = {
-  dataset: 'history',
-  async write(rows, localPath) {
-    const out: string[] = [];
-    for await (const r of rows) out.push(r);
-    await writeFile(localPath, out.join('\n'));
-    return { rows: out.length };
-  },
-  async *readIds(source) {
-    const text = new TextDecoder().decode(await source.read(0, source.byteLength));
-    for (const id of text.split('\n')) if (id) yield id;
-  },
-  idOf: (row) => row,
-};
+import { idLines } from './idLines.ts';
 
 const DT = '2026-11-20';
 const A = 'a'.repeat(32);
@@ -80,7 +64,7 @@ describe('a staged file changed between staging and publish', () => {
       tmpDir: join(tmp.dir, 'work'),
     });
     const error = await committer
-      .commit(lines, DT, new Set([A]), async function* () {
+      .commit(idLines, DT, new Set([A]), async function* () {
         yield [A, A] as const;
       })
       .catch((e: unknown) => e);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { addDays, type Day, dayRange, daysBetween } from '../../lib/clock/day.ts';
 import { nextDayState } from '../../lib/days/nextDayState.ts';
 import { daysAtRisk, planDays } from '../../lib/days/planDays.ts';
-import type { DayState } from '../../lib/state/stateStore.ts';
+import type { DayState } from '../../lib/state/dayState.ts';
 import { testSeed } from '../support/testSeed.ts';
 
 const TODAY = '2026-11-21';

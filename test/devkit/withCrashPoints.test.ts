@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
 import { withCrashPoints } from '../../devkit/withCrashPoints.ts';
-import type { StateStore } from '../../lib/state/stateStore.ts';
+import type { StateStore } from '../../lib/state/statePorts.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 
 const ports = () => ({

@@ -98,7 +98,7 @@ const LOOKED_IN: Record<Kind, string> = {
   flag: 'no command takes it (lib/cli/commandFlags.ts, lib/cli/emulatorCommand.ts)',
   context: 'not a context key the stack reads (infra/stackSettings.ts)',
   variable: 'not in the config spec (lib/config/configSpec.ts)',
-  state: 'no such state item or field (lib/state/stateSchemas.ts)',
+  state: 'no such state item or field (the item schemas beside lib/state/statePorts.ts)',
   prefix: 'not an archive prefix (lib/commit/archiveKeys.ts)',
   metric: 'no function emits it (functions/**/…Telemetry.ts)',
 };

@@ -8,7 +8,7 @@ import { silentLogger } from '../../lib/log/logger.ts';
 import { rebuildStateFromArchive } from '../../lib/recover/rebuildStateFromArchive.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
 import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
-import type { StateStore } from '../../lib/state/stateStore.ts';
+import type { StateStore } from '../../lib/state/statePorts.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import { optionsFor, runAndDigest } from '../digest/proofKit.ts';
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type DayEvidence, dayStatus } from '../../lib/report/dayStatus.ts';
-import type { DayState } from '../../lib/state/stateStore.ts';
+import type { DayState } from '../../lib/state/dayState.ts';
 
 const TODAY = '2026-10-01';
 const state = (over: Partial<DayState> = {}): DayState => ({

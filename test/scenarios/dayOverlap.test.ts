@@ -5,7 +5,7 @@ import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
-import type { PartitionManifest } from '../../lib/state/stateStore.ts';
+import type { PartitionManifest } from '../../lib/state/partitionManifest.ts';
 import { TEST_OPTIONS, testDeps } from '../support/engineKit.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 

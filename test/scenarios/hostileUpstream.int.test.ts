@@ -6,7 +6,7 @@ import { ManualClock } from '../../lib/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
 import { RECORD_LIMITS } from '../../lib/records/recordLimits.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
-import type { StateStore } from '../../lib/state/stateStore.ts';
+import type { StateStore } from '../../lib/state/statePorts.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { MAX_BODY_BYTES } from '../../lib/upstream/bodyLimits.ts';
 import { createTunnelApiClient, type TunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';

@@ -24,7 +24,7 @@ import { historyRecordSchema } from '../../lib/records/schemas.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
 import type { ArchiveDeps } from '../../lib/run/runTypes.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
-import type { StateStore } from '../../lib/state/stateStore.ts';
+import type { StateStore } from '../../lib/state/statePorts.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';

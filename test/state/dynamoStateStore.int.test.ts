@@ -6,10 +6,12 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynalite } from '../../devkit/startDynalite.ts';
 import { addDays } from '../../lib/clock/day.ts';
+import type { DayState } from '../../lib/state/dayState.ts';
 import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
 import { fileVersionedItems } from '../../lib/state/fileVersionedItems.ts';
+import type { PartitionManifest } from '../../lib/state/partitionManifest.ts';
 import { stateConcerns } from '../../lib/state/stateConcerns.ts';
-import type { DayState, PartitionManifest, StateStore } from '../../lib/state/stateStore.ts';
+import type { StateStore } from '../../lib/state/statePorts.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import { serverSlot } from '../support/serverPer.ts';
 

@@ -2,7 +2,7 @@ import { GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/clie
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../../devkit/startDynalite.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
-import type { PartitionManifest } from '../../lib/state/stateStore.ts';
+import type { PartitionManifest } from '../../lib/state/partitionManifest.ts';
 import { type DropResponseProxy, startDropResponseProxy } from './dropResponseProxy.ts';
 
 const manifest = (dt: string): PartitionManifest => ({ dt, version: 0, files: [] });

@@ -23,7 +23,7 @@ import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import type { ArchiveDeps, ArchiveOptions } from '../../lib/run/runTypes.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
-import type { StateStore } from '../../lib/state/stateStore.ts';
+import type { StateStore } from '../../lib/state/statePorts.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';

@@ -7,7 +7,7 @@ import { appendDigest } from '../../lib/digest/appendDigest.ts';
 import { digestKeys } from '../../lib/digest/digestKeys.ts';
 import { ed25519Signer } from '../../lib/digest/ed25519Signer.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
-import type { ChecksumVerdict, VerifyProgress } from '../../lib/state/stateStore.ts';
+import type { ChecksumVerdict, VerifyProgress } from '../../lib/state/verifyProgress.ts';
 import { checkChecksumReports } from '../../lib/verify/checkChecksumReport.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import { verifyWeekly, type WeeklyVerifyResult } from '../../lib/verify/verifyWeekly.ts';

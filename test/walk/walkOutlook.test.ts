@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { WalkProgress } from '../../lib/state/stateStore.ts';
+import type { WalkProgress } from '../../lib/state/dayState.ts';
 import { walkOutlook } from '../../lib/walk/walkOutlook.ts';
 
 const at = (p: Partial<WalkProgress>): WalkProgress => ({

@@ -4,7 +4,7 @@ import { ManualClock } from '../../../lib/clock/clock.ts';
 import { loadConfig } from '../../../lib/config/loadConfig.ts';
 import { ArchiverError } from '../../../lib/errors/archiverError.ts';
 import { silentLogger } from '../../../lib/log/logger.ts';
-import type { StateStore } from '../../../lib/state/stateStore.ts';
+import type { StateStore } from '../../../lib/state/statePorts.ts';
 import type { ObjectStore } from '../../../lib/store/objectStore.ts';
 
 /** The fan-out's handler with fakes: a state store whose lease was taken by another orchestration. */

@@ -1,8 +1,8 @@
 import { FaultPlan } from '../../../devkit/fakes/faultPlan.ts';
-import { leaseSchema } from '../../../lib/state/lease.ts';
+import { type Lease, leaseSchema } from '../../../lib/state/lease.ts';
 import { LEASE_PK } from '../../../lib/state/leaseConcern.ts';
 import { stateConcerns } from '../../../lib/state/stateConcerns.ts';
-import type { Lease, StateStore } from '../../../lib/state/stateStore.ts';
+import type { StateStore } from '../../../lib/state/statePorts.ts';
 import { decodeItem } from '../../../lib/state/versionedConcerns.ts';
 import type { VersionedItem, VersionedItems } from '../../../lib/state/versionedItems.ts';
 import { MemoryVersionedItems } from './memoryVersionedItems.ts';
