@@ -2,17 +2,29 @@
  * `node bin/run-ts.js tools/profile/profileBigDay.ts [rows,latencyMs,pageRows,cpuShare]`: the `big-day` walk
  * (bench/bigDay.ts, default 30,000 rows at 40 ms, 100-row pages, 0.58 of a core) with every run under
  * `node --cpu-prof`; prints each run's figures, then for each run and thread its time by stage of the walk
- * and the top self-time costs by function, as JSON lines.
+ * and the top self-time costs by function, then the walk's window alone (from its first to its last fetch sample)
+ * as CPU ms a page by stage and by function with the caller of ours that asked for it, as JSON lines.
+ * `PROFILE_KEEP=<dir>` keeps the `.cpuprofile` files there.
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bigDay } from '../../bench/bigDay.ts';
-import { byFile, byFunction, stageCosts, stageOfNode, topCosts } from './topCosts.ts';
+import {
+  byCaller,
+  byFile,
+  byFunction,
+  slice,
+  stageCosts,
+  stageOfNode,
+  topCosts,
+  windowOf,
+} from './topCosts.ts';
 
 const [rows, latencyMs, pageRows, share] = (process.argv[2] ?? '30000,40,100,0.58').split(',').map(Number);
 const top = Number(process.argv[3] ?? 25);
-const dir = await mkdtemp(join(tmpdir(), 'ta-prof-bigday-'));
+const keep = process.env.PROFILE_KEEP;
+const dir = keep ?? (await mkdtemp(join(tmpdir(), 'ta-prof-bigday-')));
 try {
   const r = await bigDay({
     name: 'profile',
@@ -43,8 +55,21 @@ try {
         line('other stage, function', cost);
       for (const cost of topCosts(profile, byFile, top)) line('file', cost);
       for (const cost of topCosts(profile, byFunction, top)) line('function', cost);
+      // The walk's window (first to last fetch sample): CPU ms a page by stage while pages are fetched.
+      const window = windowOf(profile);
+      if (!window || run.pagesThisRun === 0) continue;
+      const walk = slice(profile, window.first, window.last);
+      const perPage = (ms: number) => Math.round((ms / run.pagesThisRun) * 100) / 100;
+      let busy = 0;
+      for (const cost of stageCosts(walk)) {
+        if (cost.name !== '(idle)') busy += cost.ms;
+        line('walk stage a page', { name: cost.name, msPerPage: perPage(cost.ms), share: cost.share });
+      }
+      line('walk busy a page', { windowMs: Math.round(window.ms), busyMs: busy, msPerPage: perPage(busy) });
+      for (const cost of byCaller(walk, top))
+        line('walk function ← caller', { ...cost, msPerPage: perPage(cost.ms) });
     }
   }
 } finally {
-  await rm(dir, { recursive: true, force: true });
+  if (!keep) await rm(dir, { recursive: true, force: true });
 }

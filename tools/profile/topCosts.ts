@@ -134,3 +134,65 @@ export function stageOfNode(
   };
   return classify;
 }
+
+/**
+ * The samples of `profile` from the first to the last that fell in `entry` (by default the fetch stage:
+ * `requestJsonOnce`, `readBodyText`), as a sample filter: the walk's window, without start-up and the end,
+ * so its costs divided by the pages fetched are what a page costs while a walk runs.
+ */
+export function windowOf(
+  profile: CpuProfile,
+  entry: RegExp = /^(requestJsonOnce|readBodyText) /,
+): { first: number; last: number; ms: number } | undefined {
+  const inEntry = stageOfNode(profile, [['entry', entry]]);
+  let first = -1;
+  let last = -1;
+  for (let i = 0; i < profile.samples.length; i++) {
+    if (inEntry(profile.samples[i] as number) !== 'entry') continue;
+    if (first < 0) first = i;
+    last = i;
+  }
+  if (first < 0) return undefined;
+  let us = 0;
+  for (let i = first; i <= last; i++) us += profile.timeDeltas[i] ?? 0;
+  return { first, last, ms: us / 1000 };
+}
+
+/** The samples of `profile` kept: those with an index in `first..last`. */
+export function slice(profile: CpuProfile, first: number, last: number): CpuProfile {
+  return {
+    nodes: profile.nodes,
+    samples: profile.samples.slice(first, last + 1),
+    timeDeltas: profile.timeDeltas.slice(first, last + 1),
+  };
+}
+
+/**
+ * Self time by the nearest frame of the project (lib/, functions/) or of undici above each sample's node,
+ * joined to the sample's own function: `leaf ← caller`, so native or Node frames (a socket write, a
+ * `TextDecoder`) are charged to the code that asked for them.
+ */
+export function byCaller(profile: CpuProfile, limit = 25): Cost[] {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const owner = (id: number): string => {
+    for (let up = parent.get(id); up !== undefined; up = parent.get(up)) {
+      const frame = byId.get(up)?.callFrame;
+      if (frame && /\/(lib|functions)\/|undici/.test(frame.url)) return byFunction(frame);
+    }
+    return '(no caller of ours)';
+  };
+  const totals = new Map<string, number>();
+  let all = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const id = profile.samples[i] as number;
+    const us = profile.timeDeltas[i] ?? 0;
+    all += us;
+    const node = byId.get(id);
+    if (!node || V8_ENTRIES.has(node.callFrame.functionName)) continue;
+    const k = `${byFunction(node.callFrame)} ← ${owner(id)}`;
+    totals.set(k, (totals.get(k) ?? 0) + us);
+  }
+  return ranked(totals, all, limit);
+}
