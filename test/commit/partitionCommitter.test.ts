@@ -1,29 +1,12 @@
-import { writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { FaultPlan } from '../../devkit/fakes/faultPlan.ts';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
 import { ManualClock } from '../../lib/clock/clock.ts';
 import { type DatasetWriter, PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
-import type { ByteSource } from '../../lib/store/byteSource.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
-
-/** The commit protocol alone, without Parquet: rows are ids, files are one id a line. */
-const lines: DatasetWriter<string> = {
-  dataset: 'history',
-  async write(rows, localPath) {
-    const out: string[] = [];
-    for await (const r of rows) out.push(r);
-    await writeFile(localPath, out.join('\n'));
-    return { rows: out.length };
-  },
-  async *readIds(source: ByteSource) {
-    const text = new TextDecoder().decode(await source.read(0, source.byteLength));
-    for (const id of text.split('\n')) if (id) yield id;
-  },
-  idOf: (row) => row,
-};
+import { idLines } from './idLines.ts';
 
 const DT = '2026-11-20';
 const tmp = tempDirPer('ta-committer-', 'test');
@@ -45,7 +28,7 @@ const rowsOf = (ids: string[]) =>
   };
 
 /** Commits the rows of these ids (each row is its id) to partition DT. */
-const commitIds = (c: PartitionCommitter, ids: string[]) => c.commit(lines, DT, new Set(ids), rowsOf(ids));
+const commitIds = (c: PartitionCommitter, ids: string[]) => c.commit(idLines, DT, new Set(ids), rowsOf(ids));
 
 async function archived(objects: MemoryObjectStore): Promise<string[]> {
   const ids: string[] = [];
@@ -116,13 +99,13 @@ describe('PartitionCommitter', () => {
     let mostAtOnce = 0;
     let reads = 0;
     const counted: DatasetWriter<string> = {
-      ...lines,
+      ...idLines,
       async *readIds(source) {
         reads++;
         mostAtOnce = Math.max(mostAtOnce, ++reading);
         // A turn of the event loop, as a real read takes: reads started together overlap here.
         await new Promise((resolve) => setImmediate(resolve));
-        yield* lines.readIds(source);
+        yield* idLines.readIds(source);
         reading--;
       },
     };

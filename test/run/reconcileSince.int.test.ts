@@ -1,18 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { countingObjectStore, type StoreCounts } from '../../devkit/countingObjectStore.ts';
-import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
-import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
-import { agedArchive } from '../../devkit/syntheticArchive.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { addDays, type Day, dayRange, toDay } from '../../lib/clock/day.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import { putMetaSafely } from '../../lib/run/finishRun.ts';
+import type { StoreCounts } from '../../devkit/countingObjectStore.ts';
+import { addDays, toDay } from '../../lib/clock/day.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
-import type { ArchiveDeps, RunSummary } from '../../lib/run/runTypes.ts';
+import type { RunSummary } from '../../lib/run/runTypes.ts';
 import { updateMeta } from '../../lib/state/updateMeta.ts';
-import { countingStateStore, type StateCounts } from '../support/countingStateStore.ts';
-import { TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../support/engineKit.ts';
-import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
+import { countedAgedArchive } from '../support/countedAgedArchive.ts';
+import type { StateCounts } from '../support/countingStateStore.ts';
+import { TEST_OPTIONS } from '../support/engineKit.ts';
 
 const START = '2026-11-20T06:00:00.000Z';
 const WEEK_MS = 7 * 86_400_000;
@@ -25,26 +19,7 @@ interface Counted {
 
 /** An archive `ageDays` old (`agedArchive`), with counting stores and a run that counts what it sends. */
 async function agedRig(ageDays: number) {
-  const clock = new ManualClock(START);
-  const today = toDay(clock.now());
-  const days = new Map<Day, unknown[]>();
-  let n = 0;
-  for (const d of dayRange(addDays(today, -59), addDays(today, 2))) {
-    days.set(d, dayOfRecords(d, 12, n));
-    n += 12;
-  }
-  const objects = countingObjectStore(new MemoryObjectStore());
-  const state = countingStateStore(new MemoryStateStore());
-  const deps: ArchiveDeps = {
-    api: new ScriptedUpstream({ clock, days, maxPageSize: 5 }),
-    objects: objects.objects,
-    state: state.state,
-    clock,
-    logger: silentLogger,
-    tokenKey: TEST_TOKEN_KEY,
-    signer: TEST_SIGNER,
-  };
-  await agedArchive(deps, clock, TEST_OPTIONS, ageDays);
+  const { clock, deps, objects, state } = await countedAgedArchive(START, ageDays);
   /** A week later, the run (a reconciliation is due): what it sent. */
   const weekLater = async (): Promise<Counted> => {
     clock.advance(WEEK_MS);
@@ -123,38 +98,5 @@ describe('the weekly reconciliation', () => {
     expect(heads[0]).toBeGreaterThan(0);
     expect(heads).toEqual([...heads].sort((a, b) => a - b));
     expect(new Set(heads).size).toBe(heads.length);
-  });
-});
-
-const digest = (seq: number) => ({
-  key: `digests/${String(seq).padStart(10, '0')}.json`,
-  files: 0,
-  seq,
-  sha256: String(seq % 10).repeat(64),
-  createdAt: '2026-11-20T00:00:00.000Z',
-  settled: [],
-});
-
-describe('putMetaSafely records the reconciled head', () => {
-  it('never moves it backwards: a slower reconciliation that wrote an older digest leaves the newer head', async () => {
-    const state = new MemoryStateStore();
-    await state.putMeta({
-      firstRunAt: '2026-11-01T00:00:00.000Z',
-      firstWindowStart: '2026-09-02',
-      version: 0,
-    });
-    const deps = { state, logger: silentLogger } as unknown as ArchiveDeps;
-    const at = new Date('2026-11-20T00:00:00.000Z');
-    const head = async () => (await state.getMeta())?.reconciledHead;
-    await putMetaSafely(deps, at, true, digest(7), true);
-    expect(await head()).toMatchObject({ seq: 7, sha256: '7'.repeat(64) });
-    await putMetaSafely(deps, at, true, digest(5), true);
-    expect(await head()).toMatchObject({ seq: 7, sha256: '7'.repeat(64) });
-    // A run that did not reconcile, or wrote no digest, leaves it.
-    await putMetaSafely(deps, at, true, digest(8), false);
-    await putMetaSafely(deps, at, true, undefined, true);
-    expect((await head())?.seq).toBe(7);
-    await putMetaSafely(deps, at, true, digest(9), true);
-    expect((await head())?.seq).toBe(9);
   });
 });

@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { countingObjectStore, type StoreCounts } from '../../devkit/countingObjectStore.ts';
-import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
-import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
-import { agedArchive } from '../../devkit/syntheticArchive.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { addDays, type Day, dayRange, toDay } from '../../lib/clock/day.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
+import type { StoreCounts } from '../../devkit/countingObjectStore.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
-import type { ArchiveDeps } from '../../lib/run/runTypes.ts';
-import { countingStateStore, type StateCounts } from '../support/countingStateStore.ts';
-import { TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../support/engineKit.ts';
-import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
+import { countedAgedArchive } from '../support/countedAgedArchive.ts';
+import type { StateCounts } from '../support/countingStateStore.ts';
+import { TEST_OPTIONS } from '../support/engineKit.ts';
 
 const START = '2026-11-20T06:00:00.000Z';
 
@@ -22,27 +15,8 @@ const START = '2026-11-20T06:00:00.000Z';
 async function steadyRun(
   ageDays: number,
 ): Promise<{ counts: StoreCounts; stateCounts: StateCounts; recordsNew: number }> {
-  const clock = new ManualClock(START);
-  const today = toDay(clock.now());
-  const days = new Map<Day, unknown[]>();
-  let n = 0;
-  for (const d of dayRange(addDays(today, -59), addDays(today, 2))) {
-    days.set(d, dayOfRecords(d, 12, n));
-    n += 12;
-  }
-  const counting = countingObjectStore(new MemoryObjectStore());
-  const counted = countingStateStore(new MemoryStateStore());
+  const { clock, deps, objects: counting, state: counted } = await countedAgedArchive(START, ageDays);
   const state = counted.state;
-  const deps: ArchiveDeps = {
-    api: new ScriptedUpstream({ clock, days, maxPageSize: 5 }),
-    objects: counting.objects,
-    state,
-    clock,
-    logger: silentLogger,
-    tokenKey: TEST_TOKEN_KEY,
-    signer: TEST_SIGNER,
-  };
-  await agedArchive(deps, clock, TEST_OPTIONS, ageDays);
   clock.advance(86_400_000);
   counting.reset();
   counted.reset();
