@@ -10,7 +10,9 @@ import type { Dataset, PartitionManifest } from './partitionManifest.ts';
  * uses. All writes are conditional: `put*` fails with `ArchiverError('CONFLICT')` when the stored
  * `version` is not the entity's `version` (0: never stored), and stores `version + 1`. All five are
  * written once (`stateConcerns.ts`: `versionedConcerns.ts`, `leaseConcern.ts`, `liveStateConcern.ts`) on
- * the `VersionedItems` primitive that each backend implements.
+ * the `VersionedItems` primitive that each backend implements. Each item's type is its schema's, declared
+ * once beside it (`dayState.ts`, `partitionManifest.ts`, `archiveMeta.ts` with `verifyProgress.ts`,
+ * `activeState.ts`, `lease.ts`): the schema the concerns read a stored item with.
  */
 
 /** Partition manifests: the commit log, the only source of truth of what is archived. */
