@@ -1,16 +1,10 @@
 import type { Day } from '../clock/day.ts';
+import type { FindingActivity } from '../ocsf/findingActivity.ts';
 import { sha256Hex } from '../records/sha256Hex.ts';
 import type { KeyColumn, Severity } from './ruleSchema.ts';
 
 /** One row a rule's SQL returns, the same columns in both engines (docs/detections.md). */
-export interface RuleHit {
-  entity: string;
-  token_hmac: string | null;
-  client_network: string | null;
-  session_id: string | null;
-  first_seen: Date;
-  last_seen: Date;
-  hits: number;
+export interface RuleHit extends FindingActivity {
   record_ids: string[];
 }
 

@@ -1,4 +1,5 @@
 import { attacksOf, type RuleAttack } from './attackOf.ts';
+import type { FindingActivity } from './findingActivity.ts';
 import type { MappedField, Source } from './mappedField.ts';
 import { leaf, type OcsfType } from './ocsfField.ts';
 import { DETECTION_FINDING, LOGGING_PRODUCT, OCSF_SEVERITY_ID, type OcsfProfile } from './ocsfProfile.ts';
@@ -11,19 +12,12 @@ export interface OcsfRule {
 }
 
 /** A finding's row as the mapping reads it: a row of `findings/`, or a live finding (lib/detect's `Finding`). */
-export interface OcsfFindingInput {
+export interface OcsfFindingInput extends FindingActivity {
   finding_id: string;
   rule_id: string;
   title: string;
   severity: keyof typeof OCSF_SEVERITY_ID;
   source: string;
-  entity: string;
-  token_hmac: string | null;
-  client_network: string | null;
-  session_id: string | null;
-  first_seen: Date;
-  last_seen: Date;
-  hits: number;
   detected_at: Date;
 }
 

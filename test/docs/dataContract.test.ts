@@ -11,6 +11,8 @@ import { ACTIVE_COLUMNS } from '../../lib/active/activeSchema.ts';
 import { FINDINGS_COLUMNS, findingsWriter } from '../../lib/detect/findingsDataset.ts';
 import { normaliseRecord, recordIdOf, sessionIdOf } from '../../lib/records/recordId.ts';
 import type { HistoryRecord } from '../../lib/records/schemas.ts';
+import { recordIdFields } from '../records/historyRecords.ts';
+import { tableRowsFrom } from './markdownTable.ts';
 
 const CONTRACT = await readFile(new URL('../../docs/data-contract.md', import.meta.url), 'utf8');
 
@@ -18,19 +20,7 @@ const CONTRACT = await readFile(new URL('../../docs/data-contract.md', import.me
 function tableAfter(marker: string): string[][] {
   const at = CONTRACT.indexOf(marker);
   if (at < 0) throw new Error(`docs/data-contract.md has no '${marker}'`);
-  const lines = CONTRACT.slice(at).split('\n');
-  const first = lines.findIndex((l) => l.startsWith('|'));
-  const rows: string[][] = [];
-  for (const line of lines.slice(first + 2)) {
-    if (!line.startsWith('|')) break;
-    rows.push(
-      line
-        .slice(1, -1)
-        .split(/(?<!\\)\|/)
-        .map((c) => c.trim()),
-    );
-  }
-  return rows;
+  return tableRowsFrom(CONTRACT, at);
 }
 
 const ticked = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1] as string);
@@ -74,18 +64,7 @@ describe('docs/data-contract.md', () => {
     fc.assert(
       fc.property(record, (r) => {
         const n = normaliseRecord(r, KEY);
-        const fields = {
-          client_ip: n.client_ip,
-          domains: n.domains,
-          end_time: n.end_ms,
-          mode: n.mode,
-          mode_udp: n.mode_udp,
-          port: n.port,
-          start_time: n.start_ms,
-          token_hmac: n.token_hmac,
-          user_email: n.user_email,
-          virtual_token_hmac: n.virtual_token_hmac,
-        };
+        const fields = recordIdFields(n);
         expect(idByRecipe('record_id', fields)).toBe(recordIdOf(n));
         expect(idByRecipe('session_id', fields)).toBe(sessionIdOf(n));
       }),

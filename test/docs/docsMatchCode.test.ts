@@ -5,6 +5,7 @@ import { EMULATOR_FLAGS } from '../../lib/cli/emulatorCommand.ts';
 import { main } from '../../lib/cli/main.ts';
 import { SETTINGS } from '../../lib/config/configSpec.ts';
 import { captureIo } from '../cli/cliKit.ts';
+import { tableRowsFrom } from './markdownTable.ts';
 
 const ROOT = new URL('../../', import.meta.url);
 const read = (rel: string) => readFileSync(new URL(rel, ROOT), 'utf8');
@@ -28,19 +29,7 @@ function tableUnder(page: string, title: string): string[][] {
   const text = read(page);
   const at = text.indexOf(`\n## ${title}\n`);
   if (at < 0) throw new Error(`${page} has no section '${title}'`);
-  const lines = text.slice(at).split('\n');
-  const first = lines.findIndex((l) => l.startsWith('|'));
-  const rows: string[][] = [];
-  for (const line of lines.slice(first + 2)) {
-    if (!line.startsWith('|')) break;
-    rows.push(
-      line
-        .slice(1, -1)
-        .split(/(?<!\\)\|/)
-        .map((c) => c.trim().replace(/\\\|/g, '|')),
-    );
-  }
-  return rows;
+  return tableRowsFrom(text, at);
 }
 
 const ticked = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1] as string);

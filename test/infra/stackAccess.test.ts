@@ -9,7 +9,7 @@ import { accessesOf } from './callAccesses.ts';
 import { LAKE_CONTEXT, LAKE_EXTERNAL_ID, LAKE_SOURCE } from './lakeSource.ts';
 import { refusal, refusals, TemplatePolicies } from './roleAccess.ts';
 import { serviceNeeds } from './serviceNeeds.ts';
-import { stateMachineNeeds } from './stateMachineNeeds.ts';
+import { LOGGING_ACTIONS, stateMachineNeeds, TRACING_ACTIONS } from './stateMachineNeeds.ts';
 
 /** Every opt-in on, so every function and role the stack can have is in the template. */
 const { stack, template } = synthApp({ context: LAKE_CONTEXT });
@@ -61,18 +61,8 @@ describe('the fan-out state machine', () => {
         's3:PutObject',
         's3:ListMultipartUploadParts',
         's3:AbortMultipartUpload',
-        'logs:CreateLogDelivery',
-        'logs:GetLogDelivery',
-        'logs:UpdateLogDelivery',
-        'logs:DeleteLogDelivery',
-        'logs:ListLogDeliveries',
-        'logs:PutResourcePolicy',
-        'logs:DescribeResourcePolicies',
-        'logs:DescribeLogGroups',
-        'xray:PutTraceSegments',
-        'xray:PutTelemetryRecords',
-        'xray:GetSamplingRules',
-        'xray:GetSamplingTargets',
+        ...LOGGING_ACTIONS,
+        ...TRACING_ACTIONS,
       ]),
     );
     expect(await refusals(policies, machineId, policies.roleOf(machineId), needs)).toEqual([]);

@@ -9,6 +9,26 @@ interface Asl {
   States: Record<string, State>;
 }
 
+/** What a state machine's role needs for its logs when logging is on (Step Functions developer guide, "Logging"). */
+export const LOGGING_ACTIONS = [
+  'logs:CreateLogDelivery',
+  'logs:GetLogDelivery',
+  'logs:UpdateLogDelivery',
+  'logs:DeleteLogDelivery',
+  'logs:ListLogDeliveries',
+  'logs:PutResourcePolicy',
+  'logs:DescribeResourcePolicies',
+  'logs:DescribeLogGroups',
+] as const;
+
+/** What it needs for its traces when X-Ray tracing is on. */
+export const TRACING_ACTIONS = [
+  'xray:PutTraceSegments',
+  'xray:PutTelemetryRecords',
+  'xray:GetSamplingRules',
+  'xray:GetSamplingTargets',
+] as const;
+
 const arn = (service: string, resource: string) => `arn:aws:${service}:${REGION}:${ACCOUNT}:${resource}`;
 
 /** Every state of a definition, the states of Map item processors included. */
@@ -68,26 +88,8 @@ export function stateMachineNeeds(
         need(`Map ${name} ResultWriter`, a, object);
     }
   }
-  if (machine.logging)
-    for (const a of [
-      'logs:CreateLogDelivery',
-      'logs:GetLogDelivery',
-      'logs:UpdateLogDelivery',
-      'logs:DeleteLogDelivery',
-      'logs:ListLogDeliveries',
-      'logs:PutResourcePolicy',
-      'logs:DescribeResourcePolicies',
-      'logs:DescribeLogGroups',
-    ])
-      need('logging (LogLevel ALL)', a, '*');
-  if (machine.tracing)
-    for (const a of [
-      'xray:PutTraceSegments',
-      'xray:PutTelemetryRecords',
-      'xray:GetSamplingRules',
-      'xray:GetSamplingTargets',
-    ])
-      need('tracing', a, '*');
+  if (machine.logging) for (const a of LOGGING_ACTIONS) need('logging (LogLevel ALL)', a, '*');
+  if (machine.tracing) for (const a of TRACING_ACTIONS) need('tracing', a, '*');
   return out;
 }
 

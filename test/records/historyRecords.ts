@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
+import type { NormalisedRecord } from '../../lib/records/recordId.ts';
 import { type HistoryRecord, historyRecordSchema, pageEnvelopeSchema } from '../../lib/records/schemas.ts';
 import { DOCUMENTED_HISTORY_RECORD } from '../fixtures/documentedValues.ts';
 
@@ -67,4 +68,23 @@ export function recordFrom(
     start_time: isoWithOffset(start.ms, startOffset),
     end_time: end === null ? null : isoWithOffset(end.ms, endOffset),
   } satisfies HistoryRecord;
+}
+
+/**
+ * The record_id's fields of a normalised record, by the names the id recipe gives them, keys in sorted
+ * order (as the archive's first ids were made: the JSON of this object).
+ */
+export function recordIdFields(n: NormalisedRecord): Record<string, unknown> {
+  return {
+    client_ip: n.client_ip,
+    domains: n.domains,
+    end_time: n.end_ms,
+    mode: n.mode,
+    mode_udp: n.mode_udp,
+    port: n.port,
+    start_time: n.start_ms,
+    token_hmac: n.token_hmac,
+    user_email: n.user_email,
+    virtual_token_hmac: n.virtual_token_hmac,
+  };
 }

@@ -8,7 +8,7 @@ import {
   recordIdOf,
   sessionIdOf,
 } from '../../lib/records/recordId.ts';
-import { recordFrom, recordPartsArb, TEST_TOKEN_KEY } from './historyRecords.ts';
+import { recordFrom, recordIdFields, recordPartsArb, TEST_TOKEN_KEY } from './historyRecords.ts';
 
 /*
  * The ids as the archive computed them before #22 (canonical JSON by `JSON.stringify` of an object
@@ -18,30 +18,14 @@ import { recordFrom, recordPartsArb, TEST_TOKEN_KEY } from './historyRecords.ts'
 const sha128 = (text: string): string =>
   nodeCrypto.createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
 
-/** The record_id's fields, keys in sorted order, as the old code wrote them. */
-function recordFields(n: NormalisedRecord): Record<string, unknown> {
-  return {
-    client_ip: n.client_ip,
-    domains: n.domains,
-    end_time: n.end_ms,
-    mode: n.mode,
-    mode_udp: n.mode_udp,
-    port: n.port,
-    start_time: n.start_ms,
-    token_hmac: n.token_hmac,
-    user_email: n.user_email,
-    virtual_token_hmac: n.virtual_token_hmac,
-  };
-}
-
 const SESSION_FIELDS = ['client_ip', 'mode', 'start_time', 'token_hmac', 'user_email', 'virtual_token_hmac'];
 
 function referenceRecordId(n: NormalisedRecord): string {
-  return sha128(`tunnel-archiver/record/v2\n${JSON.stringify(recordFields(n))}`);
+  return sha128(`tunnel-archiver/record/v2\n${JSON.stringify(recordIdFields(n))}`);
 }
 
 function referenceSessionId(n: NormalisedRecord): string {
-  const all = recordFields(n);
+  const all = recordIdFields(n);
   const session = Object.fromEntries(SESSION_FIELDS.map((k) => [k, all[k]]));
   return sha128(`tunnel-archiver/session/v1\n${JSON.stringify(session)}`);
 }

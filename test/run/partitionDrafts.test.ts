@@ -268,7 +268,11 @@ describe("PartitionDrafts of a resumed walk, beside its own earlier runs' files"
     return { store, read };
   }
 
-  it("reads only the other writers' files when the walk's earlier ids hold, and commits each row once", async () => {
+  /**
+   * The walk of file A resumed over the partition of two writers (`partitionOfTwoWriters`), its earlier ids
+   * (A's) holding or not: its drafts, and the names of the data files it reads.
+   */
+  async function resumedWalk(holds: boolean) {
     const objects = new MemoryObjectStore();
     const state = new MemoryStateStore();
     const { a, b } = await partitionOfTwoWriters(objects, state);
@@ -276,9 +280,14 @@ describe("PartitionDrafts of a resumed walk, beside its own earlier runs' files"
     const resumed = new PartitionDrafts(committer(store, state, 'run3'), historyWriter(100), {
       tmpDir: join(dir, 'drafts'),
       prefix: 'walk-a',
-      covered: { files: new Set([a]), holds: Promise.resolve(true) },
+      covered: { files: new Set([a]), holds: Promise.resolve(holds) },
     });
     resumed.prepare(DT);
+    return { objects, state, a, b, read, resumed };
+  }
+
+  it("reads only the other writers' files when the walk's earlier ids hold, and commits each row once", async () => {
+    const { objects, state, a, b, read, resumed } = await resumedWalk(true);
     // The walk drops the rows it carries (0..99): it offers the others, B's among them.
     for (let i = 100; i < 200; i++) await resumed.add(row(DT, i));
     await resumed.commitAll();
@@ -291,16 +300,7 @@ describe("PartitionDrafts of a resumed walk, beside its own earlier runs' files"
   });
 
   it("reads them all when the walk's earlier ids could not be read, and writes none of their rows", async () => {
-    const objects = new MemoryObjectStore();
-    const state = new MemoryStateStore();
-    const { a, b } = await partitionOfTwoWriters(objects, state);
-    const { store, read } = reading(objects);
-    const resumed = new PartitionDrafts(committer(store, state, 'run3'), historyWriter(100), {
-      tmpDir: join(dir, 'drafts'),
-      prefix: 'walk-a',
-      covered: { files: new Set([a]), holds: Promise.resolve(false) },
-    });
-    resumed.prepare(DT);
+    const { objects, a, b, read, resumed } = await resumedWalk(false);
     // Without its earlier ids, the walk offers every row again.
     for (let i = 0; i < 200; i++) await resumed.add(row(DT, i));
     // Rows A holds are dropped before they are written, not only by the commit's own check.
