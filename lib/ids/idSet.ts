@@ -69,7 +69,10 @@ export class IdSet {
   /** Adds `id`; returns true when it was not there before (so "add, and tell me if new" is one probe). */
   add(id: string | Uint8Array | Uint32Array): boolean {
     const w = toWords(id);
-    const [a, b, c, d] = [w[0] as number, w[1] as number, w[2] as number, w[3] as number];
+    const a = w[0] as number;
+    const b = w[1] as number;
+    const c = w[2] as number;
+    const d = w[3] as number;
     if (this.#find(a, b, c, d) >= 0) return false;
     if ((this.#size + 1) / this.#used.length > MAX_LOAD) this.#grow();
     this.#insert(a, b, c, d);
@@ -241,6 +244,13 @@ function roundSlots(slots: number): number {
 
 // One scratch quad reused by every call: the set is single-threaded and never re-entered mid-call.
 const scratch = new Uint32Array(4);
+/**
+ * The last id text parsed and its words: a walk's record meets several sets in a row (the walk's, the
+ * partition's, its file's), each with the same string, which is then parsed once. Its own quad, since
+ * `scratch` is rewritten by byte ids in between; callers only read what `toWords` returns.
+ */
+let lastText: string | undefined;
+const lastWords = new Uint32Array(4);
 
 /** The id as four big-endian 32-bit words; `INTERNAL` for anything that is not a 128-bit id. */
 function toWords(id: string | Uint8Array | Uint32Array): Uint32Array {
@@ -249,8 +259,10 @@ function toWords(id: string | Uint8Array | Uint32Array): Uint32Array {
     return id;
   }
   if (typeof id === 'string') {
+    if (id === lastText) return lastWords;
     // Parsed by hand (no RegExp, no substrings): this runs once per record of every walk.
     if (id.length !== ID_BYTES * 2) throw notAnId(id);
+    lastText = undefined;
     for (let i = 0; i < 4; i++) {
       let word = 0;
       for (let j = i * 8; j < i * 8 + 8; j++) {
@@ -258,9 +270,10 @@ function toWords(id: string | Uint8Array | Uint32Array): Uint32Array {
         if (nibble > 15) throw notAnId(id);
         word = (word << 4) | nibble;
       }
-      scratch[i] = word >>> 0;
+      lastWords[i] = word >>> 0;
     }
-    return scratch;
+    lastText = id;
+    return lastWords;
   }
   if (id.byteLength !== ID_BYTES) {
     throw new ArchiverError('INTERNAL', `an id must be ${ID_BYTES} bytes, got ${id.byteLength}`);

@@ -17,7 +17,48 @@ export interface RowChunk {
 }
 
 const NAMES = HISTORY_COLUMN_NAMES;
-const IS_TIME = NAMES.map((n) => HISTORY_TIMESTAMP_COLUMNS.has(n));
+
+/** The columns `push` writes, in its order: the schema's, or this module refuses to load. */
+const PUSH_ORDER: readonly (keyof ArchiveRow)[] = [
+  'record_id',
+  'session_id',
+  'start_time',
+  'end_time',
+  'user_email',
+  'token_value',
+  'virtual_token_value',
+  'token_hmac',
+  'virtual_token_hmac',
+  'domains',
+  'mode',
+  'mode_udp',
+  'client_ip',
+  'client_address',
+  'client_port',
+  'port',
+  'extra_json',
+  'archived_at',
+  'start_time_text',
+  'end_time_text',
+];
+const TIMESTAMPS: readonly (keyof ArchiveRow)[] = ['start_time', 'end_time', 'archived_at'];
+if (
+  PUSH_ORDER.join() !== NAMES.join() ||
+  TIMESTAMPS.join() !== NAMES.filter((n) => HISTORY_TIMESTAMP_COLUMNS.has(n)).join()
+)
+  throw new Error("RowChunkBuilder.push does not follow the history schema's columns");
+
+/** A string column's payload: its UTF-16 length, or 8 for a null. */
+function textBytes(value: string | null): number {
+  return typeof value === 'string' ? value.length : 8;
+}
+
+/** A list column's payload: each item's length and 4. */
+function listBytes(items: readonly string[]): number {
+  let bytes = 0;
+  for (const item of items) bytes += String(item).length + 4;
+  return bytes;
+}
 
 /** Collects rows into a {@link RowChunk}; `take` hands the chunk over and starts an empty one. */
 export class RowChunkBuilder {
@@ -30,19 +71,45 @@ export class RowChunkBuilder {
   /** Appends one row; returns its payload in bytes. */
   push(row: ArchiveRow): number {
     const chunk = this.#chunk;
-    let payload = 0;
-    for (let i = 0; i < NAMES.length; i++) {
-      const value = row[NAMES[i] as keyof ArchiveRow];
-      if (IS_TIME[i]) {
-        (chunk.columns[i] as unknown[]).push(value === null ? null : (value as Date).getTime());
-        payload += 8;
-        continue;
-      }
-      (chunk.columns[i] as unknown[]).push(value);
-      if (typeof value === 'string') payload += value.length;
-      else if (Array.isArray(value)) for (const item of value) payload += String(item).length + 4;
-      else payload += 8;
-    }
+    const c = chunk.columns as [unknown[], ...unknown[][]];
+    // Field by field in `PUSH_ORDER` (checked against the schema's column order when this module loads):
+    // a named read of each field, not one keyed read a column, on every row of every walk.
+    let payload = 40; // the three timestamps and the two ports: 8 each
+    c[0].push(row.record_id);
+    payload += textBytes(row.record_id);
+    (c[1] as unknown[]).push(row.session_id);
+    payload += textBytes(row.session_id);
+    (c[2] as unknown[]).push(row.start_time.getTime());
+    (c[3] as unknown[]).push(row.end_time === null ? null : row.end_time.getTime());
+    (c[4] as unknown[]).push(row.user_email);
+    payload += textBytes(row.user_email);
+    (c[5] as unknown[]).push(row.token_value);
+    payload += textBytes(row.token_value);
+    (c[6] as unknown[]).push(row.virtual_token_value);
+    payload += textBytes(row.virtual_token_value);
+    (c[7] as unknown[]).push(row.token_hmac);
+    payload += textBytes(row.token_hmac);
+    (c[8] as unknown[]).push(row.virtual_token_hmac);
+    payload += textBytes(row.virtual_token_hmac);
+    (c[9] as unknown[]).push(row.domains);
+    payload += listBytes(row.domains);
+    (c[10] as unknown[]).push(row.mode);
+    payload += textBytes(row.mode);
+    (c[11] as unknown[]).push(row.mode_udp);
+    payload += textBytes(row.mode_udp);
+    (c[12] as unknown[]).push(row.client_ip);
+    payload += textBytes(row.client_ip);
+    (c[13] as unknown[]).push(row.client_address);
+    payload += textBytes(row.client_address);
+    (c[14] as unknown[]).push(row.client_port);
+    (c[15] as unknown[]).push(row.port);
+    (c[16] as unknown[]).push(row.extra_json);
+    payload += textBytes(row.extra_json);
+    (c[17] as unknown[]).push(row.archived_at.getTime());
+    (c[18] as unknown[]).push(row.start_time_text);
+    payload += textBytes(row.start_time_text);
+    (c[19] as unknown[]).push(row.end_time_text);
+    payload += textBytes(row.end_time_text);
     chunk.bytes.push(payload);
     chunk.rows++;
     return payload;

@@ -40,6 +40,25 @@ describe('IdSet', () => {
     );
   });
 
+  it('reads one id text given to several sets in turn as that id, whatever came between', () => {
+    const a = `${'a'.repeat(31)}1`;
+    const b = `${'b'.repeat(31)}2`;
+    const walk = new IdSet();
+    const partition = new IdSet();
+    expect(walk.add(a)).toBe(true);
+    expect(partition.add(a)).toBe(true);
+    // A malformed text fails part-way through its words: the next look-up of `a` still reads `a`.
+    expect(() => walk.add(`${'c'.repeat(20)}zz${'c'.repeat(10)}`)).toThrow(/32 hex characters/);
+    expect(partition.has(a)).toBe(true);
+    expect(partition.has(b)).toBe(false);
+    // An id given as bytes between two texts leaves the text's words as they were.
+    expect(walk.add(Uint8Array.from(Buffer.from(b, 'hex')))).toBe(true);
+    expect(partition.add(a)).toBe(false);
+    expect(partition.add(b)).toBe(true);
+    expect([...walk.values()].sort()).toEqual([a, b]);
+    expect([...partition.values()].sort()).toEqual([a, b]);
+  });
+
   it('reads ids from hex bytes where they lie and writes its text from its words, in any chunk size', () => {
     fc.assert(
       fc.property(

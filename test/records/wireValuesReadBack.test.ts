@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { activeParquetBytes, readActiveRows } from '../../lib/active/activeParquet.ts';
 import { diffSnapshot } from '../../lib/active/diffSnapshot.ts';
@@ -86,6 +87,31 @@ describe('loneSurrogateAt', () => {
     ['the empty string', '', -1],
   ])('%s', (_, text, at) => {
     expect(loneSurrogateAt(text)).toBe(at);
+  });
+
+  it('finds the first code unit that is a surrogate without its pair, in any text', () => {
+    const isHigh = (u: number) => u >= 0xd800 && u <= 0xdbff;
+    const isLow = (u: number) => u >= 0xdc00 && u <= 0xdfff;
+    const firstLone = (text: string): number => {
+      for (let i = 0; i < text.length; i++) {
+        const u = text.charCodeAt(i);
+        if (isHigh(u) && !isLow(text.charCodeAt(i + 1))) return i;
+        if (isLow(u) && !isHigh(text.charCodeAt(i - 1))) return i;
+      }
+      return -1;
+    };
+    // Texts of ASCII, other BMP letters, pairs and lone halves, so both answers occur often.
+    const unit = fc.oneof(
+      fc.constantFrom('a', 'é', '\u{1F600}', '\ud800', '\udbff', '\udc00', '\udfff'),
+      fc.integer({ min: 0, max: 0xffff }).map((u) => String.fromCharCode(u)),
+    );
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 12 }), (units) => {
+        const text = units.join('');
+        expect(loneSurrogateAt(text)).toBe(firstLone(text));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 
