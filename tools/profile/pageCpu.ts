@@ -71,7 +71,8 @@ try {
   const results = new Map<string, number[]>();
   for (let trial = 0; trial < trials; trial++) {
     for (const pageSize of pageSizes) {
-      for (const root of roots) {
+      // Each trial takes the checkouts in the other order: neither always runs first.
+      for (const root of trial % 2 === 0 ? roots : [...roots].reverse()) {
         const child = join(root, 'tools/profile/pageCpuChild.ts');
         const args = [join(here, 'bin/run-ts.js'), child, files.get(pageSize) as string, baseUrl];
         const [command, argv] =

@@ -196,3 +196,15 @@ export function byCaller(profile: CpuProfile, limit = 25): Cost[] {
   }
   return ranked(totals, all, limit);
 }
+
+/**
+ * `profile` with each sample's time capped at twice the median sample time: a sample's time delta is wall
+ * time since the one before, so under a CPU quota or on a busy machine it also holds the time the thread
+ * waited for a CPU (a throttled period charged to whatever ran when the quota ran out). Capped, each
+ * sample counts about one sampling interval of CPU, and the costs read as CPU rather than wall time.
+ */
+export function cpuTimed(profile: CpuProfile): CpuProfile {
+  const sorted = [...profile.timeDeltas].filter((d) => d > 0).sort((a, b) => a - b);
+  const cap = 2 * (sorted[Math.floor(sorted.length / 2)] ?? 0);
+  return { ...profile, timeDeltas: profile.timeDeltas.map((d) => Math.min(Math.max(d, 0), cap)) };
+}
