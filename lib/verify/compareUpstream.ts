@@ -21,6 +21,8 @@ export interface CompareOptions {
    * to then should have, so a record that ended before it is missing, not pending.
    */
   newestRunMs?: number;
+  /** The first day to compare (`verify --since`): the days before it are left to the full check. */
+  fromDay?: Day;
 }
 
 /** Walks every window day of the API and splits what the archive lacks into pending and missing. */
@@ -33,7 +35,9 @@ export async function compareUpstream(
   const days: VerifyDay[] = [];
   const failures: VerifyFailure[] = [];
   const archivedAt = new Date(0);
-  for (const day of dayRange(windowStartOf(opts.today, opts.windowDays), opts.today)) {
+  const windowStart = windowStartOf(opts.today, opts.windowDays);
+  const first = opts.fromDay !== undefined && opts.fromDay > windowStart ? opts.fromDay : windowStart;
+  for (const day of dayRange(first, opts.today)) {
     const lastScan = lastScans.get(day) ?? opts.newestRunMs;
     const row: VerifyDay = {
       day,

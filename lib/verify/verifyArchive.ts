@@ -63,11 +63,14 @@ export async function verifyArchive(
   // Ids are needed only for the window (one day of margin each side: the API's day vs UTC start_time).
   const from = addDays(windowStartOf(today, options.windowDays), -1);
   const to = addDays(today, 1);
+  // With `since` and the API, the partition before it too: a day's records may sit one partition early.
+  const filesSince =
+    options.since !== undefined && options.api !== undefined ? addDays(options.since, -1) : options.since;
   const files = await checkFiles(
     deps.objects,
     chain,
     (dt) => options.api !== undefined && dt >= from && dt <= to,
-    options.since,
+    filesSince,
     options.onProgress,
   );
   failures.push(...files.failures);
@@ -104,6 +107,7 @@ export async function verifyArchive(
       ...newestRun(chain),
       tokenKey: options.tokenKey,
       graceMs: options.graceMs ?? DEFAULT_INGESTION_GRACE_MS,
+      ...(options.since === undefined ? {} : { fromDay: options.since }),
     });
     result.days = upstream.days;
     result.pending = upstream.days.reduce((a, d) => a + d.pending, 0);
