@@ -166,6 +166,16 @@ export function functionLogsAndRole(
   return { logGroup, role };
 }
 
+/** Listing the archive bucket (what a run and a verify do to find the files they read). */
+export function listArchiveStatement(bucket: { bucketArn: string }): PolicyStatement {
+  return new PolicyStatement({
+    sid: 'ListArchive',
+    effect: Effect.ALLOW,
+    actions: ['s3:ListBucket'],
+    resources: [bucket.bucketArn],
+  });
+}
+
 /**
  * The archiver Lambda with its own role (no managed policies), log group, failure queue and schedule.
  * One writer only (reserved concurrency 1); failed async invocations land in the failure queue.
@@ -286,14 +296,7 @@ export class ArchiveFunction extends Construct {
         resources: [objects(PREFIX.staging)],
       }),
     );
-    role.addToPolicy(
-      new PolicyStatement({
-        sid: 'ListArchive',
-        effect: Effect.ALLOW,
-        actions: ['s3:ListBucket'],
-        resources: [bucket.bucketArn],
-      }),
-    );
+    role.addToPolicy(listArchiveStatement(bucket));
     role.addToPolicy(
       new PolicyStatement({
         sid: 'StateTable',

@@ -5,7 +5,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Rule } from 'aws-cdk-lib/aws-events';
 import { SfnStateMachine } from 'aws-cdk-lib/aws-events-targets';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
-import { Tracing } from 'aws-cdk-lib/aws-lambda';
+import { type IFunction, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
@@ -16,9 +16,11 @@ import {
   JitterType,
   JsonPath,
   Pass,
+  type RetryProps,
   type StateMachine,
   StateMachineType,
   TaskInput,
+  type TaskStateBase,
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
@@ -44,6 +46,34 @@ export const TRANSIENT_ERRORS = [
   'Archiver.CONFLICT',
   'Archiver.SCHEMA_MISMATCH',
 ];
+/** How a step of the fan-out or the verify job retries what waiting cures: 3 more tries, 10 s apart, doubling. */
+export const TRANSIENT_RETRY: RetryProps = {
+  errors: TRANSIENT_ERRORS,
+  interval: Duration.seconds(10),
+  backoffRate: 2,
+  maxAttempts: 3,
+};
+
+/**
+ * A step of a job's state machine that invokes its function `fn` with `payload` (the response alone, at
+ * `resultPath`), retried on Lambda's service errors and on TRANSIENT_RETRY's.
+ */
+export function lambdaStep(
+  scope: Construct,
+  name: string,
+  fn: IFunction,
+  payload: Record<string, unknown>,
+  resultPath: string,
+): TaskStateBase {
+  return new LambdaInvoke(scope, name, {
+    lambdaFunction: fn,
+    payload: TaskInput.fromObject(payload),
+    payloadResponseOnly: true,
+    resultPath,
+    retryOnServiceExceptions: true,
+  }).addRetry(TRANSIENT_RETRY);
+}
+
 /** The API's rate limit, past the client's own retry budget (and Lambda's own throttle): the map slows. */
 export const RATE_LIMIT_ERRORS = ['Archiver.RATE_LIMITED', 'Lambda.TooManyRequestsException'];
 
@@ -94,18 +124,7 @@ export class FanoutOrchestration extends Construct {
     });
 
     const step = (name: string, payload: Record<string, unknown>, resultPath: string | null) =>
-      new LambdaInvoke(this, name, {
-        lambdaFunction: this.fn,
-        payload: TaskInput.fromObject(payload),
-        payloadResponseOnly: true,
-        resultPath: resultPath ?? JsonPath.DISCARD,
-        retryOnServiceExceptions: true,
-      }).addRetry({
-        errors: TRANSIENT_ERRORS,
-        interval: Duration.seconds(10),
-        backoffRate: 2,
-        maxAttempts: 3,
-      });
+      lambdaStep(this, name, this.fn, payload, resultPath ?? JsonPath.DISCARD);
 
     const plan = step(
       'Plan',
@@ -131,7 +150,7 @@ export class FanoutOrchestration extends Construct {
         maxDelay: Duration.minutes(10),
         jitterStrategy: JitterType.FULL,
       })
-      .addRetry({ errors: TRANSIENT_ERRORS, interval: Duration.seconds(10), backoffRate: 2, maxAttempts: 3 })
+      .addRetry(TRANSIENT_RETRY)
       // An item that still fails is isolated: the finish step records it in its day and counts it.
       .addCatch(new Pass(this, 'ItemFailed'), { resultPath: '$.error' });
 

@@ -4,13 +4,7 @@ import { Effect, type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
-import {
-  DistributedMap,
-  JsonPath,
-  type StateMachine,
-  StateMachineType,
-  TaskInput,
-} from 'aws-cdk-lib/aws-stepfunctions';
+import { DistributedMap, JsonPath, type StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
@@ -18,8 +12,8 @@ import { digestKeys } from '../../lib/digest/digestKeys.ts';
 import { s3DestUrl } from '../../lib/url/storeUrl.ts';
 import { verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
 import { asIBucket } from '../cdkTypes.ts';
-import { engineFunctionProps, functionLogsAndRole } from './archiveFunction.ts';
-import { TRANSIENT_ERRORS } from './fanoutOrchestration.ts';
+import { engineFunctionProps, functionLogsAndRole, listArchiveStatement } from './archiveFunction.ts';
+import { lambdaStep, TRANSIENT_RETRY } from './fanoutOrchestration.ts';
 import { loggedStateMachine } from './loggedStateMachine.ts';
 import { acknowledgeDistributedMap, acknowledgeTracing } from './nagAcknowledgements.ts';
 import { ScopedJsonItemReader, ScopedResultWriter } from './scopedMapIo.ts';
@@ -103,35 +97,17 @@ export class VerifyJob extends Construct {
         ],
       }),
     );
-    role.addToPolicy(
-      new PolicyStatement({
-        sid: 'ListArchive',
-        effect: Effect.ALLOW,
-        actions: ['s3:ListBucket'],
-        resources: [bucket.bucketArn],
-      }),
-    );
+    role.addToPolicy(listArchiveStatement(bucket));
 
     const step = (name: string, payload: Record<string, unknown>, resultPath: string) =>
-      new LambdaInvoke(this, name, {
-        lambdaFunction: this.fn,
-        payload: TaskInput.fromObject(payload),
-        payloadResponseOnly: true,
-        resultPath,
-        retryOnServiceExceptions: true,
-      }).addRetry({
-        errors: TRANSIENT_ERRORS,
-        interval: Duration.seconds(10),
-        backoffRate: 2,
-        maxAttempts: 3,
-      });
+      lambdaStep(this, name, this.fn, payload, resultPath);
 
     const plan = step('Plan', { step: 'plan', jobId: JsonPath.stringAt('$.jobId') }, '$.plan');
     const check = new LambdaInvoke(this, 'CheckItem', {
       lambdaFunction: this.fn,
       payloadResponseOnly: true,
       retryOnServiceExceptions: true,
-    }).addRetry({ errors: TRANSIENT_ERRORS, interval: Duration.seconds(10), backoffRate: 2, maxAttempts: 3 });
+    }).addRetry(TRANSIENT_RETRY);
     const ibucket = asIBucket(bucket);
     this.map = new DistributedMap(this, 'CheckItems', {
       maxConcurrency,

@@ -13,6 +13,7 @@ import { s3rverClient } from '../../devkit/startS3rver.ts';
 import { FANOUT_RESULTS_PREFIX } from '../../infra/constructs/fanoutOrchestration.ts';
 import type { Day } from '../../lib/clock/day.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
+import { distributedJsonMap } from './distributedJsonMap.ts';
 
 const WINDOW_DAYS = 8;
 /**
@@ -179,19 +180,9 @@ describe('the fan-out state machine, as synthesized, under aws-local-stepfunctio
   it('covers in the template what only AWS runs: ItemReader, ResultWriter, tolerated failures, MaxConcurrency', () => {
     const walk = definition().States.Walk as Record<string, unknown>;
     expect(walk).toMatchObject({
-      Type: 'Map',
+      ...distributedJsonMap(FANOUT_RESULTS_PREFIX),
       MaxConcurrency: 4,
       ToleratedFailurePercentage: 100,
-      ItemProcessor: { ProcessorConfig: { Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' } },
-      ItemReader: {
-        Resource: 'arn:aws:states:::s3:getObject',
-        ReaderConfig: { InputType: 'JSON' },
-        Parameters: { 'Key.$': '$.plan.itemsKey' },
-      },
-      ResultWriter: {
-        Resource: 'arn:aws:states:::s3:putObject',
-        Parameters: { Prefix: FANOUT_RESULTS_PREFIX },
-      },
     });
   });
 });

@@ -14,6 +14,7 @@ import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import { type VerifyJobResult, verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
 import { historyKeys, startSignedArchive } from '../digest/proofKit.ts';
 import type { World } from '../support/engineKit.ts';
+import { distributedJsonMap } from './distributedJsonMap.ts';
 
 const { stack, template } = synthApp();
 const machineId = stack.getLogicalId(stack.verifyJob.stateMachine.node.defaultChild as never);
@@ -159,18 +160,6 @@ describe('the verify job state machine, as synthesized, under aws-local-stepfunc
     // No tolerated failures: absent is AWS's default, 0 (any failed item fails the map, and the job).
     expect(map.ToleratedFailurePercentage ?? 0).toBe(0);
     expect(map.ToleratedFailureCount ?? 0).toBe(0);
-    expect(map).toMatchObject({
-      Type: 'Map',
-      ItemProcessor: { ProcessorConfig: { Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' } },
-      ItemReader: {
-        Resource: 'arn:aws:states:::s3:getObject',
-        ReaderConfig: { InputType: 'JSON' },
-        Parameters: { 'Key.$': '$.plan.itemsKey' },
-      },
-      ResultWriter: {
-        Resource: 'arn:aws:states:::s3:putObject',
-        Parameters: { Prefix: VERIFY_JOB_MAP_RESULTS_PREFIX },
-      },
-    });
+    expect(map).toMatchObject(distributedJsonMap(VERIFY_JOB_MAP_RESULTS_PREFIX));
   });
 });
