@@ -21,6 +21,19 @@ export function cliKeysDir(dest: string): string {
   return userKeysDir(dest, { XDG_CONFIG_HOME: CLI_CONFIG_HOME });
 }
 
+/**
+ * The environment of a CLI child: the caller's `env` over PATH, HOME and the tests' own XDG_CONFIG_HOME
+ * (`CLI_CONFIG_HOME`), nothing else of this process's.
+ */
+export function cliEnv(env: Record<string, string>): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    XDG_CONFIG_HOME: CLI_CONFIG_HOME,
+    ...env,
+  };
+}
+
 export interface CliResult {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -42,12 +55,7 @@ export function runCli(
 ): Promise<CliResult> & { child: ChildProcess; output: () => { stdout: string; stderr: string } } {
   const entry = opts.crashAt === undefined ? [CLI] : [CRASH_POINT_CLI, opts.crashAt];
   const child = spawn(opts.node ?? process.execPath, [...entry, ...args], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      XDG_CONFIG_HOME: CLI_CONFIG_HOME,
-      ...env,
-    },
+    env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
     // A process group of its own, so a test can signal the group as a terminal's Ctrl-C does.
     detached: opts.detached ?? false,

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_CONFIG_HOME, CRASH_POINT_CLI, cliKeysDir, runCli } from '../../devkit/runCli.ts';
+import { CRASH_POINT_CLI, cliEnv, cliKeysDir, runCli } from '../../devkit/runCli.ts';
 import { EMULATOR_PAID_KEY } from '../../devkit/startEmulator.ts';
 import { toDay } from '../../lib/clock/day.ts';
 import { LOCAL_KEY_FILES } from '../../lib/keys/loadLocalKeys.ts';
@@ -44,12 +44,7 @@ const CRASH_POINTS = ['walk:1', 'walk:2', 'walk:4', 'upload:1', 'commit:1', 'pub
 async function killUnreaped(argv: string[], crashAt: string): Promise<{ signal: number; stop(): void }> {
   const quoted = [process.execPath, CRASH_POINT_CLI, crashAt, ...argv].map((a) => `'${a}'`).join(' ');
   const parent = spawn('sh', ['-c', `${quoted} >/dev/null 2>&1 & echo $!; exec sleep 600`], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      XDG_CONFIG_HOME: CLI_CONFIG_HOME,
-      ...env,
-    },
+    env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   const pid = await new Promise<number>((resolve) =>
