@@ -1,10 +1,13 @@
 /**
  * A day bigger than one run, walked by runs of the real CLI (each its own process, as a schedule runs
  * them) against a replaying server with real latency: the emulator's pages of the day (a stable order,
- * pages capped at 100 rows) recorded once and served from memory `latencyMs` after each request. Runs are
- * cut by `--max-run-ms` and `--deadline-reserve-ms` and follow each other 6 hours apart in simulated time
- * (`--now`), until the day is proven complete. For each run: its seconds, the pages it fetched, the pages
- * the latency allows in its budget (`(maxRunMs − reserve) ÷ latency × 2 in flight`), their ratio, its CPU
+ * pages capped at 100 rows) recorded once and served from memory `latencyMs` after each request. Each run
+ * has the archiver function's settings as the stack ships them (`shippedSettings`: its page size, page cap,
+ * pages and days at once, from its template environment), but a run budget scaled down from Lambda's 15
+ * minutes: runs are cut by `--max-run-ms` and `--deadline-reserve-ms` (recorded as the bench's overrides) and
+ * follow each other 6 hours apart in simulated time (`--now`), until the day is proven complete. For each
+ * run: its seconds, the pages it fetched, the pages the latency allows in its budget
+ * (`(maxRunMs − reserve) ÷ latency × pages in flight`), their ratio, its CPU
  * seconds (and CPU ms a page), how late it ended past `--max-run-ms` and what it kept for its commits, the
  * load average when it started, and its peak RSS. The archive is then read back: every row once.
  * With `cpuShare`, every run's process (and any thread or process it starts) runs in a CPU quota of that
@@ -31,9 +34,15 @@ import { openCpuQuota } from './cpuQuota.ts';
 import { frozenCli } from './frozenCli.ts';
 import { startReplayServer } from './replayServer.ts';
 import { flatDayDataset } from './scaledDataset.ts';
+import {
+  type RecordedSettings,
+  recordedSettings,
+  type SettingOverrides,
+  shippedSettings,
+} from './shippedSettings.ts';
 
+/** Rows a page the replaying server gives whatever size is asked (the API's cap, an upstream unknown). */
 export const PAGE_CAP = 100;
-export const IN_FLIGHT = 2;
 
 export interface BigDayRun {
   seconds: number;
@@ -86,6 +95,10 @@ export interface BigDayResult {
   unconstrained?: string;
   maxRunMs: number;
   reserveMs: number;
+  /** The archiver function's settings as the stack ships them, which every run had. */
+  settings?: RecordedSettings;
+  /** What the runs had instead of the shipped value: the scaled run budget, and the CPU when unconstrained. */
+  overrides?: SettingOverrides;
   runs: BigDayRun[];
   /** Runs the latency bound needs: the day's pages (and its end page) ÷ the bound's pages a run. */
   boundRuns: number;
@@ -141,7 +154,7 @@ export async function bigDay(opts: {
   maxRunMs?: number;
   reserveMs?: number;
   maxRuns?: number;
-  /** Rows a page (default 100). */
+  /** Rows a page the server gives (its cap; default 100). */
   pageRows?: number;
   /** The share of a core each run may use; unconstrained when absent. */
   cpuShare?: number;
@@ -151,6 +164,8 @@ export async function bigDay(opts: {
   profileDir?: string;
 }): Promise<BigDayResult> {
   const pageRows = opts.pageRows ?? PAGE_CAP;
+  const settings = recordedSettings(shippedSettings(), 'archiver', pageRows);
+  const inFlight = settings.pageConcurrency;
   const maxRunMs = opts.maxRunMs ?? 6_000;
   const reserveMs = opts.reserveMs ?? 500;
   const start = Date.parse('2026-10-01T06:00:00.000Z');
@@ -164,13 +179,14 @@ export async function bigDay(opts: {
   const day = addDays(toDay(new Date(start)), -3);
   const replay = await startReplayServer(emulator.url, [day], {
     pageSize: pageRows,
-    concurrency: IN_FLIGHT,
+    concurrency: inFlight,
     delayMs: opts.latencyMs,
+    askedSize: settings.pageSize,
   });
   const dir = mkdtempSync(join(tmpdir(), 'bench-bigday-'));
   // Every run starts the same bundle, built once, as a Lambda does (no esbuild at a run's start).
   const cli = await frozenCli(dir);
-  const boundPages = ((maxRunMs - reserveMs) / opts.latencyMs) * IN_FLIGHT;
+  const boundPages = ((maxRunMs - reserveMs) / opts.latencyMs) * inFlight;
   const dayPages = Math.ceil(opts.rows / pageRows) + (opts.rows % pageRows === 0 ? 1 : 0);
   const runs: BigDayRun[] = [];
   const t0 = performance.now();
@@ -199,10 +215,16 @@ export async function bigDay(opts: {
           join(dir, 'archive'),
           '--days',
           day,
+          // The archiver function's settings, as its template environment gives them.
           '--page-size',
-          String(pageRows),
-          '--max-pages-per-day',
-          String(dayPages + 10),
+          String(settings.pageSize),
+          ...(settings.maxPagesPerDay === null
+            ? []
+            : ['--max-pages-per-day', String(settings.maxPagesPerDay)]),
+          '--page-concurrency',
+          String(settings.pageConcurrency),
+          '--day-concurrency',
+          String(settings.dayConcurrency),
           '--max-run-ms',
           String(maxRunMs),
           '--deadline-reserve-ms',
@@ -216,11 +238,11 @@ export async function bigDay(opts: {
       );
       const throttledMs =
         quota && 'quota' in quota ? quota.quota.throttling().throttledMs - throttled0 : undefined;
-      // The walk's requests: the day's pages of its size (not the preflight's one-row page of today).
+      // The walk's requests: the day's pages (not the preflight's one-row page of today).
       const walk = replay
         .arrivals()
         .slice(seen)
-        .filter((a) => a.path.includes(`/${day}/${day}${walked}`) && a.path.endsWith(`&size=${pageRows}`))
+        .filter((a) => a.path.includes(`/${day}/${day}${walked}`))
         .map((a) => a.at);
       const gaps = walk.slice(1).map((at, i) => at - (walk[i] as number));
       const walkMs = walk.length > 1 ? (walk.at(-1) as number) - (walk[0] as number) : 0;
@@ -279,6 +301,12 @@ export async function bigDay(opts: {
       ...(quota && 'unconstrained' in quota ? { unconstrained: quota.unconstrained } : {}),
       maxRunMs,
       reserveMs,
+      settings,
+      overrides: {
+        maxRunMs,
+        deadlineReserveMs: reserveMs,
+        ...(quota && 'quota' in quota ? {} : { cpu: 'the machine’s cores, no quota' }),
+      },
       runs,
       boundRuns: Math.ceil(dayPages / boundPages),
       pages: runs.reduce((a, r) => a + r.pagesThisRun, 0),

@@ -22,13 +22,18 @@ import { templateVariables } from '../devkit/infra/templateEnv.ts';
 import { synthApp } from '../devkit/infra/testApp.ts';
 import { LAMBDA_NODE, RUN_TS } from '../devkit/lambdaNode.ts';
 import { startEmulator } from '../devkit/startEmulator.ts';
-import { readStackSettings } from '../infra/stackSettings.ts';
 import { addDays, toDay } from '../lib/clock/day.ts';
 import { fixedClock } from '../lib/emulator/emulatorClock.ts';
 import { PAGE_CAP } from './bigDay.ts';
 import { openCpuQuota } from './cpuQuota.ts';
 import { startReplayServer } from './replayServer.ts';
 import { flatDayDataset } from './scaledDataset.ts';
+import {
+  type RecordedSettings,
+  recordedSettings,
+  type SettingOverrides,
+  shippedSettings,
+} from './shippedSettings.ts';
 
 export interface FanoutLocalResult {
   bench: 'fanout-local';
@@ -40,6 +45,10 @@ export interface FanoutLocalResult {
   concurrency: number;
   /** `fanoutRangePages` the stack was synthesized with: ⌈the big day's pages ÷ concurrency⌉. */
   rangePages: number;
+  /** The fan-out's settings as the stack ships them; `overrides` says what the case synthesized otherwise. */
+  settings?: RecordedSettings;
+  /** The CDK context the case synthesized the stack with (its range pages, the emulator's window). */
+  overrides?: SettingOverrides;
   /** Orchestrations run (one), the map item attempts, and the most walked at one moment. */
   executions: number;
   items: number;
@@ -99,17 +108,18 @@ export async function fanoutLocal(opts: {
   const today = toDay(new Date(start));
   const dir = mkdtempSync(join(tmpdir(), 'bench-fanout-local-'));
   try {
+    const shipped = recordedSettings(shippedSettings(), 'fanoutFunction', PAGE_CAP);
     const replay = await startReplayServer(emulator.url, [addDays(today, -1), today], {
       pageSize: PAGE_CAP,
-      concurrency: 2,
+      concurrency: shipped.pageConcurrency,
       delayMs: opts.latencyMs,
+      askedSize: shipped.pageSize,
     });
     try {
-      const concurrency = readStackSettings(() => undefined).fanoutConcurrency;
+      const concurrency = shipped.machine?.maxConcurrency as number;
       const rangePages = Math.max(10, Math.ceil(opts.rows / PAGE_CAP / concurrency));
-      const { stack, template } = synthApp({
-        context: { fanoutRangePages: rangePages, windowDays: WINDOW_DAYS },
-      });
+      const context = { fanoutRangePages: rangePages, windowDays: WINDOW_DAYS };
+      const { stack, template } = synthApp({ context });
       const machineId = stack.getLogicalId(stack.fanout.stateMachine.node.defaultChild as never);
       const definition = synthesizedDefinition(template, machineId);
       const synthesized = (definition.States.Walk as { MaxConcurrency?: number }).MaxConcurrency;
@@ -160,6 +170,8 @@ export async function fanoutLocal(opts: {
         latencyMs: opts.latencyMs,
         concurrency,
         rangePages,
+        settings: shipped,
+        overrides: context,
         executions: 1,
         items: r.items,
         attempts: r.attempts,

@@ -42,7 +42,16 @@ export interface ReplayServer {
 export async function startReplayServer(
   emulatorUrl: string,
   days: readonly Day[],
-  opts: { pageSize: number; concurrency: number; delayMs?: number },
+  opts: {
+    pageSize: number;
+    concurrency: number;
+    delayMs?: number;
+    /**
+     * The page size a walk asks for when the server caps it at `pageSize` (the shipped PAGE_SIZE): the first
+     * pages a pass asks at that size (0 and 1) are fetched once before any timing, and served from memory.
+     */
+    askedSize?: number;
+  },
 ): Promise<ReplayServer> {
   const recorded = new Map<string, string>();
   const answered: AnsweredPage[] = [];
@@ -64,7 +73,13 @@ export async function startReplayServer(
   };
   const today = toDay(new Date());
   const proofs = walkPaths.filter((path) => !recorded.has(path));
-  for (const path of [ACTIVE_PATH, `${HISTORY_PATH}/${today}/${today}?page=0&size=1`, ...proofs]) {
+  const asked =
+    opts.askedSize === undefined || opts.askedSize === opts.pageSize
+      ? []
+      : days.flatMap((day) =>
+          [0, 1].map((page) => `${HISTORY_PATH}/${day}/${day}?page=${page}&size=${opts.askedSize}`),
+        );
+  for (const path of [ACTIVE_PATH, `${HISTORY_PATH}/${today}/${today}?page=0&size=1`, ...proofs, ...asked]) {
     await passThrough(path, `Bearer ${EMULATOR_PAID_KEY}`);
   }
   const served = { all: 0, historyPages: 0 };

@@ -12,6 +12,12 @@ import { methodology } from './methodology.ts';
 import { renderScriptTargets } from './renderScriptTargets.ts';
 import { REPORT_TARGETS, type ReportBenchResult } from './reportTargets.ts';
 import type { ResultsInput } from './resultsInput.ts';
+import {
+  overridesText,
+  type RecordedSettings,
+  type SettingOverrides,
+  settingsText,
+} from './shippedSettings.ts';
 
 /** The sections of bench/RESULTS.md, one a bench entry (bench/benchEntries.ts renders them in its order). */
 
@@ -218,6 +224,7 @@ export function bigDayLines(input: ResultsInput): string[] {
       `| ${b.name} | ${b.rows} | ${b.latencyMs} ms | ${b.runs.length} | ${b.boundRuns} | ${b.pages} | ${ratios} | ${minResumed.toFixed(2)} | ≥ 0.8 | ${minResumed >= 0.8 ? 'yes' : 'NO'} | ${vsFirst} | ${span(cpu)} | ${span(perPage)} | ${span(loads)} | ${overrun} | ${kept.length ? Math.round(Math.max(...kept)) : ''} | ${b.seconds} | ${peak} | ${once} |`,
     );
   }
+  lines.push(...settingsLines(input.bigDays ?? [], 'the archiver function'));
   if (input.finishUnion?.length) {
     lines.push(
       '',
@@ -251,6 +258,38 @@ function unionCapacityLine(results: readonly UnionMemory[]): string {
   );
 }
 
+/**
+ * What each case ran with: the stack's settings, read from the synthesized template, and what the bench set
+ * instead; cases measured before the settings were recorded are named as not re-measured.
+ */
+function settingsLines(
+  cases: readonly { name: string; settings?: RecordedSettings; overrides?: SettingOverrides }[],
+  of: string,
+): string[] {
+  const groups = new Map<string, string[]>();
+  const stale: string[] = [];
+  for (const c of cases) {
+    if (!c.settings) {
+      stale.push(c.name);
+      continue;
+    }
+    const text = `${settingsText(c.settings)}${overridesText(c.overrides)}`;
+    groups.set(text, [...(groups.get(text) ?? []), c.name]);
+  }
+  return [
+    ...[...groups].flatMap(([text, names]) => [
+      '',
+      `${names.join(', ')}: with the stack's settings for ${of} (read from the synthesized template, \`bench/shippedSettings.ts\`): ${text}.`,
+    ]),
+    ...(stale.length
+      ? [
+          '',
+          `${stale.join(', ')}: not re-measured with the stack's settings (measured before they were read from the synthesized template, with the page size, page cap and pages at once the bench set).`,
+        ]
+      : []),
+  ];
+}
+
 /** `fanout-local`: big days through the synthesized fan-out under aws-local-stepfunctions, measured. */
 export function fanoutLocalLines(cases: readonly FanoutLocalResult[]): string[] {
   return [
@@ -267,6 +306,7 @@ export function fanoutLocalLines(cases: readonly FanoutLocalResult[]): string[] 
       const share = c.cpuShare === undefined ? '' : ` (in a quota of ${c.cpuShare} core)`;
       return `| ${c.name}${share} | ${c.rows} | ${c.latencyMs} ms | ${c.concurrency} | ${c.rangePages} | ${c.executions} | ${c.items} (${c.itemsInFlightMax}) | ${c.attempts ? retried || 'none' : ''} | ${c.wallSeconds} | ${c.mapSeconds} | ${c.requests} | ${c.pages}${c.windowPages === undefined ? '' : ` (${c.windowPages})`} | ${c.boundPages} | ${c.ratio.toFixed(2)} | ${c.mapRatio.toFixed(2)} | ${c.cpuSeconds} | ${c.peakRssMiB} | ${c.load[0]}–${c.load[1]} | ${once ? 'yes' : 'NO'} |`;
     }),
+    ...settingsLines(cases, 'the fan-out'),
   ];
 }
 
@@ -277,18 +317,35 @@ export function fanoutLines(f: FanoutFigures): string[] {
     '',
     '## A 2M-session day on AWS, extrapolated (fan-out, `fanout-2M`)',
     '',
-    `Measured locally: ${m.sessions} sessions in ${m.pages} pages of 100, walked in ${m.items} page ranges in ${m.walkSeconds} s ` +
+    `Measured locally: ${m.sessions} sessions in ${m.pages} pages of 100, walked in ${m.items} map items (days, and page ranges of a day past ${f.settings?.fanout.machine?.rangePages ?? 50} pages) in ${m.walkSeconds} s ` +
       `(${(f.pageWorkSeconds * 1000).toFixed(2)} ms of work a page), finished (ids unioned, digest) in ${m.finishSeconds} s. ` +
-      `Extrapolated: at 150 ms a request and 2 requests in flight per worker, a worker takes ${(f.workerSecondsPerPage * 1000).toFixed(0)} ms a page, and a cold start per item is added.`,
+      `Extrapolated: at 150 ms a request and ${f.settings?.fanout.pageConcurrency ?? 2} requests in flight per worker, a worker takes ${(f.workerSecondsPerPage * 1000).toFixed(0)} ms a page, and a cold start per item is added.`,
     '',
     '| map concurrency | wall time of a 2M-session day |',
     '|---:|---:|',
     ...f.wallMinutes.map((w) => `| ${w.concurrency} | ${w.minutes} min |`),
     '',
-    `Extrapolated largest day (a model, not measured on AWS): ${f.largestDayOneLambda.toLocaleString('en-US')} sessions in one Lambda (14 min of work); ` +
-      `by time alone, ${f.largestDayFanoutByTime.toLocaleString('en-US')} sessions in one orchestration at the stack's ${f.concurrency} workers (its 5 h timeout). ` +
-      "The finish step's memory bounds a fan-out day far lower: that bound is measured (`finish-union`, above).",
+    `Extrapolated largest day (a model, not measured on AWS): ${f.largestDayOneLambda.toLocaleString('en-US')} sessions in one Lambda (${oneRunWork(f)} of work); ` +
+      `by time alone, ${f.largestDayFanoutByTime.toLocaleString('en-US')} sessions in one orchestration at the stack's ${f.concurrency} workers (its ${orchestrationHours(f)} timeout). ` +
+      (f.pageCapSessions
+        ? `The page cap bounds a day's pass at ${f.pageCapSessions.fanout.toLocaleString('en-US')} sessions (${f.settings?.fanout.pageCap} pages of ${f.settings?.fanout.pageRows} rows), and the finish step's memory bounds a fan-out day as low: that bound is measured (\`finish-union\`, above).`
+        : "The finish step's memory bounds a fan-out day far lower: that bound is measured (`finish-union`, above)."),
+    '',
+    f.settings
+      ? `With the stack's settings (read from the synthesized template, \`bench/shippedSettings.ts\`): one run, the archiver's: ${settingsText(f.settings.oneRun)}; the fan-out's: ${settingsText(f.settings.fanout)}${overridesText(f.overrides)}. Work a page and the finish step's divided by the CPU share the memory buys (${f.cpuShare} of a core).`
+      : "fanout-2M: not re-measured with the stack's settings (measured before they were read from the synthesized template: a model of 14 min of work, 2 requests at once, a 100,000-page cap, ranges of 50 pages and a 5 h timeout, set by the bench).",
   ];
+}
+
+/** The one run's work in the model: its timeout less its deadline reserve ("14 min" when measured before settings). */
+function oneRunWork(f: FanoutFigures): string {
+  const s = f.settings?.oneRun;
+  return s ? `${Number(((s.timeoutSeconds - s.deadlineReserveMs / 1000) / 60).toFixed(2))} min` : '14 min';
+}
+
+function orchestrationHours(f: FanoutFigures): string {
+  const s = f.settings?.fanout.machine?.timeoutSeconds;
+  return s ? `${Number((s / 3600).toFixed(2))} h` : '5 h';
 }
 
 /** The "archive age" section: one steady-state run on a 60-day and an old archive, per store. */

@@ -4,7 +4,7 @@
  * which Lambda gives a full vCPU, capped at the machine's cores.
  */
 import { availableParallelism } from 'node:os';
-import { synthApp } from '../devkit/infra/testApp.ts';
+import { shippedSettings } from './shippedSettings.ts';
 
 /** The memory (MB) at which Lambda gives a function one full vCPU. */
 export const FULL_VCPU_MB = 1_769;
@@ -20,16 +20,7 @@ let cached: ShippedCpuShare | undefined;
 
 export function shippedCpuShare(): ShippedCpuShare {
   if (cached) return cached;
-  let synthesized: ReturnType<typeof synthApp>;
-  try {
-    synthesized = synthApp();
-  } catch (error) {
-    throw new Error(`the stack did not synthesize, so the engine function's MemorySize is unknown: ${error}`);
-  }
-  const { stack, template } = synthesized;
-  const id = stack.getLogicalId(stack.archiver.fn.node.defaultChild as never);
-  const memoryMb = Number(template.toJSON().Resources[id]?.Properties?.MemorySize);
-  if (!(memoryMb > 0)) throw new Error(`the archive function ${id} has no MemorySize in the template`);
+  const { memoryMb } = shippedSettings().archiver;
   cached = { memoryMb, share: Math.min(memoryMb / FULL_VCPU_MB, availableParallelism()) };
   return cached;
 }

@@ -46,6 +46,8 @@ describe('the account sizes README and docs/fanout.md state are those bench/RESU
 
   it("README's size section: each size figure with its bench case, a 2M day's time at the stack's default concurrency", () => {
     const top = readmeSizes();
+    // From a run with the stack's settings (test/bench/shippedSettings.test.ts holds them to the template).
+    expect(f.settings, "fanout-2M measured with the stack's settings").toBeDefined();
     expect(top).toContain(`**${millions(f.largestDayOneLambda)} sessions**`);
     expect(top).toContain(
       `**${f.wallMinutes.find((w) => w.concurrency === deployed)?.minutes} min** at the stack's **${deployed}** workers`,
@@ -64,6 +66,7 @@ describe('the account sizes README and docs/fanout.md state are those bench/RESU
     const b = results.bigDays?.find((x) => x.name === 'big-day-100k-40ms');
     expect(b, 'big-day measured (npm run bench -- --only=big-day)').toBeDefined();
     if (!b) return;
+    expect(b.settings, "big-day-100k-40ms measured with the stack's settings").toBeDefined();
     const [low, high] = [Math.min(...b.runs.map((r) => r.load)), Math.max(...b.runs.map((r) => r.load))];
     const loads =
       low.toFixed(0) === high.toFixed(0) ? low.toFixed(0) : `${low.toFixed(0)}–${high.toFixed(0)}`;
@@ -91,6 +94,7 @@ describe('the account sizes README and docs/fanout.md state are those bench/RESU
     ).toEqual([75, 150]);
     const [fast, slow] = cases as [FanoutLocalResult, FanoutLocalResult];
     for (const c of cases) {
+      expect(c.settings, `${c.name} measured with the stack's settings`).toBeDefined();
       expect(c.concurrency).toBe(deployed);
       expect(c.archived).toEqual({ rows: c.rows, distinct: c.rows });
       expect(c.failedDays).toBe(0);
