@@ -1,23 +1,13 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeActiveParquet } from '../../lib/active/activeParquet.ts';
+import { describe, expect, it } from 'vitest';
 import type { ActiveRow } from '../../lib/active/activeRow.ts';
 import { toStoredFields } from '../../lib/active/storedFields.ts';
 import { contentHash } from '../../lib/active/toObservedFields.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
 import { toDay } from '../../lib/clock/day.ts';
-import { duckdbRuleEngine } from '../../lib/detect/duckdbRuleEngine.ts';
-import { evaluateRules } from '../../lib/detect/evaluateRules.ts';
 import { type FindingLedger, memoryFindingLedger } from '../../lib/detect/findingLedger.ts';
 import { evaluateLiveRules } from '../../lib/detect/liveRules.ts';
 import { loadRules } from '../../lib/detect/loadRules.ts';
-import { localCatalog } from '../../lib/detect/localCatalog.ts';
-import { renderRuleSql } from '../../lib/detect/renderRuleSql.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
 import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+import { addActiveFile, addHistoryFile, detectAt, ruleSqlRows } from '../support/detectArchive.ts';
 import {
   activeRowOf,
   archiveRowOf,
@@ -26,32 +16,17 @@ import {
   JOIN_SHAPES,
   liveSessionIn,
 } from '../support/documentedLiveSession.ts';
+import { tempDirPer } from '../support/tempDirPer.ts';
 
 const longTunnel = (await loadRules()).filter((r) => r.id === 'long_tunnel');
 const HOUR = 3_600_000;
 const OPENED = new Date(DOCUMENTED_LIVE.creationTimestamp);
 const at = (hours: number) => new Date(OPENED.getTime() + hours * HOUR);
 
-let dir: string;
-let file = 0;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ta-live-history-join-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = tempDirPer('ta-live-history-join-', 'test');
 
-async function addActive(rows: ActiveRow[]) {
-  const day = join(dir, 'active', `dt=${toDay(rows[0]?.observed_at ?? OPENED)}`);
-  await mkdir(day, { recursive: true });
-  await writeActiveParquet(rows, join(day, `part-${file++}.parquet`));
-}
-
-async function addHistory(rows: ArchiveRow[]) {
-  const day = join(dir, 'history', `dt=${toDay(OPENED)}`);
-  await mkdir(day, { recursive: true });
-  await writeHistoryParquet(rows, join(day, `part-${file++}.parquet`));
-}
+const addActive = (rows: ActiveRow[]) => addActiveFile(tmp.dir, toDay(rows[0]?.observed_at ?? OPENED), rows);
+const addHistory = (rows: ArchiveRow[]) => addHistoryFile(tmp.dir, toDay(OPENED), rows);
 
 /** The documented session's history record, archived at `archivedAt` (`end` null: still open there). */
 function historyRow(archivedAt: Date, end: Date | null = at(30)): ArchiveRow {
@@ -59,35 +34,17 @@ function historyRow(archivedAt: Date, end: Date | null = at(30)): ArchiveRow {
   return { ...row, end_time: end };
 }
 
-async function detectAt(ledger: FindingLedger, now: Date) {
-  const engine = await duckdbRuleEngine(await localCatalog(dir));
-  try {
-    return await evaluateRules(
-      { engine, ledger, clock: new ManualClock(now), logger: silentLogger },
-      { rules: longTunnel },
-    );
-  } finally {
-    engine.close();
-  }
-}
+const detect = (ledger: FindingLedger, now: Date) => detectAt(tmp.dir, ledger, now, longTunnel);
 
 /** `{{sessions}}` at `now` (every rule's input) as `session_id token_hmac` lines. */
 async function sessionsAt(now: Date): Promise<string[]> {
-  const engine = await duckdbRuleEngine(await localCatalog(dir));
-  try {
-    const sql = renderRuleSql(
-      'SELECT session_id, token_hmac FROM {{sessions}} x ORDER BY session_id',
-      {},
-      {
-        since: toDay(at(-24)),
-        until: toDay(now),
-        now,
-      },
-    );
-    return (await engine.query(sql)).map((r) => `${r.session_id} ${r.token_hmac}`);
-  } finally {
-    engine.close();
-  }
+  const rows = await ruleSqlRows(
+    tmp.dir,
+    'SELECT session_id, token_hmac FROM {{sessions}} x ORDER BY session_id',
+    at(-24),
+    now,
+  );
+  return rows.map((r) => `${r.session_id} ${r.token_hmac}`);
 }
 
 describe.each(JOIN_SHAPES)(
@@ -107,13 +64,13 @@ describe.each(JOIN_SHAPES)(
     it('long_tunnel alerts the open tunnel once; its history row later is the same incident', async () => {
       await addActive([activeRowOf(live, 'seen', at(0.1))]);
       const ledger = memoryFindingLedger('detect');
-      const first = await detectAt(ledger, at(26));
+      const first = await detect(ledger, at(26));
       expect(first.delivered.map((f) => [f.session_id, f.token_hmac])).toEqual([
         [DOCUMENTED_LIVE.id, history().token_hmac],
       ]);
       await addActive([activeRowOf(live, 'gone', at(30.1), 1)]);
       await addHistory([history()]);
-      const closed = await detectAt(ledger, at(40));
+      const closed = await detect(ledger, at(40));
       expect(closed.delivered).toEqual([]);
       expect(closed.findings.map((f) => [f.finding_id, f.last_seen])).toEqual([
         [first.delivered[0]?.finding_id, at(30)],
@@ -136,7 +93,7 @@ describe.each(JOIN_SHAPES)(
       const [liveFinding, ...more] = evaluateLiveRules(observations, at(26), longTunnel);
       expect(more).toEqual([]);
       await addHistory([history()]);
-      const scheduled = await detectAt(memoryFindingLedger('detect'), at(40));
+      const scheduled = await detect(memoryFindingLedger('detect'), at(40));
       expect(scheduled.findings.map((f) => f.dedupe_key)).toEqual([liveFinding?.dedupe_key]);
       expect(liveFinding?.token_hmac).toBe(history().token_hmac);
     });

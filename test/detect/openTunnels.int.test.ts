@@ -1,20 +1,19 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeActiveParquet } from '../../lib/active/activeParquet.ts';
+import { describe, expect, it } from 'vitest';
 import type { ActiveEvent, ActiveRow } from '../../lib/active/activeRow.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
 import { toDay } from '../../lib/clock/day.ts';
-import { duckdbRuleEngine } from '../../lib/detect/duckdbRuleEngine.ts';
-import { evaluateRules } from '../../lib/detect/evaluateRules.ts';
 import { type FindingLedger, memoryFindingLedger } from '../../lib/detect/findingLedger.ts';
 import { loadRules } from '../../lib/detect/loadRules.ts';
-import { localCatalog } from '../../lib/detect/localCatalog.ts';
-import { renderRuleSql } from '../../lib/detect/renderRuleSql.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
 import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+import {
+  addActiveFile,
+  addHistoryFile,
+  detectAt,
+  ruleSqlRows,
+  tunnelHistoryRow,
+} from '../support/detectArchive.ts';
+import { tempDirPer } from '../support/tempDirPer.ts';
 
 const rules = await loadRules();
 const longTunnel = rules.filter((r) => r.id === 'long_tunnel');
@@ -49,85 +48,23 @@ function activeRow(event: ActiveEvent, observedAt: Date, seq: number): ActiveRow
   };
 }
 
-/** A history row; `tok-open` at `OPENED` is the same tunnel as `live-1`. */
-function historyRow(session: string, token: string, start: Date, end: Date | null): ArchiveRow {
-  return {
-    record_id: `rec-${session}`,
-    session_id: session,
-    start_time: start,
-    end_time: end,
-    user_email: 'dev@example.com',
-    token_value: null,
-    virtual_token_value: null,
-    token_hmac: token,
-    virtual_token_hmac: null,
-    domains: ['demo.a.pinggy.link'],
-    mode: 'http',
-    mode_udp: '',
-    client_ip: '[198.51.100.7]:40000',
-    client_address: '198.51.100.7',
-    client_port: 40000,
-    port: 8080,
-    extra_json: null,
-    archived_at: end ?? start,
-    start_time_text: null,
-    end_time_text: null,
-  };
-}
+const tmp = tempDirPer('ta-open-tunnels-', 'test');
 
-let dir: string;
-let file = 0;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ta-open-tunnels-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function addActive(rows: ActiveRow[]) {
-  const day = join(dir, 'active', `dt=${toDay(rows[0]?.observed_at ?? OPENED)}`);
-  await mkdir(day, { recursive: true });
-  await writeActiveParquet(rows, join(day, `part-${file++}.parquet`));
-}
-
-async function addHistory(rows: ArchiveRow[]) {
-  const day = join(dir, 'history', `dt=${toDay(rows[0]?.start_time ?? OPENED)}`);
-  await mkdir(day, { recursive: true });
-  await writeHistoryParquet(rows, join(day, `part-${file++}.parquet`));
-}
-
+const addActive = (rows: ActiveRow[]) => addActiveFile(tmp.dir, toDay(rows[0]?.observed_at ?? OPENED), rows);
+const addHistory = (rows: ArchiveRow[]) =>
+  addHistoryFile(tmp.dir, toDay(rows[0]?.start_time ?? OPENED), rows);
 /** `detect` as scheduled at `now`: the local archive's catalog, the shared ledger. */
-async function detectAt(ledger: FindingLedger, now: Date) {
-  const engine = await duckdbRuleEngine(await localCatalog(dir));
-  try {
-    return await evaluateRules(
-      { engine, ledger, clock: new ManualClock(now), logger: silentLogger },
-      { rules: longTunnel },
-    );
-  } finally {
-    engine.close();
-  }
-}
+const detect = (ledger: FindingLedger, now: Date) => detectAt(tmp.dir, ledger, now, longTunnel);
 
 /** The sessions `{{sessions}}` holds at `now` (every rule's input), as `session_id`s. */
 async function sessionsAt(now: Date): Promise<string[]> {
-  const engine = await duckdbRuleEngine(await localCatalog(dir));
-  try {
-    const sql = renderRuleSql(
-      'SELECT session_id, epoch_ms(end_at) AS end_ms FROM {{sessions}} x ORDER BY session_id',
-      {},
-      {
-        since: toDay(at(-48)),
-        until: toDay(now),
-        now,
-      },
-    );
-    return (await engine.query(sql)).map(
-      (r) => `${r.session_id} ${new Date(Number(r.end_ms)).toISOString()}`,
-    );
-  } finally {
-    engine.close();
-  }
+  const rows = await ruleSqlRows(
+    tmp.dir,
+    'SELECT session_id, epoch_ms(end_at) AS end_ms FROM {{sessions}} x ORDER BY session_id',
+    at(-48),
+    now,
+  );
+  return rows.map((r) => `${r.session_id} ${new Date(Number(r.end_ms)).toISOString()}`);
 }
 
 describe('detect reads the tunnels active/ shows open', () => {
@@ -135,22 +72,22 @@ describe('detect reads the tunnels active/ shows open', () => {
     // Seen when it opened, a heartbeat two days later; history holds only another, ended tunnel.
     await addActive([activeRow('seen', at(0.1), 0)]);
     await addActive([activeRow('changed', at(48), 1)]);
-    await addHistory([historyRow('other', 'tok-b', at(72), at(73))]);
+    await addHistory([tunnelHistoryRow('other', 'tok-b', at(72), at(73))]);
     const ledger = memoryFindingLedger('detect');
 
-    const first = await detectAt(ledger, at(96));
+    const first = await detect(ledger, at(96));
     expect(first.delivered.map((f) => [f.rule_id, f.session_id, f.token_hmac, f.first_seen])).toEqual([
       ['long_tunnel', 'live-1', 'tok-open', OPENED],
     ]);
     // Still open a run later: the same incident, not delivered again.
-    const later = await detectAt(ledger, at(102));
+    const later = await detect(ledger, at(102));
     expect(later.delivered).toEqual([]);
     expect(later.findings.map((f) => f.finding_id)).toEqual([first.delivered[0]?.finding_id]);
 
     // It closes: the snapshot's gone row, then history's row (another id, same token and start).
     await addActive([activeRow('gone', at(110), 2)]);
-    await addHistory([historyRow('hist-1', 'tok-open', OPENED, at(109.9))]);
-    const closed = await detectAt(ledger, at(120));
+    await addHistory([tunnelHistoryRow('hist-1', 'tok-open', OPENED, at(109.9))]);
+    const closed = await detect(ledger, at(120));
     expect(closed.delivered).toEqual([]);
     expect(closed.findings.map((f) => [f.finding_id, f.last_seen])).toEqual([
       [first.delivered[0]?.finding_id, at(109.9)],
@@ -160,10 +97,10 @@ describe('detect reads the tunnels active/ shows open', () => {
   it('holds each tunnel once: an open one until now, one history holds as history has it, a gone one not', async () => {
     await addActive([activeRow('seen', at(0.1), 0)]);
     // The same tunnel in history (still open there too): history's row, not a second session.
-    await addHistory([historyRow('hist-1', 'tok-open', OPENED, null)]);
+    await addHistory([tunnelHistoryRow('hist-1', 'tok-open', OPENED, null)]);
     expect(await sessionsAt(at(30))).toEqual([`hist-1 ${at(30).toISOString()}`]);
 
-    await rm(join(dir, 'history'), { recursive: true });
+    await rm(join(tmp.dir, 'history'), { recursive: true });
     expect(await sessionsAt(at(30))).toEqual([`live-1 ${at(30).toISOString()}`]);
     // What active/ shows after `now` does not count yet; a tunnel whose last row is gone is not open.
     await addActive([activeRow('gone', at(40), 1)]);

@@ -1,54 +1,23 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../lib/cli/main.ts';
 import { toDay } from '../../lib/clock/day.ts';
-import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
 import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
 import { readFindings } from '../../lib/report/readFindings.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { captureIo, freshDir } from '../cli/cliKit.ts';
+import { addHistoryFile, tunnelHistoryRow } from '../support/detectArchive.ts';
 
 const HOUR = 3_600_000;
 const T0 = new Date('2026-09-28T08:00:00Z');
 const at = (h: number) => new Date(T0.getTime() + h * HOUR);
 
-/** A closed history row of token `token` (its digest, as history holds it). */
-function row(id: string, token: string, start: Date, end: Date, udp = false): ArchiveRow {
-  return {
-    record_id: `rec-${id}`,
-    session_id: id,
-    start_time: start,
-    end_time: end,
-    user_email: 'dev@example.com',
-    token_value: null,
-    virtual_token_value: null,
-    token_hmac: token,
-    virtual_token_hmac: null,
-    domains: ['demo.a.pinggy.link'],
-    mode: udp ? 'tcp' : 'http',
-    mode_udp: udp ? 'udp' : '',
-    client_ip: '[198.51.100.7]:40000',
-    client_address: '198.51.100.7',
-    client_port: 40000,
-    port: 8080,
-    extra_json: null,
-    archived_at: end,
-    start_time_text: null,
-    end_time_text: null,
-  };
-}
-
 let dir: string;
-let file = 0;
 /** What `detect --json` printed, per run. */
 const runs: { rule_id: string; finding_id: string; revision: number; new: boolean }[][] = [];
 
-async function addHistory(rows: ArchiveRow[]) {
-  const day = path.join(dir, 'history', `dt=${toDay(rows[0]?.start_time ?? T0)}`);
-  await mkdir(day, { recursive: true });
-  await writeHistoryParquet(rows, path.join(day, `part-${file++}.parquet`));
-}
+const addHistory = (rows: ArchiveRow[]) => addHistoryFile(dir, toDay(rows[0]?.start_time ?? T0), rows);
 
 async function detect(now: Date) {
   const { io, out, err } = captureIo({});
@@ -73,10 +42,13 @@ beforeAll(async () => {
   dir = await freshDir('findings-report');
   // Rules with a baseline stay quiet (warming up); the others see a UDP tunnel and a 30-hour one.
   await writeFile(path.join(dir, 'settings.json'), JSON.stringify({ settings: { baseline_days: 30 } }));
-  await addHistory([row('udp-1', 'tok-udp', at(0), at(1), true), row('long-1', 'tok-long', at(0), at(30))]);
+  await addHistory([
+    tunnelHistoryRow('udp-1', 'tok-udp', at(0), at(1), true),
+    tunnelHistoryRow('long-1', 'tok-long', at(0), at(30)),
+  ]);
   await detect(at(32));
   // Later: the UDP token again within its quiet gap (an update of the same incident, a second row in findings/).
-  await addHistory([row('udp-2', 'tok-udp', at(33), at(34), true)]);
+  await addHistory([tunnelHistoryRow('udp-2', 'tok-udp', at(33), at(34), true)]);
   await detect(at(36));
 }, 300_000);
 afterAll(async () => {

@@ -1,24 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EMULATOR_PAID_KEY, startEmulator } from '../../devkit/startEmulator.ts';
 import { formatSummary } from '../../lib/cli/formatSummary.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { addDays, toDay } from '../../lib/clock/day.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
 import type { RunSummary } from '../../lib/run/runTypes.ts';
-import { openLocalState } from '../../lib/state/openLocalState.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
-import { expectIdsExact, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
-import { LatencyClock } from '../support/latencyClock.ts';
+import { expectIdsExact, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
+import { bigDayWorld, CAP, IN_FLIGHT, LATENCY_MS } from './bigDayWorld.ts';
 
 const SESSIONS = 30_000;
-const CAP = 100;
-const LATENCY_MS = 40;
-const IN_FLIGHT = 2;
 const MAX_RUN_MS = 6_000;
 const RESERVE_MS = 500;
 /** Pages the latency allows in one run's budget: (6000 − 500) ms ÷ 40 ms × 2 in flight. */
@@ -38,46 +28,20 @@ afterEach(async () => {
  * fetches is the same on any machine; wall-clock ratios are the bench's (bench/bigDay.ts).
  */
 async function world(stableOrder: boolean) {
-  const start = '2026-10-01T06:00:00.000Z';
-  const clock = new ManualClock(start);
-  const emulator = await startEmulator({
-    clock,
-    maxPageSize: CAP,
-    // Every day holds SESSIONS short sessions, all visible at once; the runs ask for one of them.
-    dataset: {
-      heavyEveryDays: 1,
-      heavyMin: SESSIONS,
-      heavyMax: SESSIONS,
-      minSessionMs: 60_000,
-      maxSessionMs: 120_000,
-      lateRate: 0,
-    },
+  const { clock, emulator, dir, local, day, latency, http, runAt, options } = await bigDayWorld(SESSIONS, {
     faults: { delayMs: LATENCY_MS, stableOrder },
-  });
-  const dir = await mkdtemp(join(tmpdir(), 'ta-bigday-'));
-  const local = await openLocalState(join(dir, 'archive', '.state'));
-  cleanups.push(async () => {
-    await emulator.close();
-    await local.close();
-    await rm(dir, { recursive: true, force: true });
+    dirPrefix: 'ta-bigday-',
+    cleanups,
   });
   const objects = createFileObjectStore(join(dir, 'archive'));
-  const day = addDays(toDay(clock.now()), -3);
   const truth = new Set(emulator.truth(day).map((r) => recordId(r, TEST_TOKEN_KEY)));
-  const latency = new LatencyClock(clock, LATENCY_MS, IN_FLIGHT);
-  const http = createTunnelApiClient({ baseUrl: emulator.url, apiKey: EMULATOR_PAID_KEY, clock });
-  cleanups.push(() => http.close());
   const api = latency.api(http);
   const run = async (n: number): Promise<{ summary: RunSummary; answered: number }> => {
-    clock.set(new Date(Date.parse(start) + n * 6 * 3_600_000));
-    const budget = latency.budget(MAX_RUN_MS, RESERVE_MS);
-    const summary = await runArchive(testDeps({ api, objects, state: local.state, clock }), {
-      ...TEST_OPTIONS,
-      pageSize: CAP,
-      pageConcurrency: IN_FLIGHT,
-      onlyDays: [day],
-      budget,
-    });
+    runAt(n);
+    const summary = await runArchive(
+      testDeps({ api, objects, state: local.state, clock }),
+      options(MAX_RUN_MS, RESERVE_MS),
+    );
     return { summary, answered: latency.answered };
   };
   return { day, truth, objects, state: local.state, run };

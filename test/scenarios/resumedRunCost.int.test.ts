@@ -1,26 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countingObjectStore } from '../../devkit/countingObjectStore.ts';
-import { EMULATOR_PAID_KEY, startEmulator } from '../../devkit/startEmulator.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { addDays, toDay } from '../../lib/clock/day.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
-import { openLocalState } from '../../lib/state/openLocalState.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
 import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
 import { walkIdsKey } from '../../lib/walk/carriedRows.ts';
 import { countingStateStore } from '../support/countingStateStore.ts';
-import { expectIdsExact, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
-import { LatencyClock } from '../support/latencyClock.ts';
+import { expectIdsExact, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
+import { bigDayWorld, IN_FLIGHT } from './bigDayWorld.ts';
 
 const SESSIONS = 12_000;
-const CAP = 100;
-const LATENCY_MS = 40;
-const IN_FLIGHT = 2;
 /** 15 pages a run: (800 − 500) ms ÷ 40 ms × 2 in flight; the day's 121 pages take 9 or more runs. */
 const MAX_RUN_MS = 800;
 const RESERVE_MS = 500;
@@ -39,34 +29,13 @@ interface AtFirstRequest {
 
 describe('a resumed run', () => {
   it("reads none of the day's ids before its first page request, on its 3rd run of a day and on its 7th: the earlier ids and the partition's are read beside the fetching", async () => {
-    const start = '2026-10-01T06:00:00.000Z';
-    const clock = new ManualClock(start);
-    const emulator = await startEmulator({
-      clock,
-      maxPageSize: CAP,
-      dataset: {
-        heavyEveryDays: 1,
-        heavyMin: SESSIONS,
-        heavyMax: SESSIONS,
-        minSessionMs: 60_000,
-        maxSessionMs: 120_000,
-        lateRate: 0,
-      },
+    const { clock, emulator, dir, local, day, latency, http, runAt, options } = await bigDayWorld(SESSIONS, {
       faults: { stableOrder: true },
-    });
-    const dir = await mkdtemp(join(tmpdir(), 'ta-resumedcost-'));
-    const local = await openLocalState(join(dir, 'archive', '.state'));
-    cleanups.push(async () => {
-      await emulator.close();
-      await local.close();
-      await rm(dir, { recursive: true, force: true });
+      dirPrefix: 'ta-resumedcost-',
+      cleanups,
     });
     const store = countingObjectStore(createFileObjectStore(join(dir, 'archive')));
     const state = countingStateStore(local.state);
-    const day = addDays(toDay(clock.now()), -3);
-    const http = createTunnelApiClient({ baseUrl: emulator.url, apiKey: EMULATOR_PAID_KEY, clock });
-    cleanups.push(() => http.close());
-    const latency = new LatencyClock(clock, LATENCY_MS, IN_FLIGHT);
     const timed = latency.api(http);
     // What had been read at the run's first page request of the day (one the run sends ahead of its walk,
     // beside its preflight), and at the first one the walk sends itself (after the `IN_FLIGHT` sent ahead).
@@ -95,19 +64,16 @@ describe('a resumed run', () => {
       idsBytes: number;
     }[] = [];
     for (let n = 0; n < 14 && !(await local.state.getDay(day))?.complete; n++) {
-      clock.set(new Date(Date.parse(start) + n * 6 * 3_600_000));
+      runAt(n);
       store.reset();
       state.reset();
       snapshot = undefined;
       atWalk = undefined;
       dayRequests = 0;
-      const summary = await runArchive(testDeps({ api, objects: store.objects, state: state.state, clock }), {
-        ...TEST_OPTIONS,
-        pageSize: CAP,
-        pageConcurrency: IN_FLIGHT,
-        onlyDays: [day],
-        budget: latency.budget(MAX_RUN_MS, RESERVE_MS),
-      });
+      const summary = await runArchive(
+        testDeps({ api, objects: store.objects, state: state.state, clock }),
+        options(MAX_RUN_MS, RESERVE_MS),
+      );
       const d = summary.days.find((x) => x.day === day);
       // The walk's ids saved so far: part 0 and the parts the day state records after it.
       let idsBytes = 0;

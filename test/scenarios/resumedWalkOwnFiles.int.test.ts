@@ -1,24 +1,15 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countingObjectStore } from '../../devkit/countingObjectStore.ts';
-import { EMULATOR_PAID_KEY, startEmulator } from '../../devkit/startEmulator.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { addDays, toDay } from '../../lib/clock/day.ts';
 import { recordId } from '../../lib/records/recordId.ts';
 import { runArchive } from '../../lib/run/runArchive.ts';
 import type { DayState } from '../../lib/state/dayState.ts';
-import { openLocalState } from '../../lib/state/openLocalState.ts';
 import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
-import { expectIdsExact, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
-import { LatencyClock } from '../support/latencyClock.ts';
+import { expectIdsExact, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
+import { bigDayWorld } from './bigDayWorld.ts';
 
 const SESSIONS = 4_000;
-const CAP = 100;
-const LATENCY_MS = 40;
-const IN_FLIGHT = 2;
 /** 15 pages a run: (800 − 500) ms ÷ 40 ms × 2 in flight; the day's 41 pages take 3 runs or more. */
 const MAX_RUN_MS = 800;
 const RESERVE_MS = 500;
@@ -37,34 +28,13 @@ interface RunSeen {
 }
 
 /** A day bigger than one run, archived run by run (6 simulated hours apart) into a local archive. */
-async function bigDayWorld() {
-  const start = '2026-10-01T06:00:00.000Z';
-  const clock = new ManualClock(start);
-  const emulator = await startEmulator({
-    clock,
-    maxPageSize: CAP,
-    dataset: {
-      heavyEveryDays: 1,
-      heavyMin: SESSIONS,
-      heavyMax: SESSIONS,
-      minSessionMs: 60_000,
-      maxSessionMs: 120_000,
-      lateRate: 0,
-    },
+async function ownFilesWorld() {
+  const { clock, emulator, dir, local, day, latency, http, runAt, options } = await bigDayWorld(SESSIONS, {
     faults: { stableOrder: true },
-  });
-  const dir = await mkdtemp(join(tmpdir(), 'ta-ownfiles-'));
-  const local = await openLocalState(join(dir, 'archive', '.state'));
-  const http = createTunnelApiClient({ baseUrl: emulator.url, apiKey: EMULATOR_PAID_KEY, clock });
-  cleanups.push(async () => {
-    await http.close();
-    await emulator.close();
-    await local.close();
-    await rm(dir, { recursive: true, force: true });
+    dirPrefix: 'ta-ownfiles-',
+    cleanups,
   });
   const store = countingObjectStore(createFileObjectStore(join(dir, 'archive')));
-  const day = addDays(toDay(clock.now()), -3);
-  const latency = new LatencyClock(clock, LATENCY_MS, IN_FLIGHT);
   const api = latency.api(http);
   /** The data files every history partition lists. */
   const listed = async (): Promise<Set<string>> => {
@@ -75,16 +45,13 @@ async function bigDayWorld() {
   };
   let n = 0;
   const run = async (): Promise<RunSeen> => {
-    clock.set(new Date(Date.parse(start) + n++ * 6 * 3_600_000));
+    runAt(n++);
     const before = await listed();
     store.reset();
-    await runArchive(testDeps({ api, objects: store.objects, state: local.state, clock }), {
-      ...TEST_OPTIONS,
-      pageSize: CAP,
-      pageConcurrency: IN_FLIGHT,
-      onlyDays: [day],
-      budget: latency.budget(MAX_RUN_MS, RESERVE_MS),
-    });
+    await runArchive(
+      testDeps({ api, objects: store.objects, state: local.state, clock }),
+      options(MAX_RUN_MS, RESERVE_MS),
+    );
     const read = new Set(
       [...store.counts.keysRead]
         .filter((k) => k.endsWith('.parquet'))
@@ -116,7 +83,7 @@ const overlap = (a: Set<string>, b: Set<string>) => [...a].filter((x) => b.has(x
 
 describe("a resumed walk and its own earlier runs' files", () => {
   it('reads none of them back, and the day ends archived once', async () => {
-    const w = await bigDayWorld();
+    const w = await ownFilesWorld();
     const first = await w.run();
     const rest = await w.finish();
     expect(rest.length).toBeGreaterThanOrEqual(2);
@@ -132,7 +99,7 @@ describe("a resumed walk and its own earlier runs' files", () => {
   });
 
   it("reads the files of a run whose state was lost, and archives that run's rows once", async () => {
-    const w = await bigDayWorld();
+    const w = await ownFilesWorld();
     const first = await w.run();
     const second = await w.run();
     expect(second.added.size).toBeGreaterThan(0);
@@ -152,7 +119,7 @@ describe("a resumed walk and its own earlier runs' files", () => {
   });
 
   it('reads them all when the walk’s earlier ids cannot be read, and archives every row once', async () => {
-    const w = await bigDayWorld();
+    const w = await ownFilesWorld();
     const first = await w.run();
     const second = await w.run();
     await rm(join(w.dir, 'archive', '_staging', 'walks'), { recursive: true, force: true });
