@@ -24,6 +24,9 @@ beforeAll(async () => {
   parquet = await parquetOf([1, 2, 3]);
 });
 
+/** The bytes with byte 100 flipped: a change its hash shows and its size does not. */
+const flipByte100 = (b: Uint8Array) => Uint8Array.from(b, (x, i) => (i === 100 ? x ^ 1 : x));
+
 /**
  * An archive that grows a week at a time on a simulated clock: each week one run publishes a history file
  * and a quarantined record and appends its digest; the weekly verify runs after it.
@@ -90,6 +93,20 @@ class SimulatedArchive {
     return { ...result, checked: this.store.takeChecked() };
   }
 
+  /**
+   * Runs weeks, each checked (and the jobs run between them), until a check reports `object` changed (a
+   * hash failure): the week it did, from 1, or undefined when none did within one period.
+   */
+  async weekReportingChanged(object: string): Promise<number | undefined> {
+    for (let w = 1; w <= PERIOD; w++) {
+      await this.runWeek();
+      const r = await this.verify();
+      if (r.failures.some((f) => f.kind === 'hash' && f.object === object)) return w;
+      await this.betweenWeeks();
+    }
+    return undefined;
+  }
+
   dataFiles(): string[] {
     return [...this.writtenIn.keys()];
   }
@@ -149,13 +166,8 @@ describe('verifyWeekly over a simulated year of weeks', () => {
     for (const checksums of [true, false]) {
       const a = await twoYearsOld(checksums);
       const old = [...a.writtenIn].find(([f, week]) => week === 1 && f.endsWith('.parquet'))?.[0] as string;
-      await a.store.tamper(old, (b) => Uint8Array.from(b, (x, i) => (i === 100 ? x ^ 1 : x)), true);
-      let reportedIn: number | undefined;
-      for (let w = 1; w <= PERIOD && reportedIn === undefined; w++) {
-        await a.runWeek();
-        const r = await a.verify();
-        if (r.failures.some((f) => f.kind === 'hash' && f.object === old)) reportedIn = w;
-      }
+      await a.store.tamper(old, flipByte100, true);
+      const reportedIn = await a.weekReportingChanged(old);
       expect(reportedIn, `checksums: ${checksums}`).toBeDefined();
     }
   }, 120_000);
@@ -164,7 +176,7 @@ describe('verifyWeekly over a simulated year of weeks', () => {
     const a = await twoYearsOld(true);
     const old = a.dataFiles()[0] as string;
     await a.runWeek();
-    await a.store.tamper(old, (b) => Uint8Array.from(b, (x, i) => (i === 100 ? x ^ 1 : x)), false);
+    await a.store.tamper(old, flipByte100, false);
     const r = await a.verify();
     expect(r.failures).toContainEqual(expect.objectContaining({ kind: 'unlisted', object: old }));
   }, 120_000);
@@ -175,7 +187,7 @@ describe('verifyWeekly over a simulated year of weeks', () => {
     const fresh = [...a.writtenIn].find(
       ([f, week]) => week === a.week && f.endsWith('.parquet'),
     )?.[0] as string;
-    await a.store.tamper(fresh, (b) => Uint8Array.from(b, (x, i) => (i === 100 ? x ^ 1 : x)), true);
+    await a.store.tamper(fresh, flipByte100, true);
     const r = await a.verify();
     expect(r.failures).toContainEqual(expect.objectContaining({ kind: 'hash', object: fresh }));
     // Until it is dealt with, the verified head stays: next week reports it again.
@@ -253,15 +265,8 @@ describe('verifyWeekly with store-side checksum jobs (S3 Batch Operations Comput
   it('reports a changed byte in a file written two years ago within one period, its date kept', async () => {
     const a = await twoYearsOld(false, true);
     const old = [...a.writtenIn].find(([f, week]) => week === 1 && f.endsWith('.parquet'))?.[0] as string;
-    await a.store.tamper(old, (b) => Uint8Array.from(b, (x, i) => (i === 100 ? x ^ 1 : x)), true);
-    let reportedIn: number | undefined;
-    for (let w = 1; w <= PERIOD && reportedIn === undefined; w++) {
-      await a.runWeek();
-      const r = await a.verify();
-      if (r.failures.some((f) => f.kind === 'hash' && f.object === old)) reportedIn = w;
-      await a.betweenWeeks();
-    }
-    expect(reportedIn).toBeDefined();
+    await a.store.tamper(old, flipByte100, true);
+    expect(await a.weekReportingChanged(old)).toBeDefined();
   }, 240_000);
 
   it('reports a changed byte in a file written this week by this week’s check', async () => {
@@ -270,7 +275,7 @@ describe('verifyWeekly with store-side checksum jobs (S3 Batch Operations Comput
     const fresh = [...a.writtenIn].find(
       ([f, week]) => week === a.week && f.endsWith('.parquet'),
     )?.[0] as string;
-    await a.store.tamper(fresh, (b) => Uint8Array.from(b, (x, i) => (i === 100 ? x ^ 1 : x)), true);
+    await a.store.tamper(fresh, flipByte100, true);
     const r = await a.verify();
     expect(r.failures).toContainEqual(expect.objectContaining({ kind: 'hash', object: fresh }));
   }, 120_000);
@@ -280,7 +285,7 @@ describe('verifyWeekly with store-side checksum jobs (S3 Batch Operations Comput
     const replaced = a.dataFiles().find((f) => f.endsWith('.parquet')) as string;
     await a.runWeek();
     await a.store.put(`${digestKeys.prefix}notes.txt`, 'x');
-    await a.store.tamper(replaced, (b) => Uint8Array.from(b, (x, i) => (i === 100 ? x ^ 1 : x)), false);
+    await a.store.tamper(replaced, flipByte100, false);
     await a.runWeek();
     expect((await a.verify()).failures).toEqual([]);
     await a.betweenWeeks();
