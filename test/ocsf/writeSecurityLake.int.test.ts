@@ -1,6 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import AWSAccount from 's3rver/lib/models/account.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DynaliteHandle, startDynalite } from '../../devkit/startDynalite.ts';
@@ -28,6 +28,7 @@ import { tempDirPer } from '../support/tempDirPer.ts';
 import { startWriteOnceFront, type WriteOnceFront } from '../support/writeOnceS3Front.ts';
 import { emulatorArchive } from './emulatorArchive.ts';
 import { ocsfErrors } from './ocsfSchemas.ts';
+import { readLakeObject } from './readLakeObject.ts';
 import { type RecordingProxy, startRecordingProxy } from './recordingProxy.ts';
 import { type StsStubHandle, startStsStub } from './startStsStub.ts';
 
@@ -191,27 +192,8 @@ const listLake = async () => {
 };
 
 async function eventsOf(key: string): Promise<Record<string, unknown>[]> {
-  const body = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }));
-  const path = join(tmp.dir, 'lake-read', key);
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(
-    path,
-    await (body.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
-  );
-  const { DuckDBInstance } = await import('@duckdb/node-api');
-  const db = await DuckDBInstance.create(':memory:');
-  const c = await db.connect();
-  try {
-    const rows = await c.runAndReadAll(
-      `SELECT CAST(to_json(e) AS VARCHAR) AS j FROM read_parquet('${path}', hive_partitioning = false) e`,
-    );
-    return rows
-      .getRowObjectsJson()
-      .map((r) => stripNulls(JSON.parse(String(r.j))) as Record<string, unknown>);
-  } finally {
-    c.closeSync();
-    db.closeSync();
-  }
+  const events = await readLakeObject(s3.client, s3.bucket, key, join(tmp.dir, 'lake-read', key));
+  return events.map((e) => stripNulls(e) as Record<string, unknown>);
 }
 
 const LAYOUT =
