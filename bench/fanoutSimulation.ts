@@ -12,7 +12,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startLocalDynamo } from '../devkit/localDynamo.ts';
@@ -82,6 +82,8 @@ export interface FanoutFigures {
   cpuShare?: number;
   /** Sessions one pass's page cap allows at the echoed page rows, one run's and the fan-out's. */
   pageCapSessions?: { oneRun: number; fanout: number };
+  /** The 1-minute load average before and after the measurement (2 cores): the work a page follows it. */
+  load?: [number, number];
 }
 
 /** Wall seconds of a day of `pages` pages at map concurrency `c`, in items of `rangePages` (plan and finish are one each). */
@@ -102,6 +104,7 @@ export async function fanoutSimulation(
   sessions: number,
   itemOverheadSeconds: number,
 ): Promise<FanoutFigures> {
+  const loadBefore = loadavg()[0] ?? 0;
   const shipped = shippedSettings();
   const oneRun = recordedSettings(shipped, 'archiver', FANOUT_MODEL.pageRows);
   const fanout = recordedSettings(shipped, 'fanoutFunction', FANOUT_MODEL.pageRows);
@@ -227,6 +230,7 @@ export async function fanoutSimulation(
       overrides: { windowDays: WINDOW_DAYS },
       cpuShare: round(cpuShare, 4),
       pageCapSessions: { oneRun: capSessions(oneRun), fanout: capSessions(fanout) },
+      load: [round(loadBefore), round(loadavg()[0] ?? 0)],
     };
   } finally {
     await api.close();
