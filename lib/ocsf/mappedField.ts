@@ -3,8 +3,8 @@ import { leaf, literalSql, type OcsfField, type OcsfType, row } from './ocsfFiel
 
 /**
  * Where an OCSF attribute's value comes from, said once for both forms of a mapping: the SQL of the
- * Athena view and the DuckDB export (`f` is the source row, `f.revision` its number among the rows of
- * the same id), and the value the TypeScript mapper gives one source object (a first revision).
+ * Athena view and the DuckDB export (`f` is the source row, `f.revision` its stored revision, 0 for the
+ * first), and the value the TypeScript mapper gives one source object (its first revision, or a later one).
  */
 export type Source<Row, Rule> =
   | { value: unknown }
@@ -45,7 +45,7 @@ function sourceSql<Row, Rule>(
     return `CASE f.${s.lookup} ${whens.join(' ')} ELSE ${literalSql(type, s.otherwise)} END`;
   }
   if ('firstRevision' in s)
-    return `CASE WHEN f.revision = 1 THEN ${sourceSql(s.firstRevision, type, rules)} ELSE ${sourceSql(s.later, type, rules)} END`;
+    return `CASE WHEN f.revision = 0 THEN ${sourceSql(s.firstRevision, type, rules)} ELSE ${sourceSql(s.later, type, rules)} END`;
   if ('perRule' in s) {
     const whens = rules.map((r) => `WHEN ${sqlText(r.id)} THEN ${literalSql(type, s.perRule(r))}`);
     return whens.length === 0 ? 'NULL' : `CASE f.rule_id ${whens.join(' ')} END`;
@@ -65,33 +65,37 @@ export function mappedSqlFields<Row, Rule>(
   );
 }
 
-function sourceValue<Row, Rule>(s: Source<Row, Rule>, r: Row, rule: Rule): unknown {
+function sourceValue<Row, Rule>(s: Source<Row, Rule>, r: Row, rule: Rule, later: boolean): unknown {
   const cell = (c: keyof Row) => r[c] as unknown;
   if ('value' in s) return s.value;
   if ('column' in s) return cell(s.column);
   if ('epochMs' in s) return (cell(s.epochMs) as Date).getTime();
-  if ('text' in s) return String(sourceValue(s.text, r, rule));
-  if ('concat' in s) return s.concat.map((p) => sourceValue(p, r, rule)).join('');
-  if ('arrayOf' in s) return s.arrayOf.map((p) => sourceValue(p, r, rule));
+  if ('text' in s) return String(sourceValue(s.text, r, rule, later));
+  if ('concat' in s) return s.concat.map((p) => sourceValue(p, r, rule, later)).join('');
+  if ('arrayOf' in s) return s.arrayOf.map((p) => sourceValue(p, r, rule, later));
   if ('lookup' in s) {
     const key = String(cell(s.lookup));
     return Object.hasOwn(s.table, key) ? s.table[key] : s.otherwise;
   }
-  if ('firstRevision' in s) return sourceValue(s.firstRevision, r, rule);
+  if ('firstRevision' in s) return sourceValue(later ? s.later : s.firstRevision, r, rule, later);
   if ('perRule' in s) return s.perRule(rule);
   return undefined;
 }
 
-/** The mapping of one source object (its first revision) as a plain object, nulls still in. */
+/**
+ * The mapping of one source object as a plain object, nulls still in: its first revision, or (`later`) a
+ * later one, as the view maps the first stored row of a finding and each row after it.
+ */
 export function mappedValue<Row, Rule>(
   fields: readonly MappedField<Row, Rule>[],
   r: Row,
   rule: Rule,
+  later = false,
 ): Record<string, unknown> {
   return Object.fromEntries(
     fields.map((m) => [
       m.name,
-      'fields' in m ? mappedValue(m.fields, r, rule) : sourceValue(m.from, r, rule),
+      'fields' in m ? mappedValue(m.fields, r, rule, later) : sourceValue(m.from, r, rule, later),
     ]),
   );
 }

@@ -16,7 +16,7 @@ export const OCSF_CLASSES = ['sessions', 'findings'] as const;
 export type OcsfClass = (typeof OCSF_CLASSES)[number];
 
 /** The columns of `findings/` the mapping reads, for an archive that has none yet (an empty table). */
-const FINDING_INPUT = {
+export const FINDING_INPUT = {
   finding_id: 'VARCHAR',
   rule_id: 'VARCHAR',
   title: 'VARCHAR',
@@ -31,6 +31,7 @@ const FINDING_INPUT = {
   hits: 'INTEGER',
   record_ids: 'VARCHAR[]',
   detected_at: 'TIMESTAMPTZ',
+  revision: 'INTEGER',
 } as const;
 
 /** Which events: those whose `time` (or `metadata.logged_time`) is in `[fromMs, toMs)`. */

@@ -1,5 +1,11 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { Finding } from '../../lib/detect/finding.ts';
+import { findingsWriter } from '../../lib/detect/findingsDataset.ts';
 import { loadRules } from '../../lib/detect/loadRules.ts';
+import type { DetectionRule } from '../../lib/detect/ruleSchema.ts';
 import {
   detectionFindingMapping,
   type OcsfFindingInput,
@@ -53,7 +59,7 @@ async function findingsTable(rows: readonly OcsfFindingInput[]): Promise<void> {
       ${text(f.severity)} AS severity, ${text(f.source)} AS source, ${text(f.entity)} AS entity,
       ${text(f.token_hmac)} AS token_hmac, ${text(f.client_network)} AS client_network, ${text(f.session_id)} AS session_id,
       ${ts(f.first_seen)} AS first_seen, ${ts(f.last_seen)} AS last_seen, ${f.hits} AS hits,
-      []::VARCHAR[] AS record_ids, ${ts(f.detected_at)} AS detected_at`,
+      []::VARCHAR[] AS record_ids, ${ts(f.detected_at)} AS detected_at, 0 AS revision`,
   );
   await duck.run(`CREATE OR REPLACE TABLE findings AS ${selects.join(' UNION ALL ')}`);
   await duck.run(
@@ -104,9 +110,7 @@ describe('mappedSqlFields and mappedValue', () => {
     const fields: MappedField<OcsfFindingInput, OcsfRule>[] = [{ name: 'v', type, from }];
     await findingsTable([FINDING]);
     const [fromSql] = await jsonRows(
-      duckdbSpelling(
-        `SELECT ${selectList(mappedSqlFields(fields, [RULE]))} FROM (SELECT *, 1 AS revision FROM findings) f`,
-      ),
+      duckdbSpelling(`SELECT ${selectList(mappedSqlFields(fields, [RULE]))} FROM findings f`),
     );
     const fromTs = stripNulls(mappedValue(fields, FINDING, RULE));
     expect(fromTs).toEqual(expected === undefined ? undefined : { v: expected });
@@ -195,6 +199,64 @@ describe('toOcsfDetectionFinding (the SNS form)', () => {
   it('validates against OCSF 1.8.0 Detection Finding', async () => {
     const rule = (await loadRules()).find((r) => r.id === FINDING.rule_id);
     expect(ocsfErrors('1.8.0-detection_finding', toOcsfDetectionFinding(FINDING, rule as never))).toBe('');
+  });
+
+  it("is, for each revision the findings dataset stores, the view's event of that row: Create, then Update", async () => {
+    // Rows as the product writes them: the incident ledger's revisions (each keeping the incident's
+    // detected_at), through the findings dataset's own Parquet writer.
+    const rules = await loadRules();
+    const rule = rules.find((r) => r.id === FINDING.rule_id) as DetectionRule;
+    const first: Finding = {
+      ...FINDING,
+      rule_uid: rule.uid,
+      severity: rule.level,
+      record_ids: [],
+      record_count: 0,
+      dedupe_key: `${FINDING.rule_id}|${FINDING.entity}`,
+      updated_at: FINDING.detected_at,
+      revision: 0,
+      dt: '2026-11-20',
+      source: 'scheduled',
+    };
+    const later: Finding = {
+      ...first,
+      hits: 5,
+      last_seen: new Date('2026-11-20T11:00:00Z'),
+      updated_at: new Date('2026-11-20T11:10:00Z'),
+      revision: 1,
+    };
+    const dir = await mkdtemp(join(tmpdir(), 'ta-findings-'));
+    try {
+      // The later revision first in the file: the view must not take the file's order for the revisions'.
+      const file = join(dir, 'findings.parquet');
+      await findingsWriter.write(
+        (async function* () {
+          yield later;
+          yield first;
+        })(),
+        file,
+      );
+      await duck.run(`CREATE OR REPLACE TABLE findings AS SELECT * FROM read_parquet(${sqlString(file)})`);
+      const fromView = await viewRows(rules);
+      expect(
+        (fromView as Record<string, unknown>[]).map((r) => [
+          r.activity_name,
+          (r.finding_info as { uid: string }).uid,
+          r.count,
+        ]),
+      ).toEqual(
+        expect.arrayContaining([
+          ['Create', first.finding_id, 2],
+          ['Update', first.finding_id, 5],
+        ]),
+      );
+      for (const f of [first, later]) {
+        const live = toOcsfDetectionFinding(f, rule as never);
+        expect(fromView, `revision ${f.revision}`).toContainEqual(live);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("is the findings view's Create event of the same row (one mapping)", async () => {
