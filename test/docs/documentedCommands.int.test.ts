@@ -28,7 +28,14 @@ import { archiveKeysName, keysInArchiveWarning, userKeysDir } from '../../lib/ke
 import { verifyJobIdSchema } from '../../lib/verify/verifyJobTypes.ts';
 import { type ReadOnlyS3Front, startReadOnlyS3Front } from '../support/readOnlyS3Front.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
-import { type DocCommand, docCommand, docCommands, splitComment } from './documentedCommands.ts';
+import {
+  type DocCommand,
+  docCommand,
+  docCommands,
+  type InlineCommand,
+  inlineCommands,
+  splitComment,
+} from './documentedCommands.ts';
 import { parseAwsCall } from './documentedCommandsAws.ts';
 import { paste, pasteUntil, type ShellResult, shimPrograms } from './documentedCommandsWorld.ts';
 
@@ -49,6 +56,7 @@ const PAGES = [
     .map((f) => `docs/${f}`),
 ];
 const documented = PAGES.flatMap((page) => docCommands(page, read(page)));
+const inline = PAGES.flatMap((page) => inlineCommands(page, read(page)));
 
 /** The instant every command acts at (`--now` where the command takes it); the archive is made at it. */
 const NOW = '2026-11-20T12:00:00Z';
@@ -655,4 +663,76 @@ describe('every documented command', () => {
     expect(printed.map((c) => c.argv[1])).toEqual(expect.arrayContaining(['query', 'report', 'detect']));
     for (const c of printed) ran.push(`ran     ${where(c)}  → ${await runTunnelArchiver(c)}`);
   }, 180_000);
+});
+
+/**
+ * What is wrong with a command a page writes in its prose, read without running it: a subcommand, a flag,
+ * a script or a context option that does not exist. `<placeholders>` and `--flag=value` are read as such.
+ */
+function inlineProblems(c: InlineCommand, emulatorHelp: string): string[] {
+  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+  const flagsOf = (words: string[]) =>
+    words.filter((w) => /^--[a-z]/.test(w)).map((w) => w.replace(/=.*$/, ''));
+  const [program, sub = '', ...rest] = c.argv;
+  if (program === 'tunnel-archiver') {
+    if (sub.startsWith('<') || sub === '--help') return [];
+    const flags = COMMAND_FLAGS[sub as keyof typeof COMMAND_FLAGS] as Record<string, unknown> | undefined;
+    if (flags === undefined) return [`no command ${sub}`];
+    if (sub === 'emulator')
+      return flagsOf(rest)
+        .filter((f) => f !== '--help' && !emulatorHelp.includes(`  ${f} `))
+        .map((f) => `the emulator takes no ${f}`);
+    return flagsOf(rest)
+      .filter((f) => !(f.slice(2) in flags))
+      .map((f) => `${sub} takes no ${f}`);
+  }
+  if (program === 'npm') {
+    if (['ci', 'test', 'start', 'update', 'install'].includes(sub))
+      return sub === 'test' || sub === 'start' ? (sub in scripts ? [] : [`no script ${sub}`]) : [];
+    if (sub === 'run') return (rest[0] ?? '') in scripts ? [] : [`no script ${rest[0]}`];
+    return [`npm ${sub}: no check for it`];
+  }
+  if (program === 'cdk') {
+    if (!['bootstrap', 'deploy', 'destroy', 'synth', 'diff'].includes(sub)) return [`cdk ${sub}`];
+    return rest
+      .flatMap((w, i) => (rest[i - 1] === '-c' ? [w.split('=')[0] ?? ''] : []))
+      .filter((k) => !(SETTING_KEYS as string[]).includes(k))
+      .map((k) => `-c ${k} is no context option of the stack`);
+  }
+  if (program === 'aws') {
+    try {
+      parseAwsCall(c.argv.slice(1), { fragment: true });
+      return [];
+    } catch (error) {
+      return [(error as Error).message];
+    }
+  }
+  return [`no check for ${program}`];
+}
+
+describe('every command the docs write in their prose', () => {
+  it('names commands, flags, scripts and context options that exist', async () => {
+    const help = await paste(`tunnel-archiver emulator --help`, {
+      cwd: world.reader,
+      env: shellEnv(documented[0] as DocCommand),
+    });
+    expect(help.stdout).toContain('--port');
+    // A command its sentence says is refused is run below instead.
+    const refused = (c: InlineCommand) => c.prints?.startsWith('error') === true;
+    const problems = inline
+      .filter((c) => !refused(c))
+      .flatMap((c) => inlineProblems(c, help.stdout).map((p) => `${c.page}:${c.line}: ${c.text}: ${p}`));
+    expect(problems).toEqual([]);
+    ran.push(`checked ${inline.length} inline commands (flags, scripts, context options)`);
+  });
+
+  it.each(
+    inline.filter((c) => c.prints !== undefined).map((c) => ({ c, title: `${c.page}:${c.line}: ${c.text}` })),
+  )('prints what its sentence says: $title', async ({ c }) => {
+    const r = await paste(c.text, { cwd: world.reader, env: shellEnv(docCommand(c.page, c.line, c.text)) });
+    const said = c.prints as string;
+    expect((r.stdout + r.stderr).replace(/\s+/g, ' '), `${c.page}:${c.line}: ${c.text}`).toContain(said);
+    expect(r.code === 0, `${c.page}:${c.line}: exit ${r.code}`).toBe(!said.startsWith('error'));
+    ran.push(`ran     ${c.page}:${c.line}: ${c.text}  → exit ${r.code}, prints what the page says`);
+  });
 });

@@ -158,3 +158,36 @@ export function docCommands(page: string, markdown: string): DocCommand[] {
   }
   return out;
 }
+
+/** A command a page writes inline (`` `npx tunnel-archiver status --dest …` ``), and what it says it prints. */
+export interface InlineCommand {
+  page: string;
+  line: number;
+  text: string;
+  argv: string[];
+  kind: CommandKind;
+  /** The output the sentence gives it: `` `cmd` prints `output` ``. */
+  prints?: string;
+}
+
+const INLINE = /`((?:npx |npm |aws |cdk |tunnel-archiver )[^`]*)`( prints `([^`]*)`)?/g;
+
+/**
+ * The commands in a page's prose: code spans starting with a program the docs give commands for, spaces
+ * and line breaks collapsed. Shell blocks are left out (docCommands reads them).
+ */
+export function inlineCommands(page: string, markdown: string): InlineCommand[] {
+  const prose = markdown.replace(/^```[\s\S]*?^```/gm, (block) => block.replace(/[^\n]/g, ' '));
+  return [...prose.matchAll(INLINE)].map((m) => {
+    const text = (m[1] as string).replace(/\s+/g, ' ').trim();
+    const { argv, kind } = docCommand(page, 0, text);
+    return {
+      page,
+      line: prose.slice(0, m.index).split('\n').length,
+      text,
+      argv,
+      kind,
+      ...(m[3] === undefined ? {} : { prints: m[3].replace(/\s+/g, ' ') }),
+    };
+  });
+}

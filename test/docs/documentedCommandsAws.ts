@@ -69,6 +69,35 @@ const AWS_OPTIONS: Record<string, { options: readonly string[]; positionals: num
   },
   // s3/presign.html: <S3Uri>
   's3 presign': { options: ['--expires-in'], positionals: 1 },
+  // dynamodb/update-table.html
+  'dynamodb update-table': {
+    options: [
+      '--table-name',
+      '--deletion-protection-enabled',
+      '--no-deletion-protection-enabled',
+      '--billing-mode',
+    ],
+    positionals: 0,
+  },
+  // dynamodb/restore-table-to-point-in-time.html
+  'dynamodb restore-table-to-point-in-time': {
+    options: [
+      '--source-table-name',
+      '--target-table-name',
+      '--restore-date-time',
+      '--use-latest-restorable-time',
+    ],
+    positionals: 0,
+  },
+  // securitylake/create-custom-log-source.html
+  'securitylake create-custom-log-source': {
+    options: ['--source-name', '--source-version', '--event-classes', '--configuration'],
+    positionals: 0,
+  },
+  // iam/update-assume-role-policy.html
+  'iam update-assume-role-policy': { options: ['--role-name', '--policy-document'], positionals: 0 },
+  // kms/schedule-key-deletion.html
+  'kms schedule-key-deletion': { options: ['--key-id', '--pending-window-in-days'], positionals: 0 },
   // kms/cancel-key-deletion.html, kms/enable-key.html
   'kms cancel-key-deletion': { options: ['--key-id'], positionals: 0 },
   'kms enable-key': { options: ['--key-id'], positionals: 0 },
@@ -95,6 +124,7 @@ const SWITCHES = new Set([
   '--only-show-errors',
   '--exact-timestamps',
   '--no-cli-pager',
+  '--use-latest-restorable-time',
 ]);
 
 export interface AwsCall {
@@ -108,7 +138,7 @@ export interface AwsCall {
  * The argv an `aws` shim recorded, read as the AWS CLI reads it; throws naming what the CLI would refuse
  * (an unknown command, an option the command does not take, a missing value, a positional too many).
  */
-export function parseAwsCall(argv: readonly string[]): AwsCall {
+export function parseAwsCall(argv: readonly string[], opts: { fragment?: boolean } = {}): AwsCall {
   const [service = '', op = '', ...rest] = argv;
   let command = `${service} ${op}`;
   let args = rest;
@@ -136,7 +166,7 @@ export function parseAwsCall(argv: readonly string[]): AwsCall {
     if (value === undefined || value.startsWith('--')) throw new Error(`aws ${command}: ${a} needs a value`);
     options[a] = [...(options[a] ?? []), value];
   }
-  if (positionals.length !== spec.positionals)
+  if (!opts.fragment && positionals.length !== spec.positionals)
     throw new Error(
       `aws ${command}: takes ${spec.positionals} positional argument(s), got ${positionals.length}`,
     );
