@@ -318,7 +318,7 @@ export function fanoutLines(f: FanoutFigures): string[] {
     '## A 2M-session day on AWS, extrapolated (fan-out, `fanout-2M`)',
     '',
     `Measured locally: ${m.sessions} sessions in ${m.pages} pages of 100, walked in ${m.items} map items (days, and page ranges of a day past ${f.settings?.fanout.machine?.rangePages ?? 50} pages) in ${m.walkSeconds} s ` +
-      `(${(f.pageWorkSeconds * 1000).toFixed(2)} ms of work a page), finished (ids unioned, digest) in ${m.finishSeconds} s${f.load ? `, at a load average of ${f.load[0]}–${f.load[1]} on 2 cores` : ''}. ` +
+      `(${(f.pageWorkSeconds * 1000).toFixed(2)} ms of work a page), finished (ids unioned, digest) in ${m.finishSeconds} s${f.load ? `, at a load average of ${f.load[0]} → ${f.load[1]} on 2 cores` : ''}. ` +
       `Extrapolated: at 150 ms a request and ${f.settings?.fanout.pageConcurrency ?? 2} requests in flight per worker, a worker takes ${(f.workerSecondsPerPage * 1000).toFixed(0)} ms a page, and a cold start per item is added.`,
     '',
     '| map concurrency | wall time of a 2M-session day |',
