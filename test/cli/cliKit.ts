@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
+import { childOutput } from '../../devkit/childOutput.ts';
 import { CLI } from '../../devkit/runCli.ts';
 import type { CliIo } from '../../lib/cli/cliIo.ts';
 
@@ -40,15 +41,7 @@ export function spawnIn(cwd: string, argv: string[], env: Record<string, string>
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return childOutput(child);
 }
 
 /** The real CLI (`bin/tunnel-archiver.js`) in `cwd`. */

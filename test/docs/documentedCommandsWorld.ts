@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { childOutput } from '../../devkit/childOutput.ts';
 import { CLI } from '../../devkit/runCli.ts';
 
 export interface ShellResult {
@@ -49,18 +50,9 @@ export function paste(
     env: opts.env,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
+  const output = childOutput(child);
   child.stdin.end(opts.input ?? '');
-  return new Promise((resolve) => {
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return output;
 }
 
 /**

@@ -107,6 +107,14 @@ class SimulatedArchive {
     return undefined;
   }
 
+  /** Runs a week, then changes a byte of the Parquet file it wrote, its date kept: that file's key. */
+  async weekWithChangedFile(): Promise<string> {
+    await this.runWeek();
+    const fresh = [...this.writtenIn].find(([f, week]) => week === this.week && f.endsWith('.parquet'))?.[0];
+    await this.store.tamper(fresh as string, flipByte100, true);
+    return fresh as string;
+  }
+
   dataFiles(): string[] {
     return [...this.writtenIn.keys()];
   }
@@ -183,11 +191,7 @@ describe('verifyWeekly over a simulated year of weeks', () => {
 
   it('reports a changed byte in a file written this week by this week’s check', async () => {
     const a = await twoYearsOld(true);
-    await a.runWeek();
-    const fresh = [...a.writtenIn].find(
-      ([f, week]) => week === a.week && f.endsWith('.parquet'),
-    )?.[0] as string;
-    await a.store.tamper(fresh, flipByte100, true);
+    const fresh = await a.weekWithChangedFile();
     const r = await a.verify();
     expect(r.failures).toContainEqual(expect.objectContaining({ kind: 'hash', object: fresh }));
     // Until it is dealt with, the verified head stays: next week reports it again.
@@ -271,11 +275,7 @@ describe('verifyWeekly with store-side checksum jobs (S3 Batch Operations Comput
 
   it('reports a changed byte in a file written this week by this week’s check', async () => {
     const a = await twoYearsOld(false, true);
-    await a.runWeek();
-    const fresh = [...a.writtenIn].find(
-      ([f, week]) => week === a.week && f.endsWith('.parquet'),
-    )?.[0] as string;
-    await a.store.tamper(fresh, flipByte100, true);
+    const fresh = await a.weekWithChangedFile();
     const r = await a.verify();
     expect(r.failures).toContainEqual(expect.objectContaining({ kind: 'hash', object: fresh }));
   }, 120_000);
