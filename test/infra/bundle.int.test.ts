@@ -215,6 +215,28 @@ const SHARED_EMULATOR = {
   maxPageSize: 100,
   dataset: { normalMin: 5, normalMax: 40, heavyMin: 150, heavyMax: 250 },
 };
+
+/**
+ * What a snapshot function test runs against: a copy of the shared emulator with its active list held still
+ * (its clock fixed: a tunnel that ended or opened between the snapshots and the checks would fail them on a
+ * busy day), stores of its own, and the SNS and EventBridge stand-ins its findings go to.
+ */
+async function snapshotPeers() {
+  const frozen = await startEmulator({ ...SHARED_EMULATOR, clock: fixedClock(new Date()) });
+  const own = await ownStores();
+  const sns = await startSnsStub();
+  const events = await startEventBridgeStub();
+  return {
+    frozen,
+    store: own.store,
+    sns,
+    events,
+    endpoints: { ...own.endpoints, sns: sns.endpoint, eventBridge: events.endpoint },
+    close: async () =>
+      void (await Promise.allSettled([frozen.close(), own.close(), sns.close(), events.close()])),
+  };
+}
+
 let emulator: EmulatorHandle;
 let s3: S3rverHandle;
 let dynamo: DynaliteHandle;
@@ -246,6 +268,26 @@ function filesUnder(dir: string): string[] {
     const path = join(dir, name);
     return statSync(path).isDirectory() ? filesUnder(path).map((f) => join(name, f)) : [name];
   });
+}
+
+/**
+ * What the plan step of a job's function (the fan-out's or the verify job's) returned, which must have
+ * succeeded, and the items it wrote where the plan says (`itemsKey`), as the map's ItemReader reads them.
+ */
+async function planAndItems<Plan extends { itemsKey: string }, Item>(
+  planned: Awaited<ReturnType<typeof invokeBundle>>,
+  store: Pick<S3rverHandle, 'client' | 'bucket'>,
+): Promise<{ plan: Plan; items: Item[] }> {
+  expect(
+    planned.results.map((r) => r.ok),
+    planned.stdout.slice(-2000),
+  ).toEqual([true]);
+  const plan = planned.results[0]?.value as Plan;
+  const itemsObject = await store.client.send(
+    new GetObjectCommand({ Bucket: store.bucket, Key: plan.itemsKey }),
+  );
+  const items = JSON.parse((await itemsObject.Body?.transformToString()) ?? '[]') as Item[];
+  return { plan, items };
 }
 
 /**
@@ -545,18 +587,10 @@ describe('the CDK-bundled handler', () => {
   it('the verify job function, bundled as deployed: plan, every item of the plan, merge into the last full verify', async () => {
     // The steps as the state machine runs them, over the archive the runs above wrote.
     const planned = await invokeBundle([{ step: 'plan', jobId: 'audit-1' }], {}, verifyJobFn);
-    expect(
-      planned.results.map((r) => r.ok),
-      planned.stdout.slice(-2000),
-    ).toEqual([true]);
-    const plan = planned.results[0]?.value as {
-      jobId: string;
-      head: unknown;
-      itemsKey: string;
-      items: number;
-    };
-    const itemsObject = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: plan.itemsKey }));
-    const items = JSON.parse((await itemsObject.Body?.transformToString()) ?? '[]') as { id: string }[];
+    const { plan, items } = await planAndItems<
+      { jobId: string; head: unknown; itemsKey: string; items: number },
+      { id: string }
+    >(planned, s3);
     expect(items).toHaveLength(plan.items);
     expect(items.map((i) => i.id)).toContain('chain');
     const checked = await invokeBundle(
@@ -643,21 +677,16 @@ describe('the CDK-bundled handler', () => {
 
   it('the snapshot function, bundled as deployed: two scheduled invocations on Node 24 write live rows to active/ once', async () => {
     expect(snapshotBundle).not.toBe(bundle);
-    // The active list held still: a tunnel that ended or opened between the snapshots and the check
-    // below would fail it on a busy day (the shared emulator's sessions come and go in real time).
-    const frozen = await startEmulator({ ...SHARED_EMULATOR, clock: fixedClock(new Date()) });
-    const own = await ownStores();
-    const { store } = own;
-    // The stack gives the snapshot function the findings topic: its live rules publish what they find.
-    const sns = await startSnsStub();
-    const events = await startEventBridgeStub();
+    // The active list held still (the shared emulator's sessions come and go in real time). The stack gives
+    // the snapshot function the findings topic: its live rules publish what they find.
+    const { frozen, store, endpoints, close } = await snapshotPeers();
     try {
       const { results, stdout } = await invokeBundle(
         [{ 'detail-type': 'Scheduled Event' }, { 'detail-type': 'Scheduled Event' }],
         // Each snapshot commits what it derived (the stack's default holds rows up to an hour).
         {
           context: { apiBaseUrl: frozen.url, snapshotCommitMinutes: 0 },
-          endpoints: { ...own.endpoints, sns: sns.endpoint, eventBridge: events.endpoint },
+          endpoints,
         },
         snapshotFn,
       );
@@ -698,17 +727,13 @@ describe('the CDK-bundled handler', () => {
       expect(rows).toHaveLength(derived);
       expect(new Set(rows).size).toBe(rows.length);
     } finally {
-      await Promise.allSettled([frozen.close(), own.close(), sns.close(), events.close()]);
+      await close();
     }
   });
 
   it('the snapshot function with a findings topic: each live finding is published once, with its runbook', async () => {
     // The same tunnels open at both snapshots: one opened between them would be a second new finding.
-    const frozen = await startEmulator({ ...SHARED_EMULATOR, clock: fixedClock(new Date()) });
-    const own = await ownStores();
-    const { store } = own;
-    const sns = await startSnsStub();
-    const events = await startEventBridgeStub();
+    const { frozen, store, sns, events, endpoints, close } = await snapshotPeers();
     try {
       // Every open tunnel is past a limit of 0 hours (the stack's `detections` context): each is a finding.
       const context = { apiBaseUrl: frozen.url, detections: { rules: { long_tunnel: { threshold: 0 } } } };
@@ -716,7 +741,7 @@ describe('the CDK-bundled handler', () => {
       expect(topic).toMatch(/^arn:aws:sns:/);
       const { results, stdout } = await invokeBundle(
         [{ 'detail-type': 'Scheduled Event' }, { 'detail-type': 'Scheduled Event' }],
-        { context, endpoints: { ...own.endpoints, sns: sns.endpoint, eventBridge: events.endpoint } },
+        { context, endpoints },
         snapshotFn,
       );
       expect(
@@ -762,7 +787,7 @@ describe('the CDK-bundled handler', () => {
           id,
         ).toHaveLength(1);
     } finally {
-      await Promise.allSettled([frozen.close(), own.close(), sns.close(), events.close()]);
+      await close();
     }
   });
 
@@ -856,21 +881,10 @@ describe('the CDK-bundled handler', () => {
         env,
         fanoutFn,
       );
-      expect(
-        planned.results.map((r) => r.ok),
-        planned.stdout.slice(-2000),
-      ).toEqual([true]);
-      const plan = planned.results[0]?.value as {
-        orchestrationId: string;
-        lease: unknown;
-        windowDays: number;
-        itemsKey: string;
-        itemCount: number;
-      };
-      const itemsObject = await store.client.send(
-        new GetObjectCommand({ Bucket: store.bucket, Key: plan.itemsKey }),
-      );
-      const items = JSON.parse((await itemsObject.Body?.transformToString()) ?? '[]') as { kind: string }[];
+      const { plan, items } = await planAndItems<
+        { orchestrationId: string; lease: unknown; windowDays: number; itemsKey: string; itemCount: number },
+        { kind: string }
+      >(planned, store);
       expect(items).toHaveLength(plan.itemCount);
       expect(items.some((i) => i.kind === 'range')).toBe(true);
       const { orchestrationId, lease, windowDays } = plan;
