@@ -8,9 +8,12 @@ export interface ChildOutput {
 
 /**
  * What a child process wrote to its piped stdout and stderr, and its exit code: settles once it has exited
- * and both have closed. Call it before the child can write, so nothing is missed.
+ * and both have closed; `output()` gives what they carried so far. Call it before the child can write, so
+ * nothing is missed.
  */
-export function childOutput(child: ChildProcess): Promise<ChildOutput> {
+export function childOutput(
+  child: ChildProcess,
+): Promise<ChildOutput> & { output: () => { stdout: string; stderr: string } } {
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (d) => {
@@ -19,5 +22,8 @@ export function childOutput(child: ChildProcess): Promise<ChildOutput> {
   child.stderr?.on('data', (d) => {
     stderr += d;
   });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  const done = new Promise<ChildOutput>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
+  return Object.assign(done, { output: () => ({ stdout, stderr }) });
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { userKeysDir } from '../lib/keys/localKeysLocation.ts';
+import { childOutput } from './childOutput.ts';
 
 export const CLI = fileURLToPath(new URL('../bin/tunnel-archiver.js', import.meta.url));
 /** The CLI with crash points (devkit/crashPointCli.js): its first argument is the crash point, `PHASE:N`. */
@@ -60,21 +61,14 @@ export function runCli(
     // A process group of its own, so a test can signal the group as a terminal's Ctrl-C does.
     detached: opts.detached ?? false,
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr?.on('data', (d) => {
-    stderr += d;
-  });
+  const { output } = childOutput(child);
   const timer =
     opts.killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), opts.killAfterMs);
   const done = new Promise<CliResult>((resolve) => {
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
+      resolve({ code, signal, ...output() });
     });
   });
-  return Object.assign(done, { child, output: () => ({ stdout, stderr }) });
+  return Object.assign(done, { child, output });
 }
