@@ -1,5 +1,5 @@
 /** Metric names of the detect function, shared by the handler (which emits) and the stack (dashboards, alarms). */
-export { METRICS_NAMESPACE } from '../shared/telemetryNames.ts';
+export { METRICS_NAMESPACE } from './telemetryNames.ts';
 
 export const DETECT_SERVICE = 'tunnel-archiver-detect';
 
