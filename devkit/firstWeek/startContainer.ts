@@ -97,13 +97,20 @@ export function startContainer(opts: {
       resolve();
     }),
   );
-  const send = (kind: InvocationLine['kind'], at: Date, input: unknown, name?: string) =>
+  const sendNow = (kind: InvocationLine['kind'], at: Date, input: unknown, name?: string) =>
     new Promise<Invocation>((resolve, reject) => {
       if (exited) return reject(exited);
       pending = { resolve, reject };
       const line: InvocationLine = { n: ++n, at: at.getTime(), kind, input, ...(name ? { name } : {}) };
       child.stdin?.write(`${JSON.stringify(line)}\n`);
     });
+  // One event at a time, as one container takes them: two rules due at once for one function queue here.
+  let queue: Promise<unknown> = Promise.resolve();
+  const send = (kind: InvocationLine['kind'], at: Date, input: unknown, name?: string) => {
+    const next = queue.then(() => sendNow(kind, at, input, name));
+    queue = next.catch(() => undefined);
+    return next;
+  };
   return {
     functionId: opts.functionId,
     invoke: (at, event) => send('invoke', at, event),
