@@ -89,14 +89,17 @@ export function startContainer(opts: {
       logs = [];
     }
   });
-  const gone = new Promise<void>((resolve) =>
-    child.on('exit', (code, signal) => {
-      exited = died(`exited (${code ?? signal})`);
+  const gone = new Promise<void>((resolve) => {
+    const end = (why: string) => {
+      exited ??= died(why);
       pending?.reject(exited);
       pending = undefined;
       resolve();
-    }),
-  );
+    };
+    child.on('exit', (code, signal) => end(`exited (${code ?? signal})`));
+    // A Node that cannot be started (tools/lambda-node missing) never exits: it fails to spawn.
+    child.on('error', (error) => end(`could not start ${LAMBDA_NODE}: ${error.message}`));
+  });
   const sendNow = (kind: InvocationLine['kind'], at: Date, input: unknown, name?: string) =>
     new Promise<Invocation>((resolve, reject) => {
       if (exited) return reject(exited);
