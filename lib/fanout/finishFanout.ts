@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { Day } from '../clock/day.ts';
 import { toDay } from '../clock/day.ts';
+import { mayStillBeOpen } from '../clock/openDay.ts';
 import { blankDay, failedDayState, nextDayState } from '../days/nextDayState.ts';
 import { daysAtRisk } from '../days/planDays.ts';
 import { putDayMerging } from '../days/putDayMerging.ts';
@@ -185,6 +186,9 @@ async function concludePass(
   const pages = (before?.pages ?? 0) + found.reduce((a, r) => a + r.pages, 0);
   const verdict = passVerdict({
     totals,
+    passTotals: found.flatMap((r) => r.totals),
+    totalBefore: Math.max(0, ...(before?.totals ?? [])),
+    open: mayStillBeOpen(day, deps.clock.now()),
     observedBefore: before?.observed ?? 0,
     shortPages: found.flatMap((r) => (r.short ? [r.short] : [])),
     size,

@@ -1,4 +1,5 @@
 import type { DeadlineBudget } from '../clock/deadlineBudget.ts';
+import { mayStillBeOpen } from '../clock/openDay.ts';
 import type { PartitionCommitter } from '../commit/partitionCommitter.ts';
 import { nextDayState } from '../days/nextDayState.ts';
 import type { PlannedDay } from '../days/planDays.ts';
@@ -128,6 +129,7 @@ export async function archiveDay(
       concurrency: options.pageConcurrency,
       maxPasses: options.maxPasses,
       maxPagesPerDay: options.maxPagesPerDay,
+      open: mayStillBeOpen(planned.day, deps.clock.now()),
       sink,
       ...(resume ? { resume } : {}),
       ...(previous.totalElements === undefined ? {} : { expectedTotal: previous.totalElements }),

@@ -8,6 +8,15 @@ import { STALLED_PASSES } from '../config/walkLimits.ts';
 export interface PassEvidence {
   /** Every `totalElements` the walk has seen, this pass's included. */
   totals: Iterable<number>;
+  /** The `totalElements` this pass's pages answered (a subset of `totals`). */
+  passTotals: Iterable<number>;
+  /** The highest `totalElements` of the passes before this one (0 on a first pass). */
+  totalBefore: number;
+  /**
+   * The server may still be adding sessions to the day (`mayStillBeOpen`): its total grows between passes
+   * because the day is live, not because the count lies.
+   */
+  open: boolean;
   /** Rows earlier passes' short pages proved the server holds (`observed` of the walk so far). */
   observedBefore: number;
   /**
@@ -44,7 +53,14 @@ export interface PassVerdict {
   stalled: number;
   /** The day is proven complete. */
   complete: boolean;
-  /** The walk ends here: complete, stalled {@link STALLED_PASSES} times, or out of passes. */
+  /**
+   * An open day whose walk holds every row that existed when this pass began (the least total of the pass,
+   * and the rows the short pages proved) while its total only grew: the walk ends, not complete, and a later
+   * scan of the closed day proves it. Without this a live day, which adds rows between any two passes, would
+   * be walked to `maxPasses` every time.
+   */
+  caughtUp: boolean;
+  /** The walk ends here: complete, caught up with an open day, stalled {@link STALLED_PASSES} times, or out of passes. */
   ends: boolean;
   /** Rows the total or the short pages promise that the walk does not hold. */
   shortfall: number;
@@ -57,7 +73,10 @@ export interface PassVerdict {
  *   whole later pass then added nothing;
  * - a pass that added nothing while the walk holds every row the short pages proved counts toward a stall
  *   (a COUNT stuck above the content); rows the pages themselves proved are never given up this way;
- * - the walk ends when complete, after {@link STALLED_PASSES} stalled passes in a row, or at `maxPasses`.
+ * - a day the server may still be adding to (open) ends its walk, not complete, once the walk holds every row
+ *   that existed when the pass began, its total having only grown (`caughtUp`);
+ * - the walk ends when complete, caught up, after {@link STALLED_PASSES} stalled passes in a row, or at
+ *   `maxPasses`.
  */
 export function passVerdict(e: PassEvidence): PassVerdict {
   const totals = new Set(e.totals);
@@ -70,6 +89,7 @@ export function passVerdict(e: PassEvidence): PassVerdict {
   const stalled = added === 0 && e.collected >= observed ? e.stalledBefore + 1 : 0;
   const complete =
     e.collected >= Math.max(total, observed) && (!unreliableTotals || (e.pass > 1 && added === 0));
+  const caughtUp = !complete && e.open && caughtUpWithOpenDay(e, total, observed);
   return {
     total,
     observed,
@@ -77,9 +97,22 @@ export function passVerdict(e: PassEvidence): PassVerdict {
     added,
     stalled,
     complete,
-    ends: walkEnds({ complete, pass: e.pass, stalled, maxPasses: e.maxPasses }),
+    caughtUp,
+    ends: walkEnds({ complete, caughtUp, pass: e.pass, stalled, maxPasses: e.maxPasses }),
     shortfall: shortfallOf(total, observed, e.collected),
   };
+}
+
+/**
+ * Whether the walk of an open day holds everything that existed when this pass began: the totals only ever
+ * grew (none below an earlier pass's, the records held never above the highest, as a live day's are), and
+ * the records held reach the least total of this pass and the rows the short pages proved.
+ */
+function caughtUpWithOpenDay(e: PassEvidence, total: number, observed: number): boolean {
+  const passTotals = [...e.passTotals];
+  if (passTotals.length === 0) return false;
+  const least = Math.min(...passTotals);
+  return least >= e.totalBefore && e.collected <= total && e.collected >= Math.max(least, observed);
 }
 
 /** Whether the numbers were caught lying: two totals seen, or more records held than the highest total. */
@@ -92,12 +125,13 @@ export function shortfallOf(total: number, observed: number, collected: number):
   return Math.max(0, Math.max(total, observed) - collected);
 }
 
-/** Whether a walk ends after pass `pass`: proven complete, stalled, or out of passes. */
+/** Whether a walk ends after pass `pass`: proven complete, caught up with an open day, stalled, or out of passes. */
 export function walkEnds(at: {
   complete: boolean;
+  caughtUp: boolean;
   pass: number;
   stalled: number;
   maxPasses: number;
 }): boolean {
-  return at.complete || at.pass >= at.maxPasses || at.stalled >= STALLED_PASSES;
+  return at.complete || at.caughtUp || at.pass >= at.maxPasses || at.stalled >= STALLED_PASSES;
 }

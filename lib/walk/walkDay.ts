@@ -34,6 +34,11 @@ export interface WalkOptions {
    * never ends fails the day. Unset, the cap follows from the page size the server echoes (`pageCap`).
    */
   maxPagesPerDay: number | undefined;
+  /**
+   * The server may still be adding sessions to the day (`mayStillBeOpen` at the walk's start): the walk ends,
+   * not complete, once it holds every row that existed when a pass began (see `passVerdict`).
+   */
+  open?: boolean;
   /** The run's time: once spent, the walk asks for no more pages and returns `interrupted`. */
   budget?: DeadlineBudget;
   /** Where every valid row goes as soon as its page arrives; it dedupes them (see {@link WalkSink}). */
@@ -137,6 +142,10 @@ interface Pass {
   start: number;
   /** Rows the walk held when the pass began. */
   passStart: number;
+  /** The highest total of the passes before this one (a resumed pass: of the whole walk so far). */
+  totalBefore: number;
+  /** The totals this pass's pages answered. */
+  totals: Set<number>;
   /** Items of each page fetched in this pass, by number. */
   lengths: Map<number, number>;
   absorbed: Set<number>;
@@ -181,6 +190,8 @@ export class DayWalk {
   #passes: number;
   #stalled: number;
   #complete = false;
+  /** An open day's walk that holds every row that existed when its last pass began (`passVerdict`). */
+  #caughtUp = false;
   #stop: Stop | undefined;
   /** The first page of the walk refused as too large (the walk ends after its pass; see `badPage`). */
   #badPage: ArchiverError | undefined;
@@ -222,6 +233,7 @@ export class DayWalk {
       this.#badPage !== undefined ||
       walkEnds({
         complete: this.#complete,
+        caughtUp: this.#caughtUp,
         pass: this.#passes,
         stalled: this.#stalled,
         maxPasses: this.#options.maxPasses,
@@ -302,7 +314,7 @@ export class DayWalk {
   /** Goes on with the pass an earlier run began: its pages before `nextPage` are in the sink. */
   #goOn(resume: WalkProgress): boolean {
     const { size, planned, nextPage: start } = resume;
-    this.#pass = { ...emptyPass(resume.passStart), size, planned, start };
+    this.#pass = { ...emptyPass(resume.passStart, Math.max(0, ...resume.totals)), size, planned, start };
     for (let n = 0; n < start; n++) this.#pass.absorbed.add(n);
     // Past the planned pages, the earlier run went on only because the page before was full.
     if (start > planned - 1) this.#pass.lengths.set(start - 1, size);
@@ -318,7 +330,7 @@ export class DayWalk {
     const options = this.#options;
     // What the pass adds is measured from the rows the sink holds, earlier runs' included.
     await options.sink.settled?.();
-    this.#pass = emptyPass(this.#collected);
+    this.#pass = emptyPass(this.#collected, this.#total);
     const guessed = morePagesLikely(this.#passes, this.#lastPlanned, options);
     const ahead = guessed
       ? this.#requests.runGated((gate) => this.#fetchPage(1, options.pageSize, gate))
@@ -429,6 +441,9 @@ export class DayWalk {
     const pass = this.#pass;
     const verdict = passVerdict({
       totals: this.#totals,
+      passTotals: pass.totals,
+      totalBefore: pass.totalBefore,
+      open: this.#options.open ?? false,
       observedBefore: this.#observed,
       shortPages: [...pass.lengths].map(([page, length]) => ({ page, length })),
       size: pass.size,
@@ -441,12 +456,14 @@ export class DayWalk {
     this.#observed = verdict.observed;
     this.#stalled = verdict.stalled;
     this.#complete = verdict.complete;
+    this.#caughtUp = verdict.caughtUp;
   }
 
   async #absorb(n: number, page: HistoryPage): Promise<void> {
     this.#pass.lengths.set(n, itemsOf(page));
     this.#pages++;
     this.#totals.add(page.totalElements);
+    this.#pass.totals.add(page.totalElements);
     await this.#absorbRows(page);
     this.#pass.absorbed.add(n);
   }
@@ -476,8 +493,18 @@ export class DayWalk {
   }
 }
 
-function emptyPass(passStart: number): Pass {
-  return { size: 0, planned: 0, start: 0, passStart, lengths: new Map(), absorbed: new Set(), endAhead: 0 };
+function emptyPass(passStart: number, totalBefore = 0): Pass {
+  return {
+    size: 0,
+    planned: 0,
+    start: 0,
+    passStart,
+    totalBefore,
+    totals: new Set(),
+    lengths: new Map(),
+    absorbed: new Set(),
+    endAhead: 0,
+  };
 }
 
 const itemsOf = (page: HistoryPage): number => page.content.length + page.rejected.length;

@@ -29,6 +29,13 @@ const MOST_RUNS = STALLED_PASSES + 4;
 interface Case {
   name: string;
   rows: number;
+  /**
+   * A live day: the day is today at the server, and every page request finds this many more sessions
+   * appended to it (a busy account's day grows between any two requests).
+   */
+  growsPerRequest?: number;
+  /** A growing day that is not today: five days old, closed at the server. */
+  closed?: boolean;
   /** Items the server serves that are not records (quarantined). */
   bad?: number;
   staleTotals?: ScriptedUpstreamOptions['staleTotals'];
@@ -56,8 +63,9 @@ function verdictOf(result: DayResult) {
 
 function world(c: Case) {
   const clock = new ManualClock('2026-11-20T06:00:00.000Z');
-  const day: Day = addDays(toDay(clock.now()), -5);
+  const day: Day = c.growsPerRequest && !c.closed ? toDay(clock.now()) : addDays(toDay(clock.now()), -5);
   const items: unknown[] = [...dayOfRecords(day, c.rows, 1_000)];
+  const later = c.growsPerRequest ? dayOfRecords(day, 100_000, 100_000) : [];
   for (let i = 0; i < (c.bad ?? 0); i++) items.splice(7 + i * 40, 0, { not: 'a record', n: i });
   const api = new ScriptedUpstream({
     clock,
@@ -65,13 +73,20 @@ function world(c: Case) {
     maxPageSize: PER_PAGE,
     reshuffle: false,
     ...(c.staleTotals === undefined ? {} : { staleTotals: c.staleTotals }),
+    ...(c.growsPerRequest
+      ? {
+          beforeRequest: (d: Day) => {
+            if (d === day) items.push(...later.splice(0, c.growsPerRequest));
+          },
+        }
+      : {}),
   });
   const objects = new MemoryObjectStore();
   const state = new MemoryStateStore();
   const deps = testDeps({ api, objects, state, clock });
   // The stack snapshots the live list in a function of its own, never in the fan-out: runs leave it out too.
   const options: ArchiveOptions = { ...TEST_OPTIONS, pageSize: 100, snapshotActive: false };
-  return { clock, day, deps, options, state };
+  return { clock, day, deps, options, state, items };
 }
 
 const dayIn = (summary: RunSummary, day: Day) => summary.days.find((d) => d.day === day);
@@ -194,5 +209,25 @@ describe('the completeness rules, one table through both drivers (a run, the fan
     const fanout = await byFanout(c, leave);
     expect(run.summary.brokenPartitions).toContain(where);
     expect(fanout.summary).toEqual(run.summary);
+  });
+
+  it('a live day, grown by every request: both drivers end its walk once it holds what existed at the pass start', async () => {
+    const c: Case = { name: 'today, growing', rows: 95, growsPerRequest: 1 };
+    const { verdict: run, summary: runSummary } = await byRuns(c);
+    const { verdict: fanout } = await byFanout(c);
+    // Not walked to maxPasses (TEST_OPTIONS: 30) while it grows: one pass, not complete (a later scan of the
+    // closed day proves it), every row that existed when the walk began archived.
+    for (const v of [run, fanout]) {
+      expect(v.passes).toBe(1);
+      expect(v.complete).toBe(false);
+    }
+    expect(runSummary.recordsNew).toBeGreaterThanOrEqual(c.rows);
+  });
+
+  it('the same growth on a day the server has closed: the walk goes on, as a count that moves is not trusted', async () => {
+    const c: Case = { name: 'a closed day, growing', rows: 95, growsPerRequest: 1, closed: true };
+    const w = world(c);
+    const summary = await runArchive(w.deps, { ...w.options, maxPasses: 4 });
+    expect(dayIn(summary, w.day)).toMatchObject({ passes: 4, complete: false });
   });
 });

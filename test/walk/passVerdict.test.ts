@@ -6,6 +6,9 @@ import { STALLED_PASSES } from '../../lib/walk/walkDay.ts';
 function evidence(e: Partial<PassEvidence> = {}): PassEvidence {
   return {
     totals: [95],
+    passTotals: [95],
+    totalBefore: 0,
+    open: false,
     observedBefore: 0,
     shortPages: [{ page: 9, length: 5 }],
     size: 10,
@@ -94,6 +97,88 @@ describe('passVerdict: the day’s completeness rules', () => {
       name: 'rows proved by an earlier pass stay owed',
       e: { observedBefore: 99, collected: 95 },
       v: { observed: 99, shortfall: 4, complete: false },
+    },
+    // A live day: 95 rows when the pass began, 101 by its last page; the walk holds the 95 and 3 more.
+    {
+      name: 'an open day grown during the pass, every row of its start held: caught up, ends, not complete',
+      e: {
+        open: true,
+        totals: [90, 95, 101],
+        passTotals: [95, 101],
+        totalBefore: 90,
+        collected: 98,
+        passStart: 80,
+        pass: 2,
+      },
+      v: { caughtUp: true, complete: false, ends: true, shortfall: 3, unreliableTotals: true },
+    },
+    {
+      name: 'the same evidence of a closed day: the count moved, so the walk goes on',
+      e: {
+        open: false,
+        totals: [90, 95, 101],
+        passTotals: [95, 101],
+        totalBefore: 90,
+        collected: 98,
+        passStart: 80,
+        pass: 2,
+      },
+      v: { caughtUp: false, complete: false, ends: false },
+    },
+    {
+      name: 'an open day short of the rows that existed at the pass start: goes on',
+      e: {
+        open: true,
+        totals: [90, 95, 101],
+        passTotals: [95, 101],
+        totalBefore: 90,
+        collected: 94,
+        passStart: 80,
+        pass: 2,
+      },
+      v: { caughtUp: false, ends: false },
+    },
+    {
+      name: 'an open day whose total went down between passes: a count that lies, not a live day; goes on',
+      e: {
+        open: true,
+        totals: [99, 95, 101],
+        passTotals: [95, 101],
+        totalBefore: 99,
+        collected: 98,
+        passStart: 80,
+        pass: 2,
+      },
+      v: { caughtUp: false, ends: false },
+    },
+    {
+      name: 'an open day holding more rows than any total: a count that lags, not a live day; goes on',
+      e: {
+        open: true,
+        totals: [90],
+        passTotals: [90],
+        totalBefore: 0,
+        collected: 95,
+        shortPages: [{ page: 9, length: 5 }],
+      },
+      v: { caughtUp: false, ends: false, unreliableTotals: true },
+    },
+    {
+      name: 'an open day whose short page proves rows the walk lacks: goes on for them',
+      e: {
+        open: true,
+        totals: [95, 101],
+        passTotals: [95, 101],
+        totalBefore: 0,
+        collected: 97,
+        observedBefore: 99,
+      },
+      v: { caughtUp: false, ends: false, observed: 99 },
+    },
+    {
+      name: 'an open day proved complete: complete, not merely caught up',
+      e: { open: true },
+      v: { complete: true, caughtUp: false, ends: true },
     },
   ])('$name', ({ e, v }) => {
     expect(passVerdict(evidence(e))).toMatchObject(v);
