@@ -1,9 +1,10 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../devkit/runCli.ts';
 import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
+import { uploadFolder } from '../../devkit/uploadFolder.ts';
 import { COMMANDS } from '../../lib/cli/commands.ts';
 import { EXIT_VERIFY_GAP } from '../../lib/cli/exitCodes.ts';
 import { ARCHIVE_DAYS, ARCHIVE_NOW, emulatorArchive } from '../ocsf/emulatorArchive.ts';
@@ -19,19 +20,6 @@ let s3: S3rverHandle;
 let front: ReadOnlyS3Front;
 
 /** Every file of a local archive but its private keys and its state, uploaded as a team's bucket holds it. */
-async function upload(dir: string): Promise<number> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  let n = 0;
-  for (const e of entries) {
-    if (!e.isFile()) continue;
-    const path = join(e.parentPath, e.name);
-    const key = relative(dir, path);
-    if (key.startsWith('.keys/') || key.startsWith('.state/') || key === 'report.html') continue;
-    await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: await readFile(path) }));
-    n++;
-  }
-  return n;
-}
 
 const auditorEnv = (): Record<string, string> => ({
   TMPDIR: tmp.dir,
@@ -44,7 +32,14 @@ const auditorEnv = (): Record<string, string> => ({
 beforeAll(async () => {
   const archive = await emulatorArchive(tmp.dir);
   s3 = await startS3rver('audited-archive');
-  expect(await upload(archive)).toBeGreaterThan(0);
+  expect(
+    await uploadFolder(
+      s3.client,
+      archive,
+      { bucket: s3.bucket },
+      (key) => !key.startsWith('.keys/') && !key.startsWith('.state/') && key !== 'report.html',
+    ),
+  ).toBeGreaterThan(0);
   front = await startReadOnlyS3Front(s3);
 }, 240_000);
 

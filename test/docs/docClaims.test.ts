@@ -24,6 +24,7 @@ import {
   TWO_HEAPS_GROWING_PERCENT,
 } from '../../lib/process/relieveHeap.ts';
 import { ACTIVE_CHUNK_PREFIX, CHUNK_BYTES } from '../../lib/state/activeChunks.ts';
+import { section } from './markdownSection.ts';
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');
 /** The README and every page under docs/: each claim below is checked in the page that makes it. */
@@ -68,16 +69,6 @@ const tableWithHeader = (page: string, first: string): string[][] => {
   if (!t) throw new Error(`${page} has no table starting with '${first}'`);
   return t;
 };
-
-/** The section of a page under `## title` / `### title`, up to the next heading of any level. */
-function section(page: string, title: string): string {
-  const text = read(page);
-  const start = text.search(new RegExp(`^#+ ${title}$`, 'm'));
-  if (start < 0) throw new Error(`${page} has no section '${title}'`);
-  const rest = text.slice(start).split('\n');
-  const end = rest.slice(1).findIndex((l) => l.startsWith('#'));
-  return rest.slice(0, end < 0 ? undefined : end + 1).join('\n');
-}
 
 describe('README and docs/', () => {
   let template: Template;

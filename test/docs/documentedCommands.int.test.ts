@@ -8,9 +8,8 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
-import { CreateBucketCommand, HeadBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { join } from 'node:path';
+import { CreateBucketCommand, HeadBucketCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SecretsStubHandle, startSecretsStub } from '../../devkit/infra/startSecretsStub.ts';
 import { type CfnTemplate, resolver } from '../../devkit/infra/templateArns.ts';
@@ -19,6 +18,7 @@ import { CLI_CONFIG_HOME, cliKeysDir } from '../../devkit/runCli.ts';
 import { type DynaliteHandle, startDynalite } from '../../devkit/startDynalite.ts';
 import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
 import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
+import { uploadFolder } from '../../devkit/uploadFolder.ts';
 import { SETTING_KEYS } from '../../infra/stackSettings.ts';
 import { COMMAND_FLAGS } from '../../lib/cli/commandFlags.ts';
 import { COMMANDS } from '../../lib/cli/commands.ts';
@@ -242,25 +242,10 @@ async function ensureBucket(bucket: string, withArchive: boolean): Promise<void>
   } catch {
     await s3.client.send(new CreateBucketCommand({ Bucket: bucket }));
   }
-  if (withArchive) await upload(world.pristine, bucket, '', () => true);
+  if (withArchive) await uploadFolder(s3.client, world.pristine, { bucket });
 }
 
 /** Every file under `dir` into `bucket/prefix`, as `aws s3 sync` copies it, but those `keep` refuses. */
-async function upload(dir: string, bucket: string, prefix: string, keep: (key: string) => boolean) {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  let n = 0;
-  for (const e of entries) {
-    if (!e.isFile()) continue;
-    const path = join(e.parentPath, e.name);
-    const key = relative(dir, path);
-    if (!keep(key)) continue;
-    await s3.client.send(
-      new PutObjectCommand({ Bucket: bucket, Key: `${prefix}${key}`, Body: await readFile(path) }),
-    );
-    n++;
-  }
-  return n;
-}
 
 const recorded = (program: string): string[] | undefined => {
   const path = join(world.log, `${program}.argv`);
@@ -476,10 +461,10 @@ const runAws: Runner = async (c) => {
       (g) => new RegExp(`^${g.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`),
     );
     const prefix = target[2] === '' || target[2]?.endsWith('/') ? (target[2] ?? '') : `${target[2]}/`;
-    const n = await upload(
+    const n = await uploadFolder(
+      s3.client,
       join(world.reader, from),
-      target[1] as string,
-      prefix,
+      { bucket: target[1] as string, prefix },
       (k) => !excludes.some((x) => x.test(k)),
     );
     expect(n, `${where(c)}: copied nothing`).toBeGreaterThan(0);
