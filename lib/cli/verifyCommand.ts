@@ -128,6 +128,10 @@ export function formatVerify(r: VerifyResult, where: string): string {
   lines.push(
     `  sessions seen live that history never listed although they ended in the window (upstream loss): ${r.lostSessions}`,
   );
+  if (r.awaitingDigest?.length)
+    lines.push(
+      `  files written after the newest digest, awaiting the next run's (checked by the next verify): ${r.awaitingDigest.length}`,
+    );
   lines.push('');
   if (r.failures.length === 0) {
     lines.push('verify OK');

@@ -73,6 +73,6 @@ async function folderItem(
     // Every object of the folder, whenever written: a file a run publishes meanwhile is settled by the merge.
     inScope: (o) => folderOf(o.key) === item.folder,
   });
-  const { recordIds: _ids, ...figures } = checked;
+  const { recordIds: _ids, awaitingDigest: _awaiting, ...figures } = checked;
   return figures;
 }

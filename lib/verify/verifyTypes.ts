@@ -65,4 +65,9 @@ export interface VerifyResult {
    * upstream-loss detector, as the `tunnel_sessions_lost` view): reported, not an archive failure.
    */
   lostSessions: number;
+  /**
+   * Objects no digest lists yet, written after the newest digest: published and awaiting the next run's
+   * digest (the snapshots' files wait for the next archive run's). Not failures; the next check judges them.
+   */
+  awaitingDigest?: string[];
 }

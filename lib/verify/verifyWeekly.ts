@@ -213,7 +213,8 @@ async function fullWeek(
   options: WeeklyVerifyOptions,
   periodWeeks: number,
 ): Promise<WeeklyVerifyResult> {
-  const result = await verifyArchive(deps, options);
+  // As the incremental weeks do, objects written after the newest digest are left to next week.
+  const result = await verifyArchive(deps, { ...options, awaitNewestDigest: true });
   const at = result.checkedAt;
   const unlistedNow = new Set(result.failures.filter((f) => f.kind === 'unlisted').map((f) => f.object));
   const boundary = result.head ? await modifiedAt(deps.objects, result.head.key) : undefined;

@@ -144,6 +144,90 @@ describe('verifyArchive, the full check', () => {
   });
 });
 
+describe('a file published before the digest that lists it (a snapshot between two runs)', () => {
+  // A run publishes its files, then appends the digest that lists them; the snapshots' wait for the next run's.
+  const SNAPSHOT = 'history/dt=2024-01-15/20240115T205500Z-r9-0001.parquet';
+
+  it('awaits the next digest in the weekly full check: reported apart, not a failure; the next digest lists it', async () => {
+    const a = new SimulatedArchive(false);
+    for (let i = 0; i < 2; i++) await a.runWeek();
+    a.clock.advance(60_000);
+    await a.store.put(SNAPSHOT, await parquetOf([101, 102]));
+    const weekly = { windowDays: 60, awaitNewestDigest: true };
+    const r = await verifyArchive({ objects: a.store, clock: a.clock }, weekly);
+    expect(r.failures).toEqual([]);
+    expect(r.awaitingDigest).toEqual([SNAPSHOT]);
+    // An auditor's verify (the option unset) names it: every unlisted object is a failure there.
+    const audit = await verifyArchive({ objects: a.store, clock: a.clock }, { windowDays: 60 });
+    expect(audit.failures).toContainEqual(expect.objectContaining({ kind: 'unlisted', object: SNAPSHOT }));
+    await a.runWeek();
+    const next = await verifyArchive({ objects: a.store, clock: a.clock }, weekly);
+    expect(next.failures).toEqual([]);
+    expect(next.awaitingDigest).toBeUndefined();
+  });
+
+  it('the weekly verify over it: the first week sets it aside, and the next week judges it by the digests since', async () => {
+    const a = new SimulatedArchive(false);
+    for (let i = 0; i < 2; i++) await a.runWeek();
+    a.clock.advance(60_000);
+    await a.store.put(SNAPSHOT, await parquetOf([101, 102]));
+    const first = await a.verify();
+    expect(first.weekly.mode).toBe('full');
+    expect(first.failures).toEqual([]);
+    // Listed by the next run's digest: accounted for.
+    await a.runWeek();
+    expect((await a.verify()).failures).toEqual([]);
+  });
+
+  it('the weekly verify over one no digest comes to list (planted): set aside one week, named the next', async () => {
+    const a = new SimulatedArchive(false);
+    for (let i = 0; i < 2; i++) await a.runWeek();
+    a.clock.advance(60_000);
+    await a.store.put(SNAPSHOT, await parquetOf([101, 102]));
+    expect((await a.verify()).failures).toEqual([]);
+    a.clock.advance(60_000);
+    // The next run's state names no such file: its digest leaves it out.
+    await appendDigest(
+      {
+        objects: a.store,
+        signer,
+        clock: a.clock,
+        logger: silentLogger,
+        state: { getPartition: async (dt: string) => ({ dt, version: 1, files: [] }) } as never,
+      },
+      { runId: 'w-next', scans: [] },
+    );
+    const next = await a.verify();
+    expect(next.weekly.mode).toBe('incremental');
+    expect(next.failures).toContainEqual(expect.objectContaining({ kind: 'unlisted', object: SNAPSHOT }));
+  });
+
+  it('a file no digest lists that was written before the newest digest is a failure, as before', async () => {
+    const a = new SimulatedArchive(false);
+    await a.runWeek();
+    a.clock.advance(60_000);
+    await a.store.put(SNAPSHOT, await parquetOf([101, 102]));
+    a.clock.advance(60_000);
+    // A run whose state names no such file: its digest leaves the file out (planted, or foreign).
+    await appendDigest(
+      {
+        objects: a.store,
+        signer,
+        clock: a.clock,
+        logger: silentLogger,
+        state: { getPartition: async (dt: string) => ({ dt, version: 1, files: [] }) } as never,
+      },
+      { runId: 'w-after', scans: [] },
+    );
+    const r = await verifyArchive(
+      { objects: a.store, clock: a.clock },
+      { windowDays: 60, awaitNewestDigest: true },
+    );
+    expect(r.failures).toContainEqual(expect.objectContaining({ kind: 'unlisted', object: SNAPSHOT }));
+    expect(r.awaitingDigest).toBeUndefined();
+  });
+});
+
 describe('verifyWeekly over a simulated year of weeks', () => {
   it.each([
     ['S3 keeps SHA-256 checksums', true],
