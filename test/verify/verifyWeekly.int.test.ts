@@ -144,6 +144,20 @@ describe('verifyArchive, the full check', () => {
   });
 });
 
+/** A run whose state's manifests name no file: its digest leaves every undigested file out (planted, or foreign). */
+function appendDigestLeavingOut(a: SimulatedArchive, runId: string) {
+  return appendDigest(
+    {
+      objects: a.store,
+      signer,
+      clock: a.clock,
+      logger: silentLogger,
+      state: { getPartition: async (dt: string) => ({ dt, version: 1, files: [] }) } as never,
+    },
+    { runId, scans: [] },
+  );
+}
+
 describe('a file published before the digest that lists it (a snapshot between two runs)', () => {
   // A run publishes its files, then appends the digest that lists them; the snapshots' wait for the next run's.
   const SNAPSHOT = 'history/dt=2024-01-15/20240115T205500Z-r9-0001.parquet';
@@ -187,16 +201,7 @@ describe('a file published before the digest that lists it (a snapshot between t
     expect((await a.verify()).failures).toEqual([]);
     a.clock.advance(60_000);
     // The next run's state names no such file: its digest leaves it out.
-    await appendDigest(
-      {
-        objects: a.store,
-        signer,
-        clock: a.clock,
-        logger: silentLogger,
-        state: { getPartition: async (dt: string) => ({ dt, version: 1, files: [] }) } as never,
-      },
-      { runId: 'w-next', scans: [] },
-    );
+    await appendDigestLeavingOut(a, 'w-next');
     const next = await a.verify();
     expect(next.weekly.mode).toBe('incremental');
     expect(next.failures).toContainEqual(expect.objectContaining({ kind: 'unlisted', object: SNAPSHOT }));
@@ -209,16 +214,7 @@ describe('a file published before the digest that lists it (a snapshot between t
     await a.store.put(SNAPSHOT, await parquetOf([101, 102]));
     a.clock.advance(60_000);
     // A run whose state names no such file: its digest leaves the file out (planted, or foreign).
-    await appendDigest(
-      {
-        objects: a.store,
-        signer,
-        clock: a.clock,
-        logger: silentLogger,
-        state: { getPartition: async (dt: string) => ({ dt, version: 1, files: [] }) } as never,
-      },
-      { runId: 'w-after', scans: [] },
-    );
+    await appendDigestLeavingOut(a, 'w-after');
     const r = await verifyArchive(
       { objects: a.store, clock: a.clock },
       { windowDays: 60, awaitNewestDigest: true },

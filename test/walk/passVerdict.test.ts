@@ -21,6 +21,17 @@ function evidence(e: Partial<PassEvidence> = {}): PassEvidence {
   };
 }
 
+/** A live day's second pass: 90 rows before it, 95 when it began, 101 by its last page; the walk holds 98. */
+const LIVE_PASS: Partial<PassEvidence> = {
+  open: true,
+  totals: [90, 95, 101],
+  passTotals: [95, 101],
+  totalBefore: 90,
+  collected: 98,
+  passStart: 80,
+  pass: 2,
+};
+
 describe('passVerdict: the day’s completeness rules', () => {
   it.each([
     {
@@ -101,54 +112,22 @@ describe('passVerdict: the day’s completeness rules', () => {
     // A live day: 95 rows when the pass began, 101 by its last page; the walk holds the 95 and 3 more.
     {
       name: 'an open day grown during the pass, every row of its start held: caught up, ends, not complete',
-      e: {
-        open: true,
-        totals: [90, 95, 101],
-        passTotals: [95, 101],
-        totalBefore: 90,
-        collected: 98,
-        passStart: 80,
-        pass: 2,
-      },
+      e: LIVE_PASS,
       v: { caughtUp: true, complete: false, ends: true, shortfall: 3, unreliableTotals: true },
     },
     {
       name: 'the same evidence of a closed day: the count moved, so the walk goes on',
-      e: {
-        open: false,
-        totals: [90, 95, 101],
-        passTotals: [95, 101],
-        totalBefore: 90,
-        collected: 98,
-        passStart: 80,
-        pass: 2,
-      },
+      e: { ...LIVE_PASS, open: false },
       v: { caughtUp: false, complete: false, ends: false },
     },
     {
       name: 'an open day short of the rows that existed at the pass start: goes on',
-      e: {
-        open: true,
-        totals: [90, 95, 101],
-        passTotals: [95, 101],
-        totalBefore: 90,
-        collected: 94,
-        passStart: 80,
-        pass: 2,
-      },
+      e: { ...LIVE_PASS, collected: 94 },
       v: { caughtUp: false, ends: false },
     },
     {
       name: 'an open day whose total went down between passes: a count that lies, not a live day; goes on',
-      e: {
-        open: true,
-        totals: [99, 95, 101],
-        passTotals: [95, 101],
-        totalBefore: 99,
-        collected: 98,
-        passStart: 80,
-        pass: 2,
-      },
+      e: { ...LIVE_PASS, totals: [99, 95, 101], totalBefore: 99 },
       v: { caughtUp: false, ends: false },
     },
     {
