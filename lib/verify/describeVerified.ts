@@ -32,5 +32,9 @@ export function describeFullVerify(result: VerifyJobResult | undefined): string 
   if (!result) return 'none (start one with the stack output FullVerifyCommand)';
   const verdict = result.ok ? 'intact' : `FAILED (${result.failures.length} failure(s))`;
   const head = result.head ? `up to digest ${result.head.seq}` : 'an empty chain';
-  return `${result.jobId}, ${result.checkedAt}, ${head}: ${result.files} file(s) in ${result.items - 1} folder(s) and the chain, ${verdict}`;
+  const awaiting =
+    result.awaitingDigest.length > 0
+      ? `; ${result.awaitingDigest.length} file(s) written after the newest digest, for the next check`
+      : '';
+  return `${result.jobId}, ${result.checkedAt}, ${head}: ${result.files} file(s) in ${result.items - 1} folder(s) and the chain, ${verdict}${awaiting}`;
 }

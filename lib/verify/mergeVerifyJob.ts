@@ -1,5 +1,7 @@
 import type { Clock } from '../clock/clock.ts';
 import { archiveKeys } from '../commit/archiveKeys.ts';
+import { mapLimit } from '../concurrency/mapLimit.ts';
+import { digestKeys } from '../digest/digestKeys.ts';
 import { readChainRange } from '../digest/readChainRange.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import { mapJobObjects } from '../store/mapJobObjects.ts';
@@ -16,7 +18,8 @@ import {
 /**
  * Merges a job's item results into one: every failure of every item (the chain's included), with the
  * totals; an object unlisted up to the planned head but listed by a digest written since (a run published
- * it during the job) is counted as `listedSince`, not failed. It is stored under the job and as the archive's last full verify (`reports/full-verify.json`).
+ * it during the job) is counted as `listedSince`, not failed; one written after the newest digest (a snapshot
+ * between two runs) is set aside as `awaitingDigest`, for the next check. It is stored under the job and as the archive's last full verify (`reports/full-verify.json`).
  * An item without a result is an error (the job is not finished: start it again to resume it).
  */
 export async function mergeVerifyJob(
@@ -44,14 +47,26 @@ export async function mergeVerifyJob(
   const sum = (f: (r: (typeof done)[number]) => number) => done.reduce((a, r) => a + f(r), 0);
   // Runs go on during a job: a file a run published after the plan is unlisted up to the planned head, and
   // listed by a digest written since. It is not a failure here; the next check reads it against that digest.
-  const since = new Set(
-    (await readChainRange(objects, (plan.head?.seq ?? 0) + 1)).flatMap((e) =>
-      (e.digest?.files ?? []).map((f) => f.key),
-    ),
-  );
+  const later = await readChainRange(objects, (plan.head?.seq ?? 0) + 1);
+  const since = new Set(later.flatMap((e) => (e.digest?.files ?? []).map((f) => f.key)));
   const all = done.flatMap((r) => r.failures);
-  const failures = all.filter(
+  const unlistedSince = all.filter(
     (f) => !(f.kind === 'unlisted' && f.object !== undefined && since.has(f.object)),
+  );
+  // A file published after the newest digest (a snapshot between two runs) waits for the next run's digest,
+  // as in the weekly verify: set aside, and judged by the next check against the digests written since.
+  const newest = later.at(-1)?.key ?? (plan.head ? digestKeys.digest(plan.head.seq) : undefined);
+  const digestedUntil = newest === undefined ? undefined : (await objects.head(newest))?.modifiedAt;
+  const awaiting = new Set<string>();
+  if (digestedUntil !== undefined) {
+    const unlisted = unlistedSince.flatMap((f) => (f.kind === 'unlisted' && f.object ? [f.object] : []));
+    await mapLimit(unlisted, 16, async (key) => {
+      const at = (await objects.head(key))?.modifiedAt;
+      if (at !== undefined && at > digestedUntil) awaiting.add(key);
+    });
+  }
+  const failures = unlistedSince.filter(
+    (f) => !(f.kind === 'unlisted' && f.object !== undefined && awaiting.has(f.object)),
   );
   const result: VerifyJobResult = {
     jobId,
@@ -60,7 +75,8 @@ export async function mergeVerifyJob(
     checkedAt: deps.clock.now().toISOString(),
     head: plan.head,
     items: items.length,
-    listedSince: all.length - failures.length,
+    listedSince: all.length - unlistedSince.length,
+    awaitingDigest: [...awaiting].sort(),
     digests: sum((r) => r.digests ?? 0),
     files: sum((r) => r.files),
     rows: sum((r) => r.rows),

@@ -63,6 +63,11 @@ export const verifyJobResultSchema = z.object({
   items: count,
   /** Objects no digest up to the planned head lists, listed by a digest written since: a later check's. */
   listedSince: count,
+  /**
+   * Objects no digest lists, written after the newest digest when the job merged (a snapshot between two
+   * runs): not yet due; the next check judges them against the digests written since.
+   */
+  awaitingDigest: z.array(z.string()).default([]),
   digests: count,
   files: count,
   rows: count,

@@ -8,8 +8,14 @@ import { digestKeys } from '../../lib/digest/digestKeys.ts';
 import { ed25519Signer } from '../../lib/digest/ed25519Signer.ts';
 import { silentLogger } from '../../lib/log/logger.ts';
 import type { ChecksumVerdict, VerifyProgress } from '../../lib/state/verifyProgress.ts';
+import { mapJobObjects } from '../../lib/store/mapJobObjects.ts';
 import { checkChecksumReports } from '../../lib/verify/checkChecksumReport.ts';
+import { describeFullVerify } from '../../lib/verify/describeVerified.ts';
+import { mergeVerifyJob } from '../../lib/verify/mergeVerifyJob.ts';
+import { planVerifyJob } from '../../lib/verify/planVerifyJob.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
+import { verifyJobItem } from '../../lib/verify/verifyJobItem.ts';
+import { verifyJobItemSchema } from '../../lib/verify/verifyJobTypes.ts';
 import { verifyWeekly, type WeeklyVerifyResult } from '../../lib/verify/verifyWeekly.ts';
 import { parquetOf } from '../digest/digestFixtures.ts';
 import { SimulatedStore } from './simulatedStore.ts';
@@ -221,6 +227,50 @@ describe('a file published before the digest that lists it (a snapshot between t
     );
     expect(r.failures).toContainEqual(expect.objectContaining({ kind: 'unlisted', object: SNAPSHOT }));
     expect(r.awaitingDigest).toBeUndefined();
+  });
+});
+
+/** The full verify job's steps over the archive, as the state machine runs them: plan, each item, merge. */
+async function verifyJob(a: SimulatedArchive, jobId: string) {
+  const deps = { objects: a.store, clock: a.clock };
+  const plan = await planVerifyJob(deps, jobId);
+  for (const item of await mapJobObjects.items(a.store, plan.itemsKey, verifyJobItemSchema))
+    await verifyJobItem(deps, plan, item);
+  return mergeVerifyJob(deps, jobId);
+}
+
+describe('the full verify job over a file published before the digest that lists it', () => {
+  const SNAPSHOT = 'history/dt=2024-01-15/20240115T205500Z-r9-0001.parquet';
+
+  it('sets it aside, not a failure, and says so; after the next run the next job accounts for it', async () => {
+    const a = new SimulatedArchive(false);
+    for (let i = 0; i < 2; i++) await a.runWeek();
+    a.clock.advance(60_000);
+    await a.store.put(SNAPSHOT, await parquetOf([101, 102]));
+    const job = await verifyJob(a, 'between-runs');
+    expect(job.failures).toEqual([]);
+    expect(job.ok).toBe(true);
+    expect(job.awaitingDigest).toEqual([SNAPSHOT]);
+    expect(describeFullVerify(job)).toContain(
+      '1 file(s) written after the newest digest, for the next check',
+    );
+    await a.runWeek();
+    const next = await verifyJob(a, 'after-the-run');
+    expect(next.failures).toEqual([]);
+    expect(next.awaitingDigest).toEqual([]);
+  });
+
+  it('names one no digest lists that was written before the newest digest', async () => {
+    const a = new SimulatedArchive(false);
+    for (let i = 0; i < 2; i++) await a.runWeek();
+    a.clock.advance(60_000);
+    await a.store.put(SNAPSHOT, await parquetOf([101, 102]));
+    a.clock.advance(60_000);
+    await appendDigestLeavingOut(a, 'w-after');
+    const job = await verifyJob(a, 'planted');
+    expect(job.ok).toBe(false);
+    expect(job.failures).toContainEqual(expect.objectContaining({ kind: 'unlisted', object: SNAPSHOT }));
+    expect(job.awaitingDigest).toEqual([]);
   });
 });
 
