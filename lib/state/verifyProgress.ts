@@ -95,6 +95,12 @@ export const verifyProgressSchema = z.object({
     nextSeq: z.number().int().positive(),
     periodWeeks: z.number().int().positive(),
   }),
+  /**
+   * The last complete scan of each window day the digests record (day → ISO time), carried from week to
+   * week: the API comparison judges a day by it, and an incremental week reads only the new digests.
+   * Absent (a progress from before it was kept): the next week reads it from the whole chain once.
+   */
+  lastScans: z.record(z.string(), z.string()).exactOptional(),
   /** When the whole archive was last checked in full (the first weekly verify, or a finished full verify job). */
   fullAt: z.string().exactOptional(),
   /** With store-side checksum jobs (S3 Batch Operations): what replaces the listing and the rotation above. */

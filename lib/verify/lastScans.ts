@@ -1,3 +1,4 @@
+import { addDays, type Day } from '../clock/day.ts';
 import type { DigestChain } from '../digest/readDigestChain.ts';
 
 /** Latest complete scan time (epoch ms) of each upstream day, from the scans the digests record. */
@@ -12,6 +13,34 @@ export function lastCompleteScans(chain: DigestChain): Map<string, number> {
   }
   return last;
 }
+
+/**
+ * The last complete scans carried from one weekly verify to the next (day → ISO time), merged with those
+ * of the digests written since (the later time of each day), and kept from `oldest` on: an incremental
+ * week reads only the new digests, and a day's last complete scan is often in an older one (a day is
+ * scanned at a few ages only).
+ */
+export function carryLastScans(
+  carried: Readonly<Record<string, string>>,
+  since: ReadonlyMap<string, number>,
+  oldest: Day,
+): Record<string, string> {
+  const merged = new Map<string, number>();
+  for (const [day, at] of Object.entries(carried)) {
+    const t = Date.parse(at);
+    if (!Number.isNaN(t)) merged.set(day, t);
+  }
+  for (const [day, t] of since) if (t > (merged.get(day) ?? Number.NEGATIVE_INFINITY)) merged.set(day, t);
+  return Object.fromEntries(
+    [...merged]
+      .filter(([day]) => day >= oldest)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([day, t]) => [day, new Date(t).toISOString()]),
+  );
+}
+
+/** The days a weekly verify keeps the last scans of: the window at `today`, and a day of margin. */
+export const lastScansFrom = (windowStart: Day): Day => addDays(windowStart, -1);
 
 /**
  * Upstream ingestion lag allowed by default: a history row may appear up to this long after its session

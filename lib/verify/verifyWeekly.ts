@@ -16,7 +16,7 @@ import type { ChecksumJobs } from './checksumJobs.ts';
 import { baselineChecksums, datedObjects } from './checksumRotation.ts';
 import { compareUpstream } from './compareUpstream.ts';
 import { countLostSessions } from './countLostSessions.ts';
-import { DEFAULT_INGESTION_GRACE_MS, lastCompleteScans } from './lastScans.ts';
+import { carryLastScans, DEFAULT_INGESTION_GRACE_MS, lastCompleteScans, lastScansFrom } from './lastScans.ts';
 import { listAndRotate } from './listAndRotate.ts';
 import { readLastFullVerify } from './mergeVerifyJob.ts';
 import { storeChecks, type WeeklyJobs } from './storeChecks.ts';
@@ -116,6 +116,13 @@ export async function verifyWeekly(
   }
   const fresh = segment.slice(1);
   const newest = segment.at(-1);
+  // Each day's last complete scan: carried from last week, with the new digests' (the whole chain once,
+  // for a progress from before they were carried).
+  const keepFrom = lastScansFrom(windowStartOf(toDay(now), options.windowDays));
+  const lastScans =
+    progress.lastScans === undefined
+      ? carryLastScans({}, lastCompleteScans(await readDigestChain(objects)), keepFrom)
+      : carryLastScans(progress.lastScans, lastCompleteScans(chain), keepFrom);
   const head = newest ? { seq: newest.seq, key: newest.key, sha256: newest.sha256 } : progress.head;
 
   // 2. Every file the new digests list, in full.
@@ -170,6 +177,7 @@ export async function verifyWeekly(
         objects: listing.objects,
         unlisted: listing.unlisted,
         rotation: rotation.next,
+        lastScans,
         ...(fullAt ? { fullAt } : {}),
         ...(stored.checksums ? { checksums: stored.checksums } : {}),
       },
@@ -187,7 +195,7 @@ export async function verifyWeekly(
   };
   if (options.api) {
     const ids = await windowRecordIds(objects, windowFilter(now, options));
-    await compareWithApi(result, options, chain, ids);
+    await compareWithApi(result, options, lastScans, newest?.digest?.createdAt, ids);
   }
   result.ok = failures.length === 0;
   if (!result.ok) {
@@ -199,6 +207,7 @@ export async function verifyWeekly(
       ...(fullAt ? { fullAt } : {}),
       at: now.toISOString(),
       rotation: rotation.next,
+      lastScans,
       ...(stored.checksums && progress.checksums
         ? { checksums: { ...stored.checksums, weeks: progress.checksums.weeks } }
         : {}),
@@ -230,6 +239,12 @@ async function fullWeek(
     ? await baselineOf(deps.objects, boundary ?? new Date(at), new Date(at), periodWeeks)
     : undefined;
   const head = result.head ?? { seq: 1, key: digestKeys.digest(1), sha256: '' };
+  // Each window day's last complete scan, for the incremental weeks (one more read of the digests, this once).
+  const lastScans = carryLastScans(
+    {},
+    lastCompleteScans(await readDigestChain(deps.objects)),
+    lastScansFrom(windowStartOf(toDay(new Date(at)), options.windowDays)),
+  );
   return {
     ...result,
     weekly: {
@@ -242,6 +257,7 @@ async function fullWeek(
         unlisted,
         // Everything was checked now: the next rotation starts next week, from digest 1.
         rotation: { startedAt: at, nextSeq: head.seq + 1, periodWeeks },
+        lastScans,
         fullAt: at,
         ...(checksums ? { checksums } : {}),
       },
@@ -300,7 +316,8 @@ function windowFilter(now: Date, options: VerifyOptions): { from: string; to: st
 async function compareWithApi(
   result: VerifyResult,
   options: VerifyOptions,
-  chain: DigestChain,
+  lastScans: Readonly<Record<string, string>>,
+  newestDigestAt: string | undefined,
   recordIds: Set<string>,
 ): Promise<void> {
   if (!options.api) return;
@@ -310,8 +327,9 @@ async function compareWithApi(
       'comparing with the API needs the archive token key (record ids are keyed HMACs)',
     );
   }
-  const newestMs = Date.parse(chain.entries.at(-1)?.digest?.createdAt ?? '');
-  const upstream = await compareUpstream(options.api, recordIds, lastCompleteScans(chain), {
+  const newestMs = Date.parse(newestDigestAt ?? '');
+  const scans = new Map(Object.entries(lastScans).map(([day, at]) => [day, Date.parse(at)] as const));
+  const upstream = await compareUpstream(options.api, recordIds, scans, {
     today: toDay(new Date(result.checkedAt)),
     windowDays: options.windowDays,
     pageSize: options.pageSize ?? 2000,

@@ -14,6 +14,7 @@ import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import type { ObjectStore } from '../../lib/store/objectStore.ts';
 import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
 import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
+import { verifyWeekly } from '../../lib/verify/verifyWeekly.ts';
 import { historyKeys, startSignedArchive } from '../digest/proofKit.ts';
 import { TEST_TOKEN_KEY, type World } from '../support/engineKit.ts';
 
@@ -245,5 +246,50 @@ describe('verifyArchive', () => {
     expect(lenient.failures).toEqual([]);
     expect(lenient.pending).toBeGreaterThan(0);
     for (const f of missing) expect(f.message).toContain(f.day as string);
+  });
+});
+
+describe('the weekly verify against the API, an incremental week', () => {
+  it('judges each day by its last complete scan in the whole chain, not in the new digests alone', async () => {
+    const dir = await mkdtemp(join(scratch, 'weekly-'));
+    // The store's times kept: the weekly compares them with the digests'.
+    await cp(archiveDir, dir, { recursive: true, preserveTimestamps: true });
+    const objects = createFileObjectStore(dir);
+    const api = { api: world.api, tokenKey: TEST_TOKEN_KEY, windowDays: 60 };
+    const first = await verifyWeekly({ objects, clock: world.clock }, api);
+    expect(first.weekly.mode).toBe('full');
+    expect(first.failures).toEqual([]);
+    expect(first.pending).toBeGreaterThan(0);
+    // The first week keeps each window day's last complete scan, as the whole chain records it.
+    const scanned = first.days.filter((d) => d.lastScanAt !== null && d.lastScanAt !== first.lastDigestAt);
+    expect(scanned.length).toBeGreaterThan(0);
+    for (const d of scanned) expect(first.weekly.progress.lastScans?.[d.day]).toBe(d.lastScanAt);
+    // A day later, a run that scanned today only: the older days' last scans are in older digests.
+    world.clock.advance(86_400_000);
+    const { appendDigest } = await import('../../lib/digest/appendDigest.ts');
+    await appendDigest(
+      { objects, signer, clock: world.clock, logger: world.deps().logger },
+      {
+        runId: 'today-only',
+        scans: [
+          { day: toDay(world.clock.now()), scannedAt: world.clock.now().toISOString(), complete: true },
+        ],
+      },
+    );
+    world.clock.advance(3_600_000);
+    const next = await verifyWeekly(
+      { objects, clock: world.clock },
+      { ...api, progress: first.weekly.progress },
+    );
+    expect(next.weekly.mode).toBe('incremental');
+    // The auditor's verify reads the whole chain: the weekly judges every day as it does.
+    const audit = await verifyArchive({ objects, clock: world.clock }, api);
+    expect(next.days).toEqual(audit.days);
+    expect(next.failures).toEqual([]);
+    expect(next.pending).toBeGreaterThan(0);
+    // A progress from before the scans were carried: the week reads them from the whole chain once.
+    const { lastScans: _dropped, ...older } = first.weekly.progress;
+    const upgraded = await verifyWeekly({ objects, clock: world.clock }, { ...api, progress: older });
+    expect(upgraded.days).toEqual(audit.days);
   });
 });
