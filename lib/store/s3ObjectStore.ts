@@ -293,6 +293,10 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
               continue;
             }
             if (!isNotFound(error)) throw error;
+            // The source went since our look: another publisher of the same staged file (a run publishing
+            // the snapshots' noted files beside the snapshot itself) moved it. Only a publish of this key
+            // drops it (the sweep leaves files a day old), so a present target holds these bytes: done.
+            if ((await headSize(toKey)) !== undefined) return;
             throw new ArchiverError('STORE_FAILED', `cannot publish ${where(fromKey)}: it does not exist`, {
               cause: error,
               retryable: false,

@@ -1,6 +1,6 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
+import { type S3rverHandle, s3rverClient, startS3rver } from '../../devkit/startS3rver.ts';
 import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
 import { startWriteOnceFront, type WriteOnceFront } from '../support/writeOnceS3Front.ts';
 
@@ -124,5 +124,35 @@ describe('write-once under a race, against an S3 front that enforces If-None-Mat
     expect(front.stats.preconditionFailed).toBe(before + 1);
     expect(text(await a!.get('history/dt=2026-11-23/w.parquet'))).toBe('their bytes');
     expect(text(await a!.get('_staging/r6/w.parquet'))).toBe('our bytes');
+  });
+});
+
+describe('publish of a staged file another publisher of it moves meanwhile (plain s3rver: the copy meets no source)', () => {
+  it('is done: one object with the staged bytes, the staged copy gone, no error', async () => {
+    const client = s3rverClient(s3.endpoint);
+    const racer = createS3ObjectStore({ client: s3.client, bucket: s3.bucket, prefix: 'moved' });
+    const store = createS3ObjectStore({ client, bucket: s3.bucket, prefix: 'moved' });
+    const from = '_staging/active/snap-1/dt=2026-11-09/20261110T000000Z-snap-1-0001.parquet';
+    const to = 'active/dt=2026-11-09/20261110T000000Z-snap-1-0001.parquet';
+    await store.put(from, 'snapshot bytes');
+    let raced = 0;
+    // Between this publisher's look at the target and its copy, the other publishes the same file.
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'CopyObjectCommand' && raced++ === 0) await racer.publish(from, to);
+        return next(args);
+      },
+      { step: 'initialize', name: 'racingPublisher' },
+    );
+    await store.publish(from, to);
+    expect(raced).toBe(1);
+    expect(text(await store.get(to))).toBe('snapshot bytes');
+    expect(await store.head(from)).toBeUndefined();
+    // Neither source nor target: still an error.
+    await expect(
+      store.publish('_staging/none/x.parquet', 'active/dt=2026-11-09/x.parquet'),
+    ).rejects.toMatchObject({
+      code: 'STORE_FAILED',
+    });
   });
 });
