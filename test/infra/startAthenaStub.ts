@@ -19,10 +19,10 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
 /**
  * The three Athena calls the detect function makes (`StartQueryExecution`, `GetQueryExecution`,
  * `GetQueryResults`, AWS JSON 1.1), on 127.0.0.1 port 0. Each query succeeds at once with the rows
- * `answer` gives for its text (a header row of its columns first, every value as text, as Athena sends).
+ * `answer` gives (or resolves to) for its text (a header row of its columns first, every value as text, as Athena sends).
  */
 export async function startAthenaStub(
-  answer: (sql: string) => Record<string, string | null>[],
+  answer: (sql: string) => Record<string, string | null>[] | Promise<Record<string, string | null>[]>,
 ): Promise<AthenaStubHandle> {
   const queries: AthenaStubHandle['queries'] = [];
   const results = new Map<string, Record<string, string | null>[]>();
@@ -39,7 +39,7 @@ export async function startAthenaStub(
       const database = String((body.QueryExecutionContext as { Database?: string } | undefined)?.Database);
       queries.push({ sql, workGroup: String(body.WorkGroup), database });
       const started = randomUUID();
-      results.set(started, answer(sql));
+      results.set(started, await answer(sql));
       reply(200, { QueryExecutionId: started });
     } else if (target === 'GetQueryExecution' && results.has(id)) {
       reply(200, { QueryExecution: { QueryExecutionId: id, Status: { State: 'SUCCEEDED' } } });

@@ -30,6 +30,7 @@ import { localDynamoClient, startDynalite } from '../../devkit/startDynalite.ts'
 import { EMULATOR_PAID_KEY, startEmulator } from '../../devkit/startEmulator.ts';
 import { startS3rver } from '../../devkit/startS3rver.ts';
 import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
+import { OLDEST_DAY_SQL } from '../../lib/detect/ruleEngine.ts';
 import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
 import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
 import { recordId } from '../../lib/records/recordId.ts';
@@ -240,8 +241,16 @@ beforeAll(async () => {
   const kms = await startKmsStub();
   sns = await startSnsStub();
   events = await startEventBridgeStub();
-  // No scheduled rule matches this team's week: each query answers no rows.
-  const athena = await startAthenaStub(() => []);
+  // No scheduled rule matches this team's week: each rule's query answers no rows. The warm-up's query
+  // answers what Athena would: the oldest `dt` partition the archive holds, none before the first run.
+  const athena = await startAthenaStub(async (sql) => {
+    if (sql !== OLDEST_DAY_SQL) return [];
+    const listed = await s3.client.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: 'history/dt=', Delimiter: '/', MaxKeys: 1 }),
+    );
+    const oldest = /dt=(\d{4}-\d{2}-\d{2})\//.exec(listed.CommonPrefixes?.[0]?.Prefix ?? '')?.[1];
+    return [{ oldest: oldest ?? null }];
+  });
   sts = await startStsStub();
   AWSAccount.DUMMY_ACCOUNT.createKeyPair(sts.accessKeyId, sts.secretAccessKey);
   s3control = await startS3ControlStandIn(objectStoreFromUrl(`s3://${bucket}/`, { s3Client: s3.client }));
