@@ -7,7 +7,7 @@ import { type ParquetCompression, parquetCompressors } from './parquetCompressio
 import { PartialFile } from './partialFile.ts';
 import type { RowChunk } from './rowChunk.ts';
 import { wrapParquetWrite } from './wrapParquetWrite.ts';
-import { writeHistoryRowGroup } from './writeHistoryRowGroup.ts';
+import { writeHistoryRowGroupYielding } from './writeHistoryRowGroup.ts';
 
 /** What a draft writer needs to know; plain data, so the encoding worker receives the same. */
 export interface DraftWriterSettings {
@@ -119,5 +119,5 @@ export class ParquetDraftWriter extends PartialFile<{ rows: number; bytes: numbe
 
 /** Writes `group` as exactly one row group (the library would split it again at its own default size). */
 async function writeRowGroup(parquet: ParquetWriter, group: unknown[][], rows: number): Promise<void> {
-  await writeHistoryRowGroup(parquet, historyColumnData(group), rows);
+  await writeHistoryRowGroupYielding(parquet, historyColumnData(group), rows);
 }

@@ -31,6 +31,38 @@ export function writeHistoryRowGroup(
   columnData: ColumnSource[],
   rows: number,
 ): void | Promise<void> {
+  const steps = rowGroupSteps(parquet, columnData, rows);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * {@link writeHistoryRowGroup}, giving the event loop a turn between two columns: encoded inline (the
+ * Lambda's bundle has no worker), a row group is a long stretch of the walk's thread, and between two
+ * columns the walk's answers are taken and its next requests sent. The same bytes; the caller writes the
+ * file's next group once this one has resolved (`ParquetDraftWriter`'s chain).
+ */
+export async function writeHistoryRowGroupYielding(
+  parquet: ParquetWriter,
+  columnData: ColumnSource[],
+  rows: number,
+): Promise<void> {
+  const steps = rowGroupSteps(parquet, columnData, rows);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/** The row group's work, column by column: a step ends after each column but the last. */
+function* rowGroupSteps(
+  parquet: ParquetWriter,
+  columnData: ColumnSource[],
+  rows: number,
+): Generator<void, void | Promise<void>> {
   const writer = parquet.writer;
   // The library writes no row group for no rows.
   if (rows === 0) return;
@@ -46,7 +78,8 @@ export function writeHistoryRowGroup(
   }
   const groupStartOffset = writer.offset;
   const columns: ColumnChunk[] = [];
-  for (const source of columnData) {
+  for (const [i, source] of columnData.entries()) {
+    if (i > 0) yield;
     const {
       name,
       data,

@@ -7,7 +7,10 @@ import { historyColumnData } from '../../lib/parquet/historyColumnData.ts';
 import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from '../../lib/parquet/historySchema.ts';
 import { type ParquetCompression, parquetCompressors } from '../../lib/parquet/parquetCompression.ts';
 import { RowChunkBuilder } from '../../lib/parquet/rowChunk.ts';
-import { writeHistoryRowGroup } from '../../lib/parquet/writeHistoryRowGroup.ts';
+import {
+  writeHistoryRowGroup,
+  writeHistoryRowGroupYielding,
+} from '../../lib/parquet/writeHistoryRowGroup.ts';
 import { edgeCaseRows } from './historyRows.ts';
 
 const columnIndex = (n: string) => HISTORY_COLUMN_NAMES.indexOf(n as (typeof HISTORY_COLUMN_NAMES)[number]);
@@ -192,6 +195,37 @@ describe('writeHistoryRowGroup', () => {
     for (const name of ['token_hmac', 'virtual_token_hmac'])
       g[columnIndex(name)] = (g[0] as unknown[]).map(() => null);
     expect(file([g], 'GZIP', ours)).toEqual(file([g], 'GZIP', library));
+  });
+
+  it('yielding: the same bytes, with a turn of the event loop between two columns (none after the last)', async () => {
+    const groups = [1, 129, 1000].map(group);
+    const writer = new ByteWriter();
+    const parquet = new ParquetWriter({
+      writer,
+      schema: HISTORY_PARQUET_SCHEMA,
+      codec: 'GZIP',
+      compressors: parquetCompressors('GZIP'),
+      statistics: true,
+      createdBy: 'test',
+    });
+    let turns = 0;
+    for (const g of groups) {
+      const columns = historyColumnData(g);
+      const before = turns;
+      // A callback waiting for the loop: it runs at each of the writer's turns, and at no other time.
+      const count = () => {
+        if (done) return;
+        turns++;
+        setImmediate(count);
+      };
+      let done = false;
+      setImmediate(count);
+      await writeHistoryRowGroupYielding(parquet, columns, (g[0] as unknown[]).length);
+      done = true;
+      expect(turns - before).toBe(columns.length - 1);
+    }
+    parquet.finish();
+    expect(writer.getBytes()).toEqual(file(groups, 'GZIP', library));
   });
 
   it('leaves a REQUIRED string column holding a null to the library, which refuses it', () => {
