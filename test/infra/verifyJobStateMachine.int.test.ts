@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,6 +71,9 @@ beforeAll(async () => {
   await writeFile(join(dirs.tampered, changed), bytes);
   planted = `findings/dt=${changed.split('/')[1]?.slice(3)}/planted.parquet`;
   await cp(join(dirs.clean, changed), join(dirs.tampered, planted));
+  // Planted before the newest digest (one written after it awaits the next digest, as in the weekly verify).
+  const before = new Date(Date.now() - 3_600_000);
+  await utimes(join(dirs.tampered, planted), before, before);
   runs = await runExecutions([
     { dir: dirs.clean, jobId: 'clean' },
     { dir: dirs.tampered, jobId: 'tampered' },
