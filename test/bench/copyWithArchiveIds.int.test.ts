@@ -69,5 +69,5 @@ describe('the bench script with the archive ids (copyWithArchiveIds)', () => {
       conn.closeSync();
       db.closeSync();
     }
-  }, 60_000);
+  });
 });

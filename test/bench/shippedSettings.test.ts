@@ -64,7 +64,7 @@ describe('the largest-day figures of bench/RESULTS.json ran with the settings th
   let shipped: ShippedSettings;
   beforeAll(() => {
     shipped = shippedSettings();
-  }, 180_000);
+  });
 
   it('reads each engine function and the fan-out machine from the template', () => {
     for (const fn of [shipped.archiver, shipped.fanoutFunction]) {

@@ -118,7 +118,7 @@ describe('the Node flags the CLI runs with', () => {
       env: { PATH: `${dirname(LAMBDA_NODE)}:${process.env.PATH ?? ''}`, HOME: tmp.dir },
     });
     expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
-  }, 60_000);
+  });
 
   it('on Node 24, a process started without them starts itself again with them, and ends as its child did', async () => {
     const ok = startCli(LAMBDA_NODE, ['--version']);
@@ -135,7 +135,7 @@ describe('the Node flags the CLI runs with', () => {
     expect(await misuse).toMatchObject({ code: 2, signal: null });
     expect(misuse.output().stderr).toContain('unknown flag --bogus');
     expect(misuse.reported()).toHaveLength(2);
-  }, 60_000);
+  });
 
   it('starts once when the flags are not needed: Node 20, or a value the user chose', async () => {
     const node20 = startCli(process.execPath, ['--version']);
@@ -145,7 +145,7 @@ describe('the Node flags the CLI runs with', () => {
     const chosen = startCli(LAMBDA_NODE, ['--version'], { nodeOptions: '--max-semi-space-size=16' });
     expect(await chosen).toMatchObject({ code: 0, signal: null });
     expect(chosen.reported()).toHaveLength(1);
-  }, 60_000);
+  });
 
   it('passes a signal on, and the child stops as it would alone (the emulator closes, exit 0)', async () => {
     const cli = startCli(LAMBDA_NODE, ['emulator', '--port', '0']);
@@ -154,14 +154,14 @@ describe('the Node flags the CLI runs with', () => {
     cli.child.kill('SIGTERM');
     expect(await cli).toMatchObject({ code: 0, signal: null });
     expect(cli.output().stdout).toContain('emulator stopped');
-  }, 60_000);
+  });
 
   it('dies by the signal that killed its child', async () => {
     const cli = startCli(LAMBDA_NODE, ['emulator', '--port', '0']);
     await until('the emulator to listen', cli, () => cli.output().stdout.includes('listening on'));
     process.kill((cli.reported()[1] as Reported).pid, 'SIGKILL');
     expect(await cli).toMatchObject({ code: null, signal: 'SIGKILL' });
-  }, 60_000);
+  });
 
   it("a terminal's Ctrl-C, which reaches both processes, stops the emulator once and cleanly", async () => {
     // The terminal signals the foreground process group; the child, in a group of its own, gets it once,
@@ -172,7 +172,7 @@ describe('the Node flags the CLI runs with', () => {
     process.kill(-(cli.child.pid as number), 'SIGINT');
     expect(await cli).toMatchObject({ code: 0, signal: null });
     expect(cli.output().stdout.match(/emulator stopped/g)).toHaveLength(1);
-  }, 60_000);
+  });
 
   it('exits 128 + the signal when its child died of a signal this process survives', async () => {
     // The first process ignores SIGUSR2 (a preload's listener); the child, without one, dies of it.
@@ -182,7 +182,7 @@ describe('the Node flags the CLI runs with', () => {
     await until('the emulator to listen', cli, () => cli.output().stdout.includes('listening on'));
     process.kill((cli.reported()[1] as Reported).pid, 'SIGUSR2');
     expect(await cli).toMatchObject({ code: 128 + constants.signals.SIGUSR2, signal: null });
-  }, 60_000);
+  });
 
   it('says so and exits 1 when Node cannot be started again', async () => {
     // A copy of Node that removes itself as it starts: the second start finds no executable.
@@ -197,7 +197,7 @@ describe('the Node flags the CLI runs with', () => {
       'tunnel-archiver: cannot start Node again with --max-semi-space-size=',
     );
     expect(cli.reported()).toHaveLength(1);
-  }, 60_000);
+  });
 
   it('never leaves the child running when it is killed itself, even by SIGKILL', async () => {
     const cli = startCli(LAMBDA_NODE, ['emulator', '--port', '0']);
@@ -207,5 +207,5 @@ describe('the Node flags the CLI runs with', () => {
     // It ended by closing the emulator.
     expect(await cli).toMatchObject({ code: null, signal: 'SIGKILL' });
     expect(cli.output().stdout).toContain('emulator stopped');
-  }, 60_000);
+  });
 });

@@ -107,7 +107,7 @@ describe('a dynamodb:// state table the CLI needs', () => {
     } finally {
       await proxy.close();
     }
-  }, 180_000);
+  });
 
   it('is refused, when the credentials may not create it, with the commands that create it (exit 2)', async () => {
     const proxy = await startDynamoFaultProxy({
@@ -131,7 +131,7 @@ describe('a dynamodb:// state table the CLI needs', () => {
     } finally {
       await proxy.close();
     }
-  }, 120_000);
+  });
 });
 
 describe('a dynamodb:// state table that does not exist, named beside an existing archive', () => {
@@ -141,7 +141,7 @@ describe('a dynamodb:// state table that does not exist, named beside an existin
     const args = runArgs(dest(), 'unused').filter((a, i, all) => a !== '--state' && all[i - 1] !== '--state');
     const r = await runCli(args, envFor(dynamo.endpoint));
     expect(r.code, r.stderr).toBe(0);
-  }, 180_000);
+  });
 
   it.each([
     ['status', []],
@@ -192,5 +192,5 @@ describe('a dynamodb:// state table that does not exist, named beside an existin
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).files).toBeGreaterThan(0);
     expect(await tables()).toContain('recovered-state');
-  }, 120_000);
+  });
 });

@@ -77,7 +77,7 @@ beforeAll(async () => {
     await evaluate(recording, memoryFindingLedger(), c, 0);
     captured.set(c.name, { rows, oldest: await duck.oldestDay(), sql: sqls });
   }
-}, 120_000);
+});
 afterAll(() => duck.close());
 
 /** An engine that returns `rows` (a rule's rows as an engine delivered them). */

@@ -75,7 +75,7 @@ describe('README and docs/', () => {
   let stack: TunnelArchiverStack;
   beforeAll(() => {
     ({ template, stack } = synthApp());
-  }, 60_000);
+  });
 
   it('keeps the README short: at most 150 lines, the rest in docs/', () => {
     expect(README.split('\n').length).toBeLessThanOrEqual(150);
@@ -193,7 +193,7 @@ describe('README and docs/', () => {
         );
       }
     }
-  }, 120_000);
+  });
 
   it("draws the schedules of the README's diagram as the stack synthesizes them", () => {
     const diagram = /```mermaid\n([\s\S]*?)```/.exec(README)?.[1] ?? '';

@@ -647,7 +647,7 @@ describe('every documented command', () => {
       .map((l) => docCommand('npm start output', 0, splitComment(l)[0]));
     expect(printed.map((c) => c.argv[1])).toEqual(expect.arrayContaining(['query', 'report', 'detect']));
     for (const c of printed) ran.push(`ran     ${where(c)}  → ${await runTunnelArchiver(c)}`);
-  }, 180_000);
+  });
 });
 
 /**

@@ -104,7 +104,7 @@ describe('docs/security-lake.md', () => {
     const alarm = stack.getLogicalId(stack.securityLake?.alarm.node.defaultChild as never);
     expect(alarm).toMatch(/^SecurityLakeFailedRunAlarm/);
     expect(lakePage).toContain('`SecurityLakeFailedRunAlarm`');
-  }, 180_000);
+  });
 
   it("states the lake key's policy as the stack attaches it, and no KMS grant on the function's role", () => {
     const keyArn = 'arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555';
@@ -124,5 +124,5 @@ describe('docs/security-lake.md', () => {
       expect(s.actions.sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
       expect(s.condition).toEqual({ StringEquals: { 'kms:ViaService': 's3.eu-west-1.amazonaws.com' } });
     }
-  }, 180_000);
+  });
 });

@@ -80,7 +80,9 @@ beforeAll(async () => {
       const line = out.split('\n').find((l) => l.startsWith('RESULT '));
       if (line) resolve(JSON.parse(line.slice('RESULT '.length)));
     });
-    child.on('exit', (code) =>
+    // 'close' comes after the output and also after a failed spawn ('error'), where 'exit' never comes.
+    child.on('error', reject);
+    child.on('close', (code) =>
       reject(new Error(`the runner exited (${code}) without a result: ${out.slice(-2000)}`)),
     );
   });
@@ -91,7 +93,8 @@ afterAll(async () => {
   // A runner that never gave its result (it waits for an event that never came) is stopped, not awaited.
   if (result === undefined) child?.kill('SIGKILL');
   child?.stdin?.end();
-  await new Promise((r) => child?.once('exit', r));
+  if (child?.exitCode === null && child.signalCode === null && child.pid !== undefined)
+    await new Promise((r) => child?.once('close', r));
   rmSync(dir, { recursive: true, force: true });
 });
 

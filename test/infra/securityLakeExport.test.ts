@@ -125,7 +125,7 @@ describe('the Security Lake export', () => {
     // Without a lake key, no policy touches a provider role.
     const plain = synthApp({ context: { securityLake: JSON.stringify({ sources: LAKE.sources }) } });
     expect(JSON.stringify(plain.template.toJSON())).not.toMatch(/LakeKeyThroughS3|kms:ViaService.*s3\./);
-  }, 180_000);
+  });
 
   it('is given only variables the config spec holds, each naming the function among its readers', () => {
     const fn = on.stack.getLogicalId(on.stack.securityLake?.fn.node.defaultChild as never);

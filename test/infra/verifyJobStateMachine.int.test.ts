@@ -47,7 +47,11 @@ async function runExecutions(
   child.stdout.on('data', (chunk: Buffer) => {
     out += chunk.toString();
   });
-  const code = await new Promise((r) => child.once('exit', r));
+  // 'close' comes after the output and also after a failed spawn ('error'), where 'exit' never comes.
+  const code = await new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', resolve);
+  });
   const line = out.split('\n').find((l) => l.startsWith('RESULT '));
   if (!line) throw new Error(`the runner exited (${code}) without a result: ${out.slice(-2000)}`);
   return JSON.parse(line.slice('RESULT '.length));

@@ -81,7 +81,7 @@ const tmp = tempDirPer('ta-ocsf-export-');
 let archive: string;
 beforeAll(async () => {
   archive = await emulatorArchive(tmp.dir);
-}, 120_000);
+});
 
 const [since, until] = ARCHIVE_DAYS;
 const exported = new Map<string, Event[]>();

@@ -54,7 +54,7 @@ beforeAll(async () => {
   proxy = await startRecordingProxy(front.endpoint);
   // The lake bucket knows the provider role's session keys only: a write signed otherwise is refused.
   AWSAccount.DUMMY_ACCOUNT.createKeyPair(sts.accessKeyId, sts.secretAccessKey);
-}, 120_000);
+});
 afterAll(async () => {
   AWSAccount.DUMMY_ACCOUNT.revokeAccessKey(sts.accessKeyId);
   await Promise.all([proxy?.close(), front?.close(), sts?.close(), dynamo?.close()]);

@@ -20,7 +20,7 @@ describe('boundHeapGrowth', () => {
     const free = await peakMiB('free');
     const bounded = await peakMiB('bounded');
     expect(bounded).toBeLessThan(free * 0.7);
-  }, 60_000);
+  });
 
   it('keeps the tighter two-heap bound when the usual one is asked for after it', async () => {
     // The encoding worker asks for the two-heap bound, then its bulk writes ask for the usual one: a
@@ -28,7 +28,7 @@ describe('boundHeapGrowth', () => {
     const bounded = await peakMiB('bounded');
     const twoHeaps = await peakMiB('two-heaps');
     expect(twoHeaps).toBeLessThan(bounded * 0.9);
-  }, 60_000);
+  });
 
   it('starts a major collection of its own, so the first limit is taken from the live heap', async () => {
     // Same short-lived allocations; the flag alone against boundHeapGrowth. Measured: 2 against 3, every run.
@@ -39,5 +39,5 @@ describe('boundHeapGrowth', () => {
     const flagOnly = await majors('flag');
     const bound = await majors('bound');
     expect(bound).toBeGreaterThan(flagOnly);
-  }, 60_000);
+  });
 });

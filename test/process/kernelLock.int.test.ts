@@ -60,10 +60,10 @@ describe('the kernel lock', () => {
     expect(await isKernelLockHeld(lockPath)).toBe(true);
     expect((await tryKernelLock(lockPath)).held).toBe(true);
     process.kill(pid, 'SIGKILL');
-    await expect.poll(() => zombie(pid), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => zombie(pid), { timeout: 60_000 }).toBe(true);
     expect(pidExists(pid), 'the killed holder is unreaped: its pid still exists').toBe(true);
     // Free as soon as its last thread has exited (milliseconds after the leader shows as a zombie).
-    await expect.poll(() => isKernelLockHeld(lockPath), { timeout: 5000 }).toBe(false);
+    await expect.poll(() => isKernelLockHeld(lockPath), { timeout: 60_000 }).toBe(false);
     const mine = await tryKernelLock(lockPath);
     expect(mine.held).toBe(false);
     // Held by this process now: asked again, it says so without reopening (which would drop the lock).
@@ -89,7 +89,7 @@ describe('lockDir (the state folder)', () => {
     expect(ArchiverError.is(refused, 'LEASE_HELD')).toBe(true);
     expect((refused as Error).message).toContain(`pid ${pid} on ${hostname()}`);
     process.kill(pid, 'SIGKILL');
-    await expect.poll(() => zombie(pid), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => zombie(pid), { timeout: 60_000 }).toBe(true);
     const release = await lockDir(dir);
     // A second claim from this very process is refused too, and says so.
     const again = await lockDir(dir).catch((e: unknown) => e);
@@ -114,8 +114,8 @@ describe('isDeadLocalHolder (the local lease)', () => {
     const owner = `r1@${hostname()}:${pid}:${incarnation}`;
     expect(await isDeadLocalHolder(lease(owner))).toBe(false);
     process.kill(pid, 'SIGKILL');
-    await expect.poll(() => zombie(pid), { timeout: 5000 }).toBe(true);
-    await expect.poll(() => isDeadLocalHolder(lease(owner)), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => zombie(pid), { timeout: 60_000 }).toBe(true);
+    await expect.poll(() => isDeadLocalHolder(lease(owner)), { timeout: 60_000 }).toBe(true);
     // Never dead: this very process, another host, no liveness lock, an owner of the old format.
     expect(await isDeadLocalHolder(lease(leaseOwner('mine')))).toBe(false);
     expect(leaseOwner('mine')).toContain(PROCESS_INCARNATION);

@@ -85,7 +85,7 @@ beforeAll(async () => {
   await cli(['report', '--verify']);
   html = await readFile(path.join(dir, 'report.html'), 'utf8');
   browser = await launchChromium();
-}, 120_000);
+});
 afterAll(async () => {
   await browser?.close();
   await rm(dir, { recursive: true, force: true });

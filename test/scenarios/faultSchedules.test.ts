@@ -134,5 +134,5 @@ describe('runArchive under random fault schedules', () => {
     expect(fired.lostResponse, `seed ${seed}: lost responses injected`).toBeGreaterThan(0);
     expect(fired.fail, `seed ${seed}: failures injected`).toBeGreaterThan(0);
     expect(fired.crash, `seed ${seed}: crashes injected`).toBeGreaterThan(0);
-  }, 120_000);
+  });
 });

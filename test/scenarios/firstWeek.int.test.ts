@@ -412,7 +412,7 @@ beforeAll(async () => {
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token !== undefined);
-}, 1_800_000);
+}, 3_600_000);
 
 afterAll(async () => {
   for (const close of closers.reverse()) await close().catch(() => undefined);

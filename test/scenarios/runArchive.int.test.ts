@@ -388,5 +388,5 @@ describe('runArchive against an adversarial emulator over HTTP', () => {
       expect(archiveText.includes(t), t).toBe(false);
       expect(quarantineText.includes(t), t).toBe(false);
     }
-  }, 120_000);
+  });
 });

@@ -42,7 +42,7 @@ describe('runArchive with PARQUET_ENCODER=worker (and inline, where the deadline
     const second = await runArchive(w.deps(), options);
     expect(second.recordsNew).toBe(0);
     expect((await archivedIds(w.objects)).total).toBe(expected.size);
-  }, 120_000);
+  });
 
   // The worker is the CLI's default encoder: its death mid-run (a crash, an out-of-memory kill of the
   // thread) must cost only the day it was encoding, recorded as failed, and never a record.
@@ -83,7 +83,7 @@ describe('runArchive with PARQUET_ENCODER=worker (and inline, where the deadline
     expect(archive.total).toBe(archive.distinct);
     expect(new Set([...archive.byDt.values()].flat())).toEqual(expected);
     expect(first.recordsNew + second.recordsNew).toBe(expected.size);
-  }, 120_000);
+  });
 
   // Pages are fetched two at a time: the deadline strikes one fetch while the other page's rows are still
   // being added. The walk must let them finish before the drafts are committed (it once committed a draft

@@ -16,7 +16,7 @@ beforeAll(async () => {
   root = await freshDir('start');
   dir = path.join(root, 'my dir');
   start = await cliIn(root, ['start', '--now', NOW, '--dest', `file://./my%20dir`]);
-}, 120_000);
+});
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
@@ -63,7 +63,7 @@ describe('npm start, then the printed query', () => {
     expect(lines[0]).toMatch(/^dt +mode +sessions$/);
     expect(lines.at(-1)).toBe('(10 rows)');
     expect(lines[2]).toMatch(/^2026-\d\d-\d\d +\w+ +\d+$/);
-  }, 120_000);
+  });
 
   it('ends with the report command and where it writes; run as printed, it writes the page there', async () => {
     const lines = start.stdout.split('\n').map((l) => l.trim());
@@ -80,7 +80,7 @@ describe('npm start, then the printed query', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(where);
     expect(existsSync(where as string)).toBe(true);
-  }, 120_000);
+  });
 
   it('query prints CSV and JSON from the same views', async () => {
     const dest = ['--dest', `file://./my%20dir`];
@@ -139,7 +139,7 @@ describe('npm start, then the printed query', () => {
         expect(r.stdout, `${command} | ${reader}`).not.toMatch(/EPIPE|Error:|\n\s+at /);
       }
     }
-  }, 120_000);
+  });
 
   it('status reads the same archive, and --quiet runs print no progress', async () => {
     const status = await cliIn(root, ['status', '--now', NOW, '--dest', 'file://./my%20dir']);

@@ -39,7 +39,7 @@ beforeAll(async () => {
     const rule = PLANTS[Number(r.port) - 20_000]?.rule ?? 'unknown';
     plantedFor.set(rule, (plantedFor.get(rule) ?? new Set()).add(r.record_id));
   }
-}, 180_000);
+});
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
@@ -133,5 +133,5 @@ describe('npm start, then tunnel-archiver detect', () => {
     const tampered = await cliIn(root, ['verify']);
     expect(tampered.code).toBe(5);
     expect(tampered.stdout).toContain(files[0]?.key);
-  }, 180_000);
+  });
 });

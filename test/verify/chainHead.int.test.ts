@@ -41,7 +41,7 @@ beforeAll(async () => {
     out = r.stdout;
   }
   head = /chain head: +(\d+:[0-9a-f]{64})/.exec(out)?.[1] ?? '';
-}, 120_000);
+});
 afterAll(async () => {
   await emulator.close();
   await rm(dir, { recursive: true, force: true });

@@ -30,5 +30,5 @@ describe('docs/integrity.md on what status shows', () => {
     const full = status.stdout.split('\n').filter((l) => l.startsWith('last full verify job: '));
     expect(full).toEqual([`last full verify job: ${describeFullVerify(undefined)}`]);
     expect(describeFullVerify(undefined)).toContain('FullVerifyCommand');
-  }, 120_000);
+  });
 });

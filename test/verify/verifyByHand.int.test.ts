@@ -118,7 +118,7 @@ beforeAll(async () => {
   await fixed.put('history/dt=2026-11-20/a.parquet', await parquetOf([1, 2, 3]));
   await appendDigest(fixedDeps, { runId: 'r1', scans: [] });
   await appendDigest(fixedDeps, { runId: 'r2', scans: [] });
-}, 120_000);
+});
 afterAll(async () => {
   await emulator?.close();
   await kms?.close();

@@ -308,7 +308,7 @@ describe('verifyWeekly over a simulated year of weeks', () => {
       const reportedIn = await a.weekReportingChanged(old);
       expect(reportedIn, `checksums: ${checksums}`).toBeDefined();
     }
-  }, 120_000);
+  });
 
   it('reports a file rewritten two years after it was written the same week, by the store’s date', async () => {
     const a = await twoYearsOld(true);
@@ -317,7 +317,7 @@ describe('verifyWeekly over a simulated year of weeks', () => {
     await a.store.tamper(old, flipByte100, false);
     const r = await a.verify();
     expect(r.failures).toContainEqual(expect.objectContaining({ kind: 'unlisted', object: old }));
-  }, 120_000);
+  });
 
   it('reports a changed byte in a file written this week by this week’s check', async () => {
     const a = await twoYearsOld(true);
@@ -328,7 +328,7 @@ describe('verifyWeekly over a simulated year of weeks', () => {
     await a.runWeek();
     const again = await a.verify();
     expect(again.failures).toContainEqual(expect.objectContaining({ kind: 'hash', object: fresh }));
-  }, 120_000);
+  });
 
   it('reports a planted file and a removed one in the week they happen', async () => {
     const a = await twoYearsOld(true);
@@ -340,7 +340,7 @@ describe('verifyWeekly over a simulated year of weeks', () => {
       expect.objectContaining({ kind: 'unlisted', object: 'findings/dt=2024-01-02/planted.parquet' }),
     );
     expect(r.failures).toContainEqual(expect.objectContaining({ kind: 'missing-file' }));
-  }, 120_000);
+  });
 
   it('reports a rewritten verified head and a stray key under digests/', async () => {
     const a = await twoYearsOld(true);
@@ -357,7 +357,7 @@ describe('verifyWeekly over a simulated year of weeks', () => {
     expect(r.failures).toContainEqual(
       expect.objectContaining({ kind: 'unlisted', object: 'digests/notes.txt' }),
     );
-  }, 120_000);
+  });
 
   it('reads in full only the week’s new files, at nine weeks as at two years, when the store keeps checksums', async () => {
     const bytesAt = async (weeks: number) => {
@@ -370,7 +370,7 @@ describe('verifyWeekly over a simulated year of weeks', () => {
     };
     // Files read in full (not by checksum): the week's new files only, at 9 weeks as at two years.
     expect(await bytesAt(104)).toBe(await bytesAt(9));
-  }, 120_000);
+  });
 });
 
 describe('verifyWeekly with store-side checksum jobs (S3 Batch Operations Compute checksum)', () => {
@@ -408,7 +408,7 @@ describe('verifyWeekly with store-side checksum jobs (S3 Batch Operations Comput
     const fresh = await a.weekWithChangedFile();
     const r = await a.verify();
     expect(r.failures).toContainEqual(expect.objectContaining({ kind: 'hash', object: fresh }));
-  }, 120_000);
+  });
 
   it('reports a planted object and a replaced file by the next week’s check', async () => {
     const a = await twoYearsOld(false, true);
@@ -425,7 +425,7 @@ describe('verifyWeekly with store-side checksum jobs (S3 Batch Operations Comput
       expect.objectContaining({ kind: 'unlisted', object: 'digests/notes.txt' }),
     );
     expect(r.failures).toContainEqual(expect.objectContaining({ kind: 'hash', object: replaced }));
-  }, 120_000);
+  });
 
   it('sends the same requests and reads the same bytes at two years as at nine weeks', async () => {
     const weekAt = async (weeks: number) => {
@@ -472,5 +472,5 @@ describe('verifyWeekly with store-side checksum jobs (S3 Batch Operations Comput
     );
     expect(second.failures).toEqual([]);
     expect(second.weekly.jobs?.submitted.map((j) => j.kind).sort()).toEqual(['new', 'rotation']);
-  }, 120_000);
+  });
 });
