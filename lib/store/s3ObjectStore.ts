@@ -14,6 +14,7 @@ import {
 import { ArchiverError } from '../errors/archiverError.ts';
 import { assertObjectKey, storeFailed } from './objectKey.ts';
 import type { ObjectInfo, ObjectStore } from './objectStore.ts';
+import { retryS3Stream } from './retryS3Stream.ts';
 import { sameObjectBytes, writeOnceConflict } from './writeOnceConflict.ts';
 
 export interface S3ObjectStoreOptions {
@@ -100,6 +101,26 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
       throw error;
     }
   };
+  /**
+   * A GetObject's bytes. The SDK retries the request, but not the body it streams after `send` returned:
+   * a body cut short (a reset, a timeout) is read again from a new GET.
+   */
+  const getBytes = (input: { Bucket: string; Key: string; Range?: string }): Promise<Uint8Array> => {
+    const bodyFailures = new WeakSet<object>();
+    return retryS3Stream(
+      async () => {
+        const out = await client.send(new GetObjectCommand(input));
+        try {
+          return out.Body === undefined ? new Uint8Array() : await out.Body.transformToByteArray();
+        } catch (error) {
+          if (typeof error === 'object' && error !== null) bodyFailures.add(error);
+          throw error;
+        }
+      },
+      { retryable: (error) => typeof error === 'object' && error !== null && bodyFailures.has(error) },
+    );
+  };
+
   const headSize = async (key: string): Promise<number | undefined> => (await headObject(key))?.size;
 
   const deleteKey = async (key: string): Promise<void> => {
@@ -129,20 +150,24 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
       try {
         const { size } = await stat(localPath);
         const checksum = await sha256Base64OfFile(localPath);
-        const body = createReadStream(localPath);
-        try {
-          await client.send(
-            new PutObjectCommand({
-              Bucket: bucket,
-              Key: fullKey(key),
-              Body: body,
-              ContentLength: size,
-              ChecksumSHA256: checksum,
-            }),
-          );
-        } finally {
-          body.destroy();
-        }
+        // The SDK never replays a streamed body, so a reset connection, a 5xx or a SlowDown would end
+        // the upload at its first try: each try here opens the file again (the same bytes to the same key).
+        await retryS3Stream(async () => {
+          const body = createReadStream(localPath);
+          try {
+            await client.send(
+              new PutObjectCommand({
+                Bucket: bucket,
+                Key: fullKey(key),
+                Body: body,
+                ContentLength: size,
+                ChecksumSHA256: checksum,
+              }),
+            );
+          } finally {
+            body.destroy();
+          }
+        });
         return size;
       } catch (error) {
         throw storeFailed(`cannot upload '${localPath}' to ${where(key)}`, error);
@@ -182,8 +207,7 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
 
     async get(key) {
       try {
-        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: fullKey(key) }));
-        return out.Body === undefined ? new Uint8Array() : await out.Body.transformToByteArray();
+        return await getBytes({ Bucket: bucket, Key: fullKey(key) });
       } catch (error) {
         if (isNotFound(error)) return undefined;
         throw storeFailed(`cannot read ${where(key)}`, error);
@@ -193,10 +217,7 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
     async getRange(key, start, end) {
       if (end <= start) return new Uint8Array();
       try {
-        const out = await client.send(
-          new GetObjectCommand({ Bucket: bucket, Key: fullKey(key), Range: `bytes=${start}-${end - 1}` }),
-        );
-        return out.Body === undefined ? new Uint8Array() : await out.Body.transformToByteArray();
+        return await getBytes({ Bucket: bucket, Key: fullKey(key), Range: `bytes=${start}-${end - 1}` });
       } catch (error) {
         if (isNotFound(error)) return undefined;
         // A range past the end of the object: nothing there.

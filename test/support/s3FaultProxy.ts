@@ -1,0 +1,135 @@
+import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+
+/** What the proxy does to one request. */
+export type S3Fault =
+  /** Reads the request, then closes the connection without an answer (the client sees `socket hang up`). */
+  | 'reset'
+  /** Forwards it, then sends the answer's headers and half of its body, and closes the connection. */
+  | 'cut-body'
+  /** Answers 503 SlowDown without forwarding. */
+  | 'slow-down'
+  /** Answers 403 AccessDenied without forwarding. */
+  | 'access-denied';
+
+export interface S3Request {
+  method: string;
+  /** The decoded path (path-style: `/<bucket>/<key>`). */
+  path: string;
+  /** 1-based count of requests with this method and path, this one included. */
+  n: number;
+}
+
+export interface S3FaultProxy {
+  /** `http://127.0.0.1:PORT`: an S3 client's endpoint (path-style). */
+  url: string;
+  /** Every request seen, in order. */
+  seen: S3Request[];
+  close(): Promise<void>;
+}
+
+const XML = (code: string, message: string): string =>
+  `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`;
+
+/**
+ * An HTTP proxy in front of an S3-compatible server (s3rver) that applies `faultFor`'s fault to a request,
+ * or forwards it as sent. The faults are what S3 and the network do to a client: a connection reset under a
+ * request, a response body cut short, a 503 SlowDown, a refusal.
+ */
+export async function startS3FaultProxy(
+  target: string,
+  faultFor: (request: S3Request) => S3Fault | undefined,
+): Promise<S3FaultProxy> {
+  const base = new URL(target);
+  const seen: S3Request[] = [];
+  const counts = new Map<string, number>();
+  const sockets = new Set<Socket>();
+
+  const handle = async (req: IncomingMessage, res: import('node:http').ServerResponse): Promise<void> => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const method = req.method ?? 'GET';
+    const path = decodeURIComponent((req.url ?? '/').split('?')[0] as string);
+    const n = (counts.get(`${method} ${path}`) ?? 0) + 1;
+    counts.set(`${method} ${path}`, n);
+    const request = { method, path, n };
+    seen.push(request);
+    const fault = faultFor(request);
+    if (fault === 'reset') {
+      req.socket.destroy();
+      return;
+    }
+    if (fault === 'slow-down' || fault === 'access-denied') {
+      const [status, code] = fault === 'slow-down' ? [503, 'SlowDown'] : [403, 'AccessDenied'];
+      const body = XML(code, fault);
+      res.writeHead(status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+      return;
+    }
+    const upstream = await forward(base, req, Buffer.concat(chunks));
+    res.writeHead(upstream.status, upstream.headers);
+    if (fault === 'cut-body' && upstream.body.byteLength > 1) {
+      res.write(upstream.body.subarray(0, Math.floor(upstream.body.byteLength / 2)), () =>
+        req.socket.destroy(),
+      );
+      return;
+    }
+    res.end(upstream.body);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => req.socket.destroy());
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('proxy did not bind a TCP port');
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      }),
+  };
+}
+
+function forward(
+  target: URL,
+  req: IncomingMessage,
+  body: Buffer,
+): Promise<{ status: number; headers: Record<string, string | string[]>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const out = httpRequest(
+      {
+        hostname: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers },
+      },
+      (upstream) => {
+        const chunks: Buffer[] = [];
+        upstream.on('data', (c: Buffer) => chunks.push(c));
+        upstream.on('error', reject);
+        upstream.on('end', () => {
+          const headers: Record<string, string | string[]> = {};
+          for (const [k, v] of Object.entries(upstream.headers)) if (v !== undefined) headers[k] = v;
+          resolve({ status: upstream.statusCode ?? 502, headers, body: Buffer.concat(chunks) });
+        });
+      },
+    );
+    out.on('error', reject);
+    out.end(body);
+  });
+}
