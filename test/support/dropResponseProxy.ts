@@ -1,6 +1,5 @@
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { Rng, seedFrom } from '../../lib/emulator/prng.ts';
+import { forwardRequest, startProxyServer } from './proxyServer.ts';
 
 /** DynamoDB operations that change the table: the only ones whose response the proxy may drop. */
 export const WRITE_OPERATIONS = ['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems'] as const;
@@ -62,16 +61,12 @@ export async function startDropResponseProxy(options: DropResponseProxyOptions):
   let rule = options.shouldDrop;
   const rng = new Rng(seedFrom(options.seed ?? 1, 'drop-response'));
   const stats: DropResponseProxyStats = { forwarded: 0, applied: 0, dropped: 0, appliedByOperation: {} };
-  const sockets = new Set<Socket>();
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks);
+  const server = await startProxyServer(async (req, body, res) => {
     const amzTarget = String(req.headers['x-amz-target'] ?? '');
     const operation = amzTarget.slice(amzTarget.lastIndexOf('.') + 1);
     stats.forwarded++;
-    const upstream = await forward(target, req, body);
+    const upstream = await forwardRequest(target, req, body);
     const isWrite = (WRITE_OPERATIONS as readonly string[]).includes(operation);
     if (isWrite && upstream.status >= 200 && upstream.status < 300) {
       stats.applied++;
@@ -87,30 +82,10 @@ export async function startDropResponseProxy(options: DropResponseProxyOptions):
     }
     res.writeHead(upstream.status, upstream.headers);
     res.end(upstream.body);
-  };
-
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      // The server is unreachable or failed mid-answer: the client sees a broken connection.
-      req.socket.destroy();
-    });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('proxy did not bind a TCP port');
 
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url: server.url,
     stats: () => ({ ...stats, appliedByOperation: { ...stats.appliedByOperation } }),
     setDropRate: (next) => {
       rate = next;
@@ -118,46 +93,6 @@ export async function startDropResponseProxy(options: DropResponseProxyOptions):
     setShouldDrop: (next) => {
       rule = next;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const s of sockets) s.destroy();
-      }),
+    close: server.close,
   };
-}
-
-interface UpstreamResponse {
-  status: number;
-  headers: Record<string, string | string[]>;
-  body: Buffer;
-}
-
-/** Sends the request as received (method, path, headers, body) and reads the whole answer. */
-function forward(target: URL, req: IncomingMessage, body: Buffer): Promise<UpstreamResponse> {
-  return new Promise((resolve, reject) => {
-    // The Host header is kept as signed (dynalite does not check signatures, but nothing is rewritten).
-    const headers = { ...req.headers };
-    const out = httpRequest(
-      {
-        protocol: target.protocol,
-        hostname: target.hostname,
-        port: target.port,
-        method: req.method,
-        path: req.url,
-        headers,
-      },
-      (upstream) => {
-        const chunks: Buffer[] = [];
-        upstream.on('data', (c: Buffer) => chunks.push(c));
-        upstream.on('error', reject);
-        upstream.on('end', () => {
-          const copied: Record<string, string | string[]> = {};
-          for (const [k, v] of Object.entries(upstream.headers)) if (v !== undefined) copied[k] = v;
-          resolve({ status: upstream.statusCode ?? 502, headers: copied, body: Buffer.concat(chunks) });
-        });
-      },
-    );
-    out.on('error', reject);
-    out.end(body);
-  });
 }

@@ -1,5 +1,4 @@
-import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+import { forwardRequest, startProxyServer } from './proxyServer.ts';
 
 /** What the proxy does to one request. */
 export type S3Fault =
@@ -43,11 +42,7 @@ export async function startS3FaultProxy(
   const base = new URL(target);
   const seen: S3Request[] = [];
   const counts = new Map<string, number>();
-  const sockets = new Set<Socket>();
-
-  const handle = async (req: IncomingMessage, res: import('node:http').ServerResponse): Promise<void> => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+  const server = await startProxyServer(async (req, body, res) => {
     const method = req.method ?? 'GET';
     const path = decodeURIComponent((req.url ?? '/').split('?')[0] as string);
     const n = (counts.get(`${method} ${path}`) ?? 0) + 1;
@@ -61,12 +56,12 @@ export async function startS3FaultProxy(
     }
     if (fault === 'slow-down' || fault === 'access-denied') {
       const [status, code] = fault === 'slow-down' ? [503, 'SlowDown'] : [403, 'AccessDenied'];
-      const body = XML(code, fault);
-      res.writeHead(status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });
-      res.end(body);
+      const xml = XML(code, fault);
+      res.writeHead(status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(xml) });
+      res.end(xml);
       return;
     }
-    const upstream = await forward(base, req, Buffer.concat(chunks));
+    const upstream = await forwardRequest(base, req, body);
     res.writeHead(upstream.status, upstream.headers);
     if (fault === 'cut-body' && upstream.body.byteLength > 1) {
       res.write(upstream.body.subarray(0, Math.floor(upstream.body.byteLength / 2)), () =>
@@ -75,61 +70,6 @@ export async function startS3FaultProxy(
       return;
     }
     res.end(upstream.body);
-  };
-
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => req.socket.destroy());
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('proxy did not bind a TCP port');
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const s of sockets) s.destroy();
-      }),
-  };
-}
-
-function forward(
-  target: URL,
-  req: IncomingMessage,
-  body: Buffer,
-): Promise<{ status: number; headers: Record<string, string | string[]>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const out = httpRequest(
-      {
-        hostname: target.hostname,
-        port: target.port,
-        method: req.method,
-        path: req.url,
-        headers: { ...req.headers },
-      },
-      (upstream) => {
-        const chunks: Buffer[] = [];
-        upstream.on('data', (c: Buffer) => chunks.push(c));
-        upstream.on('error', reject);
-        upstream.on('end', () => {
-          const headers: Record<string, string | string[]> = {};
-          for (const [k, v] of Object.entries(upstream.headers)) if (v !== undefined) headers[k] = v;
-          resolve({ status: upstream.statusCode ?? 502, headers, body: Buffer.concat(chunks) });
-        });
-      },
-    );
-    out.on('error', reject);
-    out.end(body);
-  });
+  return { url: server.url, seen, close: server.close };
 }
