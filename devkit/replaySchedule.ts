@@ -26,7 +26,7 @@ import { HISTORY_COLUMNS } from '../lib/parquet/historySchema.ts';
 import { ACTIVE_TABLE, HISTORY_TABLE } from '../lib/query/activeViews.ts';
 import type { ActiveSession } from '../lib/records/schemas.ts';
 import { tokenHmac } from '../lib/records/tokenHmac.ts';
-import type { ActiveState } from '../lib/state/activeState.ts';
+import type { ActiveState } from '../lib/active/activeState.ts';
 import type { LiveStore } from '../lib/state/statePorts.ts';
 
 /** One tunnel of the replayed traffic: `end` null while it is open (to the end of the replay). */

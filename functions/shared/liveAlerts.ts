@@ -8,7 +8,7 @@ import { evaluateLiveRules } from '../../lib/detect/liveRules.ts';
 import type { DetectionRule } from '../../lib/detect/ruleSchema.ts';
 import type { DetectionSettings } from '../../lib/detect/ruleSettings.ts';
 import type { Logger } from '../../lib/log/logger.ts';
-import type { ActiveObservations } from '../../lib/state/activeState.ts';
+import type { ActiveObservations } from '../../lib/active/activeState.ts';
 import { countPerRule, type FindingCounter } from './countPerRule.ts';
 import { DETECT_METRIC } from './detectTelemetry.ts';
 

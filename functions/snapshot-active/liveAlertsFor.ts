@@ -10,7 +10,7 @@ import { type CommitterDeps, PartitionCommitter } from '../../lib/commit/partiti
 import { commitFindings } from '../../lib/detect/findingsDataset.ts';
 import { versionedFindingLedger } from '../../lib/detect/versionedFindingLedger.ts';
 import type { Logger } from '../../lib/log/logger.ts';
-import type { ActiveObservations } from '../../lib/state/activeState.ts';
+import type { ActiveObservations } from '../../lib/active/activeState.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import { withHostPlugins } from '../shared/awsClients.ts';
 import { powertoolsFindingCounter, snsPublisher } from '../shared/awsFindingSinks.ts';

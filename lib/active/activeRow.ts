@@ -1,5 +1,5 @@
 import type { TokenPolicy } from '../records/archiveRow.ts';
-import type { StoredObservedFields } from '../state/activeState.ts';
+import type { StoredObservedFields } from './activeState.ts';
 
 /** What a snapshot row records about a live session. */
 export type ActiveEvent = 'seen' | 'changed' | 'gone';

@@ -1,4 +1,4 @@
-import type { ActiveState, SnapshotGap } from '../state/activeState.ts';
+import type { ActiveState, SnapshotGap } from './activeState.ts';
 import { type LongSession, longSessions } from './longSessions.ts';
 
 /** What `status` shows about live sessions. */

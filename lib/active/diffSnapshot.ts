@@ -1,12 +1,7 @@
 import type { ActiveSession } from '../records/schemas.ts';
-import type {
-  ActiveObservation,
-  ActiveObservations,
-  ClosedSession,
-  SnapshotGap,
-} from '../state/activeState.ts';
 import type { ActiveEvent, ActiveRow, ActiveRowOptions, ObservedFields } from './activeRow.ts';
 import { activeRowId } from './activeRowId.ts';
+import type { ActiveObservation, ActiveObservations, ClosedSession, SnapshotGap } from './activeState.ts';
 import { fromStoredFields, toStoredFields } from './storedFields.ts';
 import { contentHash, toObservedFields } from './toObservedFields.ts';
 

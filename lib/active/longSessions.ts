@@ -1,4 +1,4 @@
-import type { ActiveObservations } from '../state/activeState.ts';
+import type { ActiveObservations } from './activeState.ts';
 
 const DAY_MS = 86_400_000;
 

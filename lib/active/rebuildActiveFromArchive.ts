@@ -1,7 +1,7 @@
-import type { ActiveObservations } from '../state/activeState.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { activeKeys } from './activeKeys.ts';
 import { readActiveRows } from './activeParquet.ts';
+import type { ActiveObservations } from './activeState.ts';
 import { rebuildActiveObservations } from './rebuildActiveObservations.ts';
 
 /**

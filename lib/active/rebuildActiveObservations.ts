@@ -1,5 +1,5 @@
-import type { ActiveObservation, ActiveObservations, ClosedSession } from '../state/activeState.ts';
 import type { ActiveEvent, ActiveRow } from './activeRow.ts';
+import type { ActiveObservation, ActiveObservations, ClosedSession } from './activeState.ts';
 import { CLOSED_RETENTION_MS } from './diffSnapshot.ts';
 import { toStoredFields } from './storedFields.ts';
 import { contentHash } from './toObservedFields.ts';

@@ -4,16 +4,16 @@ import type { Logger } from '../log/logger.ts';
 import { relieveHeap } from '../process/relieveHeap.ts';
 import type { TokenPolicy } from '../records/archiveRow.ts';
 import type { ActiveSession } from '../records/schemas.ts';
+import type { LiveStore } from '../state/statePorts.ts';
+import type { RequestOptions, UpstreamApi } from '../upstream/upstreamApi.ts';
+import type { ActiveEvent, ActiveRow } from './activeRow.ts';
 import type {
   ActiveObservations,
   ActiveState,
   PendingActiveRow,
   PendingActiveRows,
   SnapshotGap,
-} from '../state/activeState.ts';
-import type { LiveStore } from '../state/statePorts.ts';
-import type { RequestOptions, UpstreamApi } from '../upstream/upstreamApi.ts';
-import type { ActiveEvent, ActiveRow } from './activeRow.ts';
+} from './activeState.ts';
 import { diffSnapshot } from './diffSnapshot.ts';
 import { type LongSession, longSessions } from './longSessions.ts';
 import { fromPendingRow, toPendingRow } from './storedFields.ts';

@@ -1,6 +1,6 @@
 import { ArchiverError } from '../errors/archiverError.ts';
-import type { ActiveObservation, PendingActiveRow, StoredObservedFields } from '../state/activeState.ts';
 import type { ActiveRow, ObservedFields } from './activeRow.ts';
+import type { ActiveObservation, PendingActiveRow, StoredObservedFields } from './activeState.ts';
 
 /** Observed fields as the state stores them (times as ISO strings). */
 export function toStoredFields(fields: ObservedFields): StoredObservedFields {

@@ -1,8 +1,8 @@
 import type { Clock } from '../clock/clock.ts';
 import { type Day, dayRange } from '../clock/day.ts';
+import type { PendingDigestFile } from '../digest/digestState.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
-import type { PendingDigestFile } from '../state/archiveMeta.ts';
 import type { Dataset, PartitionManifest } from '../state/partitionManifest.ts';
 import type { ManifestStore } from '../state/statePorts.ts';
 import type { ObjectStore } from '../store/objectStore.ts';

@@ -1,5 +1,5 @@
+import type { ActiveObservations } from '../active/activeState.ts';
 import { liveJoinTokenHmac } from '../active/liveTokens.ts';
-import type { ActiveObservations } from '../state/activeState.ts';
 import { toCandidates } from './evaluateRules.ts';
 import type { Finding, RuleHit } from './finding.ts';
 import type { DetectionRule, SettingValue } from './ruleSchema.ts';

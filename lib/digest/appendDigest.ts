@@ -5,7 +5,6 @@ import { ManifestMembership } from '../commit/manifestMembership.ts';
 import { ORPHAN_AGE_MS } from '../commit/sweepStaging.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
 import type { Logger } from '../log/logger.ts';
-import type { ChainHead, PendingDigestFile } from '../state/archiveMeta.ts';
 import type { StateStore } from '../state/statePorts.ts';
 import { objectSource } from '../store/byteSource.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
@@ -21,6 +20,7 @@ import {
   signedBytes,
 } from './digestSchema.ts';
 import type { DigestSigner } from './digestSigner.ts';
+import type { ChainHead, PendingDigestFile } from './digestState.ts';
 import { readDigestChain } from './readDigestChain.ts';
 
 export interface AppendDigestDeps {

@@ -1,7 +1,7 @@
-import type { ChainHead } from '../state/archiveMeta.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { sha256OfBytes } from './describeDataFile.ts';
 import { digestKeys } from './digestKeys.ts';
+import type { ChainHead } from './digestState.ts';
 
 /**
  * Whether the archive's chain ends where the state says it does: the head digest is there with the

@@ -1,6 +1,7 @@
-import type { ArchiveMeta, PendingDigestFile } from '../state/archiveMeta.ts';
+import type { ArchiveMeta } from '../state/archiveMeta.ts';
 import type { MetaStore } from '../state/statePorts.ts';
 import { updateMeta } from '../state/updateMeta.ts';
+import type { PendingDigestFile } from './digestState.ts';
 
 type MetaPort = MetaStore;
 

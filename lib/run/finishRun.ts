@@ -1,8 +1,9 @@
 import { daysAtRisk } from '../days/planDays.ts';
 import { appendDigest } from '../digest/appendDigest.ts';
+import type { ChainHead } from '../digest/digestState.ts';
 import { pendingDigest } from '../digest/pendingDigest.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import type { ArchiveMeta, ChainHead } from '../state/archiveMeta.ts';
+import type { ArchiveMeta } from '../state/archiveMeta.ts';
 import { chainHeadAfter } from '../state/chainHeadAfter.ts';
 import { reconciledHeadAfter } from '../state/reconciledHeadAfter.ts';
 import { updateMeta } from '../state/updateMeta.ts';

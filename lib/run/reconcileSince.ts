@@ -4,9 +4,10 @@ import { ORPHAN_AGE_MS } from '../commit/sweepStaging.ts';
 import { windowStartOf } from '../days/planDays.ts';
 import { chainHeadMatches } from '../digest/chainHeadMatches.ts';
 import type { DigestFile } from '../digest/digestSchema.ts';
+import type { ChainHead } from '../digest/digestState.ts';
 import { readChainRange } from '../digest/readChainRange.ts';
 import type { RebuildScope } from '../recover/rebuildStateFromArchive.ts';
-import type { ArchiveMeta, ChainHead } from '../state/archiveMeta.ts';
+import type { ArchiveMeta } from '../state/archiveMeta.ts';
 import type { PartitionManifest } from '../state/partitionManifest.ts';
 import type { ArchiveDeps } from './runTypes.ts';
 

@@ -1,28 +1,7 @@
 import * as z from 'zod';
-import { itemVersion, sha256Hex, storedDay, storedObject } from './storedItem.ts';
-import { verifyProgressSchema } from './verifyProgress.ts';
-
-/** A digest chain's newest digest: its position, key, SHA-256 of its bytes and when it was written. */
-export const chainHeadSchema = z.object({
-  seq: z.number().int().positive(),
-  key: z.string(),
-  sha256: sha256Hex,
-  at: z.string(),
-});
-
-export type ChainHead = z.infer<typeof chainHeadSchema>;
-
-/** A data file (any dataset) or quarantined record noted for the next digest. */
-export const pendingDigestFileSchema = storedObject({
-  /** Its final key (`<dataset>/dt=<dt>/<name>`, `quarantine/day=<d>/<id>.json`). */
-  key: z.string(),
-  /** Where it is staged before publication (data files). */
-  stagingKey: z.string().exactOptional(),
-  /** When it was noted. */
-  at: z.string(),
-});
-
-export type PendingDigestFile = z.infer<typeof pendingDigestFileSchema>;
+import { chainHeadSchema, pendingDigestFileSchema } from '../digest/digestState.ts';
+import { verifyProgressSchema } from '../verify/verifyProgress.ts';
+import { itemVersion, storedDay, storedObject } from './storedItem.ts';
 
 /** The archive's META: its first window, the last runs, the learned window, the chain's head. */
 export const archiveMetaSchema = storedObject({

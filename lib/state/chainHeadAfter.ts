@@ -1,4 +1,5 @@
-import type { ArchiveMeta, ChainHead } from './archiveMeta.ts';
+import type { ChainHead } from '../digest/digestState.ts';
+import type { ArchiveMeta } from './archiveMeta.ts';
 
 /**
  * The chain head META records once a digest is written: the new one when it is further along, else the one

@@ -1,5 +1,5 @@
+import { type ActiveState, activeStateSchema } from '../active/activeState.ts';
 import { chunkRefOf, chunksLost, deleteChunks, putChunkedHead, readChunks } from './activeChunks.ts';
-import { type ActiveState, activeStateSchema } from './activeState.ts';
 import { decodeActiveData, encodeActiveData } from './activeStateItem.ts';
 import type { LiveStore } from './statePorts.ts';
 import { decodeItem, versionConflict } from './versionedConcerns.ts';

@@ -1,4 +1,5 @@
-import type { ArchiveMeta, ChainHead } from './archiveMeta.ts';
+import type { ChainHead } from '../digest/digestState.ts';
+import type { ArchiveMeta } from './archiveMeta.ts';
 import { chainHeadAfter } from './chainHeadAfter.ts';
 
 /**

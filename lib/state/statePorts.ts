@@ -1,5 +1,5 @@
+import type { ActiveState } from '../active/activeState.ts';
 import type { Day } from '../clock/day.ts';
-import type { ActiveState } from './activeState.ts';
 import type { ArchiveMeta } from './archiveMeta.ts';
 import type { DayState } from './dayState.ts';
 import type { Lease } from './lease.ts';
@@ -11,8 +11,9 @@ import type { Dataset, PartitionManifest } from './partitionManifest.ts';
  * `version` is not the entity's `version` (0: never stored), and stores `version + 1`. All five are
  * written once (`stateConcerns.ts`: `versionedConcerns.ts`, `leaseConcern.ts`, `liveStateConcern.ts`) on
  * the `VersionedItems` primitive that each backend implements. Each item's type is its schema's, declared
- * once beside it (`dayState.ts`, `partitionManifest.ts`, `archiveMeta.ts` with `verifyProgress.ts`,
- * `activeState.ts`, `lease.ts`): the schema the concerns read a stored item with.
+ * once: the archive's own items here (`dayState.ts`, `partitionManifest.ts`, `archiveMeta.ts`, `lease.ts`),
+ * a feature's items beside the feature (`lib/active/activeState.ts`, the weekly verify's record in
+ * `lib/verify/verifyProgress.ts`): the schema the concerns read a stored item with.
  */
 
 /** Partition manifests: the commit log, the only source of truth of what is archived. */

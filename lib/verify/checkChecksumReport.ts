@@ -1,9 +1,9 @@
 import { readDigestChain } from '../digest/readDigestChain.ts';
-import type { ChecksumProgress, ChecksumVerdict } from '../state/verifyProgress.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { addObject, emptyFingerprint, sameFingerprint } from './checksumFingerprint.ts';
 import type { ChecksumJobs } from './checksumJobs.ts';
 import { chainCovers } from './checksumRotation.ts';
+import type { ChecksumProgress, ChecksumVerdict } from './verifyProgress.ts';
 import type { VerifyFailure } from './verifyTypes.ts';
 
 /**

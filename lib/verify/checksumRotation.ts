@@ -1,8 +1,8 @@
 import { digestKeys } from '../digest/digestKeys.ts';
-import type { ChecksumJobRecord, ChecksumProgress } from '../state/verifyProgress.ts';
 import type { ObjectInfo } from '../store/objectStore.ts';
 import { addFingerprints, addObject, emptyFingerprint, type Fingerprint } from './checksumFingerprint.ts';
 import type { ChecksumJobs } from './checksumJobs.ts';
+import type { ChecksumJobRecord, ChecksumProgress } from './verifyProgress.ts';
 import type { VerifyFailure } from './verifyTypes.ts';
 
 export const WEEK_MS = 7 * 86_400_000;

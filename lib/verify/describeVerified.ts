@@ -1,5 +1,5 @@
-import type { VerifyProgress } from '../state/verifyProgress.ts';
 import type { VerifyJobResult } from './verifyJobTypes.ts';
+import type { VerifyProgress } from './verifyProgress.ts';
 
 /** One line on where the weekly verify stands, for `status` and the report (the same words in both). */
 export function describeVerified(progress: VerifyProgress | undefined): string {

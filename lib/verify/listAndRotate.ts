@@ -2,10 +2,10 @@ import { digestKeys } from '../digest/digestKeys.ts';
 import type { DigestFile } from '../digest/digestSchema.ts';
 import { readChainRange } from '../digest/readChainRange.ts';
 import type { ChainEntry, DigestChain } from '../digest/readDigestChain.ts';
-import type { ChecksumProgress, VerifyProgress } from '../state/verifyProgress.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { checkChain } from './checkChain.ts';
 import { checkStoredFiles } from './checkStoredFiles.ts';
+import type { ChecksumProgress, VerifyProgress } from './verifyProgress.ts';
 import type { VerifyFailure } from './verifyTypes.ts';
 
 const WEEK_MS = 7 * 86_400_000;

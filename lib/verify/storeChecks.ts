@@ -1,9 +1,9 @@
 import type { ChainEntry } from '../digest/readDigestChain.ts';
-import type { ChecksumProgress, VerifyProgress } from '../state/verifyProgress.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import type { ChecksumJobs } from './checksumJobs.ts';
 import { type ChainObject, checksumWeek } from './checksumRotation.ts';
 import type { RotationSlice } from './listAndRotate.ts';
+import type { ChecksumProgress, VerifyProgress } from './verifyProgress.ts';
 import type { VerifyFailure } from './verifyTypes.ts';
 
 /** What the weekly verify reports of its checksum jobs. */

@@ -6,7 +6,6 @@ import { digestKeys } from '../digest/digestKeys.ts';
 import { readChainRange } from '../digest/readChainRange.ts';
 import { type DigestChain, readDigestChain, readPublicKey } from '../digest/readDigestChain.ts';
 import { ArchiverError } from '../errors/archiverError.ts';
-import type { ChecksumProgress, VerifyProgress } from '../state/verifyProgress.ts';
 import type { ObjectInfo, ObjectStore } from '../store/objectStore.ts';
 import { DEFAULT_MAX_PASSES } from '../walk/walkDay.ts';
 import { checkChain } from './checkChain.ts';
@@ -21,6 +20,7 @@ import { listAndRotate } from './listAndRotate.ts';
 import { readLastFullVerify } from './mergeVerifyJob.ts';
 import { storeChecks, type WeeklyJobs } from './storeChecks.ts';
 import { type VerifyOptions, verifyArchive } from './verifyArchive.ts';
+import type { ChecksumProgress, VerifyProgress } from './verifyProgress.ts';
 import type { VerifyFailure, VerifyResult } from './verifyTypes.ts';
 import { windowRecordIds } from './windowRecordIds.ts';
 

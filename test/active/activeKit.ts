@@ -2,9 +2,9 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { activeParquetBytes, readActiveRows } from '../../lib/active/activeParquet.ts';
 import type { ActiveRow } from '../../lib/active/activeRow.ts';
+import type { ActiveState } from '../../lib/active/activeState.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import type { ActiveSession } from '../../lib/records/schemas.ts';
-import type { ActiveState } from '../../lib/state/activeState.ts';
 import type { StateStore } from '../../lib/state/statePorts.ts';
 import { DOCUMENTED_ACTIVE_SESSION } from '../fixtures/documentedValues.ts';
 

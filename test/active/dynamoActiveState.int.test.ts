@@ -8,10 +8,10 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../../devkit/startDynalite.ts';
+import type { ActiveState } from '../../lib/active/activeState.ts';
 import { diffSnapshot } from '../../lib/active/diffSnapshot.ts';
 import { toPendingRow } from '../../lib/active/storedFields.ts';
 import { ACTIVE_CHUNK_PREFIX, chunkRefOf } from '../../lib/state/activeChunks.ts';
-import type { ActiveState } from '../../lib/state/activeState.ts';
 import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
 import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
 import { startDropResponseProxy } from '../support/dropResponseProxy.ts';

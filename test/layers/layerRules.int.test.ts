@@ -158,4 +158,28 @@ describe('the layer rules (npm run layers, part of npm test)', () => {
     );
     await clean({ ...run, 'lib/fanout/plan.ts': importing('y', '../run/runStages.ts') });
   });
+
+  it("the state store imports a feature's state items, and only those, from above it", async () => {
+    await clean({
+      'lib/verify/verifyProgress.ts': one('verifyProgressSchema'),
+      'lib/state/archiveMeta.ts': importing('verifyProgressSchema', '../verify/verifyProgress.ts'),
+    });
+    await broken(
+      {
+        'lib/verify/verifyWeekly.ts': one('verifyWeekly'),
+        'lib/state/archiveMeta.ts': importing('verifyWeekly', '../verify/verifyWeekly.ts'),
+      },
+      /error layer-data: lib\/state\/archiveMeta\.ts → lib\/verify\/verifyWeekly\.ts/,
+    );
+  });
+
+  it("a feature's state item importing above lib/state fails (feature-state-items-stay-low)", () =>
+    broken(
+      {
+        'lib/run/runIt.ts': one('run'),
+        'lib/active/activeState.ts': importing('run', '../run/runIt.ts'),
+        'lib/state/statePorts.ts': importing('y', '../active/activeState.ts'),
+      },
+      /error feature-state-items-stay-low: lib\/active\/activeState\.ts → lib\/run\/runIt\.ts/,
+    ));
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ChainHead } from '../../lib/state/archiveMeta.ts';
+import type { ChainHead } from '../../lib/digest/digestState.ts';
 import { chainHeadAfter } from '../../lib/state/chainHeadAfter.ts';
 
 const digest = (seq: number) => ({

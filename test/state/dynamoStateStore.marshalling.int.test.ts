@@ -1,7 +1,7 @@
 import { type AttributeValue, GetItemCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DynaliteHandle, startDynalite } from '../../devkit/startDynalite.ts';
-import type { ActiveState } from '../../lib/state/activeState.ts';
+import type { ActiveState } from '../../lib/active/activeState.ts';
 import { encodeActiveData } from '../../lib/state/activeStateItem.ts';
 import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
 import type { StateStore } from '../../lib/state/statePorts.ts';

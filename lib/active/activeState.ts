@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { itemVersion, storedDay, storedObject } from './storedItem.ts';
+import { itemVersion, storedDay, storedObject } from '../state/storedItem.ts';
 
 const nullableText = z.string().nullable();
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { sha256Hex } from './storedItem.ts';
+import { sha256Hex } from '../state/storedItem.ts';
 
 /** An order-free fingerprint of a set of objects: the sum of their hashes, and how many. */
 const fingerprintSchema = z.object({ sum: sha256Hex, count: z.number().int().nonnegative() });
