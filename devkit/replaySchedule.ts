@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ActiveRow } from '../lib/active/activeRow.ts';
 import { ACTIVE_COLUMNS } from '../lib/active/activeSchema.ts';
+import type { ActiveState } from '../lib/active/activeState.ts';
 import { snapshotActive } from '../lib/active/snapshotActive.ts';
 import { ManualClock } from '../lib/clock/clock.ts';
 import { type Day, toDay } from '../lib/clock/day.ts';
@@ -26,7 +27,6 @@ import { HISTORY_COLUMNS } from '../lib/parquet/historySchema.ts';
 import { ACTIVE_TABLE, HISTORY_TABLE } from '../lib/query/activeViews.ts';
 import type { ActiveSession } from '../lib/records/schemas.ts';
 import { tokenHmac } from '../lib/records/tokenHmac.ts';
-import type { ActiveState } from '../lib/active/activeState.ts';
 import type { LiveStore } from '../lib/state/statePorts.ts';
 
 /** One tunnel of the replayed traffic: `end` null while it is open (to the end of the replay). */

@@ -1,3 +1,4 @@
+import type { ActiveObservations } from '../../lib/active/activeState.ts';
 import { deliverFinding } from '../../lib/detect/deliverFinding.ts';
 import { recordIncidents } from '../../lib/detect/evaluateRules.ts';
 import type { Finding } from '../../lib/detect/finding.ts';
@@ -8,7 +9,6 @@ import { evaluateLiveRules } from '../../lib/detect/liveRules.ts';
 import type { DetectionRule } from '../../lib/detect/ruleSchema.ts';
 import type { DetectionSettings } from '../../lib/detect/ruleSettings.ts';
 import type { Logger } from '../../lib/log/logger.ts';
-import type { ActiveObservations } from '../../lib/active/activeState.ts';
 import { countPerRule, type FindingCounter } from './countPerRule.ts';
 import { DETECT_METRIC } from './detectTelemetry.ts';
 
