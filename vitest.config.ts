@@ -14,6 +14,8 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism()),
     // Property tests vary their seed on every run and print it on failure (TEST_SEED replays it).
     setupFiles: ['test/support/fastCheckSetup.ts'],
+    // One folder for the run's leftovers (the CLI children's configuration), removed when the run ends.
+    globalSetup: ['test/support/testRunFolder.ts'],
     projects: [
       {
         extends: true,

@@ -5,17 +5,26 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { userKeysDir } from '../lib/keys/localKeysLocation.ts';
 import { childOutput } from './childOutput.ts';
+import { TEST_RUN_FOLDER } from './testRunFolderVariable.ts';
 
 export const CLI = fileURLToPath(new URL('../bin/tunnel-archiver.js', import.meta.url));
 /** The CLI with crash points (devkit/crashPointCli.js): its first argument is the crash point, `PHASE:N`. */
 export const CRASH_POINT_CLI = fileURLToPath(new URL('./crashPointCli.js', import.meta.url));
 
 /**
- * XDG_CONFIG_HOME of the CLI children: a folder of this test process (removed when it exits), so no test
- * run writes an archive's keys into the user's own configuration folder.
+ * XDG_CONFIG_HOME of the CLI children: a folder of this process, so no test run writes an archive's keys
+ * into the user's own configuration folder. Under Vitest it is inside the run's folder, which the run
+ * removes; elsewhere (the bench) it is removed when the process exits.
  */
-export const CLI_CONFIG_HOME = mkdtempSync(join(tmpdir(), 'ta-cli-config-'));
-process.on('exit', () => rmSync(CLI_CONFIG_HOME, { recursive: true, force: true }));
+export const CLI_CONFIG_HOME = ownConfigHome();
+
+function ownConfigHome(): string {
+  const runFolder = process.env[TEST_RUN_FOLDER];
+  if (runFolder !== undefined && runFolder !== '') return mkdtempSync(join(runFolder, 'ta-cli-config-'));
+  const dir = mkdtempSync(join(tmpdir(), 'ta-cli-config-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 /** Where a CLI child keeps the keys of the local archive at `dest` (the per-user default). */
 export function cliKeysDir(dest: string): string {
