@@ -7,7 +7,7 @@ import { activeStateSchema } from '../../lib/active/activeState.ts';
 import { ArchiverError } from '../../lib/errors/archiverError.ts';
 import { archiveMetaSchema } from '../../lib/state/archiveMeta.ts';
 import { dayStateSchema } from '../../lib/state/dayState.ts';
-import { fileVersionedItems } from '../../lib/state/fileVersionedItems.ts';
+import { fileVersionedItems, pendingWritesDir } from '../../lib/state/fileVersionedItems.ts';
 import { leaseSchema } from '../../lib/state/lease.ts';
 import { LEASE_PK } from '../../lib/state/leaseConcern.ts';
 import { partitionManifestSchema } from '../../lib/state/partitionManifest.ts';
@@ -96,7 +96,8 @@ const BACKENDS: { backend: string; open: () => Promise<VersionedItems> }[] = [
     backend: 'the state folder',
     open: async () => {
       const dir = await mkdtemp(path.join(tmpdir(), 'state-items-'));
-      dirs.push(dir);
+      // The folder and the sibling its writes are prepared in.
+      dirs.push(dir, pendingWritesDir(dir));
       return fileVersionedItems(dir);
     },
   },
