@@ -41,14 +41,7 @@ export function isTransientS3Error(error: unknown): boolean {
   return e.message === 'aborted' || e.message === 'socket hang up';
 }
 
-export interface RetryS3StreamOptions {
-  attempts?: number;
-  /** Which failures to try again (default `isTransientS3Error`). */
-  retryable?: (error: unknown) => boolean;
-  /** Waits before try `n + 1` (default: 100 ms doubling, jittered, at most 2 s). */
-  sleep?: (attempt: number) => Promise<void>;
-}
-
+/** Waits before try `attempt + 1`: 100 ms doubling, jittered, at most 2 s. */
 function backoff(attempt: number): Promise<void> {
   const ms = Math.min(2_000, 100 * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -62,17 +55,14 @@ function backoff(attempt: number): Promise<void> {
  */
 export async function retryS3Stream<T>(
   call: () => Promise<T>,
-  options: RetryS3StreamOptions = {},
+  retryable: (error: unknown) => boolean = isTransientS3Error,
 ): Promise<T> {
-  const attempts = options.attempts ?? STREAM_ATTEMPTS;
-  const sleep = options.sleep ?? backoff;
-  const retryable = options.retryable ?? isTransientS3Error;
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();
     } catch (error) {
-      if (attempt >= attempts || !retryable(error)) throw error;
-      await sleep(attempt);
+      if (attempt >= STREAM_ATTEMPTS || !retryable(error)) throw error;
+      await backoff(attempt);
     }
   }
 }

@@ -117,7 +117,7 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
           throw error;
         }
       },
-      { retryable: (error) => typeof error === 'object' && error !== null && bodyFailures.has(error) },
+      (error) => typeof error === 'object' && error !== null && bodyFailures.has(error),
     );
   };
 

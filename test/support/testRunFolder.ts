@@ -6,8 +6,7 @@ import { TEST_RUN_FOLDER } from '../../devkit/testRunFolderVariable.ts';
 /**
  * Vitest's global setup: one folder for the whole test run, removed when the run ends. A test process keeps
  * what must outlive its tests (the CLI children's configuration folder, `devkit/runCli.ts`) inside it:
- * Vitest ends its worker processes without the `exit` event, so a process's own clean-up never ran and
- * every test file left a folder in the system's temporary folder.
+ * Vitest ends its worker processes without the `exit` event, so a process's own clean-up does not run.
  */
 export default function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'ta-test-run-'));
