@@ -24,20 +24,66 @@ const LAYERS = [
   ['cli', ['cli']],
 ];
 
-const folders = (list) => `^lib/(${list.join('|')})/`;
+/**
+ * The groups of lib/, each a folder of its own: lib/<group>/<folder>/. A group is a run of layers, so the
+ * groups stack the way the layers do (foundation, archive, then integrity and analytics beside each other,
+ * then the CLI, which is its own group and folder).
+ */
+const GROUPS = {
+  foundation: ['errors', 'clock', 'log', 'url', 'ids', 'process', 'concurrency', 'fingerprint', 'sql'],
+  archive: [
+    'records',
+    'store',
+    'state',
+    'upstream',
+    'emulator',
+    'commit',
+    'parquet',
+    'digest',
+    'keys',
+    'active',
+    'config',
+    'days',
+    'walk',
+    'recover',
+    'run',
+    'fanout',
+  ],
+  integrity: ['verify', 'status', 'report'],
+  analytics: ['query', 'ocsf', 'detect'],
+  cli: [],
+};
+
+/** A layer folder's path under lib/: its group's folder, then its own (the CLI's group is its folder). */
+const placed = (folder) => {
+  const group = Object.keys(GROUPS).find((g) => GROUPS[g].includes(folder));
+  return group ? `${group}/${folder}` : folder;
+};
+
+const folders = (list) => `^lib/(${list.map(placed).join('|')})/`;
+
+/**
+ * A group's public entry points: index.ts (what the other groups use of it, loading no AWS SDK client, no
+ * DuckDB and no charting package) and adapters.ts (the parts that load them, imported only where needed).
+ */
+const ENTRY = '^lib/[^/]+/(index|adapters)[.]ts$';
+
+/** The order of the groups, lowest first: a group imports only the entry points of the groups below it. */
+const GROUP_ORDER = [['foundation'], ['archive'], ['integrity', 'analytics'], ['cli']];
 
 /**
  * The one file a lower layer may import from a higher one: the digest's intake (META's notes of the files
- * the next digest lists) is written by the committer as it commits; it imports nothing above lib/state.
+ * the next digest lists) is written by the committer as it commits; it imports nothing above lib/archive/state.
  */
-const DOWNWARD_INTAKE = '^lib/digest/pendingDigest[.]ts$';
+const DOWNWARD_INTAKE = '^lib/archive/digest/pendingDigest[.]ts$';
 
 /**
  * A feature's state items, declared once beside the feature (zod schema, type inferred from it): the state
- * store reads and writes them through these schemas, so lib/state imports them. They import nothing above
- * lib/state (rule `feature-state-items-stay-low`).
+ * store reads and writes them through these schemas, so lib/archive/state imports them. They import nothing above
+ * lib/archive/state (rule `feature-state-items-stay-low`).
  */
-const FEATURE_STATE_ITEMS = '^lib/(active/activeState|verify/verifyProgress|digest/digestState)[.]ts$';
+const FEATURE_STATE_ITEMS =
+  '^lib/(archive/active/activeState|integrity/verify/verifyProgress|archive/digest/digestState)[.]ts$';
 
 /** What a lower layer may import from a higher one. */
 const DOWNWARD = `${DOWNWARD_INTAKE}|${FEATURE_STATE_ITEMS}`;
@@ -58,8 +104,8 @@ const sameLayerRules = LAYERS.filter(([, own]) => own.length > 1).map(([name, ow
   name: `layer-${name}-folders-apart`,
   comment: `the folders of the ${name} layer (${own.join(', ')}) do not import each other`,
   severity: 'error',
-  from: { path: `^lib/(${own.join('|')})/` },
-  to: { path: `^lib/(${own.join('|')})/`, pathNot: '^lib/$1/' },
+  from: { path: folders(own) },
+  to: { path: folders(own), pathNot: '^lib/$1/' },
 }));
 
 /** A forbidden dependency: every rule of this file is an error, named in the message of what breaks it. */
@@ -71,32 +117,57 @@ module.exports = {
     ...sameLayerRules,
     rule(
       'digest-intake-stays-low',
-      "lib/digest/pendingDigest.ts, which the committer imports, imports nothing above lib/state but the features' state items",
+      "lib/archive/digest/pendingDigest.ts, which the committer imports, imports nothing above lib/archive/state but the features' state items",
       { path: DOWNWARD_INTAKE },
       { path: folders(LAYERS.slice(3).flatMap(([, f]) => f)), pathNot: FEATURE_STATE_ITEMS },
     ),
     rule(
       'feature-state-items-stay-low',
-      "a feature's state items (lib/active/activeState.ts, lib/verify/verifyProgress.ts, lib/digest/digestState.ts), which the state store imports, import nothing above lib/state",
+      "a feature's state items (lib/archive/active/activeState.ts, lib/integrity/verify/verifyProgress.ts, lib/archive/digest/digestState.ts), which the state store imports, import nothing above lib/archive/state",
       { path: FEATURE_STATE_ITEMS },
       { path: folders(LAYERS.slice(3).flatMap(([, f]) => f)) },
     ),
     rule(
+      'group-through-entry',
+      "a group of lib/ imports another only through that group's entry points (lib/<group>/index.ts, adapters.ts); only a feature's state items, which the state store imports, import directly",
+      { path: '^lib/([^/]+)/', pathNot: FEATURE_STATE_ITEMS },
+      { path: '^lib/', pathNot: `^lib/$1/|${ENTRY}|${FEATURE_STATE_ITEMS}` },
+    ),
+    rule(
+      'entry-exports-own-group',
+      "a group's entry points re-export that group's own files, nothing of another group",
+      { path: '^lib/([^/]+)/(index|adapters)[.]ts$' },
+      { path: '^lib/', pathNot: '^lib/$1/' },
+    ),
+    ...GROUP_ORDER.slice(0, -1).map((own, i) =>
+      rule(
+        `group-${own.join('-')}-below`,
+        `lib/{${own.join(',')}} imports no group above or beside it (${GROUP_ORDER.slice(i)
+          .flat()
+          .join(', ')}), but a feature's state items`,
+        { path: `^lib/(${own.join('|')})/` },
+        {
+          path: `^lib/(${GROUP_ORDER.slice(i).flat().join('|')})/`,
+          pathNot: `^lib/$1/|${FEATURE_STATE_ITEMS}`,
+        },
+      ),
+    ),
+    rule(
       'fanout-through-run-stages',
-      "lib/fanout/ shares the run's stages through lib/run/runStages.ts (and the run's types), not through the run's other files",
-      { path: '^lib/fanout/' },
-      { path: '^lib/run/', pathNot: '^lib/run/(runStages|runTypes)[.]ts$' },
+      "lib/archive/fanout/ shares the run's stages through lib/archive/run/runStages.ts (and the run's types), not through the run's other files",
+      { path: '^lib/archive/fanout/' },
+      { path: '^lib/archive/run/', pathNot: '^lib/archive/run/(runStages|runTypes)[.]ts$' },
     ),
     rule(
       'lib-folder-in-a-layer',
       'every folder of lib/ is placed in LAYERS (a file of an unplaced folder imports or is imported)',
       {},
-      { path: '^lib/', pathNot: folders(LAYERS.flatMap(([, f]) => f)) },
+      { path: '^lib/', pathNot: `${folders(LAYERS.flatMap(([, f]) => f))}|${ENTRY}` },
     ),
     rule(
       'lib-folder-in-a-layer-importing',
       'every folder of lib/ is placed in LAYERS',
-      { path: '^lib/', pathNot: folders(LAYERS.flatMap(([, f]) => f)) },
+      { path: '^lib/', pathNot: `${folders(LAYERS.flatMap(([, f]) => f))}|${ENTRY}` },
       {},
     ),
     rule(
@@ -159,7 +230,7 @@ module.exports = {
       {
         path: '^lib/',
         pathNot:
-          '^lib/(store/(s3ObjectStore|objectStoreFromUrl)|state/(dynamoStateStore|dynamoVersionedItems|ensureStateTable|stateStoreFromUrl)|keys/secretsManagerTokenKey|digest/kmsDigestSigner|detect/dynamoFindingLedger|verify/s3ChecksumJobs)[.]ts$',
+          '^lib/(archive/store/(s3ObjectStore|objectStoreFromUrl)|archive/state/(dynamoStateStore|dynamoVersionedItems|ensureStateTable|stateStoreFromUrl)|archive/keys/secretsManagerTokenKey|archive/digest/kmsDigestSigner|analytics/detect/dynamoFindingLedger|integrity/verify/s3ChecksumJobs)[.]ts$',
       },
       { path: '@aws-sdk/' },
     ),

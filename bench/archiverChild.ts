@@ -2,8 +2,9 @@
  * Child of bench/run.ts: one full local archiving run (temp folder, local state folder) against the emulator,
  * alone in its process so that its peak RSS is the archiver's own. Prints one JSON line.
  */
-import type { Day } from '../lib/clock/day.ts';
-import { DEFAULT_PARQUET_COMPRESSION } from '../lib/parquet/parquetCompression.ts';
+
+import { DEFAULT_PARQUET_COMPRESSION } from '../lib/archive/parquet/parquetCompression.ts';
+import type { Day } from '../lib/foundation/clock/day.ts';
 import { type ColumnSizes, columnSizes } from './columnSizes.ts';
 import { type DuckdbRewrite, duckdbRewrite } from './duckdbRewrite.ts';
 import { measuredLocalRun } from './measuredLocalRun.ts';

@@ -8,7 +8,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type BodyShape, bodyChunks } from '../devkit/bodyShapes.ts';
-import { createTunnelApiClient } from '../lib/upstream/createTunnelApiClient.ts';
+import { createTunnelApiClient } from '../lib/archive/upstream/createTunnelApiClient.ts';
 
 const shape = process.argv[2] as BodyShape;
 const bytes = Number(process.argv[3]);

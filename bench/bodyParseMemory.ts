@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { BODY_SHAPES, type BodyShape } from '../devkit/bodyShapes.ts';
-import { MAX_BODY_BYTES } from '../lib/upstream/bodyLimits.ts';
+import { MAX_BODY_BYTES } from '../lib/archive/upstream/bodyLimits.ts';
 
 const runTs = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));
 const child = fileURLToPath(new URL('./bodyParseChild.ts', import.meta.url));

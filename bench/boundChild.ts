@@ -1,5 +1,5 @@
 /** Child of bench/run.ts: measures the fetch-and-parse bound (see fetchBound) and prints it as JSON. */
-import type { Day } from '../lib/clock/day.ts';
+import type { Day } from '../lib/foundation/clock/day.ts';
 import { cpuSecondsSince } from './cpuSeconds.ts';
 import { fetchBound } from './fetchBound.ts';
 

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { sqlString } from '../lib/query/sqlString.ts';
-import { recordIdentity } from '../lib/records/recordId.ts';
-import { validateHistoryRecord } from '../lib/records/validateHistoryRecord.ts';
+import { sqlString } from '../lib/analytics/query/sqlString.ts';
+import { recordIdentity } from '../lib/archive/records/recordId.ts';
+import { validateHistoryRecord } from '../lib/archive/records/validateHistoryRecord.ts';
 
 /** The file the script saves its `n`th page body in (numbered from 0, in the order they came). */
 export function scriptPageFile(dir: string, n: number): string {

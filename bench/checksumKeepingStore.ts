@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import type { ObjectStore } from '../lib/store/objectStore.ts';
+import type { ObjectStore } from '../lib/archive/store/objectStore.ts';
 
 /**
  * What S3 does with the SHA-256 every write now carries, for an S3-compatible server that ignores it

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { sqlString } from '../lib/query/sqlString.ts';
-import { tokenHmac } from '../lib/records/tokenHmac.ts';
+import { sqlString } from '../lib/analytics/query/sqlString.ts';
+import { tokenHmac } from '../lib/archive/records/tokenHmac.ts';
 
 /**
  * The seed's record fields, read as they were sent: times as text (DuckDB's own detection would guess a

@@ -13,6 +13,11 @@ import { join } from 'node:path';
 
 export const CPU_PERIOD_US = 100_000;
 
+/** Blocks the thread for `ms` (the group's close is synchronous, called from `finally` blocks). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 export interface CpuQuota {
   /** Cores the group may use: quota ÷ period. */
   share: number;
@@ -24,8 +29,11 @@ export interface CpuQuota {
   add(pid: number): void;
   /** Periods the group ran in, those it was throttled in, and the time its threads waited for the quota. */
   throttling(): { periods: number; throttled: number; throttledMs: number };
-  /** Removes the group (its processes must have exited). */
-  close(): void;
+  /**
+   * Removes the group. A process still in it (a grandchild the command left, still exiting) gets up to 5 s to
+   * end on its own, then is killed; the pids it had to kill are returned, and a line on stderr names them.
+   */
+  close(): number[];
 }
 
 export type QuotaOutcome = { quota: CpuQuota } | { unconstrained: string };
@@ -135,9 +143,34 @@ export function openCpuQuota(share: number, name: string): QuotaOutcome {
       },
       close: () => {
         process.off('exit', removeOnExit);
-        const left = readFileSync(procs, 'utf8').trim();
-        if (left) throw new Error(`the CPU quota's group still holds processes ${left.replace(/\n/g, ' ')}`);
+        const left = (): number[] =>
+          readFileSync(procs, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+        const waitEmpty = (ms: number): boolean => {
+          const until = Date.now() + ms;
+          while (left().length > 0) {
+            if (Date.now() >= until) return false;
+            sleepSync(50);
+          }
+          return true;
+        };
+        let killed: number[] = [];
+        if (!waitEmpty(5_000)) {
+          killed = left();
+          for (const pid of killed) {
+            try {
+              process.kill(pid, 'SIGKILL');
+            } catch {
+              // exited between the read and the kill
+            }
+          }
+          process.stderr.write(
+            `the CPU quota's group still held processes ${killed.join(' ')} after 5 s: killed\n`,
+          );
+          if (!waitEmpty(5_000))
+            throw new Error(`the CPU quota's group still holds processes ${left().join(' ')}`);
+        }
         rmdirSync(dir);
+        return killed;
       },
     },
   };

@@ -1,5 +1,5 @@
-import { dayRange } from '../lib/clock/day.ts';
-import { DEFAULT_DATASET, sessionsStartingOn } from '../lib/emulator/dataset.ts';
+import { DEFAULT_DATASET, sessionsStartingOn } from '../lib/archive/emulator/dataset.ts';
+import { dayRange } from '../lib/foundation/clock/day.ts';
 
 /**
  * How fast the emulator builds its data (moved here from unit tests, where a wall-clock threshold

@@ -1,9 +1,9 @@
 import { deployedSchedule } from '../devkit/deployedSchedule.ts';
 import { replaySchedule, replayTokenHmac } from '../devkit/replaySchedule.ts';
-import { addDays } from '../lib/clock/day.ts';
-import { loadRules } from '../lib/detect/loadRules.ts';
-import { parseDetectionSettings } from '../lib/detect/ruleSettings.ts';
-import { TEAM_SETTINGS, teamTraffic } from '../lib/emulator/teamTraffic.ts';
+import { loadRules } from '../lib/analytics/detect/loadRules.ts';
+import { parseDetectionSettings } from '../lib/analytics/detect/ruleSettings.ts';
+import { TEAM_SETTINGS, teamTraffic } from '../lib/archive/emulator/teamTraffic.ts';
+import { addDays } from '../lib/foundation/clock/day.ts';
 
 export interface DetectionNoise {
   weeks: number;
@@ -20,7 +20,7 @@ export interface DetectionNoise {
 const DAY = 86_400_000;
 
 /**
- * The team profile's ordinary traffic (lib/emulator/teamTraffic.ts) for the baseline (14 days) and
+ * The team profile's ordinary traffic (lib/archive/emulator/teamTraffic.ts) for the baseline (14 days) and
  * `weeks` weeks more, replayed through every rule with the settings such a team writes, on the stack's
  * schedules (`deployedSchedule`, the scheduled-runs harness's source: the detect function's rate with
  * each rule on its own schedule, the snapshot function's rate and commit period with the live rule,

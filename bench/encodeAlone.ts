@@ -19,9 +19,9 @@ import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator } from '../devkit/startEmulator.ts';
-import { addDays, dayRange, toDay } from '../lib/clock/day.ts';
-import type { ArchiveRow } from '../lib/records/archiveRow.ts';
-import type { HistoryRecord } from '../lib/records/schemas.ts';
+import type { ArchiveRow } from '../lib/archive/records/archiveRow.ts';
+import type { HistoryRecord } from '../lib/archive/records/schemas.ts';
+import { addDays, dayRange, toDay } from '../lib/foundation/clock/day.ts';
 import { fetchBound } from './fetchBound.ts';
 import { scaledDataset } from './scaledDataset.ts';
 
@@ -50,11 +50,11 @@ cryptoCjs.hash = (algorithm: string, data: string, encoding: 'hex') => {
 };
 syncBuiltinESMExports();
 // Imported after the wrappers are in place (`recordId.ts` takes `crypto.hash` when it loads).
-const { parseHistoryPage } = await import('../lib/upstream/parseResponses.ts');
-const { keyRecord } = await import('../lib/records/keyedRecord.ts');
-const { RowChunkBuilder } = await import('../lib/parquet/rowChunk.ts');
-const { ParquetDraftWriter } = await import('../lib/parquet/parquetDraftWriter.ts');
-const { DEFAULT_ROW_GROUP_BYTES } = await import('../lib/parquet/historyParquetFile.ts');
+const { parseHistoryPage } = await import('../lib/archive/upstream/parseResponses.ts');
+const { keyRecord } = await import('../lib/archive/records/keyedRecord.ts');
+const { RowChunkBuilder } = await import('../lib/archive/parquet/rowChunk.ts');
+const { ParquetDraftWriter } = await import('../lib/archive/parquet/parquetDraftWriter.ts');
+const { DEFAULT_ROW_GROUP_BYTES } = await import('../lib/archive/parquet/historyParquetFile.ts');
 
 const emulator = await startEmulator({
   seed: 5,

@@ -8,8 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { startLocalFanout } from '../devkit/infra/localFanout.ts';
-import { offsetClock } from '../lib/clock/offsetClock.ts';
-import { readRecordIds } from '../lib/parquet/readHistoryParquet.ts';
+import { readRecordIds } from '../lib/archive/parquet/readHistoryParquet.ts';
+import { offsetClock } from '../lib/foundation/clock/offsetClock.ts';
 
 const [definitionFile, apiUrl, simulatedStart, templateEnvFile] = process.argv.slice(2);
 const definition = JSON.parse(readFileSync(definitionFile as string, 'utf8'));

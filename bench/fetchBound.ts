@@ -1,7 +1,7 @@
 import { Agent, request } from 'undici';
 import { EMULATOR_PAID_KEY } from '../devkit/startEmulator.ts';
-import type { Day } from '../lib/clock/day.ts';
-import { mapLimit } from '../lib/concurrency/mapLimit.ts';
+import type { Day } from '../lib/foundation/clock/day.ts';
+import { mapLimit } from '../lib/foundation/concurrency/mapLimit.ts';
 
 export interface BoundResult {
   pages: number;

@@ -4,9 +4,10 @@
  * lines added to one `IdSet` by `addIdLines`) and prints one JSON line: rows, peak RSS, baseline RSS,
  * the set's bytes and seconds.
  */
-import { IdSet } from '../lib/ids/idSet.ts';
-import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
-import { addIdLines } from '../lib/walk/idLines.ts';
+
+import { createFileObjectStore } from '../lib/archive/store/fileObjectStore.ts';
+import { addIdLines } from '../lib/archive/walk/idLines.ts';
+import { IdSet } from '../lib/foundation/ids/idSet.ts';
 
 async function union(dir: string, keys: string[]): Promise<void> {
   const objects = createFileObjectStore(dir);

@@ -10,9 +10,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { IdSet } from '../lib/ids/idSet.ts';
-import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
-import { gzipIdLines } from '../lib/walk/idLines.ts';
+import { createFileObjectStore } from '../lib/archive/store/fileObjectStore.ts';
+import { gzipIdLines } from '../lib/archive/walk/idLines.ts';
+import { IdSet } from '../lib/foundation/ids/idSet.ts';
 
 /**
  * The day sizes measured: up to the engine's memory and past it (the id set grows by half at 70% full, so

@@ -2,16 +2,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EMULATOR_PAID_KEY } from '../devkit/startEmulator.ts';
-import { systemClock } from '../lib/clock/clock.ts';
-import { archiveOptionsFromConfig } from '../lib/config/archiveOptionsFromConfig.ts';
-import { loadConfig } from '../lib/config/loadConfig.ts';
-import { loadLocalKeys } from '../lib/keys/loadLocalKeys.ts';
-import { silentLogger } from '../lib/log/logger.ts';
-import { runArchive } from '../lib/run/runArchive.ts';
-import type { ArchiveOptions, RunSummary } from '../lib/run/runTypes.ts';
-import { openLocalState } from '../lib/state/openLocalState.ts';
-import { createFileObjectStore } from '../lib/store/fileObjectStore.ts';
-import { createTunnelApiClient } from '../lib/upstream/createTunnelApiClient.ts';
+import { archiveOptionsFromConfig } from '../lib/archive/config/archiveOptionsFromConfig.ts';
+import { loadConfig } from '../lib/archive/config/loadConfig.ts';
+import { loadLocalKeys } from '../lib/archive/keys/loadLocalKeys.ts';
+import { runArchive } from '../lib/archive/run/runArchive.ts';
+import type { ArchiveOptions, RunSummary } from '../lib/archive/run/runTypes.ts';
+import { openLocalState } from '../lib/archive/state/openLocalState.ts';
+import { createFileObjectStore } from '../lib/archive/store/fileObjectStore.ts';
+import { createTunnelApiClient } from '../lib/archive/upstream/createTunnelApiClient.ts';
+import { systemClock } from '../lib/foundation/clock/clock.ts';
+import { silentLogger } from '../lib/foundation/log/logger.ts';
 import { cpuSecondsSince } from './cpuSeconds.ts';
 
 export interface MeasuredRun {

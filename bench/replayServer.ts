@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { EMULATOR_PAID_KEY } from '../devkit/startEmulator.ts';
-import { type Day, toDay } from '../lib/clock/day.ts';
-import { ACTIVE_PATH, HISTORY_PATH } from '../lib/upstream/createTunnelApiClient.ts';
+import { ACTIVE_PATH, HISTORY_PATH } from '../lib/archive/upstream/createTunnelApiClient.ts';
+import { type Day, toDay } from '../lib/foundation/clock/day.ts';
 import { fetchBound } from './fetchBound.ts';
 import { type AnsweredPage, walkRequestPaths } from './walkRequestPaths.ts';
 

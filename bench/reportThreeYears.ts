@@ -4,12 +4,12 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MemoryObjectStore } from '../devkit/fakes/memoryObjectStore.ts';
 import { launchChromium } from '../devkit/headlessChromium.ts';
-import { systemClock } from '../lib/clock/clock.ts';
-import { addDays, type Day, dayRange } from '../lib/clock/day.ts';
-import { digestKeys } from '../lib/digest/digestKeys.ts';
-import { buildReportModel } from '../lib/report/buildReportModel.ts';
-import { renderReport } from '../lib/report/renderReport.ts';
-import type { DayState } from '../lib/state/dayState.ts';
+import { digestKeys } from '../lib/archive/digest/digestKeys.ts';
+import type { DayState } from '../lib/archive/state/dayState.ts';
+import { systemClock } from '../lib/foundation/clock/clock.ts';
+import { addDays, type Day, dayRange } from '../lib/foundation/clock/day.ts';
+import { buildReportModel } from '../lib/integrity/report/buildReportModel.ts';
+import { renderReport } from '../lib/integrity/report/renderReport.ts';
 import type { ReportBenchResult } from './reportTargets.ts';
 
 export { REPORT_TARGETS } from './reportTargets.ts';

@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Day } from '../lib/clock/day.ts';
+import type { Day } from '../lib/foundation/clock/day.ts';
 import { measuredLocalRun } from './measuredLocalRun.ts';
 
 const args = JSON.parse(process.argv[2] ?? '{}') as { url: string; onlyDays: Day[] };

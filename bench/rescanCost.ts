@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startEmulator } from '../devkit/startEmulator.ts';
-import { addDays, toDay } from '../lib/clock/day.ts';
+import { addDays, toDay } from '../lib/foundation/clock/day.ts';
 import { startReplayServer } from './replayServer.ts';
 import { flatDayDataset } from './scaledDataset.ts';
 

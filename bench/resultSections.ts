@@ -1,6 +1,6 @@
 import { cpus } from 'node:os';
 import { ENGINE_MEMORY_MIB } from '../infra/constructs/archiveFunction.ts';
-import { FINISH_MAX_IDS } from '../lib/fanout/finishMaxIds.ts';
+import { FINISH_MAX_IDS } from '../lib/archive/fanout/finishMaxIds.ts';
 import { type ArchiveAgeResult, ageRatios } from './archiveAge.ts';
 import type { BigDayResult } from './bigDay.ts';
 import type { CaseResult } from './caseResult.ts';

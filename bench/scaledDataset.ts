@@ -1,4 +1,4 @@
-import { type DatasetOptions, DEFAULT_DATASET } from '../lib/emulator/dataset.ts';
+import { type DatasetOptions, DEFAULT_DATASET } from '../lib/archive/emulator/dataset.ts';
 
 /**
  * The default dataset with every day's volume multiplied by `scale` (60 days ≈ 17,600 × scale records).

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Day } from '../lib/clock/day.ts';
+import type { Day } from '../lib/foundation/clock/day.ts';
 import { checkScriptIds, scriptPageFile } from './checkScriptIds.ts';
 import { copyWithArchiveIds } from './copyWithArchiveIds.ts';
 import { fetchBound } from './fetchBound.ts';

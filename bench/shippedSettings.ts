@@ -10,8 +10,8 @@ import { synthesizedDefinition } from '../devkit/infra/localStateMachine.ts';
 import type { CfnTemplate } from '../devkit/infra/templateArns.ts';
 import { templateVariables } from '../devkit/infra/templateEnv.ts';
 import { type SynthOptions, synthApp } from '../devkit/infra/testApp.ts';
-import { type Config, loadConfig } from '../lib/config/loadConfig.ts';
-import { pageCap } from '../lib/config/walkLimits.ts';
+import { type Config, loadConfig } from '../lib/archive/config/loadConfig.ts';
+import { pageCap } from '../lib/archive/config/walkLimits.ts';
 
 /** What one function that runs the engine is deployed with. */
 export interface EngineFunctionSettings {

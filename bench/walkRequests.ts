@@ -2,8 +2,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { startEmulator } from '../devkit/startEmulator.ts';
-import { addDays, type Day, dayRange, toDay } from '../lib/clock/day.ts';
-import { HISTORY_PATH } from '../lib/upstream/createTunnelApiClient.ts';
+import { HISTORY_PATH } from '../lib/archive/upstream/createTunnelApiClient.ts';
+import { addDays, type Day, dayRange, toDay } from '../lib/foundation/clock/day.ts';
 import { measuredLocalRun } from './measuredLocalRun.ts';
 import { scaledDataset } from './scaledDataset.ts';
 

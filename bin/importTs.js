@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { sourceFingerprint } from '../lib/fingerprint/sourceFingerprint.js';
+import { sourceFingerprint } from '../lib/foundation/fingerprint/sourceFingerprint.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CACHE = join(ROOT, 'node_modules', '.cache', 'tunnel-archiver');

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { loadRules } from '../lib/detect/loadRules.ts';
-import { rulePage } from '../lib/detect/ruleDocs.ts';
+import { loadRules } from '../lib/analytics/detect/loadRules.ts';
+import { rulePage } from '../lib/analytics/detect/ruleDocs.ts';
 
 /** Writes docs/detections/<id>.md for every rule (`npm run detections:docs`). */
 const dir = fileURLToPath(new URL('../docs/detections/', import.meta.url));

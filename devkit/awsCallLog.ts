@@ -29,7 +29,7 @@ export interface RecordedCall {
 /** Payloads a call log never holds: object bodies, messages, item attributes beyond the key. */
 const PAYLOAD_FIELDS = new Set(['Body', 'Message', 'ExpressionAttributeValues', 'SecretString']);
 
-/** The part of a DynamoDB key or item that names it: its partition key (`pk`, lib/state's layout). */
+/** The part of a DynamoDB key or item that names it: its partition key (`pk`, lib/archive/state's layout). */
 function keyOf(value: unknown): unknown {
   const pk = (value as { pk?: { S?: unknown } } | undefined)?.pk?.S;
   return pk === undefined ? undefined : { pk };

@@ -1,4 +1,4 @@
-import { RECORD_LIMITS } from '../lib/records/recordLimits.ts';
+import { RECORD_LIMITS } from '../lib/archive/records/recordLimits.ts';
 
 /**
  * History page bodies of an exact size, generated chunk by chunk (never held whole): the shapes whose

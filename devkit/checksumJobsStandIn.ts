@@ -1,20 +1,20 @@
 import { createHash } from 'node:crypto';
-import { sha256OfSource } from '../lib/digest/describeDataFile.ts';
-import { objectSource } from '../lib/store/byteSource.ts';
-import type { ObjectStore } from '../lib/store/objectStore.ts';
+import { sha256OfSource } from '../lib/archive/digest/describeDataFile.ts';
+import { objectSource } from '../lib/archive/store/byteSource.ts';
+import type { ObjectStore } from '../lib/archive/store/objectStore.ts';
 import {
   CHECKSUM_REPORTS_PREFIX,
   type ChecksumJobRequest,
   type ChecksumJobs,
   type ChecksumReport,
   type ChecksumRow,
-} from '../lib/verify/checksumJobs.ts';
+} from '../lib/integrity/verify/checksumJobs.ts';
 import {
   parseReportCsv,
   parseReportManifest,
   REPORT_FORMAT,
   type ReportManifest,
-} from '../lib/verify/checksumReportFormat.ts';
+} from '../lib/integrity/verify/checksumReportFormat.ts';
 
 const PREFIX = CHECKSUM_REPORTS_PREFIX;
 const BUCKET = 'stand-in';

@@ -1,4 +1,4 @@
-import type { ObjectStore } from '../lib/store/objectStore.ts';
+import type { ObjectStore } from '../lib/archive/store/objectStore.ts';
 import { ReadRanges } from './readRanges.ts';
 
 /** Requests by method, and bytes read (`get`, `getRange`), of an object store. */

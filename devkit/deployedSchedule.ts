@@ -1,5 +1,5 @@
 import { snapshotSettings } from '../functions/snapshot-active/snapshotSettings.ts';
-import { loadConfig } from '../lib/config/loadConfig.ts';
+import { loadConfig } from '../lib/archive/config/loadConfig.ts';
 import { propsOf, synthApp } from './infra/testApp.ts';
 import type { DeployedSchedule } from './replaySchedule.ts';
 

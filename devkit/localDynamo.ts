@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import dynalite from 'dynalite';
-import { ArchiverError } from '../lib/errors/archiverError.ts';
-import { lockDir } from '../lib/state/dirLock.ts';
+import { lockDir } from '../lib/archive/state/dirLock.ts';
+import { ArchiverError } from '../lib/foundation/errors/archiverError.ts';
 
 export interface LocalDynamoOptions {
   /** Folder to persist the tables in (LevelDB); omitted = in memory, gone on close. */

@@ -1,33 +1,33 @@
 import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ActiveRow } from '../lib/active/activeRow.ts';
-import { ACTIVE_COLUMNS } from '../lib/active/activeSchema.ts';
-import type { ActiveState } from '../lib/active/activeState.ts';
-import { snapshotActive } from '../lib/active/snapshotActive.ts';
-import { ManualClock } from '../lib/clock/clock.ts';
-import { type Day, toDay } from '../lib/clock/day.ts';
-import { duckdbRuleEngine } from '../lib/detect/duckdbRuleEngine.ts';
+import { duckdbRuleEngine } from '../lib/analytics/detect/duckdbRuleEngine.ts';
 import {
   type DeliveryStatus,
   dueRules,
   evaluateRules,
   recordIncidents,
-} from '../lib/detect/evaluateRules.ts';
-import type { Finding } from '../lib/detect/finding.ts';
-import { type FindingLedger, memoryFindingLedger } from '../lib/detect/findingLedger.ts';
-import { liveIncidentsToRecord } from '../lib/detect/liveIncidentsToRecord.ts';
-import { evaluateLiveRules } from '../lib/detect/liveRules.ts';
-import type { DetectionRule } from '../lib/detect/ruleSchema.ts';
-import type { DetectionSettings } from '../lib/detect/ruleSettings.ts';
-import { NO_LIVE_SESSIONS_SQL } from '../lib/detect/runRuleTests.ts';
-import { ArchiverError } from '../lib/errors/archiverError.ts';
-import { silentLogger } from '../lib/log/logger.ts';
-import { HISTORY_COLUMNS } from '../lib/parquet/historySchema.ts';
-import { ACTIVE_TABLE, HISTORY_TABLE } from '../lib/query/activeViews.ts';
-import type { ActiveSession } from '../lib/records/schemas.ts';
-import { tokenHmac } from '../lib/records/tokenHmac.ts';
-import type { LiveStore } from '../lib/state/statePorts.ts';
+} from '../lib/analytics/detect/evaluateRules.ts';
+import type { Finding } from '../lib/analytics/detect/finding.ts';
+import { type FindingLedger, memoryFindingLedger } from '../lib/analytics/detect/findingLedger.ts';
+import { liveIncidentsToRecord } from '../lib/analytics/detect/liveIncidentsToRecord.ts';
+import { evaluateLiveRules } from '../lib/analytics/detect/liveRules.ts';
+import type { DetectionRule } from '../lib/analytics/detect/ruleSchema.ts';
+import type { DetectionSettings } from '../lib/analytics/detect/ruleSettings.ts';
+import { NO_LIVE_SESSIONS_SQL } from '../lib/analytics/detect/runRuleTests.ts';
+import { ACTIVE_TABLE, HISTORY_TABLE } from '../lib/analytics/query/activeViews.ts';
+import type { ActiveRow } from '../lib/archive/active/activeRow.ts';
+import { ACTIVE_COLUMNS } from '../lib/archive/active/activeSchema.ts';
+import type { ActiveState } from '../lib/archive/active/activeState.ts';
+import { snapshotActive } from '../lib/archive/active/snapshotActive.ts';
+import { HISTORY_COLUMNS } from '../lib/archive/parquet/historySchema.ts';
+import type { ActiveSession } from '../lib/archive/records/schemas.ts';
+import { tokenHmac } from '../lib/archive/records/tokenHmac.ts';
+import type { LiveStore } from '../lib/archive/state/statePorts.ts';
+import { ManualClock } from '../lib/foundation/clock/clock.ts';
+import { type Day, toDay } from '../lib/foundation/clock/day.ts';
+import { ArchiverError } from '../lib/foundation/errors/archiverError.ts';
+import { silentLogger } from '../lib/foundation/log/logger.ts';
 
 /** One tunnel of the replayed traffic: `end` null while it is open (to the end of the replay). */
 export interface ReplaySession {

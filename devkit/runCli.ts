@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { userKeysDir } from '../lib/keys/localKeysLocation.ts';
+import { userKeysDir } from '../lib/archive/keys/localKeysLocation.ts';
 import { childOutput } from './childOutput.ts';
 import { TEST_RUN_FOLDER } from './testRunFolderVariable.ts';
 

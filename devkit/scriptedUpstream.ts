@@ -1,9 +1,9 @@
-import type { Clock } from '../lib/clock/clock.ts';
-import { addDays, type Day, toDay } from '../lib/clock/day.ts';
-import { ArchiverError } from '../lib/errors/archiverError.ts';
-import type { ActiveSession, HistoryPage } from '../lib/records/schemas.ts';
-import { parseHistoryPage } from '../lib/upstream/parseResponses.ts';
-import type { RequestOptions, UpstreamApi } from '../lib/upstream/upstreamApi.ts';
+import type { ActiveSession, HistoryPage } from '../lib/archive/records/schemas.ts';
+import { parseHistoryPage } from '../lib/archive/upstream/parseResponses.ts';
+import type { RequestOptions, UpstreamApi } from '../lib/archive/upstream/upstreamApi.ts';
+import type { Clock } from '../lib/foundation/clock/clock.ts';
+import { addDays, type Day, toDay } from '../lib/foundation/clock/day.ts';
+import { ArchiverError } from '../lib/foundation/errors/archiverError.ts';
 
 export interface ScriptedUpstreamOptions {
   clock: Clock;
@@ -31,7 +31,7 @@ export interface ScriptedUpstreamOptions {
  * a script: the records of each day and how the server lies about them. Pages go through the real page
  * parser, so validation is the production one.
  *
- * Why not the emulator (lib/emulator): engine tests need exactly these records for exactly this day (any
+ * Why not the emulator (lib/archive/emulator): engine tests need exactly these records for exactly this day (any
  * JSON, bad items included), a hook before every page request that can advance a fake clock or fail one
  * chosen page, and no HTTP or server process, so hundreds of runs in a property test stay deterministic
  * and fast. The emulator serves a generated dataset over HTTP with faults drawn at rates; its fault knobs

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ensureStateTable } from '../lib/state/dynamoStateStore.ts';
+import { ensureStateTable } from '../lib/archive/state/dynamoStateStore.ts';
 import { startLocalDynamo } from './localDynamo.ts';
 
 export interface DynaliteHandle {

@@ -1,15 +1,15 @@
-import type { EmulatorClock } from '../lib/emulator/emulatorClock.ts';
-import type { FaultConfig } from '../lib/emulator/faults.ts';
-import type { PoisonItem } from '../lib/emulator/poison.ts';
-import { activeList } from '../lib/emulator/routes.ts';
+import type { EmulatorClock } from '../lib/archive/emulator/emulatorClock.ts';
+import type { FaultConfig } from '../lib/archive/emulator/faults.ts';
+import type { PoisonItem } from '../lib/archive/emulator/poison.ts';
+import { activeList } from '../lib/archive/emulator/routes.ts';
 import {
   type EmulatorModel,
   type EmulatorOptions,
   type EmulatorStats,
   startEmulator as startUserEmulator,
-} from '../lib/emulator/startEmulator.ts';
-import { truthFor } from '../lib/emulator/truthFor.ts';
-import type { ActiveSession, HistoryRecord } from '../lib/records/schemas.ts';
+} from '../lib/archive/emulator/startEmulator.ts';
+import { truthFor } from '../lib/archive/emulator/truthFor.ts';
+import type { ActiveSession, HistoryRecord } from '../lib/archive/records/schemas.ts';
 
 export {
   DETECTION_DEMO_DATASET,
@@ -17,7 +17,7 @@ export {
   EMULATOR_PAID_KEY,
   type EmulatorOptions,
   type EmulatorStats,
-} from '../lib/emulator/startEmulator.ts';
+} from '../lib/archive/emulator/startEmulator.ts';
 
 /** The emulator a test starts: the one a user starts, with the hooks a test reads it and steers it by. */
 export interface EmulatorHandle {
@@ -40,7 +40,7 @@ export interface EmulatorHandle {
 }
 
 /**
- * Starts the emulator (lib/emulator/startEmulator.ts) on 127.0.0.1 port 0 unless told otherwise, and
+ * Starts the emulator (lib/archive/emulator/startEmulator.ts) on 127.0.0.1 port 0 unless told otherwise, and
  * reaches inside it through its `onModel` seam for the test hooks: the ground truth it serves, its
  * counters, and its faults changed while it runs.
  */

@@ -1,26 +1,26 @@
 import { createHash } from 'node:crypto';
-import { activeParquetBytes } from '../lib/active/activeParquet.ts';
-import type { ActiveRow } from '../lib/active/activeRow.ts';
-import type { Clock, ManualClock } from '../lib/clock/clock.ts';
-import { addDays, type Day, dayRange, toDay } from '../lib/clock/day.ts';
-import { archiveKeys } from '../lib/commit/archiveKeys.ts';
-import { mapLimit } from '../lib/concurrency/mapLimit.ts';
-import { windowStartOf } from '../lib/days/planDays.ts';
-import { describeDataFile } from '../lib/digest/describeDataFile.ts';
-import { digestKeys } from '../lib/digest/digestKeys.ts';
+import { activeParquetBytes } from '../lib/archive/active/activeParquet.ts';
+import type { ActiveRow } from '../lib/archive/active/activeRow.ts';
+import { archiveKeys } from '../lib/archive/commit/archiveKeys.ts';
+import { windowStartOf } from '../lib/archive/days/planDays.ts';
+import { describeDataFile } from '../lib/archive/digest/describeDataFile.ts';
+import { digestKeys } from '../lib/archive/digest/digestKeys.ts';
 import {
   DIGEST_FORMAT_VERSION,
   type DigestBody,
   type DigestFile,
   signedBytes,
-} from '../lib/digest/digestSchema.ts';
-import type { DigestSigner } from '../lib/digest/digestSigner.ts';
-import { runArchive } from '../lib/run/runArchive.ts';
-import type { ArchiveDeps, ArchiveOptions } from '../lib/run/runTypes.ts';
-import type { ManifestFile } from '../lib/state/partitionManifest.ts';
-import type { StateStore } from '../lib/state/statePorts.ts';
-import { updateMeta } from '../lib/state/updateMeta.ts';
-import type { ObjectStore } from '../lib/store/objectStore.ts';
+} from '../lib/archive/digest/digestSchema.ts';
+import type { DigestSigner } from '../lib/archive/digest/digestSigner.ts';
+import { runArchive } from '../lib/archive/run/runArchive.ts';
+import type { ArchiveDeps, ArchiveOptions } from '../lib/archive/run/runTypes.ts';
+import type { ManifestFile } from '../lib/archive/state/partitionManifest.ts';
+import type { StateStore } from '../lib/archive/state/statePorts.ts';
+import { updateMeta } from '../lib/archive/state/updateMeta.ts';
+import type { ObjectStore } from '../lib/archive/store/objectStore.ts';
+import type { Clock, ManualClock } from '../lib/foundation/clock/clock.ts';
+import { addDays, type Day, dayRange, toDay } from '../lib/foundation/clock/day.ts';
+import { mapLimit } from '../lib/foundation/concurrency/mapLimit.ts';
 
 /**
  * An archive `ageDays` old as the stack would leave it: a real run fills the window (at the clock's day),

@@ -1,6 +1,6 @@
-import type { StateStore } from '../lib/state/statePorts.ts';
-import type { ObjectStore } from '../lib/store/objectStore.ts';
-import type { UpstreamApi } from '../lib/upstream/upstreamApi.ts';
+import type { StateStore } from '../lib/archive/state/statePorts.ts';
+import type { ObjectStore } from '../lib/archive/store/objectStore.ts';
+import type { UpstreamApi } from '../lib/archive/upstream/upstreamApi.ts';
 
 /** The steps of a run a crash test can stop after: a page fetched, a file staged, a manifest written, a file published, a digest written. */
 export type CrashPhase = 'walk' | 'upload' | 'commit' | 'publish' | 'digest';

@@ -74,7 +74,7 @@ done
 [ "$expect" -gt 1 ] || bad digests/0000000001.json "no digest found: not an archive"
 sort "$tmp/listed" >"$tmp/listed.sorted"
 uniq -d "$tmp/listed.sorted" | while read -r file; do echo "$file: listed by more than one digest"; done >"$tmp/twice"
-# §1, the listed prefixes (lib/digest/digestKeys.ts, listedPrefixes).
+# §1, the listed prefixes (lib/archive/digest/digestKeys.ts, listedPrefixes).
 for file in history/** active/** findings/** quarantine/**; do [ -f "$file" ] && echo "$file"; done | sort >"$tmp/present"
 comm -23 "$tmp/present" <(uniq "$tmp/listed.sorted") | while read -r file; do
   echo "$file: unlisted: no digest lists it (planted or copied in)"

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { ROLE_ARN } from '../lib/config/roleArn.ts';
-import { ArchiverError } from '../lib/errors/archiverError.ts';
-import { lakeSourcesSchema } from '../lib/ocsf/lakeSourceSchema.ts';
-import { TOKEN_POLICIES, type TokenPolicy } from '../lib/records/archiveRow.ts';
+import { lakeSourcesSchema } from '../lib/analytics/ocsf/lakeSourceSchema.ts';
+import { ROLE_ARN } from '../lib/archive/config/roleArn.ts';
+import { TOKEN_POLICIES, type TokenPolicy } from '../lib/archive/records/archiveRow.ts';
+import { ArchiverError } from '../lib/foundation/errors/archiverError.ts';
 
 /** Deploy-time choices, read from CDK context (`cdk.json` or `-c key=value`). */
 export interface StackSettings {

@@ -2,7 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { INTEGRITY_ENV } from '../functions/shared/telemetryNames.ts';
-import { STATE_TABLE } from '../lib/state/stateTableSpec.ts';
+import { STATE_TABLE } from '../lib/archive/state/stateTableSpec.ts';
 import { asIBucket, asITable } from './cdkTypes.ts';
 import { ActiveCatalog } from './constructs/activeCatalog.ts';
 import { API_KEY_ENV, ApiKeySecret, setApiKeyCommand } from './constructs/apiKeySecret.ts';

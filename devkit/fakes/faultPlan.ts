@@ -1,5 +1,5 @@
-import { Rng, seedFrom } from '../../lib/emulator/prng.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { Rng, seedFrom } from '../../lib/archive/emulator/prng.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 
 /**
  * Deterministic fault injection for the in-memory port fakes, so every recovery branch has a

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { assertObjectKey, storeFailed } from '../../lib/store/objectKey.ts';
-import type { ObjectInfo, ObjectStore } from '../../lib/store/objectStore.ts';
-import { writeOnceConflict } from '../../lib/store/writeOnceConflict.ts';
+import { assertObjectKey, storeFailed } from '../../lib/archive/store/objectKey.ts';
+import type { ObjectInfo, ObjectStore } from '../../lib/archive/store/objectStore.ts';
+import { writeOnceConflict } from '../../lib/archive/store/writeOnceConflict.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 import { FaultPlan } from './faultPlan.ts';
 
 export interface MemoryObjectStoreOptions {

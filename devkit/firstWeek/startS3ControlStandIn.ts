@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ObjectStore } from '../../lib/store/objectStore.ts';
+import type { ObjectStore } from '../../lib/archive/store/objectStore.ts';
 import { ChecksumJobsStandIn } from '../checksumJobsStandIn.ts';
 
 export interface S3ControlStandInHandle {

@@ -8,7 +8,7 @@
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
-import type { Clock } from '../../lib/clock/clock.ts';
+import type { Clock } from '../../lib/foundation/clock/clock.ts';
 import type { S3rverHandle } from '../startS3rver.ts';
 import { itemsReadBeforeMap, READ_ITEMS, type StateMachineDefinition } from './localStateMachine.ts';
 import { startStandInsFor } from './standInsFor.ts';

@@ -1,4 +1,4 @@
-import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
+import { ensureStateTable } from '../../lib/archive/state/ensureStateTable.ts';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../startDynalite.ts';
 import { EMULATOR_PAID_KEY } from '../startEmulator.ts';
 import { type S3rverHandle, startS3rver } from '../startS3rver.ts';

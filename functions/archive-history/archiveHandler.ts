@@ -1,12 +1,12 @@
-import { budgetFromRemaining } from '../../lib/clock/deadlineBudget.ts';
-import { archiveOptionsFromConfig } from '../../lib/config/archiveOptionsFromConfig.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
-import type { RunSummary } from '../../lib/run/runTypes.ts';
-import { updateMeta } from '../../lib/state/updateMeta.ts';
-import { checkChecksumReports } from '../../lib/verify/checkChecksumReport.ts';
-import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
-import { verifyWeekly, type WeeklyVerifyResult } from '../../lib/verify/verifyWeekly.ts';
+import { archiveOptionsFromConfig } from '../../lib/archive/config/archiveOptionsFromConfig.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import type { RunSummary } from '../../lib/archive/run/runTypes.ts';
+import { updateMeta } from '../../lib/archive/state/updateMeta.ts';
+import { budgetFromRemaining } from '../../lib/foundation/clock/deadlineBudget.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
+import { checkChecksumReports } from '../../lib/integrity/verify/checkChecksumReport.ts';
+import type { VerifyResult } from '../../lib/integrity/verify/verifyTypes.ts';
+import { verifyWeekly, type WeeklyVerifyResult } from '../../lib/integrity/verify/verifyWeekly.ts';
 import type { ArchiveHandlerDeps, InvocationContext, PublishReport } from '../shared/archiveHandlerDeps.ts';
 import { failureMetrics, type MetricPoint, summaryMetrics } from '../shared/runMetrics.ts';
 import { METRIC } from '../shared/telemetryNames.ts';
@@ -21,7 +21,7 @@ export interface ChecksumReportsSummary {
 
 /** The report writer, imported only when a verify has a result to show (its chart libraries are big). */
 const lazyPublishReport: PublishReport = async (deps, options) =>
-  (await import('../../lib/report/publishReport.ts')).publishReport(deps, options);
+  (await import('../../lib/integrity/report/publishReport.ts')).publishReport(deps, options);
 
 /**
  * The Lambda's behaviour without AWS: validate the event, run the engine against a deadline from the

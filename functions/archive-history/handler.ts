@@ -4,8 +4,8 @@
  */
 
 import type { Context } from 'aws-lambda';
-import type { RunSummary } from '../../lib/run/runTypes.ts';
-import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
+import type { RunSummary } from '../../lib/archive/run/runTypes.ts';
+import type { VerifyResult } from '../../lib/integrity/verify/verifyTypes.ts';
 import { lambdaDeps, logger } from '../shared/lambdaRuntime.ts';
 import { type ChecksumReportsSummary, createArchiveHandler } from './archiveHandler.ts';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { type Day, isDay } from '../../lib/clock/day.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { type Day, isDay } from '../../lib/foundation/clock/day.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 
 /** What an invocation asks for: the planned run, or a rescan of named days. */
 export type ArchiveRequest =

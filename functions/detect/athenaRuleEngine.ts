@@ -4,8 +4,8 @@ import {
   GetQueryResultsCommand,
   StartQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
-import { athenaRuleSql, OLDEST_DAY_SQL, type RuleEngine } from '../../lib/detect/ruleEngine.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { athenaRuleSql, OLDEST_DAY_SQL, type RuleEngine } from '../../lib/analytics/detect/ruleEngine.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 
 export interface AthenaEngineOptions {
   workGroup: string;

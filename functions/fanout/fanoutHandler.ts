@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { budgetFromRemaining } from '../../lib/clock/deadlineBudget.ts';
-import { archiveOptionsFromConfig } from '../../lib/config/archiveOptionsFromConfig.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { archiveOptionsFromConfig } from '../../lib/archive/config/archiveOptionsFromConfig.ts';
+import { budgetFromRemaining } from '../../lib/foundation/clock/deadlineBudget.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 import type { ArchiveHandlerDeps, InvocationContext } from '../shared/archiveHandlerDeps.ts';
 import { failureMetrics, summaryMetrics } from '../shared/runMetrics.ts';
 import { stepError } from '../shared/stepError.ts';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { fanoutPlanOutputSchema } from '../../lib/fanout/fanoutTypes.ts';
-import { finishFanout } from '../../lib/fanout/finishFanout.ts';
-import type { RunSummary } from '../../lib/run/runTypes.ts';
+import { fanoutPlanOutputSchema } from '../../lib/archive/fanout/fanoutTypes.ts';
+import { finishFanout } from '../../lib/archive/fanout/finishFanout.ts';
+import type { RunSummary } from '../../lib/archive/run/runTypes.ts';
 import type { EngineCall } from './engineCall.ts';
 
 /** `{ step: 'finish', plan }`: the plan step's output, passed through the map. */

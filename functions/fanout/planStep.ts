@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { FanoutPlanOutput } from '../../lib/fanout/fanoutTypes.ts';
-import { planFanout } from '../../lib/fanout/planFanout.ts';
+import type { FanoutPlanOutput } from '../../lib/archive/fanout/fanoutTypes.ts';
+import { planFanout } from '../../lib/archive/fanout/planFanout.ts';
 import type { EngineCall } from './engineCall.ts';
 
 /** `{ step: 'plan', orchestrationId, rangePages, leaseTtlSeconds }`: the execution's name and the stack's settings. */

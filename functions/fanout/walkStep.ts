@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { fanoutWalkInputSchema } from '../../lib/fanout/fanoutTypes.ts';
-import { walkFanoutItem } from '../../lib/fanout/walkFanoutItem.ts';
+import { fanoutWalkInputSchema } from '../../lib/archive/fanout/fanoutTypes.ts';
+import { walkFanoutItem } from '../../lib/archive/fanout/walkFanoutItem.ts';
 import type { EngineCall } from './engineCall.ts';
 
 /** `{ step: 'walk', orchestrationId, lease, windowDays, item }`: one item of the map. */

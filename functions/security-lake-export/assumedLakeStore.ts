@@ -1,9 +1,9 @@
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import type { AwsCredentialIdentity } from '@aws-sdk/types';
-import type { LakeSource } from '../../lib/ocsf/securityLakeLayout.ts';
-import type { ObjectStore } from '../../lib/store/objectStore.ts';
-import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
+import type { LakeSource } from '../../lib/analytics/ocsf/securityLakeLayout.ts';
+import type { ObjectStore } from '../../lib/archive/store/objectStore.ts';
+import { createS3ObjectStore } from '../../lib/archive/store/s3ObjectStore.ts';
 import { withHostPlugins } from '../shared/awsClients.ts';
 import { hostClientPlugins } from '../shared/hostClientPlugins.ts';
 

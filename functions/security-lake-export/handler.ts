@@ -1,5 +1,5 @@
 /**
- * Security Lake export Lambda: wiring only (see lib/ocsf/writeSecurityLake.ts). Built once per container.
+ * Security Lake export Lambda: wiring only (see lib/analytics/ocsf/writeSecurityLake.ts). Built once per container.
  */
 
 import { mkdtemp } from 'node:fs/promises';
@@ -10,12 +10,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
-import { systemClock } from '../../lib/clock/clock.ts';
-import { loadConfig } from '../../lib/config/loadConfig.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { writeSecurityLake } from '../../lib/ocsf/writeSecurityLake.ts';
-import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
-import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
+import { writeSecurityLake } from '../../lib/analytics/ocsf/writeSecurityLake.ts';
+import { loadConfig } from '../../lib/archive/config/loadConfig.ts';
+import { dynamoVersionedItems } from '../../lib/archive/state/dynamoVersionedItems.ts';
+import { objectStoreFromUrl } from '../../lib/archive/store/objectStoreFromUrl.ts';
+import { systemClock } from '../../lib/foundation/clock/clock.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 import { s3ClientConfig, tableFromStateUrl, withHostPlugins } from '../shared/awsClients.ts';
 import { lambdaDetections } from '../shared/lambdaDetections.ts';
 import { loggerPort } from '../shared/loggerPort.ts';

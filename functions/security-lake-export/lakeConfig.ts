@@ -1,7 +1,7 @@
-import type { Config } from '../../lib/config/loadConfig.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { lakeSourcesSchema } from '../../lib/ocsf/lakeSourceSchema.ts';
-import type { LakeSource } from '../../lib/ocsf/securityLakeLayout.ts';
+import { lakeSourcesSchema } from '../../lib/analytics/ocsf/lakeSourceSchema.ts';
+import type { LakeSource } from '../../lib/analytics/ocsf/securityLakeLayout.ts';
+import type { Config } from '../../lib/archive/config/loadConfig.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 
 /** A source as configured: its external id is still the secret that holds it (`withExternalIds` reads it). */
 export type ConfiguredLakeSource = Omit<LakeSource, 'externalId'> & { externalIdSecret: string };
@@ -14,7 +14,7 @@ export interface LakeConfig<S = ConfiguredLakeSource> {
 }
 
 /**
- * The function's settings from the parsed config (lib/config/configSpec.ts names, bounds and defaults
+ * The function's settings from the parsed config (lib/archive/config/configSpec.ts names, bounds and defaults
  * them): the sources' shape is checked here, against the schema the stack's `securityLake` context uses;
  * a bad or missing one is `CONFIG_INVALID` naming `SECURITY_LAKE_SOURCES`.
  */

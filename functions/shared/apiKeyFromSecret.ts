@@ -1,4 +1,4 @@
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 import { API_KEY_PLACEHOLDER } from './telemetryNames.ts';
 
 /** The shell command that sets the key; quoted in every "secret not set" error. */

@@ -1,18 +1,18 @@
-import type { Clock } from '../../lib/clock/clock.ts';
-import type { Config } from '../../lib/config/loadConfig.ts';
-import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
-import type { Logger } from '../../lib/log/logger.ts';
-import type { ArchiveDeps, ArchiveOptions, RunSummary } from '../../lib/run/runTypes.ts';
-import type { StateStore } from '../../lib/state/statePorts.ts';
-import type { ObjectStore } from '../../lib/store/objectStore.ts';
-import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
-import type { ChecksumJobs } from '../../lib/verify/checksumJobs.ts';
-import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
+import type { Config } from '../../lib/archive/config/loadConfig.ts';
+import type { DigestSigner } from '../../lib/archive/digest/digestSigner.ts';
+import type { ArchiveDeps, ArchiveOptions, RunSummary } from '../../lib/archive/run/runTypes.ts';
+import type { StateStore } from '../../lib/archive/state/statePorts.ts';
+import type { ObjectStore } from '../../lib/archive/store/objectStore.ts';
+import type { UpstreamApi } from '../../lib/archive/upstream/upstreamApi.ts';
+import type { Clock } from '../../lib/foundation/clock/clock.ts';
+import type { Logger } from '../../lib/foundation/log/logger.ts';
+import type { ChecksumJobs } from '../../lib/integrity/verify/checksumJobs.ts';
+import type { VerifyResult } from '../../lib/integrity/verify/verifyTypes.ts';
 import type {
   WeeklyVerifyDeps,
   WeeklyVerifyOptions,
   WeeklyVerifyResult,
-} from '../../lib/verify/verifyWeekly.ts';
+} from '../../lib/integrity/verify/verifyWeekly.ts';
 
 /** Port: where counts go. Powertools `Metrics` satisfies it. */
 export interface MetricsSink {
@@ -50,4 +50,4 @@ export interface ArchiveHandlerDeps {
   publishReport?: PublishReport;
 }
 
-export type PublishReport = typeof import('../../lib/report/publishReport.ts').publishReport;
+export type PublishReport = typeof import('../../lib/integrity/report/publishReport.ts').publishReport;

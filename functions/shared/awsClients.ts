@@ -1,6 +1,6 @@
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import type { Pluggable } from '@smithy/types';
-import { parseStateUrl } from '../../lib/url/storeUrl.ts';
+import { parseStateUrl } from '../../lib/foundation/url/storeUrl.ts';
 import { hostClientPlugins } from './hostClientPlugins.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Finding } from '../../lib/detect/finding.ts';
+import type { Finding } from '../../lib/analytics/detect/finding.ts';
 import type { DETECT_METRIC } from './detectTelemetry.ts';
 
 /** Counts findings per rule and severity (Powertools single metrics with both dimensions in AWS). */

@@ -1,6 +1,6 @@
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import type { FindingEvents } from '../../lib/detect/findingEvents.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import type { FindingEvents } from '../../lib/analytics/detect/findingEvents.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 
 /** How PutEvents is sent: the request's JSON body in, the HTTP status and body out (tests pass a recorder). */
 export type PutEventsSender = (body: string) => Promise<{ status: number; text: string }>;

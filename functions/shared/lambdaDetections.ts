@@ -1,9 +1,9 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DETECTIONS_DIR, loadRules } from '../../lib/detect/loadRules.ts';
-import type { DetectionRule } from '../../lib/detect/ruleSchema.ts';
-import { type DetectionSettings, parseDetectionSettings } from '../../lib/detect/ruleSettings.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { DETECTIONS_DIR, loadRules } from '../../lib/analytics/detect/loadRules.ts';
+import type { DetectionRule } from '../../lib/analytics/detect/ruleSchema.ts';
+import { type DetectionSettings, parseDetectionSettings } from '../../lib/analytics/detect/ruleSettings.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 
 /** Folder the stack's bundling copies `detections/` to, beside the bundled handler. */
 export const BUNDLED_DETECTIONS = 'detections';

@@ -1,14 +1,14 @@
-import type { ActiveObservations } from '../../lib/active/activeState.ts';
-import { deliverFinding } from '../../lib/detect/deliverFinding.ts';
-import { recordIncidents } from '../../lib/detect/evaluateRules.ts';
-import type { Finding } from '../../lib/detect/finding.ts';
-import type { FindingEvents } from '../../lib/detect/findingEvents.ts';
-import type { FindingLedger } from '../../lib/detect/findingLedger.ts';
-import { liveIncidentsToRecord } from '../../lib/detect/liveIncidentsToRecord.ts';
-import { evaluateLiveRules } from '../../lib/detect/liveRules.ts';
-import type { DetectionRule } from '../../lib/detect/ruleSchema.ts';
-import type { DetectionSettings } from '../../lib/detect/ruleSettings.ts';
-import type { Logger } from '../../lib/log/logger.ts';
+import { deliverFinding } from '../../lib/analytics/detect/deliverFinding.ts';
+import { recordIncidents } from '../../lib/analytics/detect/evaluateRules.ts';
+import type { Finding } from '../../lib/analytics/detect/finding.ts';
+import type { FindingEvents } from '../../lib/analytics/detect/findingEvents.ts';
+import type { FindingLedger } from '../../lib/analytics/detect/findingLedger.ts';
+import { liveIncidentsToRecord } from '../../lib/analytics/detect/liveIncidentsToRecord.ts';
+import { evaluateLiveRules } from '../../lib/analytics/detect/liveRules.ts';
+import type { DetectionRule } from '../../lib/analytics/detect/ruleSchema.ts';
+import type { DetectionSettings } from '../../lib/analytics/detect/ruleSettings.ts';
+import type { ActiveObservations } from '../../lib/archive/active/activeState.ts';
+import type { Logger } from '../../lib/foundation/log/logger.ts';
 import { countPerRule, type FindingCounter } from './countPerRule.ts';
 import { DETECT_METRIC } from './detectTelemetry.ts';
 

@@ -1,5 +1,5 @@
 import type { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
-import { type Logger, redactingLogger } from '../../lib/log/logger.ts';
+import { type Logger, redactingLogger } from '../../lib/foundation/log/logger.ts';
 
 /**
  * Adapts Powertools' variadic log methods to lib's `Logger` port: attributes become JSON keys, after

@@ -1,5 +1,5 @@
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import type { RunSummary } from '../../lib/run/runTypes.ts';
+import type { RunSummary } from '../../lib/archive/run/runTypes.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 import { METRIC, type MetricName } from './telemetryNames.ts';
 
 /** One CloudWatch data point (all counts). */

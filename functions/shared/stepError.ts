@@ -1,4 +1,4 @@
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 
 /** The error a state machine sees: named `Archiver.<CODE>` (what Retry and Catch match), message kept. */
 export function stepError(error: unknown): Error {

@@ -1,4 +1,4 @@
-import type { Config } from '../../lib/config/loadConfig.ts';
+import type { Config } from '../../lib/archive/config/loadConfig.ts';
 
 /** Settings only the snapshot function reads (validated with the rest by `loadConfig`). */
 export interface SnapshotSettings {

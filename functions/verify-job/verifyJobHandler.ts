@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import type { Clock } from '../../lib/clock/clock.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import type { Logger } from '../../lib/log/logger.ts';
-import type { ObjectStore } from '../../lib/store/objectStore.ts';
-import { mergeVerifyJob } from '../../lib/verify/mergeVerifyJob.ts';
-import { planVerifyJob } from '../../lib/verify/planVerifyJob.ts';
-import { verifyJobItem } from '../../lib/verify/verifyJobItem.ts';
-import { verifyJobIdSchema, verifyJobItemSchema } from '../../lib/verify/verifyJobTypes.ts';
+import type { ObjectStore } from '../../lib/archive/store/objectStore.ts';
+import type { Clock } from '../../lib/foundation/clock/clock.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
+import type { Logger } from '../../lib/foundation/log/logger.ts';
+import { mergeVerifyJob } from '../../lib/integrity/verify/mergeVerifyJob.ts';
+import { planVerifyJob } from '../../lib/integrity/verify/planVerifyJob.ts';
+import { verifyJobItem } from '../../lib/integrity/verify/verifyJobItem.ts';
+import { verifyJobIdSchema, verifyJobItemSchema } from '../../lib/integrity/verify/verifyJobTypes.ts';
 import { stepError } from '../shared/stepError.ts';
 
 /** What the verify job's state machine sends (infra/constructs/verifyJob.ts): which step, and its input. */

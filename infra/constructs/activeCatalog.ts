@@ -1,9 +1,9 @@
 import type { CfnTable } from 'aws-cdk-lib/aws-glue';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct, type IDependable } from 'constructs';
-import { activeKeys } from '../../lib/active/activeKeys.ts';
-import { ACTIVE_COLUMNS } from '../../lib/active/activeSchema.ts';
-import { ACTIVE_TABLE, activeViews, type ViewSpec } from '../../lib/query/activeViews.ts';
+import { ACTIVE_TABLE, activeViews, type ViewSpec } from '../../lib/analytics/query/activeViews.ts';
+import { activeKeys } from '../../lib/archive/active/activeKeys.ts';
+import { ACTIVE_COLUMNS } from '../../lib/archive/active/activeSchema.ts';
 import { DATABASE_NAME, glueTable, parquetGlueTable } from './historyCatalog.ts';
 
 export interface ActiveCatalogProps {

@@ -2,7 +2,7 @@ import { SecretValue, Validations } from 'aws-cdk-lib';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { API_KEY_PLACEHOLDER } from '../../functions/shared/telemetryNames.ts';
-import { settingEnv } from '../../lib/config/configSpec.ts';
+import { settingEnv } from '../../lib/archive/config/configSpec.ts';
 import { asISecret } from '../cdkTypes.ts';
 
 export interface ApiKeySecretProps {

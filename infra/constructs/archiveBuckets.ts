@@ -8,7 +8,7 @@ import {
   StorageClass,
 } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
+import { archiveKeys } from '../../lib/archive/commit/archiveKeys.ts';
 import { asIBucket } from '../cdkTypes.ts';
 
 export interface ArchiveBucketsProps {
@@ -54,7 +54,7 @@ export function openReportCommand(bucketName: string): string {
 /**
  * No rule expires current objects under `_staging/`: a file there may be committed (listed in its manifest)
  * and waiting to be published, and nothing may remove a committed file. The archiver itself deletes staged
- * files that no manifest lists once they are a day old (`lib/commit/sweepStaging.ts`); only the noncurrent
+ * files that no manifest lists once they are a day old (`lib/archive/commit/sweepStaging.ts`); only the noncurrent
  * versions those deletes leave behind expire here.
  */
 export const STAGING_NONCURRENT_DAYS = 1;

@@ -12,10 +12,10 @@ import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import type { TokenPolicy } from '../../lib/records/archiveRow.ts';
-import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
-import { dynamoStateUrl, s3DestUrl } from '../../lib/url/storeUrl.ts';
+import { archiveKeys } from '../../lib/archive/commit/archiveKeys.ts';
+import type { TokenPolicy } from '../../lib/archive/records/archiveRow.ts';
+import { ACTIVE_CHUNK_PREFIX } from '../../lib/archive/state/activeChunks.ts';
+import { dynamoStateUrl, s3DestUrl } from '../../lib/foundation/url/storeUrl.ts';
 import { secretResourceArn } from './apiKeySecret.ts';
 import { PREFIX } from './archiveBuckets.ts';
 import { acknowledgeTracing } from './nagAcknowledgements.ts';
@@ -117,7 +117,7 @@ export const LAMBDA_BUNDLING: BundlingOptions = {
   sourceMap: true,
   sourcesContent: false,
   // Bundle the AWS SDK too: the code runs against the exact versions it was tested with. classic-level
-  // (a native LevelDB) holds the CLI's kernel locks (lib/process/kernelLock.ts); a Lambda is handed no
+  // (a native LevelDB) holds the CLI's kernel locks (lib/foundation/process/kernelLock.ts); a Lambda is handed no
   // kernel liveness (ArchiveDeps.incarnationLiveness), so no handler imports it. It stays external so
   // that a path back to it shows in the bundle's metafile, where the bundle test fails on any import
   // the Lambda runtime does not provide.
@@ -301,7 +301,7 @@ export class ArchiveFunction extends Construct {
       new PolicyStatement({
         sid: 'StateTable',
         effect: Effect.ALLOW,
-        // Exactly the calls lib/state/ sends, DeleteItem (chunks only) aside (the table is created by the stack).
+        // Exactly the calls lib/archive/state/ sends, DeleteItem (chunks only) aside (the table is created by the stack).
         actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:Scan'],
         resources: [table.tableArn],
       }),

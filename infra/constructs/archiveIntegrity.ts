@@ -25,8 +25,8 @@ import {
   SERVICE_NAME,
   VERIFY_EVENT,
 } from '../../functions/shared/telemetryNames.ts';
-import { digestKeys } from '../../lib/digest/digestKeys.ts';
-import { CHECKSUM_REPORTS_PREFIX } from '../../lib/verify/checksumJobs.ts';
+import { digestKeys } from '../../lib/archive/digest/digestKeys.ts';
+import { CHECKSUM_REPORTS_PREFIX } from '../../lib/integrity/verify/checksumJobs.ts';
 import { openReportCommand, PREFIX } from './archiveBuckets.ts';
 
 export interface ArchiveIntegrityProps {

@@ -13,19 +13,19 @@ import type { Bucket, CfnBucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct, type IConstruct, type IDependable } from 'constructs';
 import { DETECT_SERVICE } from '../../functions/shared/detectTelemetry.ts';
-import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { FINDINGS_COLUMNS, FINDINGS_TABLE } from '../../lib/detect/findingsDataset.ts';
-import { loadRulesSync } from '../../lib/detect/loadRules.ts';
-import { parseDetectionSettings } from '../../lib/detect/ruleSettings.ts';
-import { FINDING_PK_PREFIX } from '../../lib/detect/versionedFindingLedger.ts';
-import { ocsfViews } from '../../lib/ocsf/ocsfViews.ts';
+import { FINDINGS_COLUMNS, FINDINGS_TABLE } from '../../lib/analytics/detect/findingsDataset.ts';
+import { loadRulesSync } from '../../lib/analytics/detect/loadRules.ts';
+import { parseDetectionSettings } from '../../lib/analytics/detect/ruleSettings.ts';
+import { FINDING_PK_PREFIX } from '../../lib/analytics/detect/versionedFindingLedger.ts';
+import { ocsfViews } from '../../lib/analytics/ocsf/ocsfViews.ts';
 import {
   ACTIVE_TABLE,
   HISTORY_TABLE,
   LOST_SESSIONS_VIEW,
   NAMED_SESSIONS_VIEW,
-} from '../../lib/query/activeViews.ts';
-import { META_PK } from '../../lib/state/versionedConcerns.ts';
+} from '../../lib/analytics/query/activeViews.ts';
+import { archiveKeys } from '../../lib/archive/commit/archiveKeys.ts';
+import { META_PK } from '../../lib/archive/state/versionedConcerns.ts';
 import { glueView } from './activeCatalog.ts';
 import { functionLogsAndRole, LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
 import { withDetections } from './detectionsBundling.ts';
@@ -82,7 +82,7 @@ export class Detections extends Construct {
       dtComment: 'UTC day the row was written, YYYY-MM-DD',
     });
     const after = [props.database, props.historyTable, this.findingsTable];
-    // The OCSF views: the very SQL `tunnel-archiver export --ocsf` runs in DuckDB (lib/ocsf).
+    // The OCSF views: the very SQL `tunnel-archiver export --ocsf` runs in DuckDB (lib/analytics/ocsf).
     const views = ocsfViews(FINDINGS_TABLE, loadRulesSync());
     this.sessionsOcsfView = glueView(this, 'SessionsOcsfView', views.sessions, after);
     this.findingsOcsfView = glueView(this, 'FindingsOcsfView', views.findings, after);

@@ -24,7 +24,7 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
+import { archiveKeys } from '../../lib/archive/commit/archiveKeys.ts';
 import { asIBucket } from '../cdkTypes.ts';
 import { engineFunctionProps } from './archiveFunction.ts';
 import { loggedStateMachine } from './loggedStateMachine.ts';

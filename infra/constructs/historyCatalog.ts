@@ -3,9 +3,9 @@ import { CfnNamedQuery, CfnWorkGroup } from 'aws-cdk-lib/aws-athena';
 import { CfnDatabase, CfnTable } from 'aws-cdk-lib/aws-glue';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct, type IDependable } from 'constructs';
-import { DT_PROJECTION_RANGE } from '../../lib/config/tableNames.ts';
-import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
-import { TOKEN_DIGEST_PLACEHOLDER, tokenLookupSql } from '../../lib/query/tokenLookup.ts';
+import { TOKEN_DIGEST_PLACEHOLDER, tokenLookupSql } from '../../lib/analytics/query/tokenLookup.ts';
+import { DT_PROJECTION_RANGE } from '../../lib/archive/config/tableNames.ts';
+import { HISTORY_COLUMNS } from '../../lib/archive/parquet/historySchema.ts';
 import { PREFIX } from './archiveBuckets.ts';
 
 export interface HistoryCatalogProps {

@@ -11,9 +11,9 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { SETTINGS } from '../../lib/config/configSpec.ts';
-import type { LakeSourceSetting } from '../../lib/ocsf/lakeSourceSchema.ts';
+import type { LakeSourceSetting } from '../../lib/analytics/ocsf/lakeSourceSchema.ts';
+import { archiveKeys } from '../../lib/archive/commit/archiveKeys.ts';
+import { SETTINGS } from '../../lib/archive/config/configSpec.ts';
 import { importSecret, secretResourceArn } from './apiKeySecret.ts';
 import { functionLogsAndRole, LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
 import { withDetections } from './detectionsBundling.ts';
@@ -45,7 +45,7 @@ export interface SecurityLakeExportProps {
 
 /**
  * Amazon Security Lake custom sources (opt-in, CDK context `securityLake`): an hourly function that maps
- * the archive to OCSF 1.1 (lib/ocsf) and writes each settled hour of each class once, as Parquet in the
+ * the archive to OCSF 1.1 (lib/analytics/ocsf) and writes each settled hour of each class once, as Parquet in the
  * lake's layout, through the provider role Security Lake created for the source (sts:AssumeRole with its
  * external id). It reads history/ and findings/ only, keeps a cursor per source in the state table, and
  * an alarm fires on a failed run.

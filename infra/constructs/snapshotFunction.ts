@@ -24,10 +24,10 @@ import {
   SERVICE_NAME,
   SNAPSHOT_METRIC,
 } from '../../functions/snapshot-active/snapshotTelemetry.ts';
-import { activeKeys } from '../../lib/active/activeKeys.ts';
-import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
-import { META_PK } from '../../lib/state/versionedConcerns.ts';
+import { activeKeys } from '../../lib/archive/active/activeKeys.ts';
+import { archiveKeys } from '../../lib/archive/commit/archiveKeys.ts';
+import { ACTIVE_CHUNK_PREFIX } from '../../lib/archive/state/activeChunks.ts';
+import { META_PK } from '../../lib/archive/state/versionedConcerns.ts';
 import { functionLogsAndRole, LAMBDA_BUNDLING, LAMBDA_RUNTIME, PROJECT_ROOT } from './archiveFunction.ts';
 import { withDetections } from './detectionsBundling.ts';
 import { acknowledgeTracing } from './nagAcknowledgements.ts';
@@ -36,9 +36,9 @@ export const SNAPSHOT_HANDLER_ENTRY = fileURLToPath(
   new URL('../../functions/snapshot-active/handler.ts', import.meta.url),
 );
 
-/** State item the snapshot function may read and write (lib/state/dynamoStateStore.ts `ACTIVE`). */
+/** State item the snapshot function may read and write (lib/archive/state/dynamoStateStore.ts `ACTIVE`). */
 export const ACTIVE_STATE_PK = 'ACTIVE';
-/** Manifests of `active/` partitions (lib/state/dynamoStateStore.ts `partitionKey`). */
+/** Manifests of `active/` partitions (lib/archive/state/dynamoStateStore.ts `partitionKey`). */
 export const ACTIVE_MANIFEST_PKS = 'PART#active#*';
 /** The chunk items of a live-session state too big for one item. */
 export const ACTIVE_CHUNK_PKS = `${ACTIVE_CHUNK_PREFIX}*`;

@@ -1,5 +1,5 @@
-import { activeTable, formatActiveTable } from '../active/activeTable.ts';
-import { terminalJson } from '../log/terminalText.ts';
+import { activeTable, formatActiveTable } from '../archive/index.ts';
+import { terminalJson } from '../foundation/index.ts';
 import { buildApi } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import type { CliFlags } from './parseCliFlags.ts';

@@ -1,22 +1,21 @@
 import { resolve } from 'node:path';
-import type { Clock } from '../clock/clock.ts';
-import type { Config } from '../config/loadConfig.ts';
-import type { FindingLedger } from '../detect/findingLedger.ts';
-import type { DigestSigner } from '../digest/digestSigner.ts';
-import { ArchiverError } from '../errors/archiverError.ts';
-import { loadLocalKeys } from '../keys/loadLocalKeys.ts';
+import { type FindingLedger, versionedFindingLedger } from '../analytics/index.ts';
 import {
+  type Config,
   type ConfigHomeEnv,
+  createFileObjectStore,
+  createTunnelApiClient,
+  type DigestSigner,
   keysInArchiveWarning,
   type LocalKeysLocation,
+  loadLocalKeys,
   locateLocalKeys,
-} from '../keys/localKeysLocation.ts';
-import type { Logger } from '../log/logger.ts';
-import type { StateStore } from '../state/statePorts.ts';
-import { createFileObjectStore } from '../store/fileObjectStore.ts';
-import type { ObjectStore } from '../store/objectStore.ts';
-import { createTunnelApiClient, type TunnelApiClient } from '../upstream/createTunnelApiClient.ts';
-import { parseDestUrl } from '../url/storeUrl.ts';
+  type ObjectStore,
+  openLocalState,
+  type StateStore,
+  type TunnelApiClient,
+} from '../archive/index.ts';
+import { ArchiverError, type Clock, type Logger, parseDestUrl } from '../foundation/index.ts';
 
 export interface Runtime {
   api: TunnelApiClient;
@@ -96,16 +95,16 @@ export async function buildStores(
 ): Promise<Omit<Runtime, 'api'>> {
   if (config.state && options.createStateTable) {
     // A command that writes state (run, start, recover) creates a missing table first; readers never do.
-    const { ensureStateTableAt } = await import('../state/stateStoreFromUrl.ts');
+    const { ensureStateTableAt } = await import('../archive/adapters.ts');
     await ensureStateTableAt(config.state, logger);
   }
   const dest = parseDestUrl(config.dest);
   const objects =
     dest.kind === 'file'
       ? createFileObjectStore(dest.dir)
-      : (await import('../store/objectStoreFromUrl.ts')).objectStoreFromUrl(config.dest);
+      : (await import('../archive/adapters.ts')).objectStoreFromUrl(config.dest);
   if (config.state) {
-    const { stateStoreFromUrl } = await import('../state/stateStoreFromUrl.ts');
+    const { stateStoreFromUrl } = await import('../archive/adapters.ts');
     const state = stateStoreFromUrl(config.state);
     return {
       objects,
@@ -124,10 +123,6 @@ export async function buildStores(
     );
   }
   const localStateDir = localStateDirOf(dest.dir);
-  const [{ openLocalState }, { versionedFindingLedger }] = await Promise.all([
-    import('../state/openLocalState.ts'),
-    import('../detect/versionedFindingLedger.ts'),
-  ]);
   let local: Awaited<ReturnType<typeof openLocalState>>;
   try {
     local = await openLocalState(localStateDir);

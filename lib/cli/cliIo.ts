@@ -1,6 +1,4 @@
-import type { StateStore } from '../state/statePorts.ts';
-import type { ObjectStore } from '../store/objectStore.ts';
-import type { UpstreamApi } from '../upstream/upstreamApi.ts';
+import type { ObjectStore, StateStore, UpstreamApi } from '../archive/index.ts';
 import { endQuietlyWhenClosed } from './endQuietlyWhenClosed.ts';
 import type { SecretInput } from './readSecretLine.ts';
 

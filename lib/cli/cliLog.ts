@@ -1,5 +1,5 @@
-import type { Config } from '../config/loadConfig.ts';
-import type { Logger } from '../log/logger.ts';
+import type { Config } from '../archive/index.ts';
+import type { Logger } from '../foundation/index.ts';
 import type { CliIo } from './cliIo.ts';
 
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;

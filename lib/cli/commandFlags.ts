@@ -1,7 +1,5 @@
-import { SETTINGS } from '../config/configSpec.ts';
-import { SEVERITIES } from '../detect/ruleSchema.ts';
-import { OCSF_FORMATS } from '../ocsf/exportOcsf.ts';
-import { OCSF_CLASSES } from '../ocsf/ocsfArchive.ts';
+import { OCSF_CLASSES, OCSF_FORMATS, SEVERITIES } from '../analytics/index.ts';
+import { SETTINGS } from '../archive/index.ts';
 
 export interface FlagSpec {
   type: 'string' | 'boolean';

@@ -1,18 +1,26 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { systemClock } from '../clock/clock.ts';
-import { isDay } from '../clock/day.ts';
-import { offsetClock } from '../clock/offsetClock.ts';
-import { archiveKeys } from '../commit/archiveKeys.ts';
-import { loadConfig } from '../config/loadConfig.ts';
-import { detectLocalArchive } from '../detect/detectLocalArchive.ts';
-import { anyAtOrAbove, findingsJson, formatFindings } from '../detect/formatFindings.ts';
-import { loadRules } from '../detect/loadRules.ts';
-import { SEVERITIES, type Severity } from '../detect/ruleSchema.ts';
-import { NO_OVERRIDES, readDetectionSettings } from '../detect/ruleSettings.ts';
-import { runRuleTests } from '../detect/runRuleTests.ts';
-import { ArchiverError } from '../errors/archiverError.ts';
-import { terminalJson, terminalText } from '../log/terminalText.ts';
+import {
+  anyAtOrAbove,
+  detectLocalArchive,
+  findingsJson,
+  formatFindings,
+  loadRules,
+  NO_OVERRIDES,
+  readDetectionSettings,
+  runRuleTests,
+  SEVERITIES,
+  type Severity,
+} from '../analytics/index.ts';
+import { archiveKeys, loadConfig } from '../archive/index.ts';
+import {
+  ArchiverError,
+  isDay,
+  offsetClock,
+  systemClock,
+  terminalJson,
+  terminalText,
+} from '../foundation/index.ts';
 import { buildStores, loadCliKeys, localDestDir } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { cliLogger, resolveLogFormat, stderrLines } from './cliLog.ts';

@@ -1,12 +1,23 @@
 import { parseArgs } from 'node:util';
-import { toDay } from '../clock/day.ts';
-import { acceleratedClock, type EmulatorClock, fixedClock, realClock } from '../emulator/emulatorClock.ts';
-import { type FaultConfig, outageFor, resolveFaults } from '../emulator/faults.ts';
-import { DEFAULT_LIVE_SHAPE, LIVE_SHAPES, type LiveShape } from '../emulator/liveShape.ts';
-import type { PoisonConfig } from '../emulator/poison.ts';
-import { EMULATOR_TRAFFIC, type EmulatorTraffic } from '../emulator/sessionArchive.ts';
-import { EMULATOR_FREE_KEY, EMULATOR_PAID_KEY, startEmulator } from '../emulator/startEmulator.ts';
-import { ArchiverError } from '../errors/archiverError.ts';
+import {
+  acceleratedClock,
+  DEFAULT_LIVE_SHAPE,
+  EMULATOR_FREE_KEY,
+  EMULATOR_PAID_KEY,
+  EMULATOR_TRAFFIC,
+  type EmulatorClock,
+  type EmulatorTraffic,
+  type FaultConfig,
+  fixedClock,
+  LIVE_SHAPES,
+  type LiveShape,
+  outageFor,
+  type PoisonConfig,
+  realClock,
+  resolveFaults,
+  startEmulator,
+} from '../archive/index.ts';
+import { ArchiverError, toDay } from '../foundation/index.ts';
 
 export interface CommandIo {
   stdout: { write(text: string): unknown };

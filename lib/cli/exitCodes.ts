@@ -1,4 +1,4 @@
-import type { ArchiverErrorCode } from '../errors/archiverError.ts';
+import type { ArchiverErrorCode } from '../foundation/index.ts';
 
 /** Every exit code of the CLI with what it tells a person; the table in docs/cli.md is tested against it. */
 export const EXIT_CODES = [

@@ -1,10 +1,14 @@
-import { isDay } from '../clock/day.ts';
-import { loadConfig } from '../config/loadConfig.ts';
-import { loadRules } from '../detect/loadRules.ts';
-import { ArchiverError } from '../errors/archiverError.ts';
-import { exportOcsf, OCSF_FORMATS, type OcsfFormat } from '../ocsf/exportOcsf.ts';
-import { OCSF_CLASSES, type OcsfClass } from '../ocsf/ocsfArchive.ts';
-import { objectStoreFromUrl } from '../store/objectStoreFromUrl.ts';
+import {
+  exportOcsf,
+  loadRules,
+  OCSF_CLASSES,
+  OCSF_FORMATS,
+  type OcsfClass,
+  type OcsfFormat,
+} from '../analytics/index.ts';
+import { objectStoreFromUrl } from '../archive/adapters.ts';
+import { loadConfig } from '../archive/index.ts';
+import { ArchiverError, isDay } from '../foundation/index.ts';
 import { localDestDir } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import type { CliFlags } from './parseCliFlags.ts';

@@ -1,4 +1,4 @@
-import type { DayResult, FailedDay, RunSummary } from '../run/runTypes.ts';
+import type { DayResult, FailedDay, RunSummary } from '../archive/index.ts';
 
 /** The failed days of a summary (the run went on without them: exit 7). */
 export function failedDaysOf(s: RunSummary): FailedDay[] {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ArchiverError } from '../errors/archiverError.ts';
+import { ArchiverError } from '../foundation/index.ts';
 import { type CliIo, processIo } from './cliIo.ts';
 import { COMMANDS, parseCommandFlags } from './commands.ts';
 import { exitCodeFor } from './exitCodes.ts';

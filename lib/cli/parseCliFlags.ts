@@ -1,4 +1,4 @@
-import { ArchiverError } from '../errors/archiverError.ts';
+import { ArchiverError } from '../foundation/index.ts';
 import { commandsTaking, type FlagSet } from './commandFlags.ts';
 
 export type { FlagSet, FlagSpec } from './commandFlags.ts';

@@ -1,4 +1,4 @@
-import type { ProgressEvent } from '../run/runTypes.ts';
+import type { ProgressEvent } from '../archive/index.ts';
 import type { StderrLines } from './cliLog.ts';
 
 /** A progress bar redrawn in place on a terminal; one plain line per day otherwise (CI logs, pipes). */

@@ -1,15 +1,21 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadConfig } from '../config/loadConfig.ts';
-import { TABLES } from '../config/tableNames.ts';
-import { ArchiverError } from '../errors/archiverError.ts';
-import { terminalJson, terminalText } from '../log/terminalText.ts';
-import { ARCHIVE_DATABASE, LOST_SESSIONS_VIEW, NAMED_SESSIONS_VIEW } from '../query/activeViews.ts';
-import { localViewSetup } from '../query/localViews.ts';
-import { sqlString } from '../query/sqlString.ts';
-import { athenaLikeDuckdb } from '../sql/athenaLikeDuckdb.ts';
-import { parseDestUrl } from '../url/storeUrl.ts';
+import {
+  ARCHIVE_DATABASE,
+  LOST_SESSIONS_VIEW,
+  localViewSetup,
+  NAMED_SESSIONS_VIEW,
+  sqlString,
+} from '../analytics/index.ts';
+import { loadConfig, TABLES } from '../archive/index.ts';
+import {
+  ArchiverError,
+  athenaLikeDuckdb,
+  parseDestUrl,
+  terminalJson,
+  terminalText,
+} from '../foundation/index.ts';
 import type { CliIo } from './cliIo.ts';
 import type { CliFlags } from './parseCliFlags.ts';
 

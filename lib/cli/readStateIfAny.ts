@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import type { Config } from '../config/loadConfig.ts';
-import { silentLogger } from '../log/logger.ts';
-import { readStatusInputs, type StatusInputs } from '../status/archiveStatus.ts';
+import type { Config } from '../archive/index.ts';
+import { silentLogger } from '../foundation/index.ts';
+import { readStatusInputs, type StatusInputs } from '../integrity/index.ts';
 import { buildStores, localDestDir, localStateDirOf } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 

@@ -1,7 +1,5 @@
-import { systemClock } from '../clock/clock.ts';
-import { offsetClock } from '../clock/offsetClock.ts';
-import { loadConfig } from '../config/loadConfig.ts';
-import { rebuildStateFromArchive } from '../recover/rebuildStateFromArchive.ts';
+import { loadConfig, rebuildStateFromArchive } from '../archive/index.ts';
+import { offsetClock, systemClock } from '../foundation/index.ts';
 import { buildStores } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { cliLogger, resolveLogFormat, stderrLines } from './cliLog.ts';

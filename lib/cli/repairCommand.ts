@@ -1,7 +1,5 @@
-import { isDay } from '../clock/day.ts';
-import { repairPartition } from '../commit/repairPartition.ts';
-import { loadConfig } from '../config/loadConfig.ts';
-import { ArchiverError } from '../errors/archiverError.ts';
+import { loadConfig, repairPartition } from '../archive/index.ts';
+import { ArchiverError, isDay } from '../foundation/index.ts';
 import { buildStores } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { cliLogger, resolveLogFormat, stderrLines } from './cliLog.ts';

@@ -1,12 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { systemClock } from '../clock/clock.ts';
-import { offsetClock } from '../clock/offsetClock.ts';
-import { loadConfig } from '../config/loadConfig.ts';
-import { buildReportModel } from '../report/buildReportModel.ts';
-import { renderReport } from '../report/renderReport.ts';
-import { objectStoreFromUrl } from '../store/objectStoreFromUrl.ts';
-import { verifyArchive } from '../verify/verifyArchive.ts';
+import { objectStoreFromUrl } from '../archive/adapters.ts';
+import { loadConfig } from '../archive/index.ts';
+import { offsetClock, systemClock } from '../foundation/index.ts';
+import { renderReport } from '../integrity/adapters.ts';
+import { buildReportModel, verifyArchive } from '../integrity/index.ts';
 import type { CliIo } from './cliIo.ts';
 import { defaultReportPath } from './defaultReportPath.ts';
 import { type CliFlags, parseNow } from './parseCliFlags.ts';

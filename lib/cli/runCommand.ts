@@ -1,17 +1,25 @@
-import { type Clock, systemClock } from '../clock/clock.ts';
-import { isDay, toDay } from '../clock/day.ts';
-import { budgetFromRemaining } from '../clock/deadlineBudget.ts';
-import { offsetClock } from '../clock/offsetClock.ts';
-import { isDeadLocalHolder } from '../commit/isDeadLocalHolder.ts';
-import { archiveOptionsFromConfig } from '../config/archiveOptionsFromConfig.ts';
-import { type Config, loadConfig } from '../config/loadConfig.ts';
-import { windowStartOf } from '../days/planDays.ts';
-import { ArchiverError } from '../errors/archiverError.ts';
-import type { Logger } from '../log/logger.ts';
-import { holdProcessLiveness, incarnationLiveness } from '../process/processLiveness.ts';
-import { preflight } from '../run/preflight.ts';
-import { runArchive } from '../run/runArchive.ts';
-import type { RunSummary } from '../run/runTypes.ts';
+import {
+  archiveOptionsFromConfig,
+  type Config,
+  isDeadLocalHolder,
+  loadConfig,
+  preflight,
+  type RunSummary,
+  runArchive,
+  windowStartOf,
+} from '../archive/index.ts';
+import {
+  ArchiverError,
+  budgetFromRemaining,
+  type Clock,
+  holdProcessLiveness,
+  incarnationLiveness,
+  isDay,
+  type Logger,
+  offsetClock,
+  systemClock,
+  toDay,
+} from '../foundation/index.ts';
 import { buildApi, buildStores, keysDirOf, loadCliKeys, localDestDir } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { cliLogger, resolveLogFormat, type StderrLines, stderrLines, withoutRunFinished } from './cliLog.ts';

@@ -1,8 +1,5 @@
-import { systemClock } from '../clock/clock.ts';
-import { offsetClock } from '../clock/offsetClock.ts';
-import { SETTINGS } from '../config/configSpec.ts';
-import { EMULATOR_PAID_KEY, startEmulator } from '../emulator/startEmulator.ts';
-import { ArchiverError } from '../errors/archiverError.ts';
+import { EMULATOR_PAID_KEY, SETTINGS, startEmulator } from '../archive/index.ts';
+import { ArchiverError, offsetClock, systemClock } from '../foundation/index.ts';
 import type { CliIo } from './cliIo.ts';
 import { reportHint } from './defaultReportPath.ts';
 import type { CliFlags } from './parseCliFlags.ts';

@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
-import type { Clock } from '../clock/clock.ts';
-import { systemClock } from '../clock/clock.ts';
-import { toDay } from '../clock/day.ts';
-import { offsetClock } from '../clock/offsetClock.ts';
-import { type Config, loadConfig } from '../config/loadConfig.ts';
-import { ArchiverError } from '../errors/archiverError.ts';
-import { archiveStatus, readStatusInputs } from '../status/archiveStatus.ts';
-import { describeFullVerify, describeVerified } from '../verify/describeVerified.ts';
-import { readLastFullVerify } from '../verify/mergeVerifyJob.ts';
+import { type Config, loadConfig } from '../archive/index.ts';
+import { ArchiverError, type Clock, offsetClock, systemClock, toDay } from '../foundation/index.ts';
+import {
+  archiveStatus,
+  describeFullVerify,
+  describeVerified,
+  readLastFullVerify,
+  readStatusInputs,
+} from '../integrity/index.ts';
 import { buildStores, localDestDir, localStateDirOf } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { cliLogger, resolveLogFormat, stderrLines } from './cliLog.ts';
@@ -42,8 +42,8 @@ export function assertLocalArchiveExists(
  */
 async function digestStatus(config: Config, clock: Clock, json: boolean, io: CliIo): Promise<number> {
   // Loaded here, not at the CLI's start: only an s3:// archive without a state needs the SDK and the model.
-  const { objectStoreFromUrl } = await import('../store/objectStoreFromUrl.ts');
-  const { buildReportModel } = await import('../report/buildReportModel.ts');
+  const { objectStoreFromUrl } = await import('../archive/adapters.ts');
+  const { buildReportModel } = await import('../integrity/index.ts');
   const objects = objectStoreFromUrl(config.dest);
   try {
     const model = await buildReportModel({ objects, clock, windowDays: config.windowDays });

@@ -1,9 +1,6 @@
-import { loadConfig } from '../config/loadConfig.ts';
-import { ArchiverError } from '../errors/archiverError.ts';
-import { readTokenKey } from '../keys/readTokenKey.ts';
-import { secretsManagerTokenKey } from '../keys/secretsManagerTokenKey.ts';
-import { terminalJson } from '../log/terminalText.ts';
-import { ATHENA_SESSIONS_TABLE, tokenLookup } from '../query/tokenLookup.ts';
+import { ATHENA_SESSIONS_TABLE, tokenLookup } from '../analytics/index.ts';
+import { loadConfig, readTokenKey, secretsManagerTokenKey } from '../archive/index.ts';
+import { ArchiverError, terminalJson } from '../foundation/index.ts';
 import { keysDirOf } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import type { CliFlags } from './parseCliFlags.ts';

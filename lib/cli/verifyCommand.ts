@@ -1,16 +1,13 @@
 import { existsSync } from 'node:fs';
-import { systemClock } from '../clock/clock.ts';
-import { isDay } from '../clock/day.ts';
-import { offsetClock } from '../clock/offsetClock.ts';
-import { type Config, loadConfig } from '../config/loadConfig.ts';
-import { ArchiverError } from '../errors/archiverError.ts';
-import { readTokenKey } from '../keys/readTokenKey.ts';
-import { silentLogger } from '../log/logger.ts';
-import { objectStoreFromUrl } from '../store/objectStoreFromUrl.ts';
-import type { TunnelApiClient } from '../upstream/createTunnelApiClient.ts';
-import { type ExpectedHead, parseExpectedHead } from '../verify/checkHead.ts';
-import { verifyArchive } from '../verify/verifyArchive.ts';
-import type { VerifyResult } from '../verify/verifyTypes.ts';
+import { objectStoreFromUrl } from '../archive/adapters.ts';
+import { type Config, loadConfig, readTokenKey, type TunnelApiClient } from '../archive/index.ts';
+import { ArchiverError, isDay, offsetClock, silentLogger, systemClock } from '../foundation/index.ts';
+import {
+  type ExpectedHead,
+  parseExpectedHead,
+  type VerifyResult,
+  verifyArchive,
+} from '../integrity/index.ts';
 import { buildApi, buildStores, keysDirOf, localDestDir, localStateDirOf } from './buildRuntime.ts';
 import type { CliIo } from './cliIo.ts';
 import { cliLogger, resolveLogFormat, stderrLines } from './cliLog.ts';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
+import { fixedClock } from '../../lib/archive/emulator/emulatorClock.ts';
 import { activeCommand } from '../../lib/cli/activeCommand.ts';
 import { COMMAND_FLAGS } from '../../lib/cli/commandFlags.ts';
 import { parseCliFlags } from '../../lib/cli/parseCliFlags.ts';
-import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
 
 const NOW = '2025-03-01T12:00:00.000Z';
 

@@ -1,11 +1,11 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { activeParquetBytes, readActiveRows } from '../../lib/active/activeParquet.ts';
-import type { ActiveRow } from '../../lib/active/activeRow.ts';
-import type { ActiveState } from '../../lib/active/activeState.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import type { ActiveSession } from '../../lib/records/schemas.ts';
-import type { StateStore } from '../../lib/state/statePorts.ts';
+import { activeParquetBytes, readActiveRows } from '../../lib/archive/active/activeParquet.ts';
+import type { ActiveRow } from '../../lib/archive/active/activeRow.ts';
+import type { ActiveState } from '../../lib/archive/active/activeState.ts';
+import type { ActiveSession } from '../../lib/archive/records/schemas.ts';
+import type { StateStore } from '../../lib/archive/state/statePorts.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 import { DOCUMENTED_ACTIVE_SESSION } from '../fixtures/documentedValues.ts';
 
 export const TOKEN_KEY = new Uint8Array(32).fill(7);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { toObservedFields } from '../../lib/active/toObservedFields.ts';
-import { TOKEN_POLICIES } from '../../lib/records/archiveRow.ts';
-import { keyRecord } from '../../lib/records/keyedRecord.ts';
-import { tokenHmac } from '../../lib/records/tokenHmac.ts';
+import { toObservedFields } from '../../lib/archive/active/toObservedFields.ts';
+import { TOKEN_POLICIES } from '../../lib/archive/records/archiveRow.ts';
+import { keyRecord } from '../../lib/archive/records/keyedRecord.ts';
+import { tokenHmac } from '../../lib/archive/records/tokenHmac.ts';
 import { baseRecord } from '../records/historyRecords.ts';
 import { session, TOKEN_KEY } from './activeKit.ts';
 

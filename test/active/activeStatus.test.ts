@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ActiveState } from '../../lib/active/activeState.ts';
-import { activeStatus } from '../../lib/active/activeStatus.ts';
-import { diffSnapshot } from '../../lib/active/diffSnapshot.ts';
+import type { ActiveState } from '../../lib/archive/active/activeState.ts';
+import { activeStatus } from '../../lib/archive/active/activeStatus.ts';
+import { diffSnapshot } from '../../lib/archive/active/diffSnapshot.ts';
 import { session, TOKEN_KEY } from './activeKit.ts';
 
 const NOW = new Date('2025-03-01T12:00:00.000Z');

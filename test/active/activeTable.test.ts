@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activeTable, formatActiveTable } from '../../lib/active/activeTable.ts';
+import { activeTable, formatActiveTable } from '../../lib/archive/active/activeTable.ts';
 import { session } from './activeKit.ts';
 
 const NOW = new Date('2025-03-01T12:00:00.000Z');

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ActiveEvent } from '../../lib/active/activeRow.ts';
-import type { ActiveObservations } from '../../lib/active/activeState.ts';
-import { diffSnapshot, snapshotGap } from '../../lib/active/diffSnapshot.ts';
-import type { ActiveSession } from '../../lib/records/schemas.ts';
-import { tokenHmac } from '../../lib/records/tokenHmac.ts';
+import type { ActiveEvent } from '../../lib/archive/active/activeRow.ts';
+import type { ActiveObservations } from '../../lib/archive/active/activeState.ts';
+import { diffSnapshot, snapshotGap } from '../../lib/archive/active/diffSnapshot.ts';
+import type { ActiveSession } from '../../lib/archive/records/schemas.ts';
+import { tokenHmac } from '../../lib/archive/records/tokenHmac.ts';
 import { session, TOKEN_KEY } from './activeKit.ts';
 
 const T0 = new Date('2025-03-01T12:00:00.000Z');

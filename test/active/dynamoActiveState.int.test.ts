@@ -8,12 +8,12 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../../devkit/startDynalite.ts';
-import type { ActiveState } from '../../lib/active/activeState.ts';
-import { diffSnapshot } from '../../lib/active/diffSnapshot.ts';
-import { toPendingRow } from '../../lib/active/storedFields.ts';
-import { ACTIVE_CHUNK_PREFIX, chunkRefOf } from '../../lib/state/activeChunks.ts';
-import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
-import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
+import type { ActiveState } from '../../lib/archive/active/activeState.ts';
+import { diffSnapshot } from '../../lib/archive/active/diffSnapshot.ts';
+import { toPendingRow } from '../../lib/archive/active/storedFields.ts';
+import { ACTIVE_CHUNK_PREFIX, chunkRefOf } from '../../lib/archive/state/activeChunks.ts';
+import { createDynamoStateStore } from '../../lib/archive/state/dynamoStateStore.ts';
+import { dynamoVersionedItems } from '../../lib/archive/state/dynamoVersionedItems.ts';
 import { startDropResponseProxy } from '../support/dropResponseProxy.ts';
 import { serverPer } from '../support/serverPer.ts';
 import { session, TOKEN_KEY } from './activeKit.ts';

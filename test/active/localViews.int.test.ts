@@ -4,25 +4,25 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
-import { snapshotActive } from '../../lib/active/snapshotActive.ts';
-import type { Clock } from '../../lib/clock/clock.ts';
-import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
-import { DEFAULT_DATASET, type EmulatedSession } from '../../lib/emulator/dataset.ts';
-import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
-import { SessionArchive } from '../../lib/emulator/sessionArchive.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
-import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
-import { HISTORY_TOKEN_HASH_COLUMNS, NAMED_SESSIONS_VIEW } from '../../lib/query/activeViews.ts';
+import { HISTORY_TOKEN_HASH_COLUMNS, NAMED_SESSIONS_VIEW } from '../../lib/analytics/query/activeViews.ts';
 import {
   COUNT_LOST_SESSIONS_SQL,
   LOST_SESSIONS_VIEW,
   localViewSetup,
   localViewStatements,
-} from '../../lib/query/localViews.ts';
-import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import { countLostSessions } from '../../lib/verify/countLostSessions.ts';
+} from '../../lib/analytics/query/localViews.ts';
+import { snapshotActive } from '../../lib/archive/active/snapshotActive.ts';
+import { DEFAULT_DATASET, type EmulatedSession } from '../../lib/archive/emulator/dataset.ts';
+import { fixedClock } from '../../lib/archive/emulator/emulatorClock.ts';
+import { SessionArchive } from '../../lib/archive/emulator/sessionArchive.ts';
+import { HISTORY_COLUMNS } from '../../lib/archive/parquet/historySchema.ts';
+import { writeHistoryParquet } from '../../lib/archive/parquet/writeHistoryParquet.ts';
+import { toArchiveRow } from '../../lib/archive/records/toArchiveRow.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
+import type { Clock } from '../../lib/foundation/clock/clock.ts';
+import { addDays, dayRange, toDay } from '../../lib/foundation/clock/day.ts';
+import { silentLogger } from '../../lib/foundation/log/logger.ts';
+import { countLostSessions } from '../../lib/integrity/verify/countLostSessions.ts';
 import { API_KEY, testClient } from '../upstream/testClient.ts';
 import { FileRowSink, MemoryActiveState, TOKEN_KEY } from './activeKit.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { diffSnapshot } from '../../lib/active/diffSnapshot.ts';
-import { longSessions } from '../../lib/active/longSessions.ts';
+import { diffSnapshot } from '../../lib/archive/active/diffSnapshot.ts';
+import { longSessions } from '../../lib/archive/active/longSessions.ts';
 import { session, TOKEN_KEY } from './activeKit.ts';
 
 const NOW = new Date('2025-03-01T12:00:00.000Z');

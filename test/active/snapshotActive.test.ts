@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { snapshotActive } from '../../lib/active/snapshotActive.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import type { ActiveSession } from '../../lib/records/schemas.ts';
+import { snapshotActive } from '../../lib/archive/active/snapshotActive.ts';
+import type { ActiveSession } from '../../lib/archive/records/schemas.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { silentLogger } from '../../lib/foundation/log/logger.ts';
 import { testSeed } from '../support/testSeed.ts';
 import { MemoryActiveState, MemoryRowSink, session, TOKEN_KEY } from './activeKit.ts';
 
@@ -271,7 +271,9 @@ describe('snapshotActive', () => {
     const w = world();
     w.sink = first.sink;
     w.current = [session('a')];
-    const { rebuildActiveObservations } = await import('../../lib/active/rebuildActiveObservations.ts');
+    const { rebuildActiveObservations } = await import(
+      '../../lib/archive/active/rebuildActiveObservations.ts'
+    );
     const result = await snapshotActive(
       {
         api: { listActive: async () => w.current },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { diffSnapshot } from '../../lib/active/diffSnapshot.ts';
-import { fromPendingRow, toPendingRow } from '../../lib/active/storedFields.ts';
+import { diffSnapshot } from '../../lib/archive/active/diffSnapshot.ts';
+import { fromPendingRow, toPendingRow } from '../../lib/archive/active/storedFields.ts';
 import { session, TOKEN_KEY } from './activeKit.ts';
 
 const T0 = new Date('2025-03-01T12:00:00.000Z');

@@ -4,7 +4,7 @@ import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkScriptIds, scriptPageFile } from '../../bench/checkScriptIds.ts';
 import { copyWithArchiveIds } from '../../bench/copyWithArchiveIds.ts';
-import { sqlString } from '../../lib/query/sqlString.ts';
+import { sqlString } from '../../lib/analytics/query/sqlString.ts';
 import { CONTRACT_SPELLINGS } from '../support/contractSpellings.ts';
 import { TEST_TOKEN_KEY } from '../support/engineKit.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';

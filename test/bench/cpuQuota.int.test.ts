@@ -45,4 +45,23 @@ describe('openCpuQuota', () => {
       expect(existsSync(dir)).toBe(false);
     },
   );
+
+  it.skipIf(!root)('ends a process the command left in the group, and still removes the group', async () => {
+    const opened = openCpuQuota(0.5, 'leftover');
+    if ('unconstrained' in opened) return;
+    const { quota } = opened;
+    const dir = quota.how.split(' ').at(-1) as string;
+    // The command starts a grandchild that outlives it (a sleep in the background), prints its pid and exits.
+    const [command, args] = quota.wrap('/bin/sh', ['-c', 'sleep 60 >/dev/null 2>&1 & echo $!']);
+    const { stdout } = await exec(command, args);
+    const grandchild = Number(stdout.trim());
+    expect(readFileSync(join(dir, 'cgroup.procs'), 'utf8')).toContain(String(grandchild));
+    expect(quota.close()).toEqual([grandchild]);
+    expect(existsSync(dir)).toBe(false);
+    // Gone, or a zombie until whoever adopted it reaps it.
+    const stat = existsSync(`/proc/${grandchild}/stat`)
+      ? readFileSync(`/proc/${grandchild}/stat`, 'utf8')
+      : '';
+    expect(stat === '' || / Z /.test(stat)).toBe(true);
+  });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detectionNoise } from '../../bench/detectionNoise.ts';
 import { deployedSchedule } from '../../devkit/deployedSchedule.ts';
-import { TEAM, teamTraffic } from '../../lib/emulator/teamTraffic.ts';
+import { TEAM, teamTraffic } from '../../lib/archive/emulator/teamTraffic.ts';
 
 describe('the noise budget: a team of twelve, eight weeks, the settings it writes', () => {
   it('the team profile has the traffic it describes', () => {

@@ -108,10 +108,10 @@ describe('bin/run-ts.js (esbuild bundle of a TypeScript entry)', () => {
     const otherEntry = join(other, relative(ROOT, entry));
     try {
       await cp(join(ROOT, 'bin'), join(other, 'bin'), { recursive: true });
-      await mkdir(join(other, 'lib', 'fingerprint'), { recursive: true });
+      await mkdir(join(other, 'lib', 'foundation', 'fingerprint'), { recursive: true });
       await cp(
-        join(ROOT, 'lib', 'fingerprint', 'sourceFingerprint.js'),
-        join(other, 'lib', 'fingerprint', 'sourceFingerprint.js'),
+        join(ROOT, 'lib', 'foundation', 'fingerprint', 'sourceFingerprint.js'),
+        join(other, 'lib', 'foundation', 'fingerprint', 'sourceFingerprint.js'),
       );
       await symlink(join(ROOT, 'node_modules'), join(other, 'node_modules'));
       const source = 'console.log(import.meta.url);\n';

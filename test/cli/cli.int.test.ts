@@ -10,7 +10,7 @@ import {
   type EmulatorHandle,
   startEmulator,
 } from '../../devkit/startEmulator.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
 import { SMALL_DATASET } from '../support/engineKit.ts';
 import { CHILD_TMPDIR } from './cliKit.ts';
 

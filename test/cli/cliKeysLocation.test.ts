@@ -2,10 +2,10 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../lib/archive/config/loadConfig.ts';
+import { loadLocalKeys, localKeysDir } from '../../lib/archive/keys/loadLocalKeys.ts';
+import { keysInArchiveWarning, userKeysDir } from '../../lib/archive/keys/localKeysLocation.ts';
 import { keysLocationOf, loadCliKeys } from '../../lib/cli/buildRuntime.ts';
-import { loadConfig } from '../../lib/config/loadConfig.ts';
-import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
-import { keysInArchiveWarning, userKeysDir } from '../../lib/keys/localKeysLocation.ts';
 
 let root: string;
 let dest: string;

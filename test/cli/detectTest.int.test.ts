@@ -3,9 +3,9 @@ import { cp, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadRules } from '../../lib/analytics/detect/loadRules.ts';
+import { TRINO_CHECK } from '../../lib/analytics/detect/runRuleTests.ts';
 import { EXIT_FINDINGS } from '../../lib/cli/exitCodes.ts';
-import { loadRules } from '../../lib/detect/loadRules.ts';
-import { TRINO_CHECK } from '../../lib/detect/runRuleTests.ts';
 import { cliIn, freshDir, REPO_ROOT, spawnIn } from './cliKit.ts';
 
 const rules = await loadRules();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { RunSummary } from '../../lib/archive/run/runTypes.ts';
 import { EXIT_CODES, EXIT_PARTIAL, exitCodeFor } from '../../lib/cli/exitCodes.ts';
 import { failedDaysOf, formatSummary } from '../../lib/cli/formatSummary.ts';
 import { exitCodeOfRun } from '../../lib/cli/runCommand.ts';
-import type { RunSummary } from '../../lib/run/runTypes.ts';
 import { runSummary } from '../functions/archive-history/runSummaryFixture.ts';
 
 const failed = {

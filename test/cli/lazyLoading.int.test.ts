@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { bundleOf, staticallyLoaded } from '../support/staticallyLoaded.ts';
 import { REPO_ROOT, spawnIn } from './cliKit.ts';
 
 const run = async (argv: string[], env: Record<string, string> = {}) => {
@@ -37,29 +37,10 @@ describe('the CLI loads the AWS SDK and DuckDB only when a command needs them', 
   });
 });
 
-/** The files of a bundle that load when `entry` does: static imports, followed; `import()` is not. */
-function staticallyLoaded(entry: string): string[] {
-  const seen = new Set<string>();
-  const visit = (file: string) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    const code = readFileSync(file, 'utf8');
-    for (const m of code.matchAll(
-      /(?:^|[;\n])\s*(?:import|export)\s[^;]*?from\s*"(\.[^"]+)"|(?:^|[;\n])\s*import\s*"(\.[^"]+)"/g,
-    ))
-      visit(path.resolve(path.dirname(file), (m[1] ?? m[2]) as string));
-  };
-  visit(entry);
-  return [...seen];
-}
-
 describe("the report's packages stay out of every command but report", () => {
   const heavy = /from\s*"(@observablehq\/plot|linkedom|playwright-core)"/;
   it('no module the CLI loads at start imports Plot or linkedom; the chunk of the report command does', async () => {
-    const { bundleTs } = (await import(pathToFileURL(path.join(REPO_ROOT, 'bin/importTs.js')).href)) as {
-      bundleTs(entry: string): Promise<string>;
-    };
-    const main = fileURLToPath(await bundleTs(path.join(REPO_ROOT, 'lib/cli/main.ts')));
+    const main = await bundleOf('lib/cli/main.ts');
     const atStart = staticallyLoaded(main);
     expect(atStart.length).toBeGreaterThan(0);
     expect(atStart.filter((f) => heavy.test(readFileSync(f, 'utf8')))).toEqual([]);

@@ -7,8 +7,8 @@ import { type LocalDynamo, startLocalDynamo } from '../../devkit/localDynamo.ts'
 import { runCli } from '../../devkit/runCli.ts';
 import { localDynamoClient } from '../../devkit/startDynalite.ts';
 import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { createStateTableCommands, STATE_TABLE } from '../../lib/state/stateTableSpec.ts';
+import { createStateTableCommands, STATE_TABLE } from '../../lib/archive/state/stateTableSpec.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
 import { dynamoError, startDynamoFaultProxy } from '../support/dynamoFaultProxy.ts';
 import { SMALL_DATASET } from '../support/engineKit.ts';
 

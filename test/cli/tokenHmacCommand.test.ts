@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../lib/cli/main.ts';
-import { loadLocalKeys } from '../../lib/keys/loadLocalKeys.ts';
-import { userKeysDir } from '../../lib/keys/localKeysLocation.ts';
 import {
   ATHENA_SESSIONS_TABLE,
   TOKEN_DIGEST_PLACEHOLDER,
   tokenLookupSql,
-} from '../../lib/query/tokenLookup.ts';
-import { keyRecord } from '../../lib/records/keyedRecord.ts';
+} from '../../lib/analytics/query/tokenLookup.ts';
+import { loadLocalKeys } from '../../lib/archive/keys/loadLocalKeys.ts';
+import { userKeysDir } from '../../lib/archive/keys/localKeysLocation.ts';
+import { keyRecord } from '../../lib/archive/records/keyedRecord.ts';
+import { main } from '../../lib/cli/main.ts';
 import { baseRecord } from '../records/historyRecords.ts';
 import { captureIo } from './cliKit.ts';
 

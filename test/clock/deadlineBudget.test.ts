@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../lib/clock/clock.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
 import {
   budgetFromRemaining,
   COMMIT_MARGIN,
   deadlineBudget,
   unboundedBudget,
-} from '../../lib/clock/deadlineBudget.ts';
+} from '../../lib/foundation/clock/deadlineBudget.ts';
 
 const NOW = '2025-02-06T12:00:00.000Z';
 

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import type { DatasetWriter } from '../../lib/commit/partitionCommitter.ts';
+import type { DatasetWriter } from '../../lib/archive/commit/partitionCommitter.ts';
 
 /** The commit protocol alone, without Parquet: rows are ids, files are one id a line. */
 export const idLines: DatasetWriter<string> = {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { FaultPlan } from '../../devkit/fakes/faultPlan.ts';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { type DatasetWriter, PartitionCommitter } from '../../lib/commit/partitionCommitter.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
+import { type DatasetWriter, PartitionCommitter } from '../../lib/archive/commit/partitionCommitter.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { silentLogger } from '../../lib/foundation/log/logger.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 import { idLines } from './idLines.ts';

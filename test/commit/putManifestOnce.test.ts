@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { FaultPlan } from '../../devkit/fakes/faultPlan.ts';
-import { putManifestOnce } from '../../lib/commit/putManifestOnce.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import type { ManifestFile, PartitionManifest } from '../../lib/state/partitionManifest.ts';
+import { putManifestOnce } from '../../lib/archive/commit/putManifestOnce.ts';
+import type { ManifestFile, PartitionManifest } from '../../lib/archive/state/partitionManifest.ts';
+import { silentLogger } from '../../lib/foundation/log/logger.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 
 const file = (name: string): ManifestFile => ({

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
-import { repairPartition } from '../../lib/commit/repairPartition.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import type { ManifestFile } from '../../lib/state/partitionManifest.ts';
+import { repairPartition } from '../../lib/archive/commit/repairPartition.ts';
+import type { ManifestFile } from '../../lib/archive/state/partitionManifest.ts';
+import { silentLogger } from '../../lib/foundation/log/logger.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 
 const DT = '2026-11-20';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Limiter } from '../../lib/concurrency/limiter.ts';
+import { Limiter } from '../../lib/foundation/concurrency/limiter.ts';
 
 /** A call that runs until `finish` is called, recording when it started. */
 function gate(started: number[], id: number) {

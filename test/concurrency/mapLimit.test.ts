@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapLimit } from '../../lib/concurrency/mapLimit.ts';
+import { mapLimit } from '../../lib/foundation/concurrency/mapLimit.ts';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
 

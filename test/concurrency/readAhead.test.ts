@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readAhead } from '../../lib/concurrency/readAhead.ts';
+import { readAhead } from '../../lib/foundation/concurrency/readAhead.ts';
 
 async function* numbers(n: number): AsyncGenerator<number> {
   for (let i = 0; i < n; i++) yield i;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SETTINGS } from '../../lib/config/configSpec.ts';
-import { configSchema, loadConfig } from '../../lib/config/loadConfig.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { SETTINGS } from '../../lib/archive/config/configSpec.ts';
+import { configSchema, loadConfig } from '../../lib/archive/config/loadConfig.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 
 /** A value no setting accepts: not a number, a URL, a listed word, JSON or a day list. */
 const NONSENSE = '{not: valid';

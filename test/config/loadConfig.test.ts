@@ -3,10 +3,10 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SETTINGS } from '../../lib/archive/config/configSpec.ts';
+import { loadConfig } from '../../lib/archive/config/loadConfig.ts';
 import { main } from '../../lib/cli/main.ts';
-import { SETTINGS } from '../../lib/config/configSpec.ts';
-import { loadConfig } from '../../lib/config/loadConfig.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 import { captureIo } from '../cli/cliKit.ts';
 
 describe('loadConfig', () => {

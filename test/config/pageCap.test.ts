@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { CfnTemplate } from '../../devkit/infra/templateArns.ts';
 import { templateVariables } from '../../devkit/infra/templateEnv.ts';
 import { synthApp } from '../../devkit/infra/testApp.ts';
-import { loadConfig } from '../../lib/config/loadConfig.ts';
-import { MAX_DAY_SESSIONS, pageCap } from '../../lib/config/walkLimits.ts';
-import { FINISH_MAX_IDS } from '../../lib/fanout/finishMaxIds.ts';
+import { loadConfig } from '../../lib/archive/config/loadConfig.ts';
+import { MAX_DAY_SESSIONS, pageCap } from '../../lib/archive/config/walkLimits.ts';
+import { FINISH_MAX_IDS } from '../../lib/archive/fanout/finishMaxIds.ts';
 
 describe('pageCap', () => {
   it.each([

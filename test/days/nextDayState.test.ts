@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { failedDayState, gapDayState, nextDayState } from '../../lib/days/nextDayState.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import type { DayState } from '../../lib/state/dayState.ts';
+import { failedDayState, gapDayState, nextDayState } from '../../lib/archive/days/nextDayState.ts';
+import type { DayState } from '../../lib/archive/state/dayState.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 
 const day = (over: Partial<DayState> = {}): DayState => ({
   day: '2026-09-01',

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, type Day, dayRange, daysBetween } from '../../lib/clock/day.ts';
-import { nextDayState } from '../../lib/days/nextDayState.ts';
-import { daysAtRisk, planDays } from '../../lib/days/planDays.ts';
-import type { DayState } from '../../lib/state/dayState.ts';
+import { nextDayState } from '../../lib/archive/days/nextDayState.ts';
+import { daysAtRisk, planDays } from '../../lib/archive/days/planDays.ts';
+import type { DayState } from '../../lib/archive/state/dayState.ts';
+import { addDays, type Day, dayRange, daysBetween } from '../../lib/foundation/clock/day.ts';
 import { testSeed } from '../support/testSeed.ts';
 
 const TODAY = '2026-11-21';

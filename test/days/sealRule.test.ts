@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lastSweepAge, sealRule } from '../../lib/days/sealRule.ts';
+import { lastSweepAge, sealRule } from '../../lib/archive/days/sealRule.ts';
 
 describe('sealRule: one place for when a day is sealed', () => {
   it('seals only on a complete scan at the last queryable age', () => {

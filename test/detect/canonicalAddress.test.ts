@@ -1,9 +1,13 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { canonicalAddress, canonicalAddressSql, clientNetworkOf } from '../../lib/detect/canonicalAddress.ts';
-import { duckdbRuleEngine } from '../../lib/detect/duckdbRuleEngine.ts';
-import { cidrPrefixes } from '../../lib/detect/exemptNetworks.ts';
-import { sqlString } from '../../lib/query/sqlString.ts';
+import {
+  canonicalAddress,
+  canonicalAddressSql,
+  clientNetworkOf,
+} from '../../lib/analytics/detect/canonicalAddress.ts';
+import { duckdbRuleEngine } from '../../lib/analytics/detect/duckdbRuleEngine.ts';
+import { cidrPrefixes } from '../../lib/analytics/detect/exemptNetworks.ts';
+import { sqlString } from '../../lib/analytics/query/sqlString.ts';
 
 const engine = await duckdbRuleEngine([]);
 afterAll(() => engine.close());

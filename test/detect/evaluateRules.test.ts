@@ -1,18 +1,27 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import type { Day } from '../../lib/clock/day.ts';
-import { type DuckDbRuleEngine, duckdbRuleEngine } from '../../lib/detect/duckdbRuleEngine.ts';
-import { evaluateRules, toCandidates } from '../../lib/detect/evaluateRules.ts';
-import { dedupeKeyOf, type Finding } from '../../lib/detect/finding.ts';
-import { type FindingLedger, memoryFindingLedger } from '../../lib/detect/findingLedger.ts';
-import { RECORD_ID_SAMPLE } from '../../lib/detect/incidentLedger.ts';
-import { loadRules } from '../../lib/detect/loadRules.ts';
-import { ATHENA_PROJECTION, projectRule, type RuleEngine, toRuleHit } from '../../lib/detect/ruleEngine.ts';
-import type { DetectionRule, RuleTest } from '../../lib/detect/ruleSchema.ts';
-import { NO_LIVE_SESSIONS_SQL, ruleTestEvaluation, testTableSql } from '../../lib/detect/runRuleTests.ts';
-import { mix32 } from '../../lib/ids/mix32.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
+import { type DuckDbRuleEngine, duckdbRuleEngine } from '../../lib/analytics/detect/duckdbRuleEngine.ts';
+import { evaluateRules, toCandidates } from '../../lib/analytics/detect/evaluateRules.ts';
+import { dedupeKeyOf, type Finding } from '../../lib/analytics/detect/finding.ts';
+import { type FindingLedger, memoryFindingLedger } from '../../lib/analytics/detect/findingLedger.ts';
+import { RECORD_ID_SAMPLE } from '../../lib/analytics/detect/incidentLedger.ts';
+import { loadRules } from '../../lib/analytics/detect/loadRules.ts';
+import {
+  ATHENA_PROJECTION,
+  projectRule,
+  type RuleEngine,
+  toRuleHit,
+} from '../../lib/analytics/detect/ruleEngine.ts';
+import type { DetectionRule, RuleTest } from '../../lib/analytics/detect/ruleSchema.ts';
+import {
+  NO_LIVE_SESSIONS_SQL,
+  ruleTestEvaluation,
+  testTableSql,
+} from '../../lib/analytics/detect/runRuleTests.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import type { Day } from '../../lib/foundation/clock/day.ts';
+import { mix32 } from '../../lib/foundation/ids/mix32.ts';
+import { silentLogger } from '../../lib/foundation/log/logger.ts';
 
 type Row = Record<string, unknown>;
 interface Case {

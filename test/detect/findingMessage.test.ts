@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { deliverFinding } from '../../lib/detect/deliverFinding.ts';
-import type { Finding } from '../../lib/detect/finding.ts';
-import { memoryFindingEvents } from '../../lib/detect/findingEvents.ts';
-import { MESSAGE_RECORD_SAMPLE, SNS_MESSAGE_LIMIT } from '../../lib/detect/findingMessage.ts';
-import { loadRules } from '../../lib/detect/loadRules.ts';
+import { deliverFinding } from '../../lib/analytics/detect/deliverFinding.ts';
+import type { Finding } from '../../lib/analytics/detect/finding.ts';
+import { memoryFindingEvents } from '../../lib/analytics/detect/findingEvents.ts';
+import { MESSAGE_RECORD_SAMPLE, SNS_MESSAGE_LIMIT } from '../../lib/analytics/detect/findingMessage.ts';
+import { loadRules } from '../../lib/analytics/detect/loadRules.ts';
 
 const rules = await loadRules();
 const rule = rules.find((r) => r.id === 'udp_tunnel');

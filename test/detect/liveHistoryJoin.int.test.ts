@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { ActiveRow } from '../../lib/active/activeRow.ts';
-import { toStoredFields } from '../../lib/active/storedFields.ts';
-import { contentHash } from '../../lib/active/toObservedFields.ts';
-import { toDay } from '../../lib/clock/day.ts';
-import { type FindingLedger, memoryFindingLedger } from '../../lib/detect/findingLedger.ts';
-import { evaluateLiveRules } from '../../lib/detect/liveRules.ts';
-import { loadRules } from '../../lib/detect/loadRules.ts';
-import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+import { type FindingLedger, memoryFindingLedger } from '../../lib/analytics/detect/findingLedger.ts';
+import { evaluateLiveRules } from '../../lib/analytics/detect/liveRules.ts';
+import { loadRules } from '../../lib/analytics/detect/loadRules.ts';
+import type { ActiveRow } from '../../lib/archive/active/activeRow.ts';
+import { toStoredFields } from '../../lib/archive/active/storedFields.ts';
+import { contentHash } from '../../lib/archive/active/toObservedFields.ts';
+import type { ArchiveRow } from '../../lib/archive/records/archiveRow.ts';
+import { toDay } from '../../lib/foundation/clock/day.ts';
 import { addActiveFile, addHistoryFile, detectAt, ruleSqlRows } from '../support/detectArchive.ts';
 import {
   activeRowOf,

@@ -2,14 +2,14 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { snapshotActive } from '../../lib/active/snapshotActive.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { recordIncidents } from '../../lib/detect/evaluateRules.ts';
-import type { Finding } from '../../lib/detect/finding.ts';
-import { memoryFindingLedger } from '../../lib/detect/findingLedger.ts';
-import { evaluateLiveRules } from '../../lib/detect/liveRules.ts';
-import { DETECTIONS_DIR, loadRules } from '../../lib/detect/loadRules.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
+import { recordIncidents } from '../../lib/analytics/detect/evaluateRules.ts';
+import type { Finding } from '../../lib/analytics/detect/finding.ts';
+import { memoryFindingLedger } from '../../lib/analytics/detect/findingLedger.ts';
+import { evaluateLiveRules } from '../../lib/analytics/detect/liveRules.ts';
+import { DETECTIONS_DIR, loadRules } from '../../lib/analytics/detect/loadRules.ts';
+import { snapshotActive } from '../../lib/archive/active/snapshotActive.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { silentLogger } from '../../lib/foundation/log/logger.ts';
 import { MemoryActiveState, MemoryRowSink, session, TOKEN_KEY } from '../active/activeKit.ts';
 
 const rules = await loadRules();

@@ -1,11 +1,11 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ActiveEvent, ActiveRow } from '../../lib/active/activeRow.ts';
-import { toDay } from '../../lib/clock/day.ts';
-import { type FindingLedger, memoryFindingLedger } from '../../lib/detect/findingLedger.ts';
-import { loadRules } from '../../lib/detect/loadRules.ts';
-import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+import { type FindingLedger, memoryFindingLedger } from '../../lib/analytics/detect/findingLedger.ts';
+import { loadRules } from '../../lib/analytics/detect/loadRules.ts';
+import type { ActiveEvent, ActiveRow } from '../../lib/archive/active/activeRow.ts';
+import type { ArchiveRow } from '../../lib/archive/records/archiveRow.ts';
+import { toDay } from '../../lib/foundation/clock/day.ts';
 import {
   addActiveFile,
   addHistoryFile,

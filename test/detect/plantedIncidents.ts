@@ -1,5 +1,5 @@
 import { type ReplaySession, replayTokenHmac } from '../../devkit/replaySchedule.ts';
-import type { Finding } from '../../lib/detect/finding.ts';
+import type { Finding } from '../../lib/analytics/detect/finding.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

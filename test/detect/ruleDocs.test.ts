@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { loadRules } from '../../lib/detect/loadRules.ts';
-import { rulePage } from '../../lib/detect/ruleDocs.ts';
+import { loadRules } from '../../lib/analytics/detect/loadRules.ts';
+import { rulePage } from '../../lib/analytics/detect/ruleDocs.ts';
 
 const rules = await loadRules();
 const index = await readFile(new URL('../../docs/detections.md', import.meta.url), 'utf8');

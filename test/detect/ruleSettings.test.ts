@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { loadRules } from '../../lib/detect/loadRules.ts';
-import { allowlistRegex, renderRuleSql } from '../../lib/detect/renderRuleSql.ts';
-import { effectiveSettings, parseDetectionSettings, ruleEnabled } from '../../lib/detect/ruleSettings.ts';
+import { loadRules } from '../../lib/analytics/detect/loadRules.ts';
+import { allowlistRegex, renderRuleSql } from '../../lib/analytics/detect/renderRuleSql.ts';
+import {
+  effectiveSettings,
+  parseDetectionSettings,
+  ruleEnabled,
+} from '../../lib/analytics/detect/ruleSettings.ts';
 
 const rules = await loadRules();
 const offHours = rules.find((r) => r.id === 'off_hours');

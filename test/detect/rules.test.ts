@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { loadRules } from '../../lib/detect/loadRules.ts';
-import { renderRuleSql } from '../../lib/detect/renderRuleSql.ts';
-import { OLDEST_DAY_SQL } from '../../lib/detect/ruleEngine.ts';
-import type { SettingValue } from '../../lib/detect/ruleSchema.ts';
-import { effectiveSettings, NO_OVERRIDES } from '../../lib/detect/ruleSettings.ts';
-import { runRuleTests, TRINO_CHECK } from '../../lib/detect/runRuleTests.ts';
-import { checkSqlSubset } from '../../lib/detect/sqlSubset.ts';
-import { trinoRuleErrors } from '../../lib/detect/trinoRuleErrors.ts';
+import { loadRules } from '../../lib/analytics/detect/loadRules.ts';
+import { renderRuleSql } from '../../lib/analytics/detect/renderRuleSql.ts';
+import { OLDEST_DAY_SQL } from '../../lib/analytics/detect/ruleEngine.ts';
+import type { SettingValue } from '../../lib/analytics/detect/ruleSchema.ts';
+import { effectiveSettings, NO_OVERRIDES } from '../../lib/analytics/detect/ruleSettings.ts';
+import { runRuleTests, TRINO_CHECK } from '../../lib/analytics/detect/runRuleTests.ts';
+import { checkSqlSubset } from '../../lib/analytics/detect/sqlSubset.ts';
+import { trinoRuleErrors } from '../../lib/analytics/detect/trinoRuleErrors.ts';
 import { trinoSyntaxErrors } from '../support/trinoSyntaxErrors.ts';
 
 const rules = await loadRules();

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { deployedSchedule } from '../../devkit/deployedSchedule.ts';
 import { type Delivery, replaySchedule, replayTokenHmac } from '../../devkit/replaySchedule.ts';
-import { deliverFinding } from '../../lib/detect/deliverFinding.ts';
-import type { Finding } from '../../lib/detect/finding.ts';
-import { memoryFindingEvents } from '../../lib/detect/findingEvents.ts';
-import { SNS_MESSAGE_LIMIT } from '../../lib/detect/findingMessage.ts';
-import { loadRules } from '../../lib/detect/loadRules.ts';
-import type { DetectionRule } from '../../lib/detect/ruleSchema.ts';
-import { durationMs } from '../../lib/detect/ruleSchema.ts';
-import type { DetectionSettings } from '../../lib/detect/ruleSettings.ts';
+import { deliverFinding } from '../../lib/analytics/detect/deliverFinding.ts';
+import type { Finding } from '../../lib/analytics/detect/finding.ts';
+import { memoryFindingEvents } from '../../lib/analytics/detect/findingEvents.ts';
+import { SNS_MESSAGE_LIMIT } from '../../lib/analytics/detect/findingMessage.ts';
+import { loadRules } from '../../lib/analytics/detect/loadRules.ts';
+import type { DetectionRule } from '../../lib/analytics/detect/ruleSchema.ts';
+import { durationMs } from '../../lib/analytics/detect/ruleSchema.ts';
+import type { DetectionSettings } from '../../lib/analytics/detect/ruleSettings.ts';
 import { plantedIncidents } from './plantedIncidents.ts';
 
 const rules = await loadRules();

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { loadRules } from '../../lib/detect/loadRules.ts';
-import { renderRuleSql } from '../../lib/detect/renderRuleSql.ts';
+import { loadRules } from '../../lib/analytics/detect/loadRules.ts';
+import { renderRuleSql } from '../../lib/analytics/detect/renderRuleSql.ts';
 import {
   effectiveSettings,
   parseDetectionSettings,
   settingTypeProblem,
-} from '../../lib/detect/ruleSettings.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
+} from '../../lib/analytics/detect/ruleSettings.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 
 const rules = await loadRules();
 const withThreshold = rules.find((r) => r.sql.includes('{{threshold}}'));

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awsCallLogPlugin } from '../../devkit/awsCallLog.ts';
 import { assumedLakeStore } from '../../functions/security-lake-export/assumedLakeStore.ts';
 import { HOST_CLIENT_PLUGINS, type HostClientPlugin } from '../../functions/shared/hostClientPlugins.ts';
-import type { LakeSource } from '../../lib/ocsf/securityLakeLayout.ts';
+import type { LakeSource } from '../../lib/analytics/ocsf/securityLakeLayout.ts';
 import { type StsStubHandle, startStsStub } from '../ocsf/startStsStub.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startEmulator } from '../../devkit/startEmulator.ts';
-import { startEmulator as startUserEmulator } from '../../lib/emulator/startEmulator.ts';
+import { startEmulator as startUserEmulator } from '../../lib/archive/emulator/startEmulator.ts';
 import { get, historyPath } from '../emulator/emulatorKit.ts';
 
 describe('startEmulator (dev kit)', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
 import { withCrashPoints } from '../../devkit/withCrashPoints.ts';
-import type { StateStore } from '../../lib/state/statePorts.ts';
-import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
+import type { StateStore } from '../../lib/archive/state/statePorts.ts';
+import type { UpstreamApi } from '../../lib/archive/upstream/upstreamApi.ts';
 
 const ports = () => ({
   api: { historyPage: async () => ({}) } as unknown as UpstreamApi,

@@ -1,8 +1,8 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
-import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+import { writeHistoryParquet } from '../../lib/archive/parquet/writeHistoryParquet.ts';
+import type { ArchiveRow } from '../../lib/archive/records/archiveRow.ts';
 
 /** A history row with every column set; `n` makes the id and start time distinct. */
 export function row(n: number, start = '2026-11-20T10:00:00.000Z'): ArchiveRow {

@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { digestKeys } from '../../lib/digest/digestKeys.ts';
+import { digestKeys } from '../../lib/archive/digest/digestKeys.ts';
 import {
   DIGEST_FORMAT_VERSION,
   DIGEST_SPEC_REVISION,
   digestFileSchema,
   digestSchema,
   signedBytes,
-} from '../../lib/digest/digestSchema.ts';
-import { TOKEN_KEY_CHECK_INPUT } from '../../lib/keys/checkArchiveKeys.ts';
-import { canonicalJson } from '../../lib/records/canonicalJson.ts';
+} from '../../lib/archive/digest/digestSchema.ts';
+import { TOKEN_KEY_CHECK_INPUT } from '../../lib/archive/keys/checkArchiveKeys.ts';
+import { canonicalJson } from '../../lib/archive/records/canonicalJson.ts';
 
 const SPEC = readFileSync(new URL('../../docs/digest-format.md', import.meta.url), 'utf8');
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');

@@ -2,8 +2,8 @@ import { createHash, generateKeyPairSync } from 'node:crypto';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { describe, expect, it } from 'vitest';
 import { ecdsaSignDigest } from '../../devkit/infra/ecdsaSignDigest.ts';
-import { verifySignature } from '../../lib/digest/digestSigner.ts';
-import { kmsDigestSigner } from '../../lib/digest/kmsDigestSigner.ts';
+import { verifySignature } from '../../lib/archive/digest/digestSigner.ts';
+import { kmsDigestSigner } from '../../lib/archive/digest/kmsDigestSigner.ts';
 
 describe('kmsDigestSigner', () => {
   it('asks KMS to sign the SHA-256 digest, and the result verifies over the whole message', async () => {

@@ -1,9 +1,9 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
-import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
-import type { RunSummary } from '../../lib/run/runTypes.ts';
+import type { DigestSigner } from '../../lib/archive/digest/digestSigner.ts';
+import { loadLocalKeys, localKeysDir } from '../../lib/archive/keys/loadLocalKeys.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import type { RunSummary } from '../../lib/archive/run/runTypes.ts';
 import { SMALL_DATASET, startWorld, TEST_OPTIONS, type World } from '../support/engineKit.ts';
 
 /** One archiving run signed by `signer` (the engine appends its digest at the end of every run). */

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { appendDigest } from '../../lib/digest/appendDigest.ts';
-import { digestKeys } from '../../lib/digest/digestKeys.ts';
-import { loadLocalKeys } from '../../lib/keys/loadLocalKeys.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
-import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
+import { appendDigest } from '../../lib/archive/digest/appendDigest.ts';
+import { digestKeys } from '../../lib/archive/digest/digestKeys.ts';
+import { loadLocalKeys } from '../../lib/archive/keys/loadLocalKeys.ts';
+import { createS3ObjectStore } from '../../lib/archive/store/s3ObjectStore.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { silentLogger } from '../../lib/foundation/log/logger.ts';
+import { verifyArchive } from '../../lib/integrity/verify/verifyArchive.ts';
 import { parquetOf } from './digestFixtures.ts';
 
 interface Sent {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { sha256OfSource } from '../../lib/digest/describeDataFile.ts';
-import type { ByteSource } from '../../lib/store/byteSource.ts';
+import { sha256OfSource } from '../../lib/archive/digest/describeDataFile.ts';
+import type { ByteSource } from '../../lib/archive/store/byteSource.ts';
 
 /** A source that reads into the buffer it is given, and notes every buffer it was given. */
 function recordingSource(bytes: Uint8Array): { source: ByteSource; given: (Uint8Array | undefined)[] } {

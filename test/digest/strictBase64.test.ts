@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { strictBase64 } from '../../lib/digest/strictBase64.ts';
+import { strictBase64 } from '../../lib/archive/digest/strictBase64.ts';
 
 describe('strictBase64', () => {
   it('decodes canonical standard base64 of any bytes', () => {

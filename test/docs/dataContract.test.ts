@@ -6,11 +6,11 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { parquetMetadata } from 'hyparquet';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { activeParquetBytes } from '../../lib/active/activeParquet.ts';
-import { ACTIVE_COLUMNS } from '../../lib/active/activeSchema.ts';
-import { FINDINGS_COLUMNS, findingsWriter } from '../../lib/detect/findingsDataset.ts';
-import { normaliseRecord, recordIdOf, sessionIdOf } from '../../lib/records/recordId.ts';
-import type { HistoryRecord } from '../../lib/records/schemas.ts';
+import { FINDINGS_COLUMNS, findingsWriter } from '../../lib/analytics/detect/findingsDataset.ts';
+import { activeParquetBytes } from '../../lib/archive/active/activeParquet.ts';
+import { ACTIVE_COLUMNS } from '../../lib/archive/active/activeSchema.ts';
+import { normaliseRecord, recordIdOf, sessionIdOf } from '../../lib/archive/records/recordId.ts';
+import type { HistoryRecord } from '../../lib/archive/records/schemas.ts';
 import { recordIdFields } from '../records/historyRecords.ts';
 import { tableRowsFrom } from './markdownTable.ts';
 

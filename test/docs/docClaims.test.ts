@@ -10,20 +10,20 @@ import { METRIC } from '../../functions/shared/telemetryNames.ts';
 import { SNAPSHOT_METRIC } from '../../functions/snapshot-active/snapshotTelemetry.ts';
 import { TABLE_NAME } from '../../infra/constructs/historyCatalog.ts';
 import type { TunnelArchiverStack } from '../../infra/tunnelArchiverStack.ts';
+import { loadRulesSync } from '../../lib/analytics/detect/loadRules.ts';
+import { durationMs } from '../../lib/analytics/detect/ruleSchema.ts';
+import { SETTINGS } from '../../lib/archive/config/configSpec.ts';
+import { DT_PROJECTION_RANGE, TABLES } from '../../lib/archive/config/tableNames.ts';
+import { DEFAULT_ROW_GROUP_BYTES } from '../../lib/archive/parquet/historyParquetFile.ts';
+import { HISTORY_COLUMNS } from '../../lib/archive/parquet/historySchema.ts';
+import { ACTIVE_CHUNK_PREFIX, CHUNK_BYTES } from '../../lib/archive/state/activeChunks.ts';
 import { EXIT_CODES } from '../../lib/cli/exitCodes.ts';
 import { queryCommandLine } from '../../lib/cli/queryCommand.ts';
-import { SETTINGS } from '../../lib/config/configSpec.ts';
-import { DT_PROJECTION_RANGE, TABLES } from '../../lib/config/tableNames.ts';
-import { loadRulesSync } from '../../lib/detect/loadRules.ts';
-import { durationMs } from '../../lib/detect/ruleSchema.ts';
-import { DEFAULT_ROW_GROUP_BYTES } from '../../lib/parquet/historyParquetFile.ts';
-import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
 import {
   HEAP_GROWING_PERCENT,
   HEAP_HEADROOM_BYTES,
   TWO_HEAPS_GROWING_PERCENT,
-} from '../../lib/process/relieveHeap.ts';
-import { ACTIVE_CHUNK_PREFIX, CHUNK_BYTES } from '../../lib/state/activeChunks.ts';
+} from '../../lib/foundation/process/relieveHeap.ts';
 import { section } from './markdownSection.ts';
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { SETTINGS } from '../../lib/archive/config/configSpec.ts';
 import { COMMAND_FLAGS, type CommandName } from '../../lib/cli/commandFlags.ts';
 import { EMULATOR_FLAGS } from '../../lib/cli/emulatorCommand.ts';
 import { main } from '../../lib/cli/main.ts';
-import { SETTINGS } from '../../lib/config/configSpec.ts';
 import { captureIo } from '../cli/cliKit.ts';
 import { tableRowsFrom } from './markdownTable.ts';
 
@@ -78,7 +78,7 @@ const OTHER_VARIABLES = new Set([
   'AWS_ENDPOINT_URL_SECRETS_MANAGER',
   'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED',
   'NODE_OPTIONS',
-  // The XDG Base Directory variables that place a local archive's keys folder (lib/keys/localKeysLocation.ts).
+  // The XDG Base Directory variables that place a local archive's keys folder (lib/archive/keys/localKeysLocation.ts).
   'XDG_CONFIG_HOME',
   'HOME',
 ]);
@@ -216,7 +216,7 @@ describe('docs/configuration.md and the config spec', () => {
       read_.filter(
         (r) => !spec.has(r.split(': ')[1] as string) && !OTHER_VARIABLES.has(r.split(': ')[1] as string),
       ),
-      'read by the code, missing from lib/config/configSpec.ts',
+      'read by the code, missing from lib/archive/config/configSpec.ts',
     ).toEqual([]);
   });
 
@@ -257,7 +257,7 @@ function variablesRead(source: string, rel: string): string[] {
   const constants = new Map(
     [...source.matchAll(/\bconst\s+(\w+)\s*=\s*['"]([A-Z][A-Z0-9_]+)['"]/g)].map((m) => [m[1], m[2]]),
   );
-  if (rel !== 'lib/config/loadConfig.ts')
+  if (rel !== 'lib/archive/config/loadConfig.ts')
     for (const [read, name = ''] of source.matchAll(/\benv\[(?!['"])([^\]]*)\]/g))
       out.push(constants.get(name.trim()) ?? read);
   return [...new Set(out)];

@@ -20,12 +20,16 @@ import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../dev
 import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
 import { uploadFolder } from '../../devkit/uploadFolder.ts';
 import { SETTING_KEYS } from '../../infra/stackSettings.ts';
+import { SETTINGS } from '../../lib/archive/config/configSpec.ts';
+import { fixedClock } from '../../lib/archive/emulator/emulatorClock.ts';
+import {
+  archiveKeysName,
+  keysInArchiveWarning,
+  userKeysDir,
+} from '../../lib/archive/keys/localKeysLocation.ts';
 import { COMMAND_FLAGS } from '../../lib/cli/commandFlags.ts';
 import { COMMANDS } from '../../lib/cli/commands.ts';
-import { SETTINGS } from '../../lib/config/configSpec.ts';
-import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
-import { archiveKeysName, keysInArchiveWarning, userKeysDir } from '../../lib/keys/localKeysLocation.ts';
-import { verifyJobIdSchema } from '../../lib/verify/verifyJobTypes.ts';
+import { verifyJobIdSchema } from '../../lib/integrity/verify/verifyJobTypes.ts';
 import { type ReadOnlyS3Front, startReadOnlyS3Front } from '../support/readOnlyS3Front.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 import {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SETTINGS } from '../../lib/config/configSpec.ts';
+import { SETTINGS } from '../../lib/archive/config/configSpec.ts';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 const results = JSON.parse(read('bench/RESULTS.json')) as {

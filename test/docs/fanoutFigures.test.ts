@@ -6,7 +6,7 @@ import type { FanoutFigures } from '../../bench/fanoutSimulation.ts';
 import { largestWithin, type UnionMemory } from '../../bench/finishUnionMemory.ts';
 import { ENGINE_MEMORY_MIB } from '../../infra/constructs/archiveFunction.ts';
 import { readStackSettings } from '../../infra/stackSettings.ts';
-import { FINISH_MAX_IDS } from '../../lib/fanout/finishMaxIds.ts';
+import { FINISH_MAX_IDS } from '../../lib/archive/fanout/finishMaxIds.ts';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 const results = JSON.parse(read('bench/RESULTS.json')) as {

@@ -4,19 +4,19 @@ import { DETECT_METRIC } from '../../functions/shared/detectTelemetry.ts';
 import { METRIC } from '../../functions/shared/telemetryNames.ts';
 import { SNAPSHOT_METRIC } from '../../functions/snapshot-active/snapshotTelemetry.ts';
 import { SETTING_KEYS } from '../../infra/stackSettings.ts';
-import { activeStateSchema } from '../../lib/active/activeState.ts';
+import { FINDING_PK_PREFIX } from '../../lib/analytics/detect/versionedFindingLedger.ts';
+import { activeStateSchema } from '../../lib/archive/active/activeState.ts';
+import { archiveKeys } from '../../lib/archive/commit/archiveKeys.ts';
+import { SETTINGS } from '../../lib/archive/config/configSpec.ts';
+import { archiveMetaSchema } from '../../lib/archive/state/archiveMeta.ts';
+import { dayStateSchema } from '../../lib/archive/state/dayState.ts';
+import { leaseSchema } from '../../lib/archive/state/lease.ts';
+import { LEASE_PK } from '../../lib/archive/state/leaseConcern.ts';
+import { ACTIVE_PK } from '../../lib/archive/state/liveStateConcern.ts';
+import { manifestFileSchema, partitionManifestSchema } from '../../lib/archive/state/partitionManifest.ts';
+import { DAY_PREFIX, META_PK, PART_PREFIX } from '../../lib/archive/state/versionedConcerns.ts';
 import { COMMAND_FLAGS } from '../../lib/cli/commandFlags.ts';
 import { EMULATOR_FLAGS } from '../../lib/cli/emulatorCommand.ts';
-import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { SETTINGS } from '../../lib/config/configSpec.ts';
-import { FINDING_PK_PREFIX } from '../../lib/detect/versionedFindingLedger.ts';
-import { archiveMetaSchema } from '../../lib/state/archiveMeta.ts';
-import { dayStateSchema } from '../../lib/state/dayState.ts';
-import { leaseSchema } from '../../lib/state/lease.ts';
-import { LEASE_PK } from '../../lib/state/leaseConcern.ts';
-import { ACTIVE_PK } from '../../lib/state/liveStateConcern.ts';
-import { manifestFileSchema, partitionManifestSchema } from '../../lib/state/partitionManifest.ts';
-import { DAY_PREFIX, META_PK, PART_PREFIX } from '../../lib/state/versionedConcerns.ts';
 
 const ROOT = new URL('../../', import.meta.url);
 const read = (rel: string) => readFileSync(new URL(rel, ROOT), 'utf8');
@@ -97,9 +97,9 @@ const LOOKED_IN: Record<Kind, string> = {
   file: 'no such file in the repository',
   flag: 'no command takes it (lib/cli/commandFlags.ts, lib/cli/emulatorCommand.ts)',
   context: 'not a context key the stack reads (infra/stackSettings.ts)',
-  variable: 'not in the config spec (lib/config/configSpec.ts)',
-  state: 'no such state item or field (the item schemas beside lib/state/statePorts.ts)',
-  prefix: 'not an archive prefix (lib/commit/archiveKeys.ts)',
+  variable: 'not in the config spec (lib/archive/config/configSpec.ts)',
+  state: 'no such state item or field (the item schemas beside lib/archive/state/statePorts.ts)',
+  prefix: 'not an archive prefix (lib/archive/commit/archiveKeys.ts)',
   metric: 'no function emits it (functions/**/…Telemetry.ts)',
 };
 
@@ -195,16 +195,32 @@ describe('docs/glossary.md', () => {
   });
 
   it.each([
-    ['a file that exists', 'file `lib/days/sealRule.ts`', []],
-    ['a file that does not', 'file `lib/days/sealDay.ts`', ['x: file `lib/days/sealDay.ts`: no such file']],
+    ['a file that exists', 'file `lib/archive/days/sealRule.ts`', []],
+    [
+      'a file that does not',
+      'file `lib/archive/days/sealDay.ts`',
+      ['x: file `lib/archive/days/sealDay.ts`: no such file'],
+    ],
     [
       'a flag no command takes',
-      'file `lib/walk/walkDay.ts`; flag `--max-pass`',
+      'file `lib/archive/walk/walkDay.ts`; flag `--max-pass`',
       ['x: flag `--max-pass`: no'],
     ],
-    ['a state field the item lacks', 'file `lib/walk/walkDay.ts`; state `DAY#<day>.seal`', ['x: state']],
-    ['a context key the stack does not read', 'file `lib/walk/walkDay.ts`; context `window`', ['x: context']],
-    ['a value with no kind', 'file `lib/walk/walkDay.ts`; `WINDOW_DAYS`', ['x: `WINDOW_DAYS` has no kind']],
+    [
+      'a state field the item lacks',
+      'file `lib/archive/walk/walkDay.ts`; state `DAY#<day>.seal`',
+      ['x: state'],
+    ],
+    [
+      'a context key the stack does not read',
+      'file `lib/archive/walk/walkDay.ts`; context `window`',
+      ['x: context'],
+    ],
+    [
+      'a value with no kind',
+      'file `lib/archive/walk/walkDay.ts`; `WINDOW_DAYS`',
+      ['x: `WINDOW_DAYS` has no kind'],
+    ],
     ['no file', 'flag `--max-passes`', ['x: names no file']],
   ])('tells %s', (_, line, expected) => {
     const wrong = problems(glossaryEntries(`### x\n\nText.\n\n**Where:** ${line}.\n`));

@@ -6,8 +6,8 @@ import { type CfnTemplate, resolver } from '../../devkit/infra/templateArns.ts';
 import { synthApp } from '../../devkit/infra/testApp.ts';
 import { parseArchiveEvent } from '../../functions/archive-history/parseArchiveEvent.ts';
 import { API_KEY_ENV, setApiKeyCommand } from '../../infra/constructs/apiKeySecret.ts';
-import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { verifyJobIdSchema } from '../../lib/verify/verifyJobTypes.ts';
+import { archiveKeys } from '../../lib/archive/commit/archiveKeys.ts';
+import { verifyJobIdSchema } from '../../lib/integrity/verify/verifyJobTypes.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');

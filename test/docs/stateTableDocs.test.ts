@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createStateTableCommands, STATE_TABLE } from '../../lib/state/stateTableSpec.ts';
+import { createStateTableCommands, STATE_TABLE } from '../../lib/archive/state/stateTableSpec.ts';
 
 const doc = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
 const section = doc.slice(

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
-import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
-import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
-import { LIVE_SHAPES } from '../../lib/emulator/liveShape.ts';
-import { windowStart } from '../../lib/emulator/routes.ts';
-import { liveJoinToken, liveMatchesHistory } from '../../lib/records/liveJoinToken.ts';
+import { fixedClock } from '../../lib/archive/emulator/emulatorClock.ts';
+import { LIVE_SHAPES } from '../../lib/archive/emulator/liveShape.ts';
+import { windowStart } from '../../lib/archive/emulator/routes.ts';
+import { liveJoinToken, liveMatchesHistory } from '../../lib/archive/records/liveJoinToken.ts';
+import { addDays, dayRange, toDay } from '../../lib/foundation/clock/day.ts';
 import activeFixture from '../fixtures/active-documented.json' with { type: 'json' };
 import { get, getJson, historyPath, NOW, TODAY, WINDOW_FIRST } from './emulatorKit.ts';
 

@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMULATOR_FREE_KEY, type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
-import { addDays } from '../../lib/clock/day.ts';
-import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
-import { activeListSchema, historyRecordSchema, pageEnvelopeSchema } from '../../lib/records/schemas.ts';
+import { fixedClock } from '../../lib/archive/emulator/emulatorClock.ts';
+import {
+  activeListSchema,
+  historyRecordSchema,
+  pageEnvelopeSchema,
+} from '../../lib/archive/records/schemas.ts';
+import { addDays } from '../../lib/foundation/clock/day.ts';
 import activeFixture from '../fixtures/active-documented.json' with { type: 'json' };
 import historyFixture from '../fixtures/history-documented.json' with { type: 'json' };
 import {

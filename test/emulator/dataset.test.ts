@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
 import {
   DEFAULT_DATASET,
   dayProfile,
   type EmulatedSession,
   isLongDay,
   sessionsStartingOn,
-} from '../../lib/emulator/dataset.ts';
-import { historyRecordSchema } from '../../lib/records/schemas.ts';
+} from '../../lib/archive/emulator/dataset.ts';
+import { historyRecordSchema } from '../../lib/archive/records/schemas.ts';
+import { addDays, dayRange, toDay } from '../../lib/foundation/clock/day.ts';
 
 const DAYS = dayRange('2025-01-01', '2025-03-01');
 const byDay = new Map(DAYS.map((day) => [day, sessionsStartingOn(1, day)]));

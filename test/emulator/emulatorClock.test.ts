@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { acceleratedClock, fixedClock, realClock } from '../../lib/emulator/emulatorClock.ts';
+import { acceleratedClock, fixedClock, realClock } from '../../lib/archive/emulator/emulatorClock.ts';
 
 describe('fixedClock', () => {
   it('stays put until set or advanced', () => {

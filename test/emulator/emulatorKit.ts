@@ -1,8 +1,8 @@
 import { request } from 'undici';
 import { expect } from 'vitest';
 import { EMULATOR_PAID_KEY } from '../../devkit/startEmulator.ts';
-import { dayRange } from '../../lib/clock/day.ts';
-import { DEFAULT_DATASET, dayProfile } from '../../lib/emulator/dataset.ts';
+import { DEFAULT_DATASET, dayProfile } from '../../lib/archive/emulator/dataset.ts';
+import { dayRange } from '../../lib/foundation/clock/day.ts';
 
 /** The instant most emulator tests freeze the clock at; its window is 2025-01-01..2025-03-01. */
 export const NOW = '2025-03-01T12:00:00.000Z';

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { startEmulator } from '../../devkit/startEmulator.ts';
+import { fixedClock } from '../../lib/archive/emulator/emulatorClock.ts';
+import type { LiveShape } from '../../lib/archive/emulator/liveShape.ts';
+import { TEAM, teamTraffic } from '../../lib/archive/emulator/teamTraffic.ts';
+import { liveJoinToken } from '../../lib/archive/records/liveJoinToken.ts';
 import { runEmulatorCommand } from '../../lib/cli/emulatorCommand.ts';
-import { dayRange } from '../../lib/clock/day.ts';
-import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
-import type { LiveShape } from '../../lib/emulator/liveShape.ts';
-import { TEAM, teamTraffic } from '../../lib/emulator/teamTraffic.ts';
-import { liveJoinToken } from '../../lib/records/liveJoinToken.ts';
+import { dayRange } from '../../lib/foundation/clock/day.ts';
 import { getJson, historyPath } from './emulatorKit.ts';
 
 const NOW = '2026-03-04T12:00:00Z'; // a Wednesday

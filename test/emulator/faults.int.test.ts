@@ -1,8 +1,8 @@
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
-import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
-import { outageFor } from '../../lib/emulator/faults.ts';
+import { fixedClock } from '../../lib/archive/emulator/emulatorClock.ts';
+import { outageFor } from '../../lib/archive/emulator/faults.ts';
 import { daysByKind, get, historyPath, NOW } from './emulatorKit.ts';
 
 const DAY = daysByKind().normal.find((d) => d > '2025-02-01')!;

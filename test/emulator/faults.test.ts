@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FaultInjector, NO_FAULTS, outageFor, resolveFaults } from '../../lib/emulator/faults.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { FaultInjector, NO_FAULTS, outageFor, resolveFaults } from '../../lib/archive/emulator/faults.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 
 describe('resolveFaults', () => {
   it('turns everything off by default', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildPage, parsePaging } from '../../lib/emulator/pageBuilder.ts';
+import { buildPage, parsePaging } from '../../lib/archive/emulator/pageBuilder.ts';
 import { expectPageAt } from './emulatorKit.ts';
 
 const items = (n: number) => Array.from({ length: n }, (_, i) => i);

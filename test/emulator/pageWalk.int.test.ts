@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
-import { addDays } from '../../lib/clock/day.ts';
-import { sessionsStartingOn } from '../../lib/emulator/dataset.ts';
-import { type FixedClock, fixedClock } from '../../lib/emulator/emulatorClock.ts';
+import { sessionsStartingOn } from '../../lib/archive/emulator/dataset.ts';
+import { type FixedClock, fixedClock } from '../../lib/archive/emulator/emulatorClock.ts';
+import { addDays } from '../../lib/foundation/clock/day.ts';
 import { daysByKind, get, getJson, historyPath, key, NOW, TODAY } from './emulatorKit.ts';
 
 interface Page {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
-import { addDays, dayRange } from '../../lib/clock/day.ts';
-import { sessionsStartingOn } from '../../lib/emulator/dataset.ts';
-import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
-import { POISON_KINDS, poisonFor, resolvePoison } from '../../lib/emulator/poison.ts';
-import { historyRecordSchema } from '../../lib/records/schemas.ts';
+import { sessionsStartingOn } from '../../lib/archive/emulator/dataset.ts';
+import { fixedClock } from '../../lib/archive/emulator/emulatorClock.ts';
+import { POISON_KINDS, poisonFor, resolvePoison } from '../../lib/archive/emulator/poison.ts';
+import { historyRecordSchema } from '../../lib/archive/records/schemas.ts';
+import { addDays, dayRange } from '../../lib/foundation/clock/day.ts';
 import { daysByKind, getJson, historyPath, key, NOW, TODAY } from './emulatorKit.ts';
 
 type Page = { totalElements: number; content: unknown[] };

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, dayRange } from '../../lib/clock/day.ts';
-import { DEFAULT_DATASET } from '../../lib/emulator/dataset.ts';
-import { SessionArchive } from '../../lib/emulator/sessionArchive.ts';
+import { DEFAULT_DATASET } from '../../lib/archive/emulator/dataset.ts';
+import { SessionArchive } from '../../lib/archive/emulator/sessionArchive.ts';
+import { addDays, dayRange } from '../../lib/foundation/clock/day.ts';
 
 const DAY_MS = 86_400_000;
 const T0 = Date.parse('2025-03-01T00:00:00Z');

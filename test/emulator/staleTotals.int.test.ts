@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type EmulatorOptions, startEmulator } from '../../devkit/startEmulator.ts';
-import { addDays } from '../../lib/clock/day.ts';
-import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
-import { staleCount } from '../../lib/emulator/staleTotals.ts';
+import { fixedClock } from '../../lib/archive/emulator/emulatorClock.ts';
+import { staleCount } from '../../lib/archive/emulator/staleTotals.ts';
+import { addDays } from '../../lib/foundation/clock/day.ts';
 import { serverPer } from '../support/serverPer.ts';
 import { daysByKind, getJson, historyPath, key, NOW, TODAY } from './emulatorKit.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
-import { addDays } from '../../lib/clock/day.ts';
-import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
+import { fixedClock } from '../../lib/archive/emulator/emulatorClock.ts';
+import { addDays } from '../../lib/foundation/clock/day.ts';
 import { get, historyPath, NOW, TODAY, WINDOW_FIRST } from './emulatorKit.ts';
 
 describe('startEmulator({ windowDays })', () => {

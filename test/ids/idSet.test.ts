@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ID_BYTES, IdSet, MAX_PRESIZED_IDS, presizedFor } from '../../lib/ids/idSet.ts';
+import { ID_BYTES, IdSet, MAX_PRESIZED_IDS, presizedFor } from '../../lib/foundation/ids/idSet.ts';
 
 const hexId = fc.uint8Array({ minLength: ID_BYTES, maxLength: ID_BYTES }).map(toHex);
 

@@ -15,11 +15,11 @@ import {
   CHECKSUM_REPORTS_SCHEDULE,
   DEFAULT_VERIFY_SCHEDULE,
 } from '../../infra/constructs/archiveIntegrity.ts';
-import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { digestKeys } from '../../lib/digest/digestKeys.ts';
-import { CHECKSUM_REPORTS_PREFIX } from '../../lib/verify/checksumJobs.ts';
+import { archiveKeys } from '../../lib/archive/commit/archiveKeys.ts';
+import { digestKeys } from '../../lib/archive/digest/digestKeys.ts';
+import { CHECKSUM_REPORTS_PREFIX } from '../../lib/integrity/verify/checksumJobs.ts';
 
-const STATE_DIR = fileURLToPath(new URL('../../lib/state/', import.meta.url));
+const STATE_DIR = fileURLToPath(new URL('../../lib/archive/state/', import.meta.url));
 
 const { stack, template } = synthApp();
 const logicalId = (c: { node: { defaultChild?: unknown } }) =>
@@ -105,14 +105,14 @@ describe('ArchiveIntegrity', () => {
       expect(actions).not.toContain(unused);
   });
 
-  it('grants on the state table exactly the DynamoDB calls lib/state/ sends (table set-up aside)', async () => {
+  it('grants on the state table exactly the DynamoDB calls lib/archive/state/ sends (table set-up aside)', async () => {
     const sent = new Set<string>();
     for (const file of await readdir(STATE_DIR)) {
       const source = await readFile(join(STATE_DIR, file), 'utf8');
       for (const m of source.matchAll(/new (\w+)Command\(/g)) sent.add(`dynamodb:${m[1]}`);
     }
     // The stack creates the table (point-in-time recovery on); only the CLI creates it on first use, asks
-    // whether it exists and turns its point-in-time recovery on (lib/state/ensureStateTable.ts).
+    // whether it exists and turns its point-in-time recovery on (lib/archive/state/ensureStateTable.ts).
     for (const setUp of [
       'dynamodb:CreateTable',
       'dynamodb:DescribeTable',

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ACCOUNT, type CfnTemplate, REGION } from '../../devkit/infra/templateArns.ts';
 import { synthApp } from '../../devkit/infra/testApp.ts';
 import { GUARDED_BUCKET_ACTIONS } from '../../infra/constructs/archiveIntegrity.ts';
-import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { digestKeys } from '../../lib/digest/digestKeys.ts';
+import { archiveKeys } from '../../lib/archive/commit/archiveKeys.ts';
+import { digestKeys } from '../../lib/archive/digest/digestKeys.ts';
 import { LAKE_CONTEXT } from './lakeSource.ts';
 import { type Access, refusal, TemplatePolicies } from './roleAccess.ts';
 

@@ -44,16 +44,16 @@ import {
 } from '../../devkit/startEmulator.ts';
 import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
 import { BUILTINS_BY_REQUIRE, LAMBDA_NODE_MAJOR } from '../../infra/constructs/archiveFunction.ts';
-import { readActiveRows } from '../../lib/active/activeParquet.ts';
-import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
-import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
-import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
-import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
-import { tryKernelLock } from '../../lib/process/kernelLock.ts';
-import { livenessRoot } from '../../lib/process/processLiveness.ts';
-import { recordId } from '../../lib/records/recordId.ts';
-import { tokenHmac } from '../../lib/records/tokenHmac.ts';
-import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
+import { readActiveRows } from '../../lib/archive/active/activeParquet.ts';
+import { fixedClock } from '../../lib/archive/emulator/emulatorClock.ts';
+import { tokenKeyFromSecret } from '../../lib/archive/keys/tokenKeyFromSecret.ts';
+import { readRecordIds } from '../../lib/archive/parquet/readHistoryParquet.ts';
+import { recordId } from '../../lib/archive/records/recordId.ts';
+import { tokenHmac } from '../../lib/archive/records/tokenHmac.ts';
+import { ensureStateTable } from '../../lib/archive/state/ensureStateTable.ts';
+import { addDays, dayRange, toDay } from '../../lib/foundation/clock/day.ts';
+import { tryKernelLock } from '../../lib/foundation/process/kernelLock.ts';
+import { livenessRoot } from '../../lib/foundation/process/processLiveness.ts';
 import { closeArchiveHour, emulatorArchive } from '../ocsf/emulatorArchive.ts';
 import { startStsStub } from '../ocsf/startStsStub.ts';
 import {

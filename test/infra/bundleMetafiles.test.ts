@@ -20,14 +20,14 @@ function metafile(externals: [module: string, importer: string][]): Metafile {
 
 describe('unshippedImports', () => {
   it.each([
-    ['a native module the bundle leaves out', 'classic-level', 'lib/process/kernelLock.ts', true],
+    ['a native module the bundle leaves out', 'classic-level', 'lib/foundation/process/kernelLock.ts', true],
     ['an npm package left external', 'left-pad', 'lib/x.ts', true],
     ['a builtin of the Lambda Node only', 'node:sqlite', 'node_modules/undici/lib/x.js', false],
     ['a bare builtin', 'fs', 'lib/x.ts', false],
     ['the runtime SDK', '@aws-sdk/client-s3', 'lib/x.ts', false],
     ['canvas from linkedom, which falls back', 'canvas', 'node_modules/linkedom/commonjs/canvas.cjs', false],
     ['canvas from linkedom elsewhere', 'canvas', '../x/node_modules/linkedom/commonjs/canvas.cjs', false],
-    ['canvas from anywhere else', 'canvas', 'lib/report/draw.ts', true],
+    ['canvas from anywhere else', 'canvas', 'lib/integrity/report/draw.ts', true],
   ])('%s: flagged %s', (_what, module, importer, flagged) => {
     const found = unshippedImports(metafile([[module, importer]]), BUILTINS);
     expect(found).toEqual(flagged ? [{ module, kind: 'require-call', importers: [importer] }] : []);
@@ -35,17 +35,17 @@ describe('unshippedImports', () => {
 
   it('counts a package installed beside the bundle (nodeModules) as shipped, and only that package', () => {
     const meta = metafile([
-      ['@duckdb/node-api', 'lib/ocsf/ocsfArchive.ts'],
-      ['classic-level', 'lib/process/kernelLock.ts'],
+      ['@duckdb/node-api', 'lib/analytics/ocsf/ocsfArchive.ts'],
+      ['classic-level', 'lib/foundation/process/kernelLock.ts'],
     ]);
     expect(unshippedImports(meta, BUILTINS, new Set(['@duckdb/node-api']))).toEqual([
-      { module: 'classic-level', kind: 'require-call', importers: ['lib/process/kernelLock.ts'] },
+      { module: 'classic-level', kind: 'require-call', importers: ['lib/foundation/process/kernelLock.ts'] },
     ]);
   });
 
   it('reads what the output keeps, not every input esbuild parsed (tree-shaken imports are gone)', () => {
     const meta = metafile([]);
-    meta.inputs['lib/process/kernelLock.ts'] = {
+    meta.inputs['lib/foundation/process/kernelLock.ts'] = {
       imports: [{ path: 'classic-level', kind: 'dynamic-import', external: true }],
     };
     expect(unshippedImports(meta, BUILTINS)).toEqual([]);

@@ -1,8 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { synthApp } from '../../devkit/infra/testApp.ts';
-import { FINDINGS_COLUMNS, FINDINGS_TABLE } from '../../lib/detect/findingsDataset.ts';
-import { FINDINGS_OCSF_VIEW, TUNNEL_SESSIONS_OCSF_VIEW } from '../../lib/ocsf/ocsfViews.ts';
+import { FINDINGS_COLUMNS, FINDINGS_TABLE } from '../../lib/analytics/detect/findingsDataset.ts';
+import { FINDINGS_OCSF_VIEW, TUNNEL_SESSIONS_OCSF_VIEW } from '../../lib/analytics/ocsf/ocsfViews.ts';
 
 const { template, stack } = synthApp({
   context: { detections: '{"rules":{"off_hours":{"time_zone":"Europe/Berlin"}}}' },

@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ecdsaSignDigest } from '../../devkit/infra/ecdsaSignDigest.ts';
-import { verifySignature } from '../../lib/digest/digestSigner.ts';
+import { verifySignature } from '../../lib/archive/digest/digestSigner.ts';
 
 describe('ecdsaSignDigest (the KMS stub signer)', () => {
   it('signs a SHA-256 digest so that node:crypto verifies it over the whole message', () => {

@@ -11,14 +11,14 @@ import { readFileSync } from 'node:fs';
 import { startLocalFanout } from '../../devkit/infra/localFanout.ts';
 import { STAND_IN_TOKEN_KEY } from '../../devkit/infra/standInsFor.ts';
 import { EMULATOR_PAID_KEY, startEmulator } from '../../devkit/startEmulator.ts';
-import type { Clock } from '../../lib/clock/clock.ts';
-import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
-import { offsetClock } from '../../lib/clock/offsetClock.ts';
-import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
-import { recordId } from '../../lib/records/recordId.ts';
-import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
-import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
-import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
+import { tokenKeyFromSecret } from '../../lib/archive/keys/tokenKeyFromSecret.ts';
+import { recordId } from '../../lib/archive/records/recordId.ts';
+import { objectStoreFromUrl } from '../../lib/archive/store/objectStoreFromUrl.ts';
+import { createTunnelApiClient } from '../../lib/archive/upstream/createTunnelApiClient.ts';
+import type { Clock } from '../../lib/foundation/clock/clock.ts';
+import { addDays, dayRange, toDay } from '../../lib/foundation/clock/day.ts';
+import { offsetClock } from '../../lib/foundation/clock/offsetClock.ts';
+import { verifyArchive } from '../../lib/integrity/verify/verifyArchive.ts';
 
 const [definitionFile, windowDaysArg, simulatedStart, templateEnvFile] = process.argv.slice(2);
 /** The fan-out function's template environment, as the parent synthesized it (`windowDays` context). */

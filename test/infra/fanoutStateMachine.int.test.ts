@@ -11,8 +11,8 @@ import { synthApp } from '../../devkit/infra/testApp.ts';
 import { LAMBDA_NODE, RUN_TS } from '../../devkit/lambdaNode.ts';
 import { s3rverClient } from '../../devkit/startS3rver.ts';
 import { FANOUT_RESULTS_PREFIX } from '../../infra/constructs/fanoutOrchestration.ts';
-import type { Day } from '../../lib/clock/day.ts';
-import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
+import { readRecordIds } from '../../lib/archive/parquet/readHistoryParquet.ts';
+import type { Day } from '../../lib/foundation/clock/day.ts';
 import { distributedJsonMap } from './distributedJsonMap.ts';
 
 const WINDOW_DAYS = 8;

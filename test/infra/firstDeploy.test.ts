@@ -6,9 +6,9 @@ import { METRIC, METRICS_NAMESPACE } from '../../functions/shared/telemetryNames
 import { SNAPSHOT_METRIC } from '../../functions/snapshot-active/snapshotTelemetry.ts';
 import { PREFIX } from '../../infra/constructs/archiveBuckets.ts';
 import { WORKGROUP_NAME } from '../../infra/constructs/historyCatalog.ts';
-import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { SETTINGS } from '../../lib/config/configSpec.ts';
-import { lakeSourceSchema } from '../../lib/ocsf/lakeSourceSchema.ts';
+import { lakeSourceSchema } from '../../lib/analytics/ocsf/lakeSourceSchema.ts';
+import { archiveKeys } from '../../lib/archive/commit/archiveKeys.ts';
+import { SETTINGS } from '../../lib/archive/config/configSpec.ts';
 import { LAKE_CONTEXT, LAKE_SOURCE } from './lakeSource.ts';
 
 const doc = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { iamStatements, resourceSuffix, synthApp } from '../../devkit/infra/testApp.ts';
 import { SNAPSHOT_METRIC } from '../../functions/snapshot-active/snapshotTelemetry.ts';
-import { ACTIVE_COLUMNS } from '../../lib/active/activeSchema.ts';
-import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { ACTIVE_TABLE, activeViews } from '../../lib/query/activeViews.ts';
-import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
+import { ACTIVE_TABLE, activeViews } from '../../lib/analytics/query/activeViews.ts';
+import { ACTIVE_COLUMNS } from '../../lib/archive/active/activeSchema.ts';
+import { archiveKeys } from '../../lib/archive/commit/archiveKeys.ts';
+import { ACTIVE_CHUNK_PREFIX } from '../../lib/archive/state/activeChunks.ts';
 
 const { stack, template } = synthApp();
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation JSON, asserted field by field.

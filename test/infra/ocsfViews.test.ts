@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { synthApp } from '../../devkit/infra/testApp.ts';
-import { FINDINGS_TABLE } from '../../lib/detect/findingsDataset.ts';
-import { loadRulesSync } from '../../lib/detect/loadRules.ts';
-import { ocsfViews } from '../../lib/ocsf/ocsfViews.ts';
+import { FINDINGS_TABLE } from '../../lib/analytics/detect/findingsDataset.ts';
+import { loadRulesSync } from '../../lib/analytics/detect/loadRules.ts';
+import { ocsfViews } from '../../lib/analytics/ocsf/ocsfViews.ts';
 import { trinoFunctionIssues } from '../ocsf/trinoFunctionIssues.ts';
 import { trinoSyntaxErrors } from '../support/trinoSyntaxErrors.ts';
 
@@ -43,7 +43,7 @@ const deployed = (name: string): Deployed => {
 const trinoIssues = (sql: string) => [...trinoSyntaxErrors(sql), ...trinoFunctionIssues(sql)];
 
 describe('the OCSF views in the stack', () => {
-  it('deploys every view lib/ocsf renders, and no other OCSF view', () => {
+  it('deploys every view lib/analytics/ocsf renders, and no other OCSF view', () => {
     const ocsf = deployedViews()
       .map((v) => v.name)
       .filter((n) => n.includes('ocsf'));

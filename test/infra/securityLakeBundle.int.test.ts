@@ -18,7 +18,7 @@ import { LAMBDA_NODE } from '../../devkit/lambdaNode.ts';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../../devkit/startDynalite.ts';
 import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
 import { SecurityLakeExport } from '../../infra/constructs/securityLakeExport.ts';
-import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
+import { ensureStateTable } from '../../lib/archive/state/ensureStateTable.ts';
 import { closeArchiveHour, emulatorArchive } from '../ocsf/emulatorArchive.ts';
 import { ocsfErrors } from '../ocsf/ocsfSchemas.ts';
 import { readLakeObject } from '../ocsf/readLakeObject.ts';
@@ -181,7 +181,7 @@ describe('the bundled Security Lake export function', () => {
     // One file read back with DuckDB: each event is an OCSF 1.1 Network Activity.
     const rows = await readLakeObject(s3.client, LAKE_BUCKET, keys[0] ?? '', join(tmp.dir, 'hour.parquet'));
     expect(rows.length).toBeGreaterThan(0);
-    const { stripNulls } = await import('../../lib/ocsf/stripNulls.ts');
+    const { stripNulls } = await import('../../lib/analytics/ocsf/stripNulls.ts');
     expect(
       rows.map((e) => ocsfErrors('1.1.0-network_activity', stripNulls(e))).filter((e) => e !== ''),
     ).toEqual([]);

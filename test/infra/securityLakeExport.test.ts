@@ -1,7 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { iamStatements, nagViolations, staleAcknowledgements, synthApp } from '../../devkit/infra/testApp.ts';
-import { SETTINGS } from '../../lib/config/configSpec.ts';
+import { SETTINGS } from '../../lib/archive/config/configSpec.ts';
 
 const ROLE = (cls: string) =>
   `arn:aws:iam::123456789012:role/AmazonSecurityLake-Provider-tunnel-archiver-${cls}-eu-west-1`;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { RecordedCall } from '../../devkit/awsCallLog.ts';
 import { ACCOUNT, type CfnTemplate, REGION } from '../../devkit/infra/templateArns.ts';
 import { synthApp } from '../../devkit/infra/testApp.ts';
-import { type Reader, SETTINGS } from '../../lib/config/configSpec.ts';
+import { type Reader, SETTINGS } from '../../lib/archive/config/configSpec.ts';
 import { accessesOf } from './callAccesses.ts';
 import { LAKE_CONTEXT, LAKE_EXTERNAL_ID, LAKE_SOURCE } from './lakeSource.ts';
 import { refusal, refusals, TemplatePolicies } from './roleAccess.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readStackSettings } from '../../infra/stackSettings.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 
 const from = (context: Record<string, unknown>) => readStackSettings((key) => context[key]);
 

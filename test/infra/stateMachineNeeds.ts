@@ -1,7 +1,7 @@
 import { ACCOUNT, REGION } from '../../devkit/infra/templateArns.ts';
-import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { fanoutKeys } from '../../lib/fanout/fanoutTypes.ts';
-import { verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
+import { archiveKeys } from '../../lib/archive/commit/archiveKeys.ts';
+import { fanoutKeys } from '../../lib/archive/fanout/fanoutTypes.ts';
+import { verifyJobKeys } from '../../lib/integrity/verify/verifyJobTypes.ts';
 import type { Access } from './roleAccess.ts';
 
 type State = Record<string, unknown> & { Type: string; Resource?: string };

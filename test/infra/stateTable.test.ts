@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { propsOf, synthApp } from '../../devkit/infra/testApp.ts';
-import { STATE_TABLE } from '../../lib/state/stateTableSpec.ts';
+import { STATE_TABLE } from '../../lib/archive/state/stateTableSpec.ts';
 
 const synth = synthApp();
 

@@ -6,11 +6,11 @@ import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/
 import { NONCURRENT_EXPIRY_PREFIXES, VERIFY_JOB_DAYS } from '../../infra/constructs/archiveBuckets.ts';
 import { ENGINE_MEMORY_MIB } from '../../infra/constructs/archiveFunction.ts';
 import { VERIFY_JOB_MAP_RESULTS_PREFIX } from '../../infra/constructs/verifyJob.ts';
-import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { digestKeys } from '../../lib/digest/digestKeys.ts';
-import { HISTORY_COLUMNS } from '../../lib/parquet/historySchema.ts';
-import { ACTIVE_CHUNK_PREFIX } from '../../lib/state/activeChunks.ts';
-import { verifyJobKeys } from '../../lib/verify/verifyJobTypes.ts';
+import { archiveKeys } from '../../lib/archive/commit/archiveKeys.ts';
+import { digestKeys } from '../../lib/archive/digest/digestKeys.ts';
+import { HISTORY_COLUMNS } from '../../lib/archive/parquet/historySchema.ts';
+import { ACTIVE_CHUNK_PREFIX } from '../../lib/archive/state/activeChunks.ts';
+import { verifyJobKeys } from '../../lib/integrity/verify/verifyJobTypes.ts';
 
 const { stack, template } = synthApp();
 const ref = (construct: { node: { defaultChild?: unknown } }) => ({

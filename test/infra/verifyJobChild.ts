@@ -12,9 +12,9 @@
 import { readFileSync } from 'node:fs';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { itemsReadBeforeMap, READ_ITEMS } from '../../devkit/infra/localStateMachine.ts';
-import { systemClock } from '../../lib/clock/clock.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
+import { systemClock } from '../../lib/foundation/clock/clock.ts';
+import { silentLogger } from '../../lib/foundation/log/logger.ts';
 
 const [definitionFile, executionsJson] = process.argv.slice(2);
 const definition = JSON.parse(readFileSync(definitionFile as string, 'utf8'));

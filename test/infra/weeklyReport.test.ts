@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { iamStatements, propsOf, resourceSuffix, synthApp } from '../../devkit/infra/testApp.ts';
 import { REPORT_VERSIONS_KEPT } from '../../infra/constructs/archiveBuckets.ts';
 import { WRITE_ONCE_PREFIXES } from '../../infra/constructs/archiveIntegrity.ts';
-import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
+import { archiveKeys } from '../../lib/archive/commit/archiveKeys.ts';
 
 const { stack, template } = synthApp();
 const bucketRef = stack.getLogicalId(stack.buckets.archive.node.defaultChild as never);

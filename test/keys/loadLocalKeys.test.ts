@@ -2,9 +2,9 @@ import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { verifySignature } from '../../lib/digest/digestSigner.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { LOCAL_KEY_FILES, loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
+import { verifySignature } from '../../lib/archive/digest/digestSigner.ts';
+import { LOCAL_KEY_FILES, loadLocalKeys, localKeysDir } from '../../lib/archive/keys/loadLocalKeys.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 
 let dest: string;
 beforeEach(async () => {

@@ -2,13 +2,13 @@ import { chmod, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LOCAL_KEY_FILES, loadLocalKeys } from '../../lib/keys/loadLocalKeys.ts';
+import { LOCAL_KEY_FILES, loadLocalKeys } from '../../lib/archive/keys/loadLocalKeys.ts';
 import {
   archiveKeysName,
   locateLocalKeys,
   userConfigHome,
   userKeysDir,
-} from '../../lib/keys/localKeysLocation.ts';
+} from '../../lib/archive/keys/localKeysLocation.ts';
 
 let root: string;
 beforeEach(async () => {

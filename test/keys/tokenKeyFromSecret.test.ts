@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
+import { tokenKeyFromSecret } from '../../lib/archive/keys/tokenKeyFromSecret.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 
 describe('tokenKeyFromSecret', () => {
   it('derives the 32-byte key as SHA-256 of the generated secret string (what the README tells key holders)', () => {

@@ -57,28 +57,70 @@ const one = (name: string): string => `export const ${name} = 1;\n`;
 describe('the layer rules (npm run layers, part of npm test)', () => {
   it('a lower layer importing a higher one fails, and the message names the rule', () =>
     broken(
-      { 'lib/run/runIt.ts': one('run'), 'lib/clock/helper.ts': importing('run', '../run/runIt.ts') },
-      /error layer-foundation: lib\/clock\/helper\.ts → lib\/run\/runIt\.ts/,
+      {
+        'lib/archive/run/runIt.ts': one('run'),
+        'lib/foundation/clock/helper.ts': importing('run', '../../archive/run/runIt.ts'),
+      },
+      /error layer-foundation: lib\/foundation\/clock\/helper\.ts → lib\/archive\/run\/runIt\.ts/,
     ));
 
   it('two folders of one layer importing each other fail (no folder cycles)', () =>
     broken(
-      { 'lib/records/a.ts': importing('b', '../store/b.ts'), 'lib/store/b.ts': one('b') },
+      { 'lib/archive/records/a.ts': importing('b', '../store/b.ts'), 'lib/archive/store/b.ts': one('b') },
       'layer-data-folders-apart',
     ));
 
   it('the AWS SDK outside its adapters fails', () =>
     broken(
-      { 'lib/run/usesSdk.ts': importing('S3Client', '@aws-sdk/client-s3') },
+      { 'lib/archive/run/usesSdk.ts': importing('S3Client', '@aws-sdk/client-s3') },
       'aws-sdk-only-in-adapters',
     ));
 
-  it('the control: a higher layer importing a lower one passes', () =>
-    clean({ 'lib/clock/helper.ts': one('x'), 'lib/run/uses.ts': importing('x', '../clock/helper.ts') }));
+  it("the control: a higher layer importing a lower one, through its group's entry point, passes", () =>
+    clean({
+      'lib/foundation/clock/helper.ts': one('x'),
+      'lib/foundation/index.ts': "export { x } from './clock/helper.ts';\n",
+      'lib/archive/run/uses.ts': importing('x', '../../foundation/index.ts'),
+    }));
+
+  it("a group importing another's file past its entry points fails (group-through-entry)", () =>
+    broken(
+      {
+        'lib/archive/walk/walkDay.ts': one('walkDay'),
+        'lib/integrity/verify/uses.ts': importing('walkDay', '../../archive/walk/walkDay.ts'),
+      },
+      /error group-through-entry: lib\/integrity\/verify\/uses\.ts → lib\/archive\/walk\/walkDay\.ts/,
+    ));
+
+  it("an entry point re-exporting another group's file fails (entry-exports-own-group)", () =>
+    broken(
+      {
+        'lib/foundation/clock/helper.ts': one('x'),
+        'lib/archive/index.ts': "export { x } from '../foundation/clock/helper.ts';\n",
+      },
+      /error entry-exports-own-group: lib\/archive\/index\.ts → lib\/foundation\/clock\/helper\.ts/,
+    ));
+
+  it.each([
+    ['lib/foundation/clock/a.ts', '../../archive/index.ts', 'group-foundation-below', 'lib/archive/index.ts'],
+    ['lib/archive/run/a.ts', '../../analytics/index.ts', 'group-archive-below', 'lib/analytics/index.ts'],
+    [
+      'lib/integrity/verify/a.ts',
+      '../../analytics/index.ts',
+      'lib/analytics/index.ts',
+      'group-integrity-analytics-below',
+    ],
+    ['lib/analytics/detect/a.ts', '../../cli/main.ts', 'group-integrity-analytics-below', 'lib/cli/main.ts'],
+  ])('%s importing %s, above or beside its group, fails (%s)', (from, spec, name, to) =>
+    broken({ [to]: one('k'), [from]: importing('k', spec) }, new RegExp(`error ${name}: ${from} → ${to}`)),
+  );
 
   it('a lib folder placed in no layer fails, whether it imports or is imported', async () => {
     await broken(
-      { 'lib/clock/helper.ts': one('x'), 'lib/newroom/uses.ts': importing('x', '../clock/helper.ts') },
+      {
+        'lib/foundation/clock/helper.ts': one('x'),
+        'lib/newroom/uses.ts': importing('x', '../foundation/clock/helper.ts'),
+      },
       /error lib-folder-in-a-layer-importing: lib\/newroom\/uses\.ts/,
     );
     await broken(
@@ -101,15 +143,21 @@ describe('the layer rules (npm run layers, part of npm test)', () => {
 
   it.each([
     ['test/parquet/a.test.ts', 'bench-below-its-tests'],
-    ['lib/clock/a.ts', 'lib-below-entry-points'],
+    ['lib/foundation/clock/a.ts', 'lib-below-entry-points'],
   ])('%s importing bench/ fails (%s)', (from, rule) =>
-    broken({ 'bench/caseKit.ts': one('k'), [from]: importing('k', '../../bench/caseKit.ts') }, rule),
+    broken(
+      {
+        'bench/caseKit.ts': one('k'),
+        [from]: importing('k', `${'../'.repeat(from.split('/').length - 1)}bench/caseKit.ts`),
+      },
+      rule,
+    ),
   );
 
   it("the bench's own tests import bench/, and the bench and the tests import the dev kit", () =>
     clean({
-      'devkit/kit.ts': importing('c', '../lib/clock/c.ts'),
-      'lib/clock/c.ts': one('c'),
+      'devkit/kit.ts': importing('c', '../lib/foundation/clock/c.ts'),
+      'lib/foundation/clock/c.ts': one('c'),
       'bench/caseKit.ts': importing('y', '../devkit/kit.ts'),
       'test/run/a.test.ts': importing('y', '../../devkit/kit.ts'),
       'test/bench/caseKit.test.ts': importing('y', '../../bench/caseKit.ts'),
@@ -149,37 +197,43 @@ describe('the layer rules (npm run layers, part of npm test)', () => {
 
   it('the fan-out reaching a run stage outside runStages fails (fanout-through-run-stages)', async () => {
     const run = {
-      'lib/run/planRun.ts': one('planRun'),
-      'lib/run/runStages.ts': importing('planRun', './planRun.ts'),
+      'lib/archive/run/planRun.ts': one('planRun'),
+      'lib/archive/run/runStages.ts': importing('planRun', './planRun.ts'),
     };
     await broken(
-      { ...run, 'lib/fanout/plan.ts': importing('planRun', '../run/planRun.ts') },
-      /error fanout-through-run-stages: lib\/fanout\/plan\.ts → lib\/run\/planRun\.ts/,
+      { ...run, 'lib/archive/fanout/plan.ts': importing('planRun', '../run/planRun.ts') },
+      /error fanout-through-run-stages: lib\/archive\/fanout\/plan\.ts → lib\/archive\/run\/planRun\.ts/,
     );
-    await clean({ ...run, 'lib/fanout/plan.ts': importing('y', '../run/runStages.ts') });
+    await clean({ ...run, 'lib/archive/fanout/plan.ts': importing('y', '../run/runStages.ts') });
   });
 
   it("the state store imports a feature's state items, and only those, from above it", async () => {
     await clean({
-      'lib/verify/verifyProgress.ts': one('verifyProgressSchema'),
-      'lib/state/archiveMeta.ts': importing('verifyProgressSchema', '../verify/verifyProgress.ts'),
+      'lib/integrity/verify/verifyProgress.ts': one('verifyProgressSchema'),
+      'lib/archive/state/archiveMeta.ts': importing(
+        'verifyProgressSchema',
+        '../../integrity/verify/verifyProgress.ts',
+      ),
     });
     await broken(
       {
-        'lib/verify/verifyWeekly.ts': one('verifyWeekly'),
-        'lib/state/archiveMeta.ts': importing('verifyWeekly', '../verify/verifyWeekly.ts'),
+        'lib/integrity/verify/verifyWeekly.ts': one('verifyWeekly'),
+        'lib/archive/state/archiveMeta.ts': importing(
+          'verifyWeekly',
+          '../../integrity/verify/verifyWeekly.ts',
+        ),
       },
-      /error layer-data: lib\/state\/archiveMeta\.ts → lib\/verify\/verifyWeekly\.ts/,
+      /error layer-data: lib\/archive\/state\/archiveMeta\.ts → lib\/integrity\/verify\/verifyWeekly\.ts/,
     );
   });
 
-  it("a feature's state item importing above lib/state fails (feature-state-items-stay-low)", () =>
+  it("a feature's state item importing above lib/archive/state fails (feature-state-items-stay-low)", () =>
     broken(
       {
-        'lib/run/runIt.ts': one('run'),
-        'lib/active/activeState.ts': importing('run', '../run/runIt.ts'),
-        'lib/state/statePorts.ts': importing('y', '../active/activeState.ts'),
+        'lib/archive/run/runIt.ts': one('run'),
+        'lib/archive/active/activeState.ts': importing('run', '../run/runIt.ts'),
+        'lib/archive/state/statePorts.ts': importing('y', '../active/activeState.ts'),
       },
-      /error feature-state-items-stay-low: lib\/active\/activeState\.ts → lib\/run\/runIt\.ts/,
+      /error feature-state-items-stay-low: lib\/archive\/active\/activeState\.ts → lib\/archive\/run\/runIt\.ts/,
     ));
 });

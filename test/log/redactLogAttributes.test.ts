@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { jsonLineLogger, redactingLogger } from '../../lib/log/logger.ts';
-import { isTokenBearingName, REDACTED, redactLogAttributes } from '../../lib/log/redactLogAttributes.ts';
+import { jsonLineLogger, redactingLogger } from '../../lib/foundation/log/logger.ts';
+import {
+  isTokenBearingName,
+  REDACTED,
+  redactLogAttributes,
+} from '../../lib/foundation/log/redactLogAttributes.ts';
 
 const RAW = 'tok_live_abcdef0123456789';
 

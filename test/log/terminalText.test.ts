@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { activeTable, formatActiveTable } from '../../lib/active/activeTable.ts';
-import { terminalJson, terminalText } from '../../lib/log/terminalText.ts';
+import { activeTable, formatActiveTable } from '../../lib/archive/active/activeTable.ts';
+import { terminalJson, terminalText } from '../../lib/foundation/log/terminalText.ts';
 import { session } from '../active/activeKit.ts';
 
 /** Anything a terminal would act on: ESC (CSI, OSC title), BEL, CR, BS, DEL, 8-bit CSI, a bidi override. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { countingObjectStore } from '../../devkit/countingObjectStore.ts';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
-import { addDays, type Day } from '../../lib/clock/day.ts';
-import { copyArchiveDays } from '../../lib/ocsf/copyArchiveDays.ts';
+import { copyArchiveDays } from '../../lib/analytics/ocsf/copyArchiveDays.ts';
+import { addDays, type Day } from '../../lib/foundation/clock/day.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 
 const tmp = tempDirPer('ta-copy-days-');

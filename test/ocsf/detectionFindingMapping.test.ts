@@ -2,25 +2,30 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Finding } from '../../lib/detect/finding.ts';
-import { findingsWriter } from '../../lib/detect/findingsDataset.ts';
-import { loadRules } from '../../lib/detect/loadRules.ts';
-import type { DetectionRule } from '../../lib/detect/ruleSchema.ts';
+import type { Finding } from '../../lib/analytics/detect/finding.ts';
+import { findingsWriter } from '../../lib/analytics/detect/findingsDataset.ts';
+import { loadRules } from '../../lib/analytics/detect/loadRules.ts';
+import type { DetectionRule } from '../../lib/analytics/detect/ruleSchema.ts';
 import {
   detectionFindingMapping,
   type OcsfFindingInput,
   type OcsfRule,
-} from '../../lib/ocsf/detectionFindingMapping.ts';
-import { findingsOcsfSql } from '../../lib/ocsf/findingsOcsfSql.ts';
-import { type MappedField, mappedSqlFields, mappedValue, type Source } from '../../lib/ocsf/mappedField.ts';
-import type { OcsfType } from '../../lib/ocsf/ocsfField.ts';
-import { selectList } from '../../lib/ocsf/ocsfField.ts';
-import { OCSF_1_8 } from '../../lib/ocsf/ocsfProfile.ts';
-import { stripNulls } from '../../lib/ocsf/stripNulls.ts';
-import { toOcsfDetectionFinding } from '../../lib/ocsf/toOcsfDetectionFinding.ts';
-import { sqlString } from '../../lib/query/sqlString.ts';
-import { athenaLikeDuckdb } from '../../lib/sql/athenaLikeDuckdb.ts';
-import { duckdbSpelling } from '../../lib/sql/duckdbSpelling.ts';
+} from '../../lib/analytics/ocsf/detectionFindingMapping.ts';
+import { findingsOcsfSql } from '../../lib/analytics/ocsf/findingsOcsfSql.ts';
+import {
+  type MappedField,
+  mappedSqlFields,
+  mappedValue,
+  type Source,
+} from '../../lib/analytics/ocsf/mappedField.ts';
+import type { OcsfType } from '../../lib/analytics/ocsf/ocsfField.ts';
+import { selectList } from '../../lib/analytics/ocsf/ocsfField.ts';
+import { OCSF_1_8 } from '../../lib/analytics/ocsf/ocsfProfile.ts';
+import { stripNulls } from '../../lib/analytics/ocsf/stripNulls.ts';
+import { toOcsfDetectionFinding } from '../../lib/analytics/ocsf/toOcsfDetectionFinding.ts';
+import { sqlString } from '../../lib/analytics/query/sqlString.ts';
+import { athenaLikeDuckdb } from '../../lib/foundation/sql/athenaLikeDuckdb.ts';
+import { duckdbSpelling } from '../../lib/foundation/sql/duckdbSpelling.ts';
 import { ocsfErrors } from './ocsfSchemas.ts';
 
 const duckdb = await athenaLikeDuckdb();

@@ -1,9 +1,9 @@
 import { cliKeysDir, runCli } from '../../devkit/runCli.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { appendDigest } from '../../lib/digest/appendDigest.ts';
-import { loadLocalKeys } from '../../lib/keys/loadLocalKeys.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { appendDigest } from '../../lib/archive/digest/appendDigest.ts';
+import { loadLocalKeys } from '../../lib/archive/keys/loadLocalKeys.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { silentLogger } from '../../lib/foundation/log/logger.ts';
 
 /** The instant the emulator's archive is made at (its clock, the archiver's and detect's). */
 export const ARCHIVE_NOW = '2026-11-20T12:00:00Z';

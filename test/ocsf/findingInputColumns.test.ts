@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { FINDINGS_COLUMNS } from '../../lib/detect/findingsDataset.ts';
-import { loadRules } from '../../lib/detect/loadRules.ts';
-import { findingsOcsfSql } from '../../lib/ocsf/findingsOcsfSql.ts';
-import { FINDING_INPUT } from '../../lib/ocsf/ocsfArchive.ts';
-import { OCSF_1_8 } from '../../lib/ocsf/ocsfProfile.ts';
-import { duckdbType } from '../../lib/sql/duckdbSpelling.ts';
+import { FINDINGS_COLUMNS } from '../../lib/analytics/detect/findingsDataset.ts';
+import { loadRules } from '../../lib/analytics/detect/loadRules.ts';
+import { findingsOcsfSql } from '../../lib/analytics/ocsf/findingsOcsfSql.ts';
+import { FINDING_INPUT } from '../../lib/analytics/ocsf/ocsfArchive.ts';
+import { OCSF_1_8 } from '../../lib/analytics/ocsf/ocsfProfile.ts';
+import { duckdbType } from '../../lib/foundation/sql/duckdbSpelling.ts';
 
 describe("the OCSF export's findings table for an archive with no findings yet", () => {
   it('has every column of the findings dataset the mapping reads, typed as the dataset stores it', async () => {

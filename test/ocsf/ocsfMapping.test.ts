@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { loadRules } from '../../lib/detect/loadRules.ts';
-import { ATTACK_TECHNIQUES } from '../../lib/ocsf/attackIds.ts';
-import { attackOf, attacksOf } from '../../lib/ocsf/attackOf.ts';
-import { stripNulls } from '../../lib/ocsf/stripNulls.ts';
+import { loadRules } from '../../lib/analytics/detect/loadRules.ts';
+import { ATTACK_TECHNIQUES } from '../../lib/analytics/ocsf/attackIds.ts';
+import { attackOf, attacksOf } from '../../lib/analytics/ocsf/attackOf.ts';
+import { stripNulls } from '../../lib/analytics/ocsf/stripNulls.ts';
 import { ocsfErrors } from './ocsfSchemas.ts';
 
 const SESSION_EVENT = {

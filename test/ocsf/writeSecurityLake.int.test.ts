@@ -6,23 +6,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DynaliteHandle, startDynalite } from '../../devkit/startDynalite.ts';
 import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
 import { assumedLakeStore } from '../../functions/security-lake-export/assumedLakeStore.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { loadRules } from '../../lib/detect/loadRules.ts';
-import { appendDigest } from '../../lib/digest/appendDigest.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import { openOcsfArchive } from '../../lib/ocsf/ocsfArchive.ts';
-import { OCSF_1_1 } from '../../lib/ocsf/ocsfProfile.ts';
-import type { LakeSource } from '../../lib/ocsf/securityLakeLayout.ts';
-import { stripNulls } from '../../lib/ocsf/stripNulls.ts';
+import { loadRules } from '../../lib/analytics/detect/loadRules.ts';
+import { openOcsfArchive } from '../../lib/analytics/ocsf/ocsfArchive.ts';
+import { OCSF_1_1 } from '../../lib/analytics/ocsf/ocsfProfile.ts';
+import type { LakeSource } from '../../lib/analytics/ocsf/securityLakeLayout.ts';
+import { stripNulls } from '../../lib/analytics/ocsf/stripNulls.ts';
 import {
   type SecurityLakeDeps,
   type SecurityLakeOptions,
   writeSecurityLake,
-} from '../../lib/ocsf/writeSecurityLake.ts';
-import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
-import type { VersionedItems } from '../../lib/state/versionedItems.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import type { ObjectStore } from '../../lib/store/objectStore.ts';
+} from '../../lib/analytics/ocsf/writeSecurityLake.ts';
+import { appendDigest } from '../../lib/archive/digest/appendDigest.ts';
+import { dynamoVersionedItems } from '../../lib/archive/state/dynamoVersionedItems.ts';
+import type { VersionedItems } from '../../lib/archive/state/versionedItems.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
+import type { ObjectStore } from '../../lib/archive/store/objectStore.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { silentLogger } from '../../lib/foundation/log/logger.ts';
 import { TEST_SIGNER } from '../support/engineKit.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 import { startWriteOnceFront, type WriteOnceFront } from '../support/writeOnceS3Front.ts';

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdSet } from '../../lib/ids/idSet.ts';
-import { historyWriter } from '../../lib/parquet/historyWriter.ts';
-import { addHexIdColumn, readStringColumn } from '../../lib/parquet/readHistoryParquet.ts';
-import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
-import { localFileSource } from '../../lib/store/byteSource.ts';
+import { historyWriter } from '../../lib/archive/parquet/historyWriter.ts';
+import { addHexIdColumn, readStringColumn } from '../../lib/archive/parquet/readHistoryParquet.ts';
+import { writeHistoryParquet } from '../../lib/archive/parquet/writeHistoryParquet.ts';
+import { localFileSource } from '../../lib/archive/store/byteSource.ts';
+import { IdSet } from '../../lib/foundation/ids/idSet.ts';
 import { syntheticRows } from '../support/syntheticRows.ts';
 
 let dir: string;

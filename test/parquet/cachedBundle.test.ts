@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type BuiltBundle, cachedBundle } from '../../lib/parquet/cachedBundle.ts';
+import { type BuiltBundle, cachedBundle } from '../../lib/archive/parquet/cachedBundle.ts';
 
 describe('cachedBundle', () => {
   let root: string;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { ByteWriter } from 'hyparquet-writer';
 import { deltaBinaryPack } from 'hyparquet-writer/src/delta.js';
 import { describe, expect, it } from 'vitest';
-import { deltaPackSafeIntegers, MAX_SAFE_SPREAD } from '../../lib/parquet/deltaPackSafeIntegers.ts';
+import { deltaPackSafeIntegers, MAX_SAFE_SPREAD } from '../../lib/archive/parquet/deltaPackSafeIntegers.ts';
 
 /** What hyparquet-writer writes for an INT64 column: its values reach the encoder as BigInts. */
 function library(values: number[]): Uint8Array {

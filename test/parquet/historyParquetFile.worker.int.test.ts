@@ -3,11 +3,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHUNK_ROWS, HistoryParquetFile } from '../../lib/parquet/historyParquetFile.ts';
-import { parquetWorker } from '../../lib/parquet/parquetWorkerClient.ts';
-import { readHistoryFileRows } from '../../lib/parquet/readHistoryParquet.ts';
-import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
-import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+import { CHUNK_ROWS, HistoryParquetFile } from '../../lib/archive/parquet/historyParquetFile.ts';
+import { parquetWorker } from '../../lib/archive/parquet/parquetWorkerClient.ts';
+import { readHistoryFileRows } from '../../lib/archive/parquet/readHistoryParquet.ts';
+import { writeHistoryParquet } from '../../lib/archive/parquet/writeHistoryParquet.ts';
+import type { ArchiveRow } from '../../lib/archive/records/archiveRow.ts';
 import { syntheticRows } from '../support/syntheticRows.ts';
 import { edgeCaseRows } from './historyRows.ts';
 

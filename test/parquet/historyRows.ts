@@ -1,5 +1,5 @@
-import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
-import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
+import type { ArchiveRow } from '../../lib/archive/records/archiveRow.ts';
+import { toArchiveRow } from '../../lib/archive/records/toArchiveRow.ts';
 import { baseRecord, documentedRecord, TEST_TOKEN_KEY } from '../records/historyRecords.ts';
 
 const archivedAt = new Date('2025-02-08T03:04:05.678Z');

@@ -4,8 +4,8 @@ import {
   HISTORY_COLUMN_NAMES,
   HISTORY_COLUMNS,
   HISTORY_PARQUET_SCHEMA,
-} from '../../lib/parquet/historySchema.ts';
-import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
+} from '../../lib/archive/parquet/historySchema.ts';
+import { toArchiveRow } from '../../lib/archive/records/toArchiveRow.ts';
 import { baseRecord, TEST_TOKEN_KEY } from '../records/historyRecords.ts';
 
 describe('HISTORY_COLUMNS', () => {

@@ -1,5 +1,5 @@
 import { Compression, readParquet, WriterPropertiesBuilder, writeParquet } from 'parquet-wasm';
-import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
+import { readHistoryRows } from '../../lib/archive/parquet/readHistoryParquet.ts';
 
 /**
  * Every row of a Parquet file as decoded by arrow-rs (parquet-wasm), the third reader beside DuckDB and

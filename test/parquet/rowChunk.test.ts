@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HISTORY_COLUMN_NAMES, HISTORY_TIMESTAMP_COLUMNS } from '../../lib/parquet/historySchema.ts';
-import { type RowChunk, RowChunkBuilder } from '../../lib/parquet/rowChunk.ts';
-import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
-import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
+import { HISTORY_COLUMN_NAMES, HISTORY_TIMESTAMP_COLUMNS } from '../../lib/archive/parquet/historySchema.ts';
+import { type RowChunk, RowChunkBuilder } from '../../lib/archive/parquet/rowChunk.ts';
+import type { ArchiveRow } from '../../lib/archive/records/archiveRow.ts';
+import { toArchiveRow } from '../../lib/archive/records/toArchiveRow.ts';
 import { recordFrom, recordPartsArb, TEST_TOKEN_KEY } from '../records/historyRecords.ts';
 import { edgeCaseRows } from './historyRows.ts';
 

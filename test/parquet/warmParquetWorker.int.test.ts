@@ -2,8 +2,8 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runningParquetWorker } from '../../lib/parquet/parquetWorkerClient.ts';
-import { warmParquetWorker } from '../../lib/parquet/warmParquetWorker.ts';
+import { runningParquetWorker } from '../../lib/archive/parquet/parquetWorkerClient.ts';
+import { warmParquetWorker } from '../../lib/archive/parquet/warmParquetWorker.ts';
 
 let dir: string;
 beforeAll(async () => {

@@ -6,9 +6,9 @@ import { encodeNestedValues } from 'hyparquet-writer/src/dremel.js';
 import { schemaPathResolver } from 'hyparquet-writer/src/schema.js';
 import type { ColumnEncoder } from 'hyparquet-writer/src/types.js';
 import { describe, expect, it } from 'vitest';
-import { schemaElements } from '../../lib/parquet/historySchema.ts';
-import { parquetCompressors } from '../../lib/parquet/parquetCompression.ts';
-import { writeAsciiStringColumn } from '../../lib/parquet/writeAsciiStringColumn.ts';
+import { schemaElements } from '../../lib/archive/parquet/historySchema.ts';
+import { parquetCompressors } from '../../lib/archive/parquet/parquetCompression.ts';
+import { writeAsciiStringColumn } from '../../lib/archive/parquet/writeAsciiStringColumn.ts';
 
 type Shape = 'required' | 'optional' | 'list';
 

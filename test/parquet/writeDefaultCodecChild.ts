@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
+import { DEFAULT_PARQUET_COMPRESSION } from '../../lib/archive/parquet/parquetCompression.ts';
+import { addHexIdColumn } from '../../lib/archive/parquet/readHistoryParquet.ts';
+import { writeHistoryParquet } from '../../lib/archive/parquet/writeHistoryParquet.ts';
 /**
  * Child process of zstdRoundTrip.int.test.ts: writes the edge-case rows with the runtime's default codec
  * (no option given) to argv[2], reads their ids back as the committer does (this runtime's decompressors),
  * and prints what this runtime is and chose, and the ids it read, as one JSON line.
  */
-import { IdSet } from '../../lib/ids/idSet.ts';
-import { DEFAULT_PARQUET_COMPRESSION } from '../../lib/parquet/parquetCompression.ts';
-import { addHexIdColumn } from '../../lib/parquet/readHistoryParquet.ts';
-import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
+import { IdSet } from '../../lib/foundation/ids/idSet.ts';
 import { edgeCaseRows } from './historyRows.ts';
 
 const [path] = process.argv.slice(2) as [string];

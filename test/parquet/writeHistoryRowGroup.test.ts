@@ -3,14 +3,14 @@ import { parquetMetadata } from 'hyparquet';
 import { parquetHeader } from 'hyparquet/src/column.js';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
-import { historyColumnData } from '../../lib/parquet/historyColumnData.ts';
-import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from '../../lib/parquet/historySchema.ts';
-import { type ParquetCompression, parquetCompressors } from '../../lib/parquet/parquetCompression.ts';
-import { RowChunkBuilder } from '../../lib/parquet/rowChunk.ts';
+import { historyColumnData } from '../../lib/archive/parquet/historyColumnData.ts';
+import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from '../../lib/archive/parquet/historySchema.ts';
+import { type ParquetCompression, parquetCompressors } from '../../lib/archive/parquet/parquetCompression.ts';
+import { RowChunkBuilder } from '../../lib/archive/parquet/rowChunk.ts';
 import {
   writeHistoryRowGroup,
   writeHistoryRowGroupYielding,
-} from '../../lib/parquet/writeHistoryRowGroup.ts';
+} from '../../lib/archive/parquet/writeHistoryRowGroup.ts';
 import { edgeCaseRows } from './historyRows.ts';
 
 const columnIndex = (n: string) => HISTORY_COLUMN_NAMES.indexOf(n as (typeof HISTORY_COLUMN_NAMES)[number]);

@@ -8,9 +8,9 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { parquetMetadata } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAMBDA_NODE, RUN_TS } from '../../devkit/lambdaNode.ts';
-import { DEFAULT_PARQUET_COMPRESSION } from '../../lib/parquet/parquetCompression.ts';
-import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
-import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
+import { DEFAULT_PARQUET_COMPRESSION } from '../../lib/archive/parquet/parquetCompression.ts';
+import { readHistoryRows } from '../../lib/archive/parquet/readHistoryParquet.ts';
+import { writeHistoryParquet } from '../../lib/archive/parquet/writeHistoryParquet.ts';
 import { edgeCaseRows } from './historyRows.ts';
 import { readWithArrowRs } from './readWithArrowRs.ts';
 

@@ -4,13 +4,13 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isDeadLocalHolder } from '../../lib/commit/isDeadLocalHolder.ts';
-import { leaseOwner } from '../../lib/commit/leaseOwner.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { isKernelLockHeld, tryKernelLock } from '../../lib/process/kernelLock.ts';
-import { PROCESS_INCARNATION } from '../../lib/process/processIncarnation.ts';
-import { livenessRoot } from '../../lib/process/processLiveness.ts';
-import { DIR_LOCK, lockDir } from '../../lib/state/dirLock.ts';
+import { isDeadLocalHolder } from '../../lib/archive/commit/isDeadLocalHolder.ts';
+import { leaseOwner } from '../../lib/archive/commit/leaseOwner.ts';
+import { DIR_LOCK, lockDir } from '../../lib/archive/state/dirLock.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
+import { isKernelLockHeld, tryKernelLock } from '../../lib/foundation/process/kernelLock.ts';
+import { PROCESS_INCARNATION } from '../../lib/foundation/process/processIncarnation.ts';
+import { livenessRoot } from '../../lib/foundation/process/processLiveness.ts';
 
 const CLASSIC_LEVEL = fileURLToPath(new URL('../../node_modules/classic-level/index.js', import.meta.url));
 

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeRunTmpDir } from '../../lib/process/makeRunTmpDir.ts';
+import { makeRunTmpDir } from '../../lib/foundation/process/makeRunTmpDir.ts';
 
 let root: string;
 beforeEach(async () => {

@@ -3,10 +3,10 @@ import { chmod, lstat, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { makeRunTmpDir } from '../../lib/process/makeRunTmpDir.ts';
-import { currentUid, ensurePrivateDir, isOwnFolder } from '../../lib/process/privateTmpDir.ts';
-import { incarnationLiveness, livenessRoot } from '../../lib/process/processLiveness.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
+import { makeRunTmpDir } from '../../lib/foundation/process/makeRunTmpDir.ts';
+import { currentUid, ensurePrivateDir, isOwnFolder } from '../../lib/foundation/process/privateTmpDir.ts';
+import { incarnationLiveness, livenessRoot } from '../../lib/foundation/process/processLiveness.ts';
 
 let root: string;
 beforeEach(async () => {

@@ -6,7 +6,7 @@ import {
   HEAP_HEADROOM_BYTES,
   relieveHeap,
   TWO_HEAPS_GROWING_PERCENT,
-} from '../../lib/process/relieveHeap.ts';
+} from '../../lib/foundation/process/relieveHeap.ts';
 
 describe('relieveHeap', () => {
   it('collects once the heap holds more than the headroom of garbage, and not again right after', () => {

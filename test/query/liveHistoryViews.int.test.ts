@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeActiveParquet } from '../../lib/active/activeParquet.ts';
-import type { ActiveRow } from '../../lib/active/activeRow.ts';
-import { toDay } from '../../lib/clock/day.ts';
-import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
-import { LOST_SESSIONS_VIEW, NAMED_SESSIONS_VIEW } from '../../lib/query/activeViews.ts';
-import { localViewStatements } from '../../lib/query/localViews.ts';
-import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import { countLostSessions } from '../../lib/verify/countLostSessions.ts';
+import { LOST_SESSIONS_VIEW, NAMED_SESSIONS_VIEW } from '../../lib/analytics/query/activeViews.ts';
+import { localViewStatements } from '../../lib/analytics/query/localViews.ts';
+import { writeActiveParquet } from '../../lib/archive/active/activeParquet.ts';
+import type { ActiveRow } from '../../lib/archive/active/activeRow.ts';
+import { writeHistoryParquet } from '../../lib/archive/parquet/writeHistoryParquet.ts';
+import type { ArchiveRow } from '../../lib/archive/records/archiveRow.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
+import { toDay } from '../../lib/foundation/clock/day.ts';
+import { countLostSessions } from '../../lib/integrity/verify/countLostSessions.ts';
 import {
   activeRowOf,
   archiveRowOf,

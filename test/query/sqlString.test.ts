@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sqlString } from '../../lib/query/sqlString.ts';
+import { sqlString } from '../../lib/analytics/query/sqlString.ts';
 
 describe('sqlString', () => {
   it('quotes a text as an SQL literal, doubling every single quote and nothing else', () => {

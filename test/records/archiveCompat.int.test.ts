@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
-import type { HistoryRecord } from '../../lib/records/schemas.ts';
-import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
+import { writeHistoryParquet } from '../../lib/archive/parquet/writeHistoryParquet.ts';
+import type { HistoryRecord } from '../../lib/archive/records/schemas.ts';
+import { toArchiveRow } from '../../lib/archive/records/toArchiveRow.ts';
 import {
   baseRecord,
   documentedRecord,

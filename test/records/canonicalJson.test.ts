@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../lib/records/canonicalJson.ts';
+import { canonicalJson } from '../../lib/archive/records/canonicalJson.ts';
 
 /** The definition the archive's ids were first written with: a sorted copy through `JSON.stringify`. */
 function sortedStringify(value: unknown): string {

@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import type { NormalisedRecord } from '../../lib/records/recordId.ts';
-import { type HistoryRecord, historyRecordSchema, pageEnvelopeSchema } from '../../lib/records/schemas.ts';
+import type { NormalisedRecord } from '../../lib/archive/records/recordId.ts';
+import {
+  type HistoryRecord,
+  historyRecordSchema,
+  pageEnvelopeSchema,
+} from '../../lib/archive/records/schemas.ts';
 import { DOCUMENTED_HISTORY_RECORD } from '../fixtures/documentedValues.ts';
 
 /** A fixed 32-byte token key for tests (never a real one). */

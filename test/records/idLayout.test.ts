@@ -7,13 +7,13 @@ import {
   recordIdentity,
   recordIdOf,
   sessionIdOf,
-} from '../../lib/records/recordId.ts';
+} from '../../lib/archive/records/recordId.ts';
 import { recordFrom, recordIdFields, recordPartsArb, TEST_TOKEN_KEY } from './historyRecords.ts';
 
 /*
  * The ids as the archive computed them before #22 (canonical JSON by `JSON.stringify` of an object
  * with its keys in sorted order), kept here as the reference: every archive written so far holds
- * ids made this way, and the fixed-layout texts of lib/records/recordId.ts must hash the same bytes.
+ * ids made this way, and the fixed-layout texts of lib/archive/records/recordId.ts must hash the same bytes.
  */
 const sha128 = (text: string): string =>
   nodeCrypto.createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonNumber } from '../../lib/records/recordId.ts';
+import { jsonNumber } from '../../lib/archive/records/recordId.ts';
 
 describe('jsonNumber', () => {
   it('writes what JSON.stringify writes, around every boundary of the two-halves path', () => {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { TokenPolicy } from '../../lib/records/archiveRow.ts';
-import { keyRecord } from '../../lib/records/keyedRecord.ts';
-import { recordId, sessionId } from '../../lib/records/recordId.ts';
-import { partitionOf, toArchiveRow } from '../../lib/records/toArchiveRow.ts';
+import type { TokenPolicy } from '../../lib/archive/records/archiveRow.ts';
+import { keyRecord } from '../../lib/archive/records/keyedRecord.ts';
+import { recordId, sessionId } from '../../lib/archive/records/recordId.ts';
+import { partitionOf, toArchiveRow } from '../../lib/archive/records/toArchiveRow.ts';
 import {
   baseRecord,
   documentedRecord,

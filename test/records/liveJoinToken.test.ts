@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { liveJoinToken, liveMatchesHistory } from '../../lib/records/liveJoinToken.ts';
+import { liveJoinToken, liveMatchesHistory } from '../../lib/archive/records/liveJoinToken.ts';
 import {
   DOCUMENTED_LIVE,
   DOCUMENTED_TOKEN,

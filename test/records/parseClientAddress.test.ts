@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseClientAddress } from '../../lib/records/parseClientAddress.ts';
+import { parseClientAddress } from '../../lib/archive/records/parseClientAddress.ts';
 
 describe('parseClientAddress', () => {
   it.each([

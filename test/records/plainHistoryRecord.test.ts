@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { plainHistoryRecord } from '../../lib/records/plainHistoryRecord.ts';
-import { HISTORY_RECORD_FIELDS, historyRecordSchema } from '../../lib/records/schemas.ts';
+import { plainHistoryRecord } from '../../lib/archive/records/plainHistoryRecord.ts';
+import { HISTORY_RECORD_FIELDS, historyRecordSchema } from '../../lib/archive/records/schemas.ts';
 import { recordFrom, recordPartsArb } from './historyRecords.ts';
 
 /** Wire items: valid records, and ones with a field replaced by anything, removed, or an extra field added. */

@@ -7,11 +7,11 @@ import {
   recordId,
   recordIdentity,
   sessionId,
-} from '../../lib/records/recordId.ts';
-import { HISTORY_RECORD_FIELDS, type HistoryRecord } from '../../lib/records/schemas.ts';
-import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
-import { toEpochMs } from '../../lib/records/toEpochMs.ts';
-import { tokenHmac } from '../../lib/records/tokenHmac.ts';
+} from '../../lib/archive/records/recordId.ts';
+import { HISTORY_RECORD_FIELDS, type HistoryRecord } from '../../lib/archive/records/schemas.ts';
+import { toArchiveRow } from '../../lib/archive/records/toArchiveRow.ts';
+import { toEpochMs } from '../../lib/archive/records/toEpochMs.ts';
+import { tokenHmac } from '../../lib/archive/records/tokenHmac.ts';
 import {
   baseRecord,
   documentedRecord,

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { judgeHistoryContent } from '../../lib/records/judgeHistoryContent.ts';
-import { rawRecordId } from '../../lib/records/recordId.ts';
-import { overLimitStandIn, RECORD_LIMITS, recordOverLimit } from '../../lib/records/recordLimits.ts';
-import { redactTokens } from '../../lib/records/redactTokens.ts';
+import { judgeHistoryContent } from '../../lib/archive/records/judgeHistoryContent.ts';
+import { rawRecordId } from '../../lib/archive/records/recordId.ts';
+import { overLimitStandIn, RECORD_LIMITS, recordOverLimit } from '../../lib/archive/records/recordLimits.ts';
+import { redactTokens } from '../../lib/archive/records/redactTokens.ts';
 import { documentedRecord, TEST_TOKEN_KEY } from './historyRecords.ts';
 
 /** A record whose `extra` field is an array nested `depth` levels deep (the record being level 1). */

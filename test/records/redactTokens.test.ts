@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { TokenPolicy } from '../../lib/records/archiveRow.ts';
-import { canonicalJson } from '../../lib/records/canonicalJson.ts';
-import { isTokenBearingName, redactTokens } from '../../lib/records/redactTokens.ts';
-import { tokenHmac } from '../../lib/records/tokenHmac.ts';
+import type { TokenPolicy } from '../../lib/archive/records/archiveRow.ts';
+import { canonicalJson } from '../../lib/archive/records/canonicalJson.ts';
+import { isTokenBearingName, redactTokens } from '../../lib/archive/records/redactTokens.ts';
+import { tokenHmac } from '../../lib/archive/records/tokenHmac.ts';
 import { TEST_TOKEN_KEY } from './historyRecords.ts';
 
 const key = TEST_TOKEN_KEY;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { HISTORY_RECORD_FIELDS, historyRecordSchema, portSchema } from '../../lib/records/schemas.ts';
-import { parseActiveList } from '../../lib/upstream/parseResponses.ts';
+import { HISTORY_RECORD_FIELDS, historyRecordSchema, portSchema } from '../../lib/archive/records/schemas.ts';
+import { parseActiveList } from '../../lib/archive/upstream/parseResponses.ts';
 import { baseRecord } from './historyRecords.ts';
 
 const activeFixture = JSON.parse(

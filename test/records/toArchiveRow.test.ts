@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ArchiveRow, TokenPolicy } from '../../lib/records/archiveRow.ts';
-import { recordId, sessionId } from '../../lib/records/recordId.ts';
-import { partitionOf, toArchiveRow } from '../../lib/records/toArchiveRow.ts';
-import { tokenHmac } from '../../lib/records/tokenHmac.ts';
+import type { ArchiveRow, TokenPolicy } from '../../lib/archive/records/archiveRow.ts';
+import { recordId, sessionId } from '../../lib/archive/records/recordId.ts';
+import { partitionOf, toArchiveRow } from '../../lib/archive/records/toArchiveRow.ts';
+import { tokenHmac } from '../../lib/archive/records/tokenHmac.ts';
 import { baseRecord, documentedRecord, TEST_TOKEN_KEY } from './historyRecords.ts';
 
 const archivedAt = new Date('2025-03-01T00:00:00.000Z');

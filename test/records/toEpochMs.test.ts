@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseInstant, toEpochMs } from '../../lib/records/toEpochMs.ts';
+import { parseInstant, toEpochMs } from '../../lib/archive/records/toEpochMs.ts';
 import { isoWithOffset } from './historyRecords.ts';
 
 describe('toEpochMs', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TOKEN_KEY_BYTES, tokenHmac } from '../../lib/records/tokenHmac.ts';
+import { TOKEN_KEY_BYTES, tokenHmac } from '../../lib/archive/records/tokenHmac.ts';
 import { OTHER_TOKEN_KEY, TEST_TOKEN_KEY } from './historyRecords.ts';
 
 describe('tokenHmac', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateHistoryRecord } from '../../lib/records/validateHistoryRecord.ts';
+import { validateHistoryRecord } from '../../lib/archive/records/validateHistoryRecord.ts';
 import { baseRecord } from './historyRecords.ts';
 
 const now = new Date('2026-11-20T12:00:00.000Z');

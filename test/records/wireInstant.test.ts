@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseInstant } from '../../lib/records/toEpochMs.ts';
-import { formatWireInstant, lostInstantText } from '../../lib/records/wireInstant.ts';
+import { parseInstant } from '../../lib/archive/records/toEpochMs.ts';
+import { formatWireInstant, lostInstantText } from '../../lib/archive/records/wireInstant.ts';
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 

@@ -1,15 +1,15 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { toDay } from '../../lib/clock/day.ts';
-import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
-import { loadLocalKeys, localKeysDir } from '../../lib/keys/loadLocalKeys.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import { rebuildStateFromArchive } from '../../lib/recover/rebuildStateFromArchive.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
-import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
-import type { StateStore } from '../../lib/state/statePorts.ts';
-import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
+import type { DigestSigner } from '../../lib/archive/digest/digestSigner.ts';
+import { loadLocalKeys, localKeysDir } from '../../lib/archive/keys/loadLocalKeys.ts';
+import { rebuildStateFromArchive } from '../../lib/archive/recover/rebuildStateFromArchive.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import { createDynamoStateStore, ensureStateTable } from '../../lib/archive/state/dynamoStateStore.ts';
+import type { StateStore } from '../../lib/archive/state/statePorts.ts';
+import { toDay } from '../../lib/foundation/clock/day.ts';
+import { silentLogger } from '../../lib/foundation/log/logger.ts';
+import { verifyArchive } from '../../lib/integrity/verify/verifyArchive.ts';
 import { optionsFor, runAndDigest } from '../digest/proofKit.ts';
 import {
   archivedIds,

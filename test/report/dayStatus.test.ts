@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type DayEvidence, dayStatus } from '../../lib/report/dayStatus.ts';
-import type { DayState } from '../../lib/state/dayState.ts';
+import type { DayState } from '../../lib/archive/state/dayState.ts';
+import { type DayEvidence, dayStatus } from '../../lib/integrity/report/dayStatus.ts';
 
 const TODAY = '2026-10-01';
 const state = (over: Partial<DayState> = {}): DayState => ({

@@ -1,9 +1,9 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { dedupeKeyOf, type Finding, findingIdOf } from '../../lib/detect/finding.ts';
-import { findingsWriter } from '../../lib/detect/findingsDataset.ts';
-import type { Severity } from '../../lib/detect/ruleSchema.ts';
+import { dedupeKeyOf, type Finding, findingIdOf } from '../../lib/analytics/detect/finding.ts';
+import { findingsWriter } from '../../lib/analytics/detect/findingsDataset.ts';
+import type { Severity } from '../../lib/analytics/detect/ruleSchema.ts';
 
 /** A finding as `detect` stores it: its id and dedupe key computed as the incident ledger computes them. */
 function finding(

@@ -1,11 +1,11 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ArchiveRow } from '../../lib/archive/records/archiveRow.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
 import { main } from '../../lib/cli/main.ts';
-import { toDay } from '../../lib/clock/day.ts';
-import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
-import { readFindings } from '../../lib/report/readFindings.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { toDay } from '../../lib/foundation/clock/day.ts';
+import { readFindings } from '../../lib/integrity/report/readFindings.ts';
 import { captureIo, freshDir } from '../cli/cliKit.ts';
 import { addHistoryFile, tunnelHistoryRow } from '../support/detectArchive.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { downsample, liveChart, sessionsByModeChart } from '../../lib/report/renderCharts.ts';
+import { downsample, liveChart, sessionsByModeChart } from '../../lib/integrity/report/renderCharts.ts';
 
 describe('downsample', () => {
   it('keeps at most 1,000 points of a long series, and its peaks', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import { putMetaSafely } from '../../lib/run/finishRun.ts';
-import type { ArchiveDeps } from '../../lib/run/runTypes.ts';
+import { putMetaSafely } from '../../lib/archive/run/finishRun.ts';
+import type { ArchiveDeps } from '../../lib/archive/run/runTypes.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { silentLogger } from '../../lib/foundation/log/logger.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 
 const digest = (seq: number) => ({

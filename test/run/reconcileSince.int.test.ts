@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { StoreCounts } from '../../devkit/countingObjectStore.ts';
-import { addDays, toDay } from '../../lib/clock/day.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
-import type { RunSummary } from '../../lib/run/runTypes.ts';
-import { updateMeta } from '../../lib/state/updateMeta.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import type { RunSummary } from '../../lib/archive/run/runTypes.ts';
+import { updateMeta } from '../../lib/archive/state/updateMeta.ts';
+import { addDays, toDay } from '../../lib/foundation/clock/day.ts';
 import { countedAgedArchive } from '../support/countedAgedArchive.ts';
 import type { StateCounts } from '../support/countingStateStore.ts';
 import { TEST_OPTIONS } from '../support/engineKit.ts';

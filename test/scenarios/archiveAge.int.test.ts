@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StoreCounts } from '../../devkit/countingObjectStore.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
 import { countedAgedArchive } from '../support/countedAgedArchive.ts';
 import type { StateCounts } from '../support/countingStateStore.ts';
 import { TEST_OPTIONS } from '../support/engineKit.ts';

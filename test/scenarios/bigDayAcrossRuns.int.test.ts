@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { recordId } from '../../lib/archive/records/recordId.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import type { RunSummary } from '../../lib/archive/run/runTypes.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
 import { formatSummary } from '../../lib/cli/formatSummary.ts';
-import { recordId } from '../../lib/records/recordId.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
-import type { RunSummary } from '../../lib/run/runTypes.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
 import { expectIdsExact, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
 import { bigDayWorld, CAP, IN_FLIGHT, LATENCY_MS } from './bigDayWorld.ts';
 

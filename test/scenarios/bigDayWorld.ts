@@ -2,11 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EMULATOR_PAID_KEY, type EmulatorOptions, startEmulator } from '../../devkit/startEmulator.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { addDays, toDay } from '../../lib/clock/day.ts';
-import type { ArchiveOptions } from '../../lib/run/runTypes.ts';
-import { openLocalState } from '../../lib/state/openLocalState.ts';
-import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
+import type { ArchiveOptions } from '../../lib/archive/run/runTypes.ts';
+import { openLocalState } from '../../lib/archive/state/openLocalState.ts';
+import { createTunnelApiClient } from '../../lib/archive/upstream/createTunnelApiClient.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { addDays, toDay } from '../../lib/foundation/clock/day.ts';
 import { TEST_OPTIONS } from '../support/engineKit.ts';
 import { LatencyClock } from '../support/latencyClock.ts';
 

@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliKeysDir, runCli } from '../../devkit/runCli.ts';
 import { type DynaliteHandle, startDynalite } from '../../devkit/startDynalite.ts';
 import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { dayRange, toDay } from '../../lib/clock/day.ts';
-import { windowStartOf } from '../../lib/days/planDays.ts';
-import { LOCAL_KEY_FILES } from '../../lib/keys/loadLocalKeys.ts';
-import { recordId } from '../../lib/records/recordId.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { windowStartOf } from '../../lib/archive/days/planDays.ts';
+import { LOCAL_KEY_FILES } from '../../lib/archive/keys/loadLocalKeys.ts';
+import { recordId } from '../../lib/archive/records/recordId.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { dayRange, toDay } from '../../lib/foundation/clock/day.ts';
 import { type DropResponseProxy, startDropResponseProxy } from '../support/dropResponseProxy.ts';
 import { archivedIds, SMALL_DATASET } from '../support/engineKit.ts';
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
 import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
-import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
-import { recordId } from '../../lib/records/recordId.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
-import type { DayResult } from '../../lib/run/runTypes.ts';
+import { recordId } from '../../lib/archive/records/recordId.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import type { DayResult } from '../../lib/archive/run/runTypes.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { addDays, type Day, toDay } from '../../lib/foundation/clock/day.ts';
+import { deadlineBudget } from '../../lib/foundation/clock/deadlineBudget.ts';
 import { expectIdsExact, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import { timedStore } from '../support/fakes/timedStore.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { toDay } from '../../lib/clock/day.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
-import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import type { UpstreamApi } from '../../lib/archive/upstream/upstreamApi.ts';
+import { toDay } from '../../lib/foundation/clock/day.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 import { expectArchiveExact, TEST_OPTIONS, windowDays, worldPerTest } from '../support/engineKit.ts';
 
 const START = '2026-11-20T06:00:00.000Z';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
 import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
-import type { PartitionManifest } from '../../lib/state/partitionManifest.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import type { PartitionManifest } from '../../lib/archive/state/partitionManifest.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { addDays, type Day, toDay } from '../../lib/foundation/clock/day.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 import { TEST_OPTIONS, testDeps } from '../support/engineKit.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
 import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
-import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { addDays, type Day, toDay } from '../../lib/foundation/clock/day.ts';
+import { deadlineBudget } from '../../lib/foundation/clock/deadlineBudget.ts';
 import { archivedIds, TEST_OPTIONS, testDeps } from '../support/engineKit.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 

@@ -29,13 +29,13 @@ import { synthApp } from '../../devkit/infra/testApp.ts';
 import { localDynamoClient, startDynalite } from '../../devkit/startDynalite.ts';
 import { EMULATOR_PAID_KEY, startEmulator } from '../../devkit/startEmulator.ts';
 import { startS3rver } from '../../devkit/startS3rver.ts';
-import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
-import { OLDEST_DAY_SQL } from '../../lib/detect/ruleEngine.ts';
-import { tokenKeyFromSecret } from '../../lib/keys/tokenKeyFromSecret.ts';
-import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
-import { recordId } from '../../lib/records/recordId.ts';
-import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
-import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
+import { OLDEST_DAY_SQL } from '../../lib/analytics/detect/ruleEngine.ts';
+import { tokenKeyFromSecret } from '../../lib/archive/keys/tokenKeyFromSecret.ts';
+import { readRecordIds } from '../../lib/archive/parquet/readHistoryParquet.ts';
+import { recordId } from '../../lib/archive/records/recordId.ts';
+import { ensureStateTable } from '../../lib/archive/state/ensureStateTable.ts';
+import { objectStoreFromUrl } from '../../lib/archive/store/objectStoreFromUrl.ts';
+import { addDays, dayRange, toDay } from '../../lib/foundation/clock/day.ts';
 import { accessesOf, namesFromEnv } from '../infra/callAccesses.ts';
 import { LAKE_EXTERNAL_ID, LAKE_SOURCE } from '../infra/lakeSource.ts';
 import { type Access, refusals, TemplatePolicies } from '../infra/roleAccess.ts';
@@ -466,7 +466,7 @@ describe('the first week of the stack, simulated from its template', () => {
       expect((v.value as { failures: unknown[] }).failures).toEqual([]);
       expect(v.calls.map((c) => c.input.Key)).toContain('reports/index.html');
     }
-    // The first weekly verify records the checksum baseline (lib/verify/verifyWeekly.ts); the rotation's
+    // The first weekly verify records the checksum baseline (lib/integrity/verify/verifyWeekly.ts); the rotation's
     // jobs start with the second.
     const jobs = verifies.map((v) => v.calls.filter((c) => c.command === 'CreateJobCommand').length);
     expect(jobs[0]).toBe(0);

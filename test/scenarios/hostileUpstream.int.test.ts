@@ -2,14 +2,17 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { bodyChunks } from '../../devkit/bodyShapes.ts';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
 import { dayOfRecords } from '../../devkit/scriptedUpstream.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
-import { RECORD_LIMITS } from '../../lib/records/recordLimits.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
-import type { StateStore } from '../../lib/state/statePorts.ts';
-import type { ObjectStore } from '../../lib/store/objectStore.ts';
-import { MAX_BODY_BYTES } from '../../lib/upstream/bodyLimits.ts';
-import { createTunnelApiClient, type TunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
+import { RECORD_LIMITS } from '../../lib/archive/records/recordLimits.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import type { StateStore } from '../../lib/archive/state/statePorts.ts';
+import type { ObjectStore } from '../../lib/archive/store/objectStore.ts';
+import { MAX_BODY_BYTES } from '../../lib/archive/upstream/bodyLimits.ts';
+import {
+  createTunnelApiClient,
+  type TunnelApiClient,
+} from '../../lib/archive/upstream/createTunnelApiClient.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { addDays, type Day, toDay } from '../../lib/foundation/clock/day.ts';
 import { TEST_OPTIONS, testDeps } from '../support/engineKit.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 import {

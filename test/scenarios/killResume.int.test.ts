@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../devkit/runCli.ts';
 import { EMULATOR_PAID_KEY } from '../../devkit/startEmulator.ts';
-import { toDay } from '../../lib/clock/day.ts';
-import { LOCAL_KEY_FILES } from '../../lib/keys/loadLocalKeys.ts';
+import { LOCAL_KEY_FILES } from '../../lib/archive/keys/loadLocalKeys.ts';
+import { toDay } from '../../lib/foundation/clock/day.ts';
 import {
   archivedIds,
   diffArchive,

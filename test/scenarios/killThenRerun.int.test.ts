@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRASH_POINT_CLI, cliEnv, cliKeysDir, runCli } from '../../devkit/runCli.ts';
 import { EMULATOR_PAID_KEY } from '../../devkit/startEmulator.ts';
-import { toDay } from '../../lib/clock/day.ts';
-import { LOCAL_KEY_FILES } from '../../lib/keys/loadLocalKeys.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { LOCAL_KEY_FILES } from '../../lib/archive/keys/loadLocalKeys.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
+import { toDay } from '../../lib/foundation/clock/day.ts';
 import { expectArchiveExact, startWorld, type World, windowDays } from '../support/engineKit.ts';
 import { seededRandom, testSeed } from '../support/testSeed.ts';
 

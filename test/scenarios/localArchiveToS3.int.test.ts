@@ -7,7 +7,7 @@ import { type LocalDynamo, startLocalDynamo } from '../../devkit/localDynamo.ts'
 import { runCli } from '../../devkit/runCli.ts';
 import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
 import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
 import { SMALL_DATASET } from '../support/engineKit.ts';
 
 const DAY_MS = 86_400_000;

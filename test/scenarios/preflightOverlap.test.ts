@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
 import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
-import { blankDay } from '../../lib/days/nextDayState.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { SNAPSHOT_BESIDE_DAYS_MAX } from '../../lib/run/prepareRun.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
+import { blankDay } from '../../lib/archive/days/nextDayState.ts';
+import { SNAPSHOT_BESIDE_DAYS_MAX } from '../../lib/archive/run/prepareRun.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { addDays, type Day, toDay } from '../../lib/foundation/clock/day.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 import { session } from '../active/activeKit.ts';
 import { TEST_OPTIONS, testDeps } from '../support/engineKit.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type DynaliteHandle, startDynalite } from '../../devkit/startDynalite.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
-import type { HistoryPage, HistoryRecord } from '../../lib/records/schemas.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
-import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
+import { readHistoryRows } from '../../lib/archive/parquet/readHistoryParquet.ts';
+import type { HistoryPage, HistoryRecord } from '../../lib/archive/records/schemas.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import { createDynamoStateStore } from '../../lib/archive/state/dynamoStateStore.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
+import type { UpstreamApi } from '../../lib/archive/upstream/upstreamApi.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { silentLogger } from '../../lib/foundation/log/logger.ts';
 import { TEST_OPTIONS, TEST_SIGNER, TEST_TOKEN_KEY } from '../support/engineKit.ts';
 
 const good: HistoryRecord = {

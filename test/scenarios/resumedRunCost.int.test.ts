@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countingObjectStore } from '../../devkit/countingObjectStore.ts';
-import { recordId } from '../../lib/records/recordId.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
-import { walkIdsKey } from '../../lib/walk/carriedRows.ts';
+import { recordId } from '../../lib/archive/records/recordId.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
+import type { UpstreamApi } from '../../lib/archive/upstream/upstreamApi.ts';
+import { walkIdsKey } from '../../lib/archive/walk/carriedRows.ts';
 import { countingStateStore } from '../support/countingStateStore.ts';
 import { expectIdsExact, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
 import { bigDayWorld, IN_FLIGHT } from './bigDayWorld.ts';

@@ -2,10 +2,10 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countingObjectStore } from '../../devkit/countingObjectStore.ts';
-import { recordId } from '../../lib/records/recordId.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
-import type { DayState } from '../../lib/state/dayState.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { recordId } from '../../lib/archive/records/recordId.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import type { DayState } from '../../lib/archive/state/dayState.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
 import { expectIdsExact, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
 import { bigDayWorld } from './bigDayWorld.ts';
 

@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addDays, toDay } from '../../lib/clock/day.ts';
-import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { recordId } from '../../lib/records/recordId.ts';
-import { historyRecordSchema } from '../../lib/records/schemas.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
-import type { RunSummary } from '../../lib/run/runTypes.ts';
-import type { ObjectStore } from '../../lib/store/objectStore.ts';
+import { recordId } from '../../lib/archive/records/recordId.ts';
+import { historyRecordSchema } from '../../lib/archive/records/schemas.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import type { RunSummary } from '../../lib/archive/run/runTypes.ts';
+import type { ObjectStore } from '../../lib/archive/store/objectStore.ts';
+import { addDays, toDay } from '../../lib/foundation/clock/day.ts';
+import { deadlineBudget } from '../../lib/foundation/clock/deadlineBudget.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 import {
   archivedIds,
   diffArchive,

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { addDays, toDay } from '../../lib/clock/day.ts';
-import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { runningParquetWorker } from '../../lib/parquet/parquetWorkerClient.ts';
-import { recordId } from '../../lib/records/recordId.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
+import { runningParquetWorker } from '../../lib/archive/parquet/parquetWorkerClient.ts';
+import { recordId } from '../../lib/archive/records/recordId.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import { addDays, toDay } from '../../lib/foundation/clock/day.ts';
+import { deadlineBudget } from '../../lib/foundation/clock/deadlineBudget.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 import { archivedIds, startWorld, TEST_OPTIONS, TEST_TOKEN_KEY, type World } from '../support/engineKit.ts';
 
 let world: World | undefined;

@@ -9,25 +9,25 @@ import {
   sessionRecord,
 } from '../../devkit/scriptedUpstream.ts';
 import { type DynaliteHandle, startDynalite } from '../../devkit/startDynalite.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { addDays, type Day, dayRange, toDay } from '../../lib/clock/day.ts';
-import { deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
-import { pendingDigest } from '../../lib/digest/pendingDigest.ts';
-import { readDigestChain } from '../../lib/digest/readDigestChain.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { KEY_CHECK_KEY } from '../../lib/keys/checkArchiveKeys.ts';
-import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
-import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
-import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
-import { recordId } from '../../lib/records/recordId.ts';
-import { historyRecordSchema } from '../../lib/records/schemas.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
-import type { ArchiveDeps } from '../../lib/run/runTypes.ts';
-import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
-import type { StateStore } from '../../lib/state/statePorts.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import type { ObjectStore } from '../../lib/store/objectStore.ts';
-import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
+import { pendingDigest } from '../../lib/archive/digest/pendingDigest.ts';
+import { readDigestChain } from '../../lib/archive/digest/readDigestChain.ts';
+import { KEY_CHECK_KEY } from '../../lib/archive/keys/checkArchiveKeys.ts';
+import { readHistoryRows } from '../../lib/archive/parquet/readHistoryParquet.ts';
+import { writeHistoryParquet } from '../../lib/archive/parquet/writeHistoryParquet.ts';
+import type { ArchiveRow } from '../../lib/archive/records/archiveRow.ts';
+import { recordId } from '../../lib/archive/records/recordId.ts';
+import { historyRecordSchema } from '../../lib/archive/records/schemas.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import type { ArchiveDeps } from '../../lib/archive/run/runTypes.ts';
+import { createDynamoStateStore } from '../../lib/archive/state/dynamoStateStore.ts';
+import type { StateStore } from '../../lib/archive/state/statePorts.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
+import type { ObjectStore } from '../../lib/archive/store/objectStore.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { addDays, type Day, dayRange, toDay } from '../../lib/foundation/clock/day.ts';
+import { deadlineBudget } from '../../lib/foundation/clock/deadlineBudget.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
+import { verifyArchive } from '../../lib/integrity/verify/verifyArchive.ts';
 import { archivedIds, TEST_OPTIONS, TEST_TOKEN_KEY, testDeps } from '../support/engineKit.ts';
 
 const START = '2026-11-20T06:00:00.000Z';
@@ -360,7 +360,7 @@ describe('runArchive recovery', () => {
 
 describe('repairPartition', () => {
   it('drops only the missing file from a broken manifest; the next scan re-archives its rows exactly once', async () => {
-    const { repairPartition } = await import('../../lib/commit/repairPartition.ts');
+    const { repairPartition } = await import('../../lib/archive/commit/repairPartition.ts');
     rig = await startRig();
     const r = rig;
     const { victim, file } = await archiveThenLoseAFile(r, 20);
@@ -382,7 +382,7 @@ describe('repairPartition', () => {
 describe('checkArchiveKeys', () => {
   it('refuses to write into an archive with another token key or signing key, before any new data', async () => {
     const { generateKeyPairSync } = await import('node:crypto');
-    const { ed25519Signer } = await import('../../lib/digest/ed25519Signer.ts');
+    const { ed25519Signer } = await import('../../lib/archive/digest/ed25519Signer.ts');
     rig = await startRig();
     const r = rig;
     await runArchive(r.deps(), TEST_OPTIONS);

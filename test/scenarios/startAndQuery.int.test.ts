@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleQueries } from '../../infra/constructs/historyCatalog.ts';
-import { TABLES } from '../../lib/config/tableNames.ts';
+import { TABLES } from '../../lib/archive/config/tableNames.ts';
 import { BIN, cliIn, emptyFolders, freshDir, type Ran, REPO_ROOT, spawnIn } from '../cli/cliKit.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';

@@ -1,10 +1,10 @@
 import { appendFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadRules } from '../../lib/analytics/detect/loadRules.ts';
+import { PLANTED_EMAIL, PLANTS } from '../../lib/archive/emulator/plantedSessions.ts';
 import { DETECT_HINT } from '../../lib/cli/startCommand.ts';
-import { addDays } from '../../lib/clock/day.ts';
-import { loadRules } from '../../lib/detect/loadRules.ts';
-import { PLANTED_EMAIL, PLANTS } from '../../lib/emulator/plantedSessions.ts';
+import { addDays } from '../../lib/foundation/clock/day.ts';
 import { cliIn, freshDir, type Ran } from '../cli/cliKit.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliKeysDir, runCli } from '../../devkit/runCli.ts';
 import { EMULATOR_PAID_KEY } from '../../devkit/startEmulator.ts';
-import { toDay } from '../../lib/clock/day.ts';
-import { LOCAL_KEY_FILES } from '../../lib/keys/loadLocalKeys.ts';
-import { recordId } from '../../lib/records/recordId.ts';
+import { LOCAL_KEY_FILES } from '../../lib/archive/keys/loadLocalKeys.ts';
+import { recordId } from '../../lib/archive/records/recordId.ts';
+import { toDay } from '../../lib/foundation/clock/day.ts';
 import { startWorld, type World, windowDays } from '../support/engineKit.ts';
 import { footerlessPages, readable } from '../support/footerlessPages.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { athenaLikeDuckdb } from '../../lib/sql/athenaLikeDuckdb.ts';
+import { athenaLikeDuckdb } from '../../lib/foundation/sql/athenaLikeDuckdb.ts';
 import {
   ATHENA_MACROS,
   DIALECT,
@@ -7,9 +7,9 @@ import {
   SAME_FUNCTIONS,
   SHARED_FUNCTIONS,
   SHIMMED_FUNCTIONS,
-} from '../../lib/sql/dialect.ts';
-import { calledFunctions, dialectIssues } from '../../lib/sql/dialectIssues.ts';
-import { duckdbSpelling, duckdbType } from '../../lib/sql/duckdbSpelling.ts';
+} from '../../lib/foundation/sql/dialect.ts';
+import { calledFunctions, dialectIssues } from '../../lib/foundation/sql/dialectIssues.ts';
+import { duckdbSpelling, duckdbType } from '../../lib/foundation/sql/duckdbSpelling.ts';
 import { trinoSyntaxErrors } from '../support/trinoSyntaxErrors.ts';
 
 const duckdb = await athenaLikeDuckdb();

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ChainHead } from '../../lib/digest/digestState.ts';
-import { chainHeadAfter } from '../../lib/state/chainHeadAfter.ts';
+import type { ChainHead } from '../../lib/archive/digest/digestState.ts';
+import { chainHeadAfter } from '../../lib/archive/state/chainHeadAfter.ts';
 
 const digest = (seq: number) => ({
   seq,

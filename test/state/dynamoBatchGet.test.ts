@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
+import { dynamoVersionedItems } from '../../lib/archive/state/dynamoVersionedItems.ts';
 
 /**
  * DynamoDB may answer a BatchGetItem with only part of the keys (`UnprocessedKeys`: throttling, the 16 MB

@@ -1,10 +1,10 @@
 import { type AttributeValue, GetItemCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DynaliteHandle, startDynalite } from '../../devkit/startDynalite.ts';
-import type { ActiveState } from '../../lib/active/activeState.ts';
-import { encodeActiveData } from '../../lib/state/activeStateItem.ts';
-import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
-import type { StateStore } from '../../lib/state/statePorts.ts';
+import type { ActiveState } from '../../lib/archive/active/activeState.ts';
+import { encodeActiveData } from '../../lib/archive/state/activeStateItem.ts';
+import { createDynamoStateStore, ensureStateTable } from '../../lib/archive/state/dynamoStateStore.ts';
+import type { StateStore } from '../../lib/archive/state/statePorts.ts';
 
 type Item = Record<string, AttributeValue>;
 

@@ -2,8 +2,12 @@ import { DescribeTableCommand, ListTablesCommand } from '@aws-sdk/client-dynamod
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalDynamo, startLocalDynamo } from '../../devkit/localDynamo.ts';
 import { localDynamoClient } from '../../devkit/startDynalite.ts';
-import { ensureStateTable } from '../../lib/state/ensureStateTable.ts';
-import { createStateTableCommands, enablePitrCommand, STATE_TABLE } from '../../lib/state/stateTableSpec.ts';
+import { ensureStateTable } from '../../lib/archive/state/ensureStateTable.ts';
+import {
+  createStateTableCommands,
+  enablePitrCommand,
+  STATE_TABLE,
+} from '../../lib/archive/state/stateTableSpec.ts';
 import {
   type DynamoFaultProxy,
   dynamoError,

@@ -1,7 +1,7 @@
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fileVersionedItems, pendingWritesDir } from '../../lib/state/fileVersionedItems.ts';
+import { fileVersionedItems, pendingWritesDir } from '../../lib/archive/state/fileVersionedItems.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 
 /** The one rename the file system refuses (none when unset): every other call is the real one. */

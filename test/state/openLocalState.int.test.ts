@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { DayState } from '../../lib/state/dayState.ts';
-import { pendingWritesDir } from '../../lib/state/fileVersionedItems.ts';
-import { LOCAL_ITEMS_DIR, openLocalState } from '../../lib/state/openLocalState.ts';
+import type { DayState } from '../../lib/archive/state/dayState.ts';
+import { pendingWritesDir } from '../../lib/archive/state/fileVersionedItems.ts';
+import { LOCAL_ITEMS_DIR, openLocalState } from '../../lib/archive/state/openLocalState.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 
 const day: DayState = {

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stateStoreFromUrl } from '../../lib/state/stateStoreFromUrl.ts';
+import { stateStoreFromUrl } from '../../lib/archive/state/stateStoreFromUrl.ts';
 import { BAD_STATE_URLS, itClosesItsOwnClient } from '../url/storeUrlCases.ts';
 
 describe('stateStoreFromUrl', () => {

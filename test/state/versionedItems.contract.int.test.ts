@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynalite } from '../../devkit/startDynalite.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
-import { dynamoVersionedItems } from '../../lib/state/dynamoVersionedItems.ts';
-import { fileVersionedItems } from '../../lib/state/fileVersionedItems.ts';
-import type { VersionedItems } from '../../lib/state/versionedItems.ts';
+import { ensureStateTable } from '../../lib/archive/state/dynamoStateStore.ts';
+import { dynamoVersionedItems } from '../../lib/archive/state/dynamoVersionedItems.ts';
+import { fileVersionedItems } from '../../lib/archive/state/fileVersionedItems.ts';
+import type { VersionedItems } from '../../lib/archive/state/versionedItems.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 import { MemoryVersionedItems } from '../support/fakes/memoryVersionedItems.ts';
 import { serverSlot } from '../support/serverPer.ts';
 

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
 
 /** Every folder under `dir` (relative), hidden ones included. */
 async function folders(dir: string): Promise<string[]> {

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import type { ObjectInfo } from '../../lib/store/objectStore.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
+import type { ObjectInfo } from '../../lib/archive/store/objectStore.ts';
 
 async function collect(iterable: AsyncIterable<ObjectInfo>): Promise<string[]> {
   const out: string[] = [];

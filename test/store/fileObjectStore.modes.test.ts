@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
 
 let root: string;
 beforeEach(async () => {

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import type { ObjectInfo } from '../../lib/store/objectStore.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
+import type { ObjectInfo } from '../../lib/archive/store/objectStore.ts';
 
 async function collect(iterable: AsyncIterable<ObjectInfo>): Promise<string[]> {
   const out: string[] = [];

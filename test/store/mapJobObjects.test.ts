@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { mapJobObjects } from '../../lib/store/mapJobObjects.ts';
+import { mapJobObjects } from '../../lib/archive/store/mapJobObjects.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 
 const outcome = z.strictObject({ id: z.string(), ok: z.boolean() });
 

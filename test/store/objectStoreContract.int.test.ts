@@ -6,9 +6,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
 import { startS3rver } from '../../devkit/startS3rver.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import type { ObjectInfo, ObjectStore } from '../../lib/store/objectStore.ts';
-import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
+import type { ObjectInfo, ObjectStore } from '../../lib/archive/store/objectStore.ts';
+import { createS3ObjectStore } from '../../lib/archive/store/s3ObjectStore.ts';
 import { startWriteOnceFront } from '../support/writeOnceS3Front.ts';
 
 /** The same behaviour is required of every ObjectStore adapter: one table of cases, run for each. */

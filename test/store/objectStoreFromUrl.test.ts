@@ -2,7 +2,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { objectStoreFromUrl } from '../../lib/store/objectStoreFromUrl.ts';
+import { objectStoreFromUrl } from '../../lib/archive/store/objectStoreFromUrl.ts';
 import { itClosesItsOwnClient } from '../url/storeUrlCases.ts';
 
 describe('objectStoreFromUrl', () => {

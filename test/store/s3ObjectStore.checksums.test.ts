@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
+import { createS3ObjectStore } from '../../lib/archive/store/s3ObjectStore.ts';
 
 let dir: string;
 beforeAll(async () => {

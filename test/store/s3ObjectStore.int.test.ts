@@ -1,8 +1,8 @@
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { startS3rver } from '../../devkit/startS3rver.ts';
-import type { ObjectInfo } from '../../lib/store/objectStore.ts';
-import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
+import type { ObjectInfo } from '../../lib/archive/store/objectStore.ts';
+import { createS3ObjectStore } from '../../lib/archive/store/s3ObjectStore.ts';
 import { serverPer } from '../support/serverPer.ts';
 
 async function collect(iterable: AsyncIterable<ObjectInfo>): Promise<string[]> {

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3rverClient, startS3rver } from '../../devkit/startS3rver.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { STREAM_ATTEMPTS } from '../../lib/store/retryS3Stream.ts';
-import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
+import { STREAM_ATTEMPTS } from '../../lib/archive/store/retryS3Stream.ts';
+import { createS3ObjectStore } from '../../lib/archive/store/s3ObjectStore.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 import { type S3Fault, type S3Request, startS3FaultProxy } from '../support/s3FaultProxy.ts';
 import { serverPer } from '../support/serverPer.ts';
 

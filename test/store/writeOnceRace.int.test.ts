@@ -1,7 +1,7 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type S3rverHandle, s3rverClient, startS3rver } from '../../devkit/startS3rver.ts';
-import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
+import { createS3ObjectStore } from '../../lib/archive/store/s3ObjectStore.ts';
 import { startWriteOnceFront, type WriteOnceFront } from '../support/writeOnceS3Front.ts';
 
 let s3: S3rverHandle;

@@ -1,4 +1,4 @@
-import type { StateStore } from '../../lib/state/statePorts.ts';
+import type { StateStore } from '../../lib/archive/state/statePorts.ts';
 
 /** Calls by method of a state store, and the items its listings returned (a get costs its call alone). */
 export interface StateCounts {

@@ -1,18 +1,18 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeActiveParquet } from '../../lib/active/activeParquet.ts';
-import type { ActiveRow } from '../../lib/active/activeRow.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { type Day, toDay } from '../../lib/clock/day.ts';
-import { duckdbRuleEngine } from '../../lib/detect/duckdbRuleEngine.ts';
-import { evaluateRules } from '../../lib/detect/evaluateRules.ts';
-import type { FindingLedger } from '../../lib/detect/findingLedger.ts';
-import { localCatalog } from '../../lib/detect/localCatalog.ts';
-import { renderRuleSql } from '../../lib/detect/renderRuleSql.ts';
-import type { DetectionRule } from '../../lib/detect/ruleSchema.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
-import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+import { duckdbRuleEngine } from '../../lib/analytics/detect/duckdbRuleEngine.ts';
+import { evaluateRules } from '../../lib/analytics/detect/evaluateRules.ts';
+import type { FindingLedger } from '../../lib/analytics/detect/findingLedger.ts';
+import { localCatalog } from '../../lib/analytics/detect/localCatalog.ts';
+import { renderRuleSql } from '../../lib/analytics/detect/renderRuleSql.ts';
+import type { DetectionRule } from '../../lib/analytics/detect/ruleSchema.ts';
+import { writeActiveParquet } from '../../lib/archive/active/activeParquet.ts';
+import type { ActiveRow } from '../../lib/archive/active/activeRow.ts';
+import { writeHistoryParquet } from '../../lib/archive/parquet/writeHistoryParquet.ts';
+import type { ArchiveRow } from '../../lib/archive/records/archiveRow.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { type Day, toDay } from '../../lib/foundation/clock/day.ts';
+import { silentLogger } from '../../lib/foundation/log/logger.ts';
 
 /*
  * A local archive for the detection tests: files written into `active/` and `history/` of a folder as the

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
-import type { ActiveEvent, ActiveRow } from '../../lib/active/activeRow.ts';
-import { toObservedFields } from '../../lib/active/toObservedFields.ts';
-import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+import type { ActiveEvent, ActiveRow } from '../../lib/archive/active/activeRow.ts';
+import { toObservedFields } from '../../lib/archive/active/toObservedFields.ts';
+import type { ArchiveRow } from '../../lib/archive/records/archiveRow.ts';
 import {
   type ActiveSession,
   activeListSchema,
   type HistoryRecord,
   historyRecordSchema,
-} from '../../lib/records/schemas.ts';
-import { toArchiveRow } from '../../lib/records/toArchiveRow.ts';
+} from '../../lib/archive/records/schemas.ts';
+import { toArchiveRow } from '../../lib/archive/records/toArchiveRow.ts';
 
 /**
  * The two shapes of a live session these tests join with history: `documented`, the service's documented

@@ -1,8 +1,8 @@
 import { GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../../devkit/startDynalite.ts';
-import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
-import type { PartitionManifest } from '../../lib/state/partitionManifest.ts';
+import { createDynamoStateStore } from '../../lib/archive/state/dynamoStateStore.ts';
+import type { PartitionManifest } from '../../lib/archive/state/partitionManifest.ts';
 import { type DropResponseProxy, startDropResponseProxy } from './dropResponseProxy.ts';
 
 const manifest = (dt: string): PartitionManifest => ({ dt, version: 0, files: [] });

@@ -1,4 +1,4 @@
-import { Rng, seedFrom } from '../../lib/emulator/prng.ts';
+import { Rng, seedFrom } from '../../lib/archive/emulator/prng.ts';
 import { forwardRequest, startProxyServer } from './proxyServer.ts';
 
 /** DynamoDB operations that change the table: the only ones whose response the proxy may drop. */

@@ -12,22 +12,25 @@ import {
   startEmulator,
 } from '../../devkit/startEmulator.ts';
 import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
-import { type Clock, ManualClock } from '../../lib/clock/clock.ts';
-import { type Day, dayRange } from '../../lib/clock/day.ts';
-import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
-import { ed25519Signer } from '../../lib/digest/ed25519Signer.ts';
-import type { DatasetOptions } from '../../lib/emulator/dataset.ts';
-import type { FaultConfig } from '../../lib/emulator/faults.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import { readRecordIds } from '../../lib/parquet/readHistoryParquet.ts';
-import { recordId } from '../../lib/records/recordId.ts';
-import type { ArchiveDeps, ArchiveOptions } from '../../lib/run/runTypes.ts';
-import { createDynamoStateStore } from '../../lib/state/dynamoStateStore.ts';
-import type { StateStore } from '../../lib/state/statePorts.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import type { ObjectStore } from '../../lib/store/objectStore.ts';
-import { createS3ObjectStore } from '../../lib/store/s3ObjectStore.ts';
-import { createTunnelApiClient, type TunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
+import type { DigestSigner } from '../../lib/archive/digest/digestSigner.ts';
+import { ed25519Signer } from '../../lib/archive/digest/ed25519Signer.ts';
+import type { DatasetOptions } from '../../lib/archive/emulator/dataset.ts';
+import type { FaultConfig } from '../../lib/archive/emulator/faults.ts';
+import { readRecordIds } from '../../lib/archive/parquet/readHistoryParquet.ts';
+import { recordId } from '../../lib/archive/records/recordId.ts';
+import type { ArchiveDeps, ArchiveOptions } from '../../lib/archive/run/runTypes.ts';
+import { createDynamoStateStore } from '../../lib/archive/state/dynamoStateStore.ts';
+import type { StateStore } from '../../lib/archive/state/statePorts.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
+import type { ObjectStore } from '../../lib/archive/store/objectStore.ts';
+import { createS3ObjectStore } from '../../lib/archive/store/s3ObjectStore.ts';
+import {
+  createTunnelApiClient,
+  type TunnelApiClient,
+} from '../../lib/archive/upstream/createTunnelApiClient.ts';
+import { type Clock, ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { type Day, dayRange } from '../../lib/foundation/clock/day.ts';
+import { silentLogger } from '../../lib/foundation/log/logger.ts';
 
 /** A small dataset so a simulated timeline of weeks runs in seconds; still multi-page with a 100-row cap. */
 export const SMALL_DATASET: Partial<DatasetOptions> = {

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
+import { writeHistoryParquet } from '../../lib/archive/parquet/writeHistoryParquet.ts';
 import { row } from '../digest/digestFixtures.ts';
 import { footerlessPages, readable } from './footerlessPages.ts';
 import { tempDirPer } from './tempDirPer.ts';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import * as zlib from 'node:zlib';
 import { parquetHeader } from 'hyparquet/src/column.js';
 import { snappyUncompress } from 'hyparquet/src/snappy.js';
-import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
+import { readHistoryRows } from '../../lib/archive/parquet/readHistoryParquet.ts';
 
 /**
  * The pages of a Parquet file that has no footer, decompressed: what a run killed mid-write leaves

@@ -1,6 +1,6 @@
-import type { ManualClock } from '../../lib/clock/clock.ts';
-import { type DeadlineBudget, deadlineBudget } from '../../lib/clock/deadlineBudget.ts';
-import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
+import type { UpstreamApi } from '../../lib/archive/upstream/upstreamApi.ts';
+import type { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { type DeadlineBudget, deadlineBudget } from '../../lib/foundation/clock/deadlineBudget.ts';
 
 /**
  * Simulated time driven by the server's answers: each answer moves `clock` on by `latencyMs ÷ inFlight`

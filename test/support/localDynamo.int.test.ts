@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type LocalDynamo, startLocalDynamo } from '../../devkit/localDynamo.ts';
 import { localDynamoClient } from '../../devkit/startDynalite.ts';
-import { createDynamoStateStore, ensureStateTable } from '../../lib/state/dynamoStateStore.ts';
+import { createDynamoStateStore, ensureStateTable } from '../../lib/archive/state/dynamoStateStore.ts';
 
 describe('startLocalDynamo', () => {
   let dir: string;

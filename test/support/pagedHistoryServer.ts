@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Day } from '../../lib/clock/day.ts';
-import { HISTORY_PATH } from '../../lib/upstream/createTunnelApiClient.ts';
+import { HISTORY_PATH } from '../../lib/archive/upstream/createTunnelApiClient.ts';
+import type { Day } from '../../lib/foundation/clock/day.ts';
 
 /** A body the server sends instead of a page: chunks made as they are sent, and the length it declares. */
 export interface GeneratedBody {
@@ -27,7 +27,7 @@ export interface PagedHistoryServer {
  * API pages them (Spring's envelope, the size asked for; a `JsonText` item sent verbatim), and, for the pages `override` names, a generated
  * body instead (a body far larger than any page, made chunk by chunk so the test never holds it).
  *
- * Why not the emulator (lib/emulator): these tests need exactly these items for exactly this day and one
+ * Why not the emulator (lib/archive/emulator): these tests need exactly these items for exactly this day and one
  * chosen page replaced by a hostile body; the emulator serves a generated dataset whose faults are rates.
  */
 export async function startPagedHistoryServer(

@@ -1,4 +1,4 @@
-import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
+import type { ArchiveRow } from '../../lib/archive/records/archiveRow.ts';
 
 /**
  * Deterministic, realistic-looking archive rows, generated lazily so that callers (the benchmark and the

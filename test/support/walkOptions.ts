@@ -1,6 +1,6 @@
-import type { Clock } from '../../lib/clock/clock.ts';
-import { keyRecord } from '../../lib/records/keyedRecord.ts';
-import { DistinctRows, type WalkOptions } from '../../lib/walk/walkDay.ts';
+import { keyRecord } from '../../lib/archive/records/keyedRecord.ts';
+import { DistinctRows, type WalkOptions } from '../../lib/archive/walk/walkDay.ts';
+import type { Clock } from '../../lib/foundation/clock/clock.ts';
 
 /**
  * Walk options for engine tests: pages of 2,000, two requests in flight, 10 passes, 50 pages a day,

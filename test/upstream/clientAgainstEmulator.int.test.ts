@@ -5,11 +5,14 @@ import {
   type EmulatorHandle,
   startEmulator,
 } from '../../devkit/startEmulator.ts';
-import { addDays, dayRange } from '../../lib/clock/day.ts';
-import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
-import type { FaultConfig } from '../../lib/emulator/faults.ts';
-import type { HistoryRecord } from '../../lib/records/schemas.ts';
-import { createTunnelApiClient, type TunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
+import { fixedClock } from '../../lib/archive/emulator/emulatorClock.ts';
+import type { FaultConfig } from '../../lib/archive/emulator/faults.ts';
+import type { HistoryRecord } from '../../lib/archive/records/schemas.ts';
+import {
+  createTunnelApiClient,
+  type TunnelApiClient,
+} from '../../lib/archive/upstream/createTunnelApiClient.ts';
+import { addDays, dayRange } from '../../lib/foundation/clock/day.ts';
 import { rejectionOf } from './testClient.ts';
 
 const NOW = '2025-03-01T12:00:00.000Z';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Clock } from '../../lib/clock/clock.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
+import { createTunnelApiClient } from '../../lib/archive/upstream/createTunnelApiClient.ts';
+import type { Clock } from '../../lib/foundation/clock/clock.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 import { type Handler, json, silent, text } from './scriptedServer.ts';
 import { API_KEY, everything, rejectionOf, scriptedClientPerTest, testClient } from './testClient.ts';
 

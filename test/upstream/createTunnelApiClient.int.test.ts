@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Client } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
+import type { TunnelApiClient } from '../../lib/archive/upstream/createTunnelApiClient.ts';
 import { DOCUMENTED_ACTIVE_SESSION, DOCUMENTED_HISTORY_RECORD } from '../fixtures/documentedValues.ts';
 import { type Handler, json, type ScriptedServer, startScriptedServer, text } from './scriptedServer.ts';
 import { API_KEY, testClient } from './testClient.ts';

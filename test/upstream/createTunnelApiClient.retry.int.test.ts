@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 import {
   cutOff,
   dropConnection,

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isDay } from '../../lib/clock/day.ts';
-import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
-import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
-import type { ArchiveRow, TokenPolicy } from '../../lib/records/archiveRow.ts';
-import { HISTORY_RECORD_FIELDS } from '../../lib/records/schemas.ts';
-import { partitionOf, toArchiveRow } from '../../lib/records/toArchiveRow.ts';
-import { parseHistoryPage } from '../../lib/upstream/parseResponses.ts';
+import { readHistoryRows } from '../../lib/archive/parquet/readHistoryParquet.ts';
+import { writeHistoryParquet } from '../../lib/archive/parquet/writeHistoryParquet.ts';
+import type { ArchiveRow, TokenPolicy } from '../../lib/archive/records/archiveRow.ts';
+import { HISTORY_RECORD_FIELDS } from '../../lib/archive/records/schemas.ts';
+import { partitionOf, toArchiveRow } from '../../lib/archive/records/toArchiveRow.ts';
+import { parseHistoryPage } from '../../lib/archive/upstream/parseResponses.ts';
+import { isDay } from '../../lib/foundation/clock/day.ts';
 import { baseRecord, recordFrom, recordPartsArb, TEST_TOKEN_KEY } from '../records/historyRecords.ts';
 
 const fixture = JSON.parse(

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import type { Day } from '../../lib/clock/day.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { PrefetchedPages } from '../../lib/upstream/prefetchedPages.ts';
+import { PrefetchedPages } from '../../lib/archive/upstream/prefetchedPages.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import type { Day } from '../../lib/foundation/clock/day.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 
 const DAY: Day = '2026-11-10';
 const clock = new ManualClock('2026-11-20T12:00:00Z');

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Agent, buildConnector } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { Limiter } from '../../lib/concurrency/limiter.ts';
-import type { TunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
+import type { TunnelApiClient } from '../../lib/archive/upstream/createTunnelApiClient.ts';
+import { Limiter } from '../../lib/foundation/concurrency/limiter.ts';
 import { json, text } from './scriptedServer.ts';
 import { scriptedClientPerTest } from './testClient.ts';
 

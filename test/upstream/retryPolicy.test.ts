@@ -1,8 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { DEFAULT_RETRY_POLICY, parseRetryAfter, RetryPolicy } from '../../lib/upstream/retryPolicy.ts';
+import {
+  DEFAULT_RETRY_POLICY,
+  parseRetryAfter,
+  RetryPolicy,
+} from '../../lib/archive/upstream/retryPolicy.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 
 const fixed = (r: number) => () => r;
 

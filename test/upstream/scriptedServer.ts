@@ -12,7 +12,7 @@ export interface SeenRequest {
 /**
  * A node:http server on 127.0.0.1:0 answering each request with the next scripted handler.
  *
- * Why not the emulator (lib/emulator): these tests drive the HTTP client itself, byte by byte: an exact
+ * Why not the emulator (lib/archive/emulator): these tests drive the HTTP client itself, byte by byte: an exact
  * status, header or body per request in order, a socket cut half-way through a body, a body that stalls,
  * a server that never answers, connections counted for keep-alive. The emulator's fault knobs are rates
  * over a realistic API, not one scripted answer per request; the in-memory ScriptedUpstream has no HTTP.

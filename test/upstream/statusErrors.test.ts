@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { redactError, redactText } from '../../lib/upstream/redactSecret.ts';
-import { extractServerMessage, isRetryableStatus } from '../../lib/upstream/statusErrors.ts';
+import { redactError, redactText } from '../../lib/archive/upstream/redactSecret.ts';
+import { extractServerMessage, isRetryableStatus } from '../../lib/archive/upstream/statusErrors.ts';
 
 describe('extractServerMessage', () => {
   it.each([

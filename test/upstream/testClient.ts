@@ -1,12 +1,12 @@
 import { inspect } from 'node:util';
 import { afterEach, beforeEach } from 'vitest';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { jsonLineLogger } from '../../lib/log/logger.ts';
 import {
   createTunnelApiClient,
   type TunnelApiClient,
   type TunnelApiClientOptions,
-} from '../../lib/upstream/createTunnelApiClient.ts';
+} from '../../lib/archive/upstream/createTunnelApiClient.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { jsonLineLogger } from '../../lib/foundation/log/logger.ts';
 
 import { readThrough, serverPer } from '../support/serverPer.ts';
 import { type ScriptedServer, startScriptedServer } from './scriptedServer.ts';

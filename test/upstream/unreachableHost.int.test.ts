@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { unreachableReason } from '../../lib/upstream/retryPolicy.ts';
+import { unreachableReason } from '../../lib/archive/upstream/retryPolicy.ts';
 import { json, startScriptedServer } from './scriptedServer.ts';
 import { rejectionOf, testClient } from './testClient.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../lib/config/loadConfig.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import { cleartextProblem, isLoopbackHost } from '../../lib/url/cleartextUrl.ts';
+import { loadConfig } from '../../lib/archive/config/loadConfig.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
+import { cleartextProblem, isLoopbackHost } from '../../lib/foundation/url/cleartextUrl.ts';
 
 describe('isLoopbackHost', () => {
   it.each([

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseDestUrl, parseStateUrl } from '../../lib/url/storeUrl.ts';
+import { parseDestUrl, parseStateUrl } from '../../lib/foundation/url/storeUrl.ts';
 import { BAD_STATE_URLS } from './storeUrlCases.ts';
 
 const CWD = '/work/here';

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../devkit/runCli.ts';
 import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import type { VerifyResult } from '../../lib/integrity/verify/verifyTypes.ts';
 import { SMALL_DATASET } from '../support/engineKit.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';

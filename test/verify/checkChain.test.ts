@@ -1,13 +1,13 @@
 import { generateKeyPairSync } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sha256OfBytes } from '../../lib/digest/describeDataFile.ts';
-import { digestKeys } from '../../lib/digest/digestKeys.ts';
-import { type Digest, type DigestBody, signedBytes } from '../../lib/digest/digestSchema.ts';
-import { ed25519Signer } from '../../lib/digest/ed25519Signer.ts';
-import type { ChainEntry, DigestChain } from '../../lib/digest/readDigestChain.ts';
-import { checkChain } from '../../lib/verify/checkChain.ts';
-import { classifyAbsent } from '../../lib/verify/lastScans.ts';
+import { sha256OfBytes } from '../../lib/archive/digest/describeDataFile.ts';
+import { digestKeys } from '../../lib/archive/digest/digestKeys.ts';
+import { type Digest, type DigestBody, signedBytes } from '../../lib/archive/digest/digestSchema.ts';
+import { ed25519Signer } from '../../lib/archive/digest/ed25519Signer.ts';
+import type { ChainEntry, DigestChain } from '../../lib/archive/digest/readDigestChain.ts';
+import { checkChain } from '../../lib/integrity/verify/checkChain.ts';
+import { classifyAbsent } from '../../lib/integrity/verify/lastScans.ts';
 
 const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const signer = ed25519Signer(pem);

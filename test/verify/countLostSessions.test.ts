@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
-import { activeParquetBytes } from '../../lib/active/activeParquet.ts';
-import type { ActiveRow } from '../../lib/active/activeRow.ts';
-import { addDays, dayRange, toDay } from '../../lib/clock/day.ts';
-import type { ObjectInfo, ObjectStore } from '../../lib/store/objectStore.ts';
-import { countLostSessions } from '../../lib/verify/countLostSessions.ts';
+import { activeParquetBytes } from '../../lib/archive/active/activeParquet.ts';
+import type { ActiveRow } from '../../lib/archive/active/activeRow.ts';
+import type { ObjectInfo, ObjectStore } from '../../lib/archive/store/objectStore.ts';
+import { addDays, dayRange, toDay } from '../../lib/foundation/clock/day.ts';
+import { countLostSessions } from '../../lib/integrity/verify/countLostSessions.ts';
 
 const NOW = new Date('2026-11-20T06:00:00.000Z');
 const DAY = 86_400_000;

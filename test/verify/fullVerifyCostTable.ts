@@ -1,4 +1,4 @@
-import { VERIFY_JOB_ASSUMPTIONS, verifyJobCost } from '../../lib/verify/verifyJobCost.ts';
+import { VERIFY_JOB_ASSUMPTIONS, verifyJobCost } from '../../lib/integrity/verify/verifyJobCost.ts';
 
 /** The example docs/integrity.md prices: 1 TB over 10 years of daily partitions. */
 export const DOC_EXAMPLE = { bytes: 1e12, files: 120_000, items: 14_601, digests: 3_650 };

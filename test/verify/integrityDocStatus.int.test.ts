@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../devkit/runCli.ts';
-import { describeFullVerify, describeVerified } from '../../lib/verify/describeVerified.ts';
+import { describeFullVerify, describeVerified } from '../../lib/integrity/verify/describeVerified.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 
 const DOC = readFileSync(new URL('../../docs/integrity.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');

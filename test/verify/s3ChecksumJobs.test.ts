@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { CreateJobCommand, DescribeJobCommand } from '@aws-sdk/client-s3-control';
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
-import type { ChecksumReport, ChecksumRow } from '../../lib/verify/checksumJobs.ts';
-import { REPORT_FORMAT } from '../../lib/verify/checksumReportFormat.ts';
-import { createS3ChecksumJobs } from '../../lib/verify/s3ChecksumJobs.ts';
+import type { ChecksumReport, ChecksumRow } from '../../lib/integrity/verify/checksumJobs.ts';
+import { REPORT_FORMAT } from '../../lib/integrity/verify/checksumReportFormat.ts';
+import { createS3ChecksumJobs } from '../../lib/integrity/verify/s3ChecksumJobs.ts';
 
 function adapter(status: string) {
   const sent: unknown[] = [];

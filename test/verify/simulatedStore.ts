@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
 import { ReadRanges } from '../../devkit/readRanges.ts';
-import type { Clock } from '../../lib/clock/clock.ts';
-import type { ObjectInfo, ObjectStore, StoredChecksum } from '../../lib/store/objectStore.ts';
+import type { ObjectInfo, ObjectStore, StoredChecksum } from '../../lib/archive/store/objectStore.ts';
+import type { Clock } from '../../lib/foundation/clock/clock.ts';
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 

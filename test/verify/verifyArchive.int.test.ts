@@ -3,18 +3,18 @@ import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { toDay } from '../../lib/clock/day.ts';
-import { digestKeys } from '../../lib/digest/digestKeys.ts';
-import type { DigestSigner } from '../../lib/digest/digestSigner.ts';
-import { readHistoryRows } from '../../lib/parquet/readHistoryParquet.ts';
-import { writeHistoryParquet } from '../../lib/parquet/writeHistoryParquet.ts';
-import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import type { ObjectStore } from '../../lib/store/objectStore.ts';
-import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
-import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
-import { verifyWeekly } from '../../lib/verify/verifyWeekly.ts';
+import { digestKeys } from '../../lib/archive/digest/digestKeys.ts';
+import type { DigestSigner } from '../../lib/archive/digest/digestSigner.ts';
+import { readHistoryRows } from '../../lib/archive/parquet/readHistoryParquet.ts';
+import { writeHistoryParquet } from '../../lib/archive/parquet/writeHistoryParquet.ts';
+import type { ArchiveRow } from '../../lib/archive/records/archiveRow.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
+import type { ObjectStore } from '../../lib/archive/store/objectStore.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { toDay } from '../../lib/foundation/clock/day.ts';
+import { verifyArchive } from '../../lib/integrity/verify/verifyArchive.ts';
+import type { VerifyResult } from '../../lib/integrity/verify/verifyTypes.ts';
+import { verifyWeekly } from '../../lib/integrity/verify/verifyWeekly.ts';
 import { historyKeys, startSignedArchive } from '../digest/proofKit.ts';
 import { TEST_TOKEN_KEY, type World } from '../support/engineKit.ts';
 
@@ -220,7 +220,7 @@ describe('verifyArchive', () => {
     await cp(archiveDir, dir, { recursive: true });
     // Drop the last digest's scans' coverage by claiming every day was scanned completely now.
     const objects = createFileObjectStore(dir);
-    const { appendDigest } = await import('../../lib/digest/appendDigest.ts');
+    const { appendDigest } = await import('../../lib/archive/digest/appendDigest.ts');
     const days = Array.from({ length: 60 }, (_, i) =>
       toDay(new Date(world.clock.now().getTime() - i * 86_400_000)),
     );
@@ -266,7 +266,7 @@ describe('the weekly verify against the API, an incremental week', () => {
     for (const d of scanned) expect(first.weekly.progress.lastScans?.[d.day]).toBe(d.lastScanAt);
     // A day later, a run that scanned today only: the older days' last scans are in older digests.
     world.clock.advance(86_400_000);
-    const { appendDigest } = await import('../../lib/digest/appendDigest.ts');
+    const { appendDigest } = await import('../../lib/archive/digest/appendDigest.ts');
     await appendDigest(
       { objects, signer, clock: world.clock, logger: world.deps().logger },
       {

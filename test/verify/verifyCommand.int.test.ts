@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliKeysDir, runCli } from '../../devkit/runCli.ts';
 import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { appendDigest } from '../../lib/digest/appendDigest.ts';
-import { loadLocalKeys } from '../../lib/keys/loadLocalKeys.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import type { VerifyResult } from '../../lib/verify/verifyTypes.ts';
+import { appendDigest } from '../../lib/archive/digest/appendDigest.ts';
+import { loadLocalKeys } from '../../lib/archive/keys/loadLocalKeys.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { silentLogger } from '../../lib/foundation/log/logger.ts';
+import type { VerifyResult } from '../../lib/integrity/verify/verifyTypes.ts';
 import { archivedIds, SMALL_DATASET } from '../support/engineKit.ts';
 
 const NOW = '2026-10-01T06:00:00.000Z';

@@ -1,12 +1,12 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { appendDigest } from '../../lib/digest/appendDigest.ts';
-import { loadLocalKeys } from '../../lib/keys/loadLocalKeys.ts';
-import { silentLogger } from '../../lib/log/logger.ts';
-import { createFileObjectStore } from '../../lib/store/fileObjectStore.ts';
-import { verifyArchive } from '../../lib/verify/verifyArchive.ts';
+import { appendDigest } from '../../lib/archive/digest/appendDigest.ts';
+import { loadLocalKeys } from '../../lib/archive/keys/loadLocalKeys.ts';
+import { createFileObjectStore } from '../../lib/archive/store/fileObjectStore.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { silentLogger } from '../../lib/foundation/log/logger.ts';
+import { verifyArchive } from '../../lib/integrity/verify/verifyArchive.ts';
 import { parquetOf } from '../digest/digestFixtures.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../devkit/runCli.ts';
 import { EMULATOR_PAID_KEY, type EmulatorHandle, startEmulator } from '../../devkit/startEmulator.ts';
-import { fixedClock } from '../../lib/emulator/emulatorClock.ts';
+import { fixedClock } from '../../lib/archive/emulator/emulatorClock.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 
 /**

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
 import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { IdSet } from '../../lib/ids/idSet.ts';
-import type { KeyedRecord } from '../../lib/records/keyedRecord.ts';
-import { CarriedRows, loadWalkIds, WalkIdParts, walkIdsKey } from '../../lib/walk/carriedRows.ts';
-import { addIdLines } from '../../lib/walk/idLines.ts';
-import { DistinctRows, type WalkSink, walkDay } from '../../lib/walk/walkDay.ts';
+import type { KeyedRecord } from '../../lib/archive/records/keyedRecord.ts';
+import { CarriedRows, loadWalkIds, WalkIdParts, walkIdsKey } from '../../lib/archive/walk/carriedRows.ts';
+import { addIdLines } from '../../lib/archive/walk/idLines.ts';
+import { DistinctRows, type WalkSink, walkDay } from '../../lib/archive/walk/walkDay.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { IdSet } from '../../lib/foundation/ids/idSet.ts';
 import { walkOptions } from '../support/walkOptions.ts';
 
 const id = (n: number): string => n.toString(16).padStart(32, '0');

@@ -5,16 +5,16 @@ import {
   ScriptedUpstream,
   type ScriptedUpstreamOptions,
 } from '../../devkit/scriptedUpstream.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { addDays, type Day, toDay } from '../../lib/clock/day.ts';
-import { archiveKeys } from '../../lib/commit/archiveKeys.ts';
-import { type FanoutItem, fanoutItemSchema } from '../../lib/fanout/fanoutTypes.ts';
-import { finishFanout } from '../../lib/fanout/finishFanout.ts';
-import { planFanout } from '../../lib/fanout/planFanout.ts';
-import { walkFanoutItem } from '../../lib/fanout/walkFanoutItem.ts';
-import { runArchive } from '../../lib/run/runArchive.ts';
-import type { ArchiveOptions, DayResult, RunSummary } from '../../lib/run/runTypes.ts';
-import { STALLED_PASSES } from '../../lib/walk/walkDay.ts';
+import { archiveKeys } from '../../lib/archive/commit/archiveKeys.ts';
+import { type FanoutItem, fanoutItemSchema } from '../../lib/archive/fanout/fanoutTypes.ts';
+import { finishFanout } from '../../lib/archive/fanout/finishFanout.ts';
+import { planFanout } from '../../lib/archive/fanout/planFanout.ts';
+import { walkFanoutItem } from '../../lib/archive/fanout/walkFanoutItem.ts';
+import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import type { ArchiveOptions, DayResult, RunSummary } from '../../lib/archive/run/runTypes.ts';
+import { STALLED_PASSES } from '../../lib/archive/walk/walkDay.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { addDays, type Day, toDay } from '../../lib/foundation/clock/day.ts';
 import { TEST_OPTIONS, testDeps } from '../support/engineKit.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IdSet } from '../../lib/ids/idSet.ts';
-import { addIdLines, gzipIdLines, idSetOfLines } from '../../lib/walk/idLines.ts';
+import { addIdLines, gzipIdLines, idSetOfLines } from '../../lib/archive/walk/idLines.ts';
+import { IdSet } from '../../lib/foundation/ids/idSet.ts';
 
 const hexId = fc.uint8Array({ minLength: 16, maxLength: 16 }).map((b) => Buffer.from(b).toString('hex'));
 

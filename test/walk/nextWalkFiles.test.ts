@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_WALK_FILES, nextWalkFiles } from '../../lib/walk/nextWalkFiles.ts';
+import { MAX_WALK_FILES, nextWalkFiles } from '../../lib/archive/walk/nextWalkFiles.ts';
 
 describe('nextWalkFiles', () => {
   it("lists the earlier runs' files, then this run's", () => {

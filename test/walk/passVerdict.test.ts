@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type PassEvidence, passVerdict } from '../../lib/walk/passVerdict.ts';
-import { STALLED_PASSES } from '../../lib/walk/walkDay.ts';
+import { type PassEvidence, passVerdict } from '../../lib/archive/walk/passVerdict.ts';
+import { STALLED_PASSES } from '../../lib/archive/walk/walkDay.ts';
 
 /** A first pass over a 95-row day at 10 rows a page, whose short page 9 holds 5 rows; `e` changes it. */
 function evidence(e: Partial<PassEvidence> = {}): PassEvidence {

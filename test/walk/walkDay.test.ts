@@ -5,17 +5,17 @@ import {
   ScriptedUpstream,
   type ScriptedUpstreamOptions,
 } from '../../devkit/scriptedUpstream.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import type { ArchiveRow } from '../../lib/records/archiveRow.ts';
-import { type KeyedRecord, keyRecord } from '../../lib/records/keyedRecord.ts';
-import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
+import type { ArchiveRow } from '../../lib/archive/records/archiveRow.ts';
+import { type KeyedRecord, keyRecord } from '../../lib/archive/records/keyedRecord.ts';
+import type { UpstreamApi } from '../../lib/archive/upstream/upstreamApi.ts';
 import {
   DEFAULT_MAX_PASSES,
   DistinctRows,
   STALLED_PASSES,
   type WalkOptions,
   walkDay,
-} from '../../lib/walk/walkDay.ts';
+} from '../../lib/archive/walk/walkDay.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
 import { walkOptions } from '../support/walkOptions.ts';
 
 const DAY = '2026-11-10';

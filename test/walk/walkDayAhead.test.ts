@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts';
-import { ManualClock } from '../../lib/clock/clock.ts';
-import { ArchiverError } from '../../lib/errors/archiverError.ts';
-import type { HistoryPage } from '../../lib/records/schemas.ts';
-import type { UpstreamApi } from '../../lib/upstream/upstreamApi.ts';
-import { type WalkOptions, walkDay } from '../../lib/walk/walkDay.ts';
+import type { HistoryPage } from '../../lib/archive/records/schemas.ts';
+import type { UpstreamApi } from '../../lib/archive/upstream/upstreamApi.ts';
+import { type WalkOptions, walkDay } from '../../lib/archive/walk/walkDay.ts';
+import { ManualClock } from '../../lib/foundation/clock/clock.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 import { walkOptions } from '../support/walkOptions.ts';
 
 // Requests asked ahead: page 1 beside page 0, and the empty page that proves the end of a whole number of

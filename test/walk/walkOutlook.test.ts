@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { WalkProgress } from '../../lib/state/dayState.ts';
-import { walkOutlook } from '../../lib/walk/walkOutlook.ts';
+import type { WalkProgress } from '../../lib/archive/state/dayState.ts';
+import { walkOutlook } from '../../lib/archive/walk/walkOutlook.ts';
 
 const at = (p: Partial<WalkProgress>): WalkProgress => ({
   passes: 1,

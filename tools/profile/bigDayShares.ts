@@ -5,7 +5,7 @@
  * `PARQUET_ENCODER`), one after the other on the same machine, and prints one JSON line each: every run's
  * ratio to the latency bound, the longest pause between two of the walk's requests and when it began, CPU
  * ms a page, pages a second, the time the quota held the run back, and the load average. The Lambda's bundle
- * has no worker entry (`lib/parquet/parquetWorkerClient.ts`): it encodes inline, whatever its memory.
+ * has no worker entry (`lib/archive/parquet/parquetWorkerClient.ts`): it encodes inline, whatever its memory.
  */
 import { bigDay } from '../../bench/bigDay.ts';
 

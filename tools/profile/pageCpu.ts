@@ -19,7 +19,7 @@ import { openCpuQuota } from '../../bench/cpuQuota.ts';
 import { fetchBound } from '../../bench/fetchBound.ts';
 import { flatDayDataset } from '../../bench/scaledDataset.ts';
 import { startEmulator } from '../../devkit/startEmulator.ts';
-import { addDays, toDay } from '../../lib/clock/day.ts';
+import { addDays, toDay } from '../../lib/foundation/clock/day.ts';
 
 const rows = Number(process.argv[2] ?? 20_000);
 const pageSizes = (process.argv[3] ?? '100,2000').split(',').map(Number);

@@ -16,15 +16,15 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IdSet } from '../../lib/ids/idSet.ts';
-import { DEFAULT_ROW_GROUP_BYTES } from '../../lib/parquet/historyParquetFile.ts';
-import { ParquetDraftWriter } from '../../lib/parquet/parquetDraftWriter.ts';
-import { type RowChunk, RowChunkBuilder } from '../../lib/parquet/rowChunk.ts';
-import { type KeyedRecord, keyRecord } from '../../lib/records/keyedRecord.ts';
-import type { RejectedRecord } from '../../lib/records/schemas.ts';
-import { createTunnelApiClient } from '../../lib/upstream/createTunnelApiClient.ts';
-import { parseHistoryPage } from '../../lib/upstream/parseResponses.ts';
-import { pageAbsorber } from '../../lib/walk/pageAbsorber.ts';
+import { DEFAULT_ROW_GROUP_BYTES } from '../../lib/archive/parquet/historyParquetFile.ts';
+import { ParquetDraftWriter } from '../../lib/archive/parquet/parquetDraftWriter.ts';
+import { type RowChunk, RowChunkBuilder } from '../../lib/archive/parquet/rowChunk.ts';
+import { type KeyedRecord, keyRecord } from '../../lib/archive/records/keyedRecord.ts';
+import type { RejectedRecord } from '../../lib/archive/records/schemas.ts';
+import { createTunnelApiClient } from '../../lib/archive/upstream/createTunnelApiClient.ts';
+import { parseHistoryPage } from '../../lib/archive/upstream/parseResponses.ts';
+import { pageAbsorber } from '../../lib/archive/walk/pageAbsorber.ts';
+import { IdSet } from '../../lib/foundation/ids/idSet.ts';
 
 const bodies = JSON.parse(await readFile(process.argv[2] as string, 'utf8')) as string[];
 const baseUrl = process.argv[3] as string;

@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startReplayServer } from '../../bench/replayServer.ts';
 import { flatDayDataset } from '../../bench/scaledDataset.ts';
-import { addDays, toDay } from '../../lib/clock/day.ts';
-import { startEmulator } from '../../lib/emulator/startEmulator.ts';
+import { startEmulator } from '../../lib/archive/emulator/startEmulator.ts';
+import { addDays, toDay } from '../../lib/foundation/clock/day.ts';
 import { byFile, byFunction, stageCosts, stageOfNode, topCosts } from './topCosts.ts';
 
 const records = Number(process.argv[2] ?? 100_000);

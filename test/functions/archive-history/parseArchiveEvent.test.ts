@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseArchiveEvent } from '../../../functions/archive-history/parseArchiveEvent.ts';
-import { ArchiverError } from '../../../lib/errors/archiverError.ts';
+import { ArchiverError } from '../../../lib/foundation/errors/archiverError.ts';
 
 const scheduled = {
   version: '0',

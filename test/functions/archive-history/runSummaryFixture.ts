@@ -1,4 +1,4 @@
-import type { DayResult, RunSummary } from '../../../lib/run/runTypes.ts';
+import type { DayResult, RunSummary } from '../../../lib/archive/run/runTypes.ts';
 
 /** A finished, empty run; override what a test is about. */
 export function runSummary(overrides: Partial<RunSummary> = {}): RunSummary {

@@ -1,13 +1,13 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { createArchiveHandler } from '../../../functions/archive-history/archiveHandler.ts';
-import { addDays, toDay } from '../../../lib/clock/day.ts';
-import { archiveKeys } from '../../../lib/commit/archiveKeys.ts';
-import { loadConfig } from '../../../lib/config/loadConfig.ts';
-import { runArchive } from '../../../lib/run/runArchive.ts';
-import { readStoredVerify } from '../../../lib/verify/storeVerify.ts';
-import { verifyArchive } from '../../../lib/verify/verifyArchive.ts';
-import type { VerifyResult } from '../../../lib/verify/verifyTypes.ts';
+import { archiveKeys } from '../../../lib/archive/commit/archiveKeys.ts';
+import { loadConfig } from '../../../lib/archive/config/loadConfig.ts';
+import { runArchive } from '../../../lib/archive/run/runArchive.ts';
+import { addDays, toDay } from '../../../lib/foundation/clock/day.ts';
+import { readStoredVerify } from '../../../lib/integrity/verify/storeVerify.ts';
+import { verifyArchive } from '../../../lib/integrity/verify/verifyArchive.ts';
+import type { VerifyResult } from '../../../lib/integrity/verify/verifyTypes.ts';
 import { TEST_OPTIONS, TEST_TOKEN_KEY, type World, worldPerTest } from '../../support/engineKit.ts';
 
 const worlds = worldPerTest();

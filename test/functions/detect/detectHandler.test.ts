@@ -7,14 +7,14 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { athenaRuleEngine } from '../../../functions/detect/athenaRuleEngine.ts';
 import { createDetectHandler } from '../../../functions/detect/detectHandler.ts';
-import { ManualClock } from '../../../lib/clock/clock.ts';
-import { type DuckDbRuleEngine, duckdbRuleEngine } from '../../../lib/detect/duckdbRuleEngine.ts';
-import type { Finding } from '../../../lib/detect/finding.ts';
-import { FINDING_DETAIL_TYPE, memoryFindingEvents } from '../../../lib/detect/findingEvents.ts';
-import { memoryFindingLedger } from '../../../lib/detect/findingLedger.ts';
-import { loadRules } from '../../../lib/detect/loadRules.ts';
-import { NO_LIVE_SESSIONS_SQL, testTableSql } from '../../../lib/detect/runRuleTests.ts';
-import { silentLogger } from '../../../lib/log/logger.ts';
+import { type DuckDbRuleEngine, duckdbRuleEngine } from '../../../lib/analytics/detect/duckdbRuleEngine.ts';
+import type { Finding } from '../../../lib/analytics/detect/finding.ts';
+import { FINDING_DETAIL_TYPE, memoryFindingEvents } from '../../../lib/analytics/detect/findingEvents.ts';
+import { memoryFindingLedger } from '../../../lib/analytics/detect/findingLedger.ts';
+import { loadRules } from '../../../lib/analytics/detect/loadRules.ts';
+import { NO_LIVE_SESSIONS_SQL, testTableSql } from '../../../lib/analytics/detect/runRuleTests.ts';
+import { ManualClock } from '../../../lib/foundation/clock/clock.ts';
+import { silentLogger } from '../../../lib/foundation/log/logger.ts';
 
 const rules = await loadRules();
 /** Each rule's first positive yml test (without settings or days of its own). */

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createFanoutHandler, stepError } from '../../../functions/fanout/fanoutHandler.ts';
-import { ManualClock } from '../../../lib/clock/clock.ts';
-import { loadConfig } from '../../../lib/config/loadConfig.ts';
-import { ArchiverError } from '../../../lib/errors/archiverError.ts';
-import { silentLogger } from '../../../lib/log/logger.ts';
-import type { StateStore } from '../../../lib/state/statePorts.ts';
-import type { ObjectStore } from '../../../lib/store/objectStore.ts';
+import { loadConfig } from '../../../lib/archive/config/loadConfig.ts';
+import type { StateStore } from '../../../lib/archive/state/statePorts.ts';
+import type { ObjectStore } from '../../../lib/archive/store/objectStore.ts';
+import { ManualClock } from '../../../lib/foundation/clock/clock.ts';
+import { ArchiverError } from '../../../lib/foundation/errors/archiverError.ts';
+import { silentLogger } from '../../../lib/foundation/log/logger.ts';
 
 /** The fan-out's handler with fakes: a state store whose lease was taken by another orchestration. */
 function harness() {

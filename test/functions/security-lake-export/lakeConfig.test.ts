@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { lakeConfig, withExternalIds } from '../../../functions/security-lake-export/lakeConfig.ts';
-import { loadConfig } from '../../../lib/config/loadConfig.ts';
+import { loadConfig } from '../../../lib/archive/config/loadConfig.ts';
 
 const SOURCE = {
   cls: 'findings',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { apiKeyFromSecret } from '../../../functions/shared/apiKeyFromSecret.ts';
 import { API_KEY_PLACEHOLDER } from '../../../functions/shared/telemetryNames.ts';
-import { ArchiverError } from '../../../lib/errors/archiverError.ts';
+import { ArchiverError } from '../../../lib/foundation/errors/archiverError.ts';
 
 const ID = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:pinggy-AbC123';
 

@@ -4,7 +4,7 @@ import {
   FINDING_DETAIL_TYPE,
   FINDING_EVENT_SOURCE,
   type FindingEvent,
-} from '../../../lib/detect/findingEvents.ts';
+} from '../../../lib/analytics/detect/findingEvents.ts';
 
 const event = (i: number): FindingEvent => ({
   source: FINDING_EVENT_SOURCE,

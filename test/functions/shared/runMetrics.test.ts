@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { failureMetrics, summaryMetrics } from '../../../functions/shared/runMetrics.ts';
-import { ArchiverError, type ArchiverErrorCode } from '../../../lib/errors/archiverError.ts';
+import { ArchiverError, type ArchiverErrorCode } from '../../../lib/foundation/errors/archiverError.ts';
 import { dayResult, runSummary } from '../archive-history/runSummaryFixture.ts';
 
 const byName = (points: { name: string; value: number }[]) =>

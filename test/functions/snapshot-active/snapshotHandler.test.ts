@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { createSnapshotHandler } from '../../../functions/snapshot-active/snapshotHandler.ts';
 import { snapshotSettings } from '../../../functions/snapshot-active/snapshotSettings.ts';
 import { SNAPSHOT_METRIC } from '../../../functions/snapshot-active/snapshotTelemetry.ts';
-import type { SnapshotActiveResult } from '../../../lib/active/snapshotActive.ts';
-import { ManualClock } from '../../../lib/clock/clock.ts';
-import { loadConfig } from '../../../lib/config/loadConfig.ts';
-import { ArchiverError } from '../../../lib/errors/archiverError.ts';
-import { tokenKeyFromSecret } from '../../../lib/keys/tokenKeyFromSecret.ts';
-import { silentLogger } from '../../../lib/log/logger.ts';
+import type { SnapshotActiveResult } from '../../../lib/archive/active/snapshotActive.ts';
+import { loadConfig } from '../../../lib/archive/config/loadConfig.ts';
+import { tokenKeyFromSecret } from '../../../lib/archive/keys/tokenKeyFromSecret.ts';
+import { ManualClock } from '../../../lib/foundation/clock/clock.ts';
+import { ArchiverError } from '../../../lib/foundation/errors/archiverError.ts';
+import { silentLogger } from '../../../lib/foundation/log/logger.ts';
 import { MemoryActiveState, MemoryRowSink, session } from '../../active/activeKit.ts';
 
 const NOW = '2025-03-01T12:00:00.000Z';

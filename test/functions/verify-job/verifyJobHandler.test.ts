@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createVerifyJobHandler } from '../../../functions/verify-job/verifyJobHandler.ts';
-import { ManualClock } from '../../../lib/clock/clock.ts';
-import { silentLogger } from '../../../lib/log/logger.ts';
-import { createFileObjectStore } from '../../../lib/store/fileObjectStore.ts';
+import { createFileObjectStore } from '../../../lib/archive/store/fileObjectStore.ts';
+import { ManualClock } from '../../../lib/foundation/clock/clock.ts';
+import { silentLogger } from '../../../lib/foundation/log/logger.ts';
 
 let dir: string;
 beforeEach(async () => {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FaultPlan, isOutcomeUnknown, SimulatedCrash } from '../../../devkit/fakes/faultPlan.ts';
 import { MemoryObjectStore } from '../../../devkit/fakes/memoryObjectStore.ts';
-import type { PartitionManifest } from '../../../lib/state/partitionManifest.ts';
+import type { PartitionManifest } from '../../../lib/archive/state/partitionManifest.ts';
 import { faultScheduleArb } from './faultSchedule.ts';
 import { MemoryStateStore } from './memoryStateStore.ts';
 

@@ -1,10 +1,10 @@
 import { FaultPlan } from '../../../devkit/fakes/faultPlan.ts';
-import { type Lease, leaseSchema } from '../../../lib/state/lease.ts';
-import { LEASE_PK } from '../../../lib/state/leaseConcern.ts';
-import { stateConcerns } from '../../../lib/state/stateConcerns.ts';
-import type { StateStore } from '../../../lib/state/statePorts.ts';
-import { decodeItem } from '../../../lib/state/versionedConcerns.ts';
-import type { VersionedItem, VersionedItems } from '../../../lib/state/versionedItems.ts';
+import { type Lease, leaseSchema } from '../../../lib/archive/state/lease.ts';
+import { LEASE_PK } from '../../../lib/archive/state/leaseConcern.ts';
+import { stateConcerns } from '../../../lib/archive/state/stateConcerns.ts';
+import type { StateStore } from '../../../lib/archive/state/statePorts.ts';
+import { decodeItem } from '../../../lib/archive/state/versionedConcerns.ts';
+import type { VersionedItem, VersionedItems } from '../../../lib/archive/state/versionedItems.ts';
 import { MemoryVersionedItems } from './memoryVersionedItems.ts';
 
 /** The datasets a partition manifest can belong to (shared contract; absent = history). */

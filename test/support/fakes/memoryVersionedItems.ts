@@ -1,5 +1,5 @@
-import { versionConflict } from '../../../lib/state/versionedConcerns.ts';
-import type { VersionedItem, VersionedItems } from '../../../lib/state/versionedItems.ts';
+import { versionConflict } from '../../../lib/archive/state/versionedConcerns.ts';
+import type { VersionedItem, VersionedItems } from '../../../lib/archive/state/versionedItems.ts';
 
 /**
  * The versioned-item primitive in memory, with DynamoDB's semantics (a put conditioned on the version

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import type { ManualClock } from '../../../lib/clock/clock.ts';
+import type { ManualClock } from '../../../lib/foundation/clock/clock.ts';
 
 /** What a call of each priced method costs in simulated ms, from the bytes it carries (uploads, puts). */
 export type CallCosts = Readonly<Record<string, (bytes: number) => number>>;

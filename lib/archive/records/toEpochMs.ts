@@ -1,0 +1,139 @@
+import { ArchiverError } from '../../foundation/index.ts';
+
+/** Largest offset Java's `ZoneOffset` (the upstream is a Spring service) can write. */
+const MAX_OFFSET_MINUTES = 18 * 60;
+const DAY_MS = 86_400_000;
+
+/** The outcome of {@link parseInstant}: epoch ms, or why the text is not a strict ISO 8601 instant. */
+export type ParsedInstant = { ok: true; ms: number } | { ok: false; reason: string };
+
+/**
+ * The one date-time parser of the archive. Accepts only `YYYY-MM-DDThh:mm[:ss[.fraction]]` followed by
+ * `Z` or `±hh:mm`: no space separator, no bare dates, no expanded (signed) years, no offset-less local
+ * times, no `±hhmm`. The fields must name a real calendar instant (month 1..12, a day that exists in
+ * that month and year, hour 0..23, minute and second 0..59), so `2026-02-30`, `24:00` and `:60` are
+ * refused instead of rolling over as `Date.parse` does. Digits past milliseconds are truncated. The
+ * result never depends on the host's time zone. Range checks (e.g. not before 2000) belong to the
+ * caller, which knows `now`. Hand-rolled rather than a regex: it runs several times per record.
+ */
+export function parseInstant(text: unknown): ParsedInstant {
+  if (typeof text !== 'string') {
+    return { ok: false, reason: `expected an ISO 8601 date-time string, got ${typeof text}` };
+  }
+  // Validation and then normalisation read a record's two times back to back: remember the last two.
+  if (text === lastText[0]) return lastResult[0] as ParsedInstant;
+  if (text === lastText[1]) return lastResult[1] as ParsedInstant;
+  const result = parseUncached(text);
+  lastText[slot] = text;
+  lastResult[slot] = result;
+  slot ^= 1;
+  return result;
+}
+
+const lastText: [string | undefined, string | undefined] = [undefined, undefined];
+const lastResult: [ParsedInstant | undefined, ParsedInstant | undefined] = [undefined, undefined];
+let slot = 0;
+
+function parseUncached(text: string): ParsedInstant {
+  const ms = instantMs(text);
+  if (Number.isNaN(ms)) {
+    return { ok: false, reason: `'${clip(text)}' is not an ISO 8601 date-time with an offset (Z or ±hh:mm)` };
+  }
+  if (ms === NOT_CALENDAR) return { ok: false, reason: `'${clip(text)}' is not a real calendar date-time` };
+  if (ms === BAD_OFFSET) return { ok: false, reason: `'${clip(text)}' has an impossible UTC offset` };
+  return { ok: true, ms };
+}
+
+/**
+ * Epoch milliseconds of a strict ISO 8601 instant (see {@link parseInstant}); throws `SCHEMA_MISMATCH`
+ * otherwise. Used for every upstream date-time: ids, partitions and rows all read times through it.
+ */
+export function toEpochMs(iso: string): number {
+  const parsed = parseInstant(iso);
+  if (!parsed.ok) throw new ArchiverError('SCHEMA_MISMATCH', parsed.reason);
+  return parsed.ms;
+}
+
+// Failure markers: not finite, so never confused with an instant (test NaN with Number.isNaN).
+const NOT_ISO = Number.NaN;
+const NOT_CALENDAR = Number.POSITIVE_INFINITY;
+const BAD_OFFSET = Number.NEGATIVE_INFINITY;
+
+function instantMs(s: string): number {
+  const n = s.length;
+  if (n < 17 || s[4] !== '-' || s[7] !== '-' || s[10] !== 'T' || s[13] !== ':') return NOT_ISO;
+  const year = digits(s, 0, 4);
+  const month = digits(s, 5, 2);
+  const day = digits(s, 8, 2);
+  const hour = digits(s, 11, 2);
+  const minute = digits(s, 14, 2);
+  if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0) return NOT_ISO;
+  let i = 16;
+  let second = 0;
+  let milli = 0;
+  if (s[i] === ':') {
+    second = digits(s, i + 1, 2);
+    if (second < 0) return NOT_ISO;
+    i += 3;
+    if (s[i] === '.') {
+      const start = ++i;
+      while (i < n && i - start < 9 && isDigit(s.charCodeAt(i))) i++;
+      const count = i - start;
+      if (count === 0) return NOT_ISO;
+      for (let k = 0; k < 3; k++) milli = milli * 10 + (k < count ? s.charCodeAt(start + k) - 48 : 0);
+    }
+  }
+  let offsetMinutes = 0;
+  if (s[i] === 'Z' && i + 1 === n) {
+    // UTC
+  } else if ((s[i] === '+' || s[i] === '-') && i + 6 === n && s[i + 3] === ':') {
+    const oh = digits(s, i + 1, 2);
+    const om = digits(s, i + 4, 2);
+    if (oh < 0 || om < 0) return NOT_ISO;
+    if (om > 59) return BAD_OFFSET;
+    offsetMinutes = (oh * 60 + om) * (s[i] === '-' ? -1 : 1);
+    if (Math.abs(offsetMinutes) > MAX_OFFSET_MINUTES) return BAD_OFFSET;
+  } else {
+    return NOT_ISO;
+  }
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return NOT_CALENDAR;
+  if (hour > 23 || minute > 59 || second > 59) return NOT_CALENDAR;
+  const local =
+    daysFromCivil(year, month, day) * DAY_MS + ((hour * 60 + minute) * 60 + second) * 1000 + milli;
+  return local - offsetMinutes * 60_000;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/** The `count` ASCII digits at `start` as a number, or -1 when any is not a digit (or missing). */
+function digits(s: string, start: number, count: number): number {
+  let value = 0;
+  for (let k = start; k < start + count; k++) {
+    const code = s.charCodeAt(k);
+    if (!isDigit(code)) return -1;
+    value = value * 10 + (code - 48);
+  }
+  return value;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
+}
+
+/** Bad input is echoed in reasons, but never more than a short prefix of it. */
+function clip(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}

@@ -1,0 +1,68 @@
+import type { Day } from '../../foundation/index.ts';
+import type { ActiveSession, HistoryPage } from '../records/schemas.ts';
+import type { RequestOptions, UpstreamApi } from './upstreamApi.ts';
+
+/**
+ * The API, with history pages asked for ahead of the walk that will ask for them: a request for a page
+ * under way (same day, page and size) is answered by it, once; every other request goes to the API it
+ * wraps. A run sends the first pages of its first day beside its preflight, so that the round trips of
+ * the preflight and of the first pages overlap instead of adding up.
+ *
+ * A page asked for ahead is in flight from then on: a walk that takes it holds its request slot until it
+ * arrives (it never bypasses the walk's limit on requests in flight), and an error it ends with is the
+ * walk's own, as if the walk had sent it. One never taken is aborted and dropped by `discard`.
+ */
+export class PrefetchedPages implements UpstreamApi {
+  readonly #api: UpstreamApi;
+  readonly #ahead = new Map<string, { answer: Promise<HistoryPage>; abort: AbortController }>();
+
+  constructor(api: UpstreamApi) {
+    this.#api = api;
+  }
+
+  /** Sends the request for page `page` of `day` now; a later `historyPage` for it takes its answer. */
+  prefetch(day: Day, page: number, size: number, options: RequestOptions = {}): void {
+    const key = keyOf(day, page, size);
+    if (this.#ahead.has(key)) return;
+    // Its own abort (for `discard`), besides the caller's signal (the run's deadline).
+    const abort = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, abort.signal]) : abort.signal;
+    const answer = this.#api.historyPage(day, day, page, size, { ...options, signal });
+    // Settled by whoever takes it, or by `discard`: never an unhandled rejection.
+    answer.catch(() => undefined);
+    this.#ahead.set(key, { answer, abort });
+  }
+
+  listActive(options?: RequestOptions): Promise<ActiveSession[]> {
+    return this.#api.listActive(options);
+  }
+
+  /** A page sent ahead (same day, page and size), once; any other page from the API it wraps. */
+  readonly historyPage: UpstreamApi['historyPage'] = (from, to, page, size, options) => {
+    if (from === to) {
+      const key = keyOf(from, page, size);
+      const ahead = this.#ahead.get(key);
+      if (ahead) {
+        this.#ahead.delete(key);
+        return ahead.answer;
+      }
+    }
+    return this.#api.historyPage(from, to, page, size, options);
+  };
+
+  /**
+   * Aborts the pages no walk took (a request still retrying would otherwise hold a failed run up to its
+   * retry budget), waits for them to settle and forgets them: their answers are of no use now. A page a
+   * walk took is the walk's, whatever happens here.
+   */
+  async discard(): Promise<void> {
+    const left = [...this.#ahead.values()];
+    this.#ahead.clear();
+    for (const { abort } of left) abort.abort(new Error('not needed: the run went on without this page'));
+    await Promise.allSettled(left.map((l) => l.answer));
+  }
+}
+
+function keyOf(day: Day, page: number, size: number): string {
+  return `${day}/${page}/${size}`;
+}
