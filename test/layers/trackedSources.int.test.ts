@@ -1,9 +1,11 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The folders a fresh clone builds and tests from. */
+const BIOME = join(ROOT, 'node_modules/.bin/biome');
 const SOURCES = [
   'lib',
   'functions',
@@ -34,5 +36,16 @@ describe('what a fresh clone holds', () => {
       'archive/x.parquet',
       'node_modules/x',
     ]);
+  });
+
+  it("every committed source file is linted: biome's ignore rules skip only what they name (.d.ts, the OCSF schemas)", () => {
+    const sources = git('ls-files', ...SOURCES).filter((f) => /[.](ts|js|mjs|cjs|json)$/.test(f));
+    const meantToSkip = sources.filter(
+      (f) => f.endsWith('.d.ts') || /^test[/]fixtures[/]ocsf[/][^/]+[.]schema[.]json$/.test(f),
+    );
+    const r = spawnSync(BIOME, ['format', ...sources], { cwd: ROOT, encoding: 'utf8' });
+    expect(Number(/Checked (\d+) files?/.exec(`${r.stdout}${r.stderr}`)?.[1])).toBe(
+      sources.length - meantToSkip.length,
+    );
   });
 });

@@ -1,6 +1,14 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ArchiverError, type Clock, type Day, IdSet, type Logger, mapLimit, presizedFor } from '../../foundation/index.ts';
+import {
+  ArchiverError,
+  type Clock,
+  type Day,
+  IdSet,
+  type Logger,
+  mapLimit,
+  presizedFor,
+} from '../../foundation/index.ts';
 import { pendingDigest } from '../digest/pendingDigest.ts';
 import type { Dataset, ManifestFile, PartitionManifest } from '../state/partitionManifest.ts';
 import type { ManifestStore, MetaStore } from '../state/statePorts.ts';

@@ -1,8 +1,8 @@
 import type * as z from 'zod';
+import { parseDestUrl, parseStateUrl } from '../../foundation/index.ts';
 import { PARQUET_ENCODERS } from '../parquet/historyParquetFile.ts';
 import { PARQUET_COMPRESSIONS } from '../parquet/parquetCompression.ts';
 import { TOKEN_POLICIES } from '../records/archiveRow.ts';
-import { parseDestUrl, parseStateUrl } from '../../foundation/index.ts';
 import { ROLE_ARN } from './roleArn.ts';
 import {
   dayList,

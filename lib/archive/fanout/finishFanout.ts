@@ -1,5 +1,13 @@
 import * as z from 'zod';
-import { ArchiverError, type ArchiverErrorCode, type Day, ERROR_CODES, IdSet, mayStillBeOpen, toDay } from '../../foundation/index.ts';
+import {
+  ArchiverError,
+  type ArchiverErrorCode,
+  type Day,
+  ERROR_CODES,
+  IdSet,
+  mayStillBeOpen,
+  toDay,
+} from '../../foundation/index.ts';
 import { blankDay, failedDayState, nextDayState } from '../days/nextDayState.ts';
 import { daysAtRisk } from '../days/planDays.ts';
 import { putDayMerging } from '../days/putDayMerging.ts';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
+import { ArchiverError } from '../../foundation/index.ts';
 import { digestKeys } from '../digest/digestKeys.ts';
 import type { DigestSigner } from '../digest/digestSigner.ts';
-import { ArchiverError } from '../../foundation/index.ts';
 import { tokenHmac } from '../records/tokenHmac.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 

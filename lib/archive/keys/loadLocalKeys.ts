@@ -1,9 +1,9 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { chmod, link, lstat, mkdir, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { ArchiverError } from '../../foundation/index.ts';
 import type { DigestSigner } from '../digest/digestSigner.ts';
 import { ed25519Signer } from '../digest/ed25519Signer.ts';
-import { ArchiverError } from '../../foundation/index.ts';
 
 /** File names inside the keys folder (see `locateLocalKeys`). Back both up: see docs/operations.md. */
 export const LOCAL_KEY_FILES = {

@@ -4,7 +4,12 @@
  * fetches, validates and hashes the next pages. Requests of one file are handled strictly in order.
  */
 import { parentPort } from 'node:worker_threads';
-import { ArchiverError, boundHeapGrowth, relieveHeap, TWO_HEAPS_GROWING_PERCENT } from '../../foundation/index.ts';
+import {
+  ArchiverError,
+  boundHeapGrowth,
+  relieveHeap,
+  TWO_HEAPS_GROWING_PERCENT,
+} from '../../foundation/index.ts';
 import { ParquetDraftWriter } from './parquetDraftWriter.ts';
 import type { FileResult, WorkerReply, WorkerRequest } from './parquetWorkerProtocol.ts';
 

@@ -1,4 +1,9 @@
-import { type ArchiverError, type DeadlineBudget, mayStillBeOpen, relieveHeap } from '../../foundation/index.ts';
+import {
+  type ArchiverError,
+  type DeadlineBudget,
+  mayStillBeOpen,
+  relieveHeap,
+} from '../../foundation/index.ts';
 import type { PartitionCommitter } from '../commit/partitionCommitter.ts';
 import { nextDayState } from '../days/nextDayState.ts';
 import type { PlannedDay } from '../days/planDays.ts';

@@ -1,4 +1,9 @@
-import { ArchiverError, type ArchiverErrorCode, type Day, type DeadlineBudget } from '../../foundation/index.ts';
+import {
+  ArchiverError,
+  type ArchiverErrorCode,
+  type Day,
+  type DeadlineBudget,
+} from '../../foundation/index.ts';
 import type { PartitionCommitter } from '../commit/partitionCommitter.ts';
 import { blankDay, failedDayState, gapDayState } from '../days/nextDayState.ts';
 import type { PlannedDay } from '../days/planDays.ts';

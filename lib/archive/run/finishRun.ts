@@ -1,8 +1,8 @@
+import { ArchiverError } from '../../foundation/index.ts';
 import { daysAtRisk } from '../days/planDays.ts';
 import { appendDigest } from '../digest/appendDigest.ts';
 import type { ChainHead } from '../digest/digestState.ts';
 import { pendingDigest } from '../digest/pendingDigest.ts';
-import { ArchiverError } from '../../foundation/index.ts';
 import type { ArchiveMeta } from '../state/archiveMeta.ts';
 import { chainHeadAfter } from '../state/chainHeadAfter.ts';
 import { reconciledHeadAfter } from '../state/reconciledHeadAfter.ts';

@@ -1,4 +1,11 @@
-import { addDays, type ArchiverErrorCode, type Day, dayRange, daysBetween, toDay } from '../../foundation/index.ts';
+import {
+  type ArchiverErrorCode,
+  addDays,
+  type Day,
+  dayRange,
+  daysBetween,
+  toDay,
+} from '../../foundation/index.ts';
 import { blankDay, gapDayState } from '../days/nextDayState.ts';
 import { type PlannedDay, planDays, windowStartOf } from '../days/planDays.ts';
 import { putDayMerging } from '../days/putDayMerging.ts';

@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import {
+  ArchiverError,
+  type Day,
+  type DeadlineBudget,
+  makeRunTmpDir,
+  relieveHeap,
+  toDay,
+  unboundedBudget,
+} from '../../foundation/index.ts';
 import { committerRowSink } from '../active/committerRowSink.ts';
 import { rebuildActiveFromArchive } from '../active/rebuildActiveFromArchive.ts';
 import { type ListedActive, listActiveNow, snapshotActive } from '../active/snapshotActive.ts';
-import { ArchiverError, type Day, type DeadlineBudget, makeRunTmpDir, relieveHeap, toDay, unboundedBudget } from '../../foundation/index.ts';
 import { leaseOwner } from '../commit/leaseOwner.ts';
 import { PartitionCommitter } from '../commit/partitionCommitter.ts';
 import { publishScopeOf, publishStaged } from '../commit/publishStaged.ts';

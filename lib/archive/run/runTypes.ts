@@ -1,4 +1,11 @@
-import type { ArchiverErrorCode, Clock, Day, DeadlineBudget, IncarnationLiveness, Logger } from '../../foundation/index.ts';
+import type {
+  ArchiverErrorCode,
+  Clock,
+  Day,
+  DeadlineBudget,
+  IncarnationLiveness,
+  Logger,
+} from '../../foundation/index.ts';
 import type { PlanReason } from '../days/planDays.ts';
 import type { DigestSigner } from '../digest/digestSigner.ts';
 import type { ParquetEncoder } from '../parquet/historyParquetFile.ts';

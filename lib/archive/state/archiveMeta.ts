@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { chainHeadSchema, pendingDigestFileSchema } from '../digest/digestState.ts';
 import { verifyProgressSchema } from '../../integrity/verify/verifyProgress.ts';
+import { chainHeadSchema, pendingDigestFileSchema } from '../digest/digestState.ts';
 import { itemVersion, storedDay, storedObject } from './storedItem.ts';
 
 /** The archive's META: its first window, the last runs, the learned window, the chain's head. */

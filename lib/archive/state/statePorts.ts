@@ -1,5 +1,5 @@
-import type { ActiveState } from '../active/activeState.ts';
 import type { Day } from '../../foundation/index.ts';
+import type { ActiveState } from '../active/activeState.ts';
 import type { ArchiveMeta } from './archiveMeta.ts';
 import type { DayState } from './dayState.ts';
 import type { Lease } from './lease.ts';

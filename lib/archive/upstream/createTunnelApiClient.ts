@@ -1,5 +1,13 @@
 import type { Dispatcher } from 'undici';
-import { ArchiverError, type Clock, type Day, isDay, type Logger, silentLogger, systemClock } from '../../foundation/index.ts';
+import {
+  ArchiverError,
+  type Clock,
+  type Day,
+  isDay,
+  type Logger,
+  silentLogger,
+  systemClock,
+} from '../../foundation/index.ts';
 import { createUndiciAgent } from './createUndiciAgent.ts';
 import { type Parsed, parseActiveList, parseHistoryPage } from './parseResponses.ts';
 import { redactError } from './redactSecret.ts';

@@ -1,4 +1,11 @@
-import { ArchiverError, type Day, type DeadlineBudget, IdSet, Limiter, mapLimit } from '../../foundation/index.ts';
+import {
+  ArchiverError,
+  type Day,
+  type DeadlineBudget,
+  IdSet,
+  Limiter,
+  mapLimit,
+} from '../../foundation/index.ts';
 import { DEFAULT_MAX_PASSES, pageCap, STALLED_PASSES } from '../config/walkLimits.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import type { KeyedRecord, KeyedResult } from '../records/keyedRecord.ts';
