@@ -7,7 +7,7 @@
  */
 const LAYERS = [
   ['errors', ['errors']],
-  ['foundation', ['clock', 'log', 'url', 'ids', 'process', 'concurrency', 'fingerprint', 'sql']],
+  ['foundation', ['clock', 'log', 'url', 'ids', 'process', 'concurrency', 'fingerprint']],
   ['data', ['records', 'store', 'state']],
   ['io', ['upstream', 'emulator']],
   ['commit', ['commit']],
@@ -18,6 +18,7 @@ const LAYERS = [
   ['stage-parts', ['days', 'walk', 'recover']],
   ['run', ['run']],
   ['fanout', ['fanout']],
+  ['sql', ['sql']],
   ['tools', ['verify', 'query', 'status']],
   ['ocsf', ['ocsf']],
   ['views', ['report', 'detect']],
@@ -30,7 +31,7 @@ const LAYERS = [
  * then the CLI, which is its own group and folder).
  */
 const GROUPS = {
-  foundation: ['errors', 'clock', 'log', 'url', 'ids', 'process', 'concurrency', 'fingerprint', 'sql'],
+  foundation: ['errors', 'clock', 'log', 'url', 'ids', 'process', 'concurrency', 'fingerprint'],
   archive: [
     'records',
     'store',
@@ -50,7 +51,7 @@ const GROUPS = {
     'fanout',
   ],
   integrity: ['verify', 'status', 'report'],
-  analytics: ['query', 'ocsf', 'detect'],
+  analytics: ['sql', 'query', 'ocsf', 'detect'],
   cli: [],
 };
 

@@ -1,7 +1,7 @@
 /**
- * Security analytics' public entry point: SQL over the archive (local views), the OCSF exports and the
- * detections (rules, their tests and settings, findings). DuckDB is imported when a query first runs, not when
- * this loads.
+ * Security analytics' public entry point: the SQL dialects of Athena and DuckDB, SQL over the archive (local
+ * views), the OCSF exports and the detections (rules, their tests and settings, findings). DuckDB is imported
+ * when a query first runs, not when this loads.
  */
 export { detectLocalArchive } from './detect/detectLocalArchive.ts';
 export type { FindingLedger } from './detect/findingLedger.ts';
@@ -20,3 +20,4 @@ export { ARCHIVE_DATABASE, LOST_SESSIONS_VIEW, NAMED_SESSIONS_VIEW } from './que
 export { localViewSetup } from './query/localViews.ts';
 export { sqlString } from './query/sqlString.ts';
 export { ATHENA_SESSIONS_TABLE, tokenLookup } from './query/tokenLookup.ts';
+export { athenaLikeDuckdb } from './sql/athenaLikeDuckdb.ts';

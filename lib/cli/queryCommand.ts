@@ -3,19 +3,14 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   ARCHIVE_DATABASE,
+  athenaLikeDuckdb,
   LOST_SESSIONS_VIEW,
   localViewSetup,
   NAMED_SESSIONS_VIEW,
   sqlString,
 } from '../analytics/index.ts';
 import { loadConfig, TABLES } from '../archive/index.ts';
-import {
-  ArchiverError,
-  athenaLikeDuckdb,
-  parseDestUrl,
-  terminalJson,
-  terminalText,
-} from '../foundation/index.ts';
+import { ArchiverError, parseDestUrl, terminalJson, terminalText } from '../foundation/index.ts';
 import type { CliIo } from './cliIo.ts';
 import type { CliFlags } from './parseCliFlags.ts';
 

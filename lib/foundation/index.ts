@@ -1,7 +1,7 @@
 /**
  * The foundation's public entry point: what the other groups of lib/ use of it (errors, the clock and days,
- * logging, URLs, ids, processes, concurrency, fingerprints, the SQL dialects). The foundation imports no other
- * group. Loading it loads neither the AWS SDK nor DuckDB (DuckDB is imported when a query first runs).
+ * logging, URLs, ids, processes, concurrency, fingerprints). The foundation imports no other group, and no
+ * package a bundle of it could not hold: every bundle (the Lambda's, the encoding worker's) loads it.
  */
 
 export type { Clock } from './clock/clock.ts';
@@ -29,11 +29,5 @@ export type { IncarnationLiveness } from './process/processIncarnation.ts';
 export { PROCESS_INCARNATION } from './process/processIncarnation.ts';
 export { holdProcessLiveness, incarnationLiveness, isIncarnationDead } from './process/processLiveness.ts';
 export { boundHeapGrowth, relieveHeap, TWO_HEAPS_GROWING_PERCENT } from './process/relieveHeap.ts';
-export { athenaLikeDuckdb } from './sql/athenaLikeDuckdb.ts';
-export { epochMsSql } from './sql/dialect.ts';
-export { dialectIssues, stripCommentsAndStrings } from './sql/dialectIssues.ts';
-export { duckdbSpelling, duckdbType } from './sql/duckdbSpelling.ts';
-export type { TrinoGrammar } from './sql/trinoGrammar.ts';
-export { loadTrinoGrammar } from './sql/trinoGrammar.ts';
 export { cleartextProblem } from './url/cleartextUrl.ts';
 export { parseDestUrl, parseStateUrl } from './url/storeUrl.ts';

@@ -107,8 +107,8 @@ describe('the layer rules (npm run layers, part of npm test)', () => {
     [
       'lib/integrity/verify/a.ts',
       '../../analytics/index.ts',
-      'lib/analytics/index.ts',
       'group-integrity-analytics-below',
+      'lib/analytics/index.ts',
     ],
     ['lib/analytics/detect/a.ts', '../../cli/main.ts', 'group-integrity-analytics-below', 'lib/cli/main.ts'],
   ])('%s importing %s, above or beside its group, fails (%s)', (from, spec, name, to) =>

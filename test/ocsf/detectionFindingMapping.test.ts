@@ -24,8 +24,8 @@ import { OCSF_1_8 } from '../../lib/analytics/ocsf/ocsfProfile.ts';
 import { stripNulls } from '../../lib/analytics/ocsf/stripNulls.ts';
 import { toOcsfDetectionFinding } from '../../lib/analytics/ocsf/toOcsfDetectionFinding.ts';
 import { sqlString } from '../../lib/analytics/query/sqlString.ts';
-import { athenaLikeDuckdb } from '../../lib/foundation/sql/athenaLikeDuckdb.ts';
-import { duckdbSpelling } from '../../lib/foundation/sql/duckdbSpelling.ts';
+import { athenaLikeDuckdb } from '../../lib/analytics/sql/athenaLikeDuckdb.ts';
+import { duckdbSpelling } from '../../lib/analytics/sql/duckdbSpelling.ts';
 import { ocsfErrors } from './ocsfSchemas.ts';
 
 const duckdb = await athenaLikeDuckdb();

@@ -4,7 +4,7 @@ import { loadRules } from '../../lib/analytics/detect/loadRules.ts';
 import { findingsOcsfSql } from '../../lib/analytics/ocsf/findingsOcsfSql.ts';
 import { FINDING_INPUT } from '../../lib/analytics/ocsf/ocsfArchive.ts';
 import { OCSF_1_8 } from '../../lib/analytics/ocsf/ocsfProfile.ts';
-import { duckdbType } from '../../lib/foundation/sql/duckdbSpelling.ts';
+import { duckdbType } from '../../lib/analytics/sql/duckdbSpelling.ts';
 
 describe("the OCSF export's findings table for an archive with no findings yet", () => {
   it('has every column of the findings dataset the mapping reads, typed as the dataset stores it', async () => {

@@ -1,5 +1,5 @@
-import { SHARED_FUNCTIONS } from '../../lib/foundation/sql/dialect.ts';
-import { calledFunctions } from '../../lib/foundation/sql/dialectIssues.ts';
+import { SHARED_FUNCTIONS } from '../../lib/analytics/sql/dialect.ts';
+import { calledFunctions } from '../../lib/analytics/sql/dialectIssues.ts';
 
 /** Grammar words a `(` follows without being a call (casts, constructors, clauses, types). */
 const NOT_CALLS = new Set([
@@ -29,7 +29,7 @@ const NOT_CALLS = new Set([
 
 /**
  * The calls in `sql` of functions outside the ones Athena and DuckDB answer alike (`SHARED_FUNCTIONS` of
- * lib/foundation/sql/dialect.ts): what Trino's grammar accepts but its engine would reject or read differently
+ * lib/analytics/sql/dialect.ts): what Trino's grammar accepts but its engine would reject or read differently
  * (`epoch_ms(t)`, `list_transform(a, x -> x)` parse as Trino; neither is a Trino function). The grammar
  * itself is checked by test/support/trinoSyntaxErrors.ts. Empty = clean.
  */

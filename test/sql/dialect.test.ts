@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { athenaLikeDuckdb } from '../../lib/foundation/sql/athenaLikeDuckdb.ts';
+import { athenaLikeDuckdb } from '../../lib/analytics/sql/athenaLikeDuckdb.ts';
 import {
   ATHENA_MACROS,
   DIALECT,
@@ -7,9 +7,9 @@ import {
   SAME_FUNCTIONS,
   SHARED_FUNCTIONS,
   SHIMMED_FUNCTIONS,
-} from '../../lib/foundation/sql/dialect.ts';
-import { calledFunctions, dialectIssues } from '../../lib/foundation/sql/dialectIssues.ts';
-import { duckdbSpelling, duckdbType } from '../../lib/foundation/sql/duckdbSpelling.ts';
+} from '../../lib/analytics/sql/dialect.ts';
+import { calledFunctions, dialectIssues } from '../../lib/analytics/sql/dialectIssues.ts';
+import { duckdbSpelling, duckdbType } from '../../lib/analytics/sql/duckdbSpelling.ts';
 import { trinoSyntaxErrors } from '../support/trinoSyntaxErrors.ts';
 
 const duckdb = await athenaLikeDuckdb();

@@ -1,4 +1,4 @@
-import { loadTrinoGrammar } from '../../lib/foundation/sql/trinoGrammar.ts';
+import { loadTrinoGrammar } from '../../lib/analytics/sql/trinoGrammar.ts';
 
 /**
  * Where Trino's grammar (the one Athena engine 3 parses, as ANTLR-compiled by dt-sql-parser) rejects

@@ -1,4 +1,5 @@
-import { ArchiverError, athenaLikeDuckdb } from '../../foundation/index.ts';
+import { ArchiverError } from '../../foundation/index.ts';
+import { athenaLikeDuckdb } from '../sql/athenaLikeDuckdb.ts';
 import { OLDEST_DAY_SQL, projectRule, type RuleEngine } from './ruleEngine.ts';
 
 export interface DuckDbRuleEngine extends RuleEngine {

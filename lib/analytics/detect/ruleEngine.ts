@@ -1,6 +1,7 @@
 import * as z from 'zod';
-import { ArchiverError, type Day, epochMsSql } from '../../foundation/index.ts';
+import { ArchiverError, type Day } from '../../foundation/index.ts';
 import { HISTORY_TABLE } from '../query/activeViews.ts';
+import { epochMsSql } from '../sql/dialect.ts';
 import type { RuleHit } from './finding.ts';
 
 /**

@@ -1,16 +1,10 @@
 import { HISTORY_COLUMNS } from '../../archive/index.ts';
-import {
-  addDays,
-  type Day,
-  duckdbType,
-  loadTrinoGrammar,
-  ManualClock,
-  silentLogger,
-  type TrinoGrammar,
-} from '../../foundation/index.ts';
+import { addDays, type Day, ManualClock, silentLogger } from '../../foundation/index.ts';
 import { ACTIVE_TABLE, HISTORY_TABLE } from '../query/activeViews.ts';
 import { emptyTableSql } from '../query/localViews.ts';
 import { sqlString } from '../query/sqlString.ts';
+import { duckdbType } from '../sql/duckdbSpelling.ts';
+import { loadTrinoGrammar, type TrinoGrammar } from '../sql/trinoGrammar.ts';
 import { duckdbRuleEngine } from './duckdbRuleEngine.ts';
 import { type EvaluateOptions, evaluateRules } from './evaluateRules.ts';
 import { memoryFindingLedger } from './findingLedger.ts';

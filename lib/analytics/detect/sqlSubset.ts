@@ -1,4 +1,4 @@
-import { dialectIssues, stripCommentsAndStrings } from '../../foundation/index.ts';
+import { dialectIssues, stripCommentsAndStrings } from '../sql/dialectIssues.ts';
 import { sessionsSql } from './renderRuleSql.ts';
 
 /** Table references a rule may read (unqualified, as the Athena database is the query context). */
@@ -8,7 +8,7 @@ const DT_FILTER = /\bdt\s*>=\s*'\{\{(?:since|baseline_since)\}\}'/gi;
 const CLOCK = /\bcurrent_(date|timestamp)\b|\bnow\s*\(/i;
 
 /**
- * What in `sql` (a rule's template) is outside the subset both engines agree on (lib/foundation/sql/dialect.ts:
+ * What in `sql` (a rule's template) is outside the subset both engines agree on (lib/analytics/sql/dialect.ts:
  * functions not shared, constructs that differ), a read of the engine's clock, and reads of a table without a `dt >= {{since}}`
  * (or `{{baseline_since}}`) filter for Athena's partition pruning. Empty = inside the subset.
  */

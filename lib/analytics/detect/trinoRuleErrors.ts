@@ -1,4 +1,4 @@
-import type { TrinoGrammar } from '../../foundation/index.ts';
+import type { TrinoGrammar } from '../sql/trinoGrammar.ts';
 import { rowsSqlOf } from './findingMessage.ts';
 import { renderRuleSql } from './renderRuleSql.ts';
 import { athenaRuleSql } from './ruleEngine.ts';

@@ -1,4 +1,4 @@
-import { epochMsSql } from '../../foundation/index.ts';
+import { epochMsSql } from '../sql/dialect.ts';
 import { leaf, literalSql, type OcsfField, type OcsfType, row } from './ocsfField.ts';
 
 /**

@@ -1,14 +1,10 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { archiveKeys, HISTORY_COLUMNS } from '../../archive/index.ts';
-import {
-  ArchiverError,
-  athenaLikeDuckdb,
-  type Day,
-  duckdbSpelling,
-  duckdbType,
-} from '../../foundation/index.ts';
+import { ArchiverError, type Day } from '../../foundation/index.ts';
 import { sqlString } from '../query/sqlString.ts';
+import { athenaLikeDuckdb } from '../sql/athenaLikeDuckdb.ts';
+import { duckdbSpelling, duckdbType } from '../sql/duckdbSpelling.ts';
 import type { OcsfRule } from './detectionFindingMapping.ts';
 import { findingsOcsfSql } from './findingsOcsfSql.ts';
 import type { OcsfProfile } from './ocsfProfile.ts';

@@ -1,6 +1,6 @@
 /**
  * The OCSF mapping as a tree of typed fields: one tree renders the SQL (Trino's, which DuckDB runs
- * through the shims of lib/foundation/sql/dialect.ts) and the column types the Glue views declare.
+ * through the shims of lib/analytics/sql/dialect.ts) and the column types the Glue views declare.
  */
 export type OcsfScalar = 'varchar' | 'integer' | 'bigint' | 'boolean';
 export type OcsfType = OcsfScalar | { row: readonly OcsfField[] } | { array: OcsfType };

@@ -1,4 +1,4 @@
-import { epochMsSql } from '../../foundation/index.ts';
+import { epochMsSql } from '../sql/dialect.ts';
 import {
   constant,
   leaf,
@@ -101,7 +101,7 @@ const OBSERVABLE: OcsfType = {
  * for each session its latest revision (by `archived_at`) gives one Open event at `start_time` and,
  * once the session has ended, one Close event at `end_time`. `metadata.uid` is `<session_id>:open` or
  * `:close`, the same in every revision, so findings link to it. Trino SQL; DuckDB runs it unchanged
- * with the shims of lib/foundation/sql/dialect.ts.
+ * with the shims of lib/analytics/sql/dialect.ts.
  */
 export function sessionsOcsfSql(history: string, p: OcsfProfile): string {
   return `WITH revisions AS (

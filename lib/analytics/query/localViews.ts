@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ACTIVE_COLUMNS, HISTORY_COLUMNS } from '../../archive/index.ts';
-import { duckdbType } from '../../foundation/index.ts';
+import { duckdbType } from '../sql/duckdbSpelling.ts';
 import {
   ACTIVE_TABLE,
   ARCHIVE_DATABASE,

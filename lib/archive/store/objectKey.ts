@@ -10,7 +10,7 @@ export function assertObjectKey(key: string): void {
     key.length === 0 ||
     key.includes('\\') ||
     key.includes('\0') ||
-    segments.some((s) => s === '' || s === '.' || s === '../..');
+    segments.some((s) => s === '' || s === '.' || s === '..');
   if (bad) {
     throw new ArchiverError(
       'INTERNAL',

@@ -41,7 +41,7 @@ export function parseDestUrl(url: string, cwd: string = process.cwd()): DestUrl 
     const bucket = slash < 0 ? rest : rest.slice(0, slash);
     const prefix = slash < 0 ? '' : rest.slice(slash + 1).replace(/^\/+|\/+$/g, '');
     if (!BUCKET_RE.test(bucket)) throw destInvalid(url, `'${bucket}' is not a valid bucket name`);
-    if (prefix.split('/').some((s) => s === '.' || s === '../..') || /\/\/|\\/.test(prefix)) {
+    if (prefix.split('/').some((s) => s === '.' || s === '..') || /\/\/|\\/.test(prefix)) {
       throw destInvalid(url, `'${prefix}' is not a valid key prefix`);
     }
     return { kind: 's3', bucket, prefix };

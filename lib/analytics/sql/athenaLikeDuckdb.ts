@@ -8,7 +8,7 @@ export interface AthenaLikeDuckdb {
 }
 
 /**
- * DuckDB in memory with Athena's session settings (UTC) and the macros of lib/foundation/sql/dialect.ts run
+ * DuckDB in memory with Athena's session settings (UTC) and the macros of lib/analytics/sql/dialect.ts run
  * first: where saved queries, rules and the OCSF mappings run locally. DuckDB is loaded only here,
  * on first use.
  */

@@ -4,7 +4,7 @@
  *
  * - `macro`: an Athena function DuckDB names or defines differently, given to DuckDB as a macro of
  *   the same name (`trino` is the call, `duckdb` its DuckDB body);
- * - `rewrite`: a spelling DuckDB does not read, which lib/foundation/sql/duckdbSpelling.ts rewrites;
+ * - `rewrite`: a spelling DuckDB does not read, which lib/analytics/sql/duckdbSpelling.ts rewrites;
  * - `outside`: a construct the two engines read differently (or only one reads), which rules and
  *   views leave out; `pattern` finds it in SQL stripped of comments and strings, `why` is the message.
  *

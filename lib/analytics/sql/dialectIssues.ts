@@ -49,7 +49,7 @@ export function calledFunctions(code: string, notCalls: ReadonlySet<string> = KE
 
 /**
  * What in `code` (SQL without comments and strings) is outside the subset Athena and DuckDB agree on:
- * the constructs of lib/foundation/sql/dialect.ts that differ, and calls of functions outside `SHARED_FUNCTIONS`.
+ * the constructs of lib/analytics/sql/dialect.ts that differ, and calls of functions outside `SHARED_FUNCTIONS`.
  * Empty = inside the subset.
  */
 export function dialectIssues(code: string): string[] {

@@ -1,7 +1,7 @@
 /**
  * Trino SQL as DuckDB runs it: the one spelling the engines do not share (the `rewrite` of
- * lib/foundation/sql/dialect.ts), array types (`array(varchar)` in Trino, `varchar[]` in DuckDB), rewritten;
- * everything else runs unchanged with the macros of lib/foundation/sql/dialect.ts. So an Athena view and its
+ * lib/analytics/sql/dialect.ts), array types (`array(varchar)` in Trino, `varchar[]` in DuckDB), rewritten;
+ * everything else runs unchanged with the macros of lib/analytics/sql/dialect.ts. So an Athena view and its
  * local run are the same text.
  */
 export function duckdbSpelling(trinoSql: string): string {

@@ -1,6 +1,6 @@
 import { createRequire, register } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { ArchiverError } from '../errors/archiverError.ts';
+import { ArchiverError } from '../../foundation/index.ts';
 
 /** Where Trino's grammar rejects `sql`: one `line:column message` per syntax error; empty = it parses. */
 export type TrinoGrammar = (sql: string) => string[];
