@@ -30,6 +30,7 @@ import { readRecordIds } from '../lib/archive/parquet/readHistoryParquet.ts';
 import type { RunSummary } from '../lib/archive/run/runTypes.ts';
 import { createFileObjectStore } from '../lib/archive/store/fileObjectStore.ts';
 import { addDays, toDay } from '../lib/foundation/clock/day.ts';
+import { type CpuFit, cpuFit } from './cpuFit.ts';
 import { openCpuQuota } from './cpuQuota.ts';
 import { frozenCli } from './frozenCli.ts';
 import { startReplayServer } from './replayServer.ts';
@@ -111,6 +112,8 @@ export interface BigDayResult {
   maxOverrunMs: number;
   /** Rows in the archive, and distinct among them. */
   archived: { rows: number; distinct: number };
+  /** The runs' CPU split into a run's fixed part and what a page adds (`cpuFit`), when the runs separate them. */
+  cpuFit?: CpuFit;
   seconds: number;
 }
 
@@ -290,6 +293,7 @@ export async function bigDay(opts: {
         ids.push(...(await readRecordIds((await objects.get(o.key)) as Uint8Array)));
     const cut = runs.flatMap((r) => (r.ratio === undefined ? [] : [r.ratio]));
     const resumedCut = runs.flatMap((r) => (r.ratio === undefined || !r.resumed ? [] : [r.ratio]));
+    const fit = cpuFit(runs);
     return {
       bench: 'big-day',
       name: opts.name,
@@ -314,6 +318,7 @@ export async function bigDay(opts: {
       minResumedRatio: resumedCut.length ? Math.min(...resumedCut) : 1,
       maxOverrunMs: Math.max(...runs.map((r) => r.overrunMs)),
       archived: { rows: ids.length, distinct: new Set(ids).size },
+      ...(fit ? { cpuFit: fit } : {}),
       seconds: round((performance.now() - t0) / 1000),
     };
   } finally {

@@ -200,8 +200,8 @@ export function bigDayLines(input: ResultsInput): string[] {
     '',
     methodology('big-day'),
     '',
-    '| case | rows | latency | runs | bound runs | pages | ratio of each cut run | min resumed | target | met | resumed ÷ first | CPU s a run | CPU ms a page | load | max overrun ms | max kept ms | wall s | peak RSS MiB | archived once |',
-    '| ---- | ---: | ------: | ---: | ---------: | ----: | --------------------- | ----------: | -----: | :-: | --------------: | ----------: | ------------: | ---: | -------------: | ----------: | -----: | -----------: | :-----------: |',
+    '| case | rows | latency | runs | bound runs | pages | ratio of each cut run | min resumed | target | met | resumed ÷ first | CPU s a run | CPU ms a page | CPU ms a page beyond a run’s fixed CPU (fixed s) | load | max overrun ms | max kept ms | wall s | peak RSS MiB | archived once |',
+    '| ---- | ---: | ------: | ---: | ---------: | ----: | --------------------- | ----------: | -----: | :-: | --------------: | ----------: | ------------: | -----------------------------------------------: | ---: | -------------: | ----------: | -----: | -----------: | :-----------: |',
   ];
   for (const b of input.bigDays ?? []) {
     const ratios = b.runs
@@ -221,7 +221,7 @@ export function bigDayLines(input: ResultsInput): string[] {
     const resumed = b.runs.flatMap((r) => (r.ratio !== undefined && r.resumed ? [r.ratio] : []));
     const vsFirst = first && resumed.length ? (median(resumed) / first).toFixed(2) : '';
     lines.push(
-      `| ${b.name} | ${b.rows} | ${b.latencyMs} ms | ${b.runs.length} | ${b.boundRuns} | ${b.pages} | ${ratios} | ${minResumed.toFixed(2)} | ≥ 0.8 | ${minResumed >= 0.8 ? 'yes' : 'NO'} | ${vsFirst} | ${span(cpu)} | ${span(perPage)} | ${span(loads)} | ${overrun} | ${kept.length ? Math.round(Math.max(...kept)) : ''} | ${b.seconds} | ${peak} | ${once} |`,
+      `| ${b.name} | ${b.rows} | ${b.latencyMs} ms | ${b.runs.length} | ${b.boundRuns} | ${b.pages} | ${ratios} | ${minResumed.toFixed(2)} | ≥ 0.8 | ${minResumed >= 0.8 ? 'yes' : 'NO'} | ${vsFirst} | ${span(cpu)} | ${span(perPage)} | ${b.cpuFit ? `${b.cpuFit.msPerPage.toFixed(1)} (${b.cpuFit.fixedSeconds.toFixed(2)})` : ''} | ${span(loads)} | ${overrun} | ${kept.length ? Math.round(Math.max(...kept)) : ''} | ${b.seconds} | ${peak} | ${once} |`,
     );
   }
   lines.push(...settingsLines(input.bigDays ?? [], 'the archiver function'));

@@ -169,7 +169,7 @@ describe('the preflight of a run', () => {
   });
 
   it.each([
-    ['within the planned pages: its next pages', 2, 5, ['2/10', '3/10']],
+    ['within the planned pages: its next pages, then the rest of them', 2, 5, ['2/10', '3/10', '4/10']],
     ['the last planned page: that page alone', 4, 5, ['4/10']],
     ['past the planned pages: the next page alone (the walk goes one at a time)', 6, 5, ['6/10']],
   ])(
@@ -201,6 +201,8 @@ describe('the preflight of a run', () => {
         ...options,
         pageConcurrency: 2,
       });
+      // Two at a time, each answer sending the next: this stand-in answers at once, so all of them are
+      // sent before the lease.
       expect(beforeLease).toEqual(ahead);
       // Each page sent ahead was taken by the walk: none of them was asked for again.
       const asked = api.requests.filter((r) => r.day === day).map((r) => `${r.page}/${r.size}`);

@@ -86,4 +86,99 @@ describe('PrefetchedPages', () => {
     expect(seen?.aborted).toBe(true);
     await expect(ahead.historyPage(DAY, DAY, 0, 100)).rejects.toMatchObject({ code: 'DEADLINE' });
   });
+
+  describe('a pass sent ahead (prefetchPass)', () => {
+    /** The API with every answer held until `answerNext`, oldest first; counts the requests in flight. */
+    function heldApi() {
+      const api = upstream();
+      const serve = api.historyPage.bind(api);
+      const waiting: (() => void)[] = [];
+      let inFlight = 0;
+      let most = 0;
+      const sent: number[] = [];
+      api.historyPage = async (from, to, page, size, o) => {
+        sent.push(page);
+        inFlight++;
+        most = Math.max(most, inFlight);
+        try {
+          await new Promise<void>((resolve, reject) => {
+            waiting.push(resolve);
+            o?.signal?.addEventListener('abort', () => reject(new ArchiverError('DEADLINE', 'aborted')));
+          });
+          if (page === 99) throw new ArchiverError('UPSTREAM_UNAVAILABLE', '503 after every retry');
+          return await serve(from, to, page, size);
+        } finally {
+          inFlight--;
+        }
+      };
+      const answerNext = async (): Promise<void> => {
+        waiting.shift()?.();
+        for (let i = 0; i < 5; i++) await new Promise(setImmediate);
+      };
+      return { api, sent, answerNext, mostInFlight: () => most };
+    }
+
+    it('sends the pages in order, each answer sending the next, never more than `inFlight` at once', async () => {
+      const { api, sent, answerNext, mostInFlight } = heldApi();
+      const ahead = new PrefetchedPages(api);
+      ahead.prefetchPass(DAY, [3, 4, 5, 6, 7], 10, 2);
+      expect(sent).toEqual([3, 4]);
+      await answerNext();
+      expect(sent).toEqual([3, 4, 5]);
+      for (let i = 0; i < 6; i++) await answerNext();
+      expect(sent).toEqual([3, 4, 5, 6, 7]);
+      expect(mostInFlight()).toBe(2);
+      // The walk takes every one of them without a request of its own.
+      for (const page of [3, 4, 5, 6, 7])
+        expect((await ahead.historyPage(DAY, DAY, page, 10)).content).toHaveLength(10);
+      expect(sent).toHaveLength(5);
+    });
+
+    it('stops sending once a walk asks for a page of the day: the walk sends its own from then on', async () => {
+      const { api, sent, answerNext } = heldApi();
+      const ahead = new PrefetchedPages(api);
+      ahead.prefetchPass(DAY, [3, 4, 5, 6, 7], 10, 2);
+      const taken = ahead.historyPage(DAY, DAY, 3, 10);
+      await answerNext();
+      await answerNext();
+      expect(sent).toEqual([3, 4]);
+      expect((await taken).content).toHaveLength(10);
+    });
+
+    it.each([
+      ['discard', (ahead: PrefetchedPages) => void ahead.discard()],
+      ["the caller's signal", (_ahead: PrefetchedPages, run: AbortController) => run.abort()],
+    ])('stops sending at %s', async (_what, stop) => {
+      const { api, sent, answerNext } = heldApi();
+      const ahead = new PrefetchedPages(api);
+      const run = new AbortController();
+      ahead.prefetchPass(DAY, [3, 4, 5, 6, 7], 10, 2, { signal: run.signal });
+      stop(ahead, run);
+      await answerNext();
+      await answerNext();
+      expect(sent).toEqual([3, 4]);
+    });
+
+    it("sends the first `inFlight` pages, then more only while `sendWhile` says yes (the run's time)", async () => {
+      const { api, sent, answerNext } = heldApi();
+      const ahead = new PrefetchedPages(api);
+      let yes = 2;
+      ahead.prefetchPass(DAY, [3, 4, 5, 6, 7], 10, 2, { sendWhile: () => yes-- > 0 });
+      expect(sent).toEqual([3, 4]);
+      for (let i = 0; i < 5; i++) await answerNext();
+      expect(sent).toEqual([3, 4, 5, 6]);
+    });
+
+    it('stops sending at a page that failed; the walk gets its error', async () => {
+      const { api, sent, answerNext } = heldApi();
+      const ahead = new PrefetchedPages(api);
+      ahead.prefetchPass(DAY, [99, 4, 5, 6], 10, 1);
+      await answerNext();
+      await answerNext();
+      expect(sent).toEqual([99]);
+      await expect(ahead.historyPage(DAY, DAY, 99, 10)).rejects.toMatchObject({
+        code: 'UPSTREAM_UNAVAILABLE',
+      });
+    });
+  });
 });

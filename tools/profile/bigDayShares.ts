@@ -31,6 +31,7 @@ for (const { share, encoder } of cases) {
       boundRuns: r.boundRuns,
       runs: r.runs.length,
       minResumedRatio: r.minResumedRatio,
+      ...(r.cpuFit ? { cpuFit: r.cpuFit } : {}),
       perRun: r.runs.map((x) => ({
         ratio: x.ratio === undefined ? 'done' : Number(x.ratio.toFixed(2)),
         resumed: x.resumed,

@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import {
   ArchiverError,
+  type Clock,
   type Day,
   type DeadlineBudget,
   makeRunTmpDir,
@@ -25,7 +26,7 @@ import type { ArchiveMeta } from '../state/archiveMeta.ts';
 import type { DayState } from '../state/dayState.ts';
 import type { Lease } from '../state/lease.ts';
 import { PrefetchedPages } from '../upstream/prefetchedPages.ts';
-import { firstPassPages, resumedPassPages } from '../walk/walkDay.ts';
+import { firstPassPages, resumedPassAhead } from '../walk/walkDay.ts';
 import { establishMeta } from './establishMeta.ts';
 import { planRun, requestedDays } from './planRun.ts';
 import { preflight } from './preflight.ts';
@@ -127,7 +128,14 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
     : known === undefined
       ? configuredStart
       : undefined;
-  const prefetched = prefetchFirstDay(deps, options, pagesAhead, firstKnown, signal);
+  const prefetched = prefetchFirstDay(
+    deps,
+    options,
+    pagesAhead,
+    firstKnown,
+    signal,
+    aheadWhile(clock, budget),
+  );
   let lease: Lease | undefined;
   let reconcile: boolean;
   let since: ReconcileScope | undefined;
@@ -234,14 +242,29 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
 }
 
 /**
+ * While pages sent ahead of a resumed walk may go on being sent: until half of the run's time to its stop
+ * has passed. Only the walk absorbs them, so it must begin with time left to; a run with no deadline sends
+ * them all.
+ */
+function aheadWhile(clock: Clock, budget: DeadlineBudget): () => boolean {
+  const stop = budget.stopAt?.getTime();
+  if (stop === undefined) return () => true;
+  const halfway = (clock.now().getTime() + stop) / 2;
+  return () => clock.now().getTime() < halfway;
+}
+
+/**
  * Sends the first pages of the run's first day before the run holds its lease (beside its preflight),
  * when that day is known without planning: the earliest of the days asked for, or, on an archive's first
  * run, the oldest day of the window (a first plan starts there). A steady run's first day comes from the
  * day states, which are read once, under the lease: nothing is sent ahead then (a second read of the
  * window's states would cost every run, quiet ones included, more than it saves). One day state is read:
- * a walk that resumes an earlier run's pass is sent its next pages at the pass's size
- * (`resumedPassPages`); otherwise the last scan's total decides page 1, as in the walk (`firstPassPages`). When the plan under the lease starts with another day (state the
- * archive gave back), the pages are dropped: at most two requests. Never throws.
+ * a walk that resumes an earlier run's pass is sent its next pages at the pass's size, `pageConcurrency` at
+ * a time, each answer sending the next until the walk asks for its own (`resumedPassAhead`: up to
+ * `RESUMED_ROWS_AHEAD` rows), so the requests go on while the run takes its lease and plans; otherwise the
+ * last scan's total decides page 1, as in the walk (`firstPassPages`). When the plan under the lease starts
+ * with another day (state the archive gave back), or the lease is held by another run, the pages are
+ * dropped: for a fresh pass at most two requests, for a resumed one those sent until then. Never throws.
  */
 async function prefetchFirstDay(
   deps: ArchiveDeps,
@@ -249,17 +272,21 @@ async function prefetchFirstDay(
   ahead: PrefetchedPages,
   first: Day | undefined,
   signal: AbortSignal | undefined,
+  sendWhile: () => boolean,
 ): Promise<void> {
   if (first === undefined) return;
   try {
     const previous = await deps.state.getDay(first);
     const resume = previous?.walk;
     if (resume) {
-      const pages = resumedPassPages(resume, {
+      const pages = resumedPassAhead(resume, {
         concurrency: options.pageConcurrency,
         maxPagesPerDay: options.maxPagesPerDay,
       });
-      for (const page of pages) ahead.prefetch(first, page, resume.size, signal ? { signal } : {});
+      ahead.prefetchPass(first, pages, resume.size, options.pageConcurrency, {
+        ...(signal ? { signal } : {}),
+        sendWhile,
+      });
       return;
     }
     const pages = firstPassPages({

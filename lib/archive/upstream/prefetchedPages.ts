@@ -15,6 +15,9 @@ import type { RequestOptions, UpstreamApi } from './upstreamApi.ts';
 export class PrefetchedPages implements UpstreamApi {
   readonly #api: UpstreamApi;
   readonly #ahead = new Map<string, { answer: Promise<HistoryPage>; abort: AbortController }>();
+  /** Days a walk has asked a page of: a pass sent ahead stops there, the walk asks for its own pages. */
+  readonly #taken = new Set<Day>();
+  #discarded = false;
 
   constructor(api: UpstreamApi) {
     this.#api = api;
@@ -33,6 +36,33 @@ export class PrefetchedPages implements UpstreamApi {
     this.#ahead.set(key, { answer, abort });
   }
 
+  /**
+   * Sends `pages` of `day` ahead in their order, `inFlight` at a time: each answer sends the next, so the
+   * requests go on while the run prepares its walk instead of stopping after the first ones. It stops once
+   * a walk asks for a page of `day` (from then on the walk sends its own, within its own limit), at
+   * `discard`, at the caller's signal, at a page that failed, or once `sendWhile` says no (the run's time
+   * the pages may take). Never more than `inFlight` of them in flight: the load the server sees is the walk's.
+   */
+  prefetchPass(
+    day: Day,
+    pages: readonly number[],
+    size: number,
+    inFlight: number,
+    options: RequestOptions & { sendWhile?: () => boolean } = {},
+  ): void {
+    const { sendWhile, ...request } = options;
+    let next = 0;
+    const send = (): void => {
+      if (this.#taken.has(day) || this.#discarded || options.signal?.aborted) return;
+      if (next >= inFlight && sendWhile && !sendWhile()) return;
+      const page = pages[next++];
+      if (page === undefined) return;
+      this.prefetch(day, page, size, request);
+      this.#ahead.get(keyOf(day, page, size))?.answer.then(send, () => undefined);
+    };
+    for (let i = 0; i < Math.max(1, inFlight); i++) send();
+  }
+
   listActive(options?: RequestOptions): Promise<ActiveSession[]> {
     return this.#api.listActive(options);
   }
@@ -40,6 +70,7 @@ export class PrefetchedPages implements UpstreamApi {
   /** A page sent ahead (same day, page and size), once; any other page from the API it wraps. */
   readonly historyPage: UpstreamApi['historyPage'] = (from, to, page, size, options) => {
     if (from === to) {
+      this.#taken.add(from);
       const key = keyOf(from, page, size);
       const ahead = this.#ahead.get(key);
       if (ahead) {
@@ -56,6 +87,7 @@ export class PrefetchedPages implements UpstreamApi {
    * walk took is the walk's, whatever happens here.
    */
   async discard(): Promise<void> {
+    this.#discarded = true;
     const left = [...this.#ahead.values()];
     this.#ahead.clear();
     for (const { abort } of left) abort.abort(new Error('not needed: the run went on without this page'));

@@ -557,3 +557,24 @@ export function resumedPassPages(
   const end = Math.min(planned, nextPage + Math.max(1, options.concurrency), cap);
   return Array.from({ length: end - nextPage }, (_, i) => nextPage + i);
 }
+
+/** Rows a run may send ahead of a resumed walk (`resumedPassAhead`): 20 pages of 100 rows, one of 2,000. */
+export const RESUMED_ROWS_AHEAD = 2_000;
+
+/**
+ * The pages a run sends ahead of a walk that goes on with an earlier run's pass, in order, `concurrency`
+ * at a time (`PrefetchedPages.prefetchPass`): {@link resumedPassPages}, then the next planned pages, up to
+ * {@link RESUMED_ROWS_AHEAD} rows (never fewer pages than `concurrency`), so that the requests go on while
+ * the run prepares the walk. Past the planned pages, `nextPage` alone, as the walk goes one at a time.
+ */
+export function resumedPassAhead(
+  resume: WalkProgress,
+  options: Pick<WalkOptions, 'concurrency' | 'maxPagesPerDay'>,
+): number[] {
+  const first = resumedPassPages(resume, options);
+  const start = first[0];
+  if (start === undefined || start >= resume.planned) return first;
+  const most = Math.max(options.concurrency, Math.floor(RESUMED_ROWS_AHEAD / Math.max(1, resume.size)));
+  const end = Math.min(resume.planned, pageCap(options.maxPagesPerDay, resume.size), start + most);
+  return Array.from({ length: Math.max(first.length, end - start) }, (_, i) => start + i);
+}
