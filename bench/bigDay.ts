@@ -30,6 +30,7 @@ import { readRecordIds } from '../lib/archive/parquet/readHistoryParquet.ts';
 import type { RunSummary } from '../lib/archive/run/runTypes.ts';
 import { createFileObjectStore } from '../lib/archive/store/fileObjectStore.ts';
 import { addDays, toDay } from '../lib/foundation/clock/day.ts';
+import { cliNodeFlags } from './cliNodeFlags.ts';
 import { type CpuFit, cpuFit } from './cpuFit.ts';
 import { openCpuQuota } from './cpuQuota.ts';
 import { frozenCli } from './frozenCli.ts';
@@ -120,6 +121,7 @@ export interface BigDayResult {
 const PEAK_RSS = fileURLToPath(new URL('./peakRss.cjs', import.meta.url));
 
 function cliRun(
+  node: string,
   cli: string,
   args: string[],
   wrap: (command: string, args: string[]) => [string, string[]],
@@ -127,7 +129,7 @@ function cliRun(
   env: Record<string, string>,
 ): Promise<{ stdout: string; stderr: string; code: number | null; tailMs: number }> {
   return new Promise((resolve) => {
-    const child = spawn(...wrap(process.execPath, [...nodeFlags, '--require', PEAK_RSS, cli, ...args]), {
+    const child = spawn(...wrap(node, [...nodeFlags, '--require', PEAK_RSS, cli, ...args]), {
       env: {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
@@ -165,8 +167,14 @@ export async function bigDay(opts: {
   encoder?: 'inline' | 'worker';
   /** Each run's CPU profile (`node --cpu-prof`) written to `<profileDir>/run-<n>` (tools/profile). */
   profileDir?: string;
+  /** The Node binary each run starts (default: this process's); flags as the CLI adds them under it. */
+  node?: string;
+  /** Flags of each run's Node (default: what the CLI would add under `node`, `cliNodeFlags`). */
+  nodeFlags?: readonly string[];
 }): Promise<BigDayResult> {
   const pageRows = opts.pageRows ?? PAGE_CAP;
+  const node = opts.node ?? process.execPath;
+  const nodeFlags = opts.nodeFlags ?? cliNodeFlags(node);
   const settings = recordedSettings(shippedSettings(), 'archiver', pageRows);
   const inFlight = settings.pageConcurrency;
   const maxRunMs = opts.maxRunMs ?? 6_000;
@@ -206,6 +214,7 @@ export async function bigDay(opts: {
       const seen = replay.arrivals().length;
       const throttled0 = quota && 'quota' in quota ? quota.quota.throttling().throttledMs : 0;
       const out = await cliRun(
+        node,
         cli,
         [
           'run',
@@ -234,9 +243,12 @@ export async function bigDay(opts: {
           String(reserveMs),
         ],
         wrap,
-        opts.profileDir
-          ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profileDir, `run-${runs.length}`)}`]
-          : [],
+        [
+          ...nodeFlags,
+          ...(opts.profileDir
+            ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profileDir, `run-${runs.length}`)}`]
+            : []),
+        ],
         opts.encoder ? { PARQUET_ENCODER: opts.encoder } : {},
       );
       const throttledMs =

@@ -28,6 +28,11 @@ export { makeRunTmpDir } from './process/makeRunTmpDir.ts';
 export type { IncarnationLiveness } from './process/processIncarnation.ts';
 export { PROCESS_INCARNATION } from './process/processIncarnation.ts';
 export { holdProcessLiveness, incarnationLiveness, isIncarnationDead } from './process/processLiveness.ts';
-export { boundHeapGrowth, relieveHeap, TWO_HEAPS_GROWING_PERCENT } from './process/relieveHeap.ts';
+export {
+  boundHeapGrowth,
+  heapGrowthBound,
+  relieveHeap,
+  TWO_HEAPS_GROWING_PERCENT,
+} from './process/relieveHeap.ts';
 export { cleartextProblem } from './url/cleartextUrl.ts';
 export { parseDestUrl, parseStateUrl } from './url/storeUrl.ts';

@@ -8,25 +8,30 @@
  * has no worker entry (`lib/archive/parquet/parquetWorkerClient.ts`): it encodes inline, whatever its memory.
  */
 import { bigDay } from '../../bench/bigDay.ts';
+import { LAMBDA_NODE } from '../../devkit/lambdaNode.ts';
 
 const [rows, latencyMs] = (process.argv[2] ?? '100000,40').split(',').map(Number);
 const cases = (process.argv[3] ?? '0.58:worker,0.58:inline,1:worker,1:inline').split(',').map((c) => {
-  const [share, encoder] = c.split(':');
+  const [share, encoder, node] = c.split(':');
   if (encoder !== 'worker' && encoder !== 'inline') throw new Error(`not an encoder: '${encoder}'`);
-  return { share: Number(share), encoder } as const;
+  if (node !== undefined && node !== 'lambda') throw new Error(`not a runtime: '${node}'`);
+  return { share: Number(share), encoder, lambda: node === 'lambda' } as const;
 });
-for (const { share, encoder } of cases) {
+for (const { share, encoder, lambda } of cases) {
   const r = await bigDay({
     name: `shares-${share}-${encoder}`,
     rows: rows ?? 100_000,
     latencyMs: latencyMs ?? 40,
     cpuShare: share,
     encoder,
+    // The Lambda's Node, with no flag of the CLI's (the function is started without them).
+    ...(lambda ? { node: LAMBDA_NODE, nodeFlags: [] } : {}),
   });
   console.log(
     JSON.stringify({
       share,
       encoder,
+      ...(lambda ? { node: 'lambda' } : {}),
       ...(r.unconstrained ? { unconstrained: r.unconstrained } : {}),
       boundRuns: r.boundRuns,
       runs: r.runs.length,

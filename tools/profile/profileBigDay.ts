@@ -11,6 +11,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bigDay } from '../../bench/bigDay.ts';
+import { LAMBDA_NODE } from '../../devkit/lambdaNode.ts';
 import {
   byCaller,
   byFile,
@@ -35,6 +36,8 @@ try {
     pageRows: pageRows ?? 100,
     ...(share ? { cpuShare: share } : {}),
     profileDir: dir,
+    // `PROFILE_NODE=lambda`: each run on the Lambda's Node, with none of the CLI's flags.
+    ...(process.env.PROFILE_NODE === 'lambda' ? { node: LAMBDA_NODE, nodeFlags: [] } : {}),
     ...(process.env.PARQUET_ENCODER === 'inline' || process.env.PARQUET_ENCODER === 'worker'
       ? { encoder: process.env.PARQUET_ENCODER }
       : {}),

@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import {
   ArchiverError,
+  boundHeapGrowth,
   type Clock,
   type Day,
   type DeadlineBudget,
@@ -107,6 +108,10 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
       );
     }
   }
+  // The heap's bound (and its first, concurrent collection, and the V8 context it takes to reach the
+  // collector) is set before any request goes out, while the heap is small: set by the first bulk write,
+  // it was a synchronous stretch of the walk's first second, with pages in flight.
+  boundHeapGrowth();
   // The preflight's request goes out now, beside the state reads and the publishing below (neither needs
   // the API, and neither waits for it); it is awaited before anything new is written.
   const preflighted = preflight(api, today, budget.signal());

@@ -62,6 +62,11 @@ export function boundHeapGrowth(percent: number = HEAP_GROWING_PERCENT): number 
   return percent;
 }
 
+/** The heap growth bound in force in this thread ({@link boundHeapGrowth}), or undefined before the first. */
+export function heapGrowthBound(): number | undefined {
+  return growthPercent;
+}
+
 /**
  * Called by bulk writers every few thousand rows, and after each day. The first call bounds V8's heap
  * growth ({@link boundHeapGrowth}): V8's incremental, concurrent collections then keep a bulk run's
