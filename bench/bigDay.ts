@@ -19,11 +19,12 @@
  * that only the server's answers move, the same on any machine).
  */
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LAMBDA_NODE } from '../devkit/lambdaNode.ts';
 import { EMULATOR_PAID_KEY, startEmulator } from '../devkit/startEmulator.ts';
 import { fixedClock } from '../lib/archive/emulator/emulatorClock.ts';
 import { readRecordIds } from '../lib/archive/parquet/readHistoryParquet.ts';
@@ -34,6 +35,7 @@ import { cliNodeFlags } from './cliNodeFlags.ts';
 import { type CpuFit, cpuFit } from './cpuFit.ts';
 import { openCpuQuota } from './cpuQuota.ts';
 import { frozenCli } from './frozenCli.ts';
+import { lambdaNodeFlags } from './lambdaNodeFlags.ts';
 import { startReplayServer } from './replayServer.ts';
 import { flatDayDataset } from './scaledDataset.ts';
 import {
@@ -87,6 +89,11 @@ export interface BigDayResult {
   name: string;
   rows: number;
   latencyMs: number;
+  /** How the runs started (`bigDayRuntime`): as the function runs (`lambda`) or as the CLI runs here. */
+  runtime?: BigDayRuntimeName;
+  /** The runs' Node version, and the flags they started with. */
+  node?: string;
+  nodeFlags?: string[];
   /** `PARQUET_ENCODER` of the runs, when set. */
   encoder?: 'inline' | 'worker';
   /** Rows a page (the server's cap and the walk's page size). */
@@ -116,6 +123,38 @@ export interface BigDayResult {
   /** The runs' CPU split into a run's fixed part and what a page adds (`cpuFit`), when the runs separate them. */
   cpuFit?: CpuFit;
   seconds: number;
+}
+
+export type BigDayRuntimeName = 'lambda' | 'local';
+
+export interface BigDayRuntime {
+  name: BigDayRuntimeName;
+  node: string;
+  version: string;
+  nodeFlags: readonly string[];
+  encoder?: 'inline' | 'worker';
+}
+
+/**
+ * What each run of a big day starts with. `lambda`: the Lambda's Node with the flags Lambda's runtime
+ * gives a function of the archiver's memory in the synthesized template (`lambdaNodeFlags`; the template
+ * sets no `NODE_OPTIONS`), and the inline encoder, the only one its bundle has, unless `encoder` asks for
+ * another. `local`: this process's Node, the CLI's flags under it, and `encoder` when given (else the
+ * config's default).
+ */
+export function bigDayRuntime(name: BigDayRuntimeName, encoder?: 'inline' | 'worker'): BigDayRuntime {
+  if (name === 'lambda') {
+    const version = execFileSync(LAMBDA_NODE, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
+    const nodeFlags = lambdaNodeFlags(shippedSettings().archiver.memoryMb);
+    return { name, node: LAMBDA_NODE, version, nodeFlags, encoder: encoder ?? 'inline' };
+  }
+  return {
+    name,
+    node: process.execPath,
+    version: process.version,
+    nodeFlags: cliNodeFlags(process.execPath),
+    ...(encoder ? { encoder } : {}),
+  };
 }
 
 const PEAK_RSS = fileURLToPath(new URL('./peakRss.cjs', import.meta.url));
@@ -167,14 +206,17 @@ export async function bigDay(opts: {
   encoder?: 'inline' | 'worker';
   /** Each run's CPU profile (`node --cpu-prof`) written to `<profileDir>/run-<n>` (tools/profile). */
   profileDir?: string;
-  /** The Node binary each run starts (default: this process's); flags as the CLI adds them under it. */
-  node?: string;
-  /** Flags of each run's Node (default: what the CLI would add under `node`, `cliNodeFlags`). */
-  nodeFlags?: readonly string[];
+  /**
+   * How each run starts (default `lambda`): `lambda` as the function runs, on the Lambda's Node
+   * (`LAMBDA_NODE`, 24) with none of the CLI's flags and the encoder its bundle has (inline: no worker
+   * entry, `parquetWorkerClient.ts`) unless `encoder` says otherwise; `local` as the CLI runs here, on
+   * this process's Node with the flags the CLI adds under it (`cliNodeFlags`) and the config's encoder.
+   */
+  runtime?: BigDayRuntimeName;
 }): Promise<BigDayResult> {
   const pageRows = opts.pageRows ?? PAGE_CAP;
-  const node = opts.node ?? process.execPath;
-  const nodeFlags = opts.nodeFlags ?? cliNodeFlags(node);
+  const runtime = bigDayRuntime(opts.runtime ?? 'lambda', opts.encoder);
+  const { node, nodeFlags } = runtime;
   const settings = recordedSettings(shippedSettings(), 'archiver', pageRows);
   const inFlight = settings.pageConcurrency;
   const maxRunMs = opts.maxRunMs ?? 6_000;
@@ -249,7 +291,7 @@ export async function bigDay(opts: {
             ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profileDir, `run-${runs.length}`)}`]
             : []),
         ],
-        opts.encoder ? { PARQUET_ENCODER: opts.encoder } : {},
+        runtime.encoder ? { PARQUET_ENCODER: runtime.encoder } : {},
       );
       const throttledMs =
         quota && 'quota' in quota ? quota.quota.throttling().throttledMs - throttled0 : undefined;
@@ -312,7 +354,10 @@ export async function bigDay(opts: {
       rows: opts.rows,
       latencyMs: opts.latencyMs,
       pageRows,
-      ...(opts.encoder ? { encoder: opts.encoder } : {}),
+      runtime: runtime.name,
+      node: runtime.version,
+      nodeFlags: [...nodeFlags],
+      ...(runtime.encoder ? { encoder: runtime.encoder } : {}),
       ...(quota && 'quota' in quota ? { cpuShare: round(quota.quota.share) } : {}),
       ...(quota && 'unconstrained' in quota ? { unconstrained: quota.unconstrained } : {}),
       maxRunMs,
@@ -346,7 +391,7 @@ function round(x: number): number {
 }
 
 if (process.argv[1]?.endsWith('bigDay.ts')) {
-  // `bigDay.ts rows,latencyMs[,pageRows[,cpuShare]] [inline|worker]`
+  // `bigDay.ts rows,latencyMs[,pageRows[,cpuShare]] [inline|worker] [lambda|local]`
   const [rows, latency, pageRows, share] = (process.argv[2] ?? '30000,40').split(',').map(Number);
   const r = await bigDay({
     name: 'cli',
@@ -355,6 +400,7 @@ if (process.argv[1]?.endsWith('bigDay.ts')) {
     ...(pageRows ? { pageRows } : {}),
     ...(share ? { cpuShare: share } : {}),
     ...(process.argv[3] === 'inline' || process.argv[3] === 'worker' ? { encoder: process.argv[3] } : {}),
+    ...(process.argv[4] === 'local' ? { runtime: 'local' } : {}),
   });
   process.stdout.write(`${JSON.stringify(r)}\n`);
 }

@@ -1,5 +1,8 @@
 import { cpus } from 'node:os';
-import { ENGINE_MEMORY_MIB } from '../infra/constructs/archiveFunction.ts';
+import {
+  ENGINE_MEMORY_MIB,
+  FULL_VCPU_MEMORY_MB as FULL_VCPU_MB,
+} from '../infra/constructs/archiveFunction.ts';
 import { FINISH_MAX_IDS } from '../lib/archive/fanout/finishMaxIds.ts';
 import { type ArchiveAgeResult, ageRatios } from './archiveAge.ts';
 import type { BigDayResult } from './bigDay.ts';
@@ -153,7 +156,7 @@ export function shareLines(input: ResultsInput): string[] {
     '',
     methodology('cpu-share', {
       engineMemoryMiB: ENGINE_MEMORY_MIB,
-      engineShare: (ENGINE_MEMORY_MIB / 1769).toFixed(2),
+      engineShare: (ENGINE_MEMORY_MIB / FULL_VCPU_MB).toFixed(2),
       cores: cpus().length,
     }),
     '',
@@ -198,7 +201,10 @@ export function bigDayLines(input: ResultsInput): string[] {
     '',
     '## Days bigger than one run, measured (`big-day`, `finish-union`)',
     '',
-    methodology('big-day'),
+    methodology('big-day', {
+      lambdaNode:
+        [...new Set((input.bigDays ?? []).map((b) => b.node ?? 'not recorded'))].join(', ') || 'none run',
+    }),
     '',
     '| case | rows | latency | runs | bound runs | pages | ratio of each cut run | min resumed | target | met | resumed ÷ first | CPU s a run | CPU ms a page | CPU ms a page beyond a run’s fixed CPU (fixed s) | load | max overrun ms | max kept ms | wall s | peak RSS MiB | archived once |',
     '| ---- | ---: | ------: | ---: | ---------: | ----: | --------------------- | ----------: | -----: | :-: | --------------: | ----------: | ------------: | -----------------------------------------------: | ---: | -------------: | ----------: | -----: | -----------: | :-----------: |',

@@ -4,10 +4,11 @@
  * which Lambda gives a full vCPU, capped at the machine's cores.
  */
 import { availableParallelism } from 'node:os';
+import { FULL_VCPU_MEMORY_MB } from '../infra/constructs/archiveFunction.ts';
 import { shippedSettings } from './shippedSettings.ts';
 
-/** The memory (MB) at which Lambda gives a function one full vCPU. */
-export const FULL_VCPU_MB = 1_769;
+/** The memory (MB) at which Lambda gives a function one full vCPU (the stack's figure). */
+export const FULL_VCPU_MB = FULL_VCPU_MEMORY_MB;
 
 export interface ShippedCpuShare {
   /** The engine function's `MemorySize` in the synthesized template (MB). */

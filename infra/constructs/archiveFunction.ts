@@ -129,10 +129,19 @@ export const LAMBDA_BUNDLING: BundlingOptions = {
   },
 };
 
-/** The memory of every function that runs the engine (MiB); `finish-union` measures the largest day it holds. */
-export const ENGINE_MEMORY_MIB = 1024;
+/** The memory (MB) at which Lambda gives a function one full vCPU; below it, a share in proportion. */
+export const FULL_VCPU_MEMORY_MB = 1_769;
 
-/** What every function that runs the engine shares: one ESM bundle, Node 24 on arm64, 1 GiB, 15 minutes. */
+/**
+ * The memory of every function that runs the engine (MiB): a full vCPU. A page's work is CPU-bound where a
+ * walk's requests are not: at 1,024 MB (0.58 of a vCPU) a resumed big day's runs fetched 0.76–0.77 of their
+ * latency bound with pauses of up to 194 ms between requests; at a full vCPU, 0.88–0.89 (bench/RESULTS.md,
+ * `big-day-*-share`). What it costs a month is in docs/operations.md; `finish-union` measures the largest
+ * day it holds.
+ */
+export const ENGINE_MEMORY_MIB = FULL_VCPU_MEMORY_MB;
+
+/** What every function that runs the engine shares: one ESM bundle, Node 24 on arm64, a full vCPU, 15 minutes. */
 export function engineFunctionProps(entry: string) {
   return {
     entry,

@@ -11,7 +11,6 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bigDay } from '../../bench/bigDay.ts';
-import { LAMBDA_NODE } from '../../devkit/lambdaNode.ts';
 import {
   byCaller,
   byFile,
@@ -36,8 +35,8 @@ try {
     pageRows: pageRows ?? 100,
     ...(share ? { cpuShare: share } : {}),
     profileDir: dir,
-    // `PROFILE_NODE=lambda`: each run on the Lambda's Node, with none of the CLI's flags.
-    ...(process.env.PROFILE_NODE === 'lambda' ? { node: LAMBDA_NODE, nodeFlags: [] } : {}),
+    // `PROFILE_RUNTIME=local`: each run on this Node, as the CLI runs here (default: as the Lambda runs).
+    ...(process.env.PROFILE_RUNTIME === 'local' ? { runtime: 'local' } : {}),
     ...(process.env.PARQUET_ENCODER === 'inline' || process.env.PARQUET_ENCODER === 'worker'
       ? { encoder: process.env.PARQUET_ENCODER }
       : {}),

@@ -82,7 +82,7 @@ let shared: ParquetWorkerClient | undefined;
 
 /**
  * The process's one encoding worker, started on first use; undefined where encoding stays on the main
- * thread: a single CPU (a worker would only add copying; the Lambda at 1,024 MB has less than one vCPU),
+ * thread: a single CPU (a worker would only add copying; the Lambda's 1,769 MB buys one vCPU),
  * or a bundle (the Lambda's), which carries no worker entry and no esbuild.
  */
 export function parquetWorker(): ParquetWorkerClient | undefined {

@@ -30,9 +30,18 @@ let collect: Collector | null | undefined;
 let growthPercent: number | undefined;
 let liveAfterLast = 0;
 
-/** V8's full collector, exposed without a command-line flag; null where the runtime refuses. */
+/**
+ * V8's full collector: the process's own where it was started with `--expose-gc` (Lambda's Node runtime
+ * starts every function so), else exposed without a command-line flag, which takes a new V8 context (tens
+ * of ms of CPU); null where the runtime refuses.
+ */
 function collector(): Collector | null {
   if (collect !== undefined) return collect;
+  const own = (globalThis as { gc?: unknown }).gc;
+  if (typeof own === 'function') {
+    collect = own as Collector;
+    return collect;
+  }
   try {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as unknown;
