@@ -208,7 +208,7 @@ export async function bigDay(opts: {
   profileDir?: string;
   /**
    * How each run starts (default `lambda`): `lambda` as the function runs, on the Lambda's Node
-   * (`LAMBDA_NODE`, 24) with none of the CLI's flags and the encoder its bundle has (inline: no worker
+   * (`LAMBDA_NODE`, 24) with the flags Lambda's runtime gives the function (`lambdaNodeFlags`) and the encoder its bundle has (inline: no worker
    * entry, `parquetWorkerClient.ts`) unless `encoder` says otherwise; `local` as the CLI runs here, on
    * this process's Node with the flags the CLI adds under it (`cliNodeFlags`) and the config's encoder.
    */

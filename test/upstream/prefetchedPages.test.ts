@@ -134,15 +134,33 @@ describe('PrefetchedPages', () => {
       expect(sent).toHaveLength(5);
     });
 
-    it('stops sending once a walk asks for a page of the day: the walk sends its own from then on', async () => {
-      const { api, sent, answerNext } = heldApi();
+    it('goes on sending while the walk takes the pages sent ahead (the server is never left idle meanwhile)', async () => {
+      const { api, sent, answerNext, mostInFlight } = heldApi();
       const ahead = new PrefetchedPages(api);
       ahead.prefetchPass(DAY, [3, 4, 5, 6, 7], 10, 2);
       const taken = ahead.historyPage(DAY, DAY, 3, 10);
       await answerNext();
-      await answerNext();
-      expect(sent).toEqual([3, 4]);
       expect((await taken).content).toHaveLength(10);
+      expect(sent).toEqual([3, 4, 5]);
+      await answerNext();
+      expect((await ahead.historyPage(DAY, DAY, 4, 10)).content).toHaveLength(10);
+      expect(sent).toEqual([3, 4, 5, 6]);
+      expect(mostInFlight()).toBe(2);
+    });
+
+    it('stops sending once the walk asks for a page not sent ahead: it sends its own from then on, none twice', async () => {
+      const { api, sent, answerNext } = heldApi();
+      const ahead = new PrefetchedPages(api);
+      ahead.prefetchPass(DAY, [3, 4, 5, 6, 7], 10, 2);
+      // The walk is ahead of the pass: page 5 was not sent yet, so the walk sends it, and the pass stops.
+      const own = ahead.historyPage(DAY, DAY, 5, 10);
+      expect(sent).toEqual([3, 4, 5]);
+      for (let i = 0; i < 4; i++) await answerNext();
+      expect(sent).toEqual([3, 4, 5]);
+      expect((await own).content).toHaveLength(10);
+      // The pages sent before it are still the walk's to take.
+      expect((await ahead.historyPage(DAY, DAY, 3, 10)).content).toHaveLength(10);
+      expect(sent).toEqual([3, 4, 5]);
     });
 
     it.each([

@@ -15,8 +15,11 @@ import type { RequestOptions, UpstreamApi } from './upstreamApi.ts';
 export class PrefetchedPages implements UpstreamApi {
   readonly #api: UpstreamApi;
   readonly #ahead = new Map<string, { answer: Promise<HistoryPage>; abort: AbortController }>();
-  /** Days a walk has asked a page of: a pass sent ahead stops there, the walk asks for its own pages. */
-  readonly #taken = new Set<Day>();
+  /**
+   * Days a walk has asked a page of that was not sent ahead: it has caught up with a pass sent ahead,
+   * which stops there; the walk asks for its own pages from then on.
+   */
+  readonly #caughtUp = new Set<Day>();
   #discarded = false;
 
   constructor(api: UpstreamApi) {
@@ -38,10 +41,13 @@ export class PrefetchedPages implements UpstreamApi {
 
   /**
    * Sends `pages` of `day` ahead in their order, `inFlight` at a time: each answer sends the next, so the
-   * requests go on while the run prepares its walk instead of stopping after the first ones. It stops once
-   * a walk asks for a page of `day` (from then on the walk sends its own, within its own limit), at
-   * `discard`, at the caller's signal, at a page that failed, or once `sendWhile` says no (the run's time
-   * the pages may take). Never more than `inFlight` of them in flight: the load the server sees is the walk's.
+   * requests go on while the run prepares its walk instead of stopping after the first ones, and while the
+   * walk takes the pages that arrived meanwhile (it sends none of its own while it takes them, so a pass
+   * that stopped at the walk's first page left the server idle until the walk had taken them all). It
+   * stops once the walk asks for a page of `day` that was not sent ahead (it has caught up: from then on it
+   * sends its own, within its own limit, and no page is asked for twice), at `discard`, at the caller's
+   * signal, at a page that failed, or once `sendWhile` says no (the run's time the pages may take). Never
+   * more than `inFlight` of them in flight: the load the server sees is the walk's.
    */
   prefetchPass(
     day: Day,
@@ -53,7 +59,7 @@ export class PrefetchedPages implements UpstreamApi {
     const { sendWhile, ...request } = options;
     let next = 0;
     const send = (): void => {
-      if (this.#taken.has(day) || this.#discarded || options.signal?.aborted) return;
+      if (this.#caughtUp.has(day) || this.#discarded || options.signal?.aborted) return;
       if (next >= inFlight && sendWhile && !sendWhile()) return;
       const page = pages[next++];
       if (page === undefined) return;
@@ -70,13 +76,13 @@ export class PrefetchedPages implements UpstreamApi {
   /** A page sent ahead (same day, page and size), once; any other page from the API it wraps. */
   readonly historyPage: UpstreamApi['historyPage'] = (from, to, page, size, options) => {
     if (from === to) {
-      this.#taken.add(from);
       const key = keyOf(from, page, size);
       const ahead = this.#ahead.get(key);
       if (ahead) {
         this.#ahead.delete(key);
         return ahead.answer;
       }
+      this.#caughtUp.add(from);
     }
     return this.#api.historyPage(from, to, page, size, options);
   };
