@@ -140,7 +140,7 @@ export function recordedSettings(
   };
 }
 
-/** "page size 2000 (100 rows echoed), cap 170001 pages, memory 1024 MB, timeout 900 s, ...", for RESULTS.md. */
+/** "page size 2000 (100 rows echoed), cap 260001 pages, memory 1769 MB, timeout 900 s, ...", for RESULTS.md. */
 export function settingsText(s: RecordedSettings): string {
   const parts = [
     `page size ${s.pageSize} (${s.pageRows} rows echoed)`,

@@ -140,7 +140,7 @@ describe('TunnelArchiverStack', () => {
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Timeout: 900,
-        MemorySize: 1024,
+        MemorySize: 1769,
       });
       expect(archiver.MemorySize).toBe(ENGINE_MEMORY_MIB);
       // Lambda's CPU follows memory: the walk's page work is measured to fit the latency bound at a full vCPU.

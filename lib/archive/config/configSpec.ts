@@ -177,7 +177,7 @@ export const SETTINGS = [
     flag: 'max-pages-per-day',
     default: undefined,
     description:
-      'Cap on the pages of one pass of a day: beyond it that day fails with PAGE_LIMIT and the run goes on. Unset: the pages the largest day the archive proves (17,000,000 sessions) needs at the page size the server echoes.',
+      'Cap on the pages of one pass of a day: beyond it that day fails with PAGE_LIMIT and the run goes on. Unset: the pages the largest day the archive proves (26,000,000 sessions) needs at the page size the server echoes.',
     schema: (n) => intIn(n, 1, 10_000_000).optional(),
     readBy: [...ARCHIVERS],
   },
