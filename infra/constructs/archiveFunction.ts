@@ -137,7 +137,7 @@ export const FULL_VCPU_MEMORY_MB = 1_769;
  * walk's requests are not: at 1,024 MB (0.58 of a vCPU) a resumed big day's runs fetched 0.76–0.77 of their
  * latency bound with pauses of up to 194 ms between requests; at a full vCPU, 0.88–0.89 (bench/RESULTS.md,
  * `big-day-*-share`). What it costs a month is in docs/operations.md; `finish-union` measures the largest
- * day it holds.
+ * day it holds. The full verify job, which walks no API, keeps its own (`VERIFY_JOB_ASSUMPTIONS`).
  */
 export const ENGINE_MEMORY_MIB = FULL_VCPU_MEMORY_MB;
 

@@ -10,6 +10,7 @@ import { Construct } from 'constructs';
 import { archiveKeys } from '../../lib/archive/commit/archiveKeys.ts';
 import { digestKeys } from '../../lib/archive/digest/digestKeys.ts';
 import { s3DestUrl } from '../../lib/foundation/url/storeUrl.ts';
+import { VERIFY_JOB_ASSUMPTIONS } from '../../lib/integrity/verify/verifyJobCost.ts';
 import { verifyJobKeys } from '../../lib/integrity/verify/verifyJobTypes.ts';
 import { asIBucket } from '../cdkTypes.ts';
 import { engineFunctionProps, functionLogsAndRole, listArchiveStatement } from './archiveFunction.ts';
@@ -65,6 +66,9 @@ export class VerifyJob extends Construct {
     );
     this.fn = new NodejsFunction(this, 'Function', {
       ...engineFunctionProps(VERIFY_JOB_ENTRY),
+      // Reads and hashes 1 MiB ranges, 8 at a time: no walk with a latency bound to keep up with, so not the
+      // walkers' full vCPU; its cost model assumes this memory (VERIFY_JOB_ASSUMPTIONS).
+      memorySize: VERIFY_JOB_ASSUMPTIONS.memoryGb * 1024,
       reservedConcurrentExecutions: maxConcurrency + 1,
       retryAttempts: 0,
       role,

@@ -14,7 +14,7 @@ export const VERIFY_JOB_PRICES = {
 
 /**
  * The assumptions beside the counts: how fast one function reads and hashes (S3 reads 8 at a time, SHA-256
- * far faster than that), the function's memory (the stack's), and the state transitions of one item (its
+ * far faster than that), the function's memory (the stack deploys the job's function with it), and the state transitions of one item (its
  * child execution's start, task and end; retries add theirs).
  */
 export const VERIFY_JOB_ASSUMPTIONS = {
