@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AWS_CALL_LOG_ENV, AWS_CALL_LOG_PRELOAD, type RecordedCall } from '../awsCallLog.ts';
+import { ignoreClosedPipe } from '../ignoreClosedPipe.ts';
 import { LAMBDA_NODE, RUN_TS } from '../lambdaNode.ts';
 import type { ContainerConfig, ContainerReply, InvocationLine } from './functionContainer.ts';
 
@@ -52,6 +53,8 @@ export function startContainer(opts: {
     },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  // A container that dies while an event is written: its exit rejects the invocation, not the write's EPIPE.
+  ignoreClosedPipe(child.stdin);
   let stderr = '';
   let buffered = '';
   let logs: string[] = [];

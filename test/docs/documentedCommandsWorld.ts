@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { childOutput } from '../../devkit/childOutput.ts';
+import { ignoreClosedPipe } from '../../devkit/ignoreClosedPipe.ts';
 import { CLI } from '../../devkit/runCli.ts';
 
 export interface ShellResult {
@@ -51,6 +52,7 @@ export function paste(
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const output = childOutput(child);
+  ignoreClosedPipe(child.stdin);
   child.stdin.end(opts.input ?? '');
   return output;
 }
