@@ -22,10 +22,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LAMBDA_NODE } from '../devkit/lambdaNode.ts';
 import { EMULATOR_PAID_KEY, startEmulator } from '../devkit/startEmulator.ts';
+import { ENGINE_EXEC_WRAPPER } from '../infra/constructs/archiveFunction.ts';
 import { fixedClock } from '../lib/archive/emulator/emulatorClock.ts';
 import { readRecordIds } from '../lib/archive/parquet/readHistoryParquet.ts';
 import type { RunSummary } from '../lib/archive/run/runTypes.ts';
@@ -94,6 +95,8 @@ export interface BigDayResult {
   /** The runs' Node version, and the flags they started with. */
   node?: string;
   nodeFlags?: string[];
+  /** The script each run's Node started through, as the function's runtime starts through it (its name). */
+  execWrapper?: string;
   /** `PARQUET_ENCODER` of the runs, when set. */
   encoder?: 'inline' | 'worker';
   /** Rows a page (the server's cap and the walk's page size). */
@@ -132,7 +135,22 @@ export interface BigDayRuntime {
   node: string;
   version: string;
   nodeFlags: readonly string[];
+  /** The script the Node is started through (the template's `AWS_LAMBDA_EXEC_WRAPPER`, here), if any. */
+  execWrapper?: string;
   encoder?: 'inline' | 'worker';
+}
+
+/**
+ * This repository's copy of the exec wrapper a function's template names (`AWS_LAMBDA_EXEC_WRAPPER`, a path
+ * in the function's package): the script its bundling copies there. Undefined for none; a path no script of
+ * this repository is copied to is an error, since the bench could not start the run as the function starts.
+ */
+export function localExecWrapper(templatePath: string | null): string | undefined {
+  if (templatePath === null) return undefined;
+  if (templatePath === ENGINE_EXEC_WRAPPER.path) return ENGINE_EXEC_WRAPPER.source;
+  throw new Error(
+    `the template starts the function through ${templatePath}, which no script here is bundled as`,
+  );
 }
 
 /**
@@ -145,8 +163,17 @@ export interface BigDayRuntime {
 export function bigDayRuntime(name: BigDayRuntimeName, encoder?: 'inline' | 'worker'): BigDayRuntime {
   if (name === 'lambda') {
     const version = execFileSync(LAMBDA_NODE, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
-    const nodeFlags = lambdaNodeFlags(shippedSettings().archiver.memoryMb);
-    return { name, node: LAMBDA_NODE, version, nodeFlags, encoder: encoder ?? 'inline' };
+    const shipped = shippedSettings();
+    const nodeFlags = lambdaNodeFlags(shipped.archiver.memoryMb);
+    const execWrapper = localExecWrapper(shipped.execWrappers.archiver);
+    return {
+      name,
+      node: LAMBDA_NODE,
+      version,
+      nodeFlags,
+      ...(execWrapper ? { execWrapper } : {}),
+      encoder: encoder ?? 'inline',
+    };
   }
   return {
     name,
@@ -160,7 +187,7 @@ export function bigDayRuntime(name: BigDayRuntimeName, encoder?: 'inline' | 'wor
 const PEAK_RSS = fileURLToPath(new URL('./peakRss.cjs', import.meta.url));
 
 function cliRun(
-  node: string,
+  runtime: Pick<BigDayRuntime, 'node' | 'execWrapper'>,
   cli: string,
   args: string[],
   wrap: (command: string, args: string[]) => [string, string[]],
@@ -168,7 +195,11 @@ function cliRun(
   env: Record<string, string>,
 ): Promise<{ stdout: string; stderr: string; code: number | null; tailMs: number }> {
   return new Promise((resolve) => {
-    const child = spawn(...wrap(node, [...nodeFlags, '--require', PEAK_RSS, cli, ...args]), {
+    // As Lambda starts a function with an exec wrapper: the script, given the Node and its arguments.
+    const { node, execWrapper } = runtime;
+    const nodeArgs = [...nodeFlags, '--require', PEAK_RSS, cli, ...args];
+    const [command, commandArgs] = execWrapper ? [execWrapper, [node, ...nodeArgs]] : [node, nodeArgs];
+    const child = spawn(...wrap(command, commandArgs), {
       env: {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
@@ -216,7 +247,7 @@ export async function bigDay(opts: {
 }): Promise<BigDayResult> {
   const pageRows = opts.pageRows ?? PAGE_CAP;
   const runtime = bigDayRuntime(opts.runtime ?? 'lambda', opts.encoder);
-  const { node, nodeFlags } = runtime;
+  const { nodeFlags } = runtime;
   const settings = recordedSettings(shippedSettings(), 'archiver', pageRows);
   const inFlight = settings.pageConcurrency;
   const maxRunMs = opts.maxRunMs ?? 6_000;
@@ -256,7 +287,7 @@ export async function bigDay(opts: {
       const seen = replay.arrivals().length;
       const throttled0 = quota && 'quota' in quota ? quota.quota.throttling().throttledMs : 0;
       const out = await cliRun(
-        node,
+        runtime,
         cli,
         [
           'run',
@@ -357,6 +388,7 @@ export async function bigDay(opts: {
       runtime: runtime.name,
       node: runtime.version,
       nodeFlags: [...nodeFlags],
+      ...(runtime.execWrapper ? { execWrapper: basename(runtime.execWrapper) } : {}),
       ...(runtime.encoder ? { encoder: runtime.encoder } : {}),
       ...(quota && 'quota' in quota ? { cpuShare: round(quota.quota.share) } : {}),
       ...(quota && 'unconstrained' in quota ? { unconstrained: quota.unconstrained } : {}),

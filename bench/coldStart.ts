@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { synthApp } from '../devkit/infra/testApp.ts';
 import { LAMBDA_NODE } from '../devkit/lambdaNode.ts';
@@ -27,7 +27,11 @@ export async function coldStart(runs = 5): Promise<ColdStartResult> {
     const { template } = synthApp({ bundle: true, outdir });
     const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0];
     const code = fn?.Properties.Code;
-    const bundle = join(outdir, `asset.${String(code.S3Key).replace(/\.zip$/, '')}`, 'index.mjs');
+    const asset = join(outdir, `asset.${String(code.S3Key).replace(/\.zip$/, '')}`);
+    const bundle = join(asset, 'index.mjs');
+    // As Lambda starts the function: through the exec wrapper its environment names (its copy in the
+    // asset), given the Node and its arguments.
+    const wrapper = fn?.Properties.Environment?.Variables?.AWS_LAMBDA_EXEC_WRAPPER as string | undefined;
     const script = `
       const t0 = performance.now();
       await import(${JSON.stringify(bundle)});
@@ -36,7 +40,11 @@ export async function coldStart(runs = 5): Promise<ColdStartResult> {
       console.log(JSON.stringify({ ms, node: process.versions.node, bytes: statSync(${JSON.stringify(bundle)}).size }));`;
     const samples: { ms: number; node: string; bytes: number }[] = [];
     for (let i = 0; i < runs; i++) {
-      const { stdout } = await promisify(execFile)(LAMBDA_NODE, ['--input-type=module', '-e', script], {
+      const nodeArgs = ['--input-type=module', '-e', script];
+      const [command, args] = wrapper
+        ? [join(asset, basename(wrapper)), [LAMBDA_NODE, ...nodeArgs]]
+        : [LAMBDA_NODE, nodeArgs];
+      const { stdout } = await promisify(execFile)(command, args, {
         cwd: outdir,
         env: {
           PATH: process.env.PATH ?? '',

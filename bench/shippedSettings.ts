@@ -44,6 +44,11 @@ export interface ShippedSettings {
   fanoutMachine: FanoutMachineSettings;
   /** Each function's config as `loadConfig` resolves its template environment. */
   configs: { archiver: Config; fanoutFunction: Config };
+  /**
+   * The script each function's runtime starts through (its `AWS_LAMBDA_EXEC_WRAPPER`, where Lambda finds
+   * it), or null. How a process starts, like Node's flags, not a setting a figure records.
+   */
+  execWrappers: { archiver: string | null; fanoutFunction: string | null };
 }
 
 /**
@@ -87,7 +92,8 @@ export function shippedSettings(context: SynthOptions['context'] = {}): ShippedS
     const timeoutSeconds = Number(props.Timeout);
     if (!(memoryMb > 0) || !(timeoutSeconds > 0))
       throw new Error(`the function ${id} has no MemorySize or Timeout in the template`);
-    const config = loadConfig({ env: templateVariables(cfn, id) });
+    const env = templateVariables(cfn, id);
+    const config = loadConfig({ env });
     const settings: EngineFunctionSettings = {
       memoryMb,
       timeoutSeconds,
@@ -97,7 +103,7 @@ export function shippedSettings(context: SynthOptions['context'] = {}): ShippedS
       dayConcurrency: config.dayConcurrency,
       deadlineReserveMs: config.deadlineReserveMs,
     };
-    return { settings, config };
+    return { settings, config, execWrapper: env.AWS_LAMBDA_EXEC_WRAPPER ?? null };
   };
   const archiver = engine(stack.archiver.fn);
   const fanoutFunction = engine(stack.fanout.fn);
@@ -119,6 +125,7 @@ export function shippedSettings(context: SynthOptions['context'] = {}): ShippedS
     fanoutFunction: fanoutFunction.settings,
     fanoutMachine,
     configs: { archiver: archiver.config, fanoutFunction: fanoutFunction.config },
+    execWrappers: { archiver: archiver.execWrapper, fanoutFunction: fanoutFunction.execWrapper },
   };
   cache.set(key, settings);
   return settings;

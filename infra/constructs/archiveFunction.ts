@@ -141,8 +141,39 @@ export const FULL_VCPU_MEMORY_MB = 1_769;
  */
 export const ENGINE_MEMORY_MIB = FULL_VCPU_MEMORY_MB;
 
-/** What every function that runs the engine shares: one ESM bundle, Node 24 on arm64, a full vCPU, 15 minutes. */
-export function engineFunctionProps(entry: string) {
+/**
+ * The exec wrapper every function that runs the engine starts through (`AWS_LAMBDA_EXEC_WRAPPER`): Lambda
+ * starts the script with its Node and that Node's arguments, and the script starts them with V8 on the
+ * main thread alone (`--single-threaded`, which Node refuses in NODE_OPTIONS). At a function's vCPU, V8's
+ * compiler and collector threads spent the CFS quota beside the walk's thread, and the whole function then
+ * waited out the period: pauses of up to 175 ms between a resumed walk's requests, none over 93 ms without
+ * them (bench/PROFILE.md). `source` is the script in this repository, `file` its name beside the bundled
+ * handler (a copy keeps its mode, and the asset's zip keeps the mode of each file), `path` where Lambda
+ * finds it.
+ */
+export const ENGINE_EXEC_WRAPPER = {
+  source: fileURLToPath(new URL('../bundling/singleThreadedNode.sh', import.meta.url)),
+  file: 'singleThreadedNode.sh',
+  path: '/var/task/singleThreadedNode.sh',
+} as const;
+
+/** {@link LAMBDA_BUNDLING} plus the engine's exec wrapper copied beside the bundled handler. */
+export const ENGINE_BUNDLING: BundlingOptions = {
+  ...LAMBDA_BUNDLING,
+  commandHooks: {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir, outputDir) => [
+      `cp "${inputDir}/infra/bundling/${ENGINE_EXEC_WRAPPER.file}" "${outputDir}/${ENGINE_EXEC_WRAPPER.file}"`,
+    ],
+  },
+};
+
+/**
+ * What every function that runs the engine shares: one ESM bundle, Node 24 on arm64, a full vCPU, 15 minutes,
+ * started through {@link ENGINE_EXEC_WRAPPER}; `environment` is the function's own, the wrapper's added.
+ */
+export function engineFunctionProps(entry: string, environment: Record<string, string>) {
   return {
     entry,
     handler: 'handler',
@@ -152,7 +183,8 @@ export function engineFunctionProps(entry: string) {
     architecture: Architecture.ARM_64,
     memorySize: ENGINE_MEMORY_MIB,
     timeout: Duration.minutes(15),
-    bundling: LAMBDA_BUNDLING,
+    bundling: ENGINE_BUNDLING,
+    environment: { ...environment, AWS_LAMBDA_EXEC_WRAPPER: ENGINE_EXEC_WRAPPER.path },
   };
 }
 
@@ -213,7 +245,7 @@ export class ArchiveFunction extends Construct {
     );
 
     this.fn = new NodejsFunction(this, 'Function', {
-      ...engineFunctionProps(HANDLER_ENTRY),
+      ...engineFunctionProps(HANDLER_ENTRY, archiverEnvironment(props)),
       reservedConcurrentExecutions: 1,
       retryAttempts: 2,
       maxEventAge: Duration.hours(6),
@@ -222,7 +254,6 @@ export class ArchiveFunction extends Construct {
       logGroup,
       tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       description: 'Archives Pinggy tunnel-session history to Parquet on S3, exactly once',
-      environment: archiverEnvironment(props),
     });
 
     // No AwsSolutions-L1 acknowledgement: Node.js 24 is the newest Node runtime aws-cdk-lib knows, so

@@ -109,7 +109,7 @@ export class FanoutOrchestration extends Construct {
     super(scope, id);
     const timeout = Duration.hours(5);
     this.fn = new NodejsFunction(this, 'Function', {
-      ...engineFunctionProps(FANOUT_ENTRY),
+      ...engineFunctionProps(FANOUT_ENTRY, props.environment),
       // The map's workers, its plan and its finish step: never more at once, whatever else runs.
       reservedConcurrentExecutions: props.maxConcurrency + 1,
       retryAttempts: 0,
@@ -120,7 +120,6 @@ export class FanoutOrchestration extends Construct {
       }),
       tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       description: 'Tunnel archiver fan-out: plan, walk a day or a page range, finish',
-      environment: props.environment,
     });
 
     const step = (name: string, payload: Record<string, unknown>, resultPath: string | null) =>

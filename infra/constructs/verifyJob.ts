@@ -65,7 +65,10 @@ export class VerifyJob extends Construct {
       'tunnel-archiver verify job: reads the archive, writes only its job results, its logs',
     );
     this.fn = new NodejsFunction(this, 'Function', {
-      ...engineFunctionProps(VERIFY_JOB_ENTRY),
+      ...engineFunctionProps(VERIFY_JOB_ENTRY, {
+        ARCHIVE_DEST: s3DestUrl(props.bucket.bucketName),
+        LOG_LEVEL: 'info',
+      }),
       // Reads and hashes 1 MiB ranges, 8 at a time: no walk with a latency bound to keep up with, so not the
       // walkers' full vCPU; its cost model assumes this memory (VERIFY_JOB_ASSUMPTIONS).
       memorySize: VERIFY_JOB_ASSUMPTIONS.memoryGb * 1024,
@@ -75,7 +78,6 @@ export class VerifyJob extends Construct {
       logGroup,
       tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       description: 'Tunnel archiver full verify job: plan, check one folder or the chain, merge',
-      environment: { ARCHIVE_DEST: s3DestUrl(props.bucket.bucketName), LOG_LEVEL: 'info' },
     });
     logGroup.grantWrite(role);
     const { bucket } = props;

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { bigDayRuntime } from '../../bench/bigDay.ts';
+import { bigDayRuntime, localExecWrapper } from '../../bench/bigDay.ts';
 import { lambdaNodeFlags } from '../../bench/lambdaNodeFlags.ts';
 import { shippedSettings } from '../../bench/shippedSettings.ts';
 import { LAMBDA_NODE } from '../../devkit/lambdaNode.ts';
-import { LAMBDA_RUNTIME } from '../../infra/constructs/archiveFunction.ts';
+import { ENGINE_EXEC_WRAPPER, LAMBDA_RUNTIME } from '../../infra/constructs/archiveFunction.ts';
 
 describe('a big-day run as the Lambda runs', () => {
   it("is given the flags Lambda's runtime derives from the function's memory", () => {
@@ -25,11 +25,23 @@ describe('a big-day run as the Lambda runs', () => {
     expect(runtime.node).toBe(LAMBDA_NODE);
     expect(runtime.nodeFlags).toEqual(lambdaNodeFlags(shippedSettings().archiver.memoryMb));
     expect(runtime.encoder).toBe('inline');
-    // The flags start that Node (a flag it refused would fail here, as it would fail every run).
-    const exposed = execFileSync(LAMBDA_NODE, [...runtime.nodeFlags, '-p', 'typeof gc'], {
-      encoding: 'utf8',
-    });
+    // Through the exec wrapper the archiver's template names, this repository's copy of it.
+    const named = shippedSettings().execWrappers.archiver;
+    expect(named).toBe(ENGINE_EXEC_WRAPPER.path);
+    expect(runtime.execWrapper).toBe(ENGINE_EXEC_WRAPPER.source);
+    // The wrapper and the flags start that Node (one it refused would fail here, as it would fail every run).
+    const exposed = execFileSync(
+      runtime.execWrapper as string,
+      [LAMBDA_NODE, ...runtime.nodeFlags, '-p', 'typeof gc'],
+      { encoding: 'utf8' },
+    );
     expect(exposed.trim()).toBe('function');
+  });
+
+  it("finds the repository's copy of a wrapper only where the template's path is the one bundled", () => {
+    expect(localExecWrapper(null)).toBeUndefined();
+    expect(localExecWrapper(ENGINE_EXEC_WRAPPER.path)).toBe(ENGINE_EXEC_WRAPPER.source);
+    expect(() => localExecWrapper('/opt/other-wrapper')).toThrow(/no script here is bundled as/);
   });
 
   it('as the CLI runs here: this Node, and the encoder only when asked for', () => {
@@ -37,6 +49,7 @@ describe('a big-day run as the Lambda runs', () => {
     expect(local.node).toBe(process.execPath);
     expect(local.version).toBe(process.version);
     expect(local.encoder).toBeUndefined();
+    expect(local.execWrapper).toBeUndefined();
     expect(bigDayRuntime('local', 'worker').encoder).toBe('worker');
   });
 });

@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import {
   CreateBucketCommand,
@@ -43,7 +43,11 @@ import {
   startEmulator,
 } from '../../devkit/startEmulator.ts';
 import { type S3rverHandle, startS3rver } from '../../devkit/startS3rver.ts';
-import { BUILTINS_BY_REQUIRE, LAMBDA_NODE_MAJOR } from '../../infra/constructs/archiveFunction.ts';
+import {
+  BUILTINS_BY_REQUIRE,
+  ENGINE_EXEC_WRAPPER,
+  LAMBDA_NODE_MAJOR,
+} from '../../infra/constructs/archiveFunction.ts';
 import { readActiveRows } from '../../lib/archive/active/activeParquet.ts';
 import { fixedClock } from '../../lib/archive/emulator/emulatorClock.ts';
 import { tokenKeyFromSecret } from '../../lib/archive/keys/tokenKeyFromSecret.ts';
@@ -347,7 +351,14 @@ async function invokeBundle(
   };
   let stdout: string;
   try {
-    ({ stdout } = await promisify(execFile)(LAMBDA_NODE, ['--input-type=module', '-e', script], {
+    // As Lambda starts the function: through the exec wrapper its environment names (the bundle's copy,
+    // beside the handler), given the Node and its arguments; else the Node itself.
+    const wrapper = fullEnv.AWS_LAMBDA_EXEC_WRAPPER;
+    const nodeArgs = ['--input-type=module', '-e', script];
+    const [command, args] = wrapper
+      ? [join(dirname(entry), basename(wrapper)), [LAMBDA_NODE, ...nodeArgs]]
+      : [LAMBDA_NODE, nodeArgs];
+    ({ stdout } = await promisify(execFile)(command, args, {
       cwd: outdir,
       maxBuffer: 64 * 1024 * 1024,
       timeout: 120_000,
@@ -441,6 +452,21 @@ describe('every function of the template, started with its template environment 
     expect(functions.map((f) => f.id).sort()).toEqual(
       [archiver, snapshotFn, detectFn, fanoutFn, lakeFn, verifyJobFn].map((f) => f.id).sort(),
     );
+  });
+
+  it('each holds the exec wrapper its environment names, executable, as the repository has it', () => {
+    const named = functions.flatMap((f) => {
+      const wrapper = templateVariables(template.toJSON() as CfnTemplate, f.id).AWS_LAMBDA_EXEC_WRAPPER;
+      return wrapper === undefined
+        ? []
+        : [{ id: f.id, wrapper, copy: join(dirname(f.bundle), basename(wrapper)) }];
+    });
+    expect(named.map((n) => n.id).sort()).toEqual([archiver, fanoutFn, verifyJobFn].map((f) => f.id).sort());
+    for (const { wrapper, copy } of named) {
+      expect(wrapper).toBe(ENGINE_EXEC_WRAPPER.path);
+      expect(statSync(copy).mode & 0o111, copy).toBe(0o111);
+      expect(readFileSync(copy, 'utf8')).toBe(readFileSync(ENGINE_EXEC_WRAPPER.source, 'utf8'));
+    }
   });
 
   it.each(functions.map((f) => [f.id, f] as const))('%s loads its handler', async (_id, fn) => {
