@@ -19,7 +19,7 @@
  * that only the server's answers move, the same on any machine).
  */
 
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -37,6 +37,7 @@ import { type CpuFit, cpuFit } from './cpuFit.ts';
 import { openCpuQuota } from './cpuQuota.ts';
 import { frozenCli } from './frozenCli.ts';
 import { lambdaNodeFlags } from './lambdaNodeFlags.ts';
+import { nodeVersion } from './nodeVersion.ts';
 import { startReplayServer } from './replayServer.ts';
 import { flatDayDataset } from './scaledDataset.ts';
 import {
@@ -162,7 +163,7 @@ export function localExecWrapper(templatePath: string | null): string | undefine
  */
 export function bigDayRuntime(name: BigDayRuntimeName, encoder?: 'inline' | 'worker'): BigDayRuntime {
   if (name === 'lambda') {
-    const version = execFileSync(LAMBDA_NODE, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
+    const version = nodeVersion(LAMBDA_NODE);
     const shipped = shippedSettings();
     const nodeFlags = lambdaNodeFlags(shipped.archiver.memoryMb);
     const execWrapper = localExecWrapper(shipped.execWrappers.archiver);

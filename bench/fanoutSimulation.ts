@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startLocalDynamo } from '../devkit/localDynamo.ts';
 import { EMULATOR_PAID_KEY, startEmulator } from '../devkit/startEmulator.ts';
+import { FULL_VCPU_MEMORY_MB } from '../infra/constructs/archiveFunction.ts';
 import { archiveOptionsFromConfig } from '../lib/archive/config/archiveOptionsFromConfig.ts';
 import { ed25519Signer } from '../lib/archive/digest/ed25519Signer.ts';
 import { fixedClock } from '../lib/archive/emulator/emulatorClock.ts';
@@ -31,7 +32,6 @@ import { createTunnelApiClient } from '../lib/archive/upstream/createTunnelApiCl
 import { type Clock, systemClock } from '../lib/foundation/clock/clock.ts';
 import { silentLogger } from '../lib/foundation/log/logger.ts';
 import { flatDayDataset } from './scaledDataset.ts';
-import { FULL_VCPU_MB } from './shippedCpuShare.ts';
 import {
   type RecordedSettings,
   recordedSettings,
@@ -168,7 +168,7 @@ export async function fanoutSimulation(
     const pageWorkSeconds = walkSeconds / Math.max(1, pages);
     const finishSecondsPerSession = finishSeconds / Math.max(1, seen);
     // Measured on a whole core of this machine; a function gets the share its memory buys.
-    const cpuShare = Math.min(1, fanout.memoryMb / FULL_VCPU_MB);
+    const cpuShare = Math.min(1, fanout.memoryMb / FULL_VCPU_MEMORY_MB);
     const perPageOf = (s: RecordedSettings) =>
       Math.max(FANOUT_MODEL.latencySeconds / s.pageConcurrency, pageWorkSeconds / cpuShare);
     const perPage = perPageOf(fanout);

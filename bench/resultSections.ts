@@ -1,8 +1,5 @@
 import { cpus } from 'node:os';
-import {
-  ENGINE_MEMORY_MIB,
-  FULL_VCPU_MEMORY_MB as FULL_VCPU_MB,
-} from '../infra/constructs/archiveFunction.ts';
+import { ENGINE_MEMORY_MIB, FULL_VCPU_MEMORY_MB } from '../infra/constructs/archiveFunction.ts';
 import { FINISH_MAX_IDS } from '../lib/archive/fanout/finishMaxIds.ts';
 import { type ArchiveAgeResult, ageRatios } from './archiveAge.ts';
 import type { BigDayResult } from './bigDay.ts';
@@ -156,7 +153,7 @@ export function shareLines(input: ResultsInput): string[] {
     '',
     methodology('cpu-share', {
       engineMemoryMiB: ENGINE_MEMORY_MIB,
-      engineShare: (ENGINE_MEMORY_MIB / FULL_VCPU_MB).toFixed(2),
+      engineShare: (ENGINE_MEMORY_MIB / FULL_VCPU_MEMORY_MB).toFixed(2),
       cores: cpus().length,
     }),
     '',

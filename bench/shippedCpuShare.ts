@@ -7,9 +7,6 @@ import { availableParallelism } from 'node:os';
 import { FULL_VCPU_MEMORY_MB } from '../infra/constructs/archiveFunction.ts';
 import { shippedSettings } from './shippedSettings.ts';
 
-/** The memory (MB) at which Lambda gives a function one full vCPU (the stack's figure). */
-export const FULL_VCPU_MB = FULL_VCPU_MEMORY_MB;
-
 export interface ShippedCpuShare {
   /** The engine function's `MemorySize` in the synthesized template (MB). */
   memoryMb: number;
@@ -22,6 +19,6 @@ let cached: ShippedCpuShare | undefined;
 export function shippedCpuShare(): ShippedCpuShare {
   if (cached) return cached;
   const { memoryMb } = shippedSettings().archiver;
-  cached = { memoryMb, share: Math.min(memoryMb / FULL_VCPU_MB, availableParallelism()) };
+  cached = { memoryMb, share: Math.min(memoryMb / FULL_VCPU_MEMORY_MB, availableParallelism()) };
   return cached;
 }

@@ -187,6 +187,80 @@ describe('PrefetchedPages', () => {
       expect(sent).toEqual([3, 4, 5, 6]);
     });
 
+    /**
+     * The API as the real client runs: each attempt's exchange inside the caller's gate, held until
+     * `endExchange`; the answer parsed after it, held until `parse`. Page 4's first attempt is answered
+     * with a 429 and tried again. Counts the exchanges in flight.
+     */
+    function gatedApi() {
+      const api = upstream();
+      const serve = api.historyPage.bind(api);
+      const exchanges: { page: number; end: () => void }[] = [];
+      const parses: { page: number; done: () => void }[] = [];
+      const sent: number[] = [];
+      let open = 0;
+      let most = 0;
+      const tries = new Map<number, number>();
+      api.historyPage = async (from, to, page, size, o) => {
+        const gate = o?.gate ?? { run: <E>(exchange: () => Promise<E>) => exchange() };
+        for (;;) {
+          const status = await gate.run(async () => {
+            sent.push(page);
+            open++;
+            most = Math.max(most, open);
+            await new Promise<void>((end) => exchanges.push({ page, end }));
+            open--;
+            const n = (tries.get(page) ?? 0) + 1;
+            tries.set(page, n);
+            return page === 4 && n === 1 ? 429 : 200;
+          });
+          if (status === 200) break;
+        }
+        await new Promise<void>((done) => parses.push({ page, done }));
+        return serve(from, to, page, size);
+      };
+      const settle = async () => {
+        for (let i = 0; i < 5; i++) await new Promise(setImmediate);
+      };
+      const endExchange = async (page: number) => {
+        const at = exchanges.findIndex((e) => e.page === page);
+        if (at < 0) throw new Error(`no exchange of page ${page} in flight`);
+        exchanges.splice(at, 1)[0]?.end();
+        await settle();
+      };
+      const parse = async (page: number) => {
+        const at = parses.findIndex((p) => p.page === page);
+        if (at < 0) throw new Error(`page ${page} is not being parsed`);
+        parses.splice(at, 1)[0]?.done();
+        await settle();
+      };
+      return { api, sent, endExchange, parse, mostInFlight: () => most };
+    }
+
+    it("sends the next page once a page's exchange ends, before it is parsed; retries keep to `inFlight`", async () => {
+      const { api, sent, endExchange, parse, mostInFlight } = gatedApi();
+      const ahead = new PrefetchedPages(api);
+      ahead.prefetchPass(DAY, [3, 4, 5, 6, 7], 10, 2);
+      await new Promise(setImmediate);
+      expect(sent).toEqual([3, 4]);
+      // Page 3's body is read; its parse has not run: page 5 is on its way already.
+      await endExchange(3);
+      expect(sent).toEqual([3, 4, 5]);
+      // Page 4 was answered 429: it sends page 6, and its own retry waits for a slot (2 exchanges at once).
+      await endExchange(4);
+      expect(sent).toEqual([3, 4, 5, 6]);
+      await endExchange(5);
+      expect(sent).toEqual([3, 4, 5, 6, 4]);
+      // Every page's answer still comes parsed, to the walk that takes it.
+      for (const page of [6, 4]) await endExchange(page);
+      await endExchange(7);
+      for (const page of [3, 4, 5, 6, 7]) await parse(page);
+      for (const page of [3, 4, 5, 6, 7])
+        expect((await ahead.historyPage(DAY, DAY, page, 10)).content).toHaveLength(10);
+      expect(sent).toEqual([3, 4, 5, 6, 4, 7]);
+      expect(mostInFlight()).toBe(2);
+    });
+
     it('stops sending at a page that failed; the walk gets its error', async () => {
       const { api, sent, answerNext } = heldApi();
       const ahead = new PrefetchedPages(api);

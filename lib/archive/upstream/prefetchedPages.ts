@@ -1,6 +1,6 @@
-import type { Day } from '../../foundation/index.ts';
+import { type Day, Limiter } from '../../foundation/index.ts';
 import type { ActiveSession, HistoryPage } from '../records/schemas.ts';
-import type { RequestOptions, UpstreamApi } from './upstreamApi.ts';
+import type { RequestGate, RequestOptions, UpstreamApi } from './upstreamApi.ts';
 
 /**
  * The API, with history pages asked for ahead of the walk that will ask for them: a request for a page
@@ -40,14 +40,17 @@ export class PrefetchedPages implements UpstreamApi {
   }
 
   /**
-   * Sends `pages` of `day` ahead in their order, `inFlight` at a time: each answer sends the next, so the
-   * requests go on while the run prepares its walk instead of stopping after the first ones, and while the
-   * walk takes the pages that arrived meanwhile (it sends none of its own while it takes them, so a pass
-   * that stopped at the walk's first page left the server idle until the walk had taken them all). It
-   * stops once the walk asks for a page of `day` that was not sent ahead (it has caught up: from then on it
-   * sends its own, within its own limit, and no page is asked for twice), at `discard`, at the caller's
-   * signal, at a page that failed, or once `sendWhile` says no (the run's time the pages may take). Never
-   * more than `inFlight` of them in flight: the load the server sees is the walk's.
+   * Sends `pages` of `day` ahead in their order, `inFlight` at a time: each page sends the next once its
+   * exchange with the server ends (its body read, as the walk's own requests free their slot), before it is
+   * parsed and checked, or once its answer arrives where the API has no exchange of its own to gate. So
+   * the requests go on while the run prepares its walk (whose start-up work would otherwise hold up each
+   * answer's parse, and the next request behind it), and while the walk takes the pages that arrived
+   * meanwhile (it sends none of its own while it takes them, so a pass that stopped at the walk's first
+   * page left the server idle until the walk had taken them all). It stops once the walk asks for a page
+   * of `day` that was not sent ahead (it has caught up: from then on it sends its own, within its own
+   * limit, and no page is asked for twice), at `discard`, at the caller's signal, at a page that failed,
+   * or once `sendWhile` says no (the run's time the pages may take). Never more than `inFlight` exchanges
+   * of them at once, retries included: the load the server sees is the walk's.
    */
   prefetchPass(
     day: Day,
@@ -57,14 +60,32 @@ export class PrefetchedPages implements UpstreamApi {
     options: RequestOptions & { sendWhile?: () => boolean } = {},
   ): void {
     const { sendWhile, ...request } = options;
+    const slots = new Limiter(Math.max(1, inFlight));
     let next = 0;
+    let failed = false;
     const send = (): void => {
-      if (this.#caughtUp.has(day) || this.#discarded || options.signal?.aborted) return;
+      if (failed || this.#caughtUp.has(day) || this.#discarded || options.signal?.aborted) return;
       if (next >= inFlight && sendWhile && !sendWhile()) return;
       const page = pages[next++];
       if (page === undefined) return;
-      this.prefetch(day, page, size, request);
-      this.#ahead.get(keyOf(day, page, size))?.answer.then(send, () => undefined);
+      // Each page sends one more, at the first of: the end of its first exchange, its answer.
+      let sentNext = false;
+      const sendNext = (): void => {
+        if (sentNext) return;
+        sentNext = true;
+        send();
+      };
+      const gate: RequestGate = {
+        run: (exchange) => {
+          const ran = slots.run(exchange);
+          void ran.then(sendNext, () => undefined);
+          return ran;
+        },
+      };
+      this.prefetch(day, page, size, { ...request, gate });
+      this.#ahead.get(keyOf(day, page, size))?.answer.then(sendNext, () => {
+        failed = true;
+      });
     };
     for (let i = 0; i < Math.max(1, inFlight); i++) send();
   }
