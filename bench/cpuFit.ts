@@ -13,10 +13,18 @@ export interface CpuFit {
   runs: number;
 }
 
-/** The fit over `runs`, or undefined when fewer than two runs differ in their pages. */
+/**
+ * Runs whose pages spread over less than this share of the largest run's do not separate the two parts: the
+ * line through runs of 256, 252 and 237 pages is the noise of their CPU (a slope of −0.2 ms a page, measured).
+ */
+export const MIN_PAGES_SPREAD = 0.5;
+
+/** The fit over `runs`, or undefined when their pages do not spread over {@link MIN_PAGES_SPREAD} of the largest. */
 export function cpuFit(runs: readonly { pagesThisRun: number; cpuSeconds: number }[]): CpuFit | undefined {
   const n = runs.length;
   if (n < 2) return undefined;
+  const pages = runs.map((r) => r.pagesThisRun);
+  if (Math.max(...pages) - Math.min(...pages) < MIN_PAGES_SPREAD * Math.max(...pages)) return undefined;
   const mx = runs.reduce((a, r) => a + r.pagesThisRun, 0) / n;
   const my = runs.reduce((a, r) => a + r.cpuSeconds, 0) / n;
   const sxx = runs.reduce((a, r) => a + (r.pagesThisRun - mx) ** 2, 0);

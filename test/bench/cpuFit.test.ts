@@ -20,4 +20,16 @@ describe('cpuFit: a run CPU split into its fixed part and what a page adds', () 
       ]),
     ).toBeUndefined();
   });
+
+  it('gives nothing when the runs fetched nearly the same pages: their CPU noise would be the slope', () => {
+    const close = [
+      { pagesThisRun: 256, cpuSeconds: 2.34 },
+      { pagesThisRun: 256, cpuSeconds: 2.2 },
+      { pagesThisRun: 252, cpuSeconds: 2.54 },
+      { pagesThisRun: 237, cpuSeconds: 2.31 },
+    ];
+    expect(cpuFit(close)).toBeUndefined();
+    // One short run among them separates the two.
+    expect(cpuFit([...close, { pagesThisRun: 19, cpuSeconds: 0.9 }])?.msPerPage).toBeGreaterThan(0);
+  });
 });

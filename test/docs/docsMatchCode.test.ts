@@ -70,6 +70,8 @@ const OTHER_FLAGS = new Set(['version', 'max-semi-space-size', 'enable-source-ma
 const OTHER_TOOL_FLAGS: Record<string, string> = {
   only: 'npm run bench',
   'cloudformation-execution-policies': 'cdk bootstrap',
+  // The Node flags the engine functions' exec wrapper adds (infra/bundling/singleThreadedNode.sh).
+  'single-threaded-gc': 'node',
 };
 
 /** Variables the docs may name that the AWS SDK or Node read, not the archiver. */
