@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { bigDayRuntime, localExecWrapper } from '../../bench/bigDay.ts';
-import { lambdaNodeFlags } from '../../bench/lambdaNodeFlags.ts';
 import { shippedSettings } from '../../bench/shippedSettings.ts';
 import { LAMBDA_NODE } from '../../devkit/lambdaNode.ts';
+import { lambdaNodeFlags } from '../../devkit/lambdaNodeFlags.ts';
 import { ENGINE_EXEC_WRAPPER, LAMBDA_RUNTIME } from '../../infra/constructs/archiveFunction.ts';
 
 describe('a big-day run as the Lambda runs', () => {

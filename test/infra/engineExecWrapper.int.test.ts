@@ -1,11 +1,11 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { lambdaNodeFlags } from '../../bench/lambdaNodeFlags.ts';
 import type { CfnTemplate } from '../../devkit/infra/templateArns.ts';
 import { templateVariables } from '../../devkit/infra/templateEnv.ts';
 import { synthApp } from '../../devkit/infra/testApp.ts';
 import { LAMBDA_NODE } from '../../devkit/lambdaNode.ts';
+import { lambdaNodeFlags } from '../../devkit/lambdaNodeFlags.ts';
 import {
   ENGINE_BUNDLING,
   ENGINE_EXEC_WRAPPER,
