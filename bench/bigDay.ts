@@ -24,6 +24,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { lambdaCommand } from '../devkit/lambdaCommand.ts';
 import { LAMBDA_NODE } from '../devkit/lambdaNode.ts';
 import { lambdaNodeFlags } from '../devkit/lambdaNodeFlags.ts';
 import { EMULATOR_PAID_KEY, startEmulator } from '../devkit/startEmulator.ts';
@@ -199,7 +200,7 @@ function cliRun(
     // As Lambda starts a function with an exec wrapper: the script, given the Node and its arguments.
     const { node, execWrapper } = runtime;
     const nodeArgs = [...nodeFlags, '--require', PEAK_RSS, cli, ...args];
-    const [command, commandArgs] = execWrapper ? [execWrapper, [node, ...nodeArgs]] : [node, nodeArgs];
+    const [command, commandArgs] = lambdaCommand(node, nodeArgs, execWrapper);
     const child = spawn(...wrap(command, commandArgs), {
       env: {
         PATH: process.env.PATH ?? '',

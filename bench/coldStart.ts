@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { synthApp } from '../devkit/infra/testApp.ts';
+import { lambdaCommand } from '../devkit/lambdaCommand.ts';
 import { LAMBDA_NODE } from '../devkit/lambdaNode.ts';
 
 export interface ColdStartResult {
@@ -41,9 +42,11 @@ export async function coldStart(runs = 5): Promise<ColdStartResult> {
     const samples: { ms: number; node: string; bytes: number }[] = [];
     for (let i = 0; i < runs; i++) {
       const nodeArgs = ['--input-type=module', '-e', script];
-      const [command, args] = wrapper
-        ? [join(asset, basename(wrapper)), [LAMBDA_NODE, ...nodeArgs]]
-        : [LAMBDA_NODE, nodeArgs];
+      const [command, args] = lambdaCommand(
+        LAMBDA_NODE,
+        nodeArgs,
+        wrapper === undefined ? undefined : join(asset, basename(wrapper)),
+      );
       const { stdout } = await promisify(execFile)(command, args, {
         cwd: outdir,
         env: {

@@ -34,6 +34,7 @@ import {
   templateVariables,
 } from '../../devkit/infra/templateEnv.ts';
 import { synthApp } from '../../devkit/infra/testApp.ts';
+import { lambdaCommand } from '../../devkit/lambdaCommand.ts';
 import { LAMBDA_NODE } from '../../devkit/lambdaNode.ts';
 import { type DynaliteHandle, localDynamoClient, startDynalite } from '../../devkit/startDynalite.ts';
 import {
@@ -355,9 +356,11 @@ async function invokeBundle(
     // beside the handler), given the Node and its arguments; else the Node itself.
     const wrapper = fullEnv.AWS_LAMBDA_EXEC_WRAPPER;
     const nodeArgs = ['--input-type=module', '-e', script];
-    const [command, args] = wrapper
-      ? [join(dirname(entry), basename(wrapper)), [LAMBDA_NODE, ...nodeArgs]]
-      : [LAMBDA_NODE, nodeArgs];
+    const [command, args] = lambdaCommand(
+      LAMBDA_NODE,
+      nodeArgs,
+      wrapper === undefined ? undefined : join(dirname(entry), basename(wrapper)),
+    );
     ({ stdout } = await promisify(execFile)(command, args, {
       cwd: outdir,
       maxBuffer: 64 * 1024 * 1024,

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { CfnTemplate } from '../../devkit/infra/templateArns.ts';
 import { templateVariables } from '../../devkit/infra/templateEnv.ts';
 import { synthApp } from '../../devkit/infra/testApp.ts';
+import { lambdaCommand } from '../../devkit/lambdaCommand.ts';
 import { LAMBDA_NODE } from '../../devkit/lambdaNode.ts';
 import { lambdaNodeFlags } from '../../devkit/lambdaNodeFlags.ts';
 import {
@@ -14,11 +15,11 @@ import {
 
 /** Runs `script` (ESM) on the Lambda's Node started through the wrapper, with the runtime's flags and `args`. */
 function throughWrapper(script: string, args: string[] = []) {
-  return spawnSync(
-    ENGINE_EXEC_WRAPPER.source,
-    [LAMBDA_NODE, ...lambdaNodeFlags(ENGINE_MEMORY_MIB), '--input-type=module', '-e', script, ...args],
-    { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } },
-  );
+  const nodeArgs = [...lambdaNodeFlags(ENGINE_MEMORY_MIB), '--input-type=module', '-e', script, ...args];
+  return spawnSync(...lambdaCommand(LAMBDA_NODE, nodeArgs, ENGINE_EXEC_WRAPPER.source), {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '' },
+  });
 }
 
 describe('the exec wrapper every function that runs the engine starts through', () => {
