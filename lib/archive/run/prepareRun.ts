@@ -265,7 +265,7 @@ function aheadWhile(clock: Clock, budget: DeadlineBudget): () => boolean {
  * day states, which are read once, under the lease: nothing is sent ahead then (a second read of the
  * window's states would cost every run, quiet ones included, more than it saves). One day state is read:
  * a walk that resumes an earlier run's pass is sent its next pages at the pass's size, `pageConcurrency` at
- * a time, each answer sending the next until the walk asks for a page not sent ahead (`resumedPassAhead`:
+ * a time, each page's exchange sending the next until the walk asks for a page not sent ahead (`resumedPassAhead`:
  * up to `RESUMED_ROWS_AHEAD` rows), so the requests go on while the run takes its lease and plans, and while
  * the walk takes the pages that arrived meanwhile; otherwise the
  * last scan's total decides page 1, as in the walk (`firstPassPages`). When the plan under the lease starts
