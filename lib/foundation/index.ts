@@ -34,5 +34,6 @@ export {
   relieveHeap,
   TWO_HEAPS_GROWING_PERCENT,
 } from './process/relieveHeap.ts';
+export { ensureRunFolder, removeRunFolder } from './process/runFolder.ts';
 export { cleartextProblem } from './url/cleartextUrl.ts';
 export { parseDestUrl, parseStateUrl } from './url/storeUrl.ts';

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { partitionOf } from '../../lib/archive/records/toArchiveRow.ts';
 import { type DraftCandidate, PartitionDrafts } from '../../lib/archive/run/partitionDrafts.ts';
 import { ManualClock } from '../../lib/foundation/clock/clock.ts';
 import { silentLogger } from '../../lib/foundation/log/logger.ts';
+import { removeRunFolder } from '../../lib/foundation/process/runFolder.ts';
 import { edgeCaseRows } from '../parquet/historyRows.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 
@@ -64,6 +65,23 @@ async function published(objects: MemoryObjectStore, dt: string): Promise<string
 }
 
 describe('PartitionDrafts', () => {
+  it("writes nothing once its run's folder is closed, and never makes that folder again", async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const walk = drafts(committer(objects, state, 'closed'), 'walk-late');
+    await removeRunFolder(join(dir, 'drafts'));
+    await removeRunFolder(join(dir, 'closed'));
+    const late = (async () => {
+      for (let i = 0; i < 250; i++) await walk.add(row('2026-11-10', i));
+      return walk.commitAll();
+    })();
+    await expect(late).rejects.toMatchObject({ code: 'INTERNAL' });
+    await walk.discard();
+    await expect(stat(join(dir, 'drafts'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(stat(join(dir, 'closed'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await published(objects, '2026-11-10')).toEqual([]);
+  });
+
   it('builds the row only of an id new to its partition: not for a repeat, not for a row archived before', async () => {
     const objects = new MemoryObjectStore();
     const state = new MemoryStateStore();

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -13,7 +12,7 @@ import {
   type StateStore,
   updateMeta,
 } from '../../archive/index.ts';
-import type { Clock, Logger } from '../../foundation/index.ts';
+import { type Clock, type Logger, removeRunFolder } from '../../foundation/index.ts';
 import { duckdbRuleEngine } from './duckdbRuleEngine.ts';
 import { type EvaluateOptions, type EvaluateResult, evaluateRules } from './evaluateRules.ts';
 import type { FindingLedger } from './findingLedger.ts';
@@ -91,6 +90,6 @@ export async function detectLocalArchive(
     return result;
   } finally {
     engine.close();
-    await rm(tmpDir, { recursive: true, force: true });
+    await removeRunFolder(tmpDir);
   }
 }

@@ -1,9 +1,10 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   ArchiverError,
   type Clock,
   type Day,
+  ensureRunFolder,
   IdSet,
   type Logger,
   mapLimit,
@@ -347,7 +348,7 @@ export class PartitionCommitter {
     const { clock, runId, fence, tmpDir, objects } = this.#deps;
     const now = clock.now();
     const name = `${archiveKeys.stamp(now)}-${runId}-${String(++this.#seq).padStart(4, '0')}.parquet`;
-    await mkdir(tmpDir, { recursive: true, mode: 0o700 });
+    await ensureRunFolder(tmpDir);
     const localPath = join(tmpDir, name);
     try {
       const written = await produce(fresh, localPath);

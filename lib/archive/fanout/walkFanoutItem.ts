@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { ArchiverError, IdSet, makeRunTmpDir, unboundedBudget } from '../../foundation/index.ts';
+import {
+  ArchiverError,
+  IdSet,
+  makeRunTmpDir,
+  removeRunFolder,
+  unboundedBudget,
+} from '../../foundation/index.ts';
 import { PartitionCommitter } from '../commit/partitionCommitter.ts';
 import { historyWriter } from '../parquet/historyWriter.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
@@ -89,7 +94,7 @@ export async function walkFanoutItem(
     await mapJobObjects.write(deps.objects, fanoutKeys.itemOutcome(input.orchestrationId, item.id), outcome);
     return outcome;
   } finally {
-    await rm(tmpDir, { recursive: true, force: true });
+    await removeRunFolder(tmpDir);
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ensureRunFolder } from '../../foundation/index.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
 import { CHUNK_ROWS, HistoryParquetFile, type HistoryParquetFileOptions } from './historyParquetFile.ts';
 import { parquetWorker, parquetWorkerAvailable } from './parquetWorkerClient.ts';
@@ -35,7 +35,7 @@ export async function warmParquetWorker(
   for (let n = 0; n < WARM_FILES && !stop?.aborted; n++) {
     let file: HistoryParquetFile | undefined;
     try {
-      await mkdir(tmpDir, { recursive: true, mode: 0o700 });
+      await ensureRunFolder(tmpDir);
       file = await HistoryParquetFile.create(join(tmpDir, `warm-${randomUUID()}.parquet`), {
         ...opts,
         encoder: 'worker',

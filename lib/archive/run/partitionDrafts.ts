@@ -1,6 +1,13 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Clock, type Day, IdSet, presizedFor, relieveHeap } from '../../foundation/index.ts';
+import {
+  type Clock,
+  type Day,
+  ensureRunFolder,
+  IdSet,
+  presizedFor,
+  relieveHeap,
+} from '../../foundation/index.ts';
 import type {
   CommitResult,
   CoveredFiles,
@@ -340,7 +347,7 @@ export class PartitionDrafts<Row> {
     let creating = this.#creating.get(draft.dt);
     if (!creating) {
       const path = join(this.#opts.tmpDir, `${this.#opts.prefix}-${++this.#seq}-${draft.dt}.parquet`);
-      creating = mkdir(this.#opts.tmpDir, { recursive: true, mode: 0o700 })
+      creating = ensureRunFolder(this.#opts.tmpDir)
         .then(() => this.#writer.create(path))
         .then((file) => {
           draft.file = file;

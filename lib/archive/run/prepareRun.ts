@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import {
   ArchiverError,
@@ -9,6 +8,7 @@ import {
   type DeadlineBudget,
   makeRunTmpDir,
   relieveHeap,
+  removeRunFolder,
   toDay,
   unboundedBudget,
 } from '../../foundation/index.ts';
@@ -184,7 +184,7 @@ export async function prepareRun(deps: ArchiveDeps, options: ArchiveOptions): Pr
     await state
       .releaseLease(held)
       .catch((e: unknown) => deps.logger.warn('could not release the lease', { error: String(e) }));
-    if (tmpDir) await rm(tmpDir, { recursive: true, force: true });
+    if (tmpDir) await removeRunFolder(tmpDir);
   };
   try {
     tmpDir = (await makeRunTmpDir(options.tmpDir ?? tmpdir(), runId, deps.incarnationLiveness)).dir;
