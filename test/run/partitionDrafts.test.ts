@@ -156,6 +156,38 @@ describe('PartitionDrafts', () => {
     expect(day10).toEqual(Array.from({ length: 60 }, (_, i) => row('2026-11-10', i).id).sort());
   });
 
+  it('gives the event loop turns while it writes the rows that waited for the archived ids', async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const walk = drafts(committer(objects, state, 'run1'), 'walk-a', 10_000);
+    walk.prepare('2026-11-10');
+    let built = 0;
+    for (let i = 0; i < 2_000; i++) {
+      const candidate = row('2026-11-10', i);
+      walk.add({
+        ...candidate,
+        row: () => {
+          built++;
+          return candidate.row();
+        },
+      });
+    }
+    // What an answer arriving meanwhile would see: how many rows were written when the loop got its turns
+    // (the first row waits for its file to be made, the others follow it).
+    const seen: number[] = [];
+    let committed = false;
+    const look = (): void => {
+      seen.push(built);
+      if (!committed) setImmediate(look);
+    };
+    setImmediate(look);
+    expect(await walk.commitAll()).toMatchObject({ newRecords: 2_000 });
+    committed = true;
+    await walk.discard();
+    expect(seen.filter((n) => n > 1 && n < 2_000).length).toBeGreaterThanOrEqual(3);
+    expect(await published(objects, '2026-11-10')).toHaveLength(2_000);
+  });
+
   it('rewrites a draft without the rows a concurrent writer committed meanwhile', async () => {
     const objects = new MemoryObjectStore();
     const state = new MemoryStateStore();

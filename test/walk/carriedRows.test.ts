@@ -54,6 +54,26 @@ describe('CarriedRows', () => {
     expect(to.taken).toEqual([id(5), id(7), id(9)]);
   });
 
+  it('gives the event loop turns while it hands on the records that waited, and keeps their order', async () => {
+    const earlier = deferred<IdSet | undefined>();
+    const to = inner();
+    const sink = new CarriedRows(to, earlier.promise);
+    for (let n = 0; n < 2_000; n++) sink.add(record(n));
+    earlier.resolve(new IdSet());
+    // What an answer that arrived meanwhile would see: how many were handed on when the loop got its turns.
+    const seen: number[] = [];
+    const look = (): void => {
+      seen.push(to.taken.length);
+      if (to.taken.length < 2_000 && seen.length < 100) setImmediate(look);
+    };
+    setImmediate(look);
+    // A record that arrives while they are handed on waits behind them.
+    setImmediate(() => sink.add(record(5_000)));
+    await sink.settled();
+    expect(seen.filter((n) => n > 0 && n < 2_000).length).toBeGreaterThanOrEqual(3);
+    expect(to.taken).toEqual([...Array.from({ length: 2_000 }, (_, n) => id(n)), id(5_000)]);
+  });
+
   it('counts only its own records when the earlier ids cannot be read', async () => {
     const to = inner();
     const sink = new CarriedRows(to, Promise.resolve(undefined));

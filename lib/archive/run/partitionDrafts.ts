@@ -15,6 +15,7 @@ import type {
   RowFile,
   StreamingDatasetWriter,
 } from '../commit/partitionCommitter.ts';
+import { loopTurns } from '../walk/loopTurns.ts';
 
 /** Rows a file holds before it is committed while the walk fetches (fewer: it waits for the walk's end). */
 export const MIN_FLUSH_ROWS = 1_000;
@@ -227,12 +228,18 @@ export class PartitionDrafts<Row> {
       committing: Promise.resolve(),
     };
     draft.ready = this.#archivedIds(dt).then(async (known) => {
-      // Rows that arrive while the waiting ones are written wait too: rows keep their order.
+      // Rows that arrive while the waiting ones are written wait too: rows keep their order. The event loop
+      // gets its turns meanwhile, as in the walk (up to `MAX_WAITING` rows are built and written here).
+      const turn = loopTurns();
       while (draft.waiting.length > 0) {
         const batch = draft.waiting.splice(0);
         for (const candidate of batch) {
           const pending = this.#write(draft, known, candidate);
           if (pending) await pending;
+          else {
+            const next = turn();
+            if (next) await next;
+          }
         }
       }
       draft.known = known;

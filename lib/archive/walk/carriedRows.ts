@@ -2,6 +2,7 @@ import { type Day, IdSet, presizedFor } from '../../foundation/index.ts';
 import type { KeyedRecord } from '../records/keyedRecord.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
 import { addIdLines, gzipIdLines } from './idLines.ts';
+import { loopTurns } from './loopTurns.ts';
 import type { WalkSink } from './walkDay.ts';
 
 /**
@@ -51,11 +52,19 @@ export class CarriedRows implements WalkSink {
     this.#loaded = carried.then(async (ids) => {
       if (ids === undefined) this.#lost = true;
       else this.#ids = ids;
-      // Records that arrive while the waiting ones are handed on wait too: they keep their order.
+      // Records that arrive while the waiting ones are handed on wait too: they keep their order. Up to
+      // `MAX_WAITING` of them are handed on at once, in a stretch of the walk's thread as long as that many
+      // pages take: the event loop gets a turn as the walk gives it, so the answers that arrive meanwhile are
+      // read and the next requests sent.
+      const turn = loopTurns();
       while (this.#waiting && this.#waiting.length > 0) {
         for (const record of this.#waiting.splice(0)) {
           const pending = this.#take(record);
           if (pending) await pending;
+          else {
+            const next = turn();
+            if (next) await next;
+          }
         }
       }
       this.#waiting = undefined;

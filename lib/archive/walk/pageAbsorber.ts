@@ -1,9 +1,7 @@
 import type { KeyedRecord, KeyedResult } from '../records/keyedRecord.ts';
 import { rawRecordId } from '../records/recordId.ts';
 import type { HistoryPage, HistoryRecord, RejectedRecord } from '../records/schemas.ts';
-
-/** A walk yields to the event loop every 256 rows it absorbs without waiting. */
-const YIELD_EVERY_MASK = 255;
+import { loopTurns } from './loopTurns.ts';
 
 export interface AbsorbOptions {
   /** Where records go (a walk's sink: it dedupes by `record_id`, and builds the rows it keeps). */
@@ -23,7 +21,7 @@ export function pageAbsorber(
   options: AbsorbOptions,
   rejected: Map<string, RejectedRecord>,
 ): (page: HistoryPage) => Promise<void> {
-  let absorbed = 0;
+  const turn = loopTurns();
   return async (page) => {
     for (const r of page.content) {
       const mapped = options.keyRecord(r);
@@ -36,7 +34,10 @@ export function pageAbsorber(
       if (pending) await pending;
       // Let the event loop in now and then: a response that arrived meanwhile is read, and the next
       // request sent, at once rather than after the whole page (keeps `concurrency` requests in flight).
-      else if ((++absorbed & YIELD_EVERY_MASK) === 0) await new Promise(setImmediate);
+      else {
+        const next = turn();
+        if (next) await next;
+      }
     }
     for (const r of page.rejected) {
       const id = rawRecordId(r.raw, options.tokenKey);
