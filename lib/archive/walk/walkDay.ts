@@ -558,8 +558,13 @@ export function resumedPassPages(
   return Array.from({ length: end - nextPage }, (_, i) => nextPage + i);
 }
 
-/** Rows a run may send ahead of a resumed walk (`resumedPassAhead`): 20 pages of 100 rows, one of 2,000. */
-export const RESUMED_ROWS_AHEAD = 2_000;
+/**
+ * Rows a run may send ahead of a resumed walk (`resumedPassAhead`): 50 pages of 100 rows, two of 2,000. A
+ * resumed run takes its lease and plans for about 0.4–0.5 s after its first request: at 40 ms a page and 2
+ * in flight, 2,000 rows ahead ran out at 0.4 s, and the walk's requests paused 56–74 ms there until the walk
+ * sent its own (bench/PROFILE.md). As many as a resumed walk keeps waiting for its earlier ids.
+ */
+export const RESUMED_ROWS_AHEAD = 5_000;
 
 /**
  * The pages a run sends ahead of a walk that goes on with an earlier run's pass, in order, `concurrency`
