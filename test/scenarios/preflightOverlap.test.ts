@@ -4,6 +4,7 @@ import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts
 import { blankDay } from '../../lib/archive/days/nextDayState.ts';
 import { SNAPSHOT_BESIDE_DAYS_MAX } from '../../lib/archive/run/prepareRun.ts';
 import { runArchive } from '../../lib/archive/run/runArchive.ts';
+import { ROWS_SENT_AHEAD } from '../../lib/archive/walk/walkDay.ts';
 import { ManualClock } from '../../lib/foundation/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/foundation/clock/day.ts';
 import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
@@ -84,8 +85,11 @@ describe('the preflight of a run', () => {
       false,
     ],
   ])('%s', async (_what, sessions, besideTheDay) => {
-    // Three pages: 0 and 1 are sent ahead of any walk (beside the preflight), page 2 only by the walk.
-    const days = new Map([[day, dayOfRecords(day, 5000)]]);
+    // Six pages of 2,000: 0 and 1 are sent ahead of any walk (beside the preflight), 2 and 3 once page 0
+    // answers (`freshPassAhead`: up to `ROWS_SENT_AHEAD` rows), pages 4 and 5 only by the walk.
+    const pageSize = TEST_OPTIONS.pageSize;
+    const aheadPages = 2 + Math.max(TEST_OPTIONS.pageConcurrency, Math.floor(ROWS_SENT_AHEAD / pageSize));
+    const days = new Map([[day, dayOfRecords(day, 6 * pageSize)]]);
     const api = new ScriptedUpstream({ clock, days, seed: 1, reshuffle: false });
     api.listActive = async () =>
       Array.from({ length: sessions }, (_, i) => session(`s${i}`, { port: 10_000 + (i % 50_000) }));
@@ -100,7 +104,7 @@ describe('the preflight of a run', () => {
     state.putPartition = async (manifest) => {
       if (manifest.dataset === 'active' && pagesWhileHeld === undefined) {
         for (let i = 0; i < 50; i++) await new Promise(setImmediate);
-        pagesWhileHeld = api.requests.filter((r) => r.size !== 1 && r.page >= 2).length;
+        pagesWhileHeld = api.requests.filter((r) => r.size !== 1 && r.page >= aheadPages).length;
         release();
       }
       await held;
@@ -111,7 +115,7 @@ describe('the preflight of a run', () => {
       onlyDays: [day],
     });
     expect(summary.active).toMatchObject({ listed: sessions });
-    expect(summary.recordsNew).toBe(5000);
+    expect(summary.recordsNew).toBe(6 * pageSize);
     if (besideTheDay) expect(pagesWhileHeld).toBeGreaterThan(0);
     else expect(pagesWhileHeld).toBe(0);
   });
@@ -139,6 +143,47 @@ describe('the preflight of a run', () => {
     ]);
     expect(summary.recordsNew).toBe(2500);
   });
+
+  it.each([
+    ['at the size asked for', 10, undefined, ['0/10', '1/10', '2/10', '3/10', '4/10', '5/10', '6/10']],
+    // The server cuts pages at 10 rows whatever is asked: page 1, guessed at 20, is asked again at 10.
+    [
+      'at the size a capped server echoes',
+      20,
+      10,
+      ['0/20', '1/20', '1/10', '2/10', '3/10', '4/10', '5/10', '6/10'],
+    ],
+  ])(
+    "sends a fresh pass's next pages once its page 0 answers, %s, before the lease; the walk takes each once",
+    async (_what, pageSize, maxPageSize, ahead) => {
+      // 60 rows in pages of 10: pages 0..5, and the empty page 6 that proves the end of full pages.
+      const api = new ScriptedUpstream({
+        clock,
+        days: new Map([[day, dayOfRecords(day, 60)]]),
+        seed: 1,
+        reshuffle: false,
+        ...(maxPageSize ? { maxPageSize } : {}),
+      });
+      const state = new MemoryStateStore();
+      let beforeLease: string[] | undefined;
+      const acquire = state.acquireLease.bind(state);
+      state.acquireLease = async (...args) => {
+        beforeLease ??= api.requests.filter((r) => r.day === day).map((r) => `${r.page}/${r.size}`);
+        return acquire(...args);
+      };
+      const summary = await runArchive(testDeps({ api, objects: new MemoryObjectStore(), state, clock }), {
+        ...options,
+        pageSize,
+        pageConcurrency: 2,
+      });
+      // This stand-in answers at once, so every page the plan of page 0 names is sent before the lease.
+      expect(beforeLease).toEqual(ahead);
+      // The walk asked for none of them again, and for nothing else.
+      expect(api.requests.filter((r) => r.day === day).map((r) => `${r.page}/${r.size}`)).toEqual(ahead);
+      expect(summary.recordsNew).toBe(60);
+      expect(summary.days[0]).toMatchObject({ complete: true });
+    },
+  );
 
   it('drops the pages sent ahead when the plan under the lease starts with another day: at most those requests spent', async () => {
     const today = toDay(clock.now());
