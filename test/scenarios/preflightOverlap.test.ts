@@ -185,33 +185,41 @@ describe('the preflight of a run', () => {
     },
   );
 
-  it('drops the pages sent ahead when the plan under the lease starts with another day: at most those requests spent', async () => {
-    const today = toDay(clock.now());
-    const oldest = addDays(today, -59);
-    const next = addDays(today, -58);
-    const days = new Map([
-      [oldest, dayOfRecords(oldest, 40)],
-      [next, dayOfRecords(next, 30)],
-    ]);
-    const api = new ScriptedUpstream({ clock, days, seed: 1 });
-    const state = new MemoryStateStore();
-    // Between the plan read ahead and the lease, another run seals the oldest day.
-    const acquire = state.acquireLease.bind(state);
-    state.acquireLease = async (...args) => {
-      await state.putDay({ ...blankDay(oldest), sealed: true, scannedAges: [59] });
-      return acquire(...args);
-    };
-    const objects = new MemoryObjectStore();
-    const summary = await runArchive(testDeps({ api, objects, state, clock }), {
-      ...TEST_OPTIONS,
-      snapshotActive: false,
-    });
-    const spent = api.requests.filter((r) => r.day === oldest);
-    expect(spent.length).toBeGreaterThan(0);
-    expect(spent.length).toBeLessThanOrEqual(2);
-    expect(summary.days.map((d) => d.day)).not.toContain(oldest);
-    expect(summary.recordsNew).toBe(30);
-  });
+  it.each([
+    ['one page', 40, 2],
+    // Pages 0 and 1, then what page 0's plan names: 2,000-row pages, so the in-flight limit's two more.
+    ['ten pages', 10 * TEST_OPTIONS.pageSize, 4],
+  ])(
+    'drops the pages sent ahead when the plan under the lease starts with another day (%s): at most those requests spent',
+    async (_what, rows, most) => {
+      const today = toDay(clock.now());
+      const oldest = addDays(today, -59);
+      const next = addDays(today, -58);
+      const days = new Map([
+        [oldest, dayOfRecords(oldest, rows)],
+        [next, dayOfRecords(next, 30)],
+      ]);
+      const api = new ScriptedUpstream({ clock, days, seed: 1 });
+      const state = new MemoryStateStore();
+      // Between the plan read ahead and the lease, another run seals the oldest day.
+      const acquire = state.acquireLease.bind(state);
+      state.acquireLease = async (...args) => {
+        await state.putDay({ ...blankDay(oldest), sealed: true, scannedAges: [59] });
+        return acquire(...args);
+      };
+      const objects = new MemoryObjectStore();
+      const summary = await runArchive(testDeps({ api, objects, state, clock }), {
+        ...TEST_OPTIONS,
+        snapshotActive: false,
+      });
+      const spent = api.requests.filter((r) => r.day === oldest);
+      expect(spent.length).toBeGreaterThan(0);
+      expect(spent.length).toBeLessThanOrEqual(most);
+      expect(new Set(spent.map((r) => `${r.page}/${r.size}`)).size).toBe(spent.length);
+      expect(summary.days.map((d) => d.day)).not.toContain(oldest);
+      expect(summary.recordsNew).toBe(30);
+    },
+  );
 
   it.each([
     ['within the planned pages: its next pages, then the rest of them', 2, 5, ['2/10', '3/10', '4/10']],
