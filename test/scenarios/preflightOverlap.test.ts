@@ -4,7 +4,6 @@ import { dayOfRecords, ScriptedUpstream } from '../../devkit/scriptedUpstream.ts
 import { blankDay } from '../../lib/archive/days/nextDayState.ts';
 import { SNAPSHOT_BESIDE_DAYS_MAX } from '../../lib/archive/run/prepareRun.ts';
 import { runArchive } from '../../lib/archive/run/runArchive.ts';
-import { ROWS_SENT_AHEAD } from '../../lib/archive/walk/walkDay.ts';
 import { ManualClock } from '../../lib/foundation/clock/clock.ts';
 import { addDays, type Day, toDay } from '../../lib/foundation/clock/day.ts';
 import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
@@ -85,11 +84,8 @@ describe('the preflight of a run', () => {
       false,
     ],
   ])('%s', async (_what, sessions, besideTheDay) => {
-    // Six pages of 2,000: 0 and 1 are sent ahead of any walk (beside the preflight), 2 and 3 once page 0
-    // answers (`freshPassAhead`: up to `ROWS_SENT_AHEAD` rows), pages 4 and 5 only by the walk.
-    const pageSize = TEST_OPTIONS.pageSize;
-    const aheadPages = 2 + Math.max(TEST_OPTIONS.pageConcurrency, Math.floor(ROWS_SENT_AHEAD / pageSize));
-    const days = new Map([[day, dayOfRecords(day, 6 * pageSize)]]);
+    // Three pages: 0 and 1 are sent ahead of any walk (beside the preflight), page 2 only by the walk.
+    const days = new Map([[day, dayOfRecords(day, 5000)]]);
     const api = new ScriptedUpstream({ clock, days, seed: 1, reshuffle: false });
     api.listActive = async () =>
       Array.from({ length: sessions }, (_, i) => session(`s${i}`, { port: 10_000 + (i % 50_000) }));
@@ -104,7 +100,7 @@ describe('the preflight of a run', () => {
     state.putPartition = async (manifest) => {
       if (manifest.dataset === 'active' && pagesWhileHeld === undefined) {
         for (let i = 0; i < 50; i++) await new Promise(setImmediate);
-        pagesWhileHeld = api.requests.filter((r) => r.size !== 1 && r.page >= aheadPages).length;
+        pagesWhileHeld = api.requests.filter((r) => r.size !== 1 && r.page >= 2).length;
         release();
       }
       await held;
@@ -115,7 +111,7 @@ describe('the preflight of a run', () => {
       onlyDays: [day],
     });
     expect(summary.active).toMatchObject({ listed: sessions });
-    expect(summary.recordsNew).toBe(6 * pageSize);
+    expect(summary.recordsNew).toBe(5000);
     if (besideTheDay) expect(pagesWhileHeld).toBeGreaterThan(0);
     else expect(pagesWhileHeld).toBe(0);
   });
@@ -144,82 +140,33 @@ describe('the preflight of a run', () => {
     expect(summary.recordsNew).toBe(2500);
   });
 
-  it.each([
-    ['at the size asked for', 10, undefined, ['0/10', '1/10', '2/10', '3/10', '4/10', '5/10', '6/10']],
-    // The server cuts pages at 10 rows whatever is asked: page 1, guessed at 20, is asked again at 10.
-    [
-      'at the size a capped server echoes',
-      20,
-      10,
-      ['0/20', '1/20', '1/10', '2/10', '3/10', '4/10', '5/10', '6/10'],
-    ],
-  ])(
-    "sends a fresh pass's next pages once its page 0 answers, %s, before the lease; the walk takes each once",
-    async (_what, pageSize, maxPageSize, ahead) => {
-      // 60 rows in pages of 10: pages 0..5, and the empty page 6 that proves the end of full pages.
-      const api = new ScriptedUpstream({
-        clock,
-        days: new Map([[day, dayOfRecords(day, 60)]]),
-        seed: 1,
-        reshuffle: false,
-        ...(maxPageSize ? { maxPageSize } : {}),
-      });
-      const state = new MemoryStateStore();
-      let beforeLease: string[] | undefined;
-      const acquire = state.acquireLease.bind(state);
-      state.acquireLease = async (...args) => {
-        beforeLease ??= api.requests.filter((r) => r.day === day).map((r) => `${r.page}/${r.size}`);
-        return acquire(...args);
-      };
-      const summary = await runArchive(testDeps({ api, objects: new MemoryObjectStore(), state, clock }), {
-        ...options,
-        pageSize,
-        pageConcurrency: 2,
-      });
-      // This stand-in answers at once, so every page the plan of page 0 names is sent before the lease.
-      expect(beforeLease).toEqual(ahead);
-      // The walk asked for none of them again, and for nothing else.
-      expect(api.requests.filter((r) => r.day === day).map((r) => `${r.page}/${r.size}`)).toEqual(ahead);
-      expect(summary.recordsNew).toBe(60);
-      expect(summary.days[0]).toMatchObject({ complete: true });
-    },
-  );
-
-  it.each([
-    ['one page', 40, 2],
-    // Pages 0 and 1, then what page 0's plan names: 2,000-row pages, so the in-flight limit's two more.
-    ['ten pages', 10 * TEST_OPTIONS.pageSize, 4],
-  ])(
-    'drops the pages sent ahead when the plan under the lease starts with another day (%s): at most those requests spent',
-    async (_what, rows, most) => {
-      const today = toDay(clock.now());
-      const oldest = addDays(today, -59);
-      const next = addDays(today, -58);
-      const days = new Map([
-        [oldest, dayOfRecords(oldest, rows)],
-        [next, dayOfRecords(next, 30)],
-      ]);
-      const api = new ScriptedUpstream({ clock, days, seed: 1 });
-      const state = new MemoryStateStore();
-      // Between the plan read ahead and the lease, another run seals the oldest day.
-      const acquire = state.acquireLease.bind(state);
-      state.acquireLease = async (...args) => {
-        await state.putDay({ ...blankDay(oldest), sealed: true, scannedAges: [59] });
-        return acquire(...args);
-      };
-      const objects = new MemoryObjectStore();
-      const summary = await runArchive(testDeps({ api, objects, state, clock }), {
-        ...TEST_OPTIONS,
-        snapshotActive: false,
-      });
-      const spent = api.requests.filter((r) => r.day === oldest);
-      expect(spent.length).toBeGreaterThan(0);
-      expect(spent.length).toBeLessThanOrEqual(most);
-      expect(new Set(spent.map((r) => `${r.page}/${r.size}`)).size).toBe(spent.length);
-      expect(summary.days.map((d) => d.day)).not.toContain(oldest);
-      expect(summary.recordsNew).toBe(30);
-    },
-  );
+  it('drops the pages sent ahead when the plan under the lease starts with another day: at most those requests spent', async () => {
+    const today = toDay(clock.now());
+    const oldest = addDays(today, -59);
+    const next = addDays(today, -58);
+    const days = new Map([
+      [oldest, dayOfRecords(oldest, 40)],
+      [next, dayOfRecords(next, 30)],
+    ]);
+    const api = new ScriptedUpstream({ clock, days, seed: 1 });
+    const state = new MemoryStateStore();
+    // Between the plan read ahead and the lease, another run seals the oldest day.
+    const acquire = state.acquireLease.bind(state);
+    state.acquireLease = async (...args) => {
+      await state.putDay({ ...blankDay(oldest), sealed: true, scannedAges: [59] });
+      return acquire(...args);
+    };
+    const objects = new MemoryObjectStore();
+    const summary = await runArchive(testDeps({ api, objects, state, clock }), {
+      ...TEST_OPTIONS,
+      snapshotActive: false,
+    });
+    const spent = api.requests.filter((r) => r.day === oldest);
+    expect(spent.length).toBeGreaterThan(0);
+    expect(spent.length).toBeLessThanOrEqual(2);
+    expect(summary.days.map((d) => d.day)).not.toContain(oldest);
+    expect(summary.recordsNew).toBe(30);
+  });
 
   it.each([
     ['within the planned pages: its next pages, then the rest of them', 2, 5, ['2/10', '3/10', '4/10']],

@@ -177,42 +177,6 @@ describe('PrefetchedPages', () => {
       expect(sent).toEqual([3, 4]);
     });
 
-    it("keeps to `inFlight` with a request of the walk's still under way (`holding`), and fills its slot once it settles", async () => {
-      const { api, sent, answerNext, mostInFlight } = heldApi();
-      const ahead = new PrefetchedPages(api);
-      // Page 1, guessed beside page 0, is still in flight when the pass begins.
-      ahead.prefetch(DAY, 1, 10);
-      const guess = ahead.sentAhead(DAY, 1, 10);
-      expect(guess).toBeDefined();
-      ahead.prefetchPass(DAY, [2, 3, 4, 5], 10, 2, { ...(guess ? { holding: guess } : {}) });
-      expect(sent).toEqual([1, 2]);
-      // The guess answers: its slot goes to the pass, whose page 2 is still under way.
-      await answerNext();
-      expect(sent).toEqual([1, 2, 3]);
-      for (let i = 0; i < 4; i++) await answerNext();
-      expect(sent).toEqual([1, 2, 3, 4, 5]);
-      expect(mostInFlight()).toBe(2);
-      // Looking at a page sent ahead does not take it: the walk still does, without a request of its own.
-      expect((await ahead.historyPage(DAY, DAY, 1, 10)).content).toHaveLength(10);
-      expect(ahead.sentAhead(DAY, 1, 10)).toBeUndefined();
-      expect(sent).toHaveLength(5);
-    });
-
-    it('asks `sendWhile` before every page of a pass that goes on with pages already sent (`holding`)', async () => {
-      const { api, sent, answerNext } = heldApi();
-      const ahead = new PrefetchedPages(api);
-      ahead.prefetch(DAY, 1, 10);
-      const guess = ahead.sentAhead(DAY, 1, 10);
-      let yes = 1;
-      ahead.prefetchPass(DAY, [2, 3, 4, 5], 10, 2, {
-        sendWhile: () => yes-- > 0,
-        ...(guess ? { holding: guess } : {}),
-      });
-      expect(sent).toEqual([1, 2]);
-      for (let i = 0; i < 4; i++) await answerNext();
-      expect(sent).toEqual([1, 2]);
-    });
-
     it("sends the first `inFlight` pages, then more only while `sendWhile` says yes (the run's time)", async () => {
       const { api, sent, answerNext } = heldApi();
       const ahead = new PrefetchedPages(api);

@@ -27,7 +27,7 @@ import type { ArchiveMeta } from '../state/archiveMeta.ts';
 import type { DayState } from '../state/dayState.ts';
 import type { Lease } from '../state/lease.ts';
 import { PrefetchedPages } from '../upstream/prefetchedPages.ts';
-import { firstPassPages, freshPassAhead, passPlanOf, resumedPassAhead } from '../walk/walkDay.ts';
+import { firstPassPages, resumedPassAhead } from '../walk/walkDay.ts';
 import { establishMeta } from './establishMeta.ts';
 import { planRun, requestedDays } from './planRun.ts';
 import { preflight } from './preflight.ts';
@@ -266,12 +266,11 @@ function aheadWhile(clock: Clock, budget: DeadlineBudget): () => boolean {
  * window's states would cost every run, quiet ones included, more than it saves). One day state is read:
  * a walk that resumes an earlier run's pass is sent its next pages at the pass's size, `pageConcurrency` at
  * a time, each page's exchange sending the next until the walk asks for a page not sent ahead (`resumedPassAhead`:
- * up to `ROWS_SENT_AHEAD` rows), so the requests go on while the run takes its lease and plans, and while
- * the walk takes the pages that arrived meanwhile; otherwise the last scan's total decides page 1, as in
- * the walk (`firstPassPages`), and once page 0 answers, its plan sends the pass's next pages the same way
- * (`freshPassAhead`, at the size page 0 echoed). When the plan under the lease starts with another day
- * (state the archive gave back), or the lease is held by another run, the pages are dropped, with those
- * sent until then. Never throws.
+ * up to `RESUMED_ROWS_AHEAD` rows), so the requests go on while the run takes its lease and plans, and while
+ * the walk takes the pages that arrived meanwhile; otherwise the
+ * last scan's total decides page 1, as in the walk (`firstPassPages`). When the plan under the lease starts
+ * with another day (state the archive gave back), or the lease is held by another run, the pages are
+ * dropped: for a fresh pass at most two requests, for a resumed one those sent until then. Never throws.
  */
 async function prefetchFirstDay(
   deps: ArchiveDeps,
@@ -302,23 +301,6 @@ async function prefetchFirstDay(
       ...(previous?.totalElements === undefined ? {} : { expectedTotal: previous.totalElements }),
     });
     for (const page of pages) ahead.prefetch(first, page, options.pageSize, signal ? { signal } : {});
-    // Once page 0 answers, the pass's next pages follow it, as a resumed pass's do: its answer plans them.
-    const guess = pages.includes(1) ? ahead.sentAhead(first, 1, options.pageSize) : undefined;
-    ahead.sentAhead(first, 0, options.pageSize)?.then(
-      (answer) => {
-        const next = freshPassAhead(answer, options.pageSize, guess !== undefined, {
-          concurrency: options.pageConcurrency,
-          maxPagesPerDay: options.maxPagesPerDay,
-        });
-        if (next.length === 0) return;
-        ahead.prefetchPass(first, next, passPlanOf(answer).size, options.pageConcurrency, {
-          ...(signal ? { signal } : {}),
-          sendWhile,
-          ...(guess ? { holding: guess } : {}),
-        });
-      },
-      () => undefined,
-    );
   } catch (error) {
     deps.logger.debug('could not send the first pages ahead; the walk sends them', { error: String(error) });
   }

@@ -50,27 +50,22 @@ export class PrefetchedPages implements UpstreamApi {
    * of `day` that was not sent ahead (it has caught up: from then on it sends its own, within its own
    * limit, and no page is asked for twice), at `discard`, at the caller's signal, at a page that failed,
    * or once `sendWhile` says no (the run's time the pages may take). Never more than `inFlight` exchanges
-   * of them at once, retries included: the load the server sees is the walk's. `holding`: a request of the
-   * same walk still under way (a fresh pass's page 1, guessed beside page 0), which holds one of the slots
-   * until it settles; the pass then goes on with pages already sent, and `sendWhile` is asked before each
-   * of its pages (else before each past the first `inFlight`).
+   * of them at once, retries included: the load the server sees is the walk's.
    */
   prefetchPass(
     day: Day,
     pages: readonly number[],
     size: number,
     inFlight: number,
-    options: RequestOptions & { sendWhile?: () => boolean; holding?: Promise<unknown> } = {},
+    options: RequestOptions & { sendWhile?: () => boolean } = {},
   ): void {
-    const { sendWhile, holding, ...request } = options;
+    const { sendWhile, ...request } = options;
     const slots = new Limiter(Math.max(1, inFlight));
     let next = 0;
     let failed = false;
     const send = (): void => {
       if (failed || this.#caughtUp.has(day) || this.#discarded || options.signal?.aborted) return;
-      // A pass's first pages go out whatever the time; one that goes on with pages already sent (`holding`)
-      // asks for every page.
-      if ((holding || next >= inFlight) && sendWhile && !sendWhile()) return;
+      if (next >= inFlight && sendWhile && !sendWhile()) return;
       const page = pages[next++];
       if (page === undefined) return;
       // Each page sends one more, at the first of: the end of its first exchange, its answer.
@@ -92,13 +87,7 @@ export class PrefetchedPages implements UpstreamApi {
         failed = true;
       });
     };
-    for (let i = 0; i < Math.max(1, inFlight) - (holding ? 1 : 0); i++) send();
-    holding?.then(send, send);
-  }
-
-  /** The answer of a page sent ahead (same day, page and size) and not yet taken, without taking it. */
-  sentAhead(day: Day, page: number, size: number): Promise<HistoryPage> | undefined {
-    return this.#ahead.get(keyOf(day, page, size))?.answer;
+    for (let i = 0; i < Math.max(1, inFlight); i++) send();
   }
 
   listActive(options?: RequestOptions): Promise<ActiveSession[]> {

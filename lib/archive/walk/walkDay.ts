@@ -354,13 +354,18 @@ export class DayWalk {
       if (second) await this.#absorb(1, second);
       return false;
     }
-    const { size, planned, endAhead } = passPlanOf(first);
+    // The server may cap the page size silently: the size it echoes is the truth.
+    const size = first.size > 0 ? first.size : Math.max(itemsOf(first), 1);
     const cap = pageCap(options.maxPagesPerDay, size);
     if (first.totalPages > cap) {
       await settleAhead();
       throw pageLimit(this.#day, first.totalPages, size, cap);
     }
     if (this.#passes === 1) options.sink.expect?.(this.#day, first.totalElements);
+    const planned = Math.max(1, first.totalPages, Math.ceil(first.totalElements / size));
+    // A total that is a whole number of pages ends on a full page: the empty page after it, which
+    // proves the end, is asked for with the others instead of after them.
+    const endAhead = first.totalElements > 0 && first.totalElements === planned * size ? 1 : 0;
     this.#pass = { ...this.#pass, size, planned, endAhead };
     this.#pass.lengths.set(0, itemsOf(first));
     this.#fetched.set(0, Promise.resolve(first));
@@ -507,18 +512,6 @@ function emptyPass(passStart: number, totalBefore = 0): Pass {
 const itemsOf = (page: HistoryPage): number => page.content.length + page.rejected.length;
 
 /**
- * A pass's plan from its page 0: the page size the server echoed (it may cap the size silently: the size
- * it echoes is the truth), the pages the totals plan, and whether the empty page after a total that is a
- * whole number of pages (a full last page: the empty one after it proves the end) is asked for with them.
- */
-export function passPlanOf(first: HistoryPage): { size: number; planned: number; endAhead: 0 | 1 } {
-  const size = first.size > 0 ? first.size : Math.max(itemsOf(first), 1);
-  const planned = Math.max(1, first.totalPages, Math.ceil(first.totalElements / size));
-  const endAhead = first.totalElements > 0 && first.totalElements === planned * size ? 1 : 0;
-  return { size, planned, endAhead };
-}
-
-/**
  * Whether page 1 is worth asking for beside page 0: with room for two requests, on a later pass when the
  * pass before planned more than one page, and on a first pass unless the day's last scan fit in one page
  * (a day never scanned is guessed to be bigger: that is where a backfill spends its time).
@@ -566,18 +559,17 @@ export function resumedPassPages(
 }
 
 /**
- * Rows a run may send ahead of its first walk (`resumedPassAhead`, `freshPassAhead`): 50 pages of 100 rows,
- * two of 2,000. A resumed run takes its lease and plans for about 0.4–0.5 s after its first request: at
- * 40 ms a page and 2 in flight, 2,000 rows ahead ran out at 0.4 s, and the walk's requests paused 56–74 ms
- * there until the walk sent its own (bench/PROFILE.md). As many as a resumed walk keeps waiting for its
- * earlier ids.
+ * Rows a run may send ahead of a resumed walk (`resumedPassAhead`): 50 pages of 100 rows, two of 2,000. A
+ * resumed run takes its lease and plans for about 0.4–0.5 s after its first request: at 40 ms a page and 2
+ * in flight, 2,000 rows ahead ran out at 0.4 s, and the walk's requests paused 56–74 ms there until the walk
+ * sent its own (bench/PROFILE.md). As many as a resumed walk keeps waiting for its earlier ids.
  */
-export const ROWS_SENT_AHEAD = 5_000;
+export const RESUMED_ROWS_AHEAD = 5_000;
 
 /**
  * The pages a run sends ahead of a walk that goes on with an earlier run's pass, in order, `concurrency`
  * at a time (`PrefetchedPages.prefetchPass`): {@link resumedPassPages}, then the next planned pages, up to
- * {@link ROWS_SENT_AHEAD} rows (never fewer pages than `concurrency`), so that the requests go on while
+ * {@link RESUMED_ROWS_AHEAD} rows (never fewer pages than `concurrency`), so that the requests go on while
  * the run prepares the walk. Past the planned pages, `nextPage` alone, as the walk goes one at a time.
  */
 export function resumedPassAhead(
@@ -587,31 +579,7 @@ export function resumedPassAhead(
   const first = resumedPassPages(resume, options);
   const start = first[0];
   if (start === undefined || start >= resume.planned) return first;
-  const most = Math.max(options.concurrency, Math.floor(ROWS_SENT_AHEAD / Math.max(1, resume.size)));
+  const most = Math.max(options.concurrency, Math.floor(RESUMED_ROWS_AHEAD / Math.max(1, resume.size)));
   const end = Math.min(resume.planned, pageCap(options.maxPagesPerDay, resume.size), start + most);
   return Array.from({ length: Math.max(first.length, end - start) }, (_, i) => start + i);
-}
-
-/**
- * The pages a run sends ahead of a fresh pass once its page 0 (asked for at `askedSize`) has answered, in
- * the order the walk asks for them and at the size page 0 echoed (`passPlanOf`): page 1, unless it was
- * guessed beside page 0 at that same size (`guessed`: the walk takes the guess), then the planned pages and
- * the empty page that proves the end of a whole number of full pages, up to {@link ROWS_SENT_AHEAD} rows
- * (never fewer pages than `concurrency`). None when the day's pages pass the page cap (the walk fails the
- * day on page 0) or the plan is page 0 alone. A stale total that ends early costs nothing here: the walk
- * asks for the pages past it itself, one at a time.
- */
-export function freshPassAhead(
-  first: HistoryPage,
-  askedSize: number,
-  guessed: boolean,
-  options: Pick<WalkOptions, 'concurrency' | 'maxPagesPerDay'>,
-): number[] {
-  const { size, planned, endAhead } = passPlanOf(first);
-  const cap = pageCap(options.maxPagesPerDay, size);
-  if (first.totalPages > cap) return [];
-  const start = guessed && size === askedSize ? 2 : 1;
-  const most = Math.max(options.concurrency, Math.floor(ROWS_SENT_AHEAD / size));
-  const end = Math.min(planned + endAhead, cap, start + most);
-  return Array.from({ length: Math.max(0, end - start) }, (_, i) => start + i);
 }
