@@ -234,12 +234,8 @@ export class PartitionDrafts<Row> {
       while (draft.waiting.length > 0) {
         const batch = draft.waiting.splice(0);
         for (const candidate of batch) {
-          const pending = this.#write(draft, known, candidate);
-          if (pending) await pending;
-          else {
-            const next = turn();
-            if (next) await next;
-          }
+          const wait = turn(this.#write(draft, known, candidate));
+          if (wait) await wait;
         }
       }
       draft.known = known;

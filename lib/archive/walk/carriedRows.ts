@@ -59,12 +59,8 @@ export class CarriedRows implements WalkSink {
       const turn = loopTurns();
       while (this.#waiting && this.#waiting.length > 0) {
         for (const record of this.#waiting.splice(0)) {
-          const pending = this.#take(record);
-          if (pending) await pending;
-          else {
-            const next = turn();
-            if (next) await next;
-          }
+          const wait = turn(this.#take(record));
+          if (wait) await wait;
         }
       }
       this.#waiting = undefined;

@@ -30,14 +30,10 @@ export function pageAbsorber(
         rejected.set(rawRecordId(r, options.tokenKey), { raw: r, reason: mapped.reason });
         continue;
       }
-      const pending = options.sink.add(mapped.keyed);
-      if (pending) await pending;
       // Let the event loop in now and then: a response that arrived meanwhile is read, and the next
       // request sent, at once rather than after the whole page (keeps `concurrency` requests in flight).
-      else {
-        const next = turn();
-        if (next) await next;
-      }
+      const wait = turn(options.sink.add(mapped.keyed));
+      if (wait) await wait;
     }
     for (const r of page.rejected) {
       const id = rawRecordId(r.raw, options.tokenKey);
