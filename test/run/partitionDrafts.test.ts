@@ -6,7 +6,7 @@ import { MemoryObjectStore } from '../../devkit/fakes/memoryObjectStore.ts';
 import { PartitionCommitter } from '../../lib/archive/commit/partitionCommitter.ts';
 import { historyWriter } from '../../lib/archive/parquet/historyWriter.ts';
 import { readRecordIds } from '../../lib/archive/parquet/readHistoryParquet.ts';
-import type { ArchiveRow } from '../../lib/archive/records/archiveRow.ts';
+import type { ArchiveRow, DraftRow } from '../../lib/archive/records/archiveRow.ts';
 import { partitionOf } from '../../lib/archive/records/toArchiveRow.ts';
 import { type DraftCandidate, PartitionDrafts } from '../../lib/archive/run/partitionDrafts.ts';
 import { ManualClock } from '../../lib/foundation/clock/clock.ts';
@@ -24,9 +24,9 @@ function archiveRow(dt: string, i: number): ArchiveRow {
 }
 
 /** Row `i` of partition `dt` as a walk offers it: id and partition first, the row built on demand. */
-function row(dt: string, i: number): DraftCandidate<ArchiveRow> {
+function row(dt: string, i: number): DraftCandidate<DraftRow> {
   const built = archiveRow(dt, i);
-  return { id: built.record_id, dt: partitionOf(built), row: () => built };
+  return { id: built.record_id, dt: partitionOf(built), draftRow: () => built };
 }
 
 let dir: string;
@@ -49,7 +49,7 @@ function committer(objects: MemoryObjectStore, state: MemoryStateStore, runId: s
   });
 }
 
-function drafts(c: PartitionCommitter, prefix: string, rowGroupSize = 100): PartitionDrafts<ArchiveRow> {
+function drafts(c: PartitionCommitter, prefix: string, rowGroupSize = 100): PartitionDrafts<DraftRow> {
   return new PartitionDrafts(c, historyWriter(rowGroupSize), {
     tmpDir: join(dir, 'drafts'),
     prefix,
@@ -86,13 +86,13 @@ describe('PartitionDrafts', () => {
     const objects = new MemoryObjectStore();
     const state = new MemoryStateStore();
     const built: string[] = [];
-    const counted = (dt: string, i: number): DraftCandidate<ArchiveRow> => {
+    const counted = (dt: string, i: number): DraftCandidate<DraftRow> => {
       const candidate = row(dt, i);
       const build = () => {
         built.push(candidate.id);
-        return candidate.row();
+        return candidate.draftRow();
       };
-      return { ...candidate, row: build };
+      return { ...candidate, draftRow: build };
     };
     const first = drafts(committer(objects, state, 'run1'), 'walk-a');
     // Rows 0..49, each offered twice (a reshuffled server shows a row on several pages).
@@ -166,9 +166,9 @@ describe('PartitionDrafts', () => {
       const candidate = row('2026-11-10', i);
       walk.add({
         ...candidate,
-        row: () => {
+        draftRow: () => {
           built++;
-          return candidate.row();
+          return candidate.draftRow();
         },
       });
     }

@@ -1,5 +1,5 @@
 /**
- * `node bin/run-ts.js tools/profile/profileDay.ts [records]`: archives one day of `records` (default 100k) under
+ * `node bin/run-ts.js tools/profile/profileDay.ts [records | backfill:<scale>]`: archives one day of `records` (default 100k), or a 60-day backfill, under
  * `node --cpu-prof` and prints, for each thread (the main thread, then the encoding worker when one ran),
  * its time by stage of the walk (`stageCosts`), and the top self-time costs by file and by function, as
  * JSON lines.
@@ -11,24 +11,28 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startReplayServer } from '../../bench/replayServer.ts';
-import { flatDayDataset } from '../../bench/scaledDataset.ts';
+import { flatDayDataset, scaledDataset } from '../../bench/scaledDataset.ts';
 import { startEmulator } from '../../lib/archive/emulator/startEmulator.ts';
-import { addDays, toDay } from '../../lib/foundation/clock/day.ts';
+import { addDays, dayRange, toDay } from '../../lib/foundation/clock/day.ts';
 import { byFile, byFunction, stageCosts, stageOfNode, topCosts } from './topCosts.ts';
 
-const records = Number(process.argv[2] ?? 100_000);
+// `backfill:<scale>` profiles the 60-day backfill of `scaledDataset(scale)` (57: the bench's ~1M) instead of one day.
+const arg = process.argv[2] ?? '100000';
+const backfillScale = arg.startsWith('backfill:') ? Number(arg.slice('backfill:'.length)) : undefined;
+const records = backfillScale === undefined ? Number(arg) : undefined;
 const runTs = fileURLToPath(new URL('../../bin/run-ts.js', import.meta.url));
 const dir = await mkdtemp(join(tmpdir(), 'ta-bench-prof-'));
 const emulator = await startEmulator({
   seed: 5,
-  dataset: flatDayDataset(records),
+  dataset: backfillScale === undefined ? flatDayDataset(records ?? 100_000) : scaledDataset(backfillScale),
   maxPageSize: 2000,
   faults: { stableOrder: true },
 });
 try {
-  const day = addDays(toDay(new Date()), -3);
+  const today = toDay(new Date());
+  const days = backfillScale === undefined ? [addDays(today, -3)] : dayRange(addDays(today, -59), today);
   // Pages served from memory, as in bench/run.ts: the profile then shows the archiver, not the emulator.
-  const replay = await startReplayServer(emulator.url, [day], { pageSize: 2000, concurrency: 2 });
+  const replay = await startReplayServer(emulator.url, days, { pageSize: 2000, concurrency: 2 });
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [
@@ -36,13 +40,17 @@ try {
       `--cpu-prof-dir=${dir}`,
       runTs,
       fileURLToPath(new URL('../../bench/archiverChild.ts', import.meta.url)),
-      JSON.stringify({ url: replay.url, onlyDays: [day] }),
+      JSON.stringify({ url: replay.url, ...(backfillScale === undefined ? { onlyDays: days } : {}) }),
     ],
     { maxBuffer: 1 << 24, env: { ...process.env, PAGE_SIZE: '2000' } },
   );
   await replay.close();
   console.log(
-    JSON.stringify({ bench: 'profile', records, run: JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') }),
+    JSON.stringify({
+      bench: 'profile',
+      dataset: arg,
+      run: JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}'),
+    }),
   );
   // One profile a thread: `CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile`, the main thread's is 0.
   const threadOf = (f: string) => Number(f.split('.').at(-3));

@@ -9,7 +9,7 @@ import {
 } from '../../foundation/index.ts';
 import { PartitionCommitter } from '../commit/partitionCommitter.ts';
 import { historyWriter } from '../parquet/historyWriter.ts';
-import type { ArchiveRow } from '../records/archiveRow.ts';
+import type { DraftRow } from '../records/archiveRow.ts';
 import { type KeyedRecord, keyRecord } from '../records/keyedRecord.ts';
 import { runStages } from '../run/runStages.ts';
 import type { ArchiveDeps, ArchiveOptions } from '../run/runTypes.ts';
@@ -108,7 +108,7 @@ async function archiveRange(
   tmpDir: string,
 ) {
   const archivedAt = deps.clock.now();
-  const drafts = new runStages.PartitionDrafts<ArchiveRow>(
+  const drafts = new runStages.PartitionDrafts<DraftRow>(
     committer,
     historyWriter(options.rowGroupSize, options.parquetEncoder),
     { tmpDir, prefix: `range-${item.id}` },

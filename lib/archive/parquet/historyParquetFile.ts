@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import { ArchiverError } from '../../foundation/index.ts';
-import type { ArchiveRow } from '../records/archiveRow.ts';
+import type { DraftRow } from '../records/archiveRow.ts';
 import {
   DEFAULT_PARQUET_COMPRESSION,
   type ParquetCompression,
@@ -118,7 +118,7 @@ export class HistoryParquetFile extends PartialFile<HistoryParquetFileResult> {
   }
 
   /** Takes one row; returns a promise (to await) only when the caller should wait for the encoder. */
-  add(row: ArchiveRow): undefined | Promise<void> {
+  add(row: DraftRow): undefined | Promise<void> {
     this.assertOpen();
     if (this.#failed !== undefined) return Promise.reject(this.#failed);
     this.#builder.push(row);

@@ -1,5 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import { ParquetWriter } from 'hyparquet-writer';
+import { derivedSessionId, SESSION_ID_COLUMN } from './derivedSessionId.ts';
 import { FileSinkWriter } from './fileSinkWriter.ts';
 import { historyColumnData } from './historyColumnData.ts';
 import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from './historySchema.ts';
@@ -20,7 +21,8 @@ export interface DraftWriterSettings {
  * The encoding half of a history Parquet file: takes {@link RowChunk}s, cuts them into row groups (at
  * `rowGroupSize` rows or `rowGroupBytes` of payload, whichever comes first), encodes each group as it
  * fills and appends it to the file, strictly one after another. It runs on the main thread or in the
- * encoding worker (`parquetWorker.ts`); both write the same bytes. Failures are `STORE_FAILED`, and
+ * encoding worker (`parquetWorker.ts`); both write the same bytes. A row's `session_id` left null (a
+ * `DraftRow`'s) is derived here, on the thread that encodes. Failures are `STORE_FAILED`, and
  * remove the partial file.
  */
 export class ParquetDraftWriter extends PartialFile<{ rows: number; bytes: number }> {
@@ -69,9 +71,15 @@ export class ParquetDraftWriter extends PartialFile<{ rows: number; bytes: numbe
     let flushed: Promise<void> | undefined;
     const { rowGroupSize, rowGroupBytes } = this.#settings;
     const columns = chunk.columns;
+    const sessionIds = columns[SESSION_ID_COLUMN] as (string | null)[];
     for (let r = 0; r < chunk.rows; r++) {
       for (let c = 0; c < columns.length; c++) {
         (this.#group[c] as unknown[]).push((columns[c] as unknown[])[r]);
+      }
+      // A row whose `session_id` was left to the encoder gets it here, from its own columns.
+      if (sessionIds[r] === null) {
+        const group = this.#group[SESSION_ID_COLUMN] as string[];
+        group[group.length - 1] = derivedSessionId(columns, r);
       }
       this.#groupBytes += chunk.bytes[r] ?? 0;
       if (++this.#groupRows >= rowGroupSize || this.#groupBytes >= rowGroupBytes) flushed = this.#flush();

@@ -1,10 +1,12 @@
-import type { ArchiveRow } from '../records/archiveRow.ts';
+import type { ArchiveRow, DraftRow } from '../records/archiveRow.ts';
+import { ID_HEX_LENGTH } from '../records/recordId.ts';
 import { HISTORY_COLUMN_NAMES, HISTORY_TIMESTAMP_COLUMNS } from './historySchema.ts';
 
 /**
  * Archive rows in columns, as a Parquet writer takes them and as they cross to the encoding worker
  * (structured clone copies flat arrays of primitives cheaply; row objects with `Date`s it does not).
- * `columns[i]` holds the values of `HISTORY_COLUMN_NAMES[i]`; timestamps are epoch milliseconds.
+ * `columns[i]` holds the values of `HISTORY_COLUMN_NAMES[i]`; timestamps are epoch milliseconds. A
+ * `session_id` may be null: the encoder derives it from the row's columns (see `DraftRow`).
  */
 export interface RowChunk {
   rows: number;
@@ -69,7 +71,7 @@ export class RowChunkBuilder {
   }
 
   /** Appends one row; returns its payload in bytes. */
-  push(row: ArchiveRow): number {
+  push(row: DraftRow): number {
     const chunk = this.#chunk;
     const c = chunk.columns as [unknown[], ...unknown[][]];
     // Field by field in `PUSH_ORDER` (checked against the schema's column order when this module loads):
@@ -78,7 +80,8 @@ export class RowChunkBuilder {
     c[0].push(row.record_id);
     payload += textBytes(row.record_id);
     (c[1] as unknown[]).push(row.session_id);
-    payload += textBytes(row.session_id);
+    // The id it will be once derived: row groups end where they would with the id written out.
+    payload += row.session_id === null ? ID_HEX_LENGTH : row.session_id.length;
     (c[2] as unknown[]).push(row.start_time.getTime());
     (c[3] as unknown[]).push(row.end_time === null ? null : row.end_time.getTime());
     (c[4] as unknown[]).push(row.user_email);

@@ -1,4 +1,4 @@
-import type { ArchiveRow } from '../records/archiveRow.ts';
+import type { DraftRow } from '../records/archiveRow.ts';
 import {
   HistoryParquetFile,
   type HistoryParquetFileOptions,
@@ -15,7 +15,7 @@ export { DEFAULT_ROW_GROUP_BYTES, DEFAULT_ROW_GROUP_SIZE } from './historyParque
  * rethrown (write failures as `STORE_FAILED`); errors thrown by the `rows` source pass through unchanged.
  */
 export async function writeHistoryParquet(
-  rows: Iterable<ArchiveRow> | AsyncIterable<ArchiveRow>,
+  rows: Iterable<DraftRow> | AsyncIterable<DraftRow>,
   localPath: string,
   opts: WriteHistoryParquetOptions = {},
 ): Promise<WriteHistoryParquetResult> {

@@ -45,3 +45,11 @@ export interface ArchiveRow {
   /** `end_time` as the API sent it, when `end_time` alone cannot give it back; else null. */
   end_time_text: string | null;
 }
+
+/**
+ * A row on its way to the encoder: an {@link ArchiveRow} whose `session_id` may still be null, when the
+ * row's own columns give it (`sessionIdOf` of `start_time`, `client_ip`, `mode`, `user_email` and both
+ * token HMACs: under the `keep` and `hash` policies). The encoder fills it in before a row is written
+ * (`ParquetDraftWriter`), on the encoding worker when there is one, so the walk's thread does not hash it.
+ */
+export type DraftRow = Omit<ArchiveRow, 'session_id'> & { session_id: string | null };

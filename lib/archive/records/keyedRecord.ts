@@ -1,5 +1,5 @@
 import { type Day, toDay } from '../../foundation/index.ts';
-import type { ArchiveRow, TokenPolicy } from './archiveRow.ts';
+import type { ArchiveRow, DraftRow, TokenPolicy } from './archiveRow.ts';
 import { canonicalJson, setOwn } from './canonicalJson.ts';
 import { parseClientAddress } from './parseClientAddress.ts';
 import { type RecordKey, recordKey, sessionIdOfKey } from './recordId.ts';
@@ -56,6 +56,19 @@ export class KeyedRecord {
    * name are in `extra_json`, with token-bearing names redacted by the same policy.
    */
   row(): ArchiveRow {
+    return this.#build(sessionIdOfKey(this.#key));
+  }
+
+  /**
+   * The row as the walk hands it to the encoder (see {@link DraftRow}): its `session_id` is left null
+   * when the row's own columns give it (the token HMACs are kept), so the encoder derives it (on its own
+   * thread when it has one); under `drop` the row has no HMACs, and it is hashed here.
+   */
+  draftRow(): DraftRow {
+    return this.#build(this.#opts.tokenPolicy === 'drop' ? sessionIdOfKey(this.#key) : null);
+  }
+
+  #build<S extends string | null>(sessionId: S): Omit<ArchiveRow, 'session_id'> & { session_id: S } {
     const record = this.#record;
     const opts = this.#opts;
     const n = this.#key.normalised;
@@ -64,7 +77,7 @@ export class KeyedRecord {
     const keepHmac = opts.tokenPolicy !== 'drop';
     return {
       record_id: this.id,
-      session_id: sessionIdOfKey(this.#key),
+      session_id: sessionId,
       start_time: new Date(n.start_ms),
       end_time: n.end_ms === null ? null : new Date(n.end_ms),
       user_email: record.user_email,

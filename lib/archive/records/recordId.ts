@@ -83,7 +83,7 @@ export function recordIdOf(n: NormalisedRecord): string {
  * session lives, so a session seen again with a later `end_time` is a new row (new `record_id`)
  * with the same `session_id`: a revision, not an unexplained duplicate.
  */
-export function sessionIdOf(n: NormalisedRecord): string {
+export function sessionIdOf(n: SessionIdFields): string {
   return id128(sessionIdText(sharedTexts(n)));
 }
 
@@ -113,6 +113,12 @@ function sessionIdText(s: SharedTexts): string {
   );
 }
 
+/** The fields `session_id` is made of (see {@link sessionIdOf}): a {@link NormalisedRecord} has them, and so does a row. */
+export type SessionIdFields = Pick<
+  NormalisedRecord,
+  'start_ms' | 'client_ip' | 'mode' | 'user_email' | 'token_hmac' | 'virtual_token_hmac'
+>;
+
 /** The JSON texts of the fields both ids hash, written once for both. */
 export interface SharedTexts {
   clientIp: string;
@@ -123,7 +129,7 @@ export interface SharedTexts {
   virtualTokenHmac: string;
 }
 
-function sharedTexts(n: NormalisedRecord): SharedTexts {
+function sharedTexts(n: SessionIdFields): SharedTexts {
   return {
     clientIp: jsonText(n.client_ip),
     mode: jsonText(n.mode),

@@ -60,22 +60,25 @@ const NOT_CALENDAR = Number.POSITIVE_INFINITY;
 const BAD_OFFSET = Number.NEGATIVE_INFINITY;
 
 function instantMs(s: string): number {
+  // Character codes throughout: `s[i]` would make a one-character string of each.
   const n = s.length;
-  if (n < 17 || s[4] !== '-' || s[7] !== '-' || s[10] !== 'T' || s[13] !== ':') return NOT_ISO;
+  if (n < 17 || s.charCodeAt(4) !== DASH || s.charCodeAt(7) !== DASH || s.charCodeAt(10) !== T)
+    return NOT_ISO;
+  if (s.charCodeAt(13) !== COLON) return NOT_ISO;
   const year = digits(s, 0, 4);
-  const month = digits(s, 5, 2);
-  const day = digits(s, 8, 2);
-  const hour = digits(s, 11, 2);
-  const minute = digits(s, 14, 2);
+  const month = digits2(s, 5);
+  const day = digits2(s, 8);
+  const hour = digits2(s, 11);
+  const minute = digits2(s, 14);
   if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0) return NOT_ISO;
   let i = 16;
   let second = 0;
   let milli = 0;
-  if (s[i] === ':') {
-    second = digits(s, i + 1, 2);
+  if (s.charCodeAt(i) === COLON) {
+    second = digits2(s, i + 1);
     if (second < 0) return NOT_ISO;
     i += 3;
-    if (s[i] === '.') {
+    if (s.charCodeAt(i) === DOT) {
       const start = ++i;
       while (i < n && i - start < 9 && isDigit(s.charCodeAt(i))) i++;
       const count = i - start;
@@ -84,14 +87,15 @@ function instantMs(s: string): number {
     }
   }
   let offsetMinutes = 0;
-  if (s[i] === 'Z' && i + 1 === n) {
+  const sign = s.charCodeAt(i);
+  if (sign === Z && i + 1 === n) {
     // UTC
-  } else if ((s[i] === '+' || s[i] === '-') && i + 6 === n && s[i + 3] === ':') {
-    const oh = digits(s, i + 1, 2);
-    const om = digits(s, i + 4, 2);
+  } else if ((sign === PLUS || sign === DASH) && i + 6 === n && s.charCodeAt(i + 3) === COLON) {
+    const oh = digits2(s, i + 1);
+    const om = digits2(s, i + 4);
     if (oh < 0 || om < 0) return NOT_ISO;
     if (om > 59) return BAD_OFFSET;
-    offsetMinutes = (oh * 60 + om) * (s[i] === '-' ? -1 : 1);
+    offsetMinutes = (oh * 60 + om) * (sign === DASH ? -1 : 1);
     if (Math.abs(offsetMinutes) > MAX_OFFSET_MINUTES) return BAD_OFFSET;
   } else {
     return NOT_ISO;
@@ -101,6 +105,21 @@ function instantMs(s: string): number {
   const local =
     daysFromCivil(year, month, day) * DAY_MS + ((hour * 60 + minute) * 60 + second) * 1000 + milli;
   return local - offsetMinutes * 60_000;
+}
+
+const DASH = 45;
+const DOT = 46;
+const COLON = 58;
+const PLUS = 43;
+const T = 84;
+const Z = 90;
+
+/** The two ASCII digits at `start` as a number, or -1 when either is not a digit (or missing). */
+function digits2(s: string, start: number): number {
+  const a = s.charCodeAt(start) - 48;
+  const b = s.charCodeAt(start + 1) - 48;
+  // Past the end a code is NaN, which fails both range tests.
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
 }
 
 function isDigit(code: number): boolean {

@@ -10,7 +10,7 @@ import type { PlannedDay } from '../days/planDays.ts';
 import { putDayMerging } from '../days/putDayMerging.ts';
 import { historyWriter } from '../parquet/historyWriter.ts';
 import { warmParquetWorker } from '../parquet/warmParquetWorker.ts';
-import type { ArchiveRow } from '../records/archiveRow.ts';
+import type { DraftRow } from '../records/archiveRow.ts';
 import { keyRecord } from '../records/keyedRecord.ts';
 import type { DayState, WalkProgress } from '../state/dayState.ts';
 import { CarriedRows, loadWalkIds, WalkIdParts } from '../walk/carriedRows.ts';
@@ -69,7 +69,7 @@ export async function archiveDay(
   // The ids an earlier cut walk of the day took, read beside the resumed walk's first requests.
   const carried = resume ? loadWalkIds(objects, planned.day, resume.idParts, expected) : undefined;
   // Rows are encoded into per-partition files while the walk is still fetching.
-  const drafts = new PartitionDrafts<ArchiveRow>(
+  const drafts = new PartitionDrafts<DraftRow>(
     committer,
     historyWriter(options.rowGroupSize, options.parquetEncoder),
     {
@@ -233,7 +233,7 @@ function cutProgress(
   progress: WalkProgress,
   idParts: WalkIdParts | undefined,
   sink: CarriedRows,
-  drafts: PartitionDrafts<ArchiveRow>,
+  drafts: PartitionDrafts<DraftRow>,
   resume: WalkProgress | undefined,
 ): WalkProgress {
   const files = nextWalkFiles(sink.lost ? undefined : resume?.files, drafts.committedFiles);

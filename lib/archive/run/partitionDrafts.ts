@@ -92,12 +92,12 @@ export interface PartitionDraftsOptions {
 
 /**
  * A row offered to the drafts before it is built: its id (the writer's `idOf` of the row) and its Hive
- * partition, and `row()`, called only when the row is new to the partition (`KeyedRecord` is one).
+ * partition, and `draftRow()`, called only when the row is new to the partition (`KeyedRecord` is one).
  */
 export interface DraftCandidate<Row> {
   readonly id: string;
   readonly dt: Day;
-  row(): Row;
+  draftRow(): Row;
 }
 
 /**
@@ -277,7 +277,7 @@ export class PartitionDrafts<Row> {
     if (known.has(candidate.id)) return undefined;
     this.#written++;
     draft.fileIds.add(candidate.id);
-    const row = candidate.row();
+    const row = candidate.draftRow();
     if (draft.file) {
       const pending = draft.file.add(row);
       if (!this.#due(draft)) return pending;
