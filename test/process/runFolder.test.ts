@@ -2,7 +2,11 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ensureRunFolder, removeRunFolder } from '../../lib/foundation/process/runFolder.ts';
+import {
+  ensureRunFolder,
+  MAX_CLOSED_REMEMBERED,
+  removeRunFolder,
+} from '../../lib/foundation/process/runFolder.ts';
 
 let root: string;
 beforeEach(async () => {
@@ -58,5 +62,22 @@ describe('run folders', () => {
     const other = join(root, 'tunnel-archiver-d');
     await ensureRunFolder(other);
     expect(await exists(other)).toBe(true);
+  });
+
+  it('remembers the latest closed folders only, so a process that serves run after run holds a bounded set', async () => {
+    const dirs = Array.from({ length: MAX_CLOSED_REMEMBERED + 2 }, (_, i) =>
+      join(root, `tunnel-archiver-many-${i}`),
+    );
+    // The first is closed again last but one: closing again makes it one of the latest.
+    for (const dir of dirs.slice(0, -1)) await removeRunFolder(dir);
+    await removeRunFolder(dirs[0] as string);
+    await removeRunFolder(dirs.at(-1) as string);
+    // Three closings past the bound: the oldest three are forgotten, the first folder's, renewed, is not.
+    for (const dir of [dirs[1], dirs[2]] as string[]) {
+      await ensureRunFolder(dir);
+      expect(await exists(dir)).toBe(true);
+    }
+    for (const dir of [dirs[0], dirs[3], dirs.at(-2), dirs.at(-1)] as string[])
+      await expect(ensureRunFolder(dir)).rejects.toMatchObject({ code: 'INTERNAL' });
   });
 });

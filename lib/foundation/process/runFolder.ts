@@ -3,11 +3,16 @@ import { resolve } from 'node:path';
 import { ArchiverError } from '../errors/archiverError.ts';
 
 /**
- * The run folders this process has removed. A writer that comes late (a draft's file, a staged file, the
- * encoding worker's warm-up) must not make a closed run's folder again: nobody would remove it, and it has
- * no owner file for the next run's sweep to judge it by. One short path a run; a process runs few.
+ * The run folders this process has removed, the latest {@link MAX_CLOSED_REMEMBERED}. A writer that comes late
+ * (a draft's file, a staged file, the encoding worker's warm-up) must not make a closed run's folder again:
+ * nobody would remove it, and it has no owner file for the next run's sweep to judge it by. A late writer
+ * comes while its run ends, never thousands of runs later, so a warm Lambda sandbox that serves run after
+ * run remembers a bounded number of paths.
  */
 const closed = new Set<string>();
+
+/** How many closed folders a process remembers (a `Set` keeps insertion order: the oldest is forgotten first). */
+export const MAX_CLOSED_REMEMBERED = 4_096;
 
 /**
  * Makes sure a run's private folder exists before a file is written in it (mode 0700, made where it is
@@ -27,8 +32,14 @@ export async function ensureRunFolder(dir: string): Promise<void> {
   }
 }
 
-/** Closes a run's folder for good and removes it with what it holds; later `ensureRunFolder` calls refuse. */
+/**
+ * Closes a run's folder for good and removes it with what it holds; later `ensureRunFolder` calls refuse
+ * (as long as it is among the latest {@link MAX_CLOSED_REMEMBERED} closed).
+ */
 export async function removeRunFolder(dir: string): Promise<void> {
-  closed.add(resolve(dir));
+  const key = resolve(dir);
+  closed.delete(key);
+  closed.add(key);
+  if (closed.size > MAX_CLOSED_REMEMBERED) closed.delete(closed.values().next().value as string);
   await rm(dir, { recursive: true, force: true });
 }
