@@ -39,7 +39,7 @@ import { type CpuFit, cpuFit } from './cpuFit.ts';
 import { openCpuQuota } from './cpuQuota.ts';
 import { frozenCli } from './frozenCli.ts';
 import { nodeVersion } from './nodeVersion.ts';
-import { startReplayServer } from './replayServer.ts';
+import { type Arrival, startReplayServer } from './replayServer.ts';
 import { flatDayDataset } from './scaledDataset.ts';
 import {
   type RecordedSettings,
@@ -64,6 +64,11 @@ export interface BigDayRun {
   cpuSeconds: number;
   /** CPU ms of the run's process a page fetched (start-up included): how CPU-bound the run is. */
   cpuMsPerPage: number;
+  /**
+   * Under a CPU quota: CPU ms a page while the walk ran, start-up and commits apart: the group's CPU from the
+   * walk's first request arriving at the server to its last, ÷ the requests between them (`Arrival.cpuUs`).
+   */
+  walkCpuMsPerPage?: number;
   /**
    * How late the run ended, in ms past its `--max-run-ms` (negative: early): the run's own figure (its
    * deadline's end to its lease given back) plus the bench's from printing the summary to the process's exit.
@@ -263,11 +268,14 @@ export async function bigDay(opts: {
     faults: { stableOrder: true },
   });
   const day = addDays(toDay(new Date(start)), -3);
+  // Each request's arrival reads the CPU the quota's group (the run) has used so far, once there is a quota.
+  let usageUs: (() => number | undefined) | undefined;
   const replay = await startReplayServer(emulator.url, [day], {
     pageSize: pageRows,
     concurrency: inFlight,
     delayMs: opts.latencyMs,
     askedSize: settings.pageSize,
+    stamp: () => usageUs?.(),
   });
   const dir = mkdtempSync(join(tmpdir(), 'bench-bigday-'));
   // Every run starts the same bundle, built once, as a Lambda does (no esbuild at a run's start).
@@ -277,6 +285,7 @@ export async function bigDay(opts: {
   const runs: BigDayRun[] = [];
   const t0 = performance.now();
   const quota = opts.cpuShare === undefined ? undefined : openCpuQuota(opts.cpuShare, opts.name);
+  if (quota && 'quota' in quota) usageUs = () => quota.quota.usageUs();
   const wrap =
     quota && 'quota' in quota ? quota.quota.wrap : (c: string, a: string[]): [string, string[]] => [c, a];
   const walked = `?page=`;
@@ -329,11 +338,12 @@ export async function bigDay(opts: {
       const throttledMs =
         quota && 'quota' in quota ? quota.quota.throttling().throttledMs - throttled0 : undefined;
       // The walk's requests: the day's pages (not the preflight's one-row page of today).
-      const walk = replay
+      const walkArrivals = replay
         .arrivals()
         .slice(seen)
-        .filter((a) => a.path.includes(`/${day}/${day}${walked}`))
-        .map((a) => a.at);
+        .filter((a) => a.path.includes(`/${day}/${day}${walked}`));
+      const walk = walkArrivals.map((a) => a.at);
+      const walkCpu = walkCpuMsPerPage(walkArrivals);
       const gaps = walk.slice(1).map((at, i) => at - (walk[i] as number));
       const walkMs = walk.length > 1 ? (walk.at(-1) as number) - (walk[0] as number) : 0;
       const seconds = (performance.now() - r0) / 1000;
@@ -353,6 +363,7 @@ export async function bigDay(opts: {
         resumed: d.resumedAt !== undefined,
         cpuSeconds: round(cpuUs / 1e6),
         cpuMsPerPage: round(cpuUs / 1e3 / Math.max(1, d.pagesThisRun)),
+        ...(walkCpu === undefined ? {} : { walkCpuMsPerPage: walkCpu }),
         pagesPerSecond: walkMs > 0 ? round(((walk.length - 1) * 1000) / walkMs) : 0,
         longestPauseMs: Math.round(Math.max(0, ...gaps)),
         ...(gaps.length
@@ -437,4 +448,15 @@ if (process.argv[1]?.endsWith('bigDay.ts')) {
     ...(process.argv[4] === 'local' ? { runtime: 'local' } : {}),
   });
   process.stdout.write(`${JSON.stringify(r)}\n`);
+}
+
+/**
+ * CPU ms a page while a walk ran: the CPU read at its last request's arrival less that at its first, ÷ the
+ * requests between them; undefined without two stamped requests.
+ */
+export function walkCpuMsPerPage(walk: readonly Arrival[]): number | undefined {
+  const first = walk[0]?.cpuUs;
+  const last = walk.at(-1)?.cpuUs;
+  if (walk.length < 2 || first === undefined || last === undefined) return undefined;
+  return round((last - first) / 1e3 / (walk.length - 1));
 }

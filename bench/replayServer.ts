@@ -7,6 +7,12 @@ import { type Day, toDay } from '../lib/foundation/clock/day.ts';
 import { fetchBound } from './fetchBound.ts';
 import { type AnsweredPage, walkRequestPaths } from './walkRequestPaths.ts';
 
+export interface Arrival {
+  at: number;
+  path: string;
+  cpuUs?: number;
+}
+
 export interface ReplayServer {
   url: string;
   /** Pages recorded (and served from memory). */
@@ -20,8 +26,11 @@ export interface ReplayServer {
   records(): unknown[];
   /** Requests answered since the server started listening: all of them, and those for a history page. */
   requests(): { all: number; historyPages: number };
-  /** When each history page request arrived (`performance.now()` of this process) and its path, in order. */
-  arrivals(): readonly { at: number; path: string }[];
+  /**
+   * When each history page request arrived (`performance.now()` of this process) and its path, in order, with
+   * what `stamp` read then (a client's CPU µs so far), when it was given one.
+   */
+  arrivals(): readonly Arrival[];
   close(): Promise<void>;
 }
 
@@ -51,6 +60,8 @@ export async function startReplayServer(
      * pages a pass asks at that size (0 and 1) are fetched once before any timing, and served from memory.
      */
     askedSize?: number;
+    /** Read as each history page request arrives, and kept with it (`Arrival.cpuUs`). */
+    stamp?: () => number | undefined;
   },
 ): Promise<ReplayServer> {
   const recorded = new Map<string, string>();
@@ -83,13 +94,14 @@ export async function startReplayServer(
     await passThrough(path, `Bearer ${EMULATOR_PAID_KEY}`);
   }
   const served = { all: 0, historyPages: 0 };
-  const arrivals: { at: number; path: string }[] = [];
+  const arrivals: Arrival[] = [];
   const server: Server = createServer((req, res) => {
     const path = req.url ?? '/';
     served.all += 1;
     if (path.startsWith(HISTORY_PATH)) {
       served.historyPages += 1;
-      arrivals.push({ at: performance.now(), path });
+      const cpuUs = opts.stamp?.();
+      arrivals.push({ at: performance.now(), path, ...(cpuUs === undefined ? {} : { cpuUs }) });
     }
     const answer = async (): Promise<void> => {
       const body = recorded.get(path) ?? kept.get(path);

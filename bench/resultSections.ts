@@ -24,6 +24,9 @@ import {
 const MiB = 1_048_576;
 
 /** The cases (`npm run bench -- --only=<case>`): the table of bound and archiver, then their details. */
+/** The most CPU ms a 100-row page's work may take at the function's share, while its walk runs. */
+export const WALK_CPU_MS_A_PAGE = 8;
+
 export function casesLines(input: ResultsInput): string[] {
   const { results } = input;
   const lines = [
@@ -157,16 +160,32 @@ export function shareLines(input: ResultsInput): string[] {
       cores: cpus().length,
     }),
     '',
-    '| case | CPU | page rows | run | resumed | pages | ratio | pages/s | CPU ms a page | longest pause ms | throttled ms | load |',
-    '| ---- | --- | --------: | --: | :-----: | ----: | ----: | ------: | ------------: | ---------------: | -----------: | ---: |',
+    '| case | CPU | page rows | run | resumed | pages | ratio | pages/s | CPU ms a page | CPU ms a page in the walk | longest pause ms | throttled ms | load |',
+    '| ---- | --- | --------: | --: | :-----: | ----: | ----: | ------: | ------------: | ------------------------: | ---------------: | -----------: | ---: |',
   ];
   for (const b of days) {
     if (b.pageRows === undefined) continue;
     b.runs.forEach((r, i) => {
       lines.push(
-        `| ${b.name} | ${shareOf(b)} | ${b.pageRows} | ${i + 1} | ${r.resumed ? 'yes' : ''} | ${r.pagesThisRun} | ${r.ratio === undefined ? 'done' : r.ratio.toFixed(2)} | ${r.pagesPerSecond ?? ''} | ${r.cpuMsPerPage} | ${r.longestPauseMs ?? ''}${r.longestPauseAtMs === undefined ? '' : ` (at ${(r.longestPauseAtMs / 1000).toFixed(1)} s)`} | ${r.throttledMs ?? ''} | ${r.load} |`,
+        `| ${b.name} | ${shareOf(b)} | ${b.pageRows} | ${i + 1} | ${r.resumed ? 'yes' : ''} | ${r.pagesThisRun} | ${r.ratio === undefined ? 'done' : r.ratio.toFixed(2)} | ${r.pagesPerSecond ?? ''} | ${r.cpuMsPerPage} | ${r.walkCpuMsPerPage ?? ''} | ${r.longestPauseMs ?? ''}${r.longestPauseAtMs === undefined ? '' : ` (at ${(r.longestPauseAtMs / 1000).toFixed(1)} s)`} | ${r.throttledMs ?? ''} | ${r.load} |`,
       );
     });
+  }
+  // The target on a page's work at the share: CPU ms a 100-row page while the walk ran, every run measured.
+  const walkCpu = days.flatMap((b) => {
+    const ms = b.runs.flatMap((r) => (r.walkCpuMsPerPage === undefined ? [] : [r.walkCpuMsPerPage]));
+    return b.cpuShare === undefined || b.pageRows !== 100 || ms.length === 0 ? [] : [{ b, ms }];
+  });
+  if (walkCpu.length) {
+    lines.push(
+      '',
+      `| case | CPU | CPU ms a 100-row page in the walk, each run | highest | target | met |`,
+      '| ---- | --- | ------------------------------------------- | ------: | -----: | :-: |',
+      ...walkCpu.map(({ b, ms }) => {
+        const highest = Math.max(...ms);
+        return `| ${b.name} | ${shareOf(b)} | ${ms.join(', ')} | ${highest} | ≤ ${WALK_CPU_MS_A_PAGE} | ${highest <= WALK_CPU_MS_A_PAGE ? 'yes' : 'NO'} |`;
+      }),
+    );
   }
   if (cases.length) {
     lines.push(

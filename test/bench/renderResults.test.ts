@@ -298,6 +298,7 @@ describe('renderResults at the function’s CPU share', () => {
     resumed: true,
     cpuSeconds: 1.6,
     cpuMsPerPage: 8,
+    walkCpuMsPerPage: 5.4,
     pagesPerSecond: 36.4,
     longestPauseMs: 140,
     longestPauseAtMs: 900,
@@ -330,7 +331,7 @@ describe('renderResults at the function’s CPU share', () => {
     seconds: 14,
   });
 
-  it('gives every run of a big day with the CPU it ran at, its pages a second and its longest pause', () => {
+  it('gives every run of a big day with the CPU it ran at, its pages a second, its CPU a page in the walk and its longest pause', () => {
     const text = renderResults({
       ...input([]),
       bigDays: [day('big-day-30k-40ms'), day('big-day-30k-40ms-share', 0.58)],
@@ -339,7 +340,7 @@ describe('renderResults at the function’s CPU share', () => {
     const cells = (rows.find((l) => l.includes('| 0.58 core |') && l.includes('| yes |')) as string)
       .split('|')
       .map((c) => c.trim());
-    expect(cells.slice(2, 13)).toEqual([
+    expect(cells.slice(2, 14)).toEqual([
       '0.58 core',
       '100',
       '2',
@@ -348,11 +349,20 @@ describe('renderResults at the function’s CPU share', () => {
       '0.73',
       '36.4',
       '8',
+      '5.4',
       '140 (at 0.9 s)',
       '310',
       '1.2',
     ]);
     expect(text).toContain('| big-day-30k-40ms | 2 cores (unconstrained) |');
+    // The target on a page's work at the share, from every run's CPU in the walk; the unconstrained twin has none.
+    expect(text).toContain('| big-day-30k-40ms-share | 0.58 core | 5.4, 5.4 | 5.4 | ≤ 8 | yes |');
+    const slow = renderResults({
+      ...input([]),
+      bigDays: [{ ...day('big-day-30k-40ms-share', 0.58), runs: [run({ walkCpuMsPerPage: 8.2 }), run({})] }],
+    });
+    expect(slow).toContain('| big-day-30k-40ms-share | 0.58 core | 8.2, 5.4 | 8.2 | ≤ 8 | NO |');
+    expect(text).not.toContain('| big-day-30k-40ms | 2 cores (unconstrained) | 5.4');
   });
 
   it('gives a case run at the share beside its unconstrained figures', () => {
