@@ -39,6 +39,7 @@ import { type CpuFit, cpuFit } from './cpuFit.ts';
 import { openCpuQuota } from './cpuQuota.ts';
 import { frozenCli } from './frozenCli.ts';
 import { nodeVersion } from './nodeVersion.ts';
+import { processCpuUs } from './processCpuUs.ts';
 import { type Arrival, startReplayServer } from './replayServer.ts';
 import { flatDayDataset } from './scaledDataset.ts';
 import {
@@ -65,8 +66,9 @@ export interface BigDayRun {
   /** CPU ms of the run's process a page fetched (start-up included): how CPU-bound the run is. */
   cpuMsPerPage: number;
   /**
-   * Under a CPU quota: CPU ms a page while the walk ran, start-up and commits apart: the group's CPU from the
-   * walk's first request arriving at the server to its last, ÷ the requests between them (`Arrival.cpuUs`).
+   * CPU ms a page while the walk ran, start-up and commits apart: the run's process's CPU (all its threads)
+   * from the walk's first request arriving at the server to its last, ÷ the requests between them
+   * (`Arrival.cpuUs`, read from `/proc`).
    */
   walkCpuMsPerPage?: number;
   /**
@@ -200,6 +202,8 @@ function cliRun(
   wrap: (command: string, args: string[]) => [string, string[]],
   nodeFlags: readonly string[],
   env: Record<string, string>,
+  /** Called with the process's pid once it started (the wrappers exec into Node: the pid is Node's). */
+  onStart: (pid: number | undefined) => void = () => undefined,
 ): Promise<{ stdout: string; stderr: string; code: number | null; tailMs: number }> {
   return new Promise((resolve) => {
     // As Lambda starts a function with an exec wrapper: the script, given the Node and its arguments.
@@ -216,6 +220,7 @@ function cliRun(
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    onStart(child.pid);
     let stdout = '';
     let stderr = '';
     // When the last output arrived: the summary is printed last, the process exits after it.
@@ -268,14 +273,14 @@ export async function bigDay(opts: {
     faults: { stableOrder: true },
   });
   const day = addDays(toDay(new Date(start)), -3);
-  // Each request's arrival reads the CPU the quota's group (the run) has used so far, once there is a quota.
-  let usageUs: (() => number | undefined) | undefined;
+  // Each request's arrival reads the CPU the running run's process has used so far.
+  let runPid: number | undefined;
   const replay = await startReplayServer(emulator.url, [day], {
     pageSize: pageRows,
     concurrency: inFlight,
     delayMs: opts.latencyMs,
     askedSize: settings.pageSize,
-    stamp: () => usageUs?.(),
+    stamp: () => (runPid === undefined ? undefined : processCpuUs(runPid)),
   });
   const dir = mkdtempSync(join(tmpdir(), 'bench-bigday-'));
   // Every run starts the same bundle, built once, as a Lambda does (no esbuild at a run's start).
@@ -285,7 +290,6 @@ export async function bigDay(opts: {
   const runs: BigDayRun[] = [];
   const t0 = performance.now();
   const quota = opts.cpuShare === undefined ? undefined : openCpuQuota(opts.cpuShare, opts.name);
-  if (quota && 'quota' in quota) usageUs = () => quota.quota.usageUs();
   const wrap =
     quota && 'quota' in quota ? quota.quota.wrap : (c: string, a: string[]): [string, string[]] => [c, a];
   const walked = `?page=`;
@@ -334,7 +338,11 @@ export async function bigDay(opts: {
             : []),
         ],
         runtime.encoder ? { PARQUET_ENCODER: runtime.encoder } : {},
+        (pid) => {
+          runPid = pid;
+        },
       );
+      runPid = undefined;
       const throttledMs =
         quota && 'quota' in quota ? quota.quota.throttling().throttledMs - throttled0 : undefined;
       // The walk's requests: the day's pages (not the preflight's one-row page of today).

@@ -30,11 +30,6 @@ export interface CpuQuota {
   /** Periods the group ran in, those it was throttled in, and the time its threads waited for the quota. */
   throttling(): { periods: number; throttled: number; throttledMs: number };
   /**
-   * CPU µs the group's processes have used so far (every thread: cgroup v2's `usage_usec`, v1's
-   * `cpuacct.usage` where the cpuacct controller shares the group), or undefined when the group cannot say.
-   */
-  usageUs(): number | undefined;
-  /**
    * Removes the group. A process still in it (a grandchild the command left, still exiting) gets up to 5 s to
    * end on its own, then is killed; the pids it had to kill are returned, and a line on stderr names them.
    */
@@ -145,14 +140,6 @@ export function openCpuQuota(share: number, name: string): QuotaOutcome {
               throttled: s.nr_throttled ?? 0,
               throttledMs: Math.round((s.throttled_time ?? 0) / 1e6),
             };
-      },
-      usageUs: () => {
-        if (hierarchy.version === 2) return stat().usage_usec;
-        try {
-          return Number(readFileSync(join(dir, 'cpuacct.usage'), 'utf8')) / 1000;
-        } catch {
-          return undefined;
-        }
       },
       close: () => {
         process.off('exit', removeOnExit);

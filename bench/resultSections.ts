@@ -171,19 +171,24 @@ export function shareLines(input: ResultsInput): string[] {
       );
     });
   }
-  // The target on a page's work at the share: CPU ms a 100-row page while the walk ran, every run measured.
+  // The target on a page's work at the share: CPU ms a 100-row page while the walk ran, judged on the runs
+  // the deadline cut (full-length runs); a run that finished the day is listed (marked f), not judged.
   const walkCpu = days.flatMap((b) => {
-    const ms = b.runs.flatMap((r) => (r.walkCpuMsPerPage === undefined ? [] : [r.walkCpuMsPerPage]));
-    return b.cpuShare === undefined || b.pageRows !== 100 || ms.length === 0 ? [] : [{ b, ms }];
+    const measured = b.runs.filter((r) => r.walkCpuMsPerPage !== undefined);
+    const cut = measured.flatMap((r) => (r.ratio === undefined ? [] : [r.walkCpuMsPerPage as number]));
+    return b.cpuShare === undefined || b.pageRows !== 100 || cut.length === 0 ? [] : [{ b, measured, cut }];
   });
   if (walkCpu.length) {
     lines.push(
       '',
-      `| case | CPU | CPU ms a 100-row page in the walk, each run | highest | target | met |`,
-      '| ---- | --- | ------------------------------------------- | ------: | -----: | :-: |',
-      ...walkCpu.map(({ b, ms }) => {
-        const highest = Math.max(...ms);
-        return `| ${b.name} | ${shareOf(b)} | ${ms.join(', ')} | ${highest} | ≤ ${WALK_CPU_MS_A_PAGE} | ${highest <= WALK_CPU_MS_A_PAGE ? 'yes' : 'NO'} |`;
+      methodology('walk-cpu', { target: WALK_CPU_MS_A_PAGE }),
+      '',
+      `| case | CPU | CPU ms a 100-row page in the walk, each run | highest of the cut runs | target | met |`,
+      '| ---- | --- | ------------------------------------------- | ----------------------: | -----: | :-: |',
+      ...walkCpu.map(({ b, measured, cut }) => {
+        const each = measured.map((r) => `${r.walkCpuMsPerPage}${r.ratio === undefined ? ' f' : ''}`);
+        const highest = Math.max(...cut);
+        return `| ${b.name} | ${shareOf(b)} | ${each.join(', ')} | ${highest} | ≤ ${WALK_CPU_MS_A_PAGE} | ${highest <= WALK_CPU_MS_A_PAGE ? 'yes' : 'NO'} |`;
       }),
     );
   }

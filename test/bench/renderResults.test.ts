@@ -362,6 +362,17 @@ describe('renderResults at the function’s CPU share', () => {
       bigDays: [{ ...day('big-day-30k-40ms-share', 0.58), runs: [run({ walkCpuMsPerPage: 8.2 }), run({})] }],
     });
     expect(slow).toContain('| big-day-30k-40ms-share | 0.58 core | 8.2, 5.4 | 8.2 | ≤ 8 | NO |');
+    // A run that finished the day is listed, marked, and not judged.
+    const finished = renderResults({
+      ...input([]),
+      bigDays: [
+        {
+          ...day('big-day-30k-40ms-share', 0.58),
+          runs: [run({}), (({ ratio: _, ...r }) => r)(run({ walkCpuMsPerPage: 9.1, complete: true }))],
+        },
+      ],
+    });
+    expect(finished).toContain('| big-day-30k-40ms-share | 0.58 core | 5.4, 9.1 f | 5.4 | ≤ 8 | yes |');
     expect(text).not.toContain('| big-day-30k-40ms | 2 cores (unconstrained) | 5.4');
   });
 
