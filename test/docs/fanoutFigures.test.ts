@@ -84,6 +84,12 @@ describe('the account sizes README and docs/fanout.md state are those bench/RESU
     expect(top).toContain(
       `each resumed run fetched at least **${b.minResumedRatio.toFixed(2)}** of the pages the latency allows, at a load average of ${loads} on 2 cores`,
     );
+    // A page's own work at the share: the most CPU a page any cut run's walk spent (the runs that finished are short).
+    const walkCpu = b.runs.flatMap((r) =>
+      r.ratio === undefined || r.walkCpuMsPerPage === undefined ? [] : [r.walkCpuMsPerPage],
+    );
+    expect(walkCpu.length, "big-day measured each cut run's CPU a page in the walk").toBeGreaterThan(0);
+    expect(top).toContain(`a cut run's walk spent at most **${Math.max(...walkCpu)} CPU ms** a page`);
     // How late the latest run ended past its --max-run-ms, as the bench measured it.
     expect(b.maxOverrunMs, 'big-day measured with its overrun').toBeDefined();
     expect(top).toContain(
