@@ -222,6 +222,25 @@ describe('PartitionDrafts', () => {
     await walk.discard();
   });
 
+  it("keeps one id set a partition when its file is committed at the end: the file's ids are those seen less those archived", async () => {
+    const objects = new MemoryObjectStore();
+    const state = new MemoryStateStore();
+    const before = drafts(committer(objects, state, 'run0'), 'walk-0');
+    for (let i = 0; i < 300; i++) await before.add(row('2026-11-10', i));
+    await before.commitAll();
+    await before.discard();
+    const walk = drafts(committer(objects, state, 'run1'), 'walk-a', 1_000);
+    walk.expect('2026-11-10', 20_000);
+    for (let i = 0; i < 20_000; i++) await walk.add(row('2026-11-10', i));
+    // The set sized for the day's total, and no second set growing beside it as the rows are written.
+    const slots = (n: number) => Math.ceil((Math.ceil(n / 0.7) + 1) / 16) * 16;
+    expect(walk.idBytes).toBe(slots(20_000) * 17);
+    expect(await walk.commitAll()).toMatchObject({ newRecords: 19_700, files: 1 });
+    await walk.discard();
+    const all = await published(objects, '2026-11-10');
+    expect(all).toEqual(Array.from({ length: 20_000 }, (_, i) => row('2026-11-10', i).id).sort());
+  });
+
   it('discards: no draft file is left and nothing is committed', async () => {
     const objects = new MemoryObjectStore();
     const state = new MemoryStateStore();

@@ -52,8 +52,13 @@ interface Draft<Row> {
   /** Every distinct id the walk gave this partition; those not in `known` are the rows of `file`. */
   seen: IdSet;
   file: RowFile<Row> | undefined;
-  /** The ids of the rows written to `file` (rows whose `add` is still queued on its creation included). */
-  fileIds: IdSet;
+  /**
+   * Under `flush` (files committed while the walk fetches): the ids of the rows written to `file` (rows whose
+   * `add` is still queued on its creation included), at most `MAX_FLUSH_ROWS`. Without it the partition has
+   * one file, whose ids are `seen` less `known`: a second set of every id (24 MiB for a million-row day, and
+   * its regrowths on top) would be kept for nothing.
+   */
+  fileIds: IdSet | undefined;
   /** Rows waiting for `file` to be created: the file is not committed before they are in it. */
   queued: number;
   /** When `file` was opened (ms on the flush clock). */
@@ -168,7 +173,7 @@ export class PartitionDrafts<Row> {
   /** Bytes held by the id sets of the partitions seen so far (16 bytes an id, at most half full). */
   get idBytes(): number {
     let n = 0;
-    for (const d of this.#drafts.values()) n += d.seen.byteLength;
+    for (const d of this.#drafts.values()) n += d.seen.byteLength + (d.fileIds?.byteLength ?? 0);
     return n;
   }
 
@@ -222,7 +227,7 @@ export class PartitionDrafts<Row> {
       ready: Promise.resolve(),
       seen: new IdSet(this.#expected.get(dt)),
       file: undefined,
-      fileIds: new IdSet(),
+      fileIds: this.#newFileIds(),
       queued: 0,
       openedAt: 0,
       committing: Promise.resolve(),
@@ -276,7 +281,7 @@ export class PartitionDrafts<Row> {
   #write(draft: Draft<Row>, known: IdSet, candidate: DraftCandidate<Row>): undefined | Promise<void> {
     if (known.has(candidate.id)) return undefined;
     this.#written++;
-    draft.fileIds.add(candidate.id);
+    draft.fileIds?.add(candidate.id);
     const row = candidate.draftRow();
     if (draft.file) {
       const pending = draft.file.add(row);
@@ -293,11 +298,17 @@ export class PartitionDrafts<Row> {
     });
   }
 
+  /** A new file's id set: only files committed while the walk fetches keep one (see `Draft.fileIds`). */
+  #newFileIds(): IdSet | undefined {
+    return this.#opts.flush ? new IdSet() : undefined;
+  }
+
   /** Whether the partition's open file is to be committed now (see `flush`). */
   #due(draft: Draft<Row>): boolean {
     const flush = this.#opts.flush;
-    if (!flush || draft.queued > 0 || draft.fileIds.size < MIN_FLUSH_ROWS) return false;
-    if (draft.fileIds.size >= MAX_FLUSH_ROWS) return true;
+    const written = draft.fileIds?.size ?? 0;
+    if (!flush || draft.queued > 0 || written < MIN_FLUSH_ROWS) return false;
+    if (written >= MAX_FLUSH_ROWS) return true;
     return flush.clock.now().getTime() - draft.openedAt >= flush.everyMs;
   }
 
@@ -308,9 +319,10 @@ export class PartitionDrafts<Row> {
   #detach(draft: Draft<Row>): void {
     const file = draft.file;
     if (!file) return;
-    const ids = draft.fileIds;
+    // Without `flush` this is the partition's one file, detached by `commitAll` once its rows are in.
+    const ids = draft.fileIds ?? draft.seen.without(draft.known ?? new IdSet());
     draft.file = undefined;
-    draft.fileIds = new IdSet();
+    draft.fileIds = this.#newFileIds();
     this.#creating.delete(draft.dt);
     draft.committing = draft.committing.then(
       () => this.#commitFile(draft.dt, file, ids),
