@@ -23,10 +23,10 @@ import {
 
 const MiB = 1_048_576;
 
-/** The cases (`npm run bench -- --only=<case>`): the table of bound and archiver, then their details. */
 /** The most CPU ms a 100-row page's work may take at the function's share, while its walk runs. */
 export const WALK_CPU_MS_A_PAGE = 8;
 
+/** The cases (`npm run bench -- --only=<case>`): the table of bound and archiver, then their details. */
 export function casesLines(input: ResultsInput): string[] {
   const { results } = input;
   const lines = [
