@@ -439,6 +439,17 @@ export async function bigDay(opts: {
   }
 }
 
+/**
+ * CPU ms a page while a walk ran: the CPU read at its last request's arrival less that at its first, ÷ the
+ * requests between them; undefined without two stamped requests.
+ */
+export function walkCpuMsPerPage(walk: readonly Arrival[]): number | undefined {
+  const first = walk[0]?.cpuUs;
+  const last = walk.at(-1)?.cpuUs;
+  if (walk.length < 2 || first === undefined || last === undefined) return undefined;
+  return round((last - first) / 1e3 / (walk.length - 1));
+}
+
 function round(x: number): number {
   return Math.round(x * 100) / 100;
 }
@@ -456,15 +467,4 @@ if (process.argv[1]?.endsWith('bigDay.ts')) {
     ...(process.argv[4] === 'local' ? { runtime: 'local' } : {}),
   });
   process.stdout.write(`${JSON.stringify(r)}\n`);
-}
-
-/**
- * CPU ms a page while a walk ran: the CPU read at its last request's arrival less that at its first, ÷ the
- * requests between them; undefined without two stamped requests.
- */
-export function walkCpuMsPerPage(walk: readonly Arrival[]): number | undefined {
-  const first = walk[0]?.cpuUs;
-  const last = walk.at(-1)?.cpuUs;
-  if (walk.length < 2 || first === undefined || last === undefined) return undefined;
-  return round((last - first) / 1e3 / (walk.length - 1));
 }

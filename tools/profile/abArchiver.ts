@@ -1,34 +1,18 @@
 /**
- * `node bin/run-ts.js tools/profile/abBackfill.ts <backfill:<scale> | day:<records>> <runs> <repoA> <repoB>`: the
- * 60-day backfill of `scaledDataset(scale)` (57: the bench's ~1M), or one day of `records`, replayed from memory,
- * archived by `bench/archiverChild.ts` of two checkouts in turn (A, B, A, B, ...), each in its own process;
- * prints each run's seconds, CPU seconds and peak RSS, then the medians.
+ * `node bin/run-ts.js tools/profile/abArchiver.ts <day:<records> | backfill:<scale>> <runs> <repoA> <repoB>`: the
+ * dataset (`startReplayedDataset`) archived by `bench/archiverChild.ts` of two checkouts in turn (A, B, A, B, ...),
+ * each in its own process, so that the machine's moment falls on both alike; prints each run's seconds, CPU
+ * seconds and peak RSS, then each checkout's medians and highest peak.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startReplayServer } from '../../bench/replayServer.ts';
-import { flatDayDataset, scaledDataset } from '../../bench/scaledDataset.ts';
-import { startEmulator } from '../../lib/archive/emulator/startEmulator.ts';
-import { addDays, dayRange, toDay } from '../../lib/foundation/clock/day.ts';
+import { median } from '../../bench/median.ts';
+import { startReplayedDataset } from './replayedDataset.ts';
 
 const [dataset = 'backfill:57', runs = '3', ...repos] = process.argv.slice(2);
-const [kind, size] = dataset.split(':');
-const oneDay = kind === 'day';
-const emulator = await startEmulator({
-  seed: 5,
-  dataset: oneDay ? flatDayDataset(Number(size)) : scaledDataset(Number(size)),
-  maxPageSize: 2000,
-  faults: { stableOrder: true },
-});
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const data = await startReplayedDataset(dataset);
 try {
-  const today = toDay(new Date());
-  const days = oneDay ? [addDays(today, -3)] : dayRange(addDays(today, -59), today);
-  const replay = await startReplayServer(emulator.url, days, {
-    pageSize: 2000,
-    concurrency: 2,
-  });
   const figures = new Map<string, { s: number[]; cpu: number[]; rss: number[] }>(
     repos.map((r) => [r, { s: [], cpu: [], rss: [] }]),
   );
@@ -36,11 +20,7 @@ try {
     for (const repo of repos) {
       const { stdout } = await promisify(execFile)(
         process.execPath,
-        [
-          join(repo, 'bin/run-ts.js'),
-          join(repo, 'bench/archiverChild.ts'),
-          JSON.stringify({ url: replay.url, ...(oneDay ? { onlyDays: days } : {}) }),
-        ],
+        [join(repo, 'bin/run-ts.js'), join(repo, 'bench/archiverChild.ts'), data.archiverArgs],
         { maxBuffer: 1 << 24, env: { ...process.env, PAGE_SIZE: '2000' }, cwd: repo },
       );
       const r = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as {
@@ -49,31 +29,22 @@ try {
         records: number;
         peakRssMiB: number;
       };
-      figures.get(repo)?.s.push(r.seconds);
-      figures.get(repo)?.cpu.push(r.cpuSeconds);
-      figures.get(repo)?.rss.push(r.peakRssMiB);
-      console.log(
-        JSON.stringify({
-          repo,
-          run: i,
-          seconds: r.seconds,
-          cpuSeconds: r.cpuSeconds,
-          peakRssMiB: r.peakRssMiB,
-          records: r.records,
-        }),
-      );
+      const f = figures.get(repo);
+      f?.s.push(r.seconds);
+      f?.cpu.push(r.cpuSeconds);
+      f?.rss.push(r.peakRssMiB);
+      const { seconds, cpuSeconds, peakRssMiB, records } = r;
+      console.log(JSON.stringify({ repo, run: i, seconds, cpuSeconds, peakRssMiB, records }));
     }
   }
-  for (const [repo, f] of figures)
-    console.log(
-      JSON.stringify({
-        repo,
-        medianSeconds: median(f.s),
-        medianCpuSeconds: median(f.cpu),
-        peakRssMiB: Math.max(...f.rss),
-      }),
-    );
-  await replay.close();
+  for (const [repo, f] of figures) {
+    const figure = {
+      medianSeconds: median(f.s),
+      medianCpuSeconds: median(f.cpu),
+      peakRssMiB: Math.max(...f.rss),
+    };
+    console.log(JSON.stringify({ repo, ...figure }));
+  }
 } finally {
-  await emulator.close();
+  await data.close();
 }
