@@ -7,7 +7,7 @@
  */
 const LAYERS = [
   ['errors', ['errors']],
-  ['foundation', ['clock', 'log', 'url', 'ids', 'process', 'concurrency', 'fingerprint']],
+  ['foundation', ['clock', 'log', 'url', 'ids', 'process', 'concurrency', 'fingerprint', 'fs']],
   ['data', ['records', 'store', 'state']],
   ['io', ['upstream', 'emulator']],
   ['commit', ['commit']],
@@ -31,7 +31,7 @@ const LAYERS = [
  * then the CLI, which is its own group and folder).
  */
 const GROUPS = {
-  foundation: ['errors', 'clock', 'log', 'url', 'ids', 'process', 'concurrency', 'fingerprint'],
+  foundation: ['errors', 'clock', 'log', 'url', 'ids', 'process', 'concurrency', 'fingerprint', 'fs'],
   archive: [
     'records',
     'store',

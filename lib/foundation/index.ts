@@ -18,6 +18,7 @@ export { readAhead } from './concurrency/readAhead.ts';
 export type { ArchiverErrorCode } from './errors/archiverError.ts';
 export { ArchiverError, ERROR_CODES } from './errors/archiverError.ts';
 export { sourceFingerprint } from './fingerprint/sourceFingerprint.js';
+export { sha256OfFile } from './fs/sha256OfFile.ts';
 export { ID_BYTES, IdSet, presizedFor } from './ids/idSet.ts';
 export { mix32 } from './ids/mix32.ts';
 export type { Logger } from './log/logger.ts';

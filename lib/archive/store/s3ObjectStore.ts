@@ -11,7 +11,7 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { ArchiverError } from '../../foundation/index.ts';
+import { ArchiverError, sha256OfFile } from '../../foundation/index.ts';
 import { assertObjectKey, storeFailed } from './objectKey.ts';
 import type { ObjectInfo, ObjectStore } from './objectStore.ts';
 import { retryS3Stream } from './retryS3Stream.ts';
@@ -59,11 +59,9 @@ function isNotFound(error: unknown): boolean {
   );
 }
 
-/** SHA-256 (base64) of a local file, streamed: the full-object checksum S3 checks and keeps. */
-async function sha256Base64OfFile(localPath: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(localPath)) hash.update(chunk as Buffer);
-  return hash.digest('base64');
+/** SHA-256 (base64) of a local file: the full-object checksum S3 checks and keeps. */
+function sha256Base64OfFile(localPath: string): Promise<string> {
+  return sha256OfFile(localPath, 'base64');
 }
 
 /** `CopySource` is `bucket/key` URL-encoded per segment (keys carry `=` from Hive partitions). */
