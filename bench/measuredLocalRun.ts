@@ -49,11 +49,13 @@ export async function measuredLocalRun(
     let peakAt = 0;
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
+    // The RSS alone each tick (one read of the kernel's figure); the heap's breakdown, which walks V8's
+    // spaces and cost the run's own thread 0.16 s in a 1M backfill's profile, only when the peak rises.
     const sampler = setInterval(() => {
-      const now = process.memoryUsage();
-      if (now.rss >= peak) {
-        peak = now.rss;
-        atPeak = now;
+      const rss = process.memoryUsage.rss();
+      if (rss > peak) {
+        peak = rss;
+        atPeak = process.memoryUsage();
         peakAt = (performance.now() - t0) / 1000;
       }
     }, 20);
