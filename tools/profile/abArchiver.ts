@@ -27,14 +27,16 @@ try {
         seconds: number;
         cpuSeconds: number;
         records: number;
+        pages: number;
         peakRssMiB: number;
       };
       const f = figures.get(repo);
       f?.s.push(r.seconds);
       f?.cpu.push(r.cpuSeconds);
       f?.rss.push(r.peakRssMiB);
-      const { seconds, cpuSeconds, peakRssMiB, records } = r;
-      console.log(JSON.stringify({ repo, run: i, seconds, cpuSeconds, peakRssMiB, records }));
+      // Pages as well as records: a run that walked other pages than its pair did is not comparable.
+      const { seconds, cpuSeconds, peakRssMiB, records, pages } = r;
+      console.log(JSON.stringify({ repo, run: i, seconds, cpuSeconds, peakRssMiB, records, pages }));
     }
   }
   for (const [repo, f] of figures) {
