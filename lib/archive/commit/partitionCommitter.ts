@@ -9,6 +9,7 @@ import {
   type Logger,
   mapLimit,
   presizedFor,
+  sha256OfFile,
 } from '../../foundation/index.ts';
 import { pendingDigest } from '../digest/pendingDigest.ts';
 import type { Dataset, ManifestFile, PartitionManifest } from '../state/partitionManifest.ts';
@@ -19,7 +20,6 @@ import { archiveKeys } from './archiveKeys.ts';
 import { brokenPartition } from './brokenPartition.ts';
 import { publishPending } from './publishPending.ts';
 import { putManifestOnce } from './putManifestOnce.ts';
-import { sha256OfLocalFile } from './stagedFileCheck.ts';
 
 /** Names of listed files whose ids a caller holds already, and so never asks about (see `knownIds`). */
 export type CoveredFiles = ReadonlySet<string>;
@@ -360,7 +360,7 @@ export class PartitionCommitter {
       }
       const stagingKey = archiveKeys.stagingOf(writer.dataset, runId, dt, name);
       // Hashed before it leaves this process: publish and the digest refuse bytes that are not these.
-      const sha256 = await sha256OfLocalFile(written.path);
+      const sha256 = await sha256OfFile(written.path, 'hex');
       const bytes = await objects.putFile(stagingKey, written.path);
       return {
         name,

@@ -1,13 +1,8 @@
 import { createHash } from 'node:crypto';
-import { ArchiverError, sha256OfFile } from '../../foundation/index.ts';
+import { ArchiverError } from '../../foundation/index.ts';
 import type { Dataset, ManifestFile } from '../state/partitionManifest.ts';
 import { type ByteSource, objectSource } from '../store/byteSource.ts';
 import type { ObjectStore } from '../store/objectStore.ts';
-
-/** Lower-case hex SHA-256 of a local file: what the committer records before it stages the file. */
-export function sha256OfLocalFile(localPath: string): Promise<string> {
-  return sha256OfFile(localPath, 'hex');
-}
 
 /** Bytes read a request when a store keeps no checksum: memory holds one chunk, never the file. */
 const CHUNK = 1024 * 1024;

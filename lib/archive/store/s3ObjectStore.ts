@@ -59,11 +59,6 @@ function isNotFound(error: unknown): boolean {
   );
 }
 
-/** SHA-256 (base64) of a local file: the full-object checksum S3 checks and keeps. */
-function sha256Base64OfFile(localPath: string): Promise<string> {
-  return sha256OfFile(localPath, 'base64');
-}
-
 /** `CopySource` is `bucket/key` URL-encoded per segment (keys carry `=` from Hive partitions). */
 function copySource(bucket: string, key: string): string {
   // '=' (Hive partitions) is kept literal: S3 accepts it, and s3rver does not decode '%3D'.
@@ -147,7 +142,8 @@ export function createS3ObjectStore(opts: S3ObjectStoreOptions): ObjectStore {
     async putFile(key, localPath) {
       try {
         const { size } = await stat(localPath);
-        const checksum = await sha256Base64OfFile(localPath);
+        // The full-object checksum S3 checks and keeps.
+        const checksum = await sha256OfFile(localPath, 'base64');
         // The SDK never replays a streamed body, so a reset connection, a 5xx or a SlowDown would end
         // the upload at its first try: each try here opens the file again (the same bytes to the same key).
         await retryS3Stream(async () => {
