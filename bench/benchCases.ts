@@ -9,6 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { LAMBDA_NODE } from '../devkit/lambdaNode.ts';
 import { startEmulator } from '../devkit/startEmulator.ts';
 import type { DatasetOptions } from '../lib/archive/emulator/dataset.ts';
+import { fixedClock } from '../lib/archive/emulator/emulatorClock.ts';
 import type { ParquetEncoder } from '../lib/archive/parquet/historyParquetFile.ts';
 import { addDays, type Day, dayRange, toDay } from '../lib/foundation/clock/day.ts';
 import type { CaseResult } from './caseResult.ts';
@@ -256,6 +257,8 @@ export async function runCase(c: BenchCase, repeats: number): Promise<CaseResult
   const seed = 5;
   const emulator = await startEmulator({
     seed,
+    // Frozen: the replay records one snapshot of every day (`startReplayServer` refuses any other).
+    clock: fixedClock(new Date()),
     dataset: c.dataset,
     maxPageSize: PAGE_SIZE,
     faults: { stableOrder: true },

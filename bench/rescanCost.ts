@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startEmulator } from '../devkit/startEmulator.ts';
+import { fixedClock } from '../lib/archive/emulator/emulatorClock.ts';
 import { addDays, toDay } from '../lib/foundation/clock/day.ts';
 import { startReplayServer } from './replayServer.ts';
 import { flatDayDataset } from './scaledDataset.ts';
@@ -37,6 +38,8 @@ const runTs = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));
 export async function rescanCost(records: number, runs: number): Promise<RescanCost> {
   const emulator = await startEmulator({
     seed: 5,
+    // Frozen: the replay records one snapshot of the day (`startReplayServer` refuses any other).
+    clock: fixedClock(new Date()),
     dataset: flatDayDataset(records),
     maxPageSize: PAGE_SIZE,
     faults: { stableOrder: true },

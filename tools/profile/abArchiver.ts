@@ -13,11 +13,14 @@ import { startReplayedDataset } from './replayedDataset.ts';
 const [dataset = 'backfill:57', runs = '3', ...repos] = process.argv.slice(2);
 const data = await startReplayedDataset(dataset);
 try {
+  // What the replay recorded: a run that walks more pages than this asked for pages the recording lacks.
+  console.log(JSON.stringify({ recordedPages: data.replay.pages, days: data.days.length }));
   const figures = new Map<string, { s: number[]; cpu: number[]; rss: number[] }>(
     repos.map((r) => [r, { s: [], cpu: [], rss: [] }]),
   );
   for (let i = 0; i < Number(runs); i++) {
     for (const repo of repos) {
+      const requestsBefore = data.replay.requests().historyPages;
       const { stdout } = await promisify(execFile)(
         process.execPath,
         [join(repo, 'bin/run-ts.js'), join(repo, 'bench/archiverChild.ts'), data.archiverArgs],
@@ -28,6 +31,7 @@ try {
         cpuSeconds: number;
         records: number;
         pages: number;
+        bytes: number;
         peakRssMiB: number;
       };
       const f = figures.get(repo);
@@ -35,8 +39,12 @@ try {
       f?.cpu.push(r.cpuSeconds);
       f?.rss.push(r.peakRssMiB);
       // Pages as well as records: a run that walked other pages than its pair did is not comparable.
-      const { seconds, cpuSeconds, peakRssMiB, records, pages } = r;
-      console.log(JSON.stringify({ repo, run: i, seconds, cpuSeconds, peakRssMiB, records, pages }));
+      // Bytes written too: a change of encoding or compression is weighed by its size as well as its time.
+      const { seconds, cpuSeconds, peakRssMiB, records, pages, bytes } = r;
+      const requests = data.replay.requests().historyPages - requestsBefore;
+      console.log(
+        JSON.stringify({ repo, run: i, seconds, cpuSeconds, peakRssMiB, records, pages, requests, bytes }),
+      );
     }
   }
   for (const [repo, f] of figures) {

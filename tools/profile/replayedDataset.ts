@@ -1,5 +1,6 @@
 import { type ReplayServer, startReplayServer } from '../../bench/replayServer.ts';
 import { flatDayDataset, scaledDataset } from '../../bench/scaledDataset.ts';
+import { fixedClock } from '../../lib/archive/emulator/emulatorClock.ts';
 import { startEmulator } from '../../lib/archive/emulator/startEmulator.ts';
 import { addDays, type Day, dayRange, toDay } from '../../lib/foundation/clock/day.ts';
 
@@ -24,6 +25,8 @@ export async function startReplayedDataset(spec: string): Promise<ReplayedDatase
     throw new Error(`a dataset is <records>, day:<records> or backfill:<scale>, not '${spec}'`);
   const emulator = await startEmulator({
     seed: 5,
+    // Frozen: the replay records one snapshot of every day (`startReplayServer` refuses any other).
+    clock: fixedClock(new Date()),
     dataset: backfill ? scaledDataset(Number(size)) : flatDayDataset(Number(size)),
     maxPageSize: 2000,
     faults: { stableOrder: true },
