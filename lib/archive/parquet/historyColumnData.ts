@@ -1,6 +1,6 @@
-import type { ColumnSource } from 'hyparquet-writer/src/types.js';
 import { type HistoryColumnOptions, historyColumnOptions } from './historyColumnOptions.ts';
 import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from './historySchema.ts';
+import type { HistoryColumnSource } from './writeHistoryRowGroup.ts';
 
 const COLUMN_OPTIONS = historyColumnOptions(HISTORY_PARQUET_SCHEMA);
 
@@ -9,7 +9,7 @@ const COLUMN_OPTIONS = historyColumnOptions(HISTORY_PARQUET_SCHEMA);
  * `HISTORY_COLUMN_NAMES[i]` (timestamps as epoch milliseconds), each with its encoding and statistics
  * options (`historyColumnOptions`).
  */
-export function historyColumnData(group: readonly unknown[][]): ColumnSource[] {
+export function historyColumnData(group: readonly unknown[][]): HistoryColumnSource[] {
   return HISTORY_COLUMN_NAMES.map((name, i) => {
     const options: HistoryColumnOptions = COLUMN_OPTIONS.get(name) ?? {
       statistics: true,
@@ -19,8 +19,8 @@ export function historyColumnData(group: readonly unknown[][]): ColumnSource[] {
     // A dictionary of nothing (a column that is all null in this group) is left to the library.
     if (options.encoding === 'RLE_DICTIONARY' && !data.some((v) => v !== null)) {
       const { encoding: _dropped, ...rest } = options;
-      return { name, data, ...rest } as ColumnSource;
+      return { name, data, ...rest } as HistoryColumnSource;
     }
-    return { name, data, ...options } as ColumnSource;
+    return { name, data, ...options } as HistoryColumnSource;
   });
 }

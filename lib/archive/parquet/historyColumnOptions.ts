@@ -1,4 +1,5 @@
 import type { Encoding, SchemaElement } from 'hyparquet';
+import { DIGEST_COMPRESSORS, type ParquetCompressors } from './parquetCompression.ts';
 
 /** Per-column write options handed to hyparquet-writer (a subset of its `ColumnSource`). */
 export interface HistoryColumnOptions {
@@ -8,6 +9,8 @@ export interface HistoryColumnOptions {
   statistics: boolean;
   /** Page offset index: off, as every column chunk of these files is one page or a few. */
   offsetIndex: false;
+  /** Compressors merged over the file's for this column's pages (`writeHistoryRowGroup` reads them). */
+  compressors?: ParquetCompressors;
 }
 
 /**
@@ -21,6 +24,9 @@ const UNIQUE_STRINGS: ReadonlySet<string> = new Set([
   'client_address',
   'extra_json',
 ]);
+
+/** Unique strings that are hex digests: uniformly random characters (`DIGEST_COMPRESSORS`). */
+const DIGESTS: ReadonlySet<string> = new Set(['record_id', 'session_id']);
 
 /**
  * Strings from a small set (users, modes, tokens of one account): always dictionary-encoded, so each row
@@ -37,7 +43,7 @@ const LOW_CARDINALITY: Readonly<Record<string, { statistics: boolean }>> = {
 /**
  * How each top-level column of `schema` is written. Chosen on the default dataset (see bench/RESULTS.md):
  * - INT64/INT32 columns (timestamps, ports): DELTA_BINARY_PACKED, with statistics (time pruning);
- * - unique strings: DELTA_LENGTH_BYTE_ARRAY, no statistics;
+ * - unique strings: DELTA_LENGTH_BYTE_ARRAY, no statistics; the ids among them compressed as digests;
  * - low-cardinality strings: RLE_DICTIONARY;
  * - anything else (`domains`, raw tokens, columns added later): the library's choice, with statistics.
  * Every encoding here is read by Athena (Trino), DuckDB, arrow-rs and hyparquet.
@@ -56,7 +62,8 @@ function optionsFor(element: SchemaElement): HistoryColumnOptions {
     return { encoding: 'DELTA_BINARY_PACKED', statistics: true, offsetIndex: false };
   }
   if (UNIQUE_STRINGS.has(name)) {
-    return { encoding: 'DELTA_LENGTH_BYTE_ARRAY', statistics: false, offsetIndex: false };
+    const unique = { encoding: 'DELTA_LENGTH_BYTE_ARRAY', statistics: false, offsetIndex: false } as const;
+    return DIGESTS.has(name) ? { ...unique, compressors: DIGEST_COMPRESSORS } : unique;
   }
   const low = LOW_CARDINALITY[name];
   if (low) return { encoding: 'RLE_DICTIONARY', statistics: low.statistics, offsetIndex: false };

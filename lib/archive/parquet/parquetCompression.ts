@@ -6,10 +6,13 @@ export const PARQUET_COMPRESSIONS = ['ZSTD', 'GZIP', 'SNAPPY'] as const;
 export type ParquetCompression = (typeof PARQUET_COMPRESSIONS)[number];
 
 /**
- * ZSTD level used for every page. Level 3 is zstd's own default: on the archive's columns levels 1..12
- * land within 1% of each other in size, while 15+ costs over twice the CPU for about 3% (bench/RESULTS.md).
+ * ZSTD level used for every page: 1. On the archive's columns it is both the fastest and the smallest of the
+ * levels tried. Measured page by page over the 1M backfill on Node 24 (bench/PROFILE.md): level 1 took 381 ms
+ * and 73.4 MB where level 3 (zstd's own default) took 1,091 ms and 75.3 MB; on the hex ids level 3 finds
+ * matches that cost more than the characters they replace (17.2 against 15.4 MB a column). Whole runs: the
+ * default dataset 0.2% and a 100k day 5.4% smaller than at level 3.
  */
-export const ZSTD_LEVEL = 3;
+export const ZSTD_LEVEL = 1;
 
 /**
  * GZIP level where there is no zstd (Node 20): level 1, native zlib. Measured on the default dataset it is
@@ -65,6 +68,18 @@ export function parquetCompressors(compression: ParquetCompression): ParquetComp
   const options = levelParam === undefined ? undefined : { params: { [levelParam]: ZSTD_LEVEL } };
   return { ZSTD: (input) => toUint8Array(zstd(input, options)) };
 }
+
+/**
+ * Compressors for a column of hex digests (`record_id`, `session_id`), merged over the file's own: their
+ * characters are uniformly random, so GZIP's string matching only spends time finding matches that cost more
+ * than the characters they replace, and entropy coding alone (`Z_HUFFMAN_ONLY`) is both faster and smaller:
+ * over the 1M backfill's `record_id` pages, 184 ms and 15.6 MB against level 1's 657 ms and 16.6 MB
+ * (bench/PROFILE.md). ZSTD at {@link ZSTD_LEVEL} is already as small there, and SNAPPY is the library's.
+ */
+export const DIGEST_COMPRESSORS: ParquetCompressors = {
+  GZIP: (input) =>
+    toUint8Array(zlib.gzipSync(input, { level: GZIP_LEVEL, strategy: zlib.constants.Z_HUFFMAN_ONLY })),
+};
 
 function toUint8Array(buffer: Buffer): Uint8Array {
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);

@@ -4,9 +4,13 @@ import { writeColumn } from 'hyparquet-writer/src/column.js';
 import { encodeNestedValues } from 'hyparquet-writer/src/dremel.js';
 import { schemaPathResolver } from 'hyparquet-writer/src/schema.js';
 import type { ColumnEncoder, ColumnSource, PageData } from 'hyparquet-writer/src/types.js';
+import type { ParquetCompressors } from './parquetCompression.ts';
 import { writeAsciiDeltaLengthColumn } from './writeAsciiDeltaLengthColumn.ts';
 import { writeAsciiStringColumn } from './writeAsciiStringColumn.ts';
 import { writeInt64DeltaColumn } from './writeInt64DeltaColumn.ts';
+
+/** A column as hyparquet-writer takes it, with compressors of its own merged over the file's. */
+export type HistoryColumnSource = ColumnSource & { compressors?: ParquetCompressors };
 
 /** hyparquet-writer's default page size (bytes of values a data page holds before the next begins). */
 const PAGE_SIZE = 1_048_576;
@@ -23,12 +27,12 @@ const resolvers = new WeakMap<ParquetWriter, ReturnType<typeof schemaPathResolve
  * (`domains`, users, modes, token digests, columns all null in a group), through
  * {@link writeAsciiStringColumn}: each encoded once a column (or a dictionary) where the library encodes
  * each string. Every other column, and any value either cannot write exactly, is the library's own `writeColumn`. Column options are read as
- * the library reads them (the same defaults); variant columns and bloom filters are not used by the
+ * the library reads them (the same defaults), and a column's own `compressors` are merged over the file's; variant columns and bloom filters are not used by the
  * archive and are refused. Returns what the writer's flush returns.
  */
 export function writeHistoryRowGroup(
   parquet: ParquetWriter,
-  columnData: ColumnSource[],
+  columnData: HistoryColumnSource[],
   rows: number,
 ): void | Promise<void> {
   const steps = rowGroupSteps(parquet, columnData, rows);
@@ -46,7 +50,7 @@ export function writeHistoryRowGroup(
  */
 export async function writeHistoryRowGroupYielding(
   parquet: ParquetWriter,
-  columnData: ColumnSource[],
+  columnData: HistoryColumnSource[],
   rows: number,
 ): Promise<void> {
   const steps = rowGroupSteps(parquet, columnData, rows);
@@ -60,7 +64,7 @@ export async function writeHistoryRowGroupYielding(
 /** The row group's work, column by column: a step ends after each column but the last. */
 function* rowGroupSteps(
   parquet: ParquetWriter,
-  columnData: ColumnSource[],
+  columnData: HistoryColumnSource[],
   rows: number,
 ): Generator<void, void | Promise<void>> {
   const writer = parquet.writer;
@@ -84,6 +88,7 @@ function* rowGroupSteps(
       name,
       data,
       encoding,
+      compressors,
       codec = parquet.codec,
       columnIndex = false,
       offsetIndex = true,
@@ -109,7 +114,7 @@ function* rowGroupSteps(
         element: schemaPath[schemaPath.length - 1] as ColumnEncoder['element'],
         schemaPath,
         codec,
-        compressors: parquet.compressors,
+        compressors: compressors ? { ...parquet.compressors, ...compressors } : parquet.compressors,
         stats: statistics,
         statisticsTruncateLength: parquet.statisticsTruncateLength,
         pageSize: PAGE_SIZE,
