@@ -35,21 +35,6 @@ export interface ReplayServer {
 }
 
 /**
- * Records every history page of `days` from the emulator once, then serves those exact bodies from memory
- * on a port of its own, `delayMs` after each request. Both the bound and the archiver then read the same
- * bytes at no server cost: the emulator builds each page by filtering and sorting the whole day, which for
- * a 100k-record day costs more than fetching and parsing the page, and would otherwise be measured as
- * part of both. Anything else (other page sizes, other days) is passed through to the emulator, and a
- * 200 answer is kept and served from memory from then on. What every archiver run asks for besides the
- * recorded pages (the active list, the preflight: page 0, size 1, of today, the empty page that
- * proves the end of a day whose last page is full, and page 1 of a day of one page, asked beside its page 0)
- * is fetched once before any timing: building an
- * answer costs the emulator 0.2-0.4 s on a scaled day, which is neither fetching nor archiving.
- *
- * Why separate from the emulator: it adds no behaviour of its own (the bytes are the emulator's); it only
- * takes the emulator's CPU out of a timed measurement, which matters to the bench and to nothing else.
- */
-/**
  * Throws unless every recorded page of a day answered the same `totalElements`: pages recorded across a
  * change of the day (an emulator on the wall clock, whose sessions end and arrive late as it moves) hold a
  * total that no page's rows reach, and a walk of them passes the day again up to its most passes (50 times
@@ -74,6 +59,21 @@ export function assertOneSnapshot(pages: readonly AnsweredPage[]): void {
   }
 }
 
+/**
+ * Records every history page of `days` from the emulator once, then serves those exact bodies from memory
+ * on a port of its own, `delayMs` after each request. Both the bound and the archiver then read the same
+ * bytes at no server cost: the emulator builds each page by filtering and sorting the whole day, which for
+ * a 100k-record day costs more than fetching and parsing the page, and would otherwise be measured as
+ * part of both. Anything else (other page sizes, other days) is passed through to the emulator, and a
+ * 200 answer is kept and served from memory from then on. What every archiver run asks for besides the
+ * recorded pages (the active list, the preflight: page 0, size 1, of today, the empty page that proves the
+ * end of a day whose last page is full, and page 1 of a day of one page, asked beside its page 0) is fetched
+ * once before any timing: building an answer costs the emulator 0.2-0.4 s on a scaled day, which is neither
+ * fetching nor archiving.
+ *
+ * Why separate from the emulator: it adds no behaviour of its own (the bytes are the emulator's); it only
+ * takes the emulator's CPU out of a timed measurement, which matters to the bench and to nothing else.
+ */
 export async function startReplayServer(
   emulatorUrl: string,
   days: readonly Day[],

@@ -26,9 +26,10 @@ const resolvers = new WeakMap<ParquetWriter, ReturnType<typeof schemaPathResolve
  * {@link writeAsciiDeltaLengthColumn}, and the other ASCII string columns, PLAIN or dictionary-encoded
  * (`domains`, users, modes, token digests, columns all null in a group), through
  * {@link writeAsciiStringColumn}: each encoded once a column (or a dictionary) where the library encodes
- * each string. Every other column, and any value either cannot write exactly, is the library's own `writeColumn`. Column options are read as
- * the library reads them (the same defaults), and a column's own `compressors` are merged over the file's; variant columns and bloom filters are not used by the
- * archive and are refused. Returns what the writer's flush returns.
+ * each string. Every other column, and any value either cannot write exactly, is the library's own
+ * `writeColumn`. Column options are read as the library reads them (the same defaults), and a column's own
+ * `compressors` are merged over the file's; variant columns and bloom filters are not used by the archive
+ * and are refused. Returns what the writer's flush returns.
  */
 export function writeHistoryRowGroup(
   parquet: ParquetWriter,
