@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { REPEATED_ROWS_PASSES } from '../../lib/archive/config/walkLimits.ts';
 import { type PassEvidence, passVerdict } from '../../lib/archive/walk/passVerdict.ts';
 import { STALLED_PASSES } from '../../lib/archive/walk/walkDay.ts';
 
@@ -161,5 +162,98 @@ describe('passVerdict: the day’s completeness rules', () => {
     },
   ])('$name', ({ e, v }) => {
     expect(passVerdict(evidence(e))).toMatchObject(v);
+  });
+});
+
+describe('passVerdict: a server that holds rows twice', () => {
+  /** A later pass over the 95-row day whose walk holds 94 distinct records and added none of them. */
+  const twice = (e: Partial<PassEvidence> = {}): PassEvidence =>
+    evidence({ collected: 94, passStart: 94, pass: 3, ...e });
+  const served = (distinct: number, ...ids: string[]) => ({
+    distinct,
+    twice: new Map(ids.map((id) => [id, 1])),
+  });
+
+  it('counts a pass that served every held record and one of them twice toward the end, and ends complete at REPEATED_ROWS_PASSES', () => {
+    const first = passVerdict(twice({ served: served(94, 'a') }));
+    expect(first).toMatchObject({
+      repeatedPasses: 1,
+      complete: false,
+      ends: false,
+      stalled: 0,
+      shortfall: 1,
+    });
+    expect([...(first.repeated ?? [])]).toEqual([['a', 1]]);
+    const last = passVerdict(
+      twice({
+        served: served(94, 'a'),
+        repeatedBefore: first.repeated ?? new Map(),
+        repeatedPassesBefore: REPEATED_ROWS_PASSES - 1,
+      }),
+    );
+    expect(last).toMatchObject({
+      repeatedPasses: REPEATED_ROWS_PASSES,
+      complete: true,
+      ends: true,
+      shortfall: 0,
+    });
+  });
+
+  it.each([
+    { name: 'not counted', e: {} },
+    { name: 'a held record left out of the pass (a reshuffled order)', e: { served: served(93, 'a') } },
+    {
+      name: 'another row twice than the passes before',
+      e: { served: served(94, 'b'), repeatedBefore: new Map([['a', 1]]) },
+    },
+    { name: 'no row twice', e: { served: served(94) } },
+    { name: 'a pass that added a row', e: { served: served(94, 'a'), passStart: 93 } },
+    {
+      name: 'fewer rows twice than the pages prove',
+      e: { served: served(93, 'a'), collected: 93, passStart: 93 },
+    },
+  ])('does not count $name', ({ e }) => {
+    const v = passVerdict(twice({ repeatedPassesBefore: 4, ...e }));
+    expect(v).toMatchObject({ repeatedPasses: 0, complete: false, repeated: undefined });
+  });
+
+  it('keeps the fewest copies a pass of the streak served', () => {
+    const v = passVerdict(
+      evidence({
+        collected: 93,
+        passStart: 93,
+        pass: 4,
+        served: {
+          distinct: 93,
+          twice: new Map([
+            ['a', 2],
+            ['b', 1],
+          ]),
+        },
+        repeatedBefore: new Map([
+          ['a', 1],
+          ['b', 3],
+          ['c', 1],
+        ]),
+      }),
+    );
+    expect([...(v.repeated ?? [])].sort()).toEqual([
+      ['a', 1],
+      ['b', 1],
+    ]);
+    expect(v.repeatedPasses).toBe(1);
+  });
+
+  it('stalls, not completes, when the total stays above even the rows served twice (a stuck COUNT as well)', () => {
+    const v = passVerdict(
+      twice({ totals: [99], served: served(94, 'a'), stalledBefore: STALLED_PASSES - 1 }),
+    );
+    expect(v).toMatchObject({
+      complete: false,
+      ends: true,
+      stalled: STALLED_PASSES,
+      repeatedPasses: 0,
+      shortfall: 5,
+    });
   });
 });

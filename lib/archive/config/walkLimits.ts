@@ -7,6 +7,16 @@
 export const STALLED_PASSES = 5;
 
 /**
+ * Passes in a row, each adding nothing, in which the server served every row the walk holds and served the
+ * same rows twice, as many as the rows its pages prove beyond the walk's: an upstream that holds a row twice
+ * (two records alike in every field, one `record_id`) proves a row no walk can hold. After this many the day
+ * is complete: every distinct record is held. A reshuffled order that hides a row also serves others twice,
+ * but not the same ones pass after pass, every held row with them. Twice {@link STALLED_PASSES}: the
+ * rows the pages prove are given up only on that much evidence.
+ */
+export const REPEATED_ROWS_PASSES = 10;
+
+/**
  * The largest day the archive proves complete: the most ids the fan-out's finish step unions within the
  * engine's 1769 MiB (`npm run bench -- --only=finish-union`: 26M ids peaked at 1133 MiB, 22M at 1392, 40M at
  * 3000; at the engine's earlier 1024 MiB it was 17M; test/docs/fanoutFigures.test.ts holds it to

@@ -15,6 +15,7 @@ import type { RequestGate, UpstreamApi } from '../upstream/upstreamApi.ts';
 import { pageAbsorber } from './pageAbsorber.ts';
 import { pageLimit } from './pageLimit.ts';
 import { passVerdict, shortfallOf, totalsUnreliable, walkEnds } from './passVerdict.ts';
+import { ServedIds } from './servedIds.ts';
 
 export type { WalkProgress };
 /** The walk's limits live with the config that documents them (lib/archive/config/walkLimits.ts). */
@@ -191,6 +192,13 @@ export class DayWalk {
   #pages: number;
   #passes: number;
   #stalled: number;
+  /** Whether the next pass counts what it serves (`ServedIds`): the pass before added nothing, short of the proven rows. */
+  #countNext = false;
+  /** What this pass serves, when it is counted. */
+  #served: ServedIds | undefined;
+  /** The rows served twice in every pass of the current streak, and the streak's length (`passVerdict`). */
+  #repeated: ReadonlyMap<string, number> | undefined;
+  #repeatedPasses = 0;
   #complete = false;
   /** An open day's walk that holds every row that existed when its last pass began (`passVerdict`). */
   #caughtUp = false;
@@ -204,7 +212,7 @@ export class DayWalk {
   #lastPlanned = 0;
   /** At most `concurrency` requests in flight, whichever page they are for (see the port's gate). */
   readonly #requests: Limiter;
-  readonly #absorbRows: (page: HistoryPage) => Promise<void>;
+  readonly #absorbRows: (page: HistoryPage, served?: ServedIds) => Promise<void>;
   readonly #requestOptions: { signal?: AbortSignal };
 
   constructor(api: UpstreamApi, day: Day, options: WalkOptions) {
@@ -277,7 +285,8 @@ export class DayWalk {
       totalElements: this.#total,
       passes: this.#passes,
       pages: this.#pages,
-      shortfall: shortfallOf(this.#total, this.#observed, this.#collected),
+      // A day complete although its pages prove more rows than it holds: the server serves some rows twice.
+      shortfall: complete ? 0 : shortfallOf(this.#total, this.#observed, this.#collected),
       complete,
       unreliableTotals: this.#unreliableTotals,
       interrupted,
@@ -333,6 +342,7 @@ export class DayWalk {
     // What the pass adds is measured from the rows the sink holds, earlier runs' included.
     await options.sink.settled?.();
     this.#pass = emptyPass(this.#collected, this.#total);
+    this.#served = this.#countNext ? new ServedIds(this.#collected) : undefined;
     const guessed = morePagesLikely(this.#passes, this.#lastPlanned, options);
     const ahead = guessed
       ? this.#requests.runGated((gate) => this.#fetchPage(1, options.pageSize, gate))
@@ -454,10 +464,18 @@ export class DayWalk {
       pass: this.#passes,
       stalledBefore: this.#stalled,
       maxPasses: this.#options.maxPasses,
+      ...(this.#served ? { served: this.#served } : {}),
+      ...(this.#repeated ? { repeatedBefore: this.#repeated } : {}),
+      repeatedPassesBefore: this.#repeatedPasses,
     });
     this.#observed = verdict.observed;
     this.#stalled = verdict.stalled;
     this.#complete = verdict.complete;
+    this.#repeated = verdict.repeated;
+    this.#repeatedPasses = verdict.repeatedPasses;
+    // Only a walk short of the rows its pages prove, after a pass that added nothing, counts its next pass.
+    this.#countNext = verdict.added === 0 && this.#collected < verdict.observed;
+    this.#served = undefined;
     this.#caughtUp = verdict.caughtUp;
   }
 
@@ -466,7 +484,7 @@ export class DayWalk {
     this.#pages++;
     this.#totals.add(page.totalElements);
     this.#pass.totals.add(page.totalElements);
-    await this.#absorbRows(page);
+    await this.#absorbRows(page, this.#served);
     this.#pass.absorbed.add(n);
   }
 
