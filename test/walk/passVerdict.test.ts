@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { REPEATED_ROWS_PASSES } from '../../lib/archive/config/walkLimits.ts';
 import { type PassEvidence, passVerdict } from '../../lib/archive/walk/passVerdict.ts';
 import { STALLED_PASSES } from '../../lib/archive/walk/walkDay.ts';
 
@@ -174,29 +173,19 @@ describe('passVerdict: a server that holds rows twice', () => {
     twice: new Map(ids.map((id) => [id, 1])),
   });
 
-  it('counts a pass that served every held record and one of them twice toward the end, and ends complete at REPEATED_ROWS_PASSES', () => {
+  it('stalls a pass that served every held record and one of them twice in place of the proven row, and ends short at STALLED_PASSES', () => {
     const first = passVerdict(twice({ served: served(94, 'a') }));
-    expect(first).toMatchObject({
-      repeatedPasses: 1,
-      complete: false,
-      ends: false,
-      stalled: 0,
-      shortfall: 1,
-    });
+    expect(first).toMatchObject({ stalled: 1, complete: false, ends: false, shortfall: 1 });
     expect([...(first.repeated ?? [])]).toEqual([['a', 1]]);
     const last = passVerdict(
       twice({
         served: served(94, 'a'),
         repeatedBefore: first.repeated ?? new Map(),
-        repeatedPassesBefore: REPEATED_ROWS_PASSES - 1,
+        stalledBefore: STALLED_PASSES - 1,
       }),
     );
-    expect(last).toMatchObject({
-      repeatedPasses: REPEATED_ROWS_PASSES,
-      complete: true,
-      ends: true,
-      shortfall: 0,
-    });
+    // The pages prove a row no pass has shown: the day stays short, and is scanned again later.
+    expect(last).toMatchObject({ stalled: STALLED_PASSES, complete: false, ends: true, shortfall: 1 });
   });
 
   it.each([
@@ -212,9 +201,9 @@ describe('passVerdict: a server that holds rows twice', () => {
       name: 'fewer rows twice than the pages prove',
       e: { served: served(93, 'a'), collected: 93, passStart: 93 },
     },
-  ])('does not count $name', ({ e }) => {
-    const v = passVerdict(twice({ repeatedPassesBefore: 4, ...e }));
-    expect(v).toMatchObject({ repeatedPasses: 0, complete: false, repeated: undefined });
+  ])('does not stall $name', ({ e }) => {
+    const v = passVerdict(twice({ stalledBefore: 4, ...e }));
+    expect(v).toMatchObject({ stalled: 0, complete: false, ends: false, repeated: undefined });
   });
 
   it('keeps the fewest copies a pass of the streak served', () => {
@@ -241,19 +230,6 @@ describe('passVerdict: a server that holds rows twice', () => {
       ['a', 1],
       ['b', 1],
     ]);
-    expect(v.repeatedPasses).toBe(1);
-  });
-
-  it('stalls, not completes, when the total stays above even the rows served twice (a stuck COUNT as well)', () => {
-    const v = passVerdict(
-      twice({ totals: [99], served: served(94, 'a'), stalledBefore: STALLED_PASSES - 1 }),
-    );
-    expect(v).toMatchObject({
-      complete: false,
-      ends: true,
-      stalled: STALLED_PASSES,
-      repeatedPasses: 0,
-      shortfall: 5,
-    });
+    expect(v.stalled).toBe(1);
   });
 });

@@ -2,19 +2,11 @@
  * Passes in a row that add nothing before a walk stops that holds every row its short pages proved
  * (`last page * size + its length`) but fewer than `totalElements`: a COUNT stuck above the content
  * would otherwise cost every remaining pass. The shortfall is recorded and the next scan goes on from
- * what is archived. Rows the pages themselves proved are never given up this way, only at `maxPasses`.
+ * what is archived. Rows the pages themselves proved are given up this way only when every pass of the
+ * streak served every row the walk holds and the same of them twice in their place (a server that holds a
+ * row twice, `passVerdict`); otherwise only at `maxPasses`.
  */
 export const STALLED_PASSES = 5;
-
-/**
- * Passes in a row, each adding nothing, in which the server served every row the walk holds and served the
- * same rows twice, as many as the rows its pages prove beyond the walk's: an upstream that holds a row twice
- * (two records alike in every field, one `record_id`) proves a row no walk can hold. After this many the day
- * is complete: every distinct record is held. A reshuffled order that hides a row also serves others twice,
- * but not the same ones pass after pass, every held row with them. Twice {@link STALLED_PASSES}: the
- * rows the pages prove are given up only on that much evidence.
- */
-export const REPEATED_ROWS_PASSES = 10;
 
 /**
  * The largest day the archive proves complete: the most ids the fan-out's finish step unions within the

@@ -1,4 +1,4 @@
-import { REPEATED_ROWS_PASSES, STALLED_PASSES } from '../config/walkLimits.ts';
+import { STALLED_PASSES } from '../config/walkLimits.ts';
 
 /**
  * What one pass of a day's walk showed, whichever driver walked it (one run's `DayWalk`, or the fan-out's
@@ -42,10 +42,8 @@ export interface PassEvidence {
    * proven rows): the distinct records, and each record served more than once with its extra copies.
    */
   served?: ServedInPass;
-  /** The rows served twice in every pass of the streak before this one (`repeated` of its verdict). */
+  /** The rows served twice in every pass of the stall streak before this one (`repeated` of its verdict). */
   repeatedBefore?: ReadonlyMap<string, number>;
-  /** Passes in a row before this one that served the same rows twice (`repeatedPasses` of its verdict). */
-  repeatedPassesBefore?: number;
 }
 
 /** The records one pass served: how many distinct, and those served more than once (id → extra copies). */
@@ -69,13 +67,11 @@ export interface PassVerdict {
   /** The day is proven complete. */
   complete: boolean;
   /**
-   * The rows served twice in every pass of a streak that each added nothing and served every record held
-   * (id → the fewest extra copies a pass of the streak served), when they cover the rows the pages prove
-   * beyond the walk's; undefined otherwise.
+   * The rows served twice in every pass of a stall streak that each added nothing and served every record
+   * held (id → the fewest extra copies a pass of the streak served), when they cover the rows the pages
+   * prove beyond the walk's; undefined otherwise.
    */
   repeated: ReadonlyMap<string, number> | undefined;
-  /** Passes in a row that served those same rows twice ({@link REPEATED_ROWS_PASSES} of them end the walk). */
-  repeatedPasses: number;
   /**
    * An open day whose walk holds every row that existed when this pass began (the least total of the pass,
    * and the rows the short pages proved) while its total only grew: the walk ends, not complete, and a later
@@ -95,12 +91,12 @@ export interface PassVerdict {
  *   proved, and, once the numbers were caught lying (two totals, or rows beyond the total), only when a
  *   whole later pass then added nothing;
  * - a pass that added nothing while the walk holds every row the short pages proved counts toward a stall
- *   (a COUNT stuck above the content); rows the pages themselves proved are never given up this way;
+ *   (a COUNT stuck above the content); rows the pages themselves proved are given up this way only as below;
  * - a day the server may still be adding to (open) ends its walk, not complete, once the walk holds every row
  *   that existed when the pass began, its total having only grown (`caughtUp`);
- * - a day whose pages prove more rows than the walk can hold, because the server serves some rows twice,
- *   is complete once {@link REPEATED_ROWS_PASSES} passes in a row added nothing, each served every record
- *   held, and the same rows came back twice in each, enough of them to cover the rows proved beyond it;
+ * - a pass that added nothing while short of the rows the short pages proved counts toward a stall too when
+ *   it served every record held and the rows the pages prove beyond them came as copies of the same held
+ *   rows in every pass of the streak (a server that holds a row twice: two records alike in every field);
  * - the walk ends when complete, caught up, after {@link STALLED_PASSES} stalled passes in a row, or at
  *   `maxPasses`.
  */
@@ -113,19 +109,12 @@ export function passVerdict(e: PassEvidence): PassVerdict {
   const added = e.collected - e.passStart;
   const unreliableTotals = totalsUnreliable(totals, e.collected);
   const repeated = added === 0 && e.collected < observed ? repeatedRows(e) : undefined;
-  const extra = repeated === undefined ? 0 : sum(repeated.values());
-  // The rows the pages prove beyond the walk's are rows the server served twice...
-  const explained = repeated !== undefined && e.collected + extra >= observed;
-  // ...and so is the total's excess: then the day is complete once they came back often enough.
-  const covered = explained && e.collected + extra >= total;
-  const repeatedPasses = covered ? (e.repeatedPassesBefore ?? 0) + 1 : 0;
-  // A total above even the rows served twice is a COUNT stuck above the content: a stall, as below.
-  const stalled =
-    added === 0 && (e.collected >= observed || (explained && !covered)) ? e.stalledBefore + 1 : 0;
-  const duplicated = repeatedPasses >= REPEATED_ROWS_PASSES;
+  // The rows the pages prove beyond the walk's, served as copies of rows it holds: a stall too. The day stays
+  // short (its pages prove a row no pass has shown), but it is not walked to `maxPasses` for it.
+  const explained = repeated !== undefined && e.collected + sum(repeated.values()) >= observed;
+  const stalled = added === 0 && (e.collected >= observed || explained) ? e.stalledBefore + 1 : 0;
   const complete =
-    duplicated ||
-    (e.collected >= Math.max(total, observed) && (!unreliableTotals || (e.pass > 1 && added === 0)));
+    e.collected >= Math.max(total, observed) && (!unreliableTotals || (e.pass > 1 && added === 0));
   const caughtUp = !complete && e.open && caughtUpWithOpenDay(e, total, observed);
   return {
     total,
@@ -135,18 +124,16 @@ export function passVerdict(e: PassEvidence): PassVerdict {
     stalled,
     complete,
     repeated: explained ? repeated : undefined,
-    repeatedPasses,
     caughtUp,
     ends: walkEnds({ complete, caughtUp, pass: e.pass, stalled, maxPasses: e.maxPasses }),
-    // Complete by rows served twice: nothing is missing, though the pages prove more rows than the walk holds.
-    shortfall: complete ? 0 : shortfallOf(total, observed, e.collected),
+    shortfall: shortfallOf(total, observed, e.collected),
   };
 }
 
 /**
- * The rows this pass served twice that every pass of the streak before it served twice as well (with the
- * fewest extra copies), when the pass served every record the walk holds; undefined when the pass was not
- * counted or left a held record out (then a reshuffled order, not the server's rows, explains the repeats).
+ * The rows this pass served twice that every pass of the stall streak before it served twice as well (with
+ * the fewest extra copies), when the pass served every record the walk holds; undefined when the pass was
+ * not counted or left a held record out (then a reshuffled order, not the server's rows, explains the repeats).
  */
 function repeatedRows(e: PassEvidence): Map<string, number> | undefined {
   const served = e.served;

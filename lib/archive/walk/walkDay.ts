@@ -192,13 +192,12 @@ export class DayWalk {
   #pages: number;
   #passes: number;
   #stalled: number;
-  /** Whether the next pass counts what it serves (`ServedIds`): the pass before added nothing, short of the proven rows. */
+  /** Whether the next pass counts what it serves (`ServedIds`): the last added nothing, short of the proven rows. */
   #countNext = false;
   /** What this pass serves, when it is counted. */
   #served: ServedIds | undefined;
-  /** The rows served twice in every pass of the current streak, and the streak's length (`passVerdict`). */
+  /** The rows served twice in every pass of the current stall streak (`passVerdict`). */
   #repeated: ReadonlyMap<string, number> | undefined;
-  #repeatedPasses = 0;
   #complete = false;
   /** An open day's walk that holds every row that existed when its last pass began (`passVerdict`). */
   #caughtUp = false;
@@ -285,8 +284,7 @@ export class DayWalk {
       totalElements: this.#total,
       passes: this.#passes,
       pages: this.#pages,
-      // A day complete although its pages prove more rows than it holds: the server serves some rows twice.
-      shortfall: complete ? 0 : shortfallOf(this.#total, this.#observed, this.#collected),
+      shortfall: shortfallOf(this.#total, this.#observed, this.#collected),
       complete,
       unreliableTotals: this.#unreliableTotals,
       interrupted,
@@ -466,13 +464,11 @@ export class DayWalk {
       maxPasses: this.#options.maxPasses,
       ...(this.#served ? { served: this.#served } : {}),
       ...(this.#repeated ? { repeatedBefore: this.#repeated } : {}),
-      repeatedPassesBefore: this.#repeatedPasses,
     });
     this.#observed = verdict.observed;
     this.#stalled = verdict.stalled;
     this.#complete = verdict.complete;
     this.#repeated = verdict.repeated;
-    this.#repeatedPasses = verdict.repeatedPasses;
     // Only a walk short of the rows its pages prove, after a pass that added nothing, counts its next pass.
     this.#countNext = verdict.added === 0 && this.#collected < verdict.observed;
     this.#served = undefined;
