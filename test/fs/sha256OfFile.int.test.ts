@@ -1,21 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sha256OfFile } from '../../lib/foundation/fs/sha256OfFile.ts';
+import { tempDirPer } from '../support/tempDirPer.ts';
 
 describe('sha256OfFile: the SHA-256 of a local file', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'ta-sha256-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const tmp = tempDirPer('ta-sha256-');
 
   const fileOf = async (name: string, bytes: Uint8Array) => {
-    const path = join(dir, name);
+    const path = join(tmp.dir, name);
     await writeFile(path, bytes);
     return path;
   };
@@ -32,6 +26,6 @@ describe('sha256OfFile: the SHA-256 of a local file', () => {
   );
 
   it('refuses a missing file', async () => {
-    await expect(sha256OfFile(join(dir, 'missing'), 'hex')).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(sha256OfFile(join(tmp.dir, 'missing'), 'hex')).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });

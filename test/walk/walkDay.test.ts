@@ -137,7 +137,7 @@ describe('walkDay', () => {
       const walk = await walkDay(api, DAY, options({ maxPasses: DEFAULT_MAX_PASSES }));
       const shortfall = (total ?? 250 + copies.length) - 250;
       expect(walk).toMatchObject({ distinct: 250, complete: false, shortfall });
-      // Before: all 50 passes. Now the pass that adds the rows, one that adds none, then the stall streak.
+      // The pass that adds the rows, one that adds none, then the stall streak: not all `MAX_PASSES`.
       expect(walk.passes).toBe(2 + STALLED_PASSES);
     },
   );
