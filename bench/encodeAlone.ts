@@ -6,20 +6,20 @@
  * - `page`: `JSON.parse` of the pages (what the bound does);
  * - `check`: the wire check of every record (`parseHistoryPage`);
  * - `keys`: keying each record (`keyRecord`: instants, token HMACs, extras, the `record_id`);
- * - `row`: its archive row (`KeyedRecord.row`: the `session_id`, the row's values), as keying and the
- *   row together less keying alone (the best round of each); both drop each record's objects once done,
- *   as a walk does;
+ * - `row`: its row as a walk hands it to the encoder (`KeyedRecord.draftRow`: the row's values, its
+ *   `session_id` left to the encoder), as keying and the row together less keying alone (the best round
+ *   of each); both drop each record's objects once done, as a walk does;
  * - `sha256`: the two ids' SHA-256 alone, over the same texts (the contract pins both ids);
  * - `encode`: the rows, grouped by partition, encoded into GZIP Parquet files as the archive writes them
- *   (`RowChunkBuilder`, `ParquetDraftWriter`, the run's row-group settings), of which `gzip` is the time
- *   in zlib's GZIP (the codec on Node 20, which has no zstd).
+ *   (`RowChunkBuilder`, `ParquetDraftWriter`, which derives each `session_id`, the run's row-group
+ *   settings), of which `gzip` is the time in zlib's GZIP (the codec on Node 20, which has no zstd).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator } from '../devkit/startEmulator.ts';
-import type { ArchiveRow } from '../lib/archive/records/archiveRow.ts';
+import type { DraftRow } from '../lib/archive/records/archiveRow.ts';
 import type { HistoryRecord } from '../lib/archive/records/schemas.ts';
 import { addDays, dayRange, toDay } from '../lib/foundation/clock/day.ts';
 import { fetchBound } from './fetchBound.ts';
@@ -118,19 +118,21 @@ try {
       for (const record of content) {
         const keyed = keyRecord(record, opts);
         if (!keyed.ok) throw new Error(keyed.reason);
-        ids += keyed.keyed.row().session_id.length;
+        ids += keyed.keyed.draftRow().record_id.length;
       }
     });
     if (ids === 0) throw new Error('no ids');
-    // The rows the encoding stage takes, by partition, and the ids' texts (not timed).
+    // The rows the encoding stage takes, by partition, and both ids' texts (`row()` hashes the session's
+    // too, here only to collect its text: the encoder derives it again, timed in `encode`); not timed.
     texts = [];
-    const byDt = new Map<string, ArchiveRow[]>();
+    const byDt = new Map<string, DraftRow[]>();
     for (const record of content) {
       const keyed = keyRecord(record, opts);
       if (!keyed.ok) throw new Error(keyed.reason);
       const rows = byDt.get(keyed.keyed.dt) ?? [];
       if (rows.length === 0) byDt.set(keyed.keyed.dt, rows);
-      rows.push(keyed.keyed.row());
+      keyed.keyed.row();
+      rows.push(keyed.keyed.draftRow());
     }
     const hashed = texts;
     texts = undefined;

@@ -70,21 +70,34 @@ export class ParquetDraftWriter extends PartialFile<{ rows: number; bytes: numbe
     this.assertOpen();
     let flushed: Promise<void> | undefined;
     const { rowGroupSize, rowGroupBytes } = this.#settings;
-    const columns = chunk.columns;
-    const sessionIds = columns[SESSION_ID_COLUMN] as (string | null)[];
+    // Where each row group ends is decided row by row; the rows then move a column at a time.
+    let from = 0;
     for (let r = 0; r < chunk.rows; r++) {
-      for (let c = 0; c < columns.length; c++) {
-        (this.#group[c] as unknown[]).push((columns[c] as unknown[])[r]);
-      }
-      // A row whose `session_id` was left to the encoder gets it here, from its own columns.
-      if (sessionIds[r] === null) {
-        const group = this.#group[SESSION_ID_COLUMN] as string[];
-        group[group.length - 1] = derivedSessionId(columns, r);
-      }
       this.#groupBytes += chunk.bytes[r] ?? 0;
-      if (++this.#groupRows >= rowGroupSize || this.#groupBytes >= rowGroupBytes) flushed = this.#flush();
+      if (++this.#groupRows >= rowGroupSize || this.#groupBytes >= rowGroupBytes) {
+        this.#take(chunk.columns, from, r + 1);
+        from = r + 1;
+        flushed = this.#flush();
+      }
     }
+    this.#take(chunk.columns, from, chunk.rows);
     return flushed;
+  }
+
+  /** Moves rows `from` to `to` of a chunk's columns into the open row group. */
+  #take(columns: readonly unknown[][], from: number, to: number): void {
+    if (to <= from) return;
+    const group = this.#group;
+    for (let c = 0; c < columns.length; c++) {
+      const source = columns[c] as unknown[];
+      const target = group[c] as unknown[];
+      for (let r = from; r < to; r++) target.push(source[r]);
+    }
+    // A row whose `session_id` was left to the encoder gets it here, from its own columns.
+    const ids = group[SESSION_ID_COLUMN] as (string | null)[];
+    const offset = ids.length - to;
+    for (let r = from; r < to; r++)
+      if (ids[offset + r] === null) ids[offset + r] = derivedSessionId(columns, r);
   }
 
   /** Writes the last row group and the footer, closes the file. */

@@ -50,6 +50,11 @@ if (
 )
   throw new Error("RowChunkBuilder.push does not follow the history schema's columns");
 
+/** A draft's timestamp as the chunk holds it (see `DraftRow`). */
+function epochMs(value: Date | number): number {
+  return typeof value === 'number' ? value : value.getTime();
+}
+
 /** A string column's payload: its UTF-16 length, or 8 for a null. */
 function textBytes(value: string | null): number {
   return typeof value === 'string' ? value.length : 8;
@@ -82,8 +87,8 @@ export class RowChunkBuilder {
     (c[1] as unknown[]).push(row.session_id);
     // The id it will be once derived: row groups end where they would with the id written out.
     payload += row.session_id === null ? ID_HEX_LENGTH : row.session_id.length;
-    (c[2] as unknown[]).push(row.start_time.getTime());
-    (c[3] as unknown[]).push(row.end_time === null ? null : row.end_time.getTime());
+    (c[2] as unknown[]).push(epochMs(row.start_time));
+    (c[3] as unknown[]).push(row.end_time === null ? null : epochMs(row.end_time));
     (c[4] as unknown[]).push(row.user_email);
     payload += textBytes(row.user_email);
     (c[5] as unknown[]).push(row.token_value);
@@ -108,7 +113,7 @@ export class RowChunkBuilder {
     (c[15] as unknown[]).push(row.port);
     (c[16] as unknown[]).push(row.extra_json);
     payload += textBytes(row.extra_json);
-    (c[17] as unknown[]).push(row.archived_at.getTime());
+    (c[17] as unknown[]).push(epochMs(row.archived_at));
     (c[18] as unknown[]).push(row.start_time_text);
     payload += textBytes(row.start_time_text);
     (c[19] as unknown[]).push(row.end_time_text);

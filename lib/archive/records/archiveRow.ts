@@ -52,4 +52,12 @@ export interface ArchiveRow {
  * token HMACs: under the `keep` and `hash` policies). The encoder fills it in before a row is written
  * (`ParquetDraftWriter`), on the encoding worker when there is one, so the walk's thread does not hash it.
  */
-export type DraftRow = Omit<ArchiveRow, 'session_id'> & { session_id: string | null };
+export type DraftRow = Omit<ArchiveRow, 'session_id' | DraftInstant> & { session_id: string | null } & {
+  [K in DraftInstant]: ArchiveRow[K] | (null extends ArchiveRow[K] ? number | null : number);
+};
+
+/**
+ * A draft row's timestamps may be epoch milliseconds instead of `Date`s: the encoder takes milliseconds, so
+ * a walk's row (`KeyedRecord.draftRow`) hands them over as it holds them, with no `Date` made and read back.
+ */
+type DraftInstant = 'start_time' | 'end_time' | 'archived_at';

@@ -56,36 +56,39 @@ export class KeyedRecord {
    * name are in `extra_json`, with token-bearing names redacted by the same policy.
    */
   row(): ArchiveRow {
-    return this.#build(sessionIdOfKey(this.#key));
+    return this.#build(sessionIdOfKey(this.#key), true) as ArchiveRow;
   }
 
   /**
    * The row as the walk hands it to the encoder (see {@link DraftRow}): its `session_id` is left null
    * when the row's own columns give it (the token HMACs are kept), so the encoder derives it (on its own
-   * thread when it has one); under `drop` the row has no HMACs, and it is hashed here.
+   * thread when it has one); under `drop` the row has no HMACs, and it is hashed here. Its timestamps are
+   * epoch milliseconds and its `domains` the record's own list (the encoder only reads it).
    */
   draftRow(): DraftRow {
-    return this.#build(this.#opts.tokenPolicy === 'drop' ? sessionIdOfKey(this.#key) : null);
+    return this.#build(this.#opts.tokenPolicy === 'drop' ? sessionIdOfKey(this.#key) : null, false);
   }
 
-  #build<S extends string | null>(sessionId: S): Omit<ArchiveRow, 'session_id'> & { session_id: S } {
+  /** The row's fields; `asRow` gives `Date`s and a copy of `domains`, as a public {@link ArchiveRow} has. */
+  #build(sessionId: string | null, asRow: boolean): DraftRow {
     const record = this.#record;
     const opts = this.#opts;
     const n = this.#key.normalised;
     const { address, port: clientPort } = parseClientAddress(record.client_ip);
     const keepRaw = opts.tokenPolicy === 'keep';
     const keepHmac = opts.tokenPolicy !== 'drop';
+    const archivedMs = opts.archivedAt.getTime();
     return {
       record_id: this.id,
       session_id: sessionId,
-      start_time: new Date(n.start_ms),
-      end_time: n.end_ms === null ? null : new Date(n.end_ms),
+      start_time: asRow ? new Date(n.start_ms) : n.start_ms,
+      end_time: n.end_ms === null ? null : asRow ? new Date(n.end_ms) : n.end_ms,
       user_email: record.user_email,
       token_value: keepRaw ? record.token_value : null,
       virtual_token_value: keepRaw ? record.virtual_token_value : null,
       token_hmac: keepHmac ? n.token_hmac : null,
       virtual_token_hmac: keepHmac ? n.virtual_token_hmac : null,
-      domains: [...record.domains],
+      domains: asRow ? [...record.domains] : record.domains,
       mode: record.mode,
       mode_udp: record.mode_udp,
       client_ip: record.client_ip,
@@ -93,7 +96,7 @@ export class KeyedRecord {
       client_port: clientPort,
       port: record.port,
       extra_json: this.#extraJson,
-      archived_at: new Date(opts.archivedAt.getTime()),
+      archived_at: asRow ? new Date(archivedMs) : archivedMs,
       start_time_text: lostInstantText(record.start_time, n.start_ms),
       end_time_text:
         record.end_time === null || n.end_ms === null ? null : lostInstantText(record.end_time, n.end_ms),
