@@ -6,6 +6,7 @@ import {
   type ScriptedUpstreamOptions,
 } from '../../devkit/scriptedUpstream.ts';
 import { archiveKeys } from '../../lib/archive/commit/archiveKeys.ts';
+import { BARREN_PASSES } from '../../lib/archive/config/walkLimits.ts';
 import { type FanoutItem, fanoutItemSchema } from '../../lib/archive/fanout/fanoutTypes.ts';
 import { finishFanout } from '../../lib/archive/fanout/finishFanout.ts';
 import { planFanout } from '../../lib/archive/fanout/planFanout.ts';
@@ -19,8 +20,8 @@ import { TEST_OPTIONS, testDeps } from '../support/engineKit.ts';
 import { MemoryStateStore } from '../support/fakes/memoryStateStore.ts';
 
 const PER_PAGE = 10;
-/** Runs (or orchestrations) a case may take: a stalled walk needs 1 + STALLED_PASSES passes. */
-const MOST_RUNS = STALLED_PASSES + 4;
+/** Runs (or orchestrations) a case may take: a barren walk needs 1 + BARREN_PASSES passes. */
+const MOST_RUNS = BARREN_PASSES + 4;
 
 /**
  * One day as the server scripts it. Every case has more than `rangePages` pages, so the fan-out walks it in
@@ -39,6 +40,8 @@ interface Case {
   /** Items the server serves that are not records (quarantined). */
   bad?: number;
   staleTotals?: ScriptedUpstreamOptions['staleTotals'];
+  /** A record the server holds twice (a copy alike in every field, so one `record_id`): its index. */
+  twice?: number;
 }
 
 const CASES: Case[] = [
@@ -67,6 +70,7 @@ function world(c: Case) {
   const items: unknown[] = [...dayOfRecords(day, c.rows, 1_000)];
   const later = c.growsPerRequest ? dayOfRecords(day, 100_000, 100_000) : [];
   for (let i = 0; i < (c.bad ?? 0); i++) items.splice(7 + i * 40, 0, { not: 'a record', n: i });
+  if (c.twice !== undefined) items.push({ ...(items[c.twice] as object) });
   const api = new ScriptedUpstream({
     clock,
     days: new Map([[day, items]]),
@@ -197,6 +201,19 @@ describe('the completeness rules, one table through both drivers (a run, the fan
     expect(run.unreliableTotals).toBe(lies);
     expect(run.shortfall).toBe(above ? -(c.staleTotals as number) : 0);
     expect(run.passes).toBe(above ? 1 + STALLED_PASSES : lies ? 2 : 1);
+  });
+
+  it('a row the server holds twice: both drivers archive it once and end short, the fan-out (which counts no served rows) after BARREN_PASSES', async () => {
+    const c: Case = { name: 'a row held twice', rows: 95, twice: 12 };
+    const { verdict: run, summary: runSummary } = await byRuns(c);
+    const { verdict: fanout, summary: fanoutSummary } = await byFanout(c);
+    for (const v of [run, fanout]) expect(v).toMatchObject({ complete: false, shortfall: 1 });
+    expect(runSummary.recordsNew).toBe(95);
+    expect(fanoutSummary.recordsNew).toBe(95);
+    // A run counts what each pass serves, so it sees the same row twice in every pass: a stall streak.
+    expect(run.passes).toBe(2 + STALLED_PASSES);
+    // The fan-out's ranges report ids, not what they served twice: ten passes that add nothing end it.
+    expect(fanout.passes).toBe(1 + BARREN_PASSES);
   });
 
   it('what publishing found before the days (a broken partition) is in both drivers’ summaries', async () => {

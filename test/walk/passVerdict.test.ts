@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { BARREN_PASSES } from '../../lib/archive/config/walkLimits.ts';
 import { type PassEvidence, passVerdict } from '../../lib/archive/walk/passVerdict.ts';
 import { STALLED_PASSES } from '../../lib/archive/walk/walkDay.ts';
 
@@ -93,6 +94,21 @@ describe('passVerdict: the day’s completeness rules', () => {
       name: 'a pass that added nothing while the short page proves more: never a stall',
       e: { totals: [125], observedBefore: 100, passStart: 95, pass: 2, stalledBefore: 3 },
       v: { stalled: 0, ends: false, observed: 100 },
+    },
+    {
+      name: 'a pass that added nothing short of the rows the pages prove: barren, goes on before BARREN_PASSES',
+      e: { totals: [125], observedBefore: 100, passStart: 95, pass: 9, barrenBefore: BARREN_PASSES - 2 },
+      v: { stalled: 0, barren: BARREN_PASSES - 1, complete: false, ends: false, shortfall: 30 },
+    },
+    {
+      name: 'barren BARREN_PASSES times in a row, whatever the walk lacks: ends, short',
+      e: { totals: [125], observedBefore: 100, passStart: 95, pass: 11, barrenBefore: BARREN_PASSES - 1 },
+      v: { stalled: 0, barren: BARREN_PASSES, complete: false, ends: true, shortfall: 30 },
+    },
+    {
+      name: 'a pass that added a row ends the barren streak',
+      e: { totals: [125], observedBefore: 100, passStart: 94, pass: 11, barrenBefore: BARREN_PASSES - 1 },
+      v: { barren: 0, ends: false },
     },
     {
       name: 'the last pass allowed: ends, not complete',

@@ -16,7 +16,7 @@ import {
   text,
   viaParser,
 } from './settingSchemas.ts';
-import { DEFAULT_MAX_PASSES, STALLED_PASSES } from './walkLimits.ts';
+import { BARREN_PASSES, DEFAULT_MAX_PASSES, STALLED_PASSES } from './walkLimits.ts';
 
 /** The programs that read settings: the CLI and each Lambda function (its folder under functions/). */
 export const READERS = [
@@ -158,7 +158,7 @@ export const SETTINGS = [
     env: 'MAX_PASSES',
     flag: 'max-passes',
     default: String(DEFAULT_MAX_PASSES),
-    description: `Most walks of one day per run (a walk that holds every row its pages proved also stops once ${STALLED_PASSES} in a row add nothing); a day still short is recorded and scanned again.`,
+    description: `Most walks of one day per run (a walk that holds every row its pages proved also stops once ${STALLED_PASSES} in a row add nothing, any walk once ${BARREN_PASSES} do); a day still short is recorded and scanned again.`,
     schema: (n) => intIn(n, 1, 500),
     readBy: [...ARCHIVERS],
   },

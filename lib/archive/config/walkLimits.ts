@@ -4,9 +4,19 @@
  * would otherwise cost every remaining pass. The shortfall is recorded and the next scan goes on from
  * what is archived. Rows the pages themselves proved are given up this way only when every pass of the
  * streak served every row the walk holds and the same of them twice in their place (a server that holds a
- * row twice, `passVerdict`); otherwise only at `maxPasses`.
+ * row twice, `passVerdict`); otherwise only after {@link BARREN_PASSES}.
  */
 export const STALLED_PASSES = 5;
+
+/**
+ * Passes in a row that add nothing, whatever the rows a walk still lacks, before it stops. Where every
+ * request reshuffles the order, a pass serves only part of a day, so a row the server holds twice (or one it
+ * never serves) and a row the shuffle has not shown yet look alike, and no pass proves a stall by the rules
+ * above. A row that is served at all turns up in a pass of such a streak all but surely: under a full
+ * reshuffle a pass misses a given row about 37% of the time (1/e), ten passes in a row 0.005%. After this many
+ * the day is recorded short, as a stall is, and scanned again later, instead of walked to `maxPasses`.
+ */
+export const BARREN_PASSES = 10;
 
 /**
  * The largest day the archive proves complete: the most ids the fan-out's finish step unions within the

@@ -200,9 +200,10 @@ async function concludePass(
     passStart: carried,
     pass,
     stalledBefore: before?.stalled ?? 0,
+    barrenBefore: before?.barren ?? 0,
     maxPasses: options.maxPasses,
   });
-  const { total, observed, stalled, complete, ends, shortfall } = verdict;
+  const { total, observed, stalled, barren, complete, ends, shortfall } = verdict;
   const progress: WalkProgress = {
     passes: pass + 1,
     nextPage: 0,
@@ -211,6 +212,7 @@ async function concludePass(
     totals: [...totals],
     observed,
     stalled,
+    barren,
     passStart: distinct,
     pages,
   };

@@ -20,6 +20,8 @@ export const walkProgressSchema = z.object({
   /** The rows short pages proved. */
   observed: z.number().int().nonnegative(),
   stalled: z.number().int().nonnegative(),
+  /** Passes in a row that added nothing (`BARREN_PASSES`); absent: none (a walk saved before it was kept). */
+  barren: z.number().int().nonnegative().exactOptional(),
   /** Rows the walk held when the current pass began (what the pass has added is measured from it). */
   passStart: z.number().int().nonnegative(),
   /** Pages fetched so far, over every run. */

@@ -1,4 +1,4 @@
-import { STALLED_PASSES } from '../config/walkLimits.ts';
+import { BARREN_PASSES, STALLED_PASSES } from '../config/walkLimits.ts';
 
 /**
  * What one pass of a day's walk showed, whichever driver walked it (one run's `DayWalk`, or the fan-out's
@@ -35,6 +35,8 @@ export interface PassEvidence {
   pass: number;
   /** Passes in a row before this one that added nothing while only the total said more rows exist. */
   stalledBefore: number;
+  /** Passes in a row before this one that added nothing, whatever the walk lacked (absent: none). */
+  barrenBefore?: number;
   /** The most passes the walk may make. */
   maxPasses: number;
   /**
@@ -64,6 +66,8 @@ export interface PassVerdict {
   added: number;
   /** Passes in a row that added nothing while only the total said more rows exist. */
   stalled: number;
+  /** Passes in a row that added nothing, this one included, whatever the walk lacked ({@link BARREN_PASSES}). */
+  barren: number;
   /** The day is proven complete. */
   complete: boolean;
   /**
@@ -79,7 +83,10 @@ export interface PassVerdict {
    * be walked to `maxPasses` every time.
    */
   caughtUp: boolean;
-  /** The walk ends here: complete, caught up with an open day, stalled {@link STALLED_PASSES} times, or out of passes. */
+  /**
+   * The walk ends here: complete, caught up with an open day, stalled {@link STALLED_PASSES} times, barren
+   * {@link BARREN_PASSES} times, or out of passes.
+   */
   ends: boolean;
   /** Rows the total or the short pages promise that the walk does not hold. */
   shortfall: number;
@@ -97,8 +104,10 @@ export interface PassVerdict {
  * - a pass that added nothing while short of the rows the short pages proved counts toward a stall too when
  *   it served every record held and the rows the pages prove beyond them came as copies of the same held
  *   rows in every pass of the streak (a server that holds a row twice: two records alike in every field);
- * - the walk ends when complete, caught up, after {@link STALLED_PASSES} stalled passes in a row, or at
- *   `maxPasses`.
+ * - whatever the walk lacks, {@link BARREN_PASSES} passes in a row that added nothing end it, short (a day
+ *   reshuffled on every request, where no pass serves every row held, proves no stall by the rule above);
+ * - the walk ends when complete, caught up, after {@link STALLED_PASSES} stalled passes in a row, after
+ *   {@link BARREN_PASSES} barren ones, or at `maxPasses`.
  */
 export function passVerdict(e: PassEvidence): PassVerdict {
   const totals = new Set(e.totals);
@@ -113,6 +122,7 @@ export function passVerdict(e: PassEvidence): PassVerdict {
   // short (its pages prove a row no pass has shown), but it is not walked to `maxPasses` for it.
   const explained = repeated !== undefined && e.collected + sum(repeated.values()) >= observed;
   const stalled = added === 0 && (e.collected >= observed || explained) ? e.stalledBefore + 1 : 0;
+  const barren = added === 0 ? (e.barrenBefore ?? 0) + 1 : 0;
   const complete =
     e.collected >= Math.max(total, observed) && (!unreliableTotals || (e.pass > 1 && added === 0));
   const caughtUp = !complete && e.open && caughtUpWithOpenDay(e, total, observed);
@@ -122,10 +132,11 @@ export function passVerdict(e: PassEvidence): PassVerdict {
     unreliableTotals,
     added,
     stalled,
+    barren,
     complete,
     repeated: explained ? repeated : undefined,
     caughtUp,
-    ends: walkEnds({ complete, caughtUp, pass: e.pass, stalled, maxPasses: e.maxPasses }),
+    ends: walkEnds({ complete, caughtUp, pass: e.pass, stalled, barren, maxPasses: e.maxPasses }),
     shortfall: shortfallOf(total, observed, e.collected),
   };
 }
@@ -175,13 +186,23 @@ export function shortfallOf(total: number, observed: number, collected: number):
   return Math.max(0, Math.max(total, observed) - collected);
 }
 
-/** Whether a walk ends after pass `pass`: proven complete, caught up with an open day, stalled, or out of passes. */
+/**
+ * Whether a walk ends after pass `pass`: proven complete, caught up with an open day, stalled, barren, or out
+ * of passes.
+ */
 export function walkEnds(at: {
   complete: boolean;
   caughtUp: boolean;
   pass: number;
   stalled: number;
+  barren: number;
   maxPasses: number;
 }): boolean {
-  return at.complete || at.caughtUp || at.pass >= at.maxPasses || at.stalled >= STALLED_PASSES;
+  return (
+    at.complete ||
+    at.caughtUp ||
+    at.pass >= at.maxPasses ||
+    at.stalled >= STALLED_PASSES ||
+    at.barren >= BARREN_PASSES
+  );
 }

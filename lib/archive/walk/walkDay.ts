@@ -192,6 +192,8 @@ export class DayWalk {
   #pages: number;
   #passes: number;
   #stalled: number;
+  /** Passes in a row that added nothing (`BARREN_PASSES`). */
+  #barren: number;
   /** Whether the next pass counts what it serves (`ServedIds`): the last added nothing, short of the proven rows. */
   #countNext = false;
   /** What this pass serves, when it is counted. */
@@ -225,6 +227,7 @@ export class DayWalk {
     // A resumed pass is counted once: it goes on, it does not start again.
     this.#passes = resume ? resume.passes - 1 : 0;
     this.#stalled = resume?.stalled ?? 0;
+    this.#barren = resume?.barren ?? 0;
     this.#resume = resume !== undefined && resume.nextPage > 0 ? resume : undefined;
     this.#requests = new Limiter(options.concurrency);
     this.#absorbRows = pageAbsorber(options, this.#rejected);
@@ -245,6 +248,7 @@ export class DayWalk {
         caughtUp: this.#caughtUp,
         pass: this.#passes,
         stalled: this.#stalled,
+        barren: this.#barren,
         maxPasses: this.#options.maxPasses,
       })
     );
@@ -300,6 +304,7 @@ export class DayWalk {
               totals: [...this.#totals],
               observed: this.#observed,
               stalled: this.#stalled,
+              barren: this.#barren,
               passStart: pass.passStart,
               pages: this.#pages,
             },
@@ -461,12 +466,14 @@ export class DayWalk {
       passStart: pass.passStart,
       pass: this.#passes,
       stalledBefore: this.#stalled,
+      barrenBefore: this.#barren,
       maxPasses: this.#options.maxPasses,
       ...(this.#served ? { served: this.#served } : {}),
       ...(this.#repeated ? { repeatedBefore: this.#repeated } : {}),
     });
     this.#observed = verdict.observed;
     this.#stalled = verdict.stalled;
+    this.#barren = verdict.barren;
     this.#complete = verdict.complete;
     this.#repeated = verdict.repeated;
     // Only a walk short of the rows its pages prove, after a pass that added nothing, counts its next pass.
