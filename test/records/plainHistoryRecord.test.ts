@@ -33,10 +33,29 @@ describe('plainHistoryRecord, the wire schema without zod for plain records', ()
         expect(parsed.success).toBe(true);
         expect(fast).toStrictEqual(parsed.data);
         expect(Object.keys(fast)).toEqual(Object.keys(parsed.data as object));
-        expect(fast.domains).not.toBe((raw as { domains: unknown }).domains);
+        // The item itself when its keys come in the schema's order and its port is not -0; else a copy.
+        const asIs =
+          Object.keys(raw as object).join() === HISTORY_RECORD_FIELDS.join() &&
+          !Object.is((raw as { port: unknown }).port, -0);
+        if (asIs) expect(fast).toBe(raw);
+        else expect(fast).not.toBe(raw);
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('copies an item whose keys come in another order, or whose port is -0, into the schema’s form', () => {
+    const parts = fc.sample(recordPartsArb, { numRuns: 1, seed: 3 })[0] as never;
+    const made = recordFrom(parts) as Record<string, unknown>;
+    // As the server writes it: the schema's order.
+    const record = Object.fromEntries(HISTORY_RECORD_FIELDS.map((f) => [f, made[f]]));
+    expect(plainHistoryRecord(record)).toBe(record);
+    const reordered = Object.fromEntries(Object.entries(record).reverse());
+    const copy = plainHistoryRecord(reordered);
+    expect(copy).not.toBe(reordered);
+    expect(Object.keys(copy as object)).toEqual(HISTORY_RECORD_FIELDS);
+    const negativeZero = plainHistoryRecord({ ...record, port: -0 });
+    expect(Object.is(negativeZero?.port, 0)).toBe(true);
   });
 
   it('takes every valid record without extra fields', () => {

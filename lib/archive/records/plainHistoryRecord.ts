@@ -8,15 +8,18 @@ const hasOwn = Object.hasOwn;
 
 /**
  * The common case of the wire schema without zod: a plain object with exactly the named fields (no
- * extras), each of its type. Returns what `historyRecordSchema.parse` returns for it (a new object, keys
- * in the schema's order, `domains` copied), or undefined for anything else, which then goes through
- * zod and gets its reasons (test/records/plainHistoryRecord.test.ts checks both against zod).
+ * extras), each of its type. Returns what `historyRecordSchema.parse` returns for it (keys in the schema's
+ * order, the same values), or undefined for anything else, which then goes through zod and gets its
+ * reasons (test/records/plainHistoryRecord.test.ts checks both against zod). An item whose keys already
+ * come in the schema's order, as the server writes them, and whose port is not -0 is returned itself
+ * (a page's parsed items belong to the walk alone, and nothing writes to a record): no object a record.
  */
 export function plainHistoryRecord(raw: unknown): HistoryRecord | undefined {
   if (typeof raw !== 'object' || raw === null || Object.getPrototypeOf(raw) !== Object.prototype)
     return undefined;
   const r = raw as Record<string, unknown>;
-  if (Object.keys(r).length !== FIELD_COUNT) return undefined;
+  const keys = Object.keys(r);
+  if (keys.length !== FIELD_COUNT) return undefined;
   for (const field of HISTORY_RECORD_FIELDS) if (!hasOwn(r, field)) return undefined;
   const {
     start_time,
@@ -45,6 +48,7 @@ export function plainHistoryRecord(raw: unknown): HistoryRecord | undefined {
     return undefined;
   if (token_value !== null && !wellFormed(token_value)) return undefined;
   if (virtual_token_value !== null && !wellFormed(virtual_token_value)) return undefined;
+  if (!Object.is(port, -0) && inSchemaOrder(keys)) return raw as HistoryRecord;
   return {
     start_time,
     end_time,
@@ -57,6 +61,12 @@ export function plainHistoryRecord(raw: unknown): HistoryRecord | undefined {
     client_ip,
     port: port === null ? null : noNegativeZero(port as number),
   } as HistoryRecord;
+}
+
+/** Whether an object's own keys are the schema's fields in the schema's order. */
+function inSchemaOrder(keys: readonly string[]): boolean {
+  for (let i = 0; i < FIELD_COUNT; i++) if (keys[i] !== HISTORY_RECORD_FIELDS[i]) return false;
+  return true;
 }
 
 /** Whether a string is text Parquet holds as it is (see `loneSurrogateAt`). */
