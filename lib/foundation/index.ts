@@ -7,7 +7,7 @@
 export type { Clock } from './clock/clock.ts';
 export { ManualClock, systemClock } from './clock/clock.ts';
 export type { Day } from './clock/day.ts';
-export { addDays, dayRange, daysBetween, isDay, toDay } from './clock/day.ts';
+export { addDays, dayOfMs, dayRange, daysBetween, isDay, toDay } from './clock/day.ts';
 export type { DeadlineBudget } from './clock/deadlineBudget.ts';
 export { budgetFromRemaining, unboundedBudget } from './clock/deadlineBudget.ts';
 export { offsetClock } from './clock/offsetClock.ts';

@@ -1,4 +1,4 @@
-import { type Day, toDay } from '../../foundation/index.ts';
+import { type Day, dayOfMs } from '../../foundation/index.ts';
 import type { ArchiveRow, DraftRow, TokenPolicy } from './archiveRow.ts';
 import { canonicalJson, setOwn } from './canonicalJson.ts';
 import { parseClientAddress } from './parseClientAddress.ts';
@@ -20,7 +20,7 @@ const NAMED: ReadonlySet<string> = new Set(HISTORY_RECORD_FIELDS);
 
 /** The `dt=` partition of a session that started at `startMs`: the UTC calendar day it started. */
 export function partitionOfMs(startMs: number): Day {
-  return toDay(new Date(startMs));
+  return dayOfMs(startMs);
 }
 
 /**

@@ -12,10 +12,15 @@ export function isDay(s: string): s is Day {
 
 /** UTC calendar day of an instant. */
 export function toDay(t: Date): Day {
-  // Rows come day by day: the last day's text is reused (an invalid Date is NaN, never equal, and throws).
-  const dayNumber = Math.floor(t.getTime() / DAY_MS);
+  return dayOfMs(t.getTime());
+}
+
+/** UTC calendar day of an instant given as epoch milliseconds (as {@link toDay}, with no `Date` for it). */
+export function dayOfMs(ms: number): Day {
+  // Rows come day by day: the last day's text is reused (NaN is never equal, and `toISOString` throws on it).
+  const dayNumber = Math.floor(ms / DAY_MS);
   if (dayNumber === lastDayNumber) return lastDay;
-  const day = t.toISOString().slice(0, 10);
+  const day = new Date(ms).toISOString().slice(0, 10);
   lastDayNumber = dayNumber;
   lastDay = day;
   return day;
