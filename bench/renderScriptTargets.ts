@@ -101,7 +101,7 @@ export function renderScriptTargets(input: ScriptTargetsInput): string[] {
     const own = r2(u.check + u.keys + u.row + u.encode - fixed);
     rows.push([
       `CPU beyond the bound, each stage of a record's work alone (${stages.records} records, best of ${stages.rounds}, Node ${stages.node})`,
-      `parse ${u.page} µs (the bound's); check ${u.check}; keying ${u.keys}; row ${u.row}; encoding ${u.encode}. ` +
+      `parse ${u.page} µs (the bound's); check ${u.check}; keying ${u.keys}; row ${u.row} (the draft a walk hands over); encoding ${u.encode} (each session_id derived there). ` +
         `Fixed by the contract: both ids' SHA-256 ${u.sha256} + GZIP ${u.gzip} = **${fixed} µs**, leaving ` +
         `**${r2(8 - fixed)} µs** of the 8 for this code's own ${own} µs`,
       'reported',
