@@ -214,7 +214,7 @@ describe('renderResults: the stage costs', () => {
       },
     });
     expect(md).toContain(
-      "| CPU beyond the bound, each stage of a record's work alone (294647 records, best of 5, Node 20.20.2) | parse 1.97 µs (the bound's); check 1.5; keying 7.25; row 5.28; encoding 8.66. Fixed by the contract: both ids' SHA-256 1.46 + GZIP 2.38 = **3.84 µs**, leaving **4.16 µs** of the 8 for this code's own 18.85 µs | reported |",
+      "| CPU beyond the bound, each stage of a record's work alone (294647 records, best of 5, Node 20.20.2) | parse 1.97 µs (the bound's); check 1.5; keying 7.25; row 5.28 (the draft a walk hands over); encoding 8.66 (each session_id derived there). Fixed by the contract: both ids' SHA-256 1.46 + GZIP 2.38 = **3.84 µs**, leaving **4.16 µs** of the 8 for this code's own 18.85 µs | reported |",
     );
     expect(renderResults(input([caseResult('day-1M')]))).toContain(
       "| each stage of a record's work alone | not measured (`--only=stage-costs`) |  |",
