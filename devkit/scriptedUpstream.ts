@@ -82,7 +82,8 @@ export class ScriptedUpstream implements UpstreamApi {
       stale === 'floor-pages'
         ? Math.floor(all.length / echoed) * echoed
         : Math.max(0, all.length - (typeof stale === 'number' ? stale : 0));
-    const content = all.slice(page * echoed, (page + 1) * echoed);
+    // Fresh items each answer, as a parsed response's are: the walk never holds the script's own objects.
+    const content = all.slice(page * echoed, (page + 1) * echoed).map(freshItem);
     const totalPages = this.#o.totalPagesOverride ?? Math.ceil(total / echoed);
     const parsed = parseHistoryPage(
       {
@@ -155,5 +156,15 @@ export function dayOfRecords(day: Day, count: number, offset = 0): Record<string
       new Date(Date.parse(`${day}T00:00:00Z`) + ((i * 37_000) % 86_000_000)).toISOString(),
       offset + i,
     ),
+  );
+}
+
+/** A plain object item copied (its own keys in their order, an array value copied too); anything else as it is. */
+function freshItem(item: unknown): unknown {
+  if (typeof item !== 'object' || item === null || Object.getPrototypeOf(item) !== Object.prototype)
+    return item;
+  // `fromEntries` defines each key as an own property: a key named `__proto__` stays a key.
+  return Object.fromEntries(
+    Object.entries(item).map(([key, value]) => [key, Array.isArray(value) ? [...value] : value]),
   );
 }
