@@ -54,7 +54,7 @@ const { parseHistoryPage } = await import('../lib/archive/upstream/parseResponse
 const { keyRecord } = await import('../lib/archive/records/keyedRecord.ts');
 const { RowChunkBuilder } = await import('../lib/archive/parquet/rowChunk.ts');
 const { ParquetDraftWriter } = await import('../lib/archive/parquet/parquetDraftWriter.ts');
-const { DEFAULT_ROW_GROUP_BYTES } = await import('../lib/archive/parquet/historyParquetFile.ts');
+const { CHUNK_ROWS, DEFAULT_ROW_GROUP_BYTES } = await import('../lib/archive/parquet/historyParquetFile.ts');
 
 const emulator = await startEmulator({
   seed: 5,
@@ -144,7 +144,7 @@ try {
     gzipMs = 0;
     const c0 = process.cpuUsage();
     for (const [dt, rows] of byDt) {
-      const builder = new RowChunkBuilder();
+      const builder = new RowChunkBuilder(CHUNK_ROWS);
       const writer = await ParquetDraftWriter.create(join(dir, `${dt}.parquet`), {
         rowGroupSize: 100_000,
         rowGroupBytes: DEFAULT_ROW_GROUP_BYTES,
@@ -152,7 +152,7 @@ try {
       });
       for (const row of rows) {
         builder.push(row);
-        if (builder.rows >= 1024) await writer.append(builder.take());
+        if (builder.rows >= CHUNK_ROWS) await writer.append(builder.take());
       }
       await writer.append(builder.take());
       await writer.finish();

@@ -1,3 +1,4 @@
+import { serialize } from 'node:v8';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HISTORY_COLUMN_NAMES, HISTORY_TIMESTAMP_COLUMNS } from '../../lib/archive/parquet/historySchema.ts';
@@ -35,6 +36,18 @@ function chunkBySchema(rows: readonly ArchiveRow[]): RowChunk {
   return chunk;
 }
 
+/** A copy of a chunk whose every array is built by `push`, so packed (`map` may build a holey one). */
+function pushedCopy(chunk: RowChunk): RowChunk {
+  const pushed = <T>(items: readonly T[]): T[] => {
+    const out: T[] = [];
+    for (const item of items) out.push(item);
+    return out;
+  };
+  const columns: unknown[][] = [];
+  for (const column of chunk.columns) columns.push(pushed(column));
+  return { rows: chunk.rows, columns, bytes: pushed(chunk.bytes) };
+}
+
 const policyArb = fc.constantFrom('keep', 'hash', 'drop') as fc.Arbitrary<'keep' | 'hash' | 'drop'>;
 const rowArb = fc
   .tuple(recordPartsArb, policyArb)
@@ -61,6 +74,24 @@ describe('RowChunkBuilder', () => {
     const builder = new RowChunkBuilder();
     for (const row of rows) builder.push(row);
     expect(builder.take()).toStrictEqual(chunkBySchema(rows));
+  });
+
+  it('gives the same chunk at any capacity, fewer rows than it or more, and clones it as packed columns', () => {
+    fc.assert(
+      fc.property(fc.array(rowArb, { maxLength: 12 }), fc.integer({ min: 0, max: 16 }), (rows, capacity) => {
+        const builder = new RowChunkBuilder(capacity);
+        for (const row of rows) builder.push(row);
+        const taken = builder.take();
+        const expected = chunkBySchema(rows);
+        expect(taken).toStrictEqual(expected);
+        // A column with a hole is cloned as a sparse array, a different (and slower) serialization.
+        expect(serialize(taken).equals(serialize(pushedCopy(expected)))).toBe(true);
+        // The next chunk starts empty, at the same capacity.
+        builder.push(rows[0] ?? (edgeCaseRows()[0] as ArchiveRow));
+        expect(builder.take()).toStrictEqual(chunkBySchema([rows[0] ?? (edgeCaseRows()[0] as ArchiveRow)]));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('starts an empty chunk once one is taken', () => {

@@ -73,7 +73,7 @@ type Backend =
 export class HistoryParquetFile extends PartialFile<HistoryParquetFileResult> {
   readonly #settings: DraftWriterSettings;
   #backend: Backend;
-  #builder = new RowChunkBuilder();
+  #builder = new RowChunkBuilder(CHUNK_ROWS);
   #rows = 0;
   /** Worker calls not answered yet, oldest first (the worker answers a file's calls in order). */
   #inFlight: Promise<unknown>[] = [];
@@ -147,7 +147,7 @@ export class HistoryParquetFile extends PartialFile<HistoryParquetFileResult> {
   }
 
   protected async abortFile(wasOpen: boolean): Promise<void> {
-    this.#builder = new RowChunkBuilder();
+    this.#builder = new RowChunkBuilder(CHUNK_ROWS);
     await Promise.allSettled(this.#inFlight);
     const backend = this.#backend;
     if (wasOpen && backend.kind === 'inline') await backend.writer.abort();

@@ -18,9 +18,17 @@ export function plainHistoryRecord(raw: unknown): HistoryRecord | undefined {
   if (typeof raw !== 'object' || raw === null || Object.getPrototypeOf(raw) !== Object.prototype)
     return undefined;
   const r = raw as Record<string, unknown>;
-  const keys = Object.keys(r);
-  if (keys.length !== FIELD_COUNT) return undefined;
-  for (const field of HISTORY_RECORD_FIELDS) if (!hasOwn(r, field)) return undefined;
+  // Own keys counted and their order checked with `for…in`, which walks V8's cached key list: no array a
+  // record, as `Object.keys` would make (the prototype is `Object.prototype`; an inherited key is skipped).
+  let count = 0;
+  let inSchemaOrder = true;
+  for (const key in r) {
+    if (!hasOwn(r, key)) continue;
+    if (key !== HISTORY_RECORD_FIELDS[count]) inSchemaOrder = false;
+    count++;
+  }
+  if (count !== FIELD_COUNT) return undefined;
+  if (!inSchemaOrder) for (const field of HISTORY_RECORD_FIELDS) if (!hasOwn(r, field)) return undefined;
   const {
     start_time,
     end_time,
@@ -48,7 +56,7 @@ export function plainHistoryRecord(raw: unknown): HistoryRecord | undefined {
     return undefined;
   if (token_value !== null && !wellFormed(token_value)) return undefined;
   if (virtual_token_value !== null && !wellFormed(virtual_token_value)) return undefined;
-  if (!Object.is(port, -0) && inSchemaOrder(keys)) return raw as HistoryRecord;
+  if (!Object.is(port, -0) && inSchemaOrder) return raw as HistoryRecord;
   return {
     start_time,
     end_time,
@@ -61,12 +69,6 @@ export function plainHistoryRecord(raw: unknown): HistoryRecord | undefined {
     client_ip,
     port: port === null ? null : noNegativeZero(port as number),
   } as HistoryRecord;
-}
-
-/** Whether an object's own keys are the schema's fields in the schema's order. */
-function inSchemaOrder(keys: readonly string[]): boolean {
-  for (let i = 0; i < FIELD_COUNT; i++) if (keys[i] !== HISTORY_RECORD_FIELDS[i]) return false;
-  return true;
 }
 
 /** Whether a string is text Parquet holds as it is (see `loneSurrogateAt`). */

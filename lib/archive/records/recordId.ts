@@ -44,13 +44,23 @@ export function normaliseRecord(record: HistoryRecord, tokenKey: Uint8Array): No
     token_hmac: record.token_value === null ? null : tokenHmac(tokenKey, record.token_value),
     virtual_token_hmac:
       record.virtual_token_value === null ? null : tokenHmac(tokenKey, record.virtual_token_value),
-    // One domain or none (most records): already a sorted set, read as it is (never written to).
-    domains: record.domains.length < 2 ? record.domains : [...new Set(record.domains)].sort(),
+    domains: sortedSet(record.domains),
     mode: record.mode,
     mode_udp: record.mode_udp,
     client_ip: record.client_ip,
     port: record.port,
   };
+}
+
+/**
+ * `domains` as a sorted (UTF-16 code unit order, as `sort` compares) set. A list already in strictly
+ * rising order (none, one, or sorted without repeats: most records) is that set, and is read as it is
+ * (never written to); any other is copied, de-duplicated and sorted.
+ */
+function sortedSet(domains: readonly string[]): readonly string[] {
+  for (let i = 1; i < domains.length; i++)
+    if (!((domains[i - 1] as string) < (domains[i] as string))) return [...new Set(domains)].sort();
+  return domains;
 }
 
 /**
