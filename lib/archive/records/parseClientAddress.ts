@@ -16,8 +16,12 @@ const IPV4_WITH_PORT = /^([^:]+):(\d{1,5})$/;
  * literal with an optional port in 0..65535 gives nulls for both: the raw text stays in `client_ip`.
  */
 export function parseClientAddress(clientIp: string): ClientAddress {
-  const usual = bracketedIpv4(clientIp);
-  if (usual !== undefined) return usual;
+  const usualPort = bracketedIpv4Port(clientIp);
+  if (usualPort !== NOT_USUAL)
+    return {
+      address: clientIp.slice(1, clientIp.indexOf(']')),
+      port: usualPort === NO_PORT ? null : usualPort,
+    };
   const text = clientIp.trim();
   const bracketed = BRACKETED.exec(text);
   if (bracketed) return build(bracketed[1], bracketed[2]);
@@ -42,7 +46,7 @@ const ANY_PORT = /^(?:\[[^\]]+\]|\d{1,3}(?:\.\d{1,3}){3}):(\d+)$/;
  * undefined. Text that is not an address with a port at all is not judged here: it is kept raw.
  */
 export function clientPortProblem(clientIp: string): string | undefined {
-  if (bracketedIpv4(clientIp) !== undefined) return undefined;
+  if (bracketedIpv4Port(clientIp) !== NOT_USUAL) return undefined;
   const match = ANY_PORT.exec(clientIp.trim());
   if (match === null) return undefined;
   const digits = match[1] ?? '';
@@ -57,40 +61,44 @@ const DOT = 0x2e;
 const COLON = 0x3a;
 const ZERO = 0x30;
 
+/** {@link bracketedIpv4Port} of a text with no port. */
+const NO_PORT = -1;
+/** {@link bracketedIpv4Port} of any text not in the service's usual form. */
+const NOT_USUAL = -2;
+
 /**
  * The form the service writes, `[<IPv4>]` with `:<port>` of 1–5 digits up to 65535 or none, read without a
- * regex or a match array (both functions above read every record's `client_ip`): what the regexes give for
- * it, or undefined for any other text, which they then read. An IPv4 part is 1–3 digits up to 255 with no
- * leading zero, as `isIP` takes it.
+ * regex, a match array or any string (both functions above read every record's `client_ip`): its port,
+ * {@link NO_PORT}, or {@link NOT_USUAL} for any other text, which the regexes then read. An IPv4 part is
+ * 1–3 digits up to 255 with no leading zero, as `isIP` takes it.
  */
-function bracketedIpv4(text: string): ClientAddress | undefined {
+function bracketedIpv4Port(text: string): number {
   const n = text.length;
-  if (n < 9 || text.charCodeAt(0) !== OPEN) return undefined;
+  if (n < 9 || text.charCodeAt(0) !== OPEN) return NOT_USUAL;
   let i = 1;
   for (let part = 0; part < 4; part++) {
     if (part > 0) {
-      if (text.charCodeAt(i) !== DOT) return undefined;
+      if (text.charCodeAt(i) !== DOT) return NOT_USUAL;
       i++;
     }
     const start = i;
     let value = 0;
     for (let digit = text.charCodeAt(i) - ZERO; digit >= 0 && digit <= 9; digit = text.charCodeAt(i) - ZERO) {
-      if (i - start === 3) return undefined;
+      if (i - start === 3) return NOT_USUAL;
       value = value * 10 + digit;
       i++;
     }
     const digits = i - start;
-    if (digits === 0 || value > 255 || (digits > 1 && text.charCodeAt(start) === ZERO)) return undefined;
+    if (digits === 0 || value > 255 || (digits > 1 && text.charCodeAt(start) === ZERO)) return NOT_USUAL;
   }
-  if (text.charCodeAt(i) !== CLOSE) return undefined;
-  const address = text.slice(1, i);
-  if (++i === n) return { address, port: null };
-  if (text.charCodeAt(i++) !== COLON || n - i < 1 || n - i > 5) return undefined;
+  if (text.charCodeAt(i) !== CLOSE) return NOT_USUAL;
+  if (++i === n) return NO_PORT;
+  if (text.charCodeAt(i++) !== COLON || n - i < 1 || n - i > 5) return NOT_USUAL;
   let port = 0;
   for (; i < n; i++) {
     const digit = text.charCodeAt(i) - ZERO;
-    if (digit < 0 || digit > 9) return undefined;
+    if (digit < 0 || digit > 9) return NOT_USUAL;
     port = port * 10 + digit;
   }
-  return port <= 65_535 ? { address, port } : undefined;
+  return port <= 65_535 ? port : NOT_USUAL;
 }
