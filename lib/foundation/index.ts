@@ -24,6 +24,8 @@ export { mix32 } from './ids/mix32.ts';
 export type { Logger } from './log/logger.ts';
 export { silentLogger } from './log/logger.ts';
 export { terminalJson, terminalText } from './log/terminalText.ts';
+export type { CpuHost } from './process/cpuCapacity.ts';
+export { cpuCapacity } from './process/cpuCapacity.ts';
 export { tryKernelLock } from './process/kernelLock.ts';
 export { makeRunTmpDir } from './process/makeRunTmpDir.ts';
 export type { IncarnationLiveness } from './process/processIncarnation.ts';

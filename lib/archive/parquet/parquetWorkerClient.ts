@@ -1,10 +1,14 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { ArchiverError, boundHeapGrowth, TWO_HEAPS_GROWING_PERCENT } from '../../foundation/index.ts';
+import {
+  ArchiverError,
+  boundHeapGrowth,
+  cpuCapacity,
+  TWO_HEAPS_GROWING_PERCENT,
+} from '../../foundation/index.ts';
 import { type BuiltBundle, cachedBundle } from './cachedBundle.ts';
 import type { FileResult, WorkerCall, WorkerReply, WorkerRequest } from './parquetWorkerProtocol.ts';
 
@@ -82,8 +86,8 @@ let shared: ParquetWorkerClient | undefined;
 
 /**
  * The process's one encoding worker, started on first use; undefined where encoding stays on the main
- * thread: a single CPU (a worker would only add copying; the Lambda's 1,769 MB buys one vCPU),
- * or a bundle (the Lambda's), which carries no worker entry and no esbuild.
+ * thread: under two cores' worth of CPU (a worker would only add copying; the Lambda's 1,769 MB buys one
+ * vCPU), or a bundle (the Lambda's), which carries no worker entry and no esbuild.
  */
 export function parquetWorker(): ParquetWorkerClient | undefined {
   if (shared?.alive) return shared;
@@ -108,9 +112,13 @@ export function runningParquetWorker(): ParquetWorkerClient | undefined {
   return shared?.alive ? shared : undefined;
 }
 
-/** Whether this runtime can run the encoding worker (see `parquetWorker`), without starting it. */
+/**
+ * Whether this runtime can run the encoding worker (see `parquetWorker`), without starting it: two cores'
+ * worth of CPU (`cpuCapacity`: a container's CPU quota counts, not only the CPUs it may run on) and the
+ * worker's code. In less, a worker only adds copying: each row is cloned to it and read back.
+ */
 export function parquetWorkerAvailable(): boolean {
-  return availableParallelism() >= 2 && workerCode() !== undefined;
+  return cpuCapacity() >= 2 && workerCode() !== undefined;
 }
 
 let bundled: string | null | undefined;
