@@ -21,7 +21,7 @@ async function readIn(command: string, args: string[]): Promise<Read> {
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Read;
 }
 
-describe('cpuCapacity on this host', () => {
+describe('cpuCapacity on this host, in a quota the bench opens', () => {
   it('is the CPU count in a process no quota limits, and a worker encodes where there are two', async () => {
     const read = await readIn(process.execPath, [RUN_TS, CHILD]);
     expect(read.capacity).toBe(read.parallelism);
