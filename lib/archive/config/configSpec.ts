@@ -206,7 +206,7 @@ export const SETTINGS = [
     flag: 'parquet-encoder',
     default: 'worker',
     description:
-      'worker | inline: where Parquet row groups are encoded. worker encodes a file past 1,024 rows on a second thread while pages are fetched (1.1–1.5× faster on the bench’s million-record runs, bench/RESULTS.md); where there is no worker (under two cores’ worth of CPU, a container’s CPU quota counted; the Lambda bundle) it is inline. inline keeps every file on the main thread.',
+      'worker | inline: where Parquet row groups are encoded. worker encodes a file past 1,024 rows on a second thread while pages are fetched (1.1–1.5× faster on the bench’s million-record runs, bench/RESULTS.md); where there is no worker (under 1.5 cores’ worth of CPU, a container’s CPU quota counted; the Lambda bundle) it is inline. inline keeps every file on the main thread.',
     schema: (n) => oneOf(n, PARQUET_ENCODERS),
     readBy: [...ARCHIVERS],
   },

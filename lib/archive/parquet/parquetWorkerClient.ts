@@ -86,8 +86,8 @@ let shared: ParquetWorkerClient | undefined;
 
 /**
  * The process's one encoding worker, started on first use; undefined where encoding stays on the main
- * thread: under two cores' worth of CPU (a worker would only add copying; the Lambda's 1,769 MB buys one
- * vCPU), or a bundle (the Lambda's), which carries no worker entry and no esbuild.
+ * thread: under {@link WORKER_MIN_CPU} cores' worth of CPU (a worker would only add copying; the Lambda's
+ * 1,769 MB buys one vCPU), or a bundle (the Lambda's), which carries no worker entry and no esbuild.
  */
 export function parquetWorker(): ParquetWorkerClient | undefined {
   if (shared?.alive) return shared;
@@ -113,12 +113,21 @@ export function runningParquetWorker(): ParquetWorkerClient | undefined {
 }
 
 /**
- * Whether this runtime can run the encoding worker (see `parquetWorker`), without starting it: two cores'
- * worth of CPU (`cpuCapacity`: a container's CPU quota counts, not only the CPUs it may run on) and the
- * worker's code. In less, a worker only adds copying: each row is cloned to it and read back.
+ * The cores' worth of CPU (`cpuCapacity`) from which a file is encoded on the worker. Measured on the 1M
+ * backfill in a cgroup quota on two cores (bench/PROFILE.md, 2026-11-30): at 1 core the worker took
+ * 23.4–23.6 s and inline encoding 18.6–19.1 s (each row is cloned to the worker and read back, and the
+ * two threads share the one core); at 1.5 cores 15.7–16.8 s against 16.1–17.4 s, about even; with two
+ * full cores the worker is 1.1–1.5× faster.
+ */
+export const WORKER_MIN_CPU = 1.5;
+
+/**
+ * Whether this runtime can run the encoding worker (see `parquetWorker`), without starting it: at least
+ * {@link WORKER_MIN_CPU} cores' worth of CPU (`cpuCapacity`: a container's CPU quota counts, not only the
+ * CPUs it may run on) and the worker's code.
  */
 export function parquetWorkerAvailable(): boolean {
-  return cpuCapacity() >= 2 && workerCode() !== undefined;
+  return cpuCapacity() >= WORKER_MIN_CPU && workerCode() !== undefined;
 }
 
 let bundled: string | null | undefined;
