@@ -6,12 +6,15 @@ function host(cpus: number, files: Record<string, string>): CpuHost {
   return { parallelism: () => cpus, read: (file) => files[file] };
 }
 
+/** `/proc/self/mountinfo` of a cgroup v1 host: the cpu controller mounted with cpuacct. */
 const V1_MOUNTS = [
-  'tmpfs /sys/fs/cgroup tmpfs rw,relatime,mode=755 0 0',
-  'cgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,nosuid,nodev,noexec,relatime,cpu,cpuacct 0 0',
-  'cgroup /sys/fs/cgroup/memory cgroup rw,relatime,memory 0 0',
+  '25 20 0:22 / /sys/fs/cgroup rw,nosuid - tmpfs tmpfs rw,mode=755',
+  '30 25 0:26 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid,nodev,noexec,relatime - cgroup cgroup rw,cpu,cpuacct',
+  '31 25 0:27 / /sys/fs/cgroup/memory rw,nosuid - cgroup cgroup rw,memory',
 ].join('\n');
-const V2_MOUNTS = 'cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nodev,noexec,relatime 0 0';
+/** `/proc/self/mountinfo` of a cgroup v2 host. */
+const V2_MOUNTS =
+  '35 20 0:30 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime - cgroup2 cgroup2 rw,nsdelegate';
 
 describe('cpuCapacity', () => {
   it('is the CPU count where no cgroup sets a quota (v2 `max`, v1 -1)', () => {
@@ -19,7 +22,7 @@ describe('cpuCapacity', () => {
       cpuCapacity(
         host(4, {
           '/proc/self/cgroup': '0::/app\n',
-          '/proc/self/mounts': V2_MOUNTS,
+          '/proc/self/mountinfo': V2_MOUNTS,
           '/sys/fs/cgroup/app/cpu.max': 'max 100000\n',
         }),
       ),
@@ -28,7 +31,7 @@ describe('cpuCapacity', () => {
       cpuCapacity(
         host(2, {
           '/proc/self/cgroup': '4:cpu,cpuacct:/docker/abc\n1:memory:/docker/abc\n0::/\n',
-          '/proc/self/mounts': V1_MOUNTS,
+          '/proc/self/mountinfo': V1_MOUNTS,
           '/sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_quota_us': '-1\n',
           '/sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_period_us': '100000\n',
         }),
@@ -39,7 +42,7 @@ describe('cpuCapacity', () => {
   it("is a cgroup v2 group's quota in cores, a fraction when it is one", () => {
     const files = {
       '/proc/self/cgroup': '0::/kubepods/pod1/c1\n',
-      '/proc/self/mounts': V2_MOUNTS,
+      '/proc/self/mountinfo': V2_MOUNTS,
       '/sys/fs/cgroup/kubepods/pod1/c1/cpu.max': '58000 100000\n',
     };
     expect(cpuCapacity(host(2, files))).toBeCloseTo(0.58, 10);
@@ -48,7 +51,7 @@ describe('cpuCapacity', () => {
   it("is a cgroup v1 group's quota over its period, in the cpu controller's mount", () => {
     const files = {
       '/proc/self/cgroup': '7:memory:/docker/abc\n4:cpu,cpuacct:/docker/abc\n',
-      '/proc/self/mounts': V1_MOUNTS,
+      '/proc/self/mountinfo': V1_MOUNTS,
       '/sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_quota_us': '150000\n',
       '/sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_period_us': '100000\n',
     };
@@ -58,7 +61,7 @@ describe('cpuCapacity', () => {
   it('takes the tightest quota of the group and every group above it, never more than the CPUs', () => {
     const files = {
       '/proc/self/cgroup': '0::/a/b/c\n',
-      '/proc/self/mounts': V2_MOUNTS,
+      '/proc/self/mountinfo': V2_MOUNTS,
       '/sys/fs/cgroup/a/b/c/cpu.max': '400000 100000',
       '/sys/fs/cgroup/a/b/cpu.max': 'max 100000',
       '/sys/fs/cgroup/a/cpu.max': '100000 100000',
@@ -78,7 +81,7 @@ describe('cpuCapacity', () => {
   it('counts a hybrid host’s v1 and v2 quotas both', () => {
     const files = {
       '/proc/self/cgroup': '4:cpu,cpuacct:/job\n0::/job\n',
-      '/proc/self/mounts': `${V1_MOUNTS}\ncgroup2 /sys/fs/cgroup/unified cgroup2 rw,relatime 0 0`,
+      '/proc/self/mountinfo': `${V1_MOUNTS}\n36 25 0:31 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw`,
       '/sys/fs/cgroup/cpu,cpuacct/job/cpu.cfs_quota_us': '-1',
       '/sys/fs/cgroup/cpu,cpuacct/job/cpu.cfs_period_us': '100000',
       '/sys/fs/cgroup/unified/job/cpu.max': '50000 100000',
@@ -93,7 +96,7 @@ describe('cpuCapacity', () => {
         cpuCapacity(
           host(3, {
             '/proc/self/cgroup': '0::/x\n',
-            '/proc/self/mounts': V2_MOUNTS,
+            '/proc/self/mountinfo': V2_MOUNTS,
             '/sys/fs/cgroup/x/cpu.max': bad,
           }),
         ),
@@ -104,7 +107,7 @@ describe('cpuCapacity', () => {
       cpuCapacity(
         host(3, {
           '/proc/self/cgroup': '4:cpu:/x\n',
-          '/proc/self/mounts': V2_MOUNTS,
+          '/proc/self/mountinfo': V2_MOUNTS,
           '/sys/fs/cgroup/x/cpu.max': '100000 100000',
         }),
       ),
@@ -114,10 +117,36 @@ describe('cpuCapacity', () => {
   it('reads nothing above the mount of a group’s own subtree (a container’s cgroup namespace)', () => {
     const files = {
       '/proc/self/cgroup': '0::/\n',
-      '/proc/self/mounts': V2_MOUNTS,
+      '/proc/self/mountinfo': V2_MOUNTS,
       '/sys/fs/cgroup/cpu.max': '200000 100000',
       '/sys/fs/cpu.max': '10000 100000',
     };
     expect(cpuCapacity(host(4, files))).toBe(2);
+  });
+
+  it("reads a group under a mount that shows only part of its hierarchy (a container's own group, bind-mounted)", () => {
+    const files = {
+      // Docker on cgroup v1 without a cgroup namespace: the host's path, the container's group as the mount's root.
+      '/proc/self/cgroup': '4:cpu,cpuacct:/docker/abc\n',
+      '/proc/self/mountinfo':
+        '30 25 0:26 /docker/abc /sys/fs/cgroup/cpu,cpuacct ro,nosuid - cgroup cgroup rw,cpu,cpuacct',
+      '/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us': '50000',
+      '/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us': '100000',
+      // The host's path joined under the mount: no group of this process, and never read.
+      '/sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_quota_us': '10000',
+      '/sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_period_us': '100000',
+    };
+    expect(cpuCapacity(host(4, files))).toBe(0.5);
+    // A group outside every mount's root is not read.
+    expect(cpuCapacity(host(4, { ...files, '/proc/self/cgroup': '4:cpu,cpuacct:/other\n' }))).toBe(4);
+  });
+
+  it('reads a mount point written with escapes', () => {
+    const files = {
+      '/proc/self/cgroup': '0::/a\n',
+      '/proc/self/mountinfo': '35 20 0:30 / /mnt/cg\\040two rw - cgroup2 cgroup2 rw',
+      '/mnt/cg two/a/cpu.max': '100000 100000',
+    };
+    expect(cpuCapacity(host(4, files))).toBe(1);
   });
 });

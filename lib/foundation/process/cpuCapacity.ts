@@ -23,8 +23,9 @@ const realHost: CpuHost = {
 
 /**
  * The cores' worth of CPU this process may use: the CPUs it may run on, lowered to the CPU quota of its
- * cgroup and of every cgroup above it (cgroup v2 `cpu.max`, cgroup v1 `cpu.cfs_quota_us` over
- * `cpu.cfs_period_us`), as a container with a CPU limit sets it. Node's `availableParallelism()` counts the
+ * cgroup and of every cgroup above it that its mounts show (cgroup v2 `cpu.max`, cgroup v1
+ * `cpu.cfs_quota_us` over `cpu.cfs_period_us`; found through `/proc/self/cgroup` and
+ * `/proc/self/mountinfo`), as a container with a CPU limit sets it. Node's `availableParallelism()` counts the
  * CPUs the process may be scheduled on and no quota: a container limited to one core on a two-core host
  * answers 2 (measured here under a cgroup v1 quota, Node 20 and 24). A fraction when the quota is one; the
  * CPU count when no quota is set or none can be read. Read once a process.
@@ -42,7 +43,7 @@ let cached: number | undefined;
 function capacityOf(host: CpuHost): number {
   const cpus = host.parallelism();
   const membership = host.read('/proc/self/cgroup');
-  const mounts = host.read('/proc/self/mounts');
+  const mounts = host.read('/proc/self/mountinfo');
   if (membership === undefined || mounts === undefined) return cpus;
   let quota = Number.POSITIVE_INFINITY;
   for (const group of cpuGroups(membership, mounts))
@@ -51,35 +52,78 @@ function capacityOf(host: CpuHost): number {
 }
 
 interface CpuGroup {
-  /** Where the hierarchy is mounted, */
+  /** Where the hierarchy (or the part of it this process sees) is mounted, */
   root: string;
-  /** and the process's own group in it. */
+  /** and the process's own group under that mount. */
   dir: string;
   /** The quota one group sets, in cores: infinite when it sets none. */
   quotaIn(host: CpuHost, dir: string): number;
 }
 
+/** One line of `/proc/self/mountinfo`: the folder of the hierarchy mounted, where, its type and options. */
+interface Mount {
+  root: string;
+  point: string;
+  type: string;
+  options: string[];
+}
+
+/** `<id> <parent> <dev> <root> <point> <options> [optional…] - <type> <source> <super options>` */
+function mountsOf(mountinfo: string): Mount[] {
+  const mounts: Mount[] = [];
+  for (const line of mountinfo.split('\n')) {
+    const [left = '', right = ''] = line.split(' - ');
+    const fields = left.split(' ');
+    const [type = '', , superOptions = ''] = right.split(' ');
+    const root = fields[3];
+    const point = fields[4];
+    if (root === undefined || point === undefined) continue;
+    mounts.push({
+      root: unescapeOctal(root),
+      point: unescapeOctal(point),
+      type,
+      options: superOptions.split(','),
+    });
+  }
+  return mounts;
+}
+
+/** A mountinfo path: space, tab, newline and backslash are written as octal escapes. */
+function unescapeOctal(text: string): string {
+  return text.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
+}
+
 /**
  * The process's groups in each mounted hierarchy that limits CPU: the unified (v2) one (`0::<path>`) and the
- * v1 one whose controllers include `cpu`. A group's path is read under its hierarchy's mount; a mount of
- * a group's own subtree (a container's cgroup namespace) shows that group as its root, `/`.
+ * v1 one whose controllers include `cpu`. A group's path is the hierarchy's; a mount may show only part of
+ * the hierarchy (a container's own group, bind-mounted), so the group is found under the mount whose root
+ * holds it, at its path below that root. A group no mount holds is not read.
  */
-function cpuGroups(membership: string, mounts: string): CpuGroup[] {
+function cpuGroups(membership: string, mountinfo: string): CpuGroup[] {
   const groups: CpuGroup[] = [];
-  const mountRows = mounts.split('\n').map((line) => line.split(' '));
+  const mounts = mountsOf(mountinfo);
   for (const line of membership.split('\n')) {
     const match = /^(\d+):([^:]*):(\/.*)$/.exec(line.trim());
     if (!match) continue;
     const [, id, controllers = '', groupPath = '/'] = match;
-    if (id === '0' && controllers === '') {
-      const root = mountRows.find((f) => f[2] === 'cgroup2')?.[1];
-      if (root) groups.push({ root, dir: path.join(root, groupPath), quotaIn: v2Quota });
-    } else if (controllers.split(',').includes('cpu')) {
-      const root = mountRows.find((f) => f[2] === 'cgroup' && (f[3] ?? '').split(',').includes('cpu'))?.[1];
-      if (root) groups.push({ root, dir: path.join(root, groupPath), quotaIn: v1Quota });
-    }
+    const v2 = id === '0' && controllers === '';
+    if (!v2 && !controllers.split(',').includes('cpu')) continue;
+    const mount = mounts.find(
+      (m) =>
+        (v2 ? m.type === 'cgroup2' : m.type === 'cgroup' && m.options.includes('cpu')) &&
+        within(m.root, groupPath),
+    );
+    if (mount === undefined) continue;
+    const dir = path.join(mount.point, path.relative(mount.root, groupPath));
+    groups.push({ root: mount.point, dir, quotaIn: v2 ? v2Quota : v1Quota });
   }
   return groups;
+}
+
+/** Whether `inner` is `outer` or a folder below it. */
+function within(outer: string, inner: string): boolean {
+  const relative = path.relative(outer, inner);
+  return relative === '' || !(relative.startsWith('..') || path.isAbsolute(relative));
 }
 
 /** `dir` and each folder above it, up to and with `root`. */
