@@ -3,7 +3,7 @@
  * (default 100k), or a 60-day backfill (`startReplayedDataset`), under
  * `node --cpu-prof` and prints, for each thread (the main thread, then the encoding worker when one ran),
  * its time by stage of the walk (`stageCosts`), and the top self-time costs by file and by function, as
- * JSON lines.
+ * JSON lines. `PROFILE_KEEP=<dir>` keeps the `.cpuprofile` files there.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -16,7 +16,8 @@ import { byFile, byFunction, stageCosts, stageOfNode, topCosts } from './topCost
 
 const arg = process.argv[2] ?? '100000';
 const runTs = fileURLToPath(new URL('../../bin/run-ts.js', import.meta.url));
-const dir = await mkdtemp(join(tmpdir(), 'ta-bench-prof-'));
+const keep = process.env.PROFILE_KEEP;
+const dir = keep ?? (await mkdtemp(join(tmpdir(), 'ta-bench-prof-')));
 const data = await startReplayedDataset(arg);
 try {
   const { stdout } = await promisify(execFile)(
@@ -54,5 +55,5 @@ try {
   }
 } finally {
   await data.close();
-  await rm(dir, { recursive: true, force: true });
+  if (!keep) await rm(dir, { recursive: true, force: true });
 }
