@@ -144,7 +144,7 @@ try {
     gzipMs = 0;
     const c0 = process.cpuUsage();
     for (const [dt, rows] of byDt) {
-      const builder = new RowChunkBuilder(CHUNK_ROWS);
+      const builder = new RowChunkBuilder();
       const writer = await ParquetDraftWriter.create(join(dir, `${dt}.parquet`), {
         rowGroupSize: 100_000,
         rowGroupBytes: DEFAULT_ROW_GROUP_BYTES,

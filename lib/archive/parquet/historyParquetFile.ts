@@ -9,7 +9,7 @@ import {
 import { type DraftWriterSettings, ParquetDraftWriter } from './parquetDraftWriter.ts';
 import { type ParquetWorkerClient, parquetWorker, parquetWorkerAvailable } from './parquetWorkerClient.ts';
 import { PartialFile } from './partialFile.ts';
-import { type RowChunk, RowChunkBuilder } from './rowChunk.ts';
+import { CHUNK_ROWS, type RowChunk, RowChunkBuilder } from './rowChunk.ts';
 import { wrapParquetWrite } from './wrapParquetWrite.ts';
 
 /** Where row groups are encoded; the one list of names (config and CLI import it). */
@@ -43,12 +43,7 @@ export interface HistoryParquetFileResult {
 export const DEFAULT_ROW_GROUP_SIZE = 100_000;
 export const DEFAULT_ROW_GROUP_BYTES = 2 * 1024 * 1024;
 
-/**
- * Rows collected before they are handed on as one chunk. A file that never reaches this many rows is
- * encoded on this thread when it finishes (no worker is started for it); past it, chunks go to the
- * encoding worker as they fill, so the rows of a chunk die young here and the walk's heap stays small.
- */
-export const CHUNK_ROWS = 1024;
+export { CHUNK_ROWS } from './rowChunk.ts';
 
 /** Chunks sent to the worker and not yet taken by it before `add` asks the caller to wait. */
 const MAX_CHUNKS_IN_FLIGHT = 4;
@@ -73,7 +68,7 @@ type Backend =
 export class HistoryParquetFile extends PartialFile<HistoryParquetFileResult> {
   readonly #settings: DraftWriterSettings;
   #backend: Backend;
-  #builder = new RowChunkBuilder(CHUNK_ROWS);
+  #builder = new RowChunkBuilder();
   #rows = 0;
   /** Worker calls not answered yet, oldest first (the worker answers a file's calls in order). */
   #inFlight: Promise<unknown>[] = [];
@@ -147,7 +142,7 @@ export class HistoryParquetFile extends PartialFile<HistoryParquetFileResult> {
   }
 
   protected async abortFile(wasOpen: boolean): Promise<void> {
-    this.#builder = new RowChunkBuilder(CHUNK_ROWS);
+    this.#builder = new RowChunkBuilder();
     await Promise.allSettled(this.#inFlight);
     const backend = this.#backend;
     if (wasOpen && backend.kind === 'inline') await backend.writer.abort();

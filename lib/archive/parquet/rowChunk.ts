@@ -68,6 +68,12 @@ function listBytes(items: readonly string[]): number {
 }
 
 /**
+ * Rows collected before they are handed on as one chunk: the capacity a {@link RowChunkBuilder} allocates.
+ * Chunks go to the encoding worker as they fill, so the rows of a chunk die young on the walk's thread.
+ */
+export const CHUNK_ROWS = 1024;
+
+/**
  * Collects rows into a {@link RowChunk}; `take` hands the chunk over and starts an empty one. Each chunk's
  * columns are allocated at `capacity` rows and filled by index, not grown by `push` (which allocates about
  * three times the final array while it grows, and copies it each time): a walk fills every chunk but its
@@ -77,7 +83,7 @@ export class RowChunkBuilder {
   readonly #capacity: number;
   #chunk: RowChunk;
 
-  constructor(capacity = 0) {
+  constructor(capacity = CHUNK_ROWS) {
     this.#capacity = capacity;
     this.#chunk = emptyChunk(capacity);
   }
