@@ -52,9 +52,9 @@ syncBuiltinESMExports();
 // Imported after the wrappers are in place (`recordId.ts` takes `crypto.hash` when it loads).
 const { parseHistoryPage } = await import('../lib/archive/upstream/parseResponses.ts');
 const { keyRecord } = await import('../lib/archive/records/keyedRecord.ts');
-const { RowChunkBuilder } = await import('../lib/archive/parquet/rowChunk.ts');
+const { CHUNK_ROWS, RowChunkBuilder } = await import('../lib/archive/parquet/rowChunk.ts');
 const { ParquetDraftWriter } = await import('../lib/archive/parquet/parquetDraftWriter.ts');
-const { CHUNK_ROWS, DEFAULT_ROW_GROUP_BYTES } = await import('../lib/archive/parquet/historyParquetFile.ts');
+const { DEFAULT_ROW_GROUP_BYTES } = await import('../lib/archive/parquet/historyParquetFile.ts');
 
 const emulator = await startEmulator({
   seed: 5,

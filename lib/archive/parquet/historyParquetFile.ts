@@ -43,8 +43,6 @@ export interface HistoryParquetFileResult {
 export const DEFAULT_ROW_GROUP_SIZE = 100_000;
 export const DEFAULT_ROW_GROUP_BYTES = 2 * 1024 * 1024;
 
-export { CHUNK_ROWS } from './rowChunk.ts';
-
 /** Chunks sent to the worker and not yet taken by it before `add` asks the caller to wait. */
 const MAX_CHUNKS_IN_FLIGHT = 4;
 

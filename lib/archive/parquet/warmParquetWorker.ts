@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { ensureRunFolder } from '../../foundation/index.ts';
 import type { ArchiveRow } from '../records/archiveRow.ts';
-import { CHUNK_ROWS, HistoryParquetFile, type HistoryParquetFileOptions } from './historyParquetFile.ts';
+import { HistoryParquetFile, type HistoryParquetFileOptions } from './historyParquetFile.ts';
 import { parquetWorker, parquetWorkerAvailable } from './parquetWorkerClient.ts';
+import { CHUNK_ROWS } from './rowChunk.ts';
 
 /**
  * The warm-up: a few files of one chunk each (each encoded by the worker, as a walk's are; a file's rows
