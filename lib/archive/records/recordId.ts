@@ -1,6 +1,7 @@
 import * as nodeCrypto from 'node:crypto';
 import { createHash, createHmac } from 'node:crypto';
 import { canonicalJson } from './canonicalJson.ts';
+import { asciiPiece, IdTextWriter } from './idTextWriter.ts';
 import type { HistoryRecord } from './schemas.ts';
 import { toEpochMs } from './toEpochMs.ts';
 import { tokenHmac, tokenKeyObject } from './tokenHmac.ts';
@@ -82,7 +83,7 @@ function sortedSet(domains: readonly string[]): readonly string[] {
  * does not depend on the token policy: switching policy never re-archives anything.
  */
 export function recordIdOf(n: NormalisedRecord): string {
-  return id128(recordIdText(n, sharedTexts(n)));
+  return id128(recordIdText(n));
 }
 
 /**
@@ -94,33 +95,71 @@ export function recordIdOf(n: NormalisedRecord): string {
  * with the same `session_id`: a revision, not an unexplained duplicate.
  */
 export function sessionIdOf(n: SessionIdFields): string {
-  return id128(sessionIdText(sharedTexts(n)));
+  return id128(sessionIdText(n));
 }
 
 /*
  * The texts hashed into the ids, written field by field in their fixed (sorted) key order instead of
  * by `JSON.stringify` of an object: byte for byte the same canonical JSON (test/records/idLayout.test.ts
- * checks it against the object form over arbitrary records), without building the object, and with
- * the fields both ids share escaped once.
+ * checks it against the object form over arbitrary records), written as UTF-8 into one reused buffer
+ * (`IdTextWriter`), with no string made for a field or for the text.
  */
-function recordIdText(n: NormalisedRecord, s: SharedTexts): string {
-  let domains = '[';
-  for (let i = 0; i < n.domains.length; i++)
-    domains += (i === 0 ? '' : ',') + jsonText(n.domains[i] as string);
-  return (
-    `tunnel-archiver/record/v2\n{"client_ip":${s.clientIp},"domains":${domains}],"end_time":${jsonNumber(n.end_ms)},` +
-    `"mode":${s.mode},"mode_udp":${jsonText(n.mode_udp)},"port":${jsonNumber(n.port)},` +
-    `"start_time":${s.startTime},"token_hmac":${s.tokenHmac},"user_email":${s.userEmail},` +
-    `"virtual_token_hmac":${s.virtualTokenHmac}}`
-  );
+const text = new IdTextWriter();
+const RECORD_V2 = asciiPiece('tunnel-archiver/record/v2\n{"client_ip":');
+const SESSION_V1 = asciiPiece('tunnel-archiver/session/v1\n{"client_ip":');
+const DOMAINS = asciiPiece(',"domains":[');
+const COMMA = asciiPiece(',');
+const END_TIME = asciiPiece('],"end_time":');
+const MODE = asciiPiece(',"mode":');
+const MODE_UDP = asciiPiece(',"mode_udp":');
+const PORT = asciiPiece(',"port":');
+const START_TIME = asciiPiece(',"start_time":');
+const TOKEN_HMAC = asciiPiece(',"token_hmac":');
+const USER_EMAIL = asciiPiece(',"user_email":');
+const VIRTUAL_TOKEN_HMAC = asciiPiece(',"virtual_token_hmac":');
+const CLOSE = asciiPiece('}');
+
+function recordIdText(n: NormalisedRecord): IdTextWriter {
+  text.begin(RECORD_V2).text(n.client_ip).raw(DOMAINS);
+  for (let i = 0; i < n.domains.length; i++) {
+    if (i > 0) text.raw(COMMA);
+    text.text(n.domains[i] as string);
+  }
+  return text
+    .raw(END_TIME)
+    .number(n.end_ms)
+    .raw(MODE)
+    .text(n.mode)
+    .raw(MODE_UDP)
+    .text(n.mode_udp)
+    .raw(PORT)
+    .number(n.port)
+    .raw(START_TIME)
+    .number(n.start_ms)
+    .raw(TOKEN_HMAC)
+    .nullableText(n.token_hmac)
+    .raw(USER_EMAIL)
+    .text(n.user_email)
+    .raw(VIRTUAL_TOKEN_HMAC)
+    .nullableText(n.virtual_token_hmac)
+    .raw(CLOSE);
 }
 
-function sessionIdText(s: SharedTexts): string {
-  return (
-    `tunnel-archiver/session/v1\n{"client_ip":${s.clientIp},"mode":${s.mode},` +
-    `"start_time":${s.startTime},"token_hmac":${s.tokenHmac},"user_email":${s.userEmail},` +
-    `"virtual_token_hmac":${s.virtualTokenHmac}}`
-  );
+function sessionIdText(n: SessionIdFields): IdTextWriter {
+  return text
+    .begin(SESSION_V1)
+    .text(n.client_ip)
+    .raw(MODE)
+    .text(n.mode)
+    .raw(START_TIME)
+    .number(n.start_ms)
+    .raw(TOKEN_HMAC)
+    .nullableText(n.token_hmac)
+    .raw(USER_EMAIL)
+    .text(n.user_email)
+    .raw(VIRTUAL_TOKEN_HMAC)
+    .nullableText(n.virtual_token_hmac)
+    .raw(CLOSE);
 }
 
 /** The fields `session_id` is made of (see {@link sessionIdOf}): a {@link NormalisedRecord} has them, and so does a row. */
@@ -129,58 +168,6 @@ export type SessionIdFields = Pick<
   'start_ms' | 'client_ip' | 'mode' | 'user_email' | 'token_hmac' | 'virtual_token_hmac'
 >;
 
-/** The JSON texts of the fields both ids hash, written once for both. */
-export interface SharedTexts {
-  clientIp: string;
-  mode: string;
-  startTime: string;
-  tokenHmac: string;
-  userEmail: string;
-  virtualTokenHmac: string;
-}
-
-function sharedTexts(n: SessionIdFields): SharedTexts {
-  return {
-    clientIp: jsonText(n.client_ip),
-    mode: jsonText(n.mode),
-    startTime: jsonNumber(n.start_ms),
-    tokenHmac: jsonNullable(n.token_hmac),
-    userEmail: jsonText(n.user_email),
-    virtualTokenHmac: jsonNullable(n.virtual_token_hmac),
-  };
-}
-
-/** Characters `JSON.stringify` writes escaped (or may: any surrogate), so a string with one goes to it. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: exactly the control characters JSON escapes
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-
-/** `JSON.stringify(s)` of a string: quoted as is when nothing in it needs escaping. */
-function jsonText(s: string): string {
-  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
-}
-
-function jsonNullable(s: string | null): string {
-  return s === null ? 'null' : jsonText(s);
-}
-
-/** `JSON.stringify(n)` of a number or null (a non-finite number is `null` there too). */
-export function jsonNumber(n: number | null): string {
-  if (n === null || !Number.isFinite(n)) return 'null';
-  // Epoch milliseconds: V8 formats a double of 13 digits twice as slowly as two small integers (measured
-  // 150–190 ns against 70–80), so such an integer is written as its two halves.
-  if (n >= 1e9 && n < 1e15 && Math.floor(n) === n) {
-    const high = Math.floor(n / 1e9);
-    const low = n - high * 1e9;
-    if (low >= 0 && low < 1e9) {
-      const lowText = String(low);
-      return String(high) + NINE_ZEROS.slice(lowText.length) + lowText;
-    }
-  }
-  return String(n);
-}
-
-const NINE_ZEROS = '000000000';
-
 /**
  * The `record_id` of a validated record, with what its `session_id` needs (see {@link sessionIdOfKey}),
  * so that a record already archived costs one hash, not two.
@@ -188,20 +175,17 @@ const NINE_ZEROS = '000000000';
 export interface RecordKey {
   record_id: string;
   normalised: NormalisedRecord;
-  /** The field texts both ids hash, written once. */
-  readonly shared: SharedTexts;
 }
 
 /** The `record_id` of a validated record, hashing each token once; `session_id` is left for later. */
 export function recordKey(record: HistoryRecord, tokenKey: Uint8Array): RecordKey {
   const normalised = normaliseRecord(record, tokenKey);
-  const shared = sharedTexts(normalised);
-  return { record_id: id128(recordIdText(normalised, shared)), normalised, shared };
+  return { record_id: recordIdOf(normalised), normalised };
 }
 
 /** The `session_id` of the record `key` was made from (the same as {@link sessionIdOf} of its fields). */
 export function sessionIdOfKey(key: RecordKey): string {
-  return id128(sessionIdText(key.shared));
+  return sessionIdOf(key.normalised);
 }
 
 /** Both ids of a validated record, hashing each token once. */
@@ -234,12 +218,12 @@ export function rawRecordId(raw: unknown, tokenKey: Uint8Array): string {
 }
 
 /** `crypto.hash` (one-shot, about twice as fast) from Node 20.12; `createHash` before that. */
-const oneShot: ((algorithm: string, data: string, encoding: 'hex') => string) | undefined =
+const oneShot: ((algorithm: string, data: Uint8Array, encoding: 'hex') => string) | undefined =
   typeof nodeCrypto.hash === 'function' ? nodeCrypto.hash : undefined;
 
-function id128(text: string): string {
-  const hex = oneShot
-    ? oneShot('sha256', text, 'hex')
-    : createHash('sha256').update(text, 'utf8').digest('hex');
+/** The first 128 bits (32 hex) of the SHA-256 of the text `written` holds. */
+function id128(written: IdTextWriter): string {
+  const bytes = written.bytes();
+  const hex = oneShot ? oneShot('sha256', bytes, 'hex') : createHash('sha256').update(bytes).digest('hex');
   return hex.slice(0, ID_HEX_LENGTH);
 }
