@@ -30,7 +30,8 @@ export class ParquetDraftWriter extends PartialFile<{ rows: number; bytes: numbe
   readonly #handle: FileHandle;
   readonly #sink: FileSinkWriter;
   readonly #parquet: ParquetWriter;
-  #group: unknown[][] = HISTORY_COLUMN_NAMES.map(() => []);
+  /** The open row group's rows: ranges of the chunks taken, joined a column at a time when it is written. */
+  #parts: ChunkRange[] = [];
   #groupRows = 0;
   #groupBytes = 0;
   #rows = 0;
@@ -84,20 +85,16 @@ export class ParquetDraftWriter extends PartialFile<{ rows: number; bytes: numbe
     return flushed;
   }
 
-  /** Moves rows `from` to `to` of a chunk's columns into the open row group. */
-  #take(columns: readonly unknown[][], from: number, to: number): void {
+  /**
+   * Adds rows `from` to `to` of a chunk's columns to the open row group. The chunk is the writer's from
+   * `append` on (the builder and the worker's message hand it over), so a row whose `session_id` was left
+   * to the encoder gets it here, in the chunk's own column, from its own columns.
+   */
+  #take(columns: unknown[][], from: number, to: number): void {
     if (to <= from) return;
-    const group = this.#group;
-    for (let c = 0; c < columns.length; c++) {
-      const source = columns[c] as unknown[];
-      const target = group[c] as unknown[];
-      for (let r = from; r < to; r++) target.push(source[r]);
-    }
-    // A row whose `session_id` was left to the encoder gets it here, from its own columns.
-    const ids = group[SESSION_ID_COLUMN] as (string | null)[];
-    const offset = ids.length - to;
-    for (let r = from; r < to; r++)
-      if (ids[offset + r] === null) ids[offset + r] = derivedSessionId(columns, r);
+    const ids = columns[SESSION_ID_COLUMN] as (string | null)[];
+    for (let r = from; r < to; r++) if (ids[r] === null) ids[r] = derivedSessionId(columns, r);
+    this.#parts.push({ columns, from, to });
   }
 
   /** Writes the last row group and the footer, closes the file. */
@@ -113,15 +110,15 @@ export class ParquetDraftWriter extends PartialFile<{ rows: number; bytes: numbe
   }
 
   protected async abortFile(wasOpen: boolean): Promise<void> {
-    this.#group = [];
+    this.#parts = [];
     await this.#chain.catch(() => undefined);
     if (wasOpen) await this.#handle.close().catch(() => undefined);
   }
 
   #flush(): Promise<void> {
-    const group = this.#group;
+    const group = joinColumns(this.#parts);
     const rows = this.#groupRows;
-    this.#group = HISTORY_COLUMN_NAMES.map(() => []);
+    this.#parts = [];
     this.#groupRows = 0;
     this.#groupBytes = 0;
     this.#chain = this.#chain.then(async () => {
@@ -137,6 +134,35 @@ export class ParquetDraftWriter extends PartialFile<{ rows: number; bytes: numbe
     return this.#chain;
   }
 }
+
+/** Rows `from` to `to` of a chunk's columns. */
+interface ChunkRange {
+  columns: unknown[][];
+  from: number;
+  to: number;
+}
+
+/**
+ * The row group's columns from its chunks' ranges: each column one array of the group's length, made at
+ * once (`concat`) rather than grown a row at a time, and a whole chunk's column taken as it is when the
+ * group is that chunk alone.
+ */
+function joinColumns(parts: readonly ChunkRange[]): unknown[][] {
+  return HISTORY_COLUMN_NAMES.map((_, c) => {
+    const pieces = parts.map(({ columns, from, to }) => {
+      const column = columns[c] as unknown[];
+      return from === 0 && to === column.length ? column : column.slice(from, to);
+    });
+    if (pieces.length === 1) return pieces[0] as unknown[];
+    // At most `CONCAT_BATCH` arrays a call: a group of many small chunks stays within the argument limit.
+    let joined: unknown[] = [];
+    for (let i = 0; i < pieces.length; i += CONCAT_BATCH)
+      joined = joined.concat(...pieces.slice(i, i + CONCAT_BATCH));
+    return joined;
+  });
+}
+
+const CONCAT_BATCH = 1024;
 
 /** Writes `group` as exactly one row group (the library would split it again at its own default size). */
 async function writeRowGroup(parquet: ParquetWriter, group: unknown[][], rows: number): Promise<void> {

@@ -4,6 +4,10 @@ import type { DataPage } from './writeDataPage.ts';
 
 /** A column's value slots and levels, as the library's Dremel encoding lays them out. */
 export interface Slots {
+  /**
+   * A REQUIRED flat column's own rows (the library's readers and this module's only read them, and its types
+   * take no readonly array); otherwise an array of its own.
+   */
   values: (string | undefined)[];
   definitionLevels: number[];
   repetitionLevels: number[];
@@ -20,6 +24,18 @@ export function asciiBytes(strings: readonly string[]): Buffer | undefined {
   const bytes = Buffer.from(joined, 'utf8');
   // More UTF-8 bytes than UTF-16 units: a character past ASCII (a lone surrogate included).
   return bytes.length === joined.length ? bytes : undefined;
+}
+
+/** The strings of a column's slots, its empty slots (nulls, empty lists) left out: the slots themselves when it has none. */
+export function presentValues(slots: Slots): readonly string[] {
+  const { values } = slots;
+  if (slots.maxDefinitionLevel === 0) return values as readonly string[];
+  const strings: string[] = [];
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (value !== undefined) strings.push(value);
+  }
+  return strings;
 }
 
 /** A page's levels, sliced from the column's, and its rows, with `body` as its encoded values. */
@@ -53,21 +69,35 @@ export function slotsOf(column: ColumnEncoder, rows: readonly unknown[]): Slots 
   const top = path[1];
   if (path.length === 2 && top && top.repetition_type !== 'REPEATED') {
     const optional = top.repetition_type === 'OPTIONAL';
+    if (!optional) {
+      // A REQUIRED column of strings: its rows are its value slots, read as they are (never written to).
+      for (let i = 0; i < rows.length; i++) if (typeof rows[i] !== 'string') return;
+      return {
+        values: rows as string[],
+        definitionLevels,
+        repetitionLevels,
+        maxDefinitionLevel: 0,
+        maxRepetitionLevel: 0,
+      };
+    }
+    // An OPTIONAL column: a slot and a level a row, into arrays made at their length (not grown).
+    const slots: (string | undefined)[] = new Array(rows.length);
+    const levels: number[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const value = rows[i];
       if (typeof value === 'string') {
-        values.push(value);
-        if (optional) definitionLevels.push(1);
-      } else if (optional && (value === null || value === undefined)) {
-        values.push(undefined);
-        definitionLevels.push(0);
+        slots[i] = value;
+        levels[i] = 1;
+      } else if (value === null || value === undefined) {
+        slots[i] = undefined;
+        levels[i] = 0;
       } else return;
     }
     return {
-      values,
-      definitionLevels,
+      values: slots,
+      definitionLevels: levels,
       repetitionLevels,
-      maxDefinitionLevel: optional ? 1 : 0,
+      maxDefinitionLevel: 1,
       maxRepetitionLevel: 0,
     };
   }

@@ -2,7 +2,7 @@ import { ByteWriter } from 'hyparquet-writer';
 import { getPageBoundaries } from 'hyparquet-writer/src/column.js';
 import { deltaBinaryPack } from 'hyparquet-writer/src/delta.js';
 import type { ColumnEncoder, Writer } from 'hyparquet-writer/src/types.js';
-import { asciiBytes, slotsOf, slotsPage } from './stringSlots.ts';
+import { asciiBytes, presentValues, slotsOf, slotsPage } from './stringSlots.ts';
 import { type WrittenColumn, writeColumnPages } from './writeDataPage.ts';
 
 /**
@@ -27,9 +27,7 @@ export function writeAsciiDeltaLengthColumn(
   if (stats || column.columnIndex || column.offsetIndex || column.bloomFilter) return;
   const slots = slotsOf(column, values);
   if (slots === undefined || slots.maxRepetitionLevel > 0) return;
-  const strings: string[] = [];
-  for (const value of slots.values) if (value !== undefined) strings.push(value);
-  const bytes = asciiBytes(strings);
+  const bytes = asciiBytes(presentValues(slots));
   if (bytes === undefined) return;
 
   const bounds = getPageBoundaries(slots.values, 'BYTE_ARRAY', undefined, pageSize, []);

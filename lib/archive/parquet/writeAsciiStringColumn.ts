@@ -3,7 +3,7 @@ import { getPageBoundaries } from 'hyparquet-writer/src/column.js';
 import { useDictionary, writeDictionaryPage } from 'hyparquet-writer/src/dictionary.js';
 import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
 import type { ColumnEncoder, Writer } from 'hyparquet-writer/src/types.js';
-import { asciiBytes, type Slots, slotsOf, slotsPage } from './stringSlots.ts';
+import { asciiBytes, presentValues, type Slots, slotsOf, slotsPage } from './stringSlots.ts';
 import { type WrittenColumn, writeColumnPages } from './writeDataPage.ts';
 
 /**
@@ -50,11 +50,7 @@ export function writeAsciiStringColumn(
 /** The column PLAIN: each page's values as lengths and bytes, sliced from the column encoded once. */
 function writePlainColumn(writer: Writer, column: ColumnEncoder, slots: Slots): WrittenColumn | undefined {
   const { values, repetitionLevels } = slots;
-  const strings: string[] = [];
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i];
-    if (value !== undefined) strings.push(value);
-  }
+  const strings = presentValues(slots);
   const bytes = asciiBytes(strings);
   if (bytes === undefined) return;
   const bounds = getPageBoundaries(values, 'BYTE_ARRAY', undefined, column.pageSize, repetitionLevels);

@@ -1,7 +1,7 @@
 import { loneSurrogateAt } from './loneSurrogateAt.ts';
 import { noNegativeZero } from './noNegativeZero.ts';
 import { HISTORY_RECORD_FIELDS, type HistoryRecord } from './schemas.ts';
-import { parseInstant } from './toEpochMs.ts';
+import { isInstant } from './toEpochMs.ts';
 
 const FIELD_COUNT = HISTORY_RECORD_FIELDS.length;
 const hasOwn = Object.hasOwn;
@@ -41,8 +41,8 @@ export function plainHistoryRecord(raw: unknown): HistoryRecord | undefined {
     client_ip,
     port,
   } = r;
-  if (typeof start_time !== 'string' || !parseInstant(start_time).ok) return undefined;
-  if (end_time !== null && (typeof end_time !== 'string' || !parseInstant(end_time).ok)) return undefined;
+  if (typeof start_time !== 'string' || !isInstant(start_time)) return undefined;
+  if (end_time !== null && (typeof end_time !== 'string' || !isInstant(end_time))) return undefined;
   if (typeof user_email !== 'string' || typeof mode !== 'string' || typeof mode_udp !== 'string')
     return undefined;
   if (typeof client_ip !== 'string') return undefined;

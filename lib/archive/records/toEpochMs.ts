@@ -20,28 +20,18 @@ export function parseInstant(text: unknown): ParsedInstant {
   if (typeof text !== 'string') {
     return { ok: false, reason: `expected an ISO 8601 date-time string, got ${typeof text}` };
   }
-  // Validation and then normalisation read a record's two times back to back: remember the last two.
-  if (text === lastText[0]) return lastResult[0] as ParsedInstant;
-  if (text === lastText[1]) return lastResult[1] as ParsedInstant;
-  const result = parseUncached(text);
-  lastText[slot] = text;
-  lastResult[slot] = result;
-  slot ^= 1;
-  return result;
-}
-
-const lastText: [string | undefined, string | undefined] = [undefined, undefined];
-const lastResult: [ParsedInstant | undefined, ParsedInstant | undefined] = [undefined, undefined];
-let slot = 0;
-
-function parseUncached(text: string): ParsedInstant {
-  const ms = instantMs(text);
+  const ms = cachedInstantMs(text);
+  if (Number.isFinite(ms)) return { ok: true, ms };
   if (Number.isNaN(ms)) {
     return { ok: false, reason: `'${clip(text)}' is not an ISO 8601 date-time with an offset (Z or ±hh:mm)` };
   }
   if (ms === NOT_CALENDAR) return { ok: false, reason: `'${clip(text)}' is not a real calendar date-time` };
-  if (ms === BAD_OFFSET) return { ok: false, reason: `'${clip(text)}' has an impossible UTC offset` };
-  return { ok: true, ms };
+  return { ok: false, reason: `'${clip(text)}' has an impossible UTC offset` };
+}
+
+/** Whether `text` is a strict ISO 8601 instant ({@link parseInstant}'s `ok`), with no object made. */
+export function isInstant(text: string): boolean {
+  return Number.isFinite(cachedInstantMs(text));
 }
 
 /**
@@ -49,10 +39,39 @@ function parseUncached(text: string): ParsedInstant {
  * otherwise. Used for every upstream date-time: ids, partitions and rows all read times through it.
  */
 export function toEpochMs(iso: string): number {
+  if (typeof iso === 'string') {
+    const ms = cachedInstantMs(iso);
+    if (Number.isFinite(ms)) return ms;
+  }
   const parsed = parseInstant(iso);
-  if (!parsed.ok) throw new ArchiverError('SCHEMA_MISMATCH', parsed.reason);
-  return parsed.ms;
+  if (parsed.ok) return parsed.ms;
+  throw new ArchiverError('SCHEMA_MISMATCH', parsed.reason);
 }
+
+/**
+ * {@link instantMs}, remembering the last two texts: validation and then normalisation read a record's two
+ * times back to back. Numbers only, so a parse makes no object.
+ */
+function cachedInstantMs(text: string): number {
+  if (text === lastText0) return lastMs0;
+  if (text === lastText1) return lastMs1;
+  const ms = instantMs(text);
+  if (slot === 0) {
+    lastText0 = text;
+    lastMs0 = ms;
+  } else {
+    lastText1 = text;
+    lastMs1 = ms;
+  }
+  slot ^= 1;
+  return ms;
+}
+
+let lastText0: string | undefined;
+let lastMs0 = Number.NaN;
+let lastText1: string | undefined;
+let lastMs1 = Number.NaN;
+let slot = 0;
 
 // Failure markers: not finite, so never confused with an instant (test NaN with Number.isNaN).
 const NOT_ISO = Number.NaN;

@@ -1,0 +1,69 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type DraftWriterSettings,
+  ParquetDraftWriter,
+} from '../../lib/archive/parquet/parquetDraftWriter.ts';
+import { RowChunkBuilder } from '../../lib/archive/parquet/rowChunk.ts';
+import type { DraftRow } from '../../lib/archive/records/archiveRow.ts';
+import { edgeCaseRows } from './historyRows.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ta-draft-writer-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** 2,600 rows: the edge cases again and again, each with an id of its own and its `session_id` left to the encoder. */
+function draftRows(): DraftRow[] {
+  const base = edgeCaseRows();
+  return Array.from({ length: 2600 }, (_, i) => {
+    const row = base[i % base.length] as DraftRow;
+    const keepsHmacs = row.token_hmac !== null || row.virtual_token_hmac !== null;
+    return {
+      ...row,
+      record_id: i.toString(16).padStart(32, '0'),
+      session_id: keepsHmacs ? null : row.session_id,
+    };
+  });
+}
+
+/** The file `rows` make when handed to the writer in chunks of `chunkRows`. */
+async function fileOf(
+  rows: readonly DraftRow[],
+  chunkRows: number,
+  settings: DraftWriterSettings,
+): Promise<Buffer> {
+  const path = join(dir, `chunks-${chunkRows}-${settings.rowGroupSize}-${settings.rowGroupBytes}.parquet`);
+  const writer = await ParquetDraftWriter.create(path, settings);
+  const builder = new RowChunkBuilder(chunkRows);
+  for (const row of rows) {
+    builder.push(row);
+    if (builder.rows >= chunkRows) await writer.append(builder.take());
+  }
+  if (builder.rows > 0) await writer.append(builder.take());
+  await writer.finish();
+  return readFile(path);
+}
+
+describe('ParquetDraftWriter', () => {
+  it('writes the same bytes however the rows are chunked: one row a chunk (over a thousand ranges a group), cut mid-chunk, or one chunk', async () => {
+    const rows = draftRows();
+    for (const settings of [
+      { rowGroupSize: 100_000, rowGroupBytes: 64 * 1024 * 1024, compression: 'GZIP' },
+      { rowGroupSize: 700, rowGroupBytes: 64 * 1024 * 1024, compression: 'GZIP' },
+      { rowGroupSize: 100_000, rowGroupBytes: 100_000, compression: 'GZIP' },
+    ] as const) {
+      const whole = await fileOf(rows, 4096, settings);
+      for (const chunkRows of [1, 333, 1024]) {
+        expect((await fileOf(rows, chunkRows, settings)).equals(whole), `${chunkRows} rows a chunk`).toBe(
+          true,
+        );
+      }
+    }
+  });
+});
