@@ -18,10 +18,9 @@ export class IdTextWriter {
   /** Appends ASCII bytes as they are (the keys and punctuation between the values). */
   raw(ascii: Uint8Array): this {
     this.#room(ascii.length);
-    const bytes = this.#bytes;
-    let at = this.#at;
-    for (let i = 0; i < ascii.length; i++) bytes[at++] = ascii[i] as number;
-    this.#at = at;
+    // `set` copies as memory does: a loop a byte costs about twice as much for these 1–30-byte pieces.
+    this.#bytes.set(ascii, this.#at);
+    this.#at += ascii.length;
     return this;
   }
 
