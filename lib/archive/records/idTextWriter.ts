@@ -1,9 +1,10 @@
 /**
- * Writes an id's canonical JSON text as UTF-8 straight into one reused buffer, and hashes those bytes: the
- * same bytes `Buffer.from(text, 'utf8')` gives for the text built as a string (test/records/idLayout.test.ts
- * checks the ids over arbitrary records, test/records/idTextWriter.test.ts each kind of value), with no string made a field, and none for the whole text. Every record
- * is hashed this way once or twice, on the walk's thread and the encoder's, so the strings it saves (about
- * 1 KiB a record) are garbage those threads no longer collect.
+ * Writes an id's canonical JSON text as UTF-8 straight into one reused buffer, for the id to be hashed from
+ * those bytes (`recordId.ts`): the bytes `Buffer.from(text, 'utf8')` gives for the text built as a string
+ * (test/records/idLayout.test.ts checks the ids over arbitrary records, test/records/idTextWriter.test.ts each
+ * kind of value), with no string made for a field or for the whole text. Every record is hashed this way once
+ * or twice, on the walk's thread and the encoder's, so the strings it saves (about 1.2 KiB a record) are
+ * garbage those threads no longer collect.
  */
 export class IdTextWriter {
   #bytes = Buffer.allocUnsafe(1024);
@@ -24,7 +25,7 @@ export class IdTextWriter {
     return this;
   }
 
-  /** Appends `JSON.stringify(text)`: quoted as it is when it is printable ASCII with nothing to escape. */
+  /** Appends `JSON.stringify(text)`: quoted as it is when it is ASCII with nothing JSON escapes. */
   text(text: string): this {
     const n = text.length;
     this.#room(n + 2);
