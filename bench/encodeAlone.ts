@@ -18,12 +18,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator } from '../devkit/startEmulator.ts';
 import type { DraftRow } from '../lib/archive/records/archiveRow.ts';
 import type { HistoryRecord } from '../lib/archive/records/schemas.ts';
-import { addDays, dayRange, toDay } from '../lib/foundation/clock/day.ts';
-import { fetchBound } from './fetchBound.ts';
-import { scaledDataset } from './scaledDataset.ts';
+import { scaledPageBodies } from './scaledPageBodies.ts';
 
 const scale = Number(process.argv[2] ?? 20);
 const rounds = Number(process.argv[3] ?? 5);
@@ -56,23 +53,7 @@ const { CHUNK_ROWS, RowChunkBuilder } = await import('../lib/archive/parquet/row
 const { ParquetDraftWriter } = await import('../lib/archive/parquet/parquetDraftWriter.ts');
 const { DEFAULT_ROW_GROUP_BYTES } = await import('../lib/archive/parquet/historyParquetFile.ts');
 
-const emulator = await startEmulator({
-  seed: 5,
-  dataset: scaledDataset(scale),
-  maxPageSize: 2000,
-  faults: { stableOrder: true },
-});
-const bodies: string[] = [];
-try {
-  const today = toDay(new Date());
-  await fetchBound(emulator.url, dayRange(addDays(today, -59), today), {
-    pageSize: 2000,
-    concurrency: 2,
-    onPage: (_path, body) => bodies.push(body),
-  });
-} finally {
-  await emulator.close();
-}
+const bodies = await scaledPageBodies(scale);
 
 const now = new Date();
 const opts = { tokenPolicy: 'hash' as const, tokenKey: new Uint8Array(32).fill(7), archivedAt: now };

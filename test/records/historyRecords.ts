@@ -9,6 +9,21 @@ import {
 import { DOCUMENTED_HISTORY_RECORD } from '../fixtures/documentedValues.ts';
 
 /** A fixed 32-byte token key for tests (never a real one). */
+/** Characters a JSON text must escape or may write several ways: quotes, backslashes, controls, DEL, line separators, lone surrogates, non-ASCII. */
+export const AWKWARD_JSON_CHARACTERS = [
+  '"',
+  '\\',
+  '\n',
+  '\u0000',
+  '\u001f',
+  '\u007f',
+  '\u2028',
+  '\ud800',
+  '\udc00',
+  'a',
+  'é',
+] as const;
+
 export const TEST_TOKEN_KEY: Uint8Array = Uint8Array.from({ length: 32 }, (_, i) => i + 1);
 /** Another key, to show that ids and HMACs depend on the key. */
 export const OTHER_TOKEN_KEY: Uint8Array = Uint8Array.from({ length: 32 }, (_, i) => 255 - i);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { asciiPiece, IdTextWriter } from '../../lib/archive/records/idTextWriter.ts';
+import { AWKWARD_JSON_CHARACTERS } from './historyRecords.ts';
 
 const writer = new IdTextWriter();
 const EMPTY = asciiPiece('');
@@ -64,23 +65,7 @@ describe('IdTextWriter.number', () => {
 
 describe('IdTextWriter.text', () => {
   it('writes the UTF-8 of what JSON.stringify writes: escapes, surrogates, non-ASCII, a text longer than its buffer', () => {
-    const texts = [
-      '',
-      'a',
-      '"',
-      '\\',
-      '\n',
-      '\u0000',
-      '\u001f',
-      '\u007f',
-      'é',
-      '\u2028',
-      '\ud800',
-      '\udc00',
-      '😀',
-      'x'.repeat(5000),
-      `${'é'.repeat(2000)}\ud800`,
-    ];
+    const texts = ['', ...AWKWARD_JSON_CHARACTERS, '😀', 'x'.repeat(5000), `${'é'.repeat(2000)}\ud800`];
     for (const t of texts) {
       const bytes = Buffer.from(writer.begin(asciiPiece('k:')).text(t).nullableText(null).bytes());
       expect(bytes.equals(Buffer.from(`k:${JSON.stringify(t)}null`, 'utf8')), JSON.stringify(t)).toBe(true);

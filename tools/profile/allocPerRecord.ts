@@ -14,15 +14,12 @@ import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import { fetchBound } from '../../bench/fetchBound.ts';
-import { scaledDataset } from '../../bench/scaledDataset.ts';
-import { startEmulator } from '../../devkit/startEmulator.ts';
+import { scaledPageBodies } from '../../bench/scaledPageBodies.ts';
 import { DEFAULT_ROW_GROUP_BYTES } from '../../lib/archive/parquet/historyParquetFile.ts';
 import { ParquetDraftWriter } from '../../lib/archive/parquet/parquetDraftWriter.ts';
 import { CHUNK_ROWS, type RowChunk, RowChunkBuilder } from '../../lib/archive/parquet/rowChunk.ts';
 import { keyRecord } from '../../lib/archive/records/keyedRecord.ts';
 import { parseHistoryPage } from '../../lib/archive/upstream/parseResponses.ts';
-import { addDays, dayRange, toDay } from '../../lib/foundation/clock/day.ts';
 
 interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -34,23 +31,7 @@ const scale = Number(process.argv[2] ?? 5);
 const stage = process.argv[3] ?? 'encode';
 if (stage !== 'walk' && stage !== 'encode') throw new Error(`stage must be walk or encode, got ${stage}`);
 
-const emulator = await startEmulator({
-  seed: 5,
-  dataset: scaledDataset(scale),
-  maxPageSize: 2000,
-  faults: { stableOrder: true },
-});
-const bodies: string[] = [];
-try {
-  const today = toDay(new Date());
-  await fetchBound(emulator.url, dayRange(addDays(today, -59), today), {
-    pageSize: 2000,
-    concurrency: 2,
-    onPage: (_path, body) => bodies.push(body),
-  });
-} finally {
-  await emulator.close();
-}
+const bodies = await scaledPageBodies(scale);
 
 const session = new Session();
 session.connect();

@@ -125,7 +125,7 @@ function recordIdText(n: NormalisedRecord): IdTextWriter {
     if (i > 0) text.raw(COMMA);
     text.text(n.domains[i] as string);
   }
-  return text
+  text
     .raw(END_TIME)
     .number(n.end_ms)
     .raw(MODE)
@@ -133,24 +133,18 @@ function recordIdText(n: NormalisedRecord): IdTextWriter {
     .raw(MODE_UDP)
     .text(n.mode_udp)
     .raw(PORT)
-    .number(n.port)
-    .raw(START_TIME)
-    .number(n.start_ms)
-    .raw(TOKEN_HMAC)
-    .nullableText(n.token_hmac)
-    .raw(USER_EMAIL)
-    .text(n.user_email)
-    .raw(VIRTUAL_TOKEN_HMAC)
-    .nullableText(n.virtual_token_hmac)
-    .raw(CLOSE);
+    .number(n.port);
+  return closingFields(n);
 }
 
 function sessionIdText(n: SessionIdFields): IdTextWriter {
+  text.begin(SESSION_V1).text(n.client_ip).raw(MODE).text(n.mode);
+  return closingFields(n);
+}
+
+/** The four keys both texts end with, in their sorted order, and the closing brace. */
+function closingFields(n: SessionIdFields): IdTextWriter {
   return text
-    .begin(SESSION_V1)
-    .text(n.client_ip)
-    .raw(MODE)
-    .text(n.mode)
     .raw(START_TIME)
     .number(n.start_ms)
     .raw(TOKEN_HMAC)
