@@ -63,9 +63,6 @@ export function slotsPage(
  */
 export function slotsOf(column: ColumnEncoder, rows: readonly unknown[]): Slots | undefined {
   const path = column.schemaPath;
-  const values: (string | undefined)[] = [];
-  const definitionLevels: number[] = [];
-  const repetitionLevels: number[] = [];
   const top = path[1];
   if (path.length === 2 && top && top.repetition_type !== 'REPEATED') {
     const optional = top.repetition_type === 'OPTIONAL';
@@ -74,8 +71,8 @@ export function slotsOf(column: ColumnEncoder, rows: readonly unknown[]): Slots 
       for (let i = 0; i < rows.length; i++) if (typeof rows[i] !== 'string') return;
       return {
         values: rows as string[],
-        definitionLevels,
-        repetitionLevels,
+        definitionLevels: [],
+        repetitionLevels: [],
         maxDefinitionLevel: 0,
         maxRepetitionLevel: 0,
       };
@@ -96,7 +93,7 @@ export function slotsOf(column: ColumnEncoder, rows: readonly unknown[]): Slots 
     return {
       values: slots,
       definitionLevels: levels,
-      repetitionLevels,
+      repetitionLevels: [],
       maxDefinitionLevel: 1,
       maxRepetitionLevel: 0,
     };
@@ -109,6 +106,9 @@ export function slotsOf(column: ColumnEncoder, rows: readonly unknown[]): Slots 
     repeated?.repetition_type === 'REPEATED' &&
     item?.repetition_type === 'REQUIRED';
   if (!standardList) return;
+  const values: (string | undefined)[] = [];
+  const definitionLevels: number[] = [];
+  const repetitionLevels: number[] = [];
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i];
     if (!Array.isArray(row)) return;
