@@ -1,22 +1,16 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type DraftWriterSettings,
   ParquetDraftWriter,
 } from '../../lib/archive/parquet/parquetDraftWriter.ts';
 import { RowChunkBuilder } from '../../lib/archive/parquet/rowChunk.ts';
 import type { DraftRow } from '../../lib/archive/records/archiveRow.ts';
+import { tempDirPer } from '../support/tempDirPer.ts';
 import { edgeCaseRows } from './historyRows.ts';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ta-draft-writer-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = tempDirPer('ta-draft-writer-');
 
 /** 2,600 rows: the edge cases again and again, each with an id of its own and its `session_id` left to the encoder. */
 function draftRows(): DraftRow[] {
@@ -38,7 +32,10 @@ async function fileOf(
   chunkRows: number,
   settings: DraftWriterSettings,
 ): Promise<Buffer> {
-  const path = join(dir, `chunks-${chunkRows}-${settings.rowGroupSize}-${settings.rowGroupBytes}.parquet`);
+  const path = join(
+    tmp.dir,
+    `chunks-${chunkRows}-${settings.rowGroupSize}-${settings.rowGroupBytes}.parquet`,
+  );
   const writer = await ParquetDraftWriter.create(path, settings);
   const builder = new RowChunkBuilder(chunkRows);
   for (const row of rows) {
