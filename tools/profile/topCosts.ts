@@ -79,7 +79,7 @@ export type Stage = readonly [label: string, entry: RegExp];
 export const RUN_STAGES: readonly Stage[] = [
   ['zlib (GZIP)', /^(processChunkSync|zlibBufferSync) node:zlib/],
   ['Parquet encoding (without zlib)', /^(writeHistoryRowGroup|writeRowGroup|finishFile) /],
-  ['fetch, body and JSON.parse', /^(requestJsonOnce|readBodyText) /],
+  ['fetch, body and JSON.parse', /^(requestJsonOnce|readBodyBytes|parseJsonBytes|parseInPieces) /],
   ['wire check', /^(parseHistoryPage|plainHistoryRecord|validateHistoryRecord) /],
   ['keying (instants, token HMACs, record_id)', /^(KeyedRecord|keyRecord|recordKey) /],
   ['row (session_id, values)', /^row /],
@@ -137,12 +137,12 @@ export function stageOfNode(
 
 /**
  * The samples of `profile` from the first to the last that fell in `entry` (by default the fetch stage:
- * `requestJsonOnce`, `readBodyText`), as a sample filter: the walk's window, without start-up and the end,
+ * `requestJsonOnce`, `readBodyBytes`, `parseJsonBytes`), as a sample filter: the walk's window, without start-up and the end,
  * so its costs divided by the pages fetched are what a page costs while a walk runs.
  */
 export function windowOf(
   profile: CpuProfile,
-  entry: RegExp = /^(requestJsonOnce|readBodyText) /,
+  entry: RegExp = /^(requestJsonOnce|readBodyBytes|parseJsonBytes|parseInPieces) /,
 ): { first: number; last: number; ms: number } | undefined {
   const inEntry = stageOfNode(profile, [['entry', entry]]);
   let first = -1;

@@ -1,7 +1,8 @@
 import type { Dispatcher } from 'undici';
 import { ArchiverError } from '../../foundation/index.ts';
 import { MAX_BODY_BYTES } from './bodyLimits.ts';
-import { type BodyText, readBodyText } from './readBodyText.ts';
+import { parseJsonBytes } from './parseJsonBytes.ts';
+import { type BodyBytes, readBodyBytes } from './readBodyBytes.ts';
 import { redactError, redactText } from './redactSecret.ts';
 import { parseRetryAfter } from './retryPolicy.ts';
 import {
@@ -38,6 +39,9 @@ export type AttemptResult =
   | { kind: 'retry'; error: ArchiverError; retryAfterMs?: number }
   | { kind: 'fatal'; error: ArchiverError }
   | { kind: 'aborted'; reason: unknown };
+
+/** A body not read. */
+const NO_BYTES = Buffer.alloc(0);
 
 /** Error bodies are only mined for a message. */
 const MAX_ERROR_BYTES = 4 * 1024;
@@ -86,15 +90,15 @@ export async function requestJsonOnce(req: AttemptRequest): Promise<AttemptResul
       );
     }
     try {
-      return { kind: 'json', json: JSON.parse(body.text) };
+      return { kind: 'json', json: parseJsonBytes(body.bytes) };
     } catch (error) {
-      const message = `${request}: HTTP ${status} body is not valid JSON (${body.text.length} chars; truncated or not JSON)`;
+      const message = `${request}: HTTP ${status} body is not valid JSON (${body.bytes.toString('utf8').length} chars; truncated or not JSON)`;
       return retry(
         new ArchiverError('SCHEMA_MISMATCH', message, { status, cause: redactError(error, req.secret) }),
       );
     }
   }
-  const serverMessage = extractServerMessage(body.text, header(headers, 'content-type'));
+  const serverMessage = extractServerMessage(body.bytes.toString('utf8'), header(headers, 'content-type'));
   const ctx = {
     status,
     request,
@@ -141,7 +145,7 @@ async function nextRequestSent(): Promise<void> {
 interface Exchanged {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: BodyText & { declaredBytes?: number };
+  body: BodyBytes & { declaredBytes?: number };
 }
 
 /**
@@ -166,11 +170,18 @@ async function exchange(req: AttemptRequest): Promise<Exchanged> {
     const declared = Number(header(res.headers, 'content-length'));
     if (Number.isSafeInteger(declared) && declared > limit) {
       res.body.destroy();
-      return { status, headers: res.headers, body: { text: '', truncated: true, declaredBytes: declared } };
+      return {
+        status,
+        headers: res.headers,
+        body: { bytes: NO_BYTES, truncated: true, declaredBytes: declared },
+      };
     }
-    return { status, headers: res.headers, body: await readBodyText(res.body, limit, 0) };
+    return { status, headers: res.headers, body: await readBodyBytes(res.body, limit, 0) };
   }
-  const body = await readBodyText(res.body, MAX_ERROR_BYTES).catch(() => ({ text: '', truncated: false }));
+  const body = await readBodyBytes(res.body, MAX_ERROR_BYTES).catch(() => ({
+    bytes: NO_BYTES,
+    truncated: false,
+  }));
   return { status, headers: res.headers, body };
 }
 

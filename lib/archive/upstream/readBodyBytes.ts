@@ -1,21 +1,21 @@
 import type { Readable } from 'node:stream';
 
-export interface BodyText {
-  text: string;
-  /** True when the body was longer than the limit and `text` holds only its start. */
+export interface BodyBytes {
+  bytes: Buffer;
+  /** True when the body was longer than the limit and `bytes` holds only its start. */
   truncated: boolean;
 }
 
 /**
- * Reads at most `keepBytes` of a response body as UTF-8 text, then drains (without keeping) up to
- * `drainBytes` more so the keep-alive connection can be reused; a longer body is destroyed instead.
- * Never throws for a body that is merely large; transport errors do propagate.
+ * Reads at most `keepBytes` of a response body, then drains (without keeping) up to `drainBytes` more so
+ * the keep-alive connection can be reused; a longer body is destroyed instead. Never throws for a body
+ * that is merely large; transport errors do propagate.
  */
-export async function readBodyText(
+export async function readBodyBytes(
   body: Readable,
   keepBytes: number,
   drainBytes = 256 * 1024,
-): Promise<BodyText> {
+): Promise<BodyBytes> {
   const kept: Buffer[] = [];
   let keptBytes = 0;
   let seen = 0;
@@ -34,5 +34,5 @@ export async function readBodyText(
       break;
     }
   }
-  return { text: Buffer.concat(kept).toString('utf8'), truncated };
+  return { bytes: kept.length === 1 ? (kept[0] as Buffer) : Buffer.concat(kept), truncated };
 }
