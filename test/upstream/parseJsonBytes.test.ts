@@ -67,6 +67,15 @@ const value: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
 );
 
+/** JSON whitespace as a pretty printer, or a hostile one, puts it between tokens. */
+const gap = fc.constantFrom('', ' ', '\n  ', '\r\n\t', ' \n ');
+
+/** A key's text: any tricky name, `content`, or `content` spelled with escapes. */
+const keyText = fc.oneof(
+  trickyText.map((k) => JSON.stringify(k)),
+  fc.constantFrom('"content"', '"cont\\u0065nt"', '"\\u0063\\u006F\\u006E\\u0074\\u0065\\u006E\\u0074"'),
+);
+
 const record = fc.dictionary(fc.oneof(trickyText, fc.constant('content')), value, { maxKeys: 5 });
 
 /** A page's text: envelope fields around the `content` array at any place, some duplicated or nested. */
@@ -83,6 +92,45 @@ const pageText = fc
       ...after.map(([k, v]) => [k, JSON.stringify(v)] as const),
     ]),
   );
+
+/** Records and keys with nothing tricky in them, so that many spaced pages take the pieces' path. */
+const plainRecord = fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 });
+const plainKey = fc.constantFrom('"total"', '"page"', '"hasMore"');
+
+/** A page's text with whitespace between its tokens and keys spelled with escapes. */
+const spacedPageText = fc
+  .record({
+    records: fc.array(fc.oneof(record, plainRecord), { maxLength: 30 }),
+    indent: fc.constantFrom(0, 1, 2, '\t'),
+    before: fc.array(fc.tuple(keyText, value), { maxLength: 2 }),
+    after: fc.array(
+      fc.tuple(fc.oneof({ arbitrary: keyText, weight: 1 }, { arbitrary: plainKey, weight: 3 }), value),
+      {
+        maxLength: 2,
+      },
+    ),
+    gaps: fc.array(gap, { minLength: 8, maxLength: 8 }),
+  })
+  .map(({ records, indent, before, after, gaps }) => {
+    const [g0, g1, g2, g3, g4, g5, g6, g7] = gaps as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    const field = ([k, v]: readonly [string, unknown]) => `${k}${g0}:${g1}${JSON.stringify(v, null, indent)}`;
+    const list = records.map((r) => JSON.stringify(r, null, indent)).join(`${g2},${g3}`);
+    const fields = [
+      ...before.map(field),
+      `${g4}"content"${g5}:${g6}[${g7}${list}${g7}]`,
+      ...after.map(field),
+    ];
+    return `{${g7}${fields.join(`${g1},${g3}`)}${g2}}`;
+  });
 
 describe('parseJsonBytes', () => {
   it('parses a documented page of records in pieces, the records in their order', () => {
@@ -118,11 +166,33 @@ describe('parseJsonBytes', () => {
     expectAsWhole(bytes, 200);
   });
 
-  it('parses a pretty-printed page whole (no compact cut), to the same value', () => {
-    const text = JSON.stringify({ ...documented, content: Array(200).fill(RECORD) }, null, 2);
-    const bytes = Buffer.from(text);
-    expect(parseInPieces(bytes, 1024)).toBeUndefined();
-    expectAsWhole(bytes, 1024);
+  it('parses pretty-printed pages in pieces too, as JSON.stringify and Jackson indent them', () => {
+    const records = Array.from({ length: 200 }, (_, i) => ({ ...RECORD, user_email: `u${i}@ex.com` }));
+    const page = { ...documented, content: records };
+    const twoSpaces = JSON.stringify(page, null, 2);
+    const tabs = JSON.stringify(page, null, '\t').replaceAll('\n', '\r\n');
+    // Jackson's default pretty printer: `"key" : value`, and records joined by `}, {`.
+    const jackson = twoSpaces.replaceAll('": ', '" : ').replaceAll(/\},\s*\{/g, '}, {');
+    expect(jackson).toContain('"content" : [');
+    for (const text of [twoSpaces, tabs, jackson]) {
+      const bytes = Buffer.from(text);
+      const pieces = parseInPieces(bytes, 1024) as { content: unknown[] } | undefined;
+      expect(pieces?.content).toHaveLength(200);
+      expectAsWhole(bytes, 1024);
+    }
+  });
+
+  it('gives a later duplicate `content` key written with escapes its due, as JSON.parse does', () => {
+    const records = JSON.stringify(Array(100).fill(RECORD));
+    for (const name of ['cont\\u0065nt', '\\u0063ONTENT'.toLowerCase(), '\\u0063\\u006F\\u006e\\u0074ent']) {
+      const text = `{"content":${records},"${name}":[1,2]}`;
+      const bytes = Buffer.from(text);
+      expect(parseInPieces(bytes, 256)).toBeUndefined();
+      expectAsWhole(bytes, 256);
+    }
+    expect(parseJsonBytes(Buffer.from(`{"content":${records},"cont\\u0065nt":[1,2]}`), 256)).toStrictEqual({
+      content: [1, 2],
+    });
   });
 
   it('gives a later duplicate `content` key its due: the whole parse, as JSON.parse does', () => {
@@ -183,6 +253,20 @@ describe('parseJsonBytes', () => {
         expectAsWhole(Buffer.from(text), pieceBytes);
         const pieces = parseInPieces(Buffer.from(text), pieceBytes);
         if (pieces !== undefined) expect(pieces).toStrictEqual(JSON.parse(text));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('gives what JSON.parse gives for any spaced page text, with keys spelled any way', () => {
+    // The property below exercises the pieces' path, not only the whole parse.
+    const taken = fc
+      .sample(spacedPageText, 300)
+      .filter((t) => parseInPieces(Buffer.from(t), 20) !== undefined);
+    expect(taken.length).toBeGreaterThan(30);
+    fc.assert(
+      fc.property(spacedPageText, fc.integer({ min: 0, max: 200 }), (text, pieceBytes) => {
+        expectAsWhole(Buffer.from(text), pieceBytes);
       }),
       { numRuns: 400 },
     );

@@ -10,25 +10,33 @@ export const PIECE_BYTES = 24 * 1024;
 /** The most bytes before the records' array that the pieces' path reads: a page's envelope fields. */
 const MAX_HEAD_BYTES = 4 * 1024;
 
-const CONTENT_KEY = Buffer.from('"content":[');
-/** Where one record of the array ends and the next begins, in compact JSON. */
-const RECORD_CUT = Buffer.from('},{"');
+const CONTENT_NAME = Buffer.from('"content"');
+/**
+ * Any JSON string token that names `content`: each letter as itself or as its `\u` escape (hex in either
+ * case). A duplicate key written so is the same key to `JSON.parse`.
+ */
+const CONTENT_TOKEN = new RegExp(`"${[...'content'].map((c) => `(?:${c}|\\\\u${escapeHex(c)})`).join('')}"`);
 const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
 const COMMA = 0x2c;
+const COLON = 0x3a;
 
 /**
  * `JSON.parse` of a UTF-8 body: always the value, or the error, that `JSON.parse(bytes.toString('utf8'))`
- * gives. A large page (`{..., "content": [records], ...}`, compact) is parsed as pieces of about
- * {@link PIECE_BYTES}, each decoded and parsed on its own and the records joined in order, when every
+ * gives. A large page (`{..., "content": [records], ...}`, compact or pretty-printed) is parsed as pieces of
+ * about {@link PIECE_BYTES}, each decoded and parsed on its own and the records joined in order, when every
  * piece parses; anything else is parsed whole. Why the pieces give the same value:
  *
  * - The head (the bytes up to the array's `[`) followed by `]}` must parse, and the byte before the key
- *   must be `{` or `,`: so the `[` opens the array of the top-level key `content`, and no other.
- * - Each piece between two cuts, bracketed, must parse as an array: so it is a list of whole values. A cut
- *   (`},{"`) that falls inside a string or inside a record leaves a bracket or a quote unclosed in the
- *   pieces on both sides of it, and one of them fails to parse.
+ *   (whitespace apart) must be `{` or `,`: so the `[` opens the array of the top-level key `content`, and no
+ *   other.
+ * - A cut is a `}`, then a `,` and a `{`, with only JSON whitespace between them. Each piece between two
+ *   cuts, bracketed, must parse as an array: so it is a list of whole values. A cut that falls inside a
+ *   string or inside a record leaves a bracket or a quote unclosed in the pieces on both sides of it, and
+ *   one of them fails to parse.
  * - The head followed by the last piece (the last records, the `]` and the rest of the envelope) must
- *   parse, and that piece must not name `content` again (a later duplicate key would win).
+ *   parse, and that piece must not name `content` again, escaped or not (a later duplicate key would win).
  *
  * JSON's grammar reads each piece the same way inside the whole text, so the whole parses to the last
  * parse with the earlier pieces' records in front of its own. Cuts fall on ASCII bytes, so each piece
@@ -47,30 +55,76 @@ export function parseJsonBytes(bytes: Buffer, pieceBytes = PIECE_BYTES): unknown
  * not apply: no top-level `content` array within the first bytes, no cut, or a piece that does not parse.
  */
 export function parseInPieces(bytes: Buffer, pieceBytes: number): unknown {
-  const key = bytes.indexOf(CONTENT_KEY);
+  const key = bytes.indexOf(CONTENT_NAME);
   if (key < 1 || key > MAX_HEAD_BYTES) return undefined;
-  const before = bytes[key - 1];
+  const before = bytes[skipWhitespaceBack(bytes, key - 1)];
   if (before !== OPEN_BRACE && before !== COMMA) return undefined;
-  const from = key + CONTENT_KEY.length;
+  const colon = skipWhitespace(bytes, key + CONTENT_NAME.length);
+  if (bytes[colon] !== COLON) return undefined;
+  const open = skipWhitespace(bytes, colon + 1);
+  if (bytes[open] !== OPEN_BRACKET) return undefined;
+  const from = open + 1;
   const head = bytes.toString('utf8', 0, from);
   const probe = tryParse(`${head}]}`) as { content?: unknown } | undefined;
   if (!Array.isArray(probe?.content) || probe.content.length !== 0) return undefined;
   const records: unknown[] = [];
   let start = from;
   for (;;) {
-    const cut = bytes.indexOf(RECORD_CUT, start + pieceBytes);
-    if (cut < 0) break;
-    const piece = tryParse(`[${bytes.toString('utf8', start, cut + 1)}]`);
+    const close = recordCut(bytes, start + pieceBytes);
+    if (close < 0) break;
+    const piece = tryParse(`[${bytes.toString('utf8', start, close + 1)}]`);
     if (!Array.isArray(piece)) return undefined;
     for (const record of piece) records.push(record);
-    start = cut + 2;
+    // The next piece starts at the next record's `{`.
+    start = skipWhitespace(bytes, skipWhitespace(bytes, close + 1) + 1);
   }
-  if (records.length === 0 || bytes.indexOf('"content"', start) >= 0) return undefined;
-  const page = tryParse(head + bytes.toString('utf8', start)) as { content?: unknown } | undefined;
+  if (records.length === 0) return undefined;
+  const tail = bytes.toString('utf8', start);
+  if (CONTENT_TOKEN.test(tail)) return undefined;
+  const page = tryParse(head + tail) as { content?: unknown } | undefined;
   if (!Array.isArray(page?.content)) return undefined;
   for (const record of page.content) records.push(record);
   page.content = records;
   return page;
+}
+
+/** Where the first cut at or after `from` begins: a `}` followed by `,` and `{`, whitespace apart; or -1. */
+function recordCut(bytes: Buffer, from: number): number {
+  for (
+    let close = bytes.indexOf(CLOSE_BRACE, from);
+    close >= 0;
+    close = bytes.indexOf(CLOSE_BRACE, close + 1)
+  ) {
+    const comma = skipWhitespace(bytes, close + 1);
+    if (bytes[comma] === COMMA && bytes[skipWhitespace(bytes, comma + 1)] === OPEN_BRACE) return close;
+  }
+  return -1;
+}
+
+/** JSON's whitespace: space, tab, line feed, carriage return. */
+function isWhitespace(byte: number | undefined): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+/** The first index at or after `at` that is not whitespace (the length, past the end). */
+function skipWhitespace(bytes: Buffer, at: number): number {
+  let i = at;
+  while (i < bytes.length && isWhitespace(bytes[i])) i++;
+  return i;
+}
+
+/** The last index at or before `at` that is not whitespace (-1, before the start). */
+function skipWhitespaceBack(bytes: Buffer, at: number): number {
+  let i = at;
+  while (i >= 0 && isWhitespace(bytes[i])) i--;
+  return i;
+}
+
+/** A character's four `\u` hex digits as a pattern that takes either case. */
+function escapeHex(c: string): string {
+  return [...c.charCodeAt(0).toString(16).padStart(4, '0')]
+    .map((h) => (/[a-f]/.test(h) ? `[${h}${h.toUpperCase()}]` : h))
+    .join('');
 }
 
 function tryParse(text: string): unknown {
