@@ -55,10 +55,16 @@ describe('the replay server', () => {
   it('answers page 1 of a day of one page from memory, as a first walk asks for it beside page 0', async () => {
     const now = new Date();
     const day = addDays(toDay(now), -3);
-    const emulator = await startEmulator({ seed: 5, clock: fixedClock(now), faults: { stableOrder: true } });
+    // Every day holds 100 to 1,500 sessions, whatever the date: at pages of 2000, one page a day (the
+    // default dataset's heavy days, which fall on dates that move with the calendar, hold more).
+    const emulator = await startEmulator({
+      seed: 5,
+      clock: fixedClock(now),
+      faults: { stableOrder: true },
+      dataset: { quietDayRate: 0, normalMin: 100, normalMax: 1_500, heavyMin: 100, heavyMax: 1_500 },
+    });
     let replay: Awaited<ReturnType<typeof startReplayServer>> | undefined;
     try {
-      // Pages of 2000: every day of the default dataset is one page.
       replay = await startReplayServer(emulator.url, [day], { pageSize: 2000, concurrency: 2 });
       expect(replay.pages).toBe(1);
     } finally {
