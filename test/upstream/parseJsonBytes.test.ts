@@ -259,11 +259,12 @@ describe('parseJsonBytes', () => {
   });
 
   it('gives what JSON.parse gives for any spaced page text, with keys spelled any way', () => {
-    // The property below exercises the pieces' path, not only the whole parse.
+    // The property below exercises the pieces' path, not only the whole parse: about one text in ten takes
+    // it (21-38 of 300 over 40 seeds). A fixed seed, so the count is the same every run.
     const taken = fc
-      .sample(spacedPageText, 300)
+      .sample(spacedPageText, { numRuns: 300, seed: 7 })
       .filter((t) => parseInPieces(Buffer.from(t), 20) !== undefined);
-    expect(taken.length).toBeGreaterThan(30);
+    expect(taken.length).toBeGreaterThan(15);
     fc.assert(
       fc.property(spacedPageText, fc.integer({ min: 0, max: 200 }), (text, pieceBytes) => {
         expectAsWhole(Buffer.from(text), pieceBytes);
