@@ -109,19 +109,10 @@ const spacedPageText = fc
         maxLength: 2,
       },
     ),
-    gaps: fc.array(gap, { minLength: 8, maxLength: 8 }),
+    gaps: fc.tuple(gap, gap, gap, gap, gap, gap, gap, gap),
   })
   .map(({ records, indent, before, after, gaps }) => {
-    const [g0, g1, g2, g3, g4, g5, g6, g7] = gaps as [
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-    ];
+    const [g0, g1, g2, g3, g4, g5, g6, g7] = gaps;
     const field = ([k, v]: readonly [string, unknown]) => `${k}${g0}:${g1}${JSON.stringify(v, null, indent)}`;
     const list = records.map((r) => JSON.stringify(r, null, indent)).join(`${g2},${g3}`);
     const fields = [
@@ -184,7 +175,7 @@ describe('parseJsonBytes', () => {
 
   it('gives a later duplicate `content` key written with escapes its due, as JSON.parse does', () => {
     const records = JSON.stringify(Array(100).fill(RECORD));
-    for (const name of ['cont\\u0065nt', '\\u0063ONTENT'.toLowerCase(), '\\u0063\\u006F\\u006e\\u0074ent']) {
+    for (const name of ['cont\\u0065nt', '\\u0063ontent', '\\u0063\\u006F\\u006e\\u0074ent']) {
       const text = `{"content":${records},"${name}":[1,2]}`;
       const bytes = Buffer.from(text);
       expect(parseInPieces(bytes, 256)).toBeUndefined();

@@ -15,7 +15,8 @@ const CONTENT_NAME = Buffer.from('"content"');
  * Any JSON string token that names `content`: each letter as itself or as its `\u` escape (hex in either
  * case). A duplicate key written so is the same key to `JSON.parse`.
  */
-const CONTENT_TOKEN = new RegExp(`"${[...'content'].map((c) => `(?:${c}|\\\\u${escapeHex(c)})`).join('')}"`);
+const CONTENT_TOKEN =
+  /"(?:c|\\u0063)(?:o|\\u006[fF])(?:n|\\u006[eE])(?:t|\\u0074)(?:e|\\u0065)(?:n|\\u006[eE])(?:t|\\u0074)"/;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
@@ -118,13 +119,6 @@ function skipWhitespaceBack(bytes: Buffer, at: number): number {
   let i = at;
   while (i >= 0 && isWhitespace(bytes[i])) i--;
   return i;
-}
-
-/** A character's four `\u` hex digits as a pattern that takes either case. */
-function escapeHex(c: string): string {
-  return [...c.charCodeAt(0).toString(16).padStart(4, '0')]
-    .map((h) => (/[a-f]/.test(h) ? `[${h}${h.toUpperCase()}]` : h))
-    .join('');
 }
 
 function tryParse(text: string): unknown {
