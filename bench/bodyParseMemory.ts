@@ -17,7 +17,7 @@ const bytes = process.argv[2] ? Number(process.argv[2]) * 1024 * 1024 : MAX_BODY
 /** Each shape alone, then the most a walk at PAGE_CONCURRENCY 2 holds: two bodies in flight, four pages kept. */
 const cases: [BodyShape, number][] = [
   ...BODY_SHAPES.map((s): [BodyShape, number] => [s, 1]),
-  ['tiny', 2],
+  ['objects', 2],
   ['limit', 4],
 ];
 

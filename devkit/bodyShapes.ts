@@ -9,7 +9,7 @@ import { RECORD_LIMITS } from '../lib/archive/records/recordLimits.ts';
  * - `objects`: records with an extra array of empty objects (three bytes a value: the most memory a byte);
  * - `limit`: records with as many empty objects as the record limit lets through, padded with a string
  *   (the most a page of valid records keeps in memory once judged);
- * - `tiny`: as many empty objects `{}` as fit (far more items than asked for: refused once parsed).
+ * - `tiny`: as many empty objects `{}` as fit (far more items than asked for: refused once the items past the size are counted).
  */
 export type BodyShape = 'wide' | 'numbers' | 'objects' | 'limit' | 'tiny';
 

@@ -121,4 +121,19 @@ describe('a hostile upstream', () => {
       if (!declared) expect(sent).toBeGreaterThan(MAX_BODY_BYTES);
     },
   );
+
+  it('refuses a page of millions of tiny items, more than the size asked for, before it is parsed whole: its day is recorded failed, the rest archived', async () => {
+    const items = new Map(days.map((d, i) => [d, dayOfRecords(d, PER_DAY, i * 100)]));
+    const { state, summary } = await archive(items, (day, page) =>
+      day === second && page === 2 ? { chunks: () => bodyChunks('tiny', 4 * MiB) } : undefined,
+    );
+    expect(summary.failedDays).toEqual([expect.objectContaining({ day: second, code: 'BODY_TOO_LARGE' })]);
+    expect(summary.failedDays[0]?.message).toMatch(
+      new RegExp(`page=2&size=${PAGE}: the page holds at least \\d+ items, more than the ${PAGE} asked for`),
+    );
+    expect((await state.getDay(second))?.failure?.code).toBe('BODY_TOO_LARGE');
+    expect(await rowsOf(state, second)).toBe(PER_DAY - PAGE);
+    expect(await rowsOf(state, first)).toBe(PER_DAY);
+    expect(await rowsOf(state, third)).toBe(PER_DAY);
+  });
 });

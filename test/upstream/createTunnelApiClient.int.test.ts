@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Client } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TunnelApiClient } from '../../lib/archive/upstream/createTunnelApiClient.ts';
+import { ArchiverError } from '../../lib/foundation/errors/archiverError.ts';
 import { DOCUMENTED_ACTIVE_SESSION, DOCUMENTED_HISTORY_RECORD } from '../fixtures/documentedValues.ts';
 import { type Handler, json, type ScriptedServer, startScriptedServer, text } from './scriptedServer.ts';
 import { API_KEY, testClient } from './testClient.ts';
@@ -157,6 +158,36 @@ describe('createTunnelApiClient', () => {
       expect(server.requests).toHaveLength(9);
     };
   };
+
+  it.each([
+    ['one record more than asked for, in a small body', 11, 10],
+    ['2,001 records in a large body (parsed in pieces)', 2001, 2000],
+  ])('refuses a history page holding more items than asked for: %s', async (_what, items, size) => {
+    const records = Array.from({ length: items }, () => historyFixture.content).flat();
+    server.script(json(200, page(records)), json(200, page(records)));
+    client = testClient(server.url).client;
+    const error = (await client.historyPage('2025-02-06', '2025-02-06', 0, size).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as ArchiverError;
+    expect(error).toBeInstanceOf(ArchiverError);
+    expect(error).toMatchObject({ code: 'BODY_TOO_LARGE', status: 200, retryable: false });
+    expect(error.details).toMatchObject({ maxItems: size });
+    expect(error.details?.items).toBeGreaterThan(size);
+    expect(error.message).toMatch(
+      new RegExp(
+        `^GET /backend/api/v1/session/history/2025-02-06/2025-02-06\\?page=0&size=${size}: the page holds (at least )?\\d+ items, more than the ${size} asked for; the page is not taken$`,
+      ),
+    );
+    // Not retried: no page of the size asked for can come of asking again.
+    expect(server.requests).toHaveLength(1);
+    // The same body is a page when the size asked for holds its items.
+    server.clear();
+    server.script(json(200, page(records)));
+    await expect(client.historyPage('2025-02-06', '2025-02-06', 0, items)).resolves.toMatchObject({
+      content: expect.any(Array),
+    });
+  });
 
   it('consumes every body, so a single supplied connection serves success, error and retry responses', async () => {
     const run = mixedTraffic();

@@ -24,10 +24,10 @@ function expectAsWhole(bytes: Buffer, pieceBytes: number): void {
   try {
     whole = JSON.parse(bytes.toString('utf8'));
   } catch (error) {
-    expect(() => parseJsonBytes(bytes, pieceBytes)).toThrow((error as Error).message);
+    expect(() => parseJsonBytes(bytes, { pieceBytes })).toThrow((error as Error).message);
     return;
   }
-  const parsed = parseJsonBytes(bytes, pieceBytes);
+  const parsed = parseJsonBytes(bytes, { pieceBytes });
   expect(parsed).toStrictEqual(whole);
   // Key order too, which toStrictEqual does not see.
   expect(JSON.stringify(parsed)).toBe(JSON.stringify(whole));
@@ -181,7 +181,7 @@ describe('parseJsonBytes', () => {
       expect(parseInPieces(bytes, 256)).toBeUndefined();
       expectAsWhole(bytes, 256);
     }
-    expect(parseJsonBytes(Buffer.from(`{"content":${records},"cont\\u0065nt":[1,2]}`), 256)).toStrictEqual({
+    expect(parseJsonBytes(Buffer.from(`{"content":${records},"cont\\u0065nt":[1,2]}`), { pieceBytes: 256 })).toStrictEqual({
       content: [1, 2],
     });
   });
@@ -194,7 +194,7 @@ describe('parseJsonBytes', () => {
     ]);
     const bytes = Buffer.from(text);
     expect(parseInPieces(bytes, 256)).toBeUndefined();
-    expect(parseJsonBytes(bytes, 256)).toStrictEqual({ content: [1, 2] });
+    expect(parseJsonBytes(bytes, { pieceBytes: 256 })).toStrictEqual({ content: [1, 2] });
   });
 
   it('takes only the top-level `content` key, not a nested one or one whose name ends in it', () => {

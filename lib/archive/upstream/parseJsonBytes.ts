@@ -1,3 +1,6 @@
+import { ArchiverError } from '../../foundation/index.ts';
+import { contentHoldsMoreThan } from './contentHoldsMoreThan.ts';
+
 /**
  * Bytes of a body at or above which {@link parseJsonBytes} tries the page's records in pieces; also about the
  * size of each piece. A piece decoded from up to this many bytes is a string V8 keeps in its young generation
@@ -42,20 +45,54 @@ const COLON = 0x3a;
  * JSON's grammar reads each piece the same way inside the whole text, so the whole parses to the last
  * parse with the earlier pieces' records in front of its own. Cuts fall on ASCII bytes, so each piece
  * decodes as it does within the whole. When a piece fails, the whole is parsed, and its error is thrown.
+ *
+ * With `maxItems`, a body whose top-level `content` array holds more items than that is refused
+ * (`BODY_TOO_LARGE`, `details.items` the items counted) as soon as that is known, not after it is parsed:
+ * the pieces' path stops at the piece that passes it, and a large body parsed whole has its items counted
+ * from its bytes first ({@link contentHoldsMoreThan}). A body with any top-level `content` array past the
+ * cap may be refused even where it is not valid JSON, or a later duplicate key would replace that array:
+ * no page of the size asked for looks like either.
  */
-export function parseJsonBytes(bytes: Buffer, pieceBytes = PIECE_BYTES): unknown {
+export function parseJsonBytes(bytes: Buffer, options: ParseOptions = {}): unknown {
+  const pieceBytes = options.pieceBytes ?? PIECE_BYTES;
+  const maxItems = options.maxItems ?? Number.POSITIVE_INFINITY;
+  let json: unknown;
   if (bytes.length >= 2 * pieceBytes) {
-    const page = parseInPieces(bytes, pieceBytes);
-    if (page !== undefined) return page;
+    json = parseInPieces(bytes, pieceBytes, maxItems);
+    if (json === undefined && maxItems !== Number.POSITIVE_INFINITY && contentHoldsMoreThan(bytes, maxItems))
+      throw tooManyItems(maxItems + 1, maxItems, false);
   }
-  return JSON.parse(bytes.toString('utf8'));
+  json ??= JSON.parse(bytes.toString('utf8'));
+  const content = (json as { content?: unknown } | null)?.content;
+  if (Array.isArray(content) && content.length > maxItems) throw tooManyItems(content.length, maxItems, true);
+  return json;
+}
+
+export interface ParseOptions {
+  /** About the bytes of each piece (default {@link PIECE_BYTES}); a body under twice this is parsed whole. */
+  pieceBytes?: number;
+  /** The most items the body's top-level `content` array may hold; default no limit. */
+  maxItems?: number;
+}
+
+function tooManyItems(items: number, maxItems: number, exact: boolean): ArchiverError {
+  return new ArchiverError(
+    'BODY_TOO_LARGE',
+    `the page holds ${exact ? '' : 'at least '}${items} items, more than the ${maxItems} asked for`,
+    { details: { items, maxItems, counted: exact ? 'all' : 'until past the limit' } },
+  );
 }
 
 /**
  * The page parsed in pieces of about `pieceBytes` (see {@link parseJsonBytes}), or undefined where that does
  * not apply: no top-level `content` array within the first bytes, no cut, or a piece that does not parse.
+ * Throws `BODY_TOO_LARGE` once the pieces parsed hold more than `maxItems` records.
  */
-export function parseInPieces(bytes: Buffer, pieceBytes: number): unknown {
+export function parseInPieces(
+  bytes: Buffer,
+  pieceBytes: number,
+  maxItems = Number.POSITIVE_INFINITY,
+): unknown {
   const key = bytes.indexOf(CONTENT_NAME);
   if (key < 1 || key > MAX_HEAD_BYTES) return undefined;
   const before = bytes[skipWhitespaceBack(bytes, key - 1)];
@@ -76,6 +113,7 @@ export function parseInPieces(bytes: Buffer, pieceBytes: number): unknown {
     const piece = tryParse(`[${bytes.toString('utf8', start, close + 1)}]`);
     if (!Array.isArray(piece)) return undefined;
     for (const record of piece) records.push(record);
+    if (records.length > maxItems) throw tooManyItems(records.length, maxItems, false);
     // The next piece starts at the next record's `{`.
     start = skipWhitespace(bytes, skipWhitespace(bytes, close + 1) + 1);
   }

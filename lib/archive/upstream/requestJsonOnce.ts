@@ -31,6 +31,11 @@ export interface AttemptRequest {
   now: () => Date;
   /** The most bytes of a 2xx body read; default {@link MAX_BODY_BYTES}. */
   maxBodyBytes?: number;
+  /**
+   * The most items a page's top-level `content` may hold (the page size asked for): a body with more is
+   * refused (`BODY_TOO_LARGE`) as soon as that is counted, before the rest of it is parsed.
+   */
+  maxItems?: number;
 }
 
 /** The outcome of one attempt, before schema validation. */
@@ -90,8 +95,17 @@ export async function requestJsonOnce(req: AttemptRequest): Promise<AttemptResul
       );
     }
     try {
-      return { kind: 'json', json: parseJsonBytes(body.bytes) };
+      const json = parseJsonBytes(body.bytes, req.maxItems === undefined ? {} : { maxItems: req.maxItems });
+      return { kind: 'json', json };
     } catch (error) {
+      if (ArchiverError.is(error, 'BODY_TOO_LARGE')) {
+        return fatal(
+          new ArchiverError('BODY_TOO_LARGE', `${request}: ${error.message}; the page is not taken`, {
+            status,
+            details: { request, ...error.details },
+          }),
+        );
+      }
       const message = `${request}: HTTP ${status} body is not valid JSON (${body.bytes.toString('utf8').length} chars; truncated or not JSON)`;
       return retry(
         new ArchiverError('SCHEMA_MISMATCH', message, { status, cause: redactError(error, req.secret) }),
