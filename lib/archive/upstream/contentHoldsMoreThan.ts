@@ -1,10 +1,5 @@
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
+import { isJsonWhitespace, JSON_BYTES } from './jsonBytes.ts';
+
 const CONTENT = Buffer.from('content');
 
 /**
@@ -16,8 +11,8 @@ const CONTENT = Buffer.from('content');
  */
 export function contentHoldsMoreThan(bytes: Uint8Array, maxItems: number): boolean {
   let i = 0;
-  while (i < bytes.length && isWhitespace(bytes[i])) i++;
-  if (bytes[i] !== OPEN_BRACE) return false;
+  while (i < bytes.length && isJsonWhitespace(bytes[i])) i++;
+  if (bytes[i] !== JSON_BYTES.openBrace) return false;
   let depth = 0;
   /** The last string token at depth 1: the key of the value that follows it. */
   let keyStart = -1;
@@ -27,22 +22,22 @@ export function contentHoldsMoreThan(bytes: Uint8Array, maxItems: number): boole
   let any = false;
   for (; i < bytes.length; i++) {
     const byte = bytes[i];
-    if (byte === QUOTE) {
+    if (byte === JSON_BYTES.quote) {
       const end = stringEnd(bytes, i);
       if (depth === 1) {
         keyStart = i;
         keyEnd = end;
       } else if (inContent && depth === 2) any = true;
       i = end;
-    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+    } else if (byte === JSON_BYTES.openBrace || byte === JSON_BYTES.openBracket) {
       if (inContent && depth === 2) any = true;
       depth++;
-      if (depth === 2 && byte === OPEN_BRACKET && namesContent(bytes, keyStart, keyEnd)) {
+      if (depth === 2 && byte === JSON_BYTES.openBracket && namesContent(bytes, keyStart, keyEnd)) {
         inContent = true;
         commas = 0;
         any = false;
       }
-    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+    } else if (byte === JSON_BYTES.closeBrace || byte === JSON_BYTES.closeBracket) {
       depth--;
       if (depth === 1 && inContent) {
         inContent = false;
@@ -50,10 +45,10 @@ export function contentHoldsMoreThan(bytes: Uint8Array, maxItems: number): boole
       }
       if (depth <= 0) return false;
     } else if (inContent && depth === 2) {
-      if (byte === COMMA) {
+      if (byte === JSON_BYTES.comma) {
         commas++;
         if (commas + 1 > maxItems) return true;
-      } else if (!isWhitespace(byte)) any = true;
+      } else if (!isJsonWhitespace(byte)) any = true;
     }
   }
   return false;
@@ -61,9 +56,13 @@ export function contentHoldsMoreThan(bytes: Uint8Array, maxItems: number): boole
 
 /** The index of the quote that closes the string opening at `open` (the length, if none does). */
 function stringEnd(bytes: Uint8Array, open: number): number {
-  for (let close = bytes.indexOf(QUOTE, open + 1); close >= 0; close = bytes.indexOf(QUOTE, close + 1)) {
+  for (
+    let close = bytes.indexOf(JSON_BYTES.quote, open + 1);
+    close >= 0;
+    close = bytes.indexOf(JSON_BYTES.quote, close + 1)
+  ) {
     let slashes = 0;
-    while (bytes[close - 1 - slashes] === BACKSLASH) slashes++;
+    while (bytes[close - 1 - slashes] === JSON_BYTES.backslash) slashes++;
     if (slashes % 2 === 0) return close;
   }
   return bytes.length;
@@ -73,15 +72,10 @@ function stringEnd(bytes: Uint8Array, open: number): number {
 function namesContent(bytes: Uint8Array, start: number, end: number): boolean {
   if (start < 0 || end >= bytes.length) return false;
   const token = bytes.subarray(start + 1, end);
-  if (token.indexOf(BACKSLASH) < 0) return Buffer.compare(token, CONTENT) === 0;
+  if (token.indexOf(JSON_BYTES.backslash) < 0) return Buffer.compare(token, CONTENT) === 0;
   try {
     return JSON.parse(Buffer.from(bytes.subarray(start, end + 1)).toString('utf8')) === 'content';
   } catch {
     return false;
   }
-}
-
-/** JSON's whitespace: space, tab, line feed, carriage return. */
-function isWhitespace(byte: number | undefined): boolean {
-  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }

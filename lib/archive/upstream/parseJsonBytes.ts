@@ -1,5 +1,6 @@
 import { ArchiverError } from '../../foundation/index.ts';
 import { contentHoldsMoreThan } from './contentHoldsMoreThan.ts';
+import { isJsonWhitespace, JSON_BYTES } from './jsonBytes.ts';
 
 /**
  * Bytes of a body at or above which {@link parseJsonBytes} tries the page's records in pieces; also about the
@@ -20,11 +21,6 @@ const CONTENT_NAME = Buffer.from('"content"');
  */
 const CONTENT_TOKEN =
   /"(?:c|\\u0063)(?:o|\\u006[fF])(?:n|\\u006[eE])(?:t|\\u0074)(?:e|\\u0065)(?:n|\\u006[eE])(?:t|\\u0074)"/;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const COMMA = 0x2c;
-const COLON = 0x3a;
 
 /**
  * `JSON.parse` of a UTF-8 body: always the value, or the error, that `JSON.parse(bytes.toString('utf8'))`
@@ -96,11 +92,11 @@ export function parseInPieces(
   const key = bytes.indexOf(CONTENT_NAME);
   if (key < 1 || key > MAX_HEAD_BYTES) return undefined;
   const before = bytes[skipWhitespaceBack(bytes, key - 1)];
-  if (before !== OPEN_BRACE && before !== COMMA) return undefined;
+  if (before !== JSON_BYTES.openBrace && before !== JSON_BYTES.comma) return undefined;
   const colon = skipWhitespace(bytes, key + CONTENT_NAME.length);
-  if (bytes[colon] !== COLON) return undefined;
+  if (bytes[colon] !== JSON_BYTES.colon) return undefined;
   const open = skipWhitespace(bytes, colon + 1);
-  if (bytes[open] !== OPEN_BRACKET) return undefined;
+  if (bytes[open] !== JSON_BYTES.openBracket) return undefined;
   const from = open + 1;
   const head = bytes.toString('utf8', 0, from);
   const probe = tryParse(`${head}]}`) as { content?: unknown } | undefined;
@@ -130,32 +126,28 @@ export function parseInPieces(
 /** Where the first cut at or after `from` begins: a `}` followed by `,` and `{`, whitespace apart; or -1. */
 function recordCut(bytes: Buffer, from: number): number {
   for (
-    let close = bytes.indexOf(CLOSE_BRACE, from);
+    let close = bytes.indexOf(JSON_BYTES.closeBrace, from);
     close >= 0;
-    close = bytes.indexOf(CLOSE_BRACE, close + 1)
+    close = bytes.indexOf(JSON_BYTES.closeBrace, close + 1)
   ) {
     const comma = skipWhitespace(bytes, close + 1);
-    if (bytes[comma] === COMMA && bytes[skipWhitespace(bytes, comma + 1)] === OPEN_BRACE) return close;
+    if (bytes[comma] === JSON_BYTES.comma && bytes[skipWhitespace(bytes, comma + 1)] === JSON_BYTES.openBrace)
+      return close;
   }
   return -1;
-}
-
-/** JSON's whitespace: space, tab, line feed, carriage return. */
-function isWhitespace(byte: number | undefined): boolean {
-  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
 
 /** The first index at or after `at` that is not whitespace (the length, past the end). */
 function skipWhitespace(bytes: Buffer, at: number): number {
   let i = at;
-  while (i < bytes.length && isWhitespace(bytes[i])) i++;
+  while (i < bytes.length && isJsonWhitespace(bytes[i])) i++;
   return i;
 }
 
 /** The last index at or before `at` that is not whitespace (-1, before the start). */
 function skipWhitespaceBack(bytes: Buffer, at: number): number {
   let i = at;
-  while (i >= 0 && isWhitespace(bytes[i])) i--;
+  while (i >= 0 && isJsonWhitespace(bytes[i])) i--;
   return i;
 }
 
