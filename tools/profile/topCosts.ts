@@ -79,7 +79,10 @@ export type Stage = readonly [label: string, entry: RegExp];
 export const RUN_STAGES: readonly Stage[] = [
   ['zlib (GZIP)', /^(processChunkSync|zlibBufferSync) node:zlib/],
   ['Parquet encoding (without zlib)', /^(writeHistoryRowGroup|writeRowGroup|finishFile) /],
-  ['fetch, body and JSON.parse', /^(requestJsonOnce|readBodyBytes|parseJsonBytes|parseInPieces) /],
+  [
+    'fetch, body and JSON.parse',
+    /^(requestJsonOnce|readBodyBytes|parseJsonBytes|parseInPieces|contentHoldsMoreThan) /,
+  ],
   ['wire check', /^(parseHistoryPage|plainHistoryRecord|validateHistoryRecord) /],
   ['keying (instants, token HMACs, record_id)', /^(KeyedRecord|keyRecord|recordKey) /],
   ['row (session_id, values)', /^row /],
@@ -142,7 +145,7 @@ export function stageOfNode(
  */
 export function windowOf(
   profile: CpuProfile,
-  entry: RegExp = /^(requestJsonOnce|readBodyBytes|parseJsonBytes|parseInPieces) /,
+  entry: RegExp = /^(requestJsonOnce|readBodyBytes|parseJsonBytes|parseInPieces|contentHoldsMoreThan) /,
 ): { first: number; last: number; ms: number } | undefined {
   const inEntry = stageOfNode(profile, [['entry', entry]]);
   let first = -1;
