@@ -181,7 +181,9 @@ describe('parseJsonBytes', () => {
       expect(parseInPieces(bytes, 256)).toBeUndefined();
       expectAsWhole(bytes, 256);
     }
-    expect(parseJsonBytes(Buffer.from(`{"content":${records},"cont\\u0065nt":[1,2]}`), { pieceBytes: 256 })).toStrictEqual({
+    expect(
+      parseJsonBytes(Buffer.from(`{"content":${records},"cont\\u0065nt":[1,2]}`), { pieceBytes: 256 }),
+    ).toStrictEqual({
       content: [1, 2],
     });
   });
