@@ -6,23 +6,13 @@
  * runs it) and the lean floor (`leanFloorChild.ts`) at each stage (default `parse,check,archive`) and number of
  * worker threads (default 2). Prints every run, then each one's medians and its ratio to the script's.
  */
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { median } from '../../bench/median.ts';
+import { benchChild } from './benchChild.ts';
 import { startReplayedDataset } from './replayedDataset.ts';
 
 const [runs = '3', stages = 'parse,check,archive', counts = '2'] = process.argv.slice(2);
-const root = fileURLToPath(new URL('../..', import.meta.url));
 
-async function child(file: string, args: object): Promise<Record<string, number>> {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['bin/run-ts.js', file, JSON.stringify(args)],
-    { cwd: root, maxBuffer: 1 << 24, env: { ...process.env, PAGE_SIZE: '2000' } },
-  );
-  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, number>;
-}
+const child = (file: string, args: object) => benchChild<Record<string, number>>(file, args);
 
 const data = await startReplayedDataset('backfill:57');
 try {

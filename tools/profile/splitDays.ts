@@ -10,8 +10,7 @@
  * Each line: the run's seconds (the slowest process's own, for a split), CPU seconds (summed), records, and
  * the ratio to the same round's script.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { benchChild } from './benchChild.ts';
 import { startReplayedDataset } from './replayedDataset.ts';
 
 interface RunLine {
@@ -26,23 +25,11 @@ const data = await startReplayedDataset('backfill:57');
 const { url } = JSON.parse(data.archiverArgs) as { url: string };
 const days = data.days;
 
-async function child<T>(file: string, args: object, env: Record<string, string> = {}): Promise<T> {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['bin/run-ts.js', file, JSON.stringify(args)],
-    {
-      maxBuffer: 1 << 24,
-      env: { ...process.env, PAGE_SIZE: '2000', ...env },
-    },
-  );
-  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as T;
-}
-
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 try {
   for (let i = 0; i < rounds; i++) {
-    const script = await child<{ seconds: number }>('bench/scriptChild.ts', {
+    const script = await benchChild<{ seconds: number }>('bench/scriptChild.ts', {
       url,
       days,
       pageSize: 2000,
@@ -61,13 +48,16 @@ try {
         }),
       );
     for (const encoder of ['worker', 'inline']) {
-      line(encoder, await child<RunLine>('bench/archiverChild.ts', { url }, { PARQUET_ENCODER: encoder }));
+      line(
+        encoder,
+        await benchChild<RunLine>('bench/archiverChild.ts', { url }, { PARQUET_ENCODER: encoder }),
+      );
     }
     for (const n of splits) {
       const parts = Array.from({ length: n }, (_, k) => days.filter((_, j) => j % n === k));
       const runs = await Promise.all(
         parts.map((onlyDays) =>
-          child<RunLine>('bench/archiverChild.ts', { url, onlyDays }, { PARQUET_ENCODER: 'inline' }),
+          benchChild<RunLine>('bench/archiverChild.ts', { url, onlyDays }, { PARQUET_ENCODER: 'inline' }),
         ),
       );
       line(`${n} inline processes`, {
