@@ -28,7 +28,7 @@ const variants = (
 });
 const data = await startReplayedDataset(dataset);
 const args = JSON.parse(data.archiverArgs) as object;
-const round = (n: number, places = 2) => Math.round(n * 10 ** places) / 10 ** places;
+const round = (n: number) => Math.round(n * 100) / 100;
 try {
   for (let i = 0; i < Number(runs); i++) {
     for (const { name, env, flags } of variants) {

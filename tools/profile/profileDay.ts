@@ -5,39 +5,25 @@
  * its time by stage of the walk (`stageCosts`), and the top self-time costs by file and by function, as
  * JSON lines. `PROFILE_KEEP=<dir>` keeps the `.cpuprofile` files there.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { benchChildRun } from './benchChild.ts';
 import { startReplayedDataset } from './replayedDataset.ts';
 import { byFile, byFunction, stageCosts, stageOfNode, topCosts } from './topCosts.ts';
 
 const arg = process.argv[2] ?? '100000';
-const runTs = fileURLToPath(new URL('../../bin/run-ts.js', import.meta.url));
 const keep = process.env.PROFILE_KEEP;
 const dir = keep ?? (await mkdtemp(join(tmpdir(), 'ta-bench-prof-')));
 const data = await startReplayedDataset(arg);
 try {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [
-      '--cpu-prof',
-      `--cpu-prof-dir=${dir}`,
-      runTs,
-      fileURLToPath(new URL('../../bench/archiverChild.ts', import.meta.url)),
-      data.archiverArgs,
-    ],
-    { maxBuffer: 1 << 24, env: { ...process.env, PAGE_SIZE: '2000' } },
+  const { result } = await benchChildRun<object>(
+    'bench/archiverChild.ts',
+    JSON.parse(data.archiverArgs) as object,
+    {},
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`],
   );
-  console.log(
-    JSON.stringify({
-      bench: 'profile',
-      dataset: arg,
-      run: JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}'),
-    }),
-  );
+  console.log(JSON.stringify({ bench: 'profile', dataset: arg, run: result }));
   // One profile a thread: `CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile`, the main thread's is 0.
   const threadOf = (f: string) => Number(f.split('.').at(-3));
   const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
