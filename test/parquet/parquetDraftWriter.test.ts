@@ -1,11 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
+import { historyColumnData } from '../../lib/archive/parquet/historyColumnData.ts';
+import { HISTORY_PARQUET_SCHEMA } from '../../lib/archive/parquet/historySchema.ts';
+import { parquetCompressors } from '../../lib/archive/parquet/parquetCompression.ts';
 import {
   type DraftWriterSettings,
   ParquetDraftWriter,
 } from '../../lib/archive/parquet/parquetDraftWriter.ts';
 import { RowChunkBuilder } from '../../lib/archive/parquet/rowChunk.ts';
+import { writeHistoryRowGroup } from '../../lib/archive/parquet/writeHistoryRowGroup.ts';
 import type { DraftRow } from '../../lib/archive/records/archiveRow.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
 import { edgeCaseRows } from './historyRows.ts';
@@ -47,7 +52,43 @@ async function fileOf(
   return readFile(path);
 }
 
+/**
+ * The file of `rows` in row groups of `groupRows`, each written from its columns as arrays by
+ * `writeHistoryRowGroup`, never packed: what the draft writer's file must be.
+ */
+function fromArrays(rows: readonly DraftRow[], groupRows: number): Uint8Array {
+  const writer = new ByteWriter();
+  const parquet = new ParquetWriter({
+    writer,
+    schema: HISTORY_PARQUET_SCHEMA,
+    codec: 'GZIP',
+    compressors: parquetCompressors('GZIP'),
+    statistics: true,
+    createdBy: 'tunnel-archiver (hyparquet-writer 0.17.0)',
+  });
+  for (let at = 0; at < rows.length; at += groupRows) {
+    const builder = new RowChunkBuilder();
+    for (const row of rows.slice(at, at + groupRows)) builder.push(row);
+    const { columns, rows: n } = builder.take();
+    void writeHistoryRowGroup(parquet, historyColumnData(columns), n);
+  }
+  parquet.finish();
+  return writer.getBytes();
+}
+
 describe('ParquetDraftWriter', () => {
+  it('writes the file its rows make as arrays, though it holds each chunk packed: chunks of ASCII rows packed beside chunks past ASCII left as strings in one group', async () => {
+    // Every `session_id` given, so the file from arrays has the ids the draft writer would derive.
+    const rows = draftRows().map((row, i) => ({ ...row, session_id: row.session_id ?? `s${i}` }));
+    const expected = Buffer.from(fromArrays(rows, 700));
+    for (const chunkRows of [1, 7, 333]) {
+      const settings = { rowGroupSize: 700, rowGroupBytes: 64 * 1024 * 1024, compression: 'GZIP' } as const;
+      expect((await fileOf(rows, chunkRows, settings)).equals(expected), `${chunkRows} rows a chunk`).toBe(
+        true,
+      );
+    }
+  });
+
   it('writes the same bytes however the rows are chunked: one row a chunk (over a thousand ranges a group), cut mid-chunk, or one chunk', async () => {
     const rows = draftRows();
     for (const settings of [

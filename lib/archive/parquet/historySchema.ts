@@ -59,6 +59,9 @@ export const HISTORY_TIMESTAMP_COLUMNS: ReadonlySet<keyof ArchiveRow> = new Set(
   COLUMNS.filter((c) => c.kind === 'timestamp').map((c) => c.name),
 );
 
+/** Each column's kind, in file order (`HISTORY_COLUMN_NAMES`). */
+export const HISTORY_COLUMN_KINDS: readonly ColumnKind[] = COLUMNS.map((c) => c.kind);
+
 /** Column order of the archive files, as in `ArchiveRow`. */
 export const HISTORY_COLUMN_NAMES: readonly (keyof ArchiveRow)[] = COLUMNS.map((c) => c.name);
 

@@ -4,6 +4,8 @@ import { derivedSessionId, SESSION_ID_COLUMN } from './derivedSessionId.ts';
 import { FileSinkWriter } from './fileSinkWriter.ts';
 import { historyColumnData } from './historyColumnData.ts';
 import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from './historySchema.ts';
+import { concatPacked, type PackedColumn, unpackColumn } from './packedColumn.ts';
+import { packHistoryColumns } from './packHistoryColumns.ts';
 import { type ParquetCompression, parquetCompressors } from './parquetCompression.ts';
 import { PartialFile } from './partialFile.ts';
 import type { RowChunk } from './rowChunk.ts';
@@ -30,8 +32,11 @@ export class ParquetDraftWriter extends PartialFile<{ rows: number; bytes: numbe
   readonly #handle: FileHandle;
   readonly #sink: FileSinkWriter;
   readonly #parquet: ParquetWriter;
-  /** The open row group's rows: ranges of the chunks taken, joined a column at a time when it is written. */
-  #parts: ChunkRange[] = [];
+  /**
+   * The open row group's rows: the ranges of the chunks taken, packed as they are taken (so their strings
+   * die young, not after a row group's worth of collections), joined a column at a time when it is written.
+   */
+  #parts: GroupPart[] = [];
   #groupRows = 0;
   #groupBytes = 0;
   #rows = 0;
@@ -88,13 +93,14 @@ export class ParquetDraftWriter extends PartialFile<{ rows: number; bytes: numbe
   /**
    * Adds rows `from` to `to` of a chunk's columns to the open row group. The chunk is the writer's from
    * `append` on (the builder and the worker's message hand it over), so a row whose `session_id` was left
-   * to the encoder gets it here, in the chunk's own column, from its own columns.
+   * to the encoder gets it here, in the chunk's own column, from its own columns; the range is then
+   * packed, and the chunk dropped.
    */
   #take(columns: unknown[][], from: number, to: number): void {
     if (to <= from) return;
     const ids = columns[SESSION_ID_COLUMN] as (string | null)[];
     for (let r = from; r < to; r++) if (ids[r] === null) ids[r] = derivedSessionId(columns, r);
-    this.#parts.push({ columns, from, to });
+    this.#parts.push(packHistoryColumns(columns, from, to));
   }
 
   /** Writes the last row group and the footer, closes the file. */
@@ -135,24 +141,20 @@ export class ParquetDraftWriter extends PartialFile<{ rows: number; bytes: numbe
   }
 }
 
-/** Rows `from` to `to` of a chunk's columns. */
-interface ChunkRange {
-  columns: unknown[][];
-  from: number;
-  to: number;
-}
+/** Rows of the open row group taken from one chunk: its columns, packed where they pack (`packHistoryColumns`). */
+type GroupPart = (unknown[] | PackedColumn)[];
 
 /**
- * The row group's columns from its chunks' ranges: each column one array of the group's length, made at
- * once (`concat`) rather than grown a row at a time, and a whole chunk's column taken as it is when the
- * group is that chunk alone.
+ * The row group's columns from its parts, each made only when the writer reaches it (`historyColumnData`
+ * reads them so), so one column's values are whole at a time: a column packed in every part is joined
+ * packed, as the writer of its encoding takes it; any other is one array of the group's length, made at
+ * once (`concat`) rather than grown a row at a time, a packed part unpacked into it.
  */
-function joinColumns(parts: readonly ChunkRange[]): unknown[][] {
-  return HISTORY_COLUMN_NAMES.map((_, c) => {
-    const pieces = parts.map(({ columns, from, to }) => {
-      const column = columns[c] as unknown[];
-      return from === 0 && to === column.length ? column : column.slice(from, to);
-    });
+function joinColumns(parts: readonly GroupPart[]): (() => unknown[] | PackedColumn)[] {
+  return HISTORY_COLUMN_NAMES.map((_, c) => () => {
+    const held = parts.map((columns) => columns[c] as unknown[] | PackedColumn);
+    if (held.every((h) => !Array.isArray(h))) return concatPacked(held as PackedColumn[]);
+    const pieces = held.map((h) => (Array.isArray(h) ? h : unpackColumn(h)));
     if (pieces.length === 1) return pieces[0] as unknown[];
     // At most `CONCAT_BATCH` arrays a call: a group of many small chunks stays within the argument limit.
     let joined: unknown[] = [];
@@ -165,6 +167,10 @@ function joinColumns(parts: readonly ChunkRange[]): unknown[][] {
 const CONCAT_BATCH = 1024;
 
 /** Writes `group` as exactly one row group (the library would split it again at its own default size). */
-async function writeRowGroup(parquet: ParquetWriter, group: unknown[][], rows: number): Promise<void> {
+async function writeRowGroup(
+  parquet: ParquetWriter,
+  group: (() => unknown[] | PackedColumn)[],
+  rows: number,
+): Promise<void> {
   await writeHistoryRowGroupYielding(parquet, historyColumnData(group), rows);
 }

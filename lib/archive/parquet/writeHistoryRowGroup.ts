@@ -4,13 +4,20 @@ import { writeColumn } from 'hyparquet-writer/src/column.js';
 import { encodeNestedValues } from 'hyparquet-writer/src/dremel.js';
 import { schemaPathResolver } from 'hyparquet-writer/src/schema.js';
 import type { ColumnEncoder, ColumnSource, PageData } from 'hyparquet-writer/src/types.js';
+import { type PackedColumn, packedRows, unpackColumn } from './packedColumn.ts';
 import type { ParquetCompressors } from './parquetCompression.ts';
 import { writeAsciiDeltaLengthColumn } from './writeAsciiDeltaLengthColumn.ts';
 import { writeAsciiStringColumn } from './writeAsciiStringColumn.ts';
 import { writeInt64DeltaColumn } from './writeInt64DeltaColumn.ts';
 
-/** A column as hyparquet-writer takes it, with compressors of its own merged over the file's. */
-export type HistoryColumnSource = ColumnSource & { compressors?: ParquetCompressors };
+/**
+ * A column as hyparquet-writer takes it, with compressors of its own merged over the file's, and its
+ * `data` either the library's array or a {@link PackedColumn} (which only this writer takes).
+ */
+export type HistoryColumnSource = Omit<ColumnSource, 'data'> & {
+  data: ColumnSource['data'] | PackedColumn;
+  compressors?: ParquetCompressors;
+};
 
 /** hyparquet-writer's default page size (bytes of values a data page holds before the next begins). */
 const PAGE_SIZE = 1_048_576;
@@ -98,7 +105,9 @@ function* rowGroupSteps(
     } = source;
     if (columnIndex && !offsetIndex)
       throw new Error('parquet ColumnIndex cannot be present without OffsetIndex');
-    if (data.length !== rows) throw new Error('parquet columns must have the same length');
+    const held = data as unknown[] | PackedColumn;
+    if ((Array.isArray(held) ? held.length : packedRows(held)) !== rows)
+      throw new Error('parquet columns must have the same length');
     if (bloomFilter || source.shredding)
       throw new Error(`${name}: bloom filters and shredding are not written here`);
     const columnPath = resolve([name]);
@@ -126,11 +135,10 @@ function* rowGroupSteps(
         bloomFilter,
         // The library's own object, undefined fields included (its serializer skips them).
       } as unknown as ColumnEncoder;
-      const rowValues = data as unknown[];
+      const packed = !Array.isArray(held) && held.kind === 'strings' ? held : undefined;
       const result =
-        writeAsciiDeltaLengthColumn(writer, column, rowValues) ??
-        writeAsciiStringColumn(writer, column, rowValues) ??
-        writeLibraryColumn(writer, column, encodeNestedValues(leafPath, data));
+        writeAsciiDeltaLengthColumn(writer, column, packed ?? (held as unknown[])) ??
+        writeUnpacked(writer, column, leafPath, Array.isArray(held) ? held : unpackColumn(held));
       columns.push(result.chunk);
       parquet.pendingIndexes.push(result as unknown as (typeof parquet.pendingIndexes)[number]);
     }
@@ -145,6 +153,19 @@ function* rowGroupSteps(
     total_compressed_size: BigInt(writer.offset - groupStartOffset),
   });
   return writer.flush?.();
+}
+
+/** A column from its rows, as strings: {@link writeAsciiStringColumn}, or else the library's way. */
+function writeUnpacked(
+  writer: ParquetWriter['writer'],
+  column: ColumnEncoder,
+  leafPath: SchemaTree[],
+  rowValues: unknown[],
+) {
+  return (
+    writeAsciiStringColumn(writer, column, rowValues) ??
+    writeLibraryColumn(writer, column, encodeNestedValues(leafPath, rowValues as ColumnSource['data']))
+  );
 }
 
 /** A column the library's way, but for INT64 DELTA_BINARY_PACKED columns, packed in Number arithmetic. */
