@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   concatPacked,
+  isPackedColumn,
   type PackedColumn,
   packedRows,
   packLists,
@@ -55,5 +56,12 @@ describe('packStrings and packLists', () => {
     expect(packLists([['a'], ['é']], 0, 2)).toBeUndefined();
     expect(packLists([['a'], 'a'], 0, 2)).toBeUndefined();
     expect(packLists([['a'], [null]], 0, 2)).toBeUndefined();
+  });
+
+  it('tells packed columns from arrays, typed arrays included', () => {
+    expect(isPackedColumn(packStrings(['a'], 0, 1))).toBe(true);
+    expect(isPackedColumn(packLists([['a']], 0, 1))).toBe(true);
+    for (const values of [['a'], new Int32Array(2), new BigInt64Array(1), null, 'a', { kind: 'other' }])
+      expect(isPackedColumn(values), String(values)).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { type HistoryColumnOptions, historyColumnOptions } from './historyColumnOptions.ts';
 import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from './historySchema.ts';
-import type { PackedColumn } from './packedColumn.ts';
+import { isPackedColumn, type PackedColumn } from './packedColumn.ts';
 import type { HistoryColumnSource } from './writeHistoryRowGroup.ts';
 
 const COLUMN_OPTIONS = historyColumnOptions(HISTORY_PARQUET_SCHEMA);
@@ -38,6 +38,6 @@ function withData(source: object, values: () => unknown[] | PackedColumn): Histo
 
 /** Whether a column holds only nulls. */
 function allNull(values: unknown[] | PackedColumn): boolean {
-  if (Array.isArray(values)) return !values.some((v) => v !== null);
+  if (!isPackedColumn(values)) return !values.some((v) => v !== null);
   return values.kind === 'strings' && values.lengths.every((length) => length < 0);
 }

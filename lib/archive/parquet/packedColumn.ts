@@ -23,9 +23,18 @@ export interface PackedLists {
 
 export type PackedColumn = PackedStrings | PackedLists;
 
+/** Whether a column's values are packed: a {@link PackedColumn}, not an array (typed arrays included). */
+export function isPackedColumn(values: unknown): values is PackedColumn {
+  if (typeof values !== 'object' || values === null) return false;
+  if (Array.isArray(values) || ArrayBuffer.isView(values)) return false;
+  const { kind } = values as { kind?: unknown };
+  return kind === 'strings' || kind === 'lists';
+}
+
 /**
- * Rows `from` to `to` of a column of strings (or nulls; undefined is taken as null) as {@link PackedStrings}; undefined when a value
- * is neither, or a string holds a character past ASCII (the caller keeps that column's strings).
+ * Rows `from` to `to` of a column of strings (or nulls; undefined is taken as null) as
+ * {@link PackedStrings}; undefined when a value is neither, or a string holds a character past ASCII (the
+ * caller keeps that column's strings).
  */
 export function packStrings(values: readonly unknown[], from: number, to: number): PackedStrings | undefined {
   const lengths = new Int32Array(to - from);

@@ -4,7 +4,7 @@ import { derivedSessionId, SESSION_ID_COLUMN } from './derivedSessionId.ts';
 import { FileSinkWriter } from './fileSinkWriter.ts';
 import { historyColumnData } from './historyColumnData.ts';
 import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from './historySchema.ts';
-import { concatPacked, type PackedColumn, unpackColumn } from './packedColumn.ts';
+import { concatPacked, isPackedColumn, type PackedColumn, unpackColumn } from './packedColumn.ts';
 import { packHistoryColumns } from './packHistoryColumns.ts';
 import { type ParquetCompression, parquetCompressors } from './parquetCompression.ts';
 import { PartialFile } from './partialFile.ts';
@@ -153,8 +153,8 @@ type GroupPart = (unknown[] | PackedColumn)[];
 function joinColumns(parts: readonly GroupPart[]): (() => unknown[] | PackedColumn)[] {
   return HISTORY_COLUMN_NAMES.map((_, c) => () => {
     const held = parts.map((columns) => columns[c] as unknown[] | PackedColumn);
-    if (held.every((h) => !Array.isArray(h))) return concatPacked(held as PackedColumn[]);
-    const pieces = held.map((h) => (Array.isArray(h) ? h : unpackColumn(h)));
+    if (held.every(isPackedColumn)) return concatPacked(held);
+    const pieces = held.map((h) => (isPackedColumn(h) ? unpackColumn(h) : h));
     if (pieces.length === 1) return pieces[0] as unknown[];
     // At most `CONCAT_BATCH` arrays a call: a group of many small chunks stays within the argument limit.
     let joined: unknown[] = [];

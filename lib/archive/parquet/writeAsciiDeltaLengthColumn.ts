@@ -1,35 +1,37 @@
 import { ByteWriter } from 'hyparquet-writer';
 import { deltaBinaryPack } from 'hyparquet-writer/src/delta.js';
 import type { ColumnEncoder, Writer } from 'hyparquet-writer/src/types.js';
-import { type PackedStrings, packStrings } from './packedColumn.ts';
+import { isPackedColumn, type PackedColumn, packStrings } from './packedColumn.ts';
 import { type Slots, slotsPage } from './stringSlots.ts';
 import { type PageBounds, type WrittenColumn, writeColumnPages } from './writeDataPage.ts';
 
 /**
  * hyparquet-writer's `writeColumn` for one shape of column: a flat string column (the archive's ids and
  * addresses) written DELTA_LENGTH_BYTE_ARRAY, without statistics, dictionary, page indexes or bloom
- * filter, when every value is ASCII. It takes the column's strings, or the column already packed
- * ({@link PackedStrings}: what a row group holds while it fills). The library encodes each string into a
- * buffer of its own and copies it again into the page; here the column's bytes are joined once, each
- * page's bytes are a slice of them, and the lengths (bytes, which for ASCII are the strings' lengths) are
- * delta-packed by the library's own encoder. The pages are cut where the library's `getPageBoundaries`
- * cuts them, so the file is the same, byte for byte (test/parquet/writeHistoryRowGroup.test.ts compares
- * whole files). Returns undefined, having written nothing, for any other column, a value that is neither
- * a string nor (in an OPTIONAL column) null, or a character past ASCII: the caller then hands the column
- * to the library.
+ * filter, when every value is ASCII. It takes the column's strings, or the column already packed (a
+ * {@link PackedColumn} of strings: what a row group holds while it fills). The library encodes each
+ * string into a buffer of its own and copies it again into the page; here the column's bytes are joined
+ * once, each page's bytes are a slice of them, and the lengths (bytes, which for ASCII are the strings'
+ * lengths) are delta-packed by the library's own encoder. The pages are cut where the library's
+ * `getPageBoundaries` cuts them, so the file is the same, byte for byte
+ * (test/parquet/writeHistoryRowGroup.test.ts compares whole files). Returns undefined, having written
+ * nothing, for any other column, a packed list, a value that is neither a string nor (in an OPTIONAL
+ * column) null, or a character past ASCII: the caller then hands the column to the library.
  */
 export function writeAsciiDeltaLengthColumn(
   writer: Writer,
   column: ColumnEncoder,
-  values: readonly unknown[] | PackedStrings,
+  values: readonly unknown[] | PackedColumn,
 ): WrittenColumn | undefined {
   const { element, stats, pageSize, encoding, schemaPath } = column;
   if (element.type !== 'BYTE_ARRAY' || encoding !== 'DELTA_LENGTH_BYTE_ARRAY') return;
   if (stats || column.columnIndex || column.offsetIndex || column.bloomFilter) return;
   const top = schemaPath[1];
   if (schemaPath.length !== 2 || !top || top.repetition_type === 'REPEATED') return;
-  const packed = Array.isArray(values) ? packStrings(values, 0, values.length) : (values as PackedStrings);
-  if (packed === undefined) return;
+  const packed = isPackedColumn(values)
+    ? values
+    : packStrings(values as readonly unknown[], 0, (values as readonly unknown[]).length);
+  if (packed?.kind !== 'strings') return;
   const { bytes, lengths } = packed;
   const rows = lengths.length;
   const optional = top.repetition_type === 'OPTIONAL';

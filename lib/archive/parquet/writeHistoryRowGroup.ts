@@ -4,7 +4,7 @@ import { writeColumn } from 'hyparquet-writer/src/column.js';
 import { encodeNestedValues } from 'hyparquet-writer/src/dremel.js';
 import { schemaPathResolver } from 'hyparquet-writer/src/schema.js';
 import type { ColumnEncoder, ColumnSource, PageData } from 'hyparquet-writer/src/types.js';
-import { type PackedColumn, packedRows, unpackColumn } from './packedColumn.ts';
+import { isPackedColumn, type PackedColumn, packedRows, unpackColumn } from './packedColumn.ts';
 import type { ParquetCompressors } from './parquetCompression.ts';
 import { writeAsciiDeltaLengthColumn } from './writeAsciiDeltaLengthColumn.ts';
 import { writeAsciiStringColumn } from './writeAsciiStringColumn.ts';
@@ -105,8 +105,8 @@ function* rowGroupSteps(
     } = source;
     if (columnIndex && !offsetIndex)
       throw new Error('parquet ColumnIndex cannot be present without OffsetIndex');
-    const held = data as unknown[] | PackedColumn;
-    if ((Array.isArray(held) ? held.length : packedRows(held)) !== rows)
+    const held = data;
+    if ((isPackedColumn(held) ? packedRows(held) : held.length) !== rows)
       throw new Error('parquet columns must have the same length');
     if (bloomFilter || source.shredding)
       throw new Error(`${name}: bloom filters and shredding are not written here`);
@@ -135,10 +135,9 @@ function* rowGroupSteps(
         bloomFilter,
         // The library's own object, undefined fields included (its serializer skips them).
       } as unknown as ColumnEncoder;
-      const packed = !Array.isArray(held) && held.kind === 'strings' ? held : undefined;
       const result =
-        writeAsciiDeltaLengthColumn(writer, column, packed ?? (held as unknown[])) ??
-        writeUnpacked(writer, column, leafPath, Array.isArray(held) ? held : unpackColumn(held));
+        writeAsciiDeltaLengthColumn(writer, column, held as unknown[] | PackedColumn) ??
+        writeUnpacked(writer, column, leafPath, isPackedColumn(held) ? unpackColumn(held) : held);
       columns.push(result.chunk);
       parquet.pendingIndexes.push(result as unknown as (typeof parquet.pendingIndexes)[number]);
     }
@@ -160,11 +159,11 @@ function writeUnpacked(
   writer: ParquetWriter['writer'],
   column: ColumnEncoder,
   leafPath: SchemaTree[],
-  rowValues: unknown[],
+  rowValues: ColumnSource['data'],
 ) {
   return (
-    writeAsciiStringColumn(writer, column, rowValues) ??
-    writeLibraryColumn(writer, column, encodeNestedValues(leafPath, rowValues as ColumnSource['data']))
+    writeAsciiStringColumn(writer, column, rowValues as unknown[]) ??
+    writeLibraryColumn(writer, column, encodeNestedValues(leafPath, rowValues))
   );
 }
 
