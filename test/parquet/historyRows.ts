@@ -1,3 +1,6 @@
+import { type ByteWriter, ParquetWriter } from 'hyparquet-writer';
+import { HISTORY_PARQUET_SCHEMA } from '../../lib/archive/parquet/historySchema.ts';
+import { type ParquetCompression, parquetCompressors } from '../../lib/archive/parquet/parquetCompression.ts';
 import type { ArchiveRow } from '../../lib/archive/records/archiveRow.ts';
 import { toArchiveRow } from '../../lib/archive/records/toArchiveRow.ts';
 import { baseRecord, documentedRecord, TEST_TOKEN_KEY } from '../records/historyRecords.ts';
@@ -55,4 +58,20 @@ export function edgeCaseRows(): ArchiveRow[] {
     ),
     toArchiveRow(baseRecord({ client_ip: '1.2.3.4:80', extra: { nested: [1, { b: 2, a: 1 }] } }), hash),
   ];
+}
+
+/** A library writer of history files into `writer`, with statistics, as the archive's writers set it up. */
+export function historyParquetWriter(
+  writer: ByteWriter,
+  codec: ParquetCompression | 'UNCOMPRESSED',
+  createdBy = 'test',
+): ParquetWriter {
+  return new ParquetWriter({
+    writer,
+    schema: HISTORY_PARQUET_SCHEMA,
+    codec,
+    compressors: codec === 'UNCOMPRESSED' ? {} : parquetCompressors(codec),
+    statistics: true,
+    createdBy,
+  });
 }

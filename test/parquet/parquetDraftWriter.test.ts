@@ -1,10 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
+import { ByteWriter } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
 import { historyColumnData } from '../../lib/archive/parquet/historyColumnData.ts';
-import { HISTORY_PARQUET_SCHEMA } from '../../lib/archive/parquet/historySchema.ts';
-import { parquetCompressors } from '../../lib/archive/parquet/parquetCompression.ts';
 import {
   type DraftWriterSettings,
   ParquetDraftWriter,
@@ -13,7 +11,7 @@ import { RowChunkBuilder } from '../../lib/archive/parquet/rowChunk.ts';
 import { writeHistoryRowGroup } from '../../lib/archive/parquet/writeHistoryRowGroup.ts';
 import type { DraftRow } from '../../lib/archive/records/archiveRow.ts';
 import { tempDirPer } from '../support/tempDirPer.ts';
-import { edgeCaseRows } from './historyRows.ts';
+import { edgeCaseRows, historyParquetWriter } from './historyRows.ts';
 
 const tmp = tempDirPer('ta-draft-writer-');
 
@@ -58,14 +56,7 @@ async function fileOf(
  */
 function fromArrays(rows: readonly DraftRow[], groupRows: number): Uint8Array {
   const writer = new ByteWriter();
-  const parquet = new ParquetWriter({
-    writer,
-    schema: HISTORY_PARQUET_SCHEMA,
-    codec: 'GZIP',
-    compressors: parquetCompressors('GZIP'),
-    statistics: true,
-    createdBy: 'tunnel-archiver (hyparquet-writer 0.17.0)',
-  });
+  const parquet = historyParquetWriter(writer, 'GZIP', 'tunnel-archiver (hyparquet-writer 0.17.0)');
   for (let at = 0; at < rows.length; at += groupRows) {
     const builder = new RowChunkBuilder();
     for (const row of rows.slice(at, at + groupRows)) builder.push(row);

@@ -2,20 +2,20 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { parquetHeader } from 'hyparquet/src/column.js';
-import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
+import { ByteWriter, type ParquetWriter } from 'hyparquet-writer';
 import type { ColumnSource } from 'hyparquet-writer/src/types.js';
 import { describe, expect, it } from 'vitest';
 import { type GroupColumn, historyColumnData } from '../../lib/archive/parquet/historyColumnData.ts';
-import { HISTORY_COLUMN_NAMES, HISTORY_PARQUET_SCHEMA } from '../../lib/archive/parquet/historySchema.ts';
+import { HISTORY_COLUMN_NAMES } from '../../lib/archive/parquet/historySchema.ts';
 import { packHistoryColumns } from '../../lib/archive/parquet/packHistoryColumns.ts';
-import { type ParquetCompression, parquetCompressors } from '../../lib/archive/parquet/parquetCompression.ts';
+import type { ParquetCompression } from '../../lib/archive/parquet/parquetCompression.ts';
 import { READ_COMPRESSORS } from '../../lib/archive/parquet/readCompressors.ts';
 import { RowChunkBuilder } from '../../lib/archive/parquet/rowChunk.ts';
 import {
   writeHistoryRowGroup,
   writeHistoryRowGroupYielding,
 } from '../../lib/archive/parquet/writeHistoryRowGroup.ts';
-import { edgeCaseRows } from './historyRows.ts';
+import { edgeCaseRows, historyParquetWriter } from './historyRows.ts';
 
 const columnIndex = (n: string) => HISTORY_COLUMN_NAMES.indexOf(n as (typeof HISTORY_COLUMN_NAMES)[number]);
 const TIME_COLUMNS = ['start_time', 'end_time', 'archived_at'].map(columnIndex);
@@ -46,14 +46,7 @@ function file(
   write: (parquet: ParquetWriter, g: unknown[][]) => void,
 ): Uint8Array {
   const writer = new ByteWriter();
-  const parquet = new ParquetWriter({
-    writer,
-    schema: HISTORY_PARQUET_SCHEMA,
-    codec,
-    compressors: codec === 'UNCOMPRESSED' ? {} : parquetCompressors(codec),
-    statistics: true,
-    createdBy: 'test',
-  });
+  const parquet = historyParquetWriter(writer, codec);
   for (const g of groups) write(parquet, g);
   parquet.finish();
   return writer.getBytes();
@@ -227,14 +220,7 @@ describe('writeHistoryRowGroup', () => {
   it('yielding: the same bytes, with a turn of the event loop between two columns (none after the last)', async () => {
     const groups = [1, 129, 1000].map(group);
     const writer = new ByteWriter();
-    const parquet = new ParquetWriter({
-      writer,
-      schema: HISTORY_PARQUET_SCHEMA,
-      codec: 'GZIP',
-      compressors: parquetCompressors('GZIP'),
-      statistics: true,
-      createdBy: 'test',
-    });
+    const parquet = historyParquetWriter(writer, 'GZIP');
     let turns = 0;
     for (const g of groups) {
       const columns = historyColumnData(g);
