@@ -1,3 +1,4 @@
+import { createHook } from 'node:async_hooks';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ByteWriter } from 'hyparquet-writer';
@@ -78,6 +79,38 @@ describe('ParquetDraftWriter', () => {
         true,
       );
     }
+  });
+
+  it('encodes a row group in one stretch when told not to yield (as the encoding worker does), to the same bytes: the next turn of the event loop comes after the group is handed to the file, not after its first column', async () => {
+    const rows = draftRows().slice(0, 700);
+    const settings = { rowGroupSize: 700, rowGroupBytes: 64 * 1024 * 1024, compression: 'GZIP' } as const;
+    const fileWrites = () => {
+      let issued = 0;
+      // A file write is a request to the thread pool, made the moment it is issued.
+      const hook = createHook({
+        init(_id, type) {
+          if (type === 'FSREQPROMISE') issued++;
+        },
+      });
+      return { hook, issued: () => issued };
+    };
+    const files: Buffer[] = [];
+    for (const yieldBetweenColumns of [true, false]) {
+      const path = join(tmp.dir, `stretch-${yieldBetweenColumns}.parquet`);
+      const writer = await ParquetDraftWriter.create(path, settings, { yieldBetweenColumns });
+      const builder = new RowChunkBuilder(rows.length);
+      for (const row of rows) builder.push(row);
+      const writes = fileWrites();
+      writes.hook.enable();
+      const flushed = writer.append(builder.take());
+      const atNextTurn = await new Promise<number>((resolve) => setImmediate(() => resolve(writes.issued())));
+      await flushed;
+      writes.hook.disable();
+      expect(atNextTurn, `yieldBetweenColumns: ${yieldBetweenColumns}`).toBe(yieldBetweenColumns ? 0 : 1);
+      await writer.finish();
+      files.push(await readFile(path));
+    }
+    expect((files[1] as Buffer).equals(files[0] as Buffer)).toBe(true);
   });
 
   it('writes the same bytes however the rows are chunked: one row a chunk (over a thousand ranges a group), cut mid-chunk, or one chunk', async () => {

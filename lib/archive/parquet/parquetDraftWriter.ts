@@ -10,13 +10,25 @@ import { type ParquetCompression, parquetCompressors } from './parquetCompressio
 import { PartialFile } from './partialFile.ts';
 import type { RowChunk } from './rowChunk.ts';
 import { wrapParquetWrite } from './wrapParquetWrite.ts';
-import { writeHistoryRowGroupYielding } from './writeHistoryRowGroup.ts';
+import { writeHistoryRowGroup, writeHistoryRowGroupYielding } from './writeHistoryRowGroup.ts';
 
 /** What a draft writer needs to know; plain data, so the encoding worker receives the same. */
 export interface DraftWriterSettings {
   rowGroupSize: number;
   rowGroupBytes: number;
   compression: ParquetCompression;
+}
+
+/** How a draft writer shares its thread. */
+export interface DraftWriterOptions {
+  /**
+   * Whether a row group gives the event loop a turn between two columns (`writeHistoryRowGroupYielding`):
+   * yes on the walk's thread (the default), whose answers and next requests wait meanwhile. The encoding
+   * worker says no: nothing else runs there, and each turn let the chunks queued behind the group be read
+   * back into strings that then outlived two young collections, so the worker marked its old generation
+   * more often (bench/PROFILE.md).
+   */
+  yieldBetweenColumns?: boolean;
 }
 
 /**
@@ -29,6 +41,7 @@ export interface DraftWriterSettings {
  */
 export class ParquetDraftWriter extends PartialFile<{ rows: number; bytes: number }> {
   readonly #settings: DraftWriterSettings;
+  readonly #yielding: boolean;
   readonly #handle: FileHandle;
   readonly #sink: FileSinkWriter;
   readonly #parquet: ParquetWriter;
@@ -43,9 +56,15 @@ export class ParquetDraftWriter extends PartialFile<{ rows: number; bytes: numbe
   #chain: Promise<void> = Promise.resolve();
   #failed: unknown;
 
-  private constructor(path: string, settings: DraftWriterSettings, handle: FileHandle) {
+  private constructor(
+    path: string,
+    settings: DraftWriterSettings,
+    handle: FileHandle,
+    options: DraftWriterOptions,
+  ) {
     super(path);
     this.#settings = settings;
+    this.#yielding = options.yieldBetweenColumns ?? true;
     this.#handle = handle;
     this.#sink = new FileSinkWriter(handle);
     this.#parquet = new ParquetWriter({
@@ -59,11 +78,15 @@ export class ParquetDraftWriter extends PartialFile<{ rows: number; bytes: numbe
   }
 
   /** Creates (truncates) `path`, mode 0600, and writes the Parquet header. */
-  static async create(path: string, settings: DraftWriterSettings): Promise<ParquetDraftWriter> {
+  static async create(
+    path: string,
+    settings: DraftWriterSettings,
+    options: DraftWriterOptions = {},
+  ): Promise<ParquetDraftWriter> {
     // Fails with CONFIG_INVALID before the file exists when the codec is unavailable here.
     parquetCompressors(settings.compression);
     const handle = await wrapParquetWrite(path, () => open(path, 'w', 0o600));
-    return new ParquetDraftWriter(path, settings, handle);
+    return new ParquetDraftWriter(path, settings, handle, options);
   }
 
   /** Rows taken so far (written or in the open group). */
@@ -130,7 +153,7 @@ export class ParquetDraftWriter extends PartialFile<{ rows: number; bytes: numbe
     this.#chain = this.#chain.then(async () => {
       if (this.#failed !== undefined) throw this.#failed;
       try {
-        await wrapParquetWrite(this.path, () => writeRowGroup(this.#parquet, group, rows));
+        await wrapParquetWrite(this.path, () => writeRowGroup(this.#parquet, group, rows, this.#yielding));
         this.#rows += rows;
       } catch (error) {
         this.#failed = error;
@@ -166,11 +189,18 @@ function joinColumns(parts: readonly GroupPart[]): (() => unknown[] | PackedColu
 
 const CONCAT_BATCH = 1024;
 
-/** Writes `group` as exactly one row group (the library would split it again at its own default size). */
+/**
+ * Writes `group` as exactly one row group (the library would split it again at its own default size),
+ * giving the event loop a turn between two columns when `yielding`.
+ */
 async function writeRowGroup(
   parquet: ParquetWriter,
   group: (() => unknown[] | PackedColumn)[],
   rows: number,
+  yielding: boolean,
 ): Promise<void> {
-  await writeHistoryRowGroupYielding(parquet, historyColumnData(group), rows);
+  const columns = historyColumnData(group);
+  await (yielding
+    ? writeHistoryRowGroupYielding(parquet, columns, rows)
+    : writeHistoryRowGroup(parquet, columns, rows));
 }

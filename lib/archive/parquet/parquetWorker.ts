@@ -42,7 +42,10 @@ port.on('message', (request: WorkerRequest) => {
 async function handle(request: WorkerRequest): Promise<FileResult | undefined> {
   switch (request.op) {
     case 'create': {
-      const writer = ParquetDraftWriter.create(request.path, request.settings);
+      // Nothing else runs on this thread: a row group is encoded in one stretch (see `DraftWriterOptions`).
+      const writer = ParquetDraftWriter.create(request.path, request.settings, {
+        yieldBetweenColumns: false,
+      });
       writers.set(request.file, writer);
       await writer;
       return undefined;
